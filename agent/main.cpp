@@ -1,0 +1,55 @@
+// rocehealth: entry point. Dispatches to one subcommand; see agent/commands.h.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "agent/commands.h"
+
+namespace {
+
+struct Subcommand {
+    const char* name;
+    int (*run)(const std::vector<std::string>&);
+    const char* help;
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"snapshot", rh::cli::run_snapshot, "print RDMA devices, ports, GIDs, counters, netdevs, PCIe"},
+    {"check", rh::cli::run_check, "diagnose this host (and a peer) and print findings"},
+    {"probe", rh::cli::run_probe, "measure RDMA WRITE/READ latency to a peer's responder"},
+    {"responder", rh::cli::run_responder, "serve probes from peers"},
+};
+
+void usage(std::FILE* out) {
+    std::fprintf(out, "usage: rocehealth <command> [options]   (rocehealth <command> --help)\n\n");
+    for (const auto& c : kSubcommands) std::fprintf(out, "  %-10s %s\n", c.name, c.help);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return rh::cli::kExitCannotRun;
+    }
+    const std::string cmd = argv[1];
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+        usage(stdout);
+        return rh::cli::kExitOk;
+    }
+    for (const auto& c : kSubcommands) {
+        if (cmd != c.name) continue;
+        try {
+            return c.run(std::vector<std::string>(argv + 2, argv + argc));
+        } catch (const std::exception& e) {
+            // Subcommands report their own errors; this is the last line of defence.
+            std::fprintf(stderr, "rocehealth %s: %s\n", c.name, e.what());
+            return rh::cli::kExitCannotRun;
+        }
+    }
+    std::fprintf(stderr, "rocehealth: unknown command '%s'\n", cmd.c_str());
+    usage(stderr);
+    return rh::cli::kExitCannotRun;
+}

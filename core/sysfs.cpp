@@ -1,0 +1,95 @@
+#include "core/sysfs.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace rh {
+
+namespace fs = std::filesystem;
+
+SysfsRoot::SysfsRoot(fs::path root) : root_(std::move(root)) {}
+
+bool SysfsRoot::is_live() const {
+    std::error_code ec;
+    return fs::equivalent(root_, "/sys", ec);
+}
+
+fs::path SysfsRoot::path(std::string_view rel) const {
+    fs::path p(rel);
+    if (p.is_absolute()) {
+        auto r = p.lexically_relative(root_);
+        if (!r.empty() && *r.begin() != "..") return p;
+        p = p.relative_path();
+    }
+    return root_ / p;
+}
+
+Result<std::string> SysfsRoot::read_text(std::string_view rel) const {
+    const fs::path p = path(rel);
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return errno_error("open", p.string());
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    // sysfs returns EIO/EINVAL on read for some attributes (unused GID, no PMA): a failed
+    // stream read is an error, not an empty value.
+    if (in.bad()) return errno_error("read", p.string());
+    std::string s = ss.str();
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' || s.back() == '\0'))
+        s.pop_back();
+    return s;
+}
+
+Result<std::uint64_t> parse_u64(std::string_view text) {
+    auto b = text.find_first_not_of(" \t\n");
+    auto e = text.find_last_not_of(" \t\n");
+    if (b == std::string_view::npos) return Error{"parse", "", 0, "empty value"};
+    std::string_view t = text.substr(b, e - b + 1);
+    std::uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v, 10);
+    if (ec == std::errc::result_out_of_range)
+        return Error{"parse", "", 0, "out of 64-bit range: '" + std::string(t) + "'"};
+    if (ec != std::errc() || ptr != t.data() + t.size())
+        return Error{"parse", "", 0, "not an unsigned decimal: '" + std::string(t) + "'"};
+    return v;
+}
+
+Result<std::uint64_t> SysfsRoot::read_u64(std::string_view rel) const {
+    auto text = read_text(rel);
+    if (!text) return text.error();
+    auto v = parse_u64(*text);
+    if (!v) return Error{"parse", path(rel).string(), 0, v.error().detail};
+    return v;
+}
+
+Result<std::vector<std::string>> SysfsRoot::list(std::string_view rel) const {
+    const fs::path p = path(rel);
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
+        names.push_back(it->path().filename().string());
+    if (ec) return Error{"list", p.string(), ec.value(), {}};
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+Result<std::string> SysfsRoot::resolve(std::string_view rel) const {
+    std::error_code ec;
+    const fs::path canon_root = fs::canonical(root_, ec);
+    if (ec) return Error{"resolve", root_.string(), ec.value(), {}};
+    const fs::path target = fs::canonical(path(rel), ec);
+    if (ec) return Error{"resolve", path(rel).string(), ec.value(), {}};
+    auto r = target.lexically_relative(canon_root);
+    if (r.empty() || *r.begin() == "..")
+        return Error{"resolve", path(rel).string(), 0, "link leads outside " + root_.string()};
+    return r.string();
+}
+
+bool SysfsRoot::exists(std::string_view rel) const {
+    std::error_code ec;
+    return fs::exists(path(rel), ec);
+}
+
+}  // namespace rh

@@ -1,0 +1,49 @@
+// SysfsRoot: the one place that turns a kernel sysfs path ("class/infiniband/mlx5_0/fw_ver")
+// into a file path. Pointed at "/sys" on a real host, or at a fixture tree laid out (relative
+// symlinks included) exactly as the kernel lays it out, so fixtures and hosts share one code path.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace rh {
+
+class SysfsRoot {
+public:
+    /// `root` stands for "/sys" (e.g. "/sys" or "tests/fixtures/mlx5_x8/sys").
+    explicit SysfsRoot(std::filesystem::path root = "/sys");
+
+    const std::filesystem::path& root() const { return root_; }
+    /// True when the root is the live "/sys" (netlink and verbs then see the same host).
+    bool is_live() const;
+
+    /// root / rel. `rel` is relative to sysfs ("class/net/eth0/mtu"); an absolute path that
+    /// already lies under the root is returned unchanged.
+    std::filesystem::path path(std::string_view rel) const;
+
+    /// Whole file with trailing whitespace (newline) removed. Error names the file.
+    Result<std::string> read_text(std::string_view rel) const;
+    /// A file holding one unsigned decimal integer ("%llu\n"). Anything else is an error naming
+    /// the file and its content, never 0.
+    Result<std::uint64_t> read_u64(std::string_view rel) const;
+    /// Entry names of a directory, sorted; errors name the directory.
+    Result<std::vector<std::string>> list(std::string_view rel) const;
+    /// Canonical path of `rel` with symlinks resolved inside the tree, as a path relative to
+    /// the root (e.g. "devices/pci0000:00/0000:00:01.0/0000:3b:00.0").
+    Result<std::string> resolve(std::string_view rel) const;
+    bool exists(std::string_view rel) const;
+
+private:
+    std::filesystem::path root_;
+};
+
+/// Parses one unsigned 64-bit decimal, allowing surrounding whitespace. nullopt-like error text
+/// on anything else ("N/A (no PMA)", "-1", "", overflow).
+Result<std::uint64_t> parse_u64(std::string_view text);
+
+}  // namespace rh
