@@ -1,10 +1,176 @@
+// rocehealth snapshot: collect the host inventory (collectors/collect.h) and print it as an
+// aligned text summary or as JSON (the Snapshot's to_json form).
 #include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
 
 #include "agent/commands.h"
+#include "collectors/collect.h"
 
 namespace rh::cli {
-int run_snapshot(const std::vector<std::string>&) {
-    std::fprintf(stderr, "rocehealth snapshot: not built yet\n");
-    return kExitCannotRun;
+
+namespace {
+
+namespace po = boost::program_options;
+
+template <typename T>
+std::string show(const std::optional<T>& v, const char* unit = "") {
+    if (!v) return "?";
+    std::ostringstream s;
+    s << *v << unit;
+    return s.str();
 }
+
+std::string show_speed(const std::optional<double>& v) {
+    if (!v) return "? GT/s";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GT/s", *v);
+    return buf;
+}
+
+std::string pad(const std::string& s, std::size_t w) {
+    return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+}
+
+std::string or_unknown(const std::string& s) { return s.empty() ? "?" : s; }
+
+void print_counters(std::ostream& out, const char* title, const std::vector<Counter>& cs) {
+    if (cs.empty()) return;
+    std::size_t w = 0;
+    for (const auto& c : cs) w = std::max(w, c.name.size());
+    out << "    " << title << ":\n";
+    for (const auto& c : cs) {
+        out << "      " << pad(c.name, w) << " = ";
+        if (c.value)
+            out << *c.value << "\n";
+        else
+            out << "missing (" << c.error << ")\n";
+    }
+}
+
+void print_port(std::ostream& out, const Port& p) {
+    out << "  port " << p.number << ": state " << or_unknown(p.state);
+    if (p.state_code) out << " (" << *p.state_code << ")";
+    out << ", phys " << or_unknown(p.phys_state);
+    if (p.phys_state_code) out << " (" << *p.phys_state_code << ")";
+    out << ", rate " << or_unknown(p.rate) << ", link layer " << or_unknown(p.link_layer) << "\n";
+
+    out << "    " << pad("netdev", 11);
+    if (p.netdev) {
+        const Netdev& n = *p.netdev;
+        out << n.name << "  mtu " << show(n.mtu_bytes, " B") << "  operstate "
+            << or_unknown(n.operstate) << "  carrier_changes " << show(n.carrier_changes)
+            << "  rx " << show(n.rx_bytes, " B") << "/" << show(n.rx_packets, " pkts")
+            << " err " << show(n.rx_errors) << " drop " << show(n.rx_dropped) << "  tx "
+            << show(n.tx_bytes, " B") << "/" << show(n.tx_packets, " pkts") << " err "
+            << show(n.tx_errors) << " drop " << show(n.tx_dropped) << "  (" << n.source
+            << ")\n";
+    } else {
+        out << (p.netdev_name.empty() ? "none found" : p.netdev_name + " (unreadable)") << "\n";
+    }
+
+    out << "    " << pad("verbs", 11);
+    if (p.verbs.active_mtu_bytes || p.verbs.max_mtu_bytes)
+        out << "active_mtu " << show(p.verbs.active_mtu_bytes, " B") << "  max_mtu "
+            << show(p.verbs.max_mtu_bytes, " B") << "\n";
+    else
+        out << "unavailable: " << p.verbs.unavailable << "\n";
+
+    if (p.gids.empty()) out << "    " << pad("gids", 11) << "none\n";
+    for (std::size_t i = 0; i < p.gids.size(); ++i) {
+        const Gid& g = p.gids[i];
+        out << "    " << pad(i == 0 ? "gids" : "", 11) << pad(std::to_string(g.index), 4)
+            << pad(or_unknown(g.type), 12) << pad(or_unknown(g.netdev), 16) << g.gid << "\n";
+    }
+    print_counters(out, "counters", p.counters);
+    print_counters(out, "hw_counters", p.hw_counters);
+}
+
+void print_device(std::ostream& out, const Device& d) {
+    out << d.name << ": fw " << or_unknown(d.fw_ver) << ", node_guid " << or_unknown(d.node_guid)
+        << ", node_type " << or_unknown(d.node_type) << "\n";
+    for (const auto& p : d.ports) print_port(out, p);
+    if (d.pcie.empty()) {
+        out << "  pcie: none (no PCI function)\n";
+    } else {
+        out << "  pcie (function first, then upstream to the root port):\n";
+        for (const auto& l : d.pcie)
+            out << "    " << pad(l.is_function ? "function" : "upstream", 9) << pad(l.bdf, 14)
+                << "current " << pad(show_speed(l.current_speed_gts), 10) << " x"
+                << pad(show(l.current_width), 3) << "  max " << pad(show_speed(l.max_speed_gts), 10)
+                << " x" << pad(show(l.max_width), 3) << "  numa " << show(l.numa_node) << "\n";
+    }
+    if (!d.problems.empty()) {
+        out << "  problems:\n";
+        for (const auto& n : d.problems) out << "    " << n.subject << ": " << n.text << "\n";
+    }
+}
+
+void usage(std::ostream& out, const po::options_description& desc) {
+    out << "usage: rocehealth snapshot [--sysfs-root DIR] [--device NAME] [--json]\n\n"
+        << "Print RDMA devices, ports, GIDs, counters, netdevs, active MTU and PCIe links.\n\n"
+        << desc;
+}
+
+}  // namespace
+
+int run_snapshot(const std::vector<std::string>& args) {
+    po::options_description desc("options");
+    std::string root = "/sys", device;
+    desc.add_options()("help,h", "show this help")(
+        "sysfs-root", po::value(&root), "sysfs tree to read (default /sys; a fixture tree disables "
+                                        "rtnetlink and verbs)")(
+        "device", po::value(&device), "only this RDMA device (e.g. mlx5_0)")(
+        "json", "print the snapshot as JSON");
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(args).options(desc).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::cerr << "rocehealth snapshot: " << e.what() << "\n";
+        usage(std::cerr, desc);
+        return kExitCannotRun;
+    }
+    if (vm.count("help")) {
+        usage(std::cout, desc);
+        return kExitOk;
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root, ec)) {
+        std::cerr << "rocehealth snapshot: sysfs root " << root << " does not exist or is not a "
+                  << "directory\n";
+        return kExitCannotRun;
+    }
+
+    CollectOptions opts{SysfsRoot(root), device};
+    const Snapshot snap = collect_snapshot(opts);
+    const std::string class_dir = opts.sysfs.path("class/infiniband").string();
+
+    if (!device.empty() && snap.devices.empty()) {
+        std::cerr << "rocehealth snapshot: no RDMA device " << device << " under " << class_dir
+                  << "\n";
+        return kExitCannotRun;
+    }
+    if (vm.count("json")) {
+        std::cout << nlohmann::json(snap).dump(2) << "\n";
+        return kExitOk;
+    }
+    if (snap.devices.empty()) {
+        std::cout << "no RDMA devices found under " << class_dir << "\n";
+        return kExitOk;
+    }
+    std::cout << "host " << snap.host << ", sysfs " << snap.sysfs_root << ", collected "
+              << snap.collected_at << "\n\n";
+    for (std::size_t i = 0; i < snap.devices.size(); ++i) {
+        if (i) std::cout << "\n";
+        print_device(std::cout, snap.devices[i]);
+    }
+    return kExitOk;
+}
+
 }  // namespace rh::cli

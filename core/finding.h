@@ -2,6 +2,7 @@
 // agent/ as text or JSON. Rendering is from the JSON form (machine output first).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@ namespace rh {
 
 enum class Severity { info, warning, error };
 std::string to_string(Severity s);
+inline std::ostream& operator<<(std::ostream& os, Severity s) { return os << to_string(s); }
 
 /// One observed value behind a finding: what it is, its value as printed, its unit (empty for
 /// dimensionless text such as a port state) and where it came from (a sysfs path, "rtnetlink",

@@ -23,7 +23,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
 umask 022
 
-log() { echo "rh-guest: $*" >/dev/console; }
+log() { local up _; read -r up _ </proc/uptime 2>/dev/null; echo "rh-guest [${up:-?}]: $*" >/dev/console; }
 die() { log "FATAL: $*"; [ -n "${gdir:-}" ] && echo "$*" >"$gdir/failed"; sync; poweroff -f; sleep 5; }
 
 # --- mounts ---------------------------------------------------------------
@@ -54,6 +54,9 @@ if [ -n "$dir" ] && [ "$dir" != /lab ]; then
 fi
 
 # --- network + rxe ---------------------------------------------------------
+log "mounts done"
+modprobe virtio_net 2>/dev/null   # no udev: load the NIC driver by hand
+for _ in $(seq 50); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
 hostname "$name"
 echo "$name" >/etc/hostname
 ip link set lo up
@@ -63,6 +66,7 @@ ip addr add "$ip" dev eth0 || die "ip addr add $ip"
 ulimit -l unlimited       # memlock for verbs memory registration
 ulimit -n 65536
 modprobe rdma_rxe || die "modprobe rdma_rxe"
+log "eth0 up, rxe0 added"
 rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0"
 
 port=/sys/class/infiniband/rxe0/ports/1
@@ -88,7 +92,7 @@ done
   echo "gid=$(cat "$port/gids/$gid_index")"
   echo "kernel=$(uname -r)"
 } >"$gdir/info.tmp" && mv "$gdir/info.tmp" "$gdir/info"
-date +%s.%N >"$gdir/ready.tmp" && mv "$gdir/ready.tmp" "$gdir/ready"
+cut -d" " -f1 /proc/uptime >"$gdir/ready.tmp" && mv "$gdir/ready.tmp" "$gdir/ready"
 log "ready: $name ip=$ip rxe0 gid_index=$gid_index"
 
 # --- command runner ----------------------------------------------------------

@@ -82,11 +82,15 @@ for m in $(cat /modules/order); do
   insmod /modules/$m || echo "rh-init: insmod $m failed" >/dev/console
 done
 rhinit=
+cache=none
 for a in $(cat /proc/cmdline); do
-  case $a in rh.init=*) rhinit=${a#rh.init=} ;; esac
+  case $a in
+    rh.init=*) rhinit=${a#rh.init=} ;;
+    rh.cache=*) cache=${a#rh.cache=} ;;
+  esac
 done
 [ -n "$rhinit" ] || fail "no rh.init= on the kernel command line"
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro hostroot /lower || fail "mount 9p hostroot"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=$cache,ro hostroot /lower || fail "mount 9p hostroot"
 mount -t tmpfs -o mode=0755 tmpfs /rw || fail "mount tmpfs"
 mkdir -p /rw/upper /rw/work
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot || fail "mount overlay"

@@ -1,0 +1,107 @@
+#include "collectors/collect.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include "collectors/netdev.h"
+#include "collectors/parse.h"
+#include "collectors/pcie.h"
+#include "collectors/rdma_sysfs.h"
+#include "collectors/verbs_port.h"
+
+namespace rh {
+
+namespace {
+
+std::string host_name() {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0) return {};
+    return buf;
+}
+
+void add_netdevs(Device& d, const NetdevSource& source) {
+    for (auto& port : d.ports) {
+        const std::string subject = d.name + " port " + std::to_string(port.number);
+        if (port.netdev_name.empty()) {
+            d.problems.push_back(Note{subject, "no netdev found (GID ndevs, device/net, parent)"});
+            continue;
+        }
+        if (auto n = source.read(port.netdev_name))
+            port.netdev = std::move(*n);
+        else
+            d.problems.push_back(Note{subject, n.error().message()});
+    }
+}
+
+void add_verbs(Device& d, const CollectOptions& opts) {
+    if (!opts.live_sources()) {
+        for (auto& port : d.ports)
+            port.verbs.unavailable =
+                "no verbs device: sysfs root is a fixture (" + opts.sysfs.root().string() + ")";
+        return;
+    }
+    std::vector<unsigned> numbers;
+    for (const auto& port : d.ports) numbers.push_back(port.number);
+    auto verbs = query_verbs_ports(d.name, numbers);
+    for (std::size_t i = 0; i < d.ports.size() && i < verbs.size(); ++i)
+        d.ports[i].verbs = std::move(verbs[i]);
+}
+
+Device collect_device(const CollectOptions& opts, const std::string& name,
+                      const NetdevSource& netdevs) {
+    Device d = read_rdma_device(opts.sysfs, name);
+    d.pcie = read_pcie_chain(opts.sysfs, name, d.problems);
+    add_netdevs(d, netdevs);
+    add_verbs(d, opts);
+    return d;
+}
+
+}  // namespace
+
+Snapshot collect_snapshot(const CollectOptions& opts) {
+    Snapshot s;
+    s.host = host_name();
+    s.sysfs_root = opts.sysfs.root().string();
+    s.collected_at = utc_iso8601(std::chrono::system_clock::now());
+
+    const std::string class_dir = opts.sysfs.path("class/infiniband").string();
+    auto names = list_rdma_devices(opts.sysfs);
+    if (!names) {
+        s.notes.push_back(Note{"host", "no RDMA devices under " + class_dir + " (" +
+                                           names.error().message() + ")"});
+        return s;
+    }
+    if (!opts.only_device.empty()) {
+        auto keep = std::find(names->begin(), names->end(), opts.only_device);
+        std::vector<std::string> only;
+        if (keep != names->end()) only.push_back(*keep);
+        *names = std::move(only);
+    }
+    if (names->empty()) {
+        s.notes.push_back(Note{"host", opts.only_device.empty()
+                                           ? "no RDMA devices under " + class_dir
+                                           : "no RDMA device " + opts.only_device + " under " +
+                                                 class_dir});
+        return s;
+    }
+
+    const auto netdevs = opts.live_sources() ? make_rtnl_netdev_source()
+                                             : make_sysfs_netdev_source(opts.sysfs);
+    for (const auto& name : *names) {
+        // One bad device never stops the others.
+        try {
+            s.devices.push_back(collect_device(opts, name, *netdevs));
+        } catch (const std::exception& e) {
+            Device d;
+            d.name = name;
+            d.problems.push_back(Note{name, std::string("collection failed: ") + e.what()});
+            s.devices.push_back(std::move(d));
+        }
+    }
+    return s;
+}
+
+}  // namespace rh

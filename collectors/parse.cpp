@@ -1,0 +1,107 @@
+#include "collectors/parse.h"
+
+#include <cctype>
+#include <charconv>
+#include <ctime>
+
+namespace rh {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    const auto b = s.find_first_not_of(" \t\n\r");
+    if (b == std::string_view::npos) return {};
+    const auto e = s.find_last_not_of(" \t\n\r");
+    return s.substr(b, e - b + 1);
+}
+
+bool all_hex(std::string_view s) {
+    for (char c : s)
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    return !s.empty();
+}
+
+}  // namespace
+
+CodedState parse_port_state(std::string_view text) {
+    const std::string_view t = trim(text);
+    CodedState st;
+    const auto colon = t.find(':');
+    if (colon == std::string_view::npos) {
+        st.name = std::string(t);
+        return st;
+    }
+    const std::string_view num = trim(t.substr(0, colon));
+    unsigned v = 0;
+    auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (ec == std::errc() && ptr == num.data() + num.size() && !num.empty()) {
+        st.code = v;
+        st.name = std::string(trim(t.substr(colon + 1)));
+    } else {
+        st.name = std::string(t);
+    }
+    return st;
+}
+
+std::optional<double> parse_pcie_speed_gts(std::string_view text) {
+    const std::string_view t = trim(text);
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::fixed);
+    if (ec != std::errc() || ptr == t.data() || !(v > 0)) return std::nullopt;
+    return v;
+}
+
+std::optional<unsigned> parse_pcie_width(std::string_view text) {
+    std::string_view t = trim(text);
+    if (!t.empty() && (t.front() == 'x' || t.front() == 'X')) t.remove_prefix(1);
+    unsigned v = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || ptr != t.data() + t.size() || t.empty() || v == 0)
+        return std::nullopt;
+    return v;
+}
+
+std::optional<int> parse_numa_node(std::string_view text) {
+    const std::string_view t = trim(text);
+    int v = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || ptr != t.data() + t.size() || t.empty()) return std::nullopt;
+    return v;
+}
+
+bool is_pci_bdf(std::string_view n) {
+    // dddd:bb:dd.f  (domain may be longer than 4 hex digits on some hosts, e.g. VMD "10000")
+    const auto c1 = n.find(':');
+    if (c1 == std::string_view::npos) return false;
+    const auto c2 = n.find(':', c1 + 1);
+    const auto dot = n.find('.', c1 + 1);
+    if (c2 == std::string_view::npos || dot == std::string_view::npos || dot < c2) return false;
+    const auto dom = n.substr(0, c1), bus = n.substr(c1 + 1, c2 - c1 - 1),
+               dev = n.substr(c2 + 1, dot - c2 - 1), fn = n.substr(dot + 1);
+    return dom.size() >= 4 && all_hex(dom) && bus.size() == 2 && all_hex(bus) &&
+           dev.size() == 2 && all_hex(dev) && fn.size() == 1 && fn[0] >= '0' && fn[0] <= '7';
+}
+
+bool is_zero_gid(std::string_view gid) {
+    const std::string_view t = trim(gid);
+    if (t.empty()) return false;
+    for (char c : t)
+        if (c != '0' && c != ':') return false;
+    return true;
+}
+
+std::optional<unsigned> ibv_mtu_to_bytes(int mtu_enum) {
+    if (mtu_enum < 1 || mtu_enum > 5) return std::nullopt;
+    return 128u << mtu_enum;
+}
+
+std::string utc_iso8601(std::chrono::system_clock::time_point t) {
+    const std::time_t tt = std::chrono::system_clock::to_time_t(t);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+}  // namespace rh

@@ -1,0 +1,47 @@
+// Pure parsers for the kernel's sysfs text formats used by the collectors. No I/O: each takes
+// the text of one file (trailing newline already stripped or not) and returns a value or
+// nullopt/error. Unit-tested table-driven in tests/collectors/test_parse.cpp.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rh {
+
+/// `ports/<p>/state` and `phys_state`: "%d: %s" (e.g. "4: ACTIVE", "5: LinkUp",
+/// "7: Phy Test"). code is nullopt when the leading number is missing; name is the text after
+/// ": " (or the whole trimmed text when there is no "N: " prefix).
+struct CodedState {
+    std::optional<unsigned> code;
+    std::string name;
+};
+CodedState parse_port_state(std::string_view text);
+
+/// `current_link_speed` / `max_link_speed` in GT/s: the leading float of "16.0 GT/s PCIe"
+/// (kernel >= 5.5) or "8 GT/s" (older). "Unknown", "Unknown speed", "" and anything not starting
+/// with a positive number -> nullopt.
+std::optional<double> parse_pcie_speed_gts(std::string_view text);
+
+/// `current_link_width` / `max_link_width`: plain decimal lanes ("16"); a leading "x" is
+/// tolerated. 0, garbage or "" -> nullopt (0 is what the kernel prints for an unknown width).
+std::optional<unsigned> parse_pcie_width(std::string_view text);
+
+/// `numa_node`: signed decimal, -1 = no NUMA affinity. Garbage -> nullopt.
+std::optional<int> parse_numa_node(std::string_view text);
+
+/// True for a PCI function name "dddd:bb:dd.f" (hex domain:bus:device.function),
+/// e.g. "0000:3b:00.0"; false for "pci0000:00", "infiniband", "virtual".
+bool is_pci_bdf(std::string_view name);
+
+/// True for a GID made only of zero groups ("0000:0000:...:0000", "::"): an unused table entry.
+bool is_zero_gid(std::string_view gid);
+
+/// ibv_mtu enum (1..5) to bytes (128 << v): 1 -> 256 ... 5 -> 4096. Out of range -> nullopt.
+std::optional<unsigned> ibv_mtu_to_bytes(int mtu_enum);
+
+/// UTC ISO 8601 with seconds and "Z", e.g. "2026-06-01T12:34:56Z".
+std::string utc_iso8601(std::chrono::system_clock::time_point t);
+
+}  // namespace rh

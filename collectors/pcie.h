@@ -1,0 +1,25 @@
+// PCIe link chain of an RDMA device: its PCI function (`class/infiniband/<dev>/device`, a
+// symlink resolved inside the sysfs root) and every upstream bridge up to the root port,
+// i.e. each parent directory whose name is a PCI BDF. Source: `{current,max}_link_{speed,width}`
+// and `numa_node` in each directory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collectors/inventory.h"
+#include "core/sysfs.h"
+
+namespace rh {
+
+/// One link end from `<pci_dir>/` (relative to the root, e.g.
+/// "devices/pci0000:00/0000:00:01.0"). Unreadable/unknown values stay nullopt.
+PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool is_function);
+
+/// Function first, then bridges toward the root port. Empty when the device has no `device`
+/// link (rxe, other software devices): not a problem. A link that cannot be resolved, or that
+/// leads to a non-PCI device, adds a Note to `problems` and yields an empty vector.
+std::vector<PcieLink> read_pcie_chain(const SysfsRoot& sysfs, const std::string& dev,
+                                      std::vector<Note>& problems);
+
+}  // namespace rh

@@ -1,0 +1,43 @@
+// RDMA devices, ports, GID tables and counters from `class/infiniband/<dev>/` under a SysfsRoot.
+// Fills the sysfs-only parts of Device/Port (collectors/inventory.h); netdev, PCIe and verbs
+// values are added by their own collectors. Never throws for bad sysfs content: unreadable
+// attributes become empty/absent values plus a Note in Device::problems.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collectors/inventory.h"
+#include "core/result.h"
+#include "core/sysfs.h"
+
+namespace rh {
+
+/// Names of the RDMA devices in `class/infiniband`, sorted. Error when the directory cannot be
+/// listed (ENOENT when the host has no RDMA stack loaded).
+Result<std::vector<std::string>> list_rdma_devices(const SysfsRoot& sysfs);
+
+/// One device: node_guid, fw_ver, node_type and every port under `ports/` (numeric order) with
+/// state, phys_state, rate, link_layer, GIDs, counters/ and hw_counters/, and netdev_name.
+/// Problems (unreadable attributes or directories) go to Device::problems.
+Device read_rdma_device(const SysfsRoot& sysfs, const std::string& dev);
+
+/// Every file of a counter directory (e.g. "class/infiniband/mlx5_0/ports/1/hw_counters") as
+/// cumulative u64 under its file name, sorted by name. Names listed in `skip` (e.g. "lifespan")
+/// are left out. A file that cannot be read or parsed is kept with value nullopt and `error`
+/// (e.g. "not an unsigned decimal: 'N/A (no PMA)'"). Error only when the directory cannot be
+/// listed.
+Result<std::vector<Counter>> read_counter_dir(const SysfsRoot& sysfs, const std::string& dir,
+                                              const std::vector<std::string>& skip = {});
+
+/// The populated GID table entries of `class/infiniband/<dev>/ports/<p>`: all-zero or unreadable
+/// GIDs are left out; an unreadable type/ndev (EINVAL on an unused index) is left empty.
+std::vector<Gid> read_gids(const SysfsRoot& sysfs, const std::string& port_dir);
+
+/// The netdev of a port: first non-empty GID ndev; else the first entry of
+/// `class/infiniband/<dev>/device/net/`; else (rxe) the content of
+/// `class/infiniband/<dev>/parent`. Empty when none is found.
+std::string find_port_netdev(const SysfsRoot& sysfs, const std::string& dev,
+                             const std::vector<Gid>& gids);
+
+}  // namespace rh

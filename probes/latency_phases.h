@@ -1,0 +1,53 @@
+// The measuring loops (internal to rh_probes). Buffer layout of one phase with message size S:
+//   WRITE: receive slots at [0, S) and [S, 2S) (what the peer writes into), send slots at
+//          [2S, 3S) and [3S, 4S); message i uses slot i % 2 (so a receiver can verify message i
+//          while message i+1 is in flight, and message i+2 cannot arrive before it answered i+1).
+//   READ:  slot j at [jS, (j+1)S), j < queue depth, on both sides; the responder fills slot j
+//          with seed/seq = seq_base + j, and the client's read i targets slot i % queue_depth.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "probes/rc_connection.h"
+
+namespace rh {
+
+struct RemoteBuffer {
+    std::uint64_t addr = 0;
+    std::uint32_t rkey = 0;
+};
+
+struct PhaseSpec {
+    std::size_t size = 0;
+    std::uint32_t count = 0;   ///< messages including warm-up
+    std::uint32_t warmup = 0;  ///< first `warmup` messages are not timed
+    std::uint32_t seq_base = 1;
+    unsigned queue_depth = 1;
+    int timeout_ms = 5000;     ///< longest wait for any one message/completion
+    const std::atomic<bool>* stop = nullptr;  ///< responder shutdown flag (may be null)
+};
+
+struct PhaseResult {
+    std::vector<double> samples_us;  ///< write: round trip / 2; read: post to completion
+    double wall_seconds = 0;         ///< timed part of the loop
+    std::uint64_t checksum_errors = 0;
+    std::string error;               ///< non-empty: the phase stopped early
+};
+
+/// Client side of the WRITE ping-pong: times WRITE -> peer's WRITE seen in memory.
+PhaseResult write_pingpong_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSpec& p);
+/// Responder side: waits for each ping, answers it, verifies it. Counts checksum errors.
+Status write_pingpong_responder(RcConnection& c, const RemoteBuffer& peer, const PhaseSpec& p,
+                                std::uint64_t& checksum_errors);
+
+/// Client side of READ: keeps up to queue_depth READs outstanding, verifies each slot read.
+PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSpec& p);
+/// Responder side: fills the READ slots for a phase.
+void fill_read_slots(std::span<std::byte> buffer, const PhaseSpec& p);
+
+}  // namespace rh

@@ -1,0 +1,31 @@
+#include "probes/latency_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace rh {
+
+double nearest_rank(const std::vector<double>& sorted, double pct) {
+    const auto n = sorted.size();
+    // The 1e-9 keeps ceil(99.9/100*1000) at 999 despite binary rounding.
+    auto rank = static_cast<std::size_t>(std::ceil(pct / 100.0 * static_cast<double>(n) - 1e-9));
+    rank = std::clamp<std::size_t>(rank, 1, n);
+    return sorted[rank - 1];
+}
+
+void summarize(std::vector<double>& samples_us, double wall_seconds, LatencyStats& out) {
+    out.iterations = samples_us.size();
+    if (samples_us.empty()) return;
+    std::sort(samples_us.begin(), samples_us.end());
+    out.min_us = samples_us.front();
+    out.max_us = samples_us.back();
+    out.p50_us = nearest_rank(samples_us, 50);
+    out.p99_us = nearest_rank(samples_us, 99);
+    out.p999_us = nearest_rank(samples_us, 99.9);
+    out.mean_us = std::accumulate(samples_us.begin(), samples_us.end(), 0.0) /
+                  static_cast<double>(samples_us.size());
+    out.msg_rate_per_s = wall_seconds > 0 ? static_cast<double>(samples_us.size()) / wall_seconds : 0;
+}
+
+}  // namespace rh

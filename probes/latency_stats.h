@@ -1,0 +1,32 @@
+// Latency summary of one (operation, message size) phase (pure).
+// Percentiles use the nearest-rank definition: for N sorted samples, pX is the sample at
+// 1-based rank ceil(X/100 * N) (rank 1 for X = 0). So p50 of {1,2,3,4} is 2, p99 of 100 samples
+// is the 99th smallest, p99.9 of fewer than 1000 samples is the maximum.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rh {
+
+struct LatencyStats {
+    std::string op;            ///< "write" | "read"
+    std::string latency_kind;  ///< "half round trip" (write) | "post to completion" (read)
+    std::uint64_t size_bytes = 0;
+    unsigned queue_depth = 1;
+    std::uint64_t iterations = 0;  ///< timed samples (warm-up excluded)
+    double min_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, max_us = 0, mean_us = 0;
+    double msg_rate_per_s = 0;  ///< timed messages / wall time of the timed loop
+    std::uint64_t checksum_errors = 0;
+    std::string error;  ///< non-empty when the phase failed (e.g. an error completion)
+};
+
+/// Nearest-rank percentile of an ascending-sorted, non-empty vector; `pct` in [0, 100].
+double nearest_rank(const std::vector<double>& sorted, double pct);
+
+/// Fills min/p50/p99/p99.9/max/mean/iterations/msg_rate from samples (µs) and the wall time of
+/// the loop that produced them. `samples` is sorted in place. Empty samples leave zeros.
+void summarize(std::vector<double>& samples_us, double wall_seconds, LatencyStats& out);
+
+}  // namespace rh

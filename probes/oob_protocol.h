@@ -1,0 +1,111 @@
+// Out-of-band handshake between `rocehealth probe`/query_peer and `rocehealth responder`, over
+// TCP (pure encode/decode; no sockets). Every message is a fixed 320-byte frame, big-endian:
+//
+//   off size field            off size field
+//     0  4  magic "RHOB"        72  8  max_msg_size (request) / msg size (phase)
+//     4  2  version (1)         80  4  queue_depth
+//     6  2  type                84  4  rd_atomic (max outstanding RDMA READs)
+//     8  4  length (= 320)      88  4  count (phase: messages incl. warm-up)
+//    12  4  ops (1 write|2 read)92  4  seq_base (phase: seq of the first message)
+//    16  4  qpn (24 bit)        96  4  timeout_ms (per-wait deadline)
+//    20  4  psn (24 bit)       100  4  reserved, 0
+//    24 16  gid (raw)          104  8  checksum_errors (phase_done)
+//    40  4  gid_index          112 32  device     (NUL-terminated, printable ASCII)
+//    44  4  port               144 64  hostname   (ditto)
+//    48  4  active_mtu bytes   208 16  gid_type   (ditto)
+//    52  4  rkey               224 96  text       (ditto; error text)
+//    56  8  addr
+//    64  8  buf_len
+//
+// A session: C->S query, S->C query_reply, close. Or: C->S probe_request, S->C probe_reply (or
+// error); then per phase C->S phase, S->C phase_ready, (C measures; S answers WRITE pings),
+// S->C phase_done; finally C->S bye. Everything received is validated by decode().
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "core/result.h"
+
+namespace rh::oob {
+
+inline constexpr std::uint32_t kMagic = 0x52484F42;  // "RHOB"
+inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::size_t kHeaderSize = 12;
+inline constexpr std::size_t kMessageSize = 320;
+inline constexpr std::uint16_t kDefaultPort = 18520;
+
+inline constexpr std::uint64_t kMaxMessageBytes = 16ull << 20;  ///< largest probe message
+inline constexpr std::uint64_t kMaxBufferBytes = 64ull << 20;   ///< largest exposed buffer
+inline constexpr std::uint32_t kMaxQueueDepth = 64;
+inline constexpr std::uint32_t kMaxCount = 10'000'000;
+inline constexpr std::uint32_t kMaxTimeoutMs = 600'000;
+
+enum class Type : std::uint16_t {
+    query = 1,
+    query_reply = 2,
+    probe_request = 3,
+    probe_reply = 4,
+    phase = 5,
+    phase_ready = 6,
+    phase_done = 7,
+    bye = 8,
+    error = 9,
+};
+const char* to_string(Type t);
+
+inline constexpr std::uint32_t kOpWrite = 1;
+inline constexpr std::uint32_t kOpRead = 2;
+
+struct Message {
+    Type type = Type::error;
+    std::uint32_t ops = 0;
+    std::uint32_t qpn = 0;
+    std::uint32_t psn = 0;
+    std::array<std::uint8_t, 16> gid{};
+    std::uint32_t gid_index = 0;
+    std::uint32_t port = 0;
+    std::uint32_t active_mtu = 0;  ///< bytes (256..4096), 0 = unknown
+    std::uint32_t rkey = 0;
+    std::uint64_t addr = 0;
+    std::uint64_t buf_len = 0;
+    std::uint64_t max_msg_size = 0;
+    std::uint32_t queue_depth = 0;
+    std::uint32_t rd_atomic = 0;
+    std::uint32_t count = 0;
+    std::uint32_t seq_base = 0;
+    std::uint32_t timeout_ms = 0;
+    std::uint64_t checksum_errors = 0;
+    std::string device;    ///< <= 31 chars
+    std::string hostname;  ///< <= 63 chars
+    std::string gid_type;  ///< <= 15 chars
+    std::string text;      ///< <= 95 chars
+};
+
+using Frame = std::array<std::byte, kMessageSize>;
+
+/// Encodes; strings longer than their field are truncated, non-printable bytes become '?'.
+Frame encode(const Message& m);
+
+/// Validates the first kHeaderSize bytes (magic, version, length). Lets a reader reject garbage
+/// before waiting for a whole frame.
+Status check_header(std::span<const std::byte> header);
+
+/// Decodes and validates a whole frame: header, type, 24-bit qpn/psn, active_mtu value, ops bits,
+/// size limits, reserved = 0, NUL-terminated printable strings. Errors have op "decode".
+Result<Message> decode(std::span<const std::byte> frame);
+
+/// Semantic checks of a probe_request / probe_reply / phase beyond decode(): ops non-empty,
+/// message size a valid slot size, buffer large enough for the ops, queue depth in range.
+Status check_probe_request(const Message& m);
+Status check_probe_reply(const Message& request, const Message& reply);
+Status check_phase(const Message& phase, const Message& request);
+
+/// Bytes the side that owns a buffer exposes: WRITE needs 2 receive slots + 2 send slots,
+/// READ needs queue_depth slots, of max_msg_size each.
+std::uint64_t buffer_bytes(std::uint32_t ops, std::uint64_t max_msg_size, std::uint32_t queue_depth);
+
+}  // namespace rh::oob

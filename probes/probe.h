@@ -1,0 +1,68 @@
+// `rocehealth probe`: RDMA WRITE and READ latency to a peer's `rocehealth responder` over one RC
+// QP. WRITE latency is a ping-pong reported as round trip / 2 ("half round trip", as perftest's
+// ib_write_lat); READ latency is post-to-completion on the client (as ib_read_lat).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "probes/latency_stats.h"
+
+namespace rh {
+
+enum class ProbeOp { write, read };
+const char* to_string(ProbeOp op);
+
+struct ProbeOptions {
+    std::string peer;  ///< "HOST[:PORT]"
+    std::vector<ProbeOp> ops{ProbeOp::write, ProbeOp::read};
+    std::vector<std::uint64_t> sizes{64, 4096, 65536, 1048576};
+    unsigned iterations = 200;  ///< timed messages per (op, size)
+    unsigned warmup = 10;       ///< untimed messages before them
+    unsigned queue_depth = 1;   ///< outstanding READs (WRITE ping-pong is always 1)
+    std::string device;         ///< empty: first device with an ACTIVE Ethernet port
+    std::optional<unsigned> gid_index;  ///< nullopt: RoCE v2, IPv4-mapped preferred
+    int timeout_ms = 5000;      ///< deadline of each wait (connect, handshake, each message)
+    std::filesystem::path sysfs_root = "/sys";
+};
+
+struct ProbeReport {
+    std::string peer;
+    std::string device;
+    unsigned port = 0;
+    unsigned gid_index = 0;
+    std::string gid;
+    std::string gid_type;
+    std::string remote_hostname;
+    std::string remote_device;
+    unsigned remote_gid_index = 0;
+    std::string remote_gid;
+    unsigned local_active_mtu_bytes = 0;
+    unsigned remote_active_mtu_bytes = 0;
+    unsigned path_mtu_bytes = 0;  ///< min of both active_mtu
+    unsigned queue_depth = 1;
+    unsigned qp_timeout = 0;
+    unsigned qp_retry_cnt = 0;
+    std::vector<LatencyStats> results;  ///< per (op, size), in the order run
+    std::vector<std::string> errors;    ///< phase failures (error completions, timeouts)
+
+    std::uint64_t checksum_errors() const;
+    /// No phase failed and no checksum error.
+    bool ok() const { return errors.empty() && checksum_errors() == 0; }
+};
+
+/// Validates options, connects, measures. An Error means the probe could not run (no device,
+/// unreachable/refusing responder, bad options); problems during measurement are in the report.
+Result<ProbeReport> run_probe(const ProbeOptions& opts);
+
+nlohmann::json to_json(const LatencyStats& s);
+nlohmann::json to_json(const ProbeReport& r);
+
+}  // namespace rh

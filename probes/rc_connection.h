@@ -1,0 +1,96 @@
+// One RC queue pair with its registered buffer: open device -> PD -> buffer -> MR -> CQ -> QP
+// (INIT), then connect() to a peer (RTR -> RTS). Members are declared in creation order so
+// destruction releases QP, CQ, MR, buffer, PD, context in reverse on every path.
+//
+// Transport timers: timeout = 14 -> local ACK timeout 4.096 us * 2^14 = 67 ms; retry_cnt = 7 ->
+// a dead peer gives IBV_WC_RETRY_EXC_ERR after about (7 + 1) * 67 ms = 0.54 s (hardware may
+// round the timer up). rnr_retry does not matter: no SEND/RECV is used, so no RNR NAK can occur.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include <infiniband/verbs.h>
+
+#include "core/result.h"
+#include "probes/device_select.h"
+#include "probes/verbs_handles.h"
+
+namespace rh {
+
+inline constexpr unsigned kQpTimeout = 14;
+inline constexpr unsigned kQpRetryCnt = 7;
+inline constexpr unsigned kMaxRdAtomic = 16;
+
+/// What connect() needs to know about the other side (from the OOB handshake).
+struct RemoteQp {
+    std::uint32_t qpn = 0;
+    std::uint32_t psn = 0;
+    std::array<std::uint8_t, 16> gid{};
+};
+
+/// 256..4096 -> IBV_MTU_*, anything else -> nullopt.
+std::optional<ibv_mtu> mtu_from_bytes(unsigned bytes);
+/// IBV_MTU_* -> bytes (0 for an unknown value).
+unsigned mtu_to_bytes(int mtu);
+
+/// Opens `device` and returns the active_mtu of `port` in bytes (no PD/QP).
+Result<unsigned> query_active_mtu(const std::string& device, unsigned port);
+
+class RcConnection {
+public:
+    struct Config {
+        PortChoice where;
+        std::uint64_t buffer_bytes = 0;
+        int mr_access = 0;            ///< IBV_ACCESS_* for the probe buffer
+        unsigned max_send_wr = 2;     ///< outstanding work requests
+    };
+    static Result<std::unique_ptr<RcConnection>> open(const Config& cfg);
+
+    std::uint32_t qpn() const { return qp_->qp_num; }
+    std::uint32_t psn() const { return psn_; }
+    std::uint32_t rkey() const { return mr_->rkey; }
+    std::uint64_t addr() const { return reinterpret_cast<std::uintptr_t>(mr_->addr); }
+    std::span<std::byte> buffer() { return {buf_.get(), buf_len_}; }
+    unsigned active_mtu_bytes() const { return active_mtu_; }
+    /// Outstanding RDMA READs this device supports as initiator and target (<= kMaxRdAtomic).
+    unsigned rd_atomic() const { return rd_atomic_; }
+    const PortChoice& where() const { return where_; }
+
+    /// INIT -> RTR -> RTS. `rd_atomic` is used for both max_rd_atomic and max_dest_rd_atomic.
+    Status connect(const RemoteQp& remote, unsigned path_mtu_bytes, unsigned rd_atomic);
+
+    /// Posts one signaled RDMA WRITE or READ of `len` bytes between buffer()[local_off] and
+    /// remote_addr.
+    Status post(ibv_wr_opcode op, std::size_t local_off, std::uint64_t remote_addr,
+                std::uint32_t rkey, std::size_t len, std::uint64_t wr_id);
+
+    /// Non-blocking poll of up to out.size() completions. The first error completion becomes an
+    /// Error whose detail names the status (see describe_wc).
+    Result<int> poll(std::span<ibv_wc> out);
+
+private:
+    RcConnection() = default;
+    struct FreeDeleter {
+        void operator()(std::byte* p) const { std::free(p); }
+    };
+
+    PortChoice where_;
+    std::uint32_t psn_ = 0;
+    unsigned active_mtu_ = 0;
+    unsigned rd_atomic_ = 1;
+    std::uint64_t buf_len_ = 0;
+    // Creation order; destroyed in reverse.
+    verbs::ContextPtr ctx_;
+    verbs::PdPtr pd_;
+    std::unique_ptr<std::byte, FreeDeleter> buf_;
+    verbs::MrPtr mr_;
+    verbs::CqPtr cq_;
+    verbs::QpPtr qp_;
+};
+
+}  // namespace rh

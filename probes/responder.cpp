@@ -1,0 +1,264 @@
+#include "probes/responder.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <list>
+#include <memory>
+#include <thread>
+
+#include "probes/device_select.h"
+#include "probes/latency_phases.h"
+#include "probes/rc_connection.h"
+#include "probes/tcp.h"
+
+namespace rh {
+
+namespace {
+
+constexpr int kSlice_ms = 200;  // how often waits look at the stop flag
+
+void log(const std::string& peer, const std::string& what) {
+    std::fprintf(stderr, "rocehealth responder: %s: %s\n", peer.c_str(), what.c_str());
+}
+
+std::string hostname() {
+    char h[256] = "";
+    ::gethostname(h, sizeof h - 1);
+    return h;
+}
+
+std::string ops_text(std::uint32_t ops) {
+    std::string s;
+    if (ops & oob::kOpWrite) s = "write";
+    if (ops & oob::kOpRead) s += s.empty() ? "read" : ",read";
+    return s;
+}
+
+struct Shared {
+    const ResponderOptions& opts;
+    const PortChoice& where;
+    const std::atomic<bool>& stop;
+};
+
+/// Best-effort error reply to a client (it may already be gone).
+void send_error(const tcp::Socket& s, const std::string& text) {
+    oob::Message m;
+    m.type = oob::Type::error;
+    m.text = text;
+    (void)tcp::send_msg(s, m, tcp::deadline_in(500));
+}
+
+/// Waits up to `ms` for the client's next message, looking at the stop flag every slice.
+Result<oob::Message> next_message(const tcp::Socket& s, int ms, const std::atomic<bool>& stop) {
+    const auto dl = tcp::deadline_in(ms);
+    while (!stop.load()) {
+        auto r = tcp::wait_readable(s, kSlice_ms);
+        if (!r) return r.error();
+        if (*r) return tcp::recv_msg(s, dl);
+        if (tcp::Clock::now() > dl)
+            return Error{"recv", "", ETIMEDOUT, "no message within " + std::to_string(ms) + " ms"};
+    }
+    return Error{"recv", "", EINTR, "shutting down"};
+}
+
+void answer_query(const tcp::Socket& s, const Shared& sh, const std::string& peer) {
+    oob::Message m;
+    m.type = oob::Type::query_reply;
+    m.device = sh.where.device;
+    m.port = sh.where.port;
+    m.gid = sh.where.gid;
+    m.gid_index = sh.where.gid_index;
+    m.gid_type = sh.where.gid_type;
+    m.hostname = hostname();
+    auto mtu = query_active_mtu(sh.where.device, sh.where.port);  // now, not at startup
+    if (mtu) m.active_mtu = *mtu;
+    else m.text = "active_mtu unknown: " + mtu.error().message();
+    if (auto r = tcp::send_msg(s, m, tcp::deadline_in(sh.opts.handshake_timeout_ms)); !r)
+        log(peer, "query reply not sent: " + r.error().message());
+}
+
+/// One phase announced by the client: prepare, say ready, serve (WRITE), report.
+/// Returns false when the session cannot go on (QP in error, client gone).
+bool serve_phase(const tcp::Socket& s, RcConnection& c, const oob::Message& req,
+                 const oob::Message& ph, const Shared& sh, const std::string& peer) {
+    PhaseSpec p;
+    p.size = ph.max_msg_size;
+    p.count = ph.count;
+    p.seq_base = ph.seq_base;
+    p.queue_depth = ph.ops == oob::kOpRead ? ph.queue_depth : 1;
+    p.timeout_ms = static_cast<int>(std::max<std::uint32_t>(ph.timeout_ms, 1000));
+    p.stop = &sh.stop;
+    if (ph.ops == oob::kOpRead) fill_read_slots(c.buffer(), p);
+    const RemoteBuffer rb{req.addr, req.rkey};
+    oob::Message ready;
+    ready.type = oob::Type::phase_ready;
+    std::uint64_t errors = 0;
+    Status served = ok_status();
+    if (ph.ops == oob::kOpWrite) {
+        // Our receive slots must hold no stale seq before the client may write: zero, then ready.
+        std::fill_n(c.buffer().begin(), 4 * p.size, std::byte{0});
+        if (!tcp::send_msg(s, ready, tcp::deadline_in(p.timeout_ms))) return false;
+        served = write_pingpong_responder(c, rb, p, errors);
+    } else if (!tcp::send_msg(s, ready, tcp::deadline_in(p.timeout_ms))) {
+        return false;
+    }
+    oob::Message done;
+    done.type = oob::Type::phase_done;
+    done.checksum_errors = errors;
+    if (!served) done.text = served.error().message();
+    if (errors) log(peer, std::to_string(errors) + " checksum errors in WRITE " + std::to_string(p.size) + " B pings");
+    if (!served) log(peer, "WRITE " + std::to_string(p.size) + " B phase failed: " + served.error().message());
+    if (!tcp::send_msg(s, done, tcp::deadline_in(p.timeout_ms))) return false;
+    return served.ok();
+}
+
+void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh, const std::string& peer) {
+    if (auto v = oob::check_probe_request(req); !v) {
+        log(peer, "bad probe request: " + v.error().detail);
+        send_error(s, v.error().detail);
+        return;
+    }
+    // Expose only what the session's operations need.
+    int access = 0;
+    if (req.ops & oob::kOpWrite) access |= IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+    if (req.ops & oob::kOpRead) access |= IBV_ACCESS_REMOTE_READ;
+    const auto buf_len = oob::buffer_bytes(req.ops, req.max_msg_size, req.queue_depth);
+    auto conn = RcConnection::open({sh.where, buf_len, access, 4});
+    if (!conn) {
+        log(peer, "cannot set up: " + conn.error().message());
+        send_error(s, conn.error().message());
+        return;
+    }
+    RcConnection& c = **conn;
+    const unsigned path_mtu = std::min(c.active_mtu_bytes(), req.active_mtu);
+    const unsigned rd = std::min(c.rd_atomic(), std::max(req.rd_atomic, 1u));
+    // Ready to receive (RTR) before the client learns our QPN and can start writing.
+    if (auto r = c.connect({req.qpn, req.psn, req.gid}, path_mtu, rd); !r) {
+        log(peer, r.error().message());
+        send_error(s, r.error().message());
+        return;
+    }
+    oob::Message rep;
+    rep.type = oob::Type::probe_reply;
+    rep.ops = req.ops;
+    rep.qpn = c.qpn();
+    rep.psn = c.psn();
+    rep.gid = sh.where.gid;
+    rep.gid_index = sh.where.gid_index;
+    rep.port = sh.where.port;
+    rep.active_mtu = c.active_mtu_bytes();
+    rep.rkey = c.rkey();
+    rep.addr = c.addr();
+    rep.buf_len = buf_len;
+    rep.max_msg_size = req.max_msg_size;
+    rep.queue_depth = req.queue_depth;
+    rep.rd_atomic = rd;
+    rep.device = sh.where.device;
+    rep.hostname = hostname();
+    rep.gid_type = sh.where.gid_type;
+    if (auto r = tcp::send_msg(s, rep, tcp::deadline_in(sh.opts.handshake_timeout_ms)); !r) {
+        log(peer, "probe reply not sent: " + r.error().message());
+        return;
+    }
+    log(peer, "session " + ops_text(req.ops) + ", up to " + std::to_string(req.max_msg_size) +
+                  " B, path_mtu " + std::to_string(path_mtu) + ", client " + req.hostname + " " +
+                  req.device);
+    unsigned phases = 0;
+    for (;;) {
+        auto m = next_message(s, sh.opts.idle_timeout_ms, sh.stop);
+        if (!m) {
+            log(peer, "session ended: " + m.error().message());
+            return;
+        }
+        if (m->type == oob::Type::bye) break;
+        if (auto v = oob::check_phase(*m, req); !v) {
+            log(peer, "bad phase: " + v.error().detail);
+            send_error(s, v.error().detail);
+            return;
+        }
+        ++phases;
+        if (!serve_phase(s, c, req, *m, sh, peer)) return;
+    }
+    log(peer, "session done, " + std::to_string(phases) + " phases");
+}
+
+void serve(tcp::Socket s, const std::string& peer, const Shared& sh) {
+    auto first = next_message(s, sh.opts.handshake_timeout_ms, sh.stop);
+    if (!first) {
+        log(peer, "bad handshake: " + first.error().message());
+        return;
+    }
+    switch (first->type) {
+        case oob::Type::query: answer_query(s, sh, peer); return;
+        case oob::Type::probe_request: serve_probe(s, *first, sh, peer); return;
+        default:
+            log(peer, std::string("bad handshake: unexpected first message ") + oob::to_string(first->type));
+            send_error(s, "expected query or probe_request");
+    }
+}
+
+struct Session {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> finished;
+};
+
+}  // namespace
+
+Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
+    auto where = choose_port(SysfsRoot(o.sysfs_root), o.device, o.gid_index);
+    if (!where) return where.error();
+    auto mtu = query_active_mtu(where->device, where->port);
+    if (!mtu) return mtu.error();
+    auto listener = tcp::listen(o.listen_addr, o.port);
+    if (!listener) return listener.error();
+    std::fprintf(stderr,
+                 "rocehealth responder: serving %s port %u, GID index %u %s (%s), active_mtu %u, "
+                 "on %s:%u, up to %u sessions\n",
+                 where->device.c_str(), where->port, where->gid_index, where->gid_text.c_str(),
+                 where->gid_type.c_str(), *mtu, o.listen_addr.c_str(), o.port, o.max_sessions);
+    const Shared sh{o, *where, stop};
+    std::list<Session> sessions;
+    auto reap = [&sessions](bool all) {
+        for (auto it = sessions.begin(); it != sessions.end();) {
+            if (all || it->finished->load()) {
+                it->thread.join();
+                it = sessions.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    };
+    while (!stop.load()) {
+        reap(false);
+        std::string peer;
+        auto a = tcp::accept(*listener, kSlice_ms, peer);
+        if (!a) {
+            std::fprintf(stderr, "rocehealth responder: %s\n", a.error().message().c_str());
+            std::this_thread::sleep_for(std::chrono::milliseconds(kSlice_ms));
+            continue;
+        }
+        if (!*a) continue;
+        if (sessions.size() >= o.max_sessions) {
+            log(peer, "refused: " + std::to_string(o.max_sessions) + " sessions busy");
+            send_error(**a, "busy: " + std::to_string(o.max_sessions) + " sessions in progress");
+            continue;
+        }
+        auto finished = std::make_shared<std::atomic<bool>>(false);
+        sessions.push_back({std::thread([s = std::move(**a), peer, &sh, finished]() mutable {
+                                try {
+                                    serve(std::move(s), peer, sh);
+                                } catch (const std::exception& e) {
+                                    log(peer, std::string("session aborted: ") + e.what());
+                                }
+                                finished->store(true);
+                            }),
+                            finished});
+    }
+    reap(true);
+    std::fprintf(stderr, "rocehealth responder: stopped\n");
+    return ok_status();
+}
+
+}  // namespace rh

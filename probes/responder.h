@@ -1,0 +1,34 @@
+// `rocehealth responder`: serves probes and peer queries over TCP (default port 18520). Each
+// connection is a session on its own thread (at most max_sessions at once); a probe session
+// gets its own PD, buffer, MR (registered with only the remote access its operations need), CQ
+// and QP, all released when the session ends. A misbehaving client costs one stderr line naming
+// it; the responder keeps serving.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+#include "probes/oob_protocol.h"
+
+namespace rh {
+
+struct ResponderOptions {
+    std::string listen_addr = "0.0.0.0";
+    std::uint16_t port = oob::kDefaultPort;
+    std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
+    std::optional<unsigned> gid_index;  ///< nullopt: RoCE v2, IPv4-mapped preferred
+    unsigned max_sessions = 16;
+    int handshake_timeout_ms = 5000;    ///< first message of a connection must arrive by then
+    int idle_timeout_ms = 120000;       ///< longest wait for a client's next phase
+    std::filesystem::path sysfs_root = "/sys";
+};
+
+/// Runs until `stop` becomes true (then waits for sessions to wind down, ~0.2 s). An Error means
+/// it could not start (no device, port in use).
+Status run_responder(const ResponderOptions& opts, const std::atomic<bool>& stop);
+
+}  // namespace rh

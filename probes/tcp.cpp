@@ -1,0 +1,258 @@
+#include "probes/tcp.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace rh::tcp {
+
+namespace {
+
+int remaining_ms(Deadline d) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(d - Clock::now()).count();
+    return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1'000'000));
+}
+
+/// Polls for `events`; ETIMEDOUT error when the deadline passes.
+Status wait_for(int fd, short events, Deadline d, const char* op, const std::string& subject) {
+    for (;;) {
+        pollfd p{fd, events, 0};
+        const int rc = ::poll(&p, 1, remaining_ms(d));
+        if (rc > 0) return ok_status();
+        if (rc == 0) return Error{op, subject, ETIMEDOUT, "no progress before the deadline"};
+        if (errno != EINTR) return errno_error(op, subject);
+    }
+}
+
+std::string peer_of(int fd) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "peer ?";
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (ss.ss_family == AF_INET) {
+        auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+        ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        port = ntohs(a->sin_port);
+        return std::string("peer ") + host + ":" + std::to_string(port);
+    }
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+    port = ntohs(a->sin6_port);
+    return std::string("peer [") + host + "]:" + std::to_string(port);
+}
+
+struct AddrInfoDeleter {
+    void operator()(addrinfo* a) const { ::freeaddrinfo(a); }
+};
+
+}  // namespace
+
+Socket& Socket::operator=(Socket&& o) noexcept {
+    if (this != &o) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = o.fd_;
+        o.fd_ = -1;
+    }
+    return *this;
+}
+
+Socket::~Socket() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+std::string HostPort::str() const {
+    const bool v6 = host.find(':') != std::string::npos;
+    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+Result<HostPort> parse_host_port(const std::string& s, std::uint16_t default_port) {
+    HostPort hp{{}, default_port};
+    std::string port_text;
+    if (!s.empty() && s.front() == '[') {
+        const auto close = s.find(']');
+        if (close == std::string::npos) return Error{"parse", "peer '" + s + "'", 0, "missing ']'"};
+        hp.host = s.substr(1, close - 1);
+        if (close + 1 < s.size()) {
+            if (s[close + 1] != ':') return Error{"parse", "peer '" + s + "'", 0, "junk after ']'"};
+            port_text = s.substr(close + 2);
+        }
+    } else if (std::count(s.begin(), s.end(), ':') == 1) {
+        hp.host = s.substr(0, s.find(':'));
+        port_text = s.substr(s.find(':') + 1);
+    } else {
+        hp.host = s;  // bare host or bare IPv6 address
+    }
+    if (hp.host.empty()) return Error{"parse", "peer '" + s + "'", 0, "empty host"};
+    if (!port_text.empty() || (s.size() && s.back() == ':')) {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long p = std::strtoul(port_text.c_str(), &end, 10);
+        if (port_text.empty() || *end != '\0' || errno != 0 || p == 0 || p > 65535)
+            return Error{"parse", "peer '" + s + "'", 0, "bad port '" + port_text + "'"};
+        hp.port = static_cast<std::uint16_t>(p);
+    }
+    return hp;
+}
+
+Result<Socket> connect(const HostPort& peer, Deadline deadline) {
+    const std::string subject = "responder at " + peer.str();
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* raw = nullptr;
+    const std::string port = std::to_string(peer.port);
+    if (const int rc = ::getaddrinfo(peer.host.c_str(), port.c_str(), &hints, &raw); rc != 0)
+        return Error{"cannot reach", subject, 0, std::string("resolve: ") + ::gai_strerror(rc)};
+    std::unique_ptr<addrinfo, AddrInfoDeleter> list(raw);
+    Error last{"cannot reach", subject, 0, "no address"};
+    for (addrinfo* a = list.get(); a; a = a->ai_next) {
+        Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
+        if (!s.valid()) {
+            last = errno_error("cannot reach", subject, "socket");
+            continue;
+        }
+        if (::connect(s.fd(), a->ai_addr, a->ai_addrlen) != 0 && errno != EINPROGRESS) {
+            last = errno_error("cannot reach", subject);
+            continue;
+        }
+        if (auto w = wait_for(s.fd(), POLLOUT, deadline, "cannot reach", subject); !w) {
+            last = w.error();
+            last.detail = "connect timed out";
+            continue;
+        }
+        int err = 0;
+        socklen_t len = sizeof err;
+        ::getsockopt(s.fd(), SOL_SOCKET, SO_ERROR, &err, &len);
+        if (err != 0) {
+            last = Error{"cannot reach", subject, err, ""};
+            continue;
+        }
+        const int one = 1;
+        ::setsockopt(s.fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        return s;
+    }
+    return last;
+}
+
+Result<Socket> listen(const std::string& addr, std::uint16_t port) {
+    const std::string subject = (addr.empty() ? "0.0.0.0" : addr) + ":" + std::to_string(port);
+    const bool v6 = addr.find(':') != std::string::npos;
+    Socket s(::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!s.valid()) return errno_error("socket", subject);
+    const int one = 1;
+    ::setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    int rc;
+    if (v6) {
+        sockaddr_in6 a{};
+        a.sin6_family = AF_INET6;
+        a.sin6_port = htons(port);
+        if (::inet_pton(AF_INET6, addr.c_str(), &a.sin6_addr) != 1)
+            return Error{"listen", subject, 0, "not an IPv6 address"};
+        rc = ::bind(s.fd(), reinterpret_cast<sockaddr*>(&a), sizeof a);
+    } else {
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(port);
+        if (::inet_pton(AF_INET, addr.empty() ? "0.0.0.0" : addr.c_str(), &a.sin_addr) != 1)
+            return Error{"listen", subject, 0, "not an IPv4 address"};
+        rc = ::bind(s.fd(), reinterpret_cast<sockaddr*>(&a), sizeof a);
+    }
+    if (rc != 0) return errno_error("bind", subject);
+    if (::listen(s.fd(), 64) != 0) return errno_error("listen", subject);
+    return s;
+}
+
+Result<std::optional<Socket>> accept(const Socket& listener, int wait_ms, std::string& peer_name) {
+    pollfd p{listener.fd(), POLLIN, 0};
+    const int rc = ::poll(&p, 1, wait_ms);
+    if (rc == 0 || (rc < 0 && errno == EINTR)) return std::optional<Socket>{};
+    if (rc < 0) return errno_error("poll", "listener");
+    Socket s(::accept4(listener.fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!s.valid()) {
+        if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED) return std::optional<Socket>{};
+        return errno_error("accept", "listener");
+    }
+    const int one = 1;
+    ::setsockopt(s.fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    peer_name = peer_of(s.fd());
+    return std::optional<Socket>(std::move(s));
+}
+
+Result<bool> wait_readable(const Socket& s, int wait_ms) {
+    pollfd p{s.fd(), POLLIN, 0};
+    const int rc = ::poll(&p, 1, wait_ms);
+    if (rc < 0 && errno != EINTR) return errno_error("poll", peer_of(s.fd()));
+    return rc > 0;
+}
+
+Status send_all(const Socket& s, std::span<const std::byte> data, Deadline deadline) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::send(s.fd(), data.data() + done, data.size() - done, MSG_NOSIGNAL);
+        if (n > 0) {
+            done += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (auto w = wait_for(s.fd(), POLLOUT, deadline, "send", peer_of(s.fd())); !w) return w;
+            continue;
+        }
+        return errno_error("send", peer_of(s.fd()));
+    }
+    return ok_status();
+}
+
+Status recv_all(const Socket& s, std::span<std::byte> data, Deadline deadline) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::recv(s.fd(), data.data() + done, data.size() - done, 0);
+        if (n > 0) {
+            done += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n == 0)
+            return Error{"recv", peer_of(s.fd()), 0,
+                         "peer closed the connection after " + std::to_string(done) + " of " +
+                             std::to_string(data.size()) + " bytes"};
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (auto w = wait_for(s.fd(), POLLIN, deadline, "recv", peer_of(s.fd())); !w) {
+                Error e = w.error();
+                e.detail = "timed out after " + std::to_string(done) + " of " +
+                           std::to_string(data.size()) + " bytes";
+                return e;
+            }
+            continue;
+        }
+        return errno_error("recv", peer_of(s.fd()));
+    }
+    return ok_status();
+}
+
+Status send_msg(const Socket& s, const oob::Message& m, Deadline deadline) {
+    const oob::Frame f = oob::encode(m);
+    return send_all(s, f, deadline);
+}
+
+Result<oob::Message> recv_msg(const Socket& s, Deadline deadline) {
+    oob::Frame f{};
+    std::span<std::byte> all(f);
+    if (auto r = recv_all(s, all.first(oob::kHeaderSize), deadline); !r) return r.error();
+    if (auto h = oob::check_header(all.first(oob::kHeaderSize)); !h) return h.error();
+    if (auto r = recv_all(s, all.subspan(oob::kHeaderSize), deadline); !r) return r.error();
+    return oob::decode(all);
+}
+
+}  // namespace rh::tcp

@@ -1,0 +1,66 @@
+// TCP sockets with deadlines (poll-based; no call blocks past its deadline). Used only for the
+// out-of-band handshake. Errors name the peer.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "core/result.h"
+#include "probes/oob_protocol.h"
+
+namespace rh::tcp {
+
+using Clock = std::chrono::steady_clock;
+using Deadline = Clock::time_point;
+inline Deadline deadline_in(int ms) { return Clock::now() + std::chrono::milliseconds(ms); }
+
+/// An owned socket descriptor.
+class Socket {
+public:
+    Socket() = default;
+    explicit Socket(int fd) : fd_(fd) {}
+    Socket(Socket&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+    Socket& operator=(Socket&& o) noexcept;
+    Socket(const Socket&) = delete;
+    Socket& operator=(const Socket&) = delete;
+    ~Socket();
+    int fd() const { return fd_; }
+    bool valid() const { return fd_ >= 0; }
+
+private:
+    int fd_ = -1;
+};
+
+struct HostPort {
+    std::string host;
+    std::uint16_t port = oob::kDefaultPort;
+    std::string str() const;  ///< "host:port" ("[v6]:port")
+};
+/// "host", "host:port", "[v6]" or "[v6]:port".
+Result<HostPort> parse_host_port(const std::string& s, std::uint16_t default_port);
+
+/// Error op "cannot reach", subject "responder at HOST:PORT" — e.g.
+/// "cannot reach responder at 10.0.0.2:18520: Connection refused".
+Result<Socket> connect(const HostPort& peer, Deadline deadline);
+
+/// Listening socket on addr ("" or "0.0.0.0" = any IPv4, "::" = any IPv6).
+Result<Socket> listen(const std::string& addr, std::uint16_t port);
+/// Waits up to `wait_ms` for a connection; nullopt when none arrived.
+Result<std::optional<Socket>> accept(const Socket& listener, int wait_ms, std::string& peer_name);
+
+/// True when data (or EOF) is ready within wait_ms.
+Result<bool> wait_readable(const Socket& s, int wait_ms);
+
+Status send_all(const Socket& s, std::span<const std::byte> data, Deadline deadline);
+/// Reads exactly data.size() bytes. A peer that closes early gives detail
+/// "peer closed the connection after N of M bytes".
+Status recv_all(const Socket& s, std::span<std::byte> data, Deadline deadline);
+
+/// One validated protocol message (header checked before waiting for the rest).
+Status send_msg(const Socket& s, const oob::Message& m, Deadline deadline);
+Result<oob::Message> recv_msg(const Socket& s, Deadline deadline);
+
+}  // namespace rh::tcp

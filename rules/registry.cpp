@@ -1,0 +1,32 @@
+#include "rules/rule.h"
+
+namespace rh {
+
+void rule_port_not_active(const RuleInput&, std::vector<Finding>&);
+void rule_no_roce_v2_gid(const RuleInput&, std::vector<Finding>&);
+void rule_pcie_downtrained(const RuleInput&, std::vector<Finding>&);
+void rule_roce_mtu(const RuleInput&, std::vector<Finding>&);
+
+namespace {
+constexpr RuleDef kRules[] = {
+    {"port_not_active", "RDMA port state is not ACTIVE or its physical state is not LinkUp",
+     rule_port_not_active},
+    {"no_roce_v2_gid", "Ethernet RDMA port has no RoCE v2 GID (routable RoCE impossible)",
+     rule_no_roce_v2_gid},
+    {"pcie_downtrained",
+     "PCIe link of the NIC function or an upstream port runs below its maximum speed or width",
+     rule_pcie_downtrained},
+    {"roce_mtu", "RoCE active_mtu limited by the netdev MTU, or different from the peer's",
+     rule_roce_mtu},
+};
+}  // namespace
+
+std::span<const RuleDef> all_rules() { return kRules; }
+
+std::vector<Finding> evaluate_rules(const RuleInput& input) {
+    std::vector<Finding> out;
+    for (const auto& r : kRules) r.evaluate(input, out);
+    return out;
+}
+
+}  // namespace rh

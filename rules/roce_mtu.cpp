@@ -1,0 +1,97 @@
+// roce_mtu: the RoCE MTU a port can use is the largest IB MTU that fits in its netdev MTU minus
+// 96 bytes of headers, capped by the port's max_mtu. Two findings:
+//  - local: active_mtu (or, without verbs, what the netdev MTU allows) is below the port's best
+//    (4096 or max_mtu): every message is cut in more, smaller packets — raise the netdev MTU;
+//  - peer (`check --peer`): local and remote active_mtu differ, so QPs between them run at the
+//    smaller one (path_mtu = min), and a path sized for the larger one drops frames.
+// Source: `class/net/<if>/mtu` or rtnetlink, `ibv_query_port` (active_mtu, max_mtu), the peer's
+// handshake.
+#include "rules/mtu_math.h"
+#include "rules/rule.h"
+
+namespace rh {
+
+namespace {
+
+std::string bytes(unsigned v) { return std::to_string(v); }
+
+const char* verbs_source() { return "ibv_query_port"; }
+
+void local_finding(const RuleInput& in, const Device& d, const Port& p,
+                   std::vector<Finding>& out) {
+    if (p.link_layer != "Ethernet" || !p.netdev || !p.netdev->mtu_bytes) return;
+    const unsigned netdev_mtu = *p.netdev->mtu_bytes;
+    const auto allowed = ib_mtu_for_netdev_mtu(netdev_mtu);
+    unsigned best = kMaxIbMtuBytes;
+    if (p.verbs.max_mtu_bytes && *p.verbs.max_mtu_bytes < best) best = *p.verbs.max_mtu_bytes;
+    const auto active = p.verbs.active_mtu_bytes;
+
+    const bool netdev_limits = !allowed || *allowed < best;
+    const bool active_low = active && *active < best;
+    if (!netdev_limits && !active_low) return;
+
+    const std::string where = d.name + " port " + std::to_string(p.number);
+    Finding f{"roce_mtu", Severity::warning, in.local.host, d.name, p.number, {}, {}};
+    if (netdev_limits) {
+        const std::string ib = allowed ? bytes(*allowed) : std::string("none");
+        f.summary = where + " RoCE MTU is " + (active ? bytes(*active) : ib + " at most") +
+                    " bytes because " + p.netdev->name + " MTU is " + bytes(netdev_mtu) +
+                    ": set " + p.netdev->name + " MTU to at least " +
+                    bytes(best + kRoceHeaderBytes) + " (commonly 9000) here and along the path "
+                    "to use " + bytes(best) + "-byte RoCE packets.";
+    } else {
+        f.summary = where + " active_mtu is " + bytes(*active) + " bytes although " +
+                    p.netdev->name + " MTU " + bytes(netdev_mtu) + " allows " + bytes(best) +
+                    ": the port did not follow the netdev MTU change; toggle the link or reload "
+                    "the RDMA driver.";
+    }
+    f.evidence.push_back({p.netdev->name + " MTU", bytes(netdev_mtu), "bytes",
+                          p.netdev->source == "rtnetlink" ? "rtnetlink"
+                                                          : p.netdev->source + "/mtu"});
+    if (active)
+        f.evidence.push_back({"active_mtu", bytes(*active), "bytes", verbs_source()});
+    else
+        f.evidence.push_back({"RoCE MTU allowed by netdev MTU (MTU - 96)",
+                              allowed ? bytes(*allowed) : "none", "bytes",
+                              "derived; active_mtu unavailable: " + p.verbs.unavailable});
+    if (p.verbs.max_mtu_bytes)
+        f.evidence.push_back({"max_mtu", bytes(*p.verbs.max_mtu_bytes), "bytes", verbs_source()});
+    out.push_back(std::move(f));
+}
+
+void peer_finding(const RuleInput& in, const Device& d, const Port& p,
+                  std::vector<Finding>& out) {
+    const PeerView& peer = *in.peer;
+    if (p.link_layer != "Ethernet" || !p.verbs.active_mtu_bytes || !peer.active_mtu_bytes) return;
+    const unsigned local = *p.verbs.active_mtu_bytes, remote = *peer.active_mtu_bytes;
+    if (local == remote) return;
+    const std::string peer_name = peer.hostname.empty() ? peer.peer : peer.hostname;
+    Finding f{"roce_mtu", Severity::warning, in.local.host, d.name, p.number, {}, {}};
+    f.summary = "RoCE active_mtu differs: " + in.local.host + " " + d.name + " port " +
+                std::to_string(p.number) + " has " + bytes(local) + " bytes, peer " + peer_name +
+                " " + peer.device + " port " + std::to_string(peer.port) + " has " +
+                bytes(remote) + " bytes: QPs between them run at path_mtu " +
+                bytes(std::min(local, remote)) + "; set the same netdev MTU on both hosts "
+                "(and the switch ports between them).";
+    f.evidence.push_back({"local active_mtu", bytes(local), "bytes",
+                          std::string(verbs_source()) + "(" + d.name + ", " +
+                              std::to_string(p.number) + ")"});
+    f.evidence.push_back({"peer active_mtu", bytes(remote), "bytes",
+                          "handshake with responder at " + peer.peer});
+    if (p.netdev && p.netdev->mtu_bytes)
+        f.evidence.push_back({"local " + p.netdev->name + " MTU", bytes(*p.netdev->mtu_bytes),
+                              "bytes", p.netdev->source});
+    out.push_back(std::move(f));
+}
+
+}  // namespace
+
+void rule_roce_mtu(const RuleInput& in, std::vector<Finding>& out) {
+    for (const auto& d : in.local.devices)
+        for (const auto& p : d.ports) {
+            local_finding(in, d, p, out);
+            if (in.peer) peer_finding(in, d, p, out);
+        }
+}
+
+}  // namespace rh

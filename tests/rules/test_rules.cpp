@@ -1,0 +1,193 @@
+// Rules on hand-built inventories: each test states what an operator would expect to read.
+#define BOOST_TEST_MODULE rules
+#include <boost/test/unit_test.hpp>
+
+#include "rules/mtu_math.h"
+#include "rules/pcie_math.h"
+#include "rules/rule.h"
+
+using namespace rh;
+
+namespace {
+
+PcieLink link(std::string bdf, bool fn, double cur_s, unsigned cur_w, double max_s, unsigned max_w) {
+    PcieLink l;
+    l.bdf = bdf;
+    l.sysfs_path = "devices/pci0000:00/" + bdf;
+    l.is_function = fn;
+    l.current_speed_gts = cur_s;
+    l.current_width = cur_w;
+    l.max_speed_gts = max_s;
+    l.max_width = max_w;
+    return l;
+}
+
+Port roce_port(unsigned netdev_mtu, std::optional<unsigned> active = {}) {
+    Port p;
+    p.number = 1;
+    p.state_code = 4;
+    p.state = "ACTIVE";
+    p.phys_state_code = 5;
+    p.phys_state = "LinkUp";
+    p.rate = "100 Gb/sec (2X HDR)";
+    p.link_layer = "Ethernet";
+    p.gids = {{0, "fe80:0000:0000:0000:0e42:a1ff:fe65:4e9a", "IB/RoCE v1", "eth0"},
+              {1, "fe80:0000:0000:0000:0e42:a1ff:fe65:4e9a", "RoCE v2", "eth0"}};
+    p.netdev_name = "eth0";
+    Netdev n;
+    n.name = "eth0";
+    n.source = "rtnetlink";
+    n.mtu_bytes = netdev_mtu;
+    n.operstate = "up";
+    p.netdev = n;
+    p.verbs.active_mtu_bytes = active;
+    if (active) p.verbs.max_mtu_bytes = 4096;
+    else p.verbs.unavailable = "no verbs device: sysfs root is a fixture";
+    return p;
+}
+
+Snapshot host_with(Device d) {
+    Snapshot s;
+    s.host = "hostA";
+    s.sysfs_root = "/sys";
+    s.devices.push_back(std::move(d));
+    return s;
+}
+
+Device mlx5(std::vector<PcieLink> chain, Port p) {
+    Device d;
+    d.name = "mlx5_0";
+    d.pcie = std::move(chain);
+    d.ports.push_back(std::move(p));
+    return d;
+}
+
+std::vector<Finding> run(const Snapshot& s, std::optional<PeerView> peer = {}) {
+    return evaluate_rules(RuleInput{s, std::move(peer)});
+}
+
+std::vector<Finding> only(const std::vector<Finding>& fs, const std::string& id) {
+    std::vector<Finding> out;
+    for (const auto& f : fs)
+        if (f.rule_id == id) out.push_back(f);
+    return out;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(healthy_host_has_no_findings) {
+    auto s = host_with(mlx5({link("0000:3b:00.0", true, 16, 16, 16, 16),
+                             link("0000:00:01.0", false, 16, 16, 16, 16)},
+                            roce_port(9000, 4096)));
+    BOOST_TEST(run(s).empty());
+}
+
+BOOST_AUTO_TEST_CASE(nic_at_x8_of_x16_names_the_function) {
+    auto s = host_with(mlx5({link("0000:3b:00.0", true, 16, 8, 16, 16),
+                             link("0000:00:01.0", false, 16, 16, 16, 16)},
+                            roce_port(9000, 4096)));
+    auto f = only(run(s), "pcie_downtrained");
+    BOOST_TEST_REQUIRE(f.size() == 1u);
+    BOOST_TEST(contains(f[0].summary, "0000:3b:00.0"));
+    BOOST_TEST(contains(f[0].summary, "x8 of 16 GT/s x16"));
+    // Gen4 x8 carries ~126 Gb/s: more than a 100 Gb/s port, so a warning, not an error.
+    BOOST_TEST(f[0].severity == Severity::warning);
+    BOOST_TEST(f[0].evidence.size() == 3u);  // two links and the port rate
+}
+
+BOOST_AUTO_TEST_CASE(downtrained_bridge_below_port_rate_is_an_error_naming_the_bridge) {
+    auto p = roce_port(9000, 4096);
+    p.rate = "200 Gb/sec (4X HDR)";
+    auto s = host_with(mlx5({link("0000:3b:00.0", true, 16, 16, 16, 16),
+                             link("0000:3a:00.0", false, 8, 16, 16, 16),
+                             link("0000:00:01.0", false, 16, 16, 16, 16)},
+                            p));
+    auto f = only(run(s), "pcie_downtrained");
+    BOOST_TEST_REQUIRE(f.size() == 1u);
+    BOOST_TEST(contains(f[0].summary, "upstream port 0000:3a:00.0"));
+    BOOST_TEST(f[0].severity == Severity::error);  // 8 GT/s x16 = 126 Gb/s < 200 Gb/s
+}
+
+BOOST_AUTO_TEST_CASE(unknown_link_values_are_not_evidence_of_downtraining) {
+    PcieLink l = link("0000:3b:00.0", true, 16, 16, 16, 16);
+    l.max_width.reset();
+    l.current_speed_gts.reset();
+    auto s = host_with(mlx5({l}, roce_port(9000, 4096)));
+    BOOST_TEST(only(run(s), "pcie_downtrained").empty());
+}
+
+BOOST_AUTO_TEST_CASE(netdev_mtu_1500_limits_roce_mtu_to_1024) {
+    auto s = host_with(mlx5({}, roce_port(1500, 1024)));
+    auto f = only(run(s), "roce_mtu");
+    BOOST_TEST_REQUIRE(f.size() == 1u);
+    BOOST_TEST(contains(f[0].summary, "1024"));
+    BOOST_TEST(contains(f[0].summary, "eth0 MTU is 1500"));
+    BOOST_TEST(contains(f[0].summary, "4192"));
+}
+
+BOOST_AUTO_TEST_CASE(without_verbs_the_netdev_mtu_still_tells_the_roce_mtu) {
+    auto s = host_with(mlx5({}, roce_port(1500)));
+    auto f = only(run(s), "roce_mtu");
+    BOOST_TEST_REQUIRE(f.size() == 1u);
+    bool derived = false;
+    for (const auto& e : f[0].evidence) derived = derived || contains(e.source, "derived");
+    BOOST_TEST(derived);
+}
+
+BOOST_AUTO_TEST_CASE(peer_with_other_active_mtu_names_both_values) {
+    auto s = host_with(mlx5({}, roce_port(9000, 4096)));
+    PeerView peer{"10.99.0.11:18520", "g1", "rxe0", 1, 1024u};
+    auto f = only(run(s, peer), "roce_mtu");
+    BOOST_TEST_REQUIRE(f.size() == 1u);
+    BOOST_TEST(contains(f[0].summary, "4096"));
+    BOOST_TEST(contains(f[0].summary, "1024"));
+    BOOST_TEST(contains(f[0].summary, "g1"));
+    PeerView same{"10.99.0.11:18520", "g1", "rxe0", 1, 4096u};
+    BOOST_TEST(only(run(s, same), "roce_mtu").empty());
+}
+
+BOOST_AUTO_TEST_CASE(port_down_is_an_error_and_unknown_state_is_not) {
+    auto p = roce_port(9000, 4096);
+    p.state_code = 1;
+    p.state = "DOWN";
+    p.phys_state_code = 3;
+    p.phys_state = "Disabled";
+    auto f = only(run(host_with(mlx5({}, p))), "port_not_active");
+    BOOST_TEST_REQUIRE(f.size() == 1u);
+    BOOST_TEST(f[0].severity == Severity::error);
+    BOOST_TEST(contains(f[0].summary, "DOWN/Disabled"));
+
+    p.state_code.reset();
+    p.phys_state_code.reset();
+    BOOST_TEST(only(run(host_with(mlx5({}, p))), "port_not_active").empty());
+}
+
+BOOST_AUTO_TEST_CASE(ethernet_port_with_only_roce_v1_gids) {
+    auto p = roce_port(9000, 4096);
+    p.gids = {{0, "fe80::1", "IB/RoCE v1", "eth0"}};
+    auto f = only(run(host_with(mlx5({}, p))), "no_roce_v2_gid");
+    BOOST_TEST_REQUIRE(f.size() == 1u);
+    BOOST_TEST(contains(f[0].evidence[1].value, "0=IB/RoCE v1"));
+    p.link_layer = "InfiniBand";  // IB ports have no RoCE GIDs by design
+    BOOST_TEST(only(run(host_with(mlx5({}, p))), "no_roce_v2_gid").empty());
+}
+
+BOOST_AUTO_TEST_CASE(mtu_math_matches_the_kernel_table) {
+    BOOST_TEST(*ib_mtu_for_netdev_mtu(1500) == 1024u);
+    BOOST_TEST(*ib_mtu_for_netdev_mtu(2200) == 2048u);
+    BOOST_TEST(*ib_mtu_for_netdev_mtu(4191) == 2048u);
+    BOOST_TEST(*ib_mtu_for_netdev_mtu(4192) == 4096u);
+    BOOST_TEST(*ib_mtu_for_netdev_mtu(9000) == 4096u);
+    BOOST_TEST(!ib_mtu_for_netdev_mtu(300).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(pcie_math) {
+    BOOST_TEST(pcie_link_gbps(16, 8) == 16 * 8 * 128.0 / 130.0);
+    BOOST_TEST(pcie_link_gbps(5, 8) == 32.0);
+    BOOST_TEST(*parse_port_rate_gbps("100 Gb/sec (4X EDR)") == 100.0);
+    BOOST_TEST(*parse_port_rate_gbps("2.5 Gb/sec (1X SDR)") == 2.5);
+    BOOST_TEST(!parse_port_rate_gbps("").has_value());
+    BOOST_TEST(!parse_port_rate_gbps("fast").has_value());
+}
