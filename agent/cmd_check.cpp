@@ -1,10 +1,83 @@
-#include <cstdio>
+// rocehealth check: collect this host's inventory, optionally ask a peer's responder for its
+// view, run the rules and print findings. Exit 0 healthy, 1 findings, 2 could not run.
+#include <iostream>
 
+#include "agent/check_report.h"
 #include "agent/commands.h"
+#include "agent/options.h"
+#include "collectors/collect.h"
+#include "probes/peer_query.h"
+#include "rules/rule.h"
 
 namespace rh::cli {
-int run_check(const std::vector<std::string>&) {
-    std::fprintf(stderr, "rocehealth check: not built yet\n");
-    return kExitCannotRun;
+
+namespace {
+
+PeerView to_view(const PeerInfo& p) {
+    return PeerView{p.peer, p.hostname, p.device, p.port, p.active_mtu_bytes};
 }
+
+void list_rules() {
+    for (const auto& r : all_rules()) std::cout << r.id << "\t" << r.description << "\n";
+}
+
+}  // namespace
+
+int run_check(const std::vector<std::string>& args) {
+    po::options_description desc("options");
+    std::string root = "/sys", device, peer;
+    int peer_timeout_ms = 5000;
+    desc.add_options()("help,h", "show this help")(
+        "sysfs-root", po::value(&root),
+        "sysfs tree to read (default /sys; a fixture tree disables rtnetlink and verbs)")(
+        "device", po::value(&device), "only this RDMA device (e.g. mlx5_0)")(
+        "peer", po::value(&peer),
+        "HOST[:PORT] of a peer running `rocehealth responder`: compare its active_mtu with ours")(
+        "peer-timeout-ms", po::value(&peer_timeout_ms), "deadline for the peer query (default 5000)")(
+        "json", "print the result as JSON")("list-rules", "list the rules and exit");
+    po::variables_map vm;
+    if (auto exit = parse_options("check", "rocehealth check [--peer HOST[:PORT]] [--json]",
+                                  "Diagnose this host's RDMA ports, PCIe links and MTU; with "
+                                  "--peer, also the path to a peer.",
+                                  args, desc, vm))
+        return *exit;
+    if (vm.count("list-rules")) {
+        list_rules();
+        return kExitOk;
+    }
+    if (peer_timeout_ms <= 0) {
+        std::cerr << "rocehealth check: --peer-timeout-ms must be positive, got " << peer_timeout_ms
+                  << "\n";
+        return kExitCannotRun;
+    }
+    if (!sysfs_root_usable("check", root)) return kExitCannotRun;
+
+    const Snapshot snap = collect_snapshot(CollectOptions{SysfsRoot(root), device});
+    if (snap.devices.empty()) {
+        std::cerr << "rocehealth check: no RDMA device"
+                  << (device.empty() ? "" : " named " + device) << " found under " << root
+                  << "/class/infiniband; load the NIC's RDMA driver (e.g. mlx5_ib) or create a "
+                     "Soft-RoCE device (rdma link add rxe0 type rxe netdev eth0)\n";
+        return kExitCannotRun;
+    }
+
+    std::optional<PeerView> peer_view;
+    if (!peer.empty()) {
+        auto info = query_peer(peer, peer_timeout_ms);
+        if (!info) {
+            std::cerr << "rocehealth check: cannot query peer: " << info.error().message() << "\n";
+            return kExitCannotRun;
+        }
+        peer_view = to_view(*info);
+    }
+
+    const auto findings = evaluate_rules(RuleInput{snap, peer_view});
+    const auto report = check_report(snap, peer_view, findings);
+    if (vm.count("json"))
+        std::cout << report.dump(2) << "\n";
+    else
+        render_check_text(std::cout, report);
+    return findings.empty() ? kExitOk : kExitFindings;
+}
+
 }  // namespace rh::cli

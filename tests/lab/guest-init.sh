@@ -26,62 +26,59 @@ umask 022
 log() { local up _; read -r up _ </proc/uptime 2>/dev/null; echo "rh-guest [${up:-?}]: $*" >/dev/console; }
 die() { log "FATAL: $*"; [ -n "${gdir:-}" ] && echo "$*" >"$gdir/failed"; sync; poweroff -f; sleep 5; }
 
-# --- mounts ---------------------------------------------------------------
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mkdir -p /dev/pts /dev/shm
-mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
-mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=0755 tmpfs /run
-mount -t tmpfs -o mode=0755 tmpfs /var/tmp 2>/dev/null
-mount -t tmpfs -o mode=0755 tmpfs /var/log 2>/dev/null
+# Stage 1 (the initramfs) already mounted proc, sys, dev, devpts, tmp, run and
+# the lab share (and loaded virtio_net + rdma_rxe).  Avoid forks here: every
+# exec reads its binary over 9p, which is slow under TCG.
+[ -e /proc/self ] || mount -t proc proc /proc
+[ -e /sys/class ] || mount -t sysfs sysfs /sys
 
-name= ip= dir= mtu=1500
-for a in $(cat /proc/cmdline); do
+name= ip= dir= mtu=1500 ttl=0
+read -r cmdline </proc/cmdline
+for a in $cmdline; do
   case $a in
     rh.name=*) name=${a#rh.name=} ;;
     rh.ip=*)   ip=${a#rh.ip=} ;;
     rh.dir=*)  dir=${a#rh.dir=} ;;
     rh.mtu=*)  mtu=${a#rh.mtu=} ;;
+    rh.ttl=*)  ttl=${a#rh.ttl=} ;;
   esac
 done
 [ -n "$name" ] && [ -n "$ip" ] || die "rh.name/rh.ip missing"
 gdir=/lab/$name
 mkdir -p "$gdir/cmd" || die "cannot write to /lab"
-if [ -n "$dir" ] && [ "$dir" != /lab ]; then
-  mkdir -p "$dir" && mount --bind /lab "$dir" || log "cannot bind /lab at $dir"
-fi
 
 # --- network + rxe ---------------------------------------------------------
 log "mounts done"
-modprobe virtio_net 2>/dev/null   # no udev: load the NIC driver by hand
-for _ in $(seq 50); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
-hostname "$name"
+[ -d /sys/module/rdma_rxe ] && [ -e /sys/class/net/eth0 ] ||
+  modprobe -q -a virtio_net rdma_rxe   # normally already loaded by stage 1
+echo "$name" >/proc/sys/kernel/hostname
 echo "$name" >/etc/hostname
-ip link set lo up
-ip link set eth0 mtu "$mtu" 2>/dev/null || log "cannot set eth0 mtu $mtu"
-ip link set eth0 up || die "no eth0"
-ip addr add "$ip" dev eth0 || die "ip addr add $ip"
+ip -batch - <<IP || die "cannot configure eth0 (mtu $mtu, $ip)"
+link set lo up
+link set eth0 mtu $mtu up
+addr add $ip dev eth0
+IP
 ulimit -l unlimited       # memlock for verbs memory registration
-ulimit -n 65536
-modprobe rdma_rxe || die "modprobe rdma_rxe"
-log "eth0 up, rxe0 added"
 rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0"
+log "eth0 up, rxe0 added"
 
 port=/sys/class/infiniband/rxe0/ports/1
+# Sleep without forking: read with a timeout on a fifo nobody writes to.
+mkfifo /run/rh-sleep && exec 9<>/run/rh-sleep
+nap() { read -r -t "${1:-0.1}" -u 9 _ || true; }
 gid_index=
-for _ in $(seq 1 300); do
-  if grep -q ACTIVE "$port/state" 2>/dev/null; then
-    for i in $(ls "$port/gid_attrs/types" 2>/dev/null | sort -n); do
-      [ "$(cat "$port/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
-      case $(cat "$port/gids/$i") in
-        0000:0000:0000:0000:0000:ffff:*) gid_index=$i; break ;;
-      esac
+for ((n = 0; n < 300; n++)); do            # up to ~30 s; builtins only
+  state=; read -r state <"$port/state" 2>/dev/null
+  if [[ $state == *ACTIVE* ]]; then
+    for ((i = 0; i < 16; i++)); do
+      ty=; read -r ty <"$port/gid_attrs/types/$i" 2>/dev/null || continue
+      [ "$ty" = "RoCE v2" ] || continue
+      read -r gid <"$port/gids/$i"
+      [[ $gid == 0000:0000:0000:0000:0000:ffff:* ]] && { gid_index=$i; break; }
     done
     [ -n "$gid_index" ] && break
   fi
-  sleep 0.1
+  nap
 done
 [ -n "$gid_index" ] || die "rxe0 not ACTIVE / no RoCE v2 IPv4 GID after 30 s"
 
@@ -89,20 +86,18 @@ done
   echo "name=$name"
   echo "ip=${ip%/*}"
   echo "gid_index=$gid_index"
-  echo "gid=$(cat "$port/gids/$gid_index")"
-  echo "kernel=$(uname -r)"
+  echo "gid=$gid"
+  read -r k </proc/sys/kernel/osrelease; echo "kernel=$k"
 } >"$gdir/info.tmp" && mv "$gdir/info.tmp" "$gdir/info"
-cut -d" " -f1 /proc/uptime >"$gdir/ready.tmp" && mv "$gdir/ready.tmp" "$gdir/ready"
+read -r up _ </proc/uptime; echo "$up" >"$gdir/ready.tmp" && mv "$gdir/ready.tmp" "$gdir/ready"
 log "ready: $name ip=$ip rxe0 gid_index=$gid_index"
+
+# Optional lifetime cap (rh.ttl=SECONDS, 0 = none): a forgotten lab powers off.
 
 # --- command runner ----------------------------------------------------------
 export RH_LAB_DIR=${dir:-/lab} RH_NAME=$name RH_GID_INDEX=$gid_index
 cd "$gdir/cmd" || die "no cmd dir"
 shopt -s nullglob
-# Sleep without forking: read with a timeout on a fifo nobody writes to.
-mkfifo /run/rh-sleep && exec 9<>/run/rh-sleep
-nap() { read -r -t 0.1 -u 9 _ || true; }
-
 start_cmd() {  # start_cmd ID : run ID.run in its own session/process group
   local id=$1
   (
@@ -122,7 +117,7 @@ while :; do
       *.sh)
         mv -f "$f" "$id.run" 2>/dev/null && start_cmd "$id" ;;
       *.kill)
-        sig=$(<"$f"); sig=${sig:-TERM}
+        sig=; read -r sig <"$f"; sig=${sig:-TERM}
         if [ -s "$id.pid" ] && [ ! -e "$id.rc" ]; then
           kill -s "$sig" -- "-$(<"$id.pid")" 2>/dev/null || kill -s "$sig" "$(<"$id.pid")" 2>/dev/null
         elif [ ! -e "$id.rc" ] && [ -e "$id.run" ]; then
@@ -131,6 +126,9 @@ while :; do
         rm -f "$f" ;;
     esac
   done
+  if [ "$ttl" -gt 0 ] && [ $SECONDS -ge "$ttl" ]; then
+    log "lifetime rh.ttl=${ttl}s exceeded, powering off"; sync; poweroff -f
+  fi
   if [ -e "$gdir/shutdown" ] || [ -e /lab/shutdown ]; then
     log "shutdown requested"
     sync

@@ -32,7 +32,7 @@ done
 # Wanted modules, in load order.  Dependencies are resolved from modules.dep
 # (deps first); built-in or absent modules are skipped.
 wanted="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci
-        9pnet 9pnet_virtio netfs fscache 9p overlay"
+        9pnet 9pnet_virtio netfs fscache 9p overlay virtio_net rdma_rxe"
 declare -A seen=()
 order=()
 modpath() {  # module name -> relative path from modules.dep ('-' and '_' equivalent)
@@ -82,11 +82,13 @@ for m in $(cat /modules/order); do
   insmod /modules/$m || echo "rh-init: insmod $m failed" >/dev/console
 done
 rhinit=
+rhdir=
 cache=none
 for a in $(cat /proc/cmdline); do
   case $a in
     rh.init=*) rhinit=${a#rh.init=} ;;
     rh.cache=*) cache=${a#rh.cache=} ;;
+    rh.dir=*) rhdir=${a#rh.dir=} ;;
   esac
 done
 [ -n "$rhinit" ] || fail "no rh.init= on the kernel command line"
@@ -97,8 +99,25 @@ mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay 
 mkdir -p /newroot/lab
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 labshare /newroot/lab || fail "mount 9p labshare"
 [ -x "/newroot$rhinit" ] || fail "guest init $rhinit not found/executable on host root"
-mount --move /dev /newroot/dev
-umount /proc /sys 2>/dev/null
+# Do the guest's mounts here: busybox runs from RAM, while every exec in the
+# new root is read over 9p (slow under TCG).
+r=/newroot
+mount --move /dev $r/dev
+mkdir -p $r/dev/pts $r/dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts $r/dev/pts
+mount -t tmpfs -o mode=1777 tmpfs $r/dev/shm
+umount /proc /sys
+mount -t proc proc $r/proc
+mount -t sysfs sysfs $r/sys
+mount -t tmpfs -o mode=1777 tmpfs $r/tmp
+mount -t tmpfs -o mode=0755 tmpfs $r/run
+mount -t tmpfs -o mode=1777 tmpfs $r/var/tmp
+mount -t tmpfs -o mode=0755 tmpfs $r/var/log
+# The lab dir is also visible at its host path (rh.dir), so absolute paths
+# under it are identical on host and guest.
+if [ -n "$rhdir" ] && [ "$rhdir" != /lab ]; then
+  mkdir -p "$r$rhdir" && mount --bind $r/lab "$r$rhdir"
+fi
 exec switch_root /newroot "$rhinit"
 INIT
 chmod +x "$stage/init"

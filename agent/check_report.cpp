@@ -1,0 +1,73 @@
+#include "agent/check_report.h"
+
+namespace rh::cli {
+
+namespace {
+
+std::vector<Note> collect_notes(const Snapshot& snap) {
+    std::vector<Note> notes = snap.notes;
+    for (const auto& d : snap.devices) {
+        for (const auto& n : d.problems) notes.push_back(n);
+        for (const auto& p : d.ports)
+            if (!p.verbs.active_mtu_bytes && !p.verbs.unavailable.empty())
+                notes.push_back({d.name + " port " + std::to_string(p.number),
+                                 "active_mtu unavailable: " + p.verbs.unavailable});
+    }
+    return notes;
+}
+
+}  // namespace
+
+nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>& peer,
+                            const std::vector<Finding>& findings) {
+    nlohmann::json j;
+    j["host"] = snap.host;
+    j["sysfs_root"] = snap.sysfs_root;
+    j["collected_at"] = snap.collected_at;
+    j["healthy"] = findings.empty();
+    j["devices"] = nlohmann::json::array();
+    for (const auto& d : snap.devices) j["devices"].push_back(d.name);
+    if (peer)
+        j["peer"] = {{"peer", peer->peer}, {"hostname", peer->hostname}, {"device", peer->device},
+                     {"port", peer->port},
+                     {"active_mtu_bytes", peer->active_mtu_bytes
+                                              ? nlohmann::json(*peer->active_mtu_bytes)
+                                              : nlohmann::json(nullptr)}};
+    else
+        j["peer"] = nullptr;
+    j["findings"] = findings;
+    j["notes"] = collect_notes(snap);
+    return j;
+}
+
+void render_check_text(std::ostream& out, const nlohmann::json& r) {
+    const auto& findings = r["findings"];
+    std::string devices;
+    for (const auto& d : r["devices"]) devices += (devices.empty() ? "" : ", ") + d.get<std::string>();
+    out << "rocehealth check on " << r["host"].get<std::string>() << " (" << devices;
+    if (!r["peer"].is_null())
+        out << "; peer " << r["peer"]["hostname"].get<std::string>() << " at "
+            << r["peer"]["peer"].get<std::string>();
+    out << "): ";
+    if (findings.empty())
+        out << "healthy, no findings\n";
+    else
+        out << findings.size() << (findings.size() == 1 ? " finding\n" : " findings\n");
+    for (const auto& f : findings) {
+        out << "\n[" << f["severity"].get<std::string>() << "] " << f["rule"].get<std::string>()
+            << "\n  " << f["summary"].get<std::string>() << "\n  evidence:\n";
+        for (const auto& e : f["evidence"]) {
+            out << "    " << e["name"].get<std::string>() << " = " << e["value"].get<std::string>();
+            if (!e["unit"].get<std::string>().empty()) out << " " << e["unit"].get<std::string>();
+            out << "  (" << e["source"].get<std::string>() << ")\n";
+        }
+    }
+    if (!r["notes"].empty()) {
+        out << "\nnotes (not findings):\n";
+        for (const auto& n : r["notes"])
+            out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
+                << "\n";
+    }
+}
+
+}  // namespace rh::cli

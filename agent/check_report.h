@@ -1,0 +1,27 @@
+// The result of `rocehealth check` as JSON (the machine form) and its text rendering.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectors/inventory.h"
+#include "core/finding.h"
+#include "rules/rule.h"
+
+namespace rh::cli {
+
+/// {"host", "sysfs_root", "collected_at", "healthy": bool, "peer": {...}|null,
+///  "findings": [Finding...], "notes": [Note...]}.
+/// Notes gather what could not be known: snapshot notes, device read problems and ports whose
+/// active_mtu is unavailable.
+nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>& peer,
+                            const std::vector<Finding>& findings);
+
+/// Human text rendered from check_report()'s JSON: a verdict line, then each finding with its
+/// evidence (value, unit, source), then notes.
+void render_check_text(std::ostream& out, const nlohmann::json& report);
+
+}  // namespace rh::cli

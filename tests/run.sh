@@ -1,0 +1,27 @@
+#!/bin/bash
+# Runs every test of rocehealth from nothing: installs the Debian packages it needs, builds
+# twice (plain, and with AddressSanitizer + UndefinedBehaviorSanitizer), runs the unit tests
+# in both builds and the Soft-RoCE lab tests (QEMU guests, real verbs) with the plain build.
+# Exit status is non-zero if anything fails. Run as root on Debian 12 from any directory.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+jobs=$(nproc)
+stage() { echo; echo "=== $* ($(date +%T))"; }
+
+stage "dependencies"
+packaging/install-deps.sh
+
+stage "build with ASan+UBSan"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DROCEHEALTH_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+stage "unit tests under ASan+UBSan"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan -L unit --output-on-failure -j"$jobs"
+
+stage "build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs"
+stage "unit and lab tests"
+# Lab tests boot QEMU guests and must not share the 2 cores with each other: serial.
+ctest --test-dir build --output-on-failure
