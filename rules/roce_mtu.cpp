@@ -34,8 +34,8 @@ void local_finding(const RuleInput& in, const Device& d, const Port& p,
     Finding f{"roce_mtu", Severity::warning, in.local.host, d.name, p.number, {}, {}};
     if (netdev_limits) {
         const std::string ib = allowed ? bytes(*allowed) : std::string("none");
-        f.summary = where + " RoCE MTU is " + (active ? bytes(*active) : ib + " at most") +
-                    " bytes because " + p.netdev->name + " MTU is " + bytes(netdev_mtu) +
+        f.summary = where + " RoCE MTU is " + (active ? "" : "at most ") +
+                    (active ? bytes(*active) : ib) + " bytes because " + p.netdev->name + " MTU is " + bytes(netdev_mtu) +
                     ": set " + p.netdev->name + " MTU to at least " +
                     bytes(best + kRoceHeaderBytes) + " (commonly 9000) here and along the path "
                     "to use " + bytes(best) + "-byte RoCE packets.";

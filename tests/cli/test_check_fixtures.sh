@@ -1,0 +1,52 @@
+#!/bin/bash
+# `rocehealth check` end to end on fixture sysfs trees: the exit code and the sentence an
+# operator reads. Usage: test_check_fixtures.sh ROCEHEALTH_BINARY FIXTURES_DIR
+set -u
+bin=$1 fx=$2 failed=0
+fail() { echo "FAIL: $*" >&2; failed=1; }
+
+expect() {  # expect FIXTURE EXIT_CODE TEXT...: run check, compare exit code, grep each TEXT
+  local fixture=$1 want=$2; shift 2
+  local out rc
+  out=$("$bin" check --sysfs-root "$fx/$fixture/sys" 2>&1); rc=$?
+  [ "$rc" = "$want" ] || fail "$fixture: exit $rc, expected $want; output: $out"
+  for t in "$@"; do
+    grep -qF -- "$t" <<<"$out" || fail "$fixture: '$t' not in output: $out"
+  done
+}
+
+expect mlx5_healthy 0 "healthy, no findings"
+expect mlx5_x8 1 "[warning] pcie_downtrained" "NIC's own PCIe function 0000:3b:00.0" "x8 of 16 GT/s x16"
+expect mlx5_bridge_downtrained 1 "upstream port 0000:01:00.0" "8 GT/s x16 of 16 GT/s x16"
+expect port_down 1 "[error] port_not_active" "DOWN/Disabled"
+expect rxe_mtu1500 1 "roce_mtu" "at most 1024 bytes because eth0 MTU is 1500"
+expect rxe_no_v2 1 "no_roce_v2_gid"
+# One unreadable device must not hide the other, nor turn into a finding.
+expect two_devices_one_bad 0 "notes (not findings)"
+
+# JSON form: machine-readable, same verdict.
+json=$("$bin" check --sysfs-root "$fx/mlx5_x8/sys" --json); rc=$?
+[ "$rc" = 1 ] || fail "--json exit $rc"
+grep -q '"rule": "pcie_downtrained"' <<<"$json" || fail "--json lacks the finding: $json"
+grep -q '"healthy": false' <<<"$json" || fail "--json lacks healthy=false"
+
+# Could not run: exit 2 with a sentence naming what is wrong.
+empty=$(mktemp -d); trap 'rm -rf "$empty"' EXIT
+out=$("$bin" check --sysfs-root "$empty" 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "no devices: exit $rc, expected 2"
+grep -qF "no RDMA device found under $empty/class/infiniband" <<<"$out" || fail "no-device message: $out"
+out=$("$bin" check --sysfs-root /nonexistent/sys 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "missing root: exit $rc"
+grep -qF "/nonexistent/sys does not exist" <<<"$out" || fail "missing-root message: $out"
+out=$("$bin" check --bogus 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "unknown option: exit $rc"
+grep -qF "bogus" <<<"$out" || fail "unknown option not named: $out"
+out=$("$bin" check --sysfs-root "$fx/mlx5_healthy/sys" --device mlx9_9 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "unknown device: exit $rc"
+grep -qF "no RDMA device named mlx9_9" <<<"$out" || fail "unknown device message: $out"
+out=$("$bin" check --sysfs-root "$fx/mlx5_healthy/sys" --peer 127.0.0.1:1 --peer-timeout-ms 2000 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "unreachable peer: exit $rc"
+grep -qF "127.0.0.1:1" <<<"$out" || fail "unreachable peer not named: $out"
+
+[ $failed = 0 ] && echo "PASS: check on fixtures"
+exit $failed
