@@ -3,19 +3,19 @@
 # mounted read-only over 9p under a tmpfs overlay; see mkinitramfs.sh).
 #
 # Kernel command line parameters (set by lab.sh):
-#   rh.name=g1  rh.ip=10.99.0.11/24  rh.dir=<host lab dir>  [rh.mtu=1500]
+#   rh.name=g1  rh.ip=10.99.0.11/24  rh.dir=<host lab dir>  [rh.mtu=1500] [rh.ttl=S]
 #
-# 1. Finishes the mounts, brings up lo/eth0, creates rxe0 on eth0 and waits for
+# 1. Brings up lo/eth0, creates rxe0 on eth0 and waits for
 #    port ACTIVE + a RoCE v2 IPv4 GID; then writes /lab/<name>/info and the
 #    /lab/<name>/ready marker.
 # 2. Runs the command runner on /lab/<name>/cmd (protocol, all files in cmd/):
 #      <id>.sh    written (atomically) by the host: a bash script to run
-#      <id>.run   the guest renames .sh -> .run when it starts it
 #      <id>.pid   pid (= process group id) of the running command
 #      <id>.out / <id>.err   its stdout / stderr
-#      <id>.rc    exit status, written last, atomically (tmp + rename)
-#      <id>.kill  written by the host: contains a signal name; the runner sends
-#                 it to the command's whole process group, then deletes it
+#      <id>.rc    exit status, written last (one small write; the host waits
+#                 for it to be non-empty)
+#      <id>.<n>.kill  written by the host: a signal name; the runner sends it to
+#                 the command's whole process group, then creates <id>.<n>.kill.done
 #    /lab/<name>/shutdown (or /lab/shutdown) -> sync and poweroff.
 # The lab dir is also bind-mounted at its host path (rh.dir) so absolute paths
 # under it are identical on host and guest.
@@ -32,7 +32,7 @@ die() { log "FATAL: $*"; [ -n "${gdir:-}" ] && echo "$*" >"$gdir/failed"; sync; 
 [ -e /proc/self ] || mount -t proc proc /proc
 [ -e /sys/class ] || mount -t sysfs sysfs /sys
 
-name= ip= dir= mtu=1500 ttl=0
+name='' ip='' dir='' mtu=1500 ttl=0
 read -r cmdline </proc/cmdline
 for a in $cmdline; do
   case $a in
@@ -65,7 +65,7 @@ log "eth0 up, rxe0 added"
 port=/sys/class/infiniband/rxe0/ports/1
 # Sleep without forking: read with a timeout on a fifo nobody writes to.
 mkfifo /run/rh-sleep && exec 9<>/run/rh-sleep
-nap() { read -r -t "${1:-0.1}" -u 9 _ || true; }
+nap() { read -r -t 0.1 -u 9 _ || true; }
 gid_index=
 for ((n = 0; n < 300; n++)); do            # up to ~30 s; builtins only
   state=; read -r state <"$port/state" 2>/dev/null
@@ -110,7 +110,7 @@ start_cmd() {  # start_cmd ID : run ID.sh in its own process group (no execs her
     echo $? >"$id.rc"          # one small write(): the host waits for it to be non-empty
   ) &
 }
-declare -A started=()
+declare -A started=() handled=()
 
 while :; do
   for f in *.sh *.kill; do
@@ -119,12 +119,15 @@ while :; do
       *.sh)
         [ -n "${started[$id]:-}" ] || { started[$id]=1; start_cmd "$id"; } ;;
       *.kill)
+        [ -n "${handled[$f]:-}" ] && continue
+        id=${f%%.*}
         sig=; read -r sig <"$f"; sig=${sig:-TERM}
         if [ -s "$id.pid" ] && [ ! -e "$id.rc" ]; then
           kill -s "$sig" -- "-$(<"$id.pid")" 2>/dev/null || kill -s "$sig" "$(<"$id.pid")" 2>/dev/null
         elif [ ! -e "$id.rc" ] && [ -n "${started[$id]:-}" ]; then
           continue   # started but pid not yet recorded: retry next round
         fi
+        handled[$f]=1
         : >"$f.done" ;;   # (no rm: an exec) the host deletes both
     esac
   done

@@ -26,10 +26,11 @@
 # env RH_NAME, RH_GID_INDEX, RH_LAB_DIR set, memlock unlimited.
 #
 # Environment: RH_LAB_DIR, RH_LAB_MEM (MB, 512), RH_LAB_BOOT_TIMEOUT (180 s),
-#   RH_LAB_EXEC_TIMEOUT (300 s), RH_LAB_HOST_MTU (9000), RH_LAB_9P_CACHE (none),
+#   RH_LAB_EXEC_TIMEOUT (300 s), RH_LAB_HOST_MTU (9000), RH_LAB_GUEST_MTU (eth0 MTU at boot, 9000: jumbo, as a RoCE fabric runs), RH_LAB_9P_CACHE (none),
 #   RH_LAB_TTL (7200 s guest lifetime cap, 0 = none), RH_LAB_CACHE (vmlinux cache dir),
 #   RH_LAB_PVH (1: boot extracted vmlinux), RH_LAB_OWNER_PID (when this pid dies, the lab
-#   is torn down by a watchdog), RH_LAB_KEEP_CMDS=1 (keep cmd files), RH_LAB_KVER.
+#   is torn down by a watchdog), RH_LAB_KEEP_CMDS=1 (keep cmd files), RH_LAB_KVER,
+#   RH_LAB_RMEM (16 MiB: net.core.rmem_default while qemus start; 0 = untouched).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,7 +43,13 @@ die() { err "$*"; exit 1; }
 nap() { sleep "${1:-0.1}"; }
 
 guest_pid() { cat "$dir/$1/qemu.pid" 2>/dev/null; }
-alive() { local p; p=$(guest_pid "$1"); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+# alive NAME: its qemu runs (the pid is checked to really be that qemu: no
+# signals to an unrelated process that reused the pid).
+alive() {
+  local p; p=$(guest_pid "$1")
+  [ -n "$p" ] && kill -0 "$p" 2>/dev/null &&
+    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "-name rocehealth-lab-$1 "
+}
 names() { cat "$dir/names" 2>/dev/null; }
 console_tail() {  # console_tail NAME [LINES]
   echo "----- $1: last ${2:-30} lines of $dir/$1/console.log -----" >&2
@@ -69,7 +76,7 @@ cmd_down() {
   local n p pids=()
   [ -d "$dir" ] || return 0
   touch "$dir/shutdown" 2>/dev/null           # guests poweroff themselves
-  for n in $(names); do p=$(guest_pid "$n"); [ -n "$p" ] && pids+=("$p"); done
+  for n in $(names); do alive "$n" && pids+=("$(guest_pid "$n")"); done
   if [ ${#pids[@]} -gt 0 ]; then
     for _ in $(seq 30); do                    # up to 3 s of graceful shutdown
       local any=0
@@ -141,21 +148,35 @@ cmd_up() {
   rm -f "$dir/shutdown"
   : >"$dir/names"
 
+  # The guests' "wire" is a UDP multicast socket per qemu; with the default
+  # 208 KiB receive buffer, bursts (large RDMA messages) overflow it and the
+  # host drops frames (~20% of a 1 MiB ib_write_lat), turning the healthy lab
+  # fabric lossy.  Sockets take net.core.rmem_default at creation, so raise it
+  # only while the qemus start (RH_LAB_RMEM bytes, 0 = leave alone), then restore.
+  local rmem=${RH_LAB_RMEM:-16777216}; rmem_old=   # (global: used by the EXIT trap)
+  if [ "$rmem" != 0 ] && rmem_old=$(cat /proc/sys/net/core/rmem_default 2>/dev/null) &&
+     [ "$rmem_old" -lt "$rmem" ] && echo "$rmem" >/proc/sys/net/core/rmem_default 2>/dev/null; then :
+  else
+    [ "$rmem" != 0 ] && [ "${rmem_old:-0}" -lt "$rmem" ] && err "warning: cannot raise net.core.rmem_default; the lab L2 segment may drop bursts"
+    rmem_old=
+  fi
+  restore_rmem() { [ -n "$rmem_old" ] && echo "$rmem_old" >/proc/sys/net/core/rmem_default; rmem_old=; }
+
   # On any failure from here on: tear everything down.
-  trap 'cmd_down' EXIT
+  trap 'restore_rmem; cmd_down' EXIT
   trap 'exit 130' INT TERM
 
   local i name
   for i in $(seq 1 "$n"); do
     name=g$i
     echo "$name" >>"$dir/names"
-    rm -rf "$dir/$name"
+    rm -rf "${dir:?}/${name:?}"
     mkdir -p "$dir/$name/cmd"
     local mac; mac=$(printf '52:54:00:99:%02x:%02x' $((i / 256)) $((i % 256)))
     local append="console=ttyS0 quiet loglevel=4 panic=-1 rh.init=$here/guest-init.sh"
-    append+=" rh.name=$name rh.ip=10.99.0.$((10 + i))/24 rh.dir=$dir rh.cache=${RH_LAB_9P_CACHE:-none} rh.ttl=${RH_LAB_TTL:-7200}"
+    append+=" rh.name=$name rh.ip=10.99.0.$((10 + i))/24 rh.dir=$dir rh.cache=${RH_LAB_9P_CACHE:-none} rh.ttl=${RH_LAB_TTL:-7200} rh.mtu=${RH_LAB_GUEST_MTU:-9000}"
     # host_mtu=9000 lets the guest raise eth0's MTU up to 9000 (virtio-net
-    # caps max_mtu at host_mtu); guest-init sets 1500 at boot.
+    # caps max_mtu at host_mtu); eth0 starts at RH_LAB_GUEST_MTU.
     qemu-system-x86_64 \
       -name "rocehealth-lab-$name" \
       -accel tcg,thread=multi -cpu max -smp 1 -m "$mem" \
@@ -169,6 +190,14 @@ cmd_up() {
       </dev/null >"$dir/$name/qemu.log" 2>&1 &
     echo $! >"$dir/$name/qemu.pid"
   done
+
+  # Restore rmem_default once every qemu has bound its multicast socket.
+  local hex; hex=$(printf ':%04X ' "$port")
+  for _ in $(seq 100); do
+    [ "$(cat /proc/net/udp | grep -c "$hex")" -ge "$n" ] && break
+    nap
+  done
+  restore_rmem
 
   # Optional watchdog: tear the lab down when the owner process dies.
   if [ -n "${RH_LAB_OWNER_PID:-}" ]; then
@@ -220,15 +249,15 @@ write_cmd() {
 finish() {
   local name=$1 id=$2 timeout=$3 killit=$4 c=$dir/$1/cmd
   local deadline=$((SECONDS + timeout))
-  while [ ! -e "$c/$id.rc" ]; do
+  while [ ! -s "$c/$id.rc" ]; do
     if ! alive "$name"; then
       cat "$c/$id.out" 2>/dev/null; cat "$c/$id.err" >&2 2>/dev/null
       console_tail "$name"; err "guest $name died while running command $name:$id"; return 125
     fi
     if [ $SECONDS -ge $deadline ]; then
       cat "$c/$id.out" 2>/dev/null; cat "$c/$id.err" >&2 2>/dev/null
-      err "timeout: command $name:$id still running after ${timeout}s: $(tail -n1 "$c/$id.run" "$c/$id.sh" 2>/dev/null | grep exec)"
-      [ "$killit" = 1 ] && echo KILL >"$c/$id.kill"
+      err "timeout: command $name:$id still running after ${timeout}s: $(grep "^exec" "$c/$id.sh" 2>/dev/null)"
+      [ "$killit" = 1 ] && send_kill "$name" "$id" KILL >/dev/null
       return 124
     fi
     nap
@@ -236,8 +265,15 @@ finish() {
   cat "$c/$id.out" 2>/dev/null
   cat "$c/$id.err" >&2 2>/dev/null
   local rc; rc=$(cat "$c/$id.rc")
-  [ "${RH_LAB_KEEP_CMDS:-0}" = 1 ] || rm -f "$c/$id".{run,out,err,rc,pid}
+  [ "${RH_LAB_KEEP_CMDS:-0}" = 1 ] || rm -f "$c/$id".*
   return "${rc:-125}"
+}
+
+# send_kill NAME ID SIG: ask the guest runner to signal the command's process
+# group; prints the request file (the guest creates FILE.done when delivered).
+send_kill() {
+  local c=$dir/$1/cmd n; n=$(date +%s%N)
+  echo "$3" >"$c/.$2.$n.k" && mv "$c/.$2.$n.k" "$c/$2.$n.kill" && echo "$c/$2.$n.kill"
 }
 
 # parse "NAME [--timeout S] [--cwd D] -- CMD..." into globals
@@ -288,15 +324,18 @@ main() {
       [ "${1:-}" = --timeout ] && t=$2
       finish "$s_name" "$s_id" "$t" 0 ;;
     done)
-      split_id "${1:-}"; [ -e "$dir/$s_name/cmd/$s_id.rc" ] ;;
+      split_id "${1:-}"; [ -s "$dir/$s_name/cmd/$s_id.rc" ] ;;
     kill)
       local sig
       if [[ ${1:-} == *:* ]]; then split_id "$1"; sig=${2:-TERM}
       else s_name=${1:-}; s_id=${2:-}; sig=${3:-TERM}; s_id=${s_id#*:}; fi
       [ -e "$dir/$s_name/cmd/$s_id.pid" ] || die "no such command $s_name:$s_id"
-      echo "$sig" >"$dir/$s_name/cmd/.$s_id.k" && mv "$dir/$s_name/cmd/.$s_id.k" "$dir/$s_name/cmd/$s_id.kill"
+      local k; k=$(send_kill "$s_name" "$s_id" "$sig")
       # Wait (briefly) until the guest has delivered the signal.
-      for _ in $(seq 100); do [ -e "$dir/$s_name/cmd/$s_id.kill" ] || return 0; nap; done
+      for _ in $(seq 100); do
+        [ -e "$k.done" ] && { rm -f "$k" "$k.done"; return 0; }
+        nap
+      done
       die "guest $s_name did not pick up the kill request" ;;
     ip)   require_guest "${1:?NAME}"; sed -n 's/^ip=//p' "$dir/$1/info" ;;
     gid)  require_guest "${1:?NAME}"; sed -n 's/^gid_index=//p' "$dir/$1/info" ;;

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh -- helpers for Soft-RoCE lab test scripts (source it from bash).
 #
 #   . "$(dirname "$0")/lib.sh"
@@ -115,4 +116,13 @@ perftest_pair() {
   [ $rc = 0 ] || { echo "$out"; echo "server: $sout" >&2; fail "$tool -s $size client exit $rc"; }
   [ $src = 0 ] || { echo "$sout" >&2; fail "$tool -s $size server exit $src"; }
   echo "$out"
+}
+
+# rocehealth_bin: path of the host-built agent binary (runs unchanged in the
+# guests: the host root is their lower filesystem).  ROCEHEALTH_BIN (ctest sets
+# it), else $ROCEHEALTH_BUILD_DIR/agent/rocehealth, else <repo>/build/agent/rocehealth.
+rocehealth_bin() {
+  local b=${ROCEHEALTH_BIN:-${ROCEHEALTH_BUILD_DIR:-$RH_REPO/build}/agent/rocehealth}
+  [ -x "$b" ] || fail "rocehealth binary not found at $b (build first, or set ROCEHEALTH_BIN)"
+  echo "$b"
 }

@@ -109,10 +109,10 @@ mount -t tmpfs -o mode=1777 tmpfs $r/dev/shm
 umount /proc /sys
 mount -t proc proc $r/proc
 mount -t sysfs sysfs $r/sys
-mount -t tmpfs -o mode=1777 tmpfs $r/tmp
+# /tmp is NOT masked: host paths under /tmp (e.g. a build dir) stay visible;
+# guest writes land in the overlay's tmpfs upper layer.  /run is masked (host
+# pid files and sockets mean nothing in the guest).
 mount -t tmpfs -o mode=0755 tmpfs $r/run
-mount -t tmpfs -o mode=1777 tmpfs $r/var/tmp
-mount -t tmpfs -o mode=0755 tmpfs $r/var/log
 # The lab dir is also visible at its host path (rh.dir), so absolute paths
 # under it are identical on host and guest.
 if [ -n "$rhdir" ] && [ "$rhdir" != /lab ]; then

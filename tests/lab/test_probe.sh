@@ -1,0 +1,95 @@
+#!/bin/bash
+# test_probe.sh -- `rocehealth probe` / `responder` on real Soft-RoCE (2 QEMU guests):
+#  1. WRITE and READ latency for every default size, 0 checksum errors, exit 0; rxe0 packet
+#     counters (responder rcvd_pkts, client sent_pkts) grow by at least the probe's message count.
+#  2. A probe to a guest with no responder (refused) and to an address nobody answers (silent)
+#     fails with exit 2 and a clear error within its deadline.
+#  3. Garbage, a truncated handshake and a silent client on the responder's port are logged and
+#     the responder keeps serving the next real probe.
+#  4. A responder killed mid-run makes the client fail cleanly (exit 1) within its deadline.
+# Prints the measured latencies (p50/p99 per op and size).
+. "$(dirname "$0")/lib.sh"
+src=${RH_BIN:-$RH_REPO/build/agent/rocehealth}
+[ -x "$src" ] || fail "no rocehealth binary at $src (set RH_BIN)"
+iters=${RH_PROBE_ITERS:-20}
+lab_up 2
+# A private copy: guests read the host over 9p and may keep stale pages of a binary that is
+# rebuilt in place while they run.
+bin=$RH_LAB_DIR/rocehealth
+cp "$src" "$bin" || fail "cannot copy $src"
+g1=$(lab_ip g1)
+cnt=/sys/class/infiniband/rxe0/ports/1/hw_counters
+counter() { lab_exec "$1" -- cat "$cnt/$2" || fail "$1: cannot read $cnt/$2"; }
+elapsed_ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+rid=$(lab spawn g1 -- "$bin" responder) || fail "cannot start responder on g1"
+lab_wait_port g1 18520
+
+# --- 1. all default sizes, both ops
+rx0=$(counter g1 rcvd_pkts); tx0=$(counter g2 sent_pkts)
+json=$(lab_exec g2 --timeout 900 -- "$bin" probe "$g1" --iterations "$iters" --warmup 5 --json); rc=$?
+echo "$json" | jq -c '.results[] | {op, size_bytes, p50_us, p99_us, checksum_errors}' >&2
+assert_eq 0 "$rc" "probe exit status"
+assert_eq 8 "$(jq '.results | length' <<<"$json")" "results (2 ops x 4 sizes)"
+assert_eq "write:64 write:4096 write:65536 write:1048576 read:64 read:4096 read:65536 read:1048576" \
+  "$(jq -r '[.results[] | "\(.op):\(.size_bytes)"] | join(" ")' <<<"$json")" "phases run"
+assert_eq 0 "$(jq '.checksum_errors' <<<"$json")" "checksum errors"
+assert_eq 0 "$(jq '[.results[] | select(.iterations != '"$iters"' or .error)] | length' <<<"$json")" \
+  "every phase ran $iters timed iterations without error"
+assert_eq "half round trip" "$(jq -r '.results[0].latency_kind' <<<"$json")" "write latency kind"
+assert_eq "post to completion" "$(jq -r '.results[4].latency_kind' <<<"$json")" "read latency kind"
+assert_eq 1024 "$(jq '.path_mtu_bytes' <<<"$json")" "path_mtu"
+msgs=$(( 8 * (iters + 5) ))
+rx1=$(counter g1 rcvd_pkts); tx1=$(counter g2 sent_pkts)
+log "counters: g1 rcvd_pkts +$((rx1 - rx0)), g2 sent_pkts +$((tx1 - tx0)), probe messages $msgs"
+[ $((rx1 - rx0)) -ge $msgs ] || fail "g1 rcvd_pkts grew by $((rx1 - rx0)) < $msgs messages"
+[ $((tx1 - tx0)) -ge $msgs ] || fail "g2 sent_pkts grew by $((tx1 - tx0)) < $msgs messages"
+# Text output names the latency definitions.
+out=$(lab_exec g2 -- "$bin" probe "$g1" --sizes 64 --iterations 5) || fail "text probe failed"
+assert_contains "$out" "write: half round trip"
+assert_contains "$out" "read: post to completion"
+
+# --- 2. no responder: refused (g1 -> g2) and silent (nobody at .99), both within the deadline
+t0=$(date +%s%N)
+out=$(lab_exec g1 -- "$bin" probe "$(lab_ip g2)" --timeout-ms 3000 2>&1); rc=$?
+ms=$(elapsed_ms "$t0")
+assert_eq 2 "$rc" "probe to a guest without responder: exit status"
+assert_contains "$out" "cannot reach responder at $(lab_ip g2):18520: Connection refused"
+[ "$ms" -lt 8000 ] || fail "refused probe took ${ms} ms"
+t0=$(date +%s%N)
+out=$(lab_exec g2 -- "$bin" probe 10.99.0.99 --timeout-ms 2000 2>&1); rc=$?
+ms=$(elapsed_ms "$t0")
+assert_eq 2 "$rc" "probe to a silent address: exit status"
+assert_contains "$out" "cannot reach responder at 10.99.0.99:18520"
+log "silent peer: failed in ${ms} ms (deadline 2000 ms + lab exec overhead)"
+[ "$ms" -lt 7000 ] || fail "silent-peer probe took ${ms} ms (deadline 2000 ms)"
+
+# --- 3. misbehaving clients do not take the responder down
+lab_exec g2 -- bash -c "echo garbage | busybox nc $g1 18520; \
+  printf 'RHOB\0\1\0\3\0\0\1\x40' | busybox nc $g1 18520; \
+  head -c 400 /dev/urandom | busybox nc $g1 18520; true" >/dev/null 2>&1
+sid=$(lab spawn g2 -- bash -c "sleep 30 | busybox nc $g1 18520") || fail "silent client"
+json=$(lab_exec g2 -- "$bin" probe "$g1" --sizes 64,4096 --iterations 10 --json); rc=$?
+assert_eq 0 "$rc" "probe after garbage clients: exit status"
+assert_eq 0 "$(jq '.checksum_errors' <<<"$json")" "checksum errors after garbage clients"
+lab kill "$sid" >/dev/null 2>&1
+
+# --- 4. responder killed mid-run: the client fails cleanly within its deadline
+pid=$(lab spawn g2 -- "$bin" probe "$g1" --op write --sizes 65536 --iterations 100000 \
+  --timeout-ms 3000) || fail "cannot start the long probe"
+sleep 5
+lab done "$pid" && fail "long probe ended before the responder was killed"
+lab kill "$rid" KILL >/dev/null || fail "cannot kill the responder"
+t0=$(date +%s%N)
+out=$(lab wait "$pid" --timeout 30 2>&1); rc=$?
+ms=$(elapsed_ms "$t0")
+echo "$out" | tail -3 >&2
+assert_eq 1 "$rc" "probe whose responder died: exit status"
+assert_match "$out" "(not seen within 3000 ms|IBV_WC_RETRY_EXC_ERR|peer closed)" "failure names the cause"
+[ "$ms" -lt 15000 ] || fail "client took ${ms} ms to give up after the responder died"
+log "client gave up ${ms} ms after the responder was killed"
+rout=$(lab wait "$rid" --timeout 10 2>&1)
+assert_contains "$rout" "bad handshake: decode handshake message: bad magic" "garbage logged"
+assert_contains "$rout" "bad handshake: recv peer" "truncated handshake logged"
+
+pass
