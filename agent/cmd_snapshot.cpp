@@ -7,16 +7,13 @@
 #include <string>
 #include <vector>
 
-#include <boost/program_options.hpp>
-
 #include "agent/commands.h"
+#include "agent/options.h"
 #include "collectors/collect.h"
 
 namespace rh::cli {
 
 namespace {
-
-namespace po = boost::program_options;
 
 template <typename T>
 std::string show(const std::optional<T>& v, const char* unit = "") {
@@ -65,11 +62,12 @@ void print_port(std::ostream& out, const Port& p) {
         const Netdev& n = *p.netdev;
         out << n.name << "  mtu " << show(n.mtu_bytes, " B") << "  operstate "
             << or_unknown(n.operstate) << "  carrier_changes " << show(n.carrier_changes)
-            << "  rx " << show(n.rx_bytes, " B") << "/" << show(n.rx_packets, " pkts")
-            << " err " << show(n.rx_errors) << " drop " << show(n.rx_dropped) << "  tx "
-            << show(n.tx_bytes, " B") << "/" << show(n.tx_packets, " pkts") << " err "
-            << show(n.tx_errors) << " drop " << show(n.tx_dropped) << "  (" << n.source
-            << ")\n";
+            << "  (" << n.source << ")\n";
+        out << "    " << pad("", 11) << "rx " << show(n.rx_bytes, " B") << " "
+            << show(n.rx_packets, " pkts") << " errors " << show(n.rx_errors) << " dropped "
+            << show(n.rx_dropped) << "; tx " << show(n.tx_bytes, " B") << " "
+            << show(n.tx_packets, " pkts") << " errors " << show(n.tx_errors) << " dropped "
+            << show(n.tx_dropped) << "\n";
     } else {
         out << (p.netdev_name.empty() ? "none found" : p.netdev_name + " (unreadable)") << "\n";
     }
@@ -92,7 +90,7 @@ void print_port(std::ostream& out, const Port& p) {
 }
 
 void print_device(std::ostream& out, const Device& d) {
-    out << d.name << ": fw " << or_unknown(d.fw_ver) << ", node_guid " << or_unknown(d.node_guid)
+    out << d.name << ": fw " << (d.fw_ver.empty() ? "(none)" : d.fw_ver) << ", node_guid " << or_unknown(d.node_guid)
         << ", node_type " << or_unknown(d.node_type) << "\n";
     for (const auto& p : d.ports) print_port(out, p);
     if (d.pcie.empty()) {
@@ -111,49 +109,34 @@ void print_device(std::ostream& out, const Device& d) {
     }
 }
 
-void usage(std::ostream& out, const po::options_description& desc) {
-    out << "usage: rocehealth snapshot [--sysfs-root DIR] [--device NAME] [--json]\n\n"
-        << "Print RDMA devices, ports, GIDs, counters, netdevs, active MTU and PCIe links.\n\n"
-        << desc;
-}
-
 }  // namespace
 
 int run_snapshot(const std::vector<std::string>& args) {
     po::options_description desc("options");
     std::string root = "/sys", device;
     desc.add_options()("help,h", "show this help")(
-        "sysfs-root", po::value(&root), "sysfs tree to read (default /sys; a fixture tree disables "
-                                        "rtnetlink and verbs)")(
-        "device", po::value(&device), "only this RDMA device (e.g. mlx5_0)")(
+        "sysfs-root", po::value(&root)->value_name("DIR"),
+        "sysfs tree to read (default /sys; a fixture tree disables rtnetlink and verbs)")(
+        "device", po::value(&device)->value_name("NAME"), "only this RDMA device (e.g. mlx5_0)")(
         "json", "print the snapshot as JSON");
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(desc).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::cerr << "rocehealth snapshot: " << e.what() << "\n";
-        usage(std::cerr, desc);
-        return kExitCannotRun;
-    }
-    if (vm.count("help")) {
-        usage(std::cout, desc);
-        return kExitOk;
-    }
-    std::error_code ec;
-    if (!std::filesystem::is_directory(root, ec)) {
-        std::cerr << "rocehealth snapshot: sysfs root " << root << " does not exist or is not a "
-                  << "directory\n";
-        return kExitCannotRun;
-    }
+    const po::positional_options_description no_positional;  // reject stray arguments
+    if (auto exit = parse_options("snapshot", "rocehealth snapshot [--sysfs-root DIR] "
+                                              "[--device NAME] [--json]",
+                                  "Print RDMA devices, ports, GIDs, counters, netdevs, active "
+                                  "MTU and PCIe links. Missing values are shown as missing, "
+                                  "never as 0.",
+                                  args, desc, vm, &no_positional))
+        return *exit;
+    if (!sysfs_root_usable("snapshot", root)) return kExitCannotRun;
 
-    CollectOptions opts{SysfsRoot(root), device};
+    const CollectOptions opts{SysfsRoot(root), device};
     const Snapshot snap = collect_snapshot(opts);
     const std::string class_dir = opts.sysfs.path("class/infiniband").string();
 
     if (!device.empty() && snap.devices.empty()) {
-        std::cerr << "rocehealth snapshot: no RDMA device " << device << " under " << class_dir
-                  << "\n";
+        std::cerr << "rocehealth snapshot: no RDMA device named " << device << " found under "
+                  << class_dir << "\n";
         return kExitCannotRun;
     }
     if (vm.count("json")) {

@@ -83,7 +83,7 @@ Snapshot collect_snapshot(const CollectOptions& opts) {
     if (names->empty()) {
         s.notes.push_back(Note{"host", opts.only_device.empty()
                                            ? "no RDMA devices under " + class_dir
-                                           : "no RDMA device " + opts.only_device + " under " +
+                                           : "no RDMA device named " + opts.only_device + " under " +
                                                  class_dir});
         return s;
     }

@@ -1,0 +1,51 @@
+#define BOOST_TEST_MODULE collectors_inventory_json
+#include <boost/test/unit_test.hpp>
+
+#include "collectors/collect.h"
+
+using nlohmann::json;
+
+BOOST_AUTO_TEST_CASE(absent_values_are_null_never_zero) {
+    rh::Counter c{"port_xmit_wait", std::nullopt, "/sys/x", "not an unsigned decimal: 'N/A (no PMA)'"};
+    const json jc = c;
+    BOOST_TEST(jc.at("value").is_null());
+    BOOST_TEST(jc.at("error").get<std::string>().find("N/A (no PMA)") != std::string::npos);
+
+    rh::Counter zero{"symbol_error", 0u, "/sys/y", ""};
+    BOOST_TEST(json(zero).at("value") == 0);
+    BOOST_TEST(json(zero).at("error").is_null());
+
+    const json jl = rh::PcieLink{};
+    for (const char* k : {"current_speed_gts", "max_speed_gts", "current_width_lanes",
+                          "max_width_lanes", "numa_node"})
+        BOOST_TEST(jl.at(k).is_null(), k);
+
+    const json jn = rh::Netdev{};
+    BOOST_TEST(jn.at("mtu_bytes").is_null());
+    BOOST_TEST(jn.at("rx_dropped").is_null());
+
+    const json jv = rh::VerbsPort{};
+    BOOST_TEST(jv.at("active_mtu_bytes").is_null());
+    BOOST_TEST(jv.at("max_mtu_bytes").is_null());
+
+    const json jp = rh::Port{};
+    BOOST_TEST(jp.at("netdev").is_null());
+    BOOST_TEST(jp.at("state_code").is_null());
+}
+
+BOOST_AUTO_TEST_CASE(snapshot_of_fixture_round_trips_to_json) {
+    rh::CollectOptions o{rh::SysfsRoot(std::string(RH_FIXTURES_DIR) + "/mlx5_x8/sys"), {}};
+    const json j = rh::collect_snapshot(o);
+    const auto& port = j.at("devices").at(0).at("ports").at(0);
+    BOOST_TEST(port.at("netdev").at("mtu_bytes") == 9000);
+    BOOST_TEST(port.at("verbs").at("active_mtu_bytes").is_null());
+    BOOST_TEST(!port.at("verbs").at("unavailable").is_null());
+    const auto& pcie = j.at("devices").at(0).at("pcie");
+    BOOST_TEST(pcie.at(0).at("current_width_lanes") == 8);
+    BOOST_TEST(pcie.at(0).at("max_width_lanes") == 16);
+    BOOST_TEST(pcie.at(0).at("current_speed_gts") == 16.0);
+    bool saw_missing = false;
+    for (const auto& c : port.at("counters"))
+        if (c.at("name") == "port_xmit_wait") saw_missing = c.at("value").is_null();
+    BOOST_TEST(saw_missing);
+}
