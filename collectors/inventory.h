@@ -3,7 +3,9 @@
 // Every hardware value is optional: absent (unreadable, unparsable, not exposed) is never 0.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,59 @@ struct Gid {
     std::string netdev;  ///< e.g. "eth0"; empty if none
 };
 
+/// Link-level (IEEE 802.3x) pause frames, cumulative, from ethtool netlink
+/// (ETHTOOL_MSG_PAUSE_GET with ETHTOOL_FLAG_STATS). Not per-priority PFC.
+struct LinkPauseStats {
+    std::optional<std::uint64_t> tx_frames, rx_frames;
+    std::string source;
+};
+
+/// One DCB APP table entry (struct dcb_app). selector 5 = DSCP (protocol = DSCP 0..63).
+struct DcbApp {
+    std::uint8_t selector = 0;
+    std::uint8_t priority = 0;
+    std::uint16_t protocol = 0;
+};
+
+/// IEEE DCB state of a netdev, from rtnetlink RTM_GETDCB / DCB_CMD_IEEE_GET (or a recording).
+struct DcbConfig {
+    std::string source;
+    std::optional<unsigned> pfc_cap;           ///< traffic classes that can be PFC-enabled
+    std::optional<std::uint8_t> pfc_enabled;   ///< bit p set = PFC on priority p
+    /// ieee_pfc.requests[p] / indications[p]: PFC frames sent / received on priority p,
+    /// cumulative (mlx5 fills them from cached per-priority pause counters).
+    std::array<std::optional<std::uint64_t>, 8> pfc_requests{}, pfc_indications{};
+    std::optional<std::array<std::uint8_t, 8>> prio_tc;           ///< priority -> traffic class
+    std::optional<std::array<std::uint8_t, 8>> tc_tsa;            ///< 0 strict, 1 CBS, 2 ETS, 255 vendor
+    std::optional<std::array<std::uint8_t, 8>> tc_tx_bw_percent;  ///< ETS bandwidth share
+    std::vector<DcbApp> apps;
+    std::optional<std::uint8_t> dcbx_mode;  ///< DCB_CAP_DCBX_* bits (1 host, 2 LLD, 4 CEE, 8 IEEE)
+};
+
+/// Trust mode and ECN enable state of a netdev.
+struct QosConfig {
+    std::string trust;         ///< "dscp", "pcp", or empty when unknown
+    std::string trust_source;  ///< DCB APP table (DSCP entries => dscp) or `class/net/<if>/qos/trust`
+    /// `class/net/<if>/ecn/roce_rp|roce_np/enable/<prio>` (MLNX_OFED kernels only): per
+    /// priority, nullopt where the file is absent (always on upstream kernels).
+    std::array<std::optional<bool>, 8> ecn_rp_enabled{}, ecn_np_enabled{};
+    std::string ecn_source;  ///< directory read, or why the state is unknown
+};
+
+/// A counter mapped to rocehealth's vendor-neutral name (collectors/normalize). The value is in
+/// `unit` (already scaled: `port_xmit_data` words x4 = bytes); absent where the driver has no
+/// equivalent or the raw counter is missing — never 0.
+struct NormalizedCounter {
+    std::string name;                          ///< e.g. "pfc_pause_frames"
+    std::map<std::string, std::string> labels;  ///< e.g. {priority: "3", direction: "rx"}
+    std::optional<std::uint64_t> value;
+    std::string unit;      ///< "frames", "packets", "bytes", "us", "events"
+    std::string raw_name;  ///< the kernel/driver name it came from
+    std::string source;    ///< file or interface it was read from
+    unsigned width_bits = 64;  ///< hardware width: 32 for mlx5 Q counters (wrap), 64 otherwise
+    bool saturates = false;    ///< PMA error counters stop at their maximum instead of wrapping
+};
+
 /// A network interface's state, from rtnetlink (live host) or from `class/net/<if>/` (fixture).
 struct Netdev {
     std::string name;
@@ -43,6 +98,11 @@ struct Netdev {
     std::optional<std::uint64_t> carrier_changes;
     std::optional<std::uint64_t> rx_bytes, tx_bytes, rx_packets, tx_packets;
     std::optional<std::uint64_t> rx_errors, tx_errors, rx_dropped, tx_dropped;
+    std::vector<Counter> ethtool_stats;  ///< `ethtool -S` (SIOCETHTOOL ETHTOOL_GSTATS), trimmed names
+    LinkPauseStats link_pause;
+    std::optional<DcbConfig> dcb;  ///< nullopt when the netdev has no DCB support (see unavailable)
+    QosConfig qos;
+    std::vector<Note> unavailable;  ///< sources that could not be read and why, once each
 };
 
 /// One PCIe link end: the NIC's function or an upstream bridge/root port, from
@@ -54,6 +114,9 @@ struct PcieLink {
     std::optional<double> current_speed_gts, max_speed_gts;  ///< GT/s, parsed "8.0 GT/s PCIe"
     std::optional<unsigned> current_width, max_width;        ///< lanes ("16", no "x")
     std::optional<int> numa_node;                             ///< -1 = no NUMA affinity
+    /// `aer_dev_{correctable,nonfatal,fatal}` lines, named "<file>/<error name>" (e.g.
+    /// "aer_dev_correctable/Receiver Error"), cumulative; empty when the files are absent.
+    std::vector<Counter> aer;
 };
 
 /// Port attributes that only verbs knows (`ibv_query_port`). Bytes = 128 << ibv_mtu.
@@ -78,6 +141,11 @@ struct Port {
     std::string netdev_name;           ///< from the GID table's ndevs (first non-empty)
     std::optional<Netdev> netdev;
     VerbsPort verbs;
+    /// RDMA netlink RDMA_NLDEV_CMD_STAT_GET: the hw counters incl. enabled optional ones that
+    /// sysfs does not show; empty with a fixture root or when netlink is unavailable.
+    std::vector<Counter> nl_hw_counters;
+    /// Vendor-neutral view of all the raw counters above (collectors/normalize).
+    std::vector<NormalizedCounter> normalized;
 };
 
 /// `class/infiniband/<dev>/`.
@@ -101,6 +169,11 @@ struct Snapshot {
     std::vector<Note> notes;  ///< host-wide notes, e.g. "no RDMA devices under /sys/class/infiniband"
 };
 
+void to_json(nlohmann::json& j, const LinkPauseStats& p);
+void to_json(nlohmann::json& j, const DcbApp& a);
+void to_json(nlohmann::json& j, const DcbConfig& d);
+void to_json(nlohmann::json& j, const QosConfig& q);
+void to_json(nlohmann::json& j, const NormalizedCounter& c);
 void to_json(nlohmann::json& j, const Counter& c);
 void to_json(nlohmann::json& j, const Gid& g);
 void to_json(nlohmann::json& j, const Netdev& n);

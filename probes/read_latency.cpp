@@ -2,6 +2,8 @@
 // polled, on the client alone ("post to completion"). Up to queue_depth READs are outstanding;
 // with depth > 1 each latency includes queueing behind earlier READs. The client clears each
 // slot's trailer before reading into it and verifies seq + checksum after the completion.
+#include <sched.h>
+
 #include <array>
 #include <chrono>
 #include <cstring>
@@ -54,6 +56,7 @@ PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSp
         }
         const auto now = Clock::now();
         if (*n == 0) {
+            sched_yield();  // see write_latency.cpp: lets Soft-RoCE's kernel work run
             if (now > deadline) {
                 r.error = "READ " + std::to_string(p.size) + " B message " + std::to_string(done) +
                           ": no completion within " + std::to_string(p.timeout_ms) + " ms";

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <list>
@@ -166,8 +167,9 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
                   " B, path_mtu " + std::to_string(path_mtu) + ", client " + req.hostname + " " +
                   req.device);
     unsigned phases = 0;
+    int wait_ms = sh.opts.idle_timeout_ms;
     for (;;) {
-        auto m = next_message(s, sh.opts.idle_timeout_ms, sh.stop);
+        auto m = next_message(s, wait_ms, sh.stop);
         if (!m) {
             log(peer, "session ended: " + m.error().message());
             return;
@@ -180,6 +182,13 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
         }
         ++phases;
         if (!serve_phase(s, c, req, *m, sh, peer)) return;
+        // A READ phase runs on the client alone; each of its READs is bounded by timeout_ms, so
+        // count x timeout_ms bounds the phase. Wait that long (at least the idle limit).
+        wait_ms = sh.opts.idle_timeout_ms;
+        if (m->ops == oob::kOpRead)
+            wait_ms = static_cast<int>(std::clamp<std::uint64_t>(
+                std::uint64_t(m->count) * std::max<std::uint32_t>(m->timeout_ms, 1000),
+                std::uint64_t(sh.opts.idle_timeout_ms), 24ull * 3600 * 1000));
     }
     log(peer, "session done, " + std::to_string(phases) + " phases");
 }
