@@ -3,11 +3,10 @@
 # responder` in g1, then from g2 a real WRITE/READ latency probe to g1 and `rocehealth check`
 # (with --peer g1), and print what each prints. Uses the build in build/ (or $RH_BIN).
 . "$(dirname "$0")/lib.sh"
-bin=${RH_BIN:-$RH_REPO/build/agent/rocehealth}
-[ -x "$bin" ] || fail "no rocehealth binary at $bin: build first (cmake -S . -B build && cmake --build build -j2)"
 
 log "booting 2 QEMU guests with Soft-RoCE (rxe0 on eth0)..."
 lab_up 2
+bin=$(rocehealth_bin) || exit 1
 g1_ip=$(lab_ip g1)
 
 lab spawn g1 -- "$bin" responder >/dev/null || fail "cannot start the responder in g1"
@@ -22,7 +21,7 @@ show() {  # show GUEST CMD...: print the command line, then run it in the guest
   echo "(exit status $rc)"
 }
 
-show g2 "$bin" probe "$g1_ip" --iterations 200
+show g2 "$bin" probe "$g1_ip" --iterations 50
 show g2 "$bin" check
 show g2 "$bin" check --peer "$g1_ip"
 echo

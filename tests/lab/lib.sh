@@ -118,11 +118,14 @@ perftest_pair() {
   echo "$out"
 }
 
-# rocehealth_bin: path of the host-built agent binary (runs unchanged in the
-# guests: the host root is their lower filesystem).  ROCEHEALTH_BIN (ctest sets
-# it), else $ROCEHEALTH_BUILD_DIR/agent/rocehealth, else <repo>/build/agent/rocehealth.
+# rocehealth_bin: copies the host-built agent binary ($RH_BIN, which ctest sets, else
+# <repo>/build/agent/rocehealth) into the lab dir once and prints the copy's path, valid in
+# the guests too. A copy, because a guest running a binary that the host rebuilds meanwhile
+# crashes (9p serves the new file under the old mapping). Call after lab_up.
 rocehealth_bin() {
-  local b=${ROCEHEALTH_BIN:-${ROCEHEALTH_BUILD_DIR:-$RH_REPO/build}/agent/rocehealth}
-  [ -x "$b" ] || fail "rocehealth binary not found at $b (build first, or set ROCEHEALTH_BIN)"
-  echo "$b"
+  local b=${RH_BIN:-$RH_REPO/build/agent/rocehealth}
+  [ -x "$b" ] || fail "rocehealth binary not found at $b (build first, or set RH_BIN)"
+  [ -n "${RH_LAB_DIR:-}" ] || fail "rocehealth_bin: call lab_up first"
+  [ -x "$RH_LAB_DIR/rocehealth" ] || cp "$b" "$RH_LAB_DIR/rocehealth" || fail "cannot copy $b"
+  echo "$RH_LAB_DIR/rocehealth"
 }

@@ -3,9 +3,8 @@
 # mismatch injected for real (g1 eth0 MTU 1500, g2 9000) is reported by `check --peer g1` on g2
 # with both active_mtu values, and a probe across it still completes at path_mtu 1024.
 . "$(dirname "$0")/lib.sh"
-bin=${RH_BIN:-$RH_REPO/build/agent/rocehealth}
-[ -x "$bin" ] || fail "no rocehealth binary at $bin"
 lab_up 2
+bin=$(rocehealth_bin) || exit 1
 g1_ip=$(lab_ip g1)
 
 set_mtu() {  # set_mtu GUEST MTU: set eth0's MTU and wait until rxe0's active_mtu follows it

@@ -9,14 +9,9 @@
 #  4. A responder killed mid-run makes the client fail cleanly (exit 1) within its deadline.
 # Prints the measured latencies (p50/p99 per op and size).
 . "$(dirname "$0")/lib.sh"
-src=${RH_BIN:-$RH_REPO/build/agent/rocehealth}
-[ -x "$src" ] || fail "no rocehealth binary at $src (set RH_BIN)"
 iters=${RH_PROBE_ITERS:-20}
 lab_up 2
-# A private copy: guests read the host over 9p and may keep stale pages of a binary that is
-# rebuilt in place while they run.
-bin=$RH_LAB_DIR/rocehealth
-cp "$src" "$bin" || fail "cannot copy $src"
+bin=$(rocehealth_bin) || exit 1
 g1=$(lab_ip g1)
 cnt=/sys/class/infiniband/rxe0/ports/1/hw_counters
 counter() { lab_exec "$1" -- cat "$cnt/$2" || fail "$1: cannot read $cnt/$2"; }
