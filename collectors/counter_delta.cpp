@@ -1,0 +1,51 @@
+#include "collectors/counter_delta.h"
+
+#include <limits>
+
+namespace rh {
+
+namespace {
+
+std::uint64_t max_of(unsigned width_bits) {
+    if (width_bits == 0 || width_bits >= 64) return std::numeric_limits<std::uint64_t>::max();
+    return (std::uint64_t{1} << width_bits) - 1;
+}
+
+}  // namespace
+
+std::string_view to_string(DeltaKind k) {
+    switch (k) {
+        case DeltaKind::normal: return "normal";
+        case DeltaKind::wrapped: return "wrapped";
+        case DeltaKind::reset: return "reset";
+        case DeltaKind::saturated: return "saturated";
+        case DeltaKind::missing: return "missing";
+    }
+    return "missing";
+}
+
+CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_t> cur,
+                   unsigned width_bits, bool saturates) {
+    if (!prev || !cur) return {std::nullopt, DeltaKind::missing};
+    const std::uint64_t max = max_of(width_bits);
+    if (saturates && *cur >= max) return {std::nullopt, DeltaKind::saturated};
+    if (*cur >= *prev) return {*cur - *prev, DeltaKind::normal};
+    // Went backwards.
+    if (!saturates && max != std::numeric_limits<std::uint64_t>::max() && *prev <= max) {
+        const std::uint64_t wrapped = (max - *prev) + *cur + 1;
+        if (wrapped <= max / 2) return {wrapped, DeltaKind::wrapped};
+    }
+    return {*cur, DeltaKind::reset};
+}
+
+CounterDelta delta(const NormalizedCounter* prev, const NormalizedCounter* cur) {
+    if (!prev || !cur || prev->raw_name != cur->raw_name) return {std::nullopt, DeltaKind::missing};
+    return delta(prev->value, cur->value, cur->width_bits, cur->saturates);
+}
+
+std::optional<double> rate_per_s(const CounterDelta& d, double interval_s) {
+    if (!d.value || !(interval_s > 0)) return std::nullopt;
+    return static_cast<double>(*d.value) / interval_s;
+}
+
+}  // namespace rh

@@ -1,0 +1,45 @@
+// Width-aware change of a cumulative hardware counter between two samples, and its rate.
+// A counter can wrap (mlx5 Q counters are 32-bit), be reset (driver reload: a 64-bit value goes
+// backwards), or saturate (IB PMA error counters stop at their maximum). Rates are computed from
+// deltas only, never from totals (see /work/shared/reference/method.md, "Deltas, not totals").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "collectors/inventory.h"
+
+namespace rh {
+
+enum class DeltaKind {
+    normal,     ///< cur >= prev: value = cur - prev
+    wrapped,    ///< a < 64-bit counter went past 2^width - 1: value = 2^width - prev + cur
+    reset,      ///< went backwards and not a plausible wrap (reload/clear): value = cur
+    saturated,  ///< a saturating counter reads its maximum: change unknown (>= 0), no value
+    missing,    ///< prev or cur absent, or the two samples are not of the same raw counter
+};
+
+std::string_view to_string(DeltaKind k);
+
+struct CounterDelta {
+    std::optional<std::uint64_t> value;  ///< nullopt for saturated and missing
+    DeltaKind kind = DeltaKind::missing;
+};
+
+/// Change from `prev` to `cur` of a counter `width_bits` wide (1..64).
+/// A decrease of a non-saturating counter narrower than 64 bits is a wrap when the wrapped
+/// change is at most half the counter's range; otherwise (and always at 64 bits, or for a
+/// saturating counter) it is a reset and the value is `cur` (the count since the reset).
+CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_t> cur,
+                   unsigned width_bits = 64, bool saturates = false);
+
+/// Same for two samples of one normalized counter: uses its width and saturation metadata;
+/// missing when either is absent or they come from different raw counters (alias switch).
+CounterDelta delta(const NormalizedCounter* prev, const NormalizedCounter* cur);
+
+/// delta.value / interval_s; nullopt when the delta has no value or interval_s <= 0.
+/// For a reset the rate is a lower bound (the reset happened within the interval).
+std::optional<double> rate_per_s(const CounterDelta& d, double interval_s);
+
+}  // namespace rh
