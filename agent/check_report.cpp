@@ -1,5 +1,7 @@
 #include "agent/check_report.h"
 
+#include <cstdio>
+
 namespace rh::cli {
 
 namespace {
@@ -14,6 +16,41 @@ std::vector<Note> collect_notes(const Snapshot& snap) {
                                  "active_mtu unavailable: " + p.verbs.unavailable});
     }
     return notes;
+}
+
+std::string mtu_text(const std::optional<unsigned>& v) {
+    return v ? std::to_string(*v) : std::string("?");
+}
+
+/// One line per port with the facts the rules looked at, so "healthy" shows what was checked.
+nlohmann::json checked_ports(const Snapshot& snap) {
+    auto out = nlohmann::json::array();
+    for (const auto& d : snap.devices) {
+        std::string pcie = "no PCI function";
+        if (!d.pcie.empty()) {
+            const auto& f = d.pcie.front();
+            char speed[32] = "?";
+            if (f.current_speed_gts) std::snprintf(speed, sizeof speed, "%g", *f.current_speed_gts);
+            pcie = f.bdf + " " + speed + " GT/s x" + mtu_text(f.current_width) + " + " +
+                   std::to_string(d.pcie.size() - 1) + " upstream";
+        }
+        for (const auto& p : d.ports) {
+            std::string v2;
+            for (const auto& g : p.gids)
+                if (g.type == "RoCE v2" && v2.empty()) v2 = std::to_string(g.index) + " " + g.gid;
+            std::string line = d.name + " port " + std::to_string(p.number) + ": " +
+                               (p.state.empty() ? "?" : p.state) + "/" +
+                               (p.phys_state.empty() ? "?" : p.phys_state) + ", " +
+                               (p.link_layer.empty() ? "?" : p.link_layer);
+            if (p.netdev)
+                line += ", " + p.netdev->name + " MTU " + mtu_text(p.netdev->mtu_bytes);
+            line += ", active_mtu " + mtu_text(p.verbs.active_mtu_bytes);
+            line += ", RoCE v2 GID " + (v2.empty() ? std::string("none") : v2);
+            line += "; PCIe " + pcie;
+            out.push_back(line);
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -35,6 +72,9 @@ nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>&
                                               : nlohmann::json(nullptr)}};
     else
         j["peer"] = nullptr;
+    j["checked"] = checked_ports(snap);
+    j["rules"] = nlohmann::json::array();
+    for (const auto& r : all_rules()) j["rules"].push_back(r.id);
     j["findings"] = findings;
     j["notes"] = collect_notes(snap);
     return j;
@@ -53,6 +93,8 @@ void render_check_text(std::ostream& out, const nlohmann::json& r) {
         out << "healthy, no findings\n";
     else
         out << findings.size() << (findings.size() == 1 ? " finding\n" : " findings\n");
+    out << "checked " << r["rules"].size() << " rules on:\n";
+    for (const auto& c : r["checked"]) out << "  " << c.get<std::string>() << "\n";
     for (const auto& f : findings) {
         out << "\n[" << f["severity"].get<std::string>() << "] " << f["rule"].get<std::string>()
             << "\n  " << f["summary"].get<std::string>() << "\n  evidence:\n";
