@@ -6,7 +6,9 @@
 #include <chrono>
 #include <exception>
 
+#include "collectors/counter_sources.h"
 #include "collectors/netdev.h"
+#include "collectors/normalize.h"
 #include "collectors/parse.h"
 #include "collectors/pcie.h"
 #include "collectors/rdma_sysfs.h"
@@ -51,11 +53,14 @@ void add_verbs(Device& d, const CollectOptions& opts) {
 }
 
 Device collect_device(const CollectOptions& opts, const std::string& name,
-                      const NetdevSource& netdevs) {
+                      const NetdevSource& netdevs, CounterCollector& counters) {
     Device d = read_rdma_device(opts.sysfs, name);
     d.pcie = read_pcie_chain(opts.sysfs, name, d.problems);
+    counters.add_aer(d.pcie);
     add_netdevs(d, netdevs);
     add_verbs(d, opts);
+    counters.add_device(d);  // ethtool -S, link pause, DCB, QoS/ECN, RDMA netlink counters
+    normalize_device(d, opts.sysfs);  // last: reads every raw counter the sources above filled
     return d;
 }
 
@@ -90,10 +95,14 @@ Snapshot collect_snapshot(const CollectOptions& opts) {
 
     const auto netdevs = opts.live_sources() ? make_rtnl_netdev_source()
                                              : make_sysfs_netdev_source(opts.sysfs);
+    // One pass, one socket per source kind, shared by every device and port.
+    CounterCollector counters(opts.live_sources() ? make_live_counter_sources()
+                                                  : make_fixture_counter_sources(opts.sysfs.root()),
+                              opts.sysfs);
     for (const auto& name : *names) {
         // One bad device never stops the others.
         try {
-            s.devices.push_back(collect_device(opts, name, *netdevs));
+            s.devices.push_back(collect_device(opts, name, *netdevs, counters));
         } catch (const std::exception& e) {
             Device d;
             d.name = name;

@@ -1,0 +1,63 @@
+#include "collectors/aer.h"
+
+namespace rh {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    return s;
+}
+
+}  // namespace
+
+std::vector<Counter> parse_aer(std::string_view text, const std::string& file,
+                               const std::string& source) {
+    std::vector<Counter> out;
+    while (!text.empty()) {
+        const auto nl = text.find('\n');
+        const std::string_view line = trim(text.substr(0, nl));
+        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+        if (line.empty()) continue;
+        const auto sp = line.find_last_of(" \t");
+        Counter c;
+        c.source = source;
+        if (sp == std::string_view::npos) {
+            c.name = file + "/" + std::string(line);
+            c.error = "no count on the line";
+        } else {
+            c.name = file + "/" + std::string(trim(line.substr(0, sp)));
+            if (auto v = parse_u64(line.substr(sp + 1)))
+                c.value = *v;
+            else
+                c.error = "not a u64: '" + std::string(line.substr(sp + 1)) + "'";
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+void read_aer(const SysfsRoot& sysfs, PcieLink& link) {
+    for (const char* file : {"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal"}) {
+        const std::string rel = link.sysfs_path + "/" + file;
+        auto text = sysfs.read_text(rel);
+        if (!text) continue;  // not AER-capable, or kernel < 4.19
+        auto cs = parse_aer(*text, file, sysfs.path(rel).string());
+        link.aer.insert(link.aer.end(), cs.begin(), cs.end());
+    }
+    for (const char* file : {"aer_rootport_total_err_cor", "aer_rootport_total_err_fatal",
+                             "aer_rootport_total_err_nonfatal"}) {
+        const std::string rel = link.sysfs_path + "/" + file;
+        if (!sysfs.exists(rel)) continue;
+        Counter c{file, std::nullopt, sysfs.path(rel).string(), {}};
+        if (auto v = sysfs.read_u64(rel))
+            c.value = *v;
+        else
+            c.error = v.error().message();
+        link.aer.push_back(std::move(c));
+    }
+}
+
+}  // namespace rh

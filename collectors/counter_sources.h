@@ -1,0 +1,64 @@
+// The counter sources beyond sysfs, wired for one collection pass: ethtool -S (SIOCETHTOOL),
+// link pause (ethtool netlink), DCB (rtnetlink), RDMA netlink STAT_GET, plus the sysfs-only
+// QoS/ECN and AER readers. Live sources open one socket per kind on first use and reuse it for
+// the whole pass; fixture roots use recordings beside the tree (`<tree>/ethtool/<if>.txt`,
+// `<tree>/dcb/<if>.hex`, `<tree>/rdma_netlink/<dev>_<port>.hex`) when they exist.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectors/dcb_netlink.h"
+#include "collectors/ethtool_pause.h"
+#include "collectors/ethtool_stats.h"
+#include "collectors/inventory.h"
+#include "collectors/rdma_netlink.h"
+#include "core/sysfs.h"
+
+namespace rh {
+
+/// Any source may be null: then `*_missing` says why, as a Netdev::unavailable note.
+struct CounterSources {
+    std::unique_ptr<EthtoolStatsSource> ethtool;
+    std::unique_ptr<LinkPauseSource> pause;
+    std::unique_ptr<DcbSource> dcb;
+    std::unique_ptr<RdmaStatSource> rdma;
+    std::string pause_missing;
+    /// Replay sources: a missing recording (ENOENT) is "fixture without recording", not a fault.
+    bool replay = false;
+};
+
+CounterSources make_live_counter_sources();
+/// `sysfs_root` is `<tree>/sys`; recordings are looked up under `<tree>/`.
+CounterSources make_fixture_counter_sources(const std::filesystem::path& sysfs_root);
+
+class CounterCollector {
+  public:
+    CounterCollector(CounterSources sources, const SysfsRoot& sysfs);
+
+    /// Netdev-level sources for every port's netdev, and RDMA netlink counters per port.
+    /// Each netdev is queried once per pass (ports sharing it get the same answer and notes);
+    /// RDMA netlink failures become device problems.
+    void add_device(Device& d);
+    /// AER counters of each link end.
+    void add_aer(std::vector<PcieLink>& chain) const;
+
+  private:
+    struct NetdevExtras {
+        std::vector<Counter> ethtool_stats;
+        LinkPauseStats link_pause;
+        std::optional<DcbConfig> dcb;
+        QosConfig qos;
+        std::vector<Note> unavailable;
+    };
+    const NetdevExtras& extras(const std::string& ifname);
+
+    CounterSources src_;
+    const SysfsRoot& sysfs_;
+    std::map<std::string, NetdevExtras> cache_;
+};
+
+}  // namespace rh

@@ -1,0 +1,85 @@
+// mlx5 (ConnectX): RDMA side from mlx5_ib, netdev side from mlx5e. Names, widths and units from
+// /work/shared/reference/counters.md §1.2, §1.3, §2.1.
+#include "collectors/normalize_table.h"
+
+namespace rh {
+
+namespace {
+
+using namespace nt;
+
+// Q counters (QUERY_Q_COUNTER, be32_to_cpu): 32-bit in hardware, wrap at 2^32.
+constexpr unsigned kQ = 32;
+
+constexpr MapEntry kMlx5[] = {
+    // --- RDMA: hw_counters, drivers/infiniband/hw/mlx5/counters.c -------------------------
+    // congestion counters (QUERY_CONG_STATISTICS, 64-bit high/low)
+    hw("ecn_marked_packets", "np_ecn_marked_roce_packets", "packets"),
+    hw("cnp_sent", "np_cnp_sent", "packets"),
+    hw("cnp_handled", "rp_cnp_handled", "packets"),
+    hw("cnp_ignored", "rp_cnp_ignored", "packets"),
+    // Q counters: retransmission_q_counters / out_of_seq_cnt caps
+    bits(hw("rnr_nak_received", "rnr_nak_retry_err", "packets"), kQ),
+    bits(hw("ack_timeouts", "local_ack_timeout_err", "events"), kQ),
+    bits(hw("sequence_errors", "packet_seq_err", "packets"), kQ),
+    bits(hw("implied_nak_sequence_errors", "implied_nak_seq_err", "events"), kQ),
+    bits(hw("out_of_sequence", "out_of_sequence", "packets"), kQ),
+    bits(hw("duplicate_requests", "duplicate_request", "packets"), kQ),
+    bits(hw("rx_out_of_buffer", "out_of_buffer", "packets"), kQ),
+    // Q counters: roce_accl cap
+    bits(hw("adaptive_retransmits", "roce_adp_retrans", "events"), kQ),
+    // Q counters: enhanced_error_q_counters (kernel >= ~6.11)
+    bits(hw("retry_exceeded", "req_transport_retries_exceeded", "events"), kQ),
+    bits(hw("rnr_retry_exceeded", "req_rnr_retries_exceeded", "events"), kQ),
+    // --- RDMA: counters/ (IB PMA), drivers/infiniband/core/sysfs.c + mlx5/mad.c -----------
+    // mlx5 declares IB_PMA_CLASS_CAP_EXT_WIDTH: data counters are 64-bit, in 4-byte words,
+    // counting RoCE traffic of the vport only.
+    scaled(row("port_rcv_data_bytes", "", "port_rcv_data", kPma, "bytes"), 4),
+    scaled(row("port_xmit_data_bytes", "", "port_xmit_data", kPma, "bytes"), 4),
+    // PMA error counters saturate (IB spec); on Ethernet ports prefer the ethtool _phy ones.
+    fallback(saturating(row("symbol_errors", "", "symbol_error", kPma, "errors"), 16)),
+    fallback(saturating(row("link_down_events", "", "link_downed", kPma, "events"), 8)),
+    // --- netdev: ethtool -S, drivers/net/ethernet/mellanox/mlx5/core/en_stats.c -----------
+    // PFC group: present only for priorities with PFC enabled. Durations in microseconds.
+    eth("pfc_pause_frames", "priority={p},direction=rx", "rx_prio{p}_pause", "frames"),
+    eth("pfc_pause_frames", "priority={p},direction=tx", "tx_prio{p}_pause", "frames"),
+    eth("pfc_pause_duration_us", "priority={p},direction=rx", "rx_prio{p}_pause_duration", "us"),
+    eth("pfc_pause_duration_us", "priority={p},direction=tx", "tx_prio{p}_pause_duration", "us"),
+    eth("pfc_pause_transitions", "priority={p},direction=rx", "rx_prio{p}_pause_transition",
+        "events"),
+    // PPCNT device_stall_{minor,critical}_watermark_cnt (needs pfcc_mask + stall_detect caps)
+    eth("pause_storm_events", "level=warning", "tx_pause_storm_warning_events", "events"),
+    eth("pause_storm_events", "level=error", "tx_pause_storm_error_events", "events"),
+    // IEEE 802.3 group a_pause_mac_ctrl_frames_{received,transmitted}
+    eth("link_pause_frames", "direction=rx", "rx_pause_ctrl_phy", "frames"),
+    eth("link_pause_frames", "direction=tx", "tx_pause_ctrl_phy", "frames"),
+    // per-priority traffic group (always 8 prios)
+    eth("priority_bytes", "priority={p},direction=rx", "rx_prio{p}_bytes", "bytes"),
+    eth("priority_bytes", "priority={p},direction=tx", "tx_prio{p}_bytes", "bytes"),
+    eth("priority_packets", "priority={p},direction=rx", "rx_prio{p}_packets", "packets"),
+    eth("priority_packets", "priority={p},direction=tx", "tx_prio{p}_packets", "packets"),
+    // physical port group
+    eth("rx_discards_phy", "", "rx_discards_phy", "packets"),
+    eth("oversize_frames", "", "rx_oversize_pkts_phy", "frames"),
+    eth("link_down_events", "", "link_down_events_phy", "events"),
+    eth("symbol_errors", "", "rx_symbol_err_phy", "errors"),
+    // vport RDMA traffic (real bytes). Note: ethtool rx_out_of_buffer is the *Ethernet* RQ
+    // counter and is deliberately not mapped (normalized rx_out_of_buffer is the RDMA one).
+    eth("roce_rx_bytes", "", "rx_vport_rdma_unicast_bytes", "bytes"),
+    eth("roce_tx_bytes", "", "tx_vport_rdma_unicast_bytes", "bytes"),
+    eth("roce_rx_packets", "", "rx_vport_rdma_unicast_packets", "packets"),
+    eth("roce_tx_packets", "", "tx_vport_rdma_unicast_packets", "packets"),
+    // optional RDMA flow counters (netlink only, `rdma statistic set ... optional-counters`)
+    fallback(hw("roce_rx_bytes", "rdma_rx_bytes", "bytes")),
+    fallback(hw("roce_tx_bytes", "rdma_tx_bytes", "bytes")),
+    fallback(hw("roce_rx_packets", "rdma_rx_packets", "packets")),
+    fallback(hw("roce_tx_packets", "rdma_tx_packets", "packets")),
+    // en_dcbnl.c fills ieee_pfc requests/indications from cached per-prio pause counters
+    kDcbRx, kDcbTx, kLinkPauseRx, kLinkPauseTx,
+};
+
+}  // namespace
+
+std::span<const MapEntry> mlx5_table() { return kMlx5; }
+
+}  // namespace rh

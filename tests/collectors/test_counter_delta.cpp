@@ -1,0 +1,82 @@
+#define BOOST_TEST_MODULE collectors_counter_delta
+#include <boost/test/unit_test.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/counter_delta.h"
+
+namespace {
+
+using rh::DeltaKind;
+using U = std::optional<std::uint64_t>;
+constexpr std::uint64_t k2p32 = std::uint64_t{1} << 32;
+constexpr std::uint64_t kMax64 = ~std::uint64_t{0};
+
+struct Case {
+    std::string what;
+    U prev, cur;
+    unsigned width;
+    bool saturates;
+    U value;
+    DeltaKind kind;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(table) {
+    const std::vector<Case> cases = {
+        {"normal 64-bit", 100, 250, 64, false, 150, DeltaKind::normal},
+        {"unchanged", 7, 7, 32, false, 0, DeltaKind::normal},
+        {"32-bit wrap (mlx5 Q counter)", 4294967000u, 100, 32, false, 396, DeltaKind::wrapped},
+        {"32-bit wrap from the maximum", k2p32 - 1, 0, 32, false, 1, DeltaKind::wrapped},
+        {"32-bit big drop is a reset, not a wrap", 100000, 50, 32, false, 50, DeltaKind::reset},
+        {"64-bit going backwards is a reset (driver reload)", 9000000000u, 12, 64, false, 12,
+         DeltaKind::reset},
+        {"64-bit near max backwards is still a reset", kMax64 - 5, 3, 64, false, 3,
+         DeltaKind::reset},
+        {"32-bit prev above the width is a reset", k2p32 + 10, 5, 32, false, 5, DeltaKind::reset},
+        {"16-bit saturating at max", 100, 65535, 16, true, std::nullopt, DeltaKind::saturated},
+        {"16-bit saturating stays at max", 65535, 65535, 16, true, std::nullopt,
+         DeltaKind::saturated},
+        {"8-bit saturating below max", 3, 5, 8, true, 2, DeltaKind::normal},
+        {"saturating cleared (backwards) is a reset", 200, 1, 8, true, 1, DeltaKind::reset},
+        {"missing prev", std::nullopt, 5, 64, false, std::nullopt, DeltaKind::missing},
+        {"missing cur", 5, std::nullopt, 32, false, std::nullopt, DeltaKind::missing},
+        {"missing both", std::nullopt, std::nullopt, 16, true, std::nullopt, DeltaKind::missing},
+    };
+    for (const auto& c : cases) {
+        BOOST_TEST_CONTEXT(c.what) {
+            const auto d = rh::delta(c.prev, c.cur, c.width, c.saturates);
+            BOOST_TEST(rh::to_string(d.kind) == rh::to_string(c.kind));
+            BOOST_TEST((d.value == c.value));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(rates_from_deltas) {
+    BOOST_TEST(*rh::rate_per_s(rh::delta(U{1000}, U{3000}), 2.0) == 1000.0);
+    BOOST_TEST(*rh::rate_per_s(rh::delta(U{4294967000u}, U{100}, 32), 4.0) == 99.0);
+    BOOST_TEST(!rh::rate_per_s(rh::delta(U{1}, U{65535}, 16, true), 1.0));  // saturated
+    BOOST_TEST(!rh::rate_per_s(rh::delta(std::nullopt, U{5}), 1.0));        // missing
+    BOOST_TEST(!rh::rate_per_s(rh::delta(U{1}, U{5}), 0.0));                // no interval
+}
+
+BOOST_AUTO_TEST_CASE(normalized_counter_uses_its_metadata) {
+    rh::NormalizedCounter prev, cur;
+    prev.name = cur.name = "rx_out_of_buffer";
+    prev.raw_name = cur.raw_name = "out_of_buffer";
+    prev.width_bits = cur.width_bits = 32;
+    prev.value = 4294967000u;
+    cur.value = 100;
+    const auto d = rh::delta(&prev, &cur);
+    BOOST_TEST(rh::to_string(d.kind) == "wrapped");
+    BOOST_TEST((d.value == U{396}));
+
+    // An alias switch between samples (another raw counter) is not comparable.
+    prev.raw_name = "rx_out_of_buffer";
+    BOOST_TEST(rh::to_string(rh::delta(&prev, &cur).kind) == "missing");
+    BOOST_TEST(rh::to_string(rh::delta(nullptr, &cur).kind) == "missing");
+}
