@@ -1,9 +1,12 @@
 #include "core/sysfs.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 namespace rh {
@@ -28,15 +31,28 @@ fs::path SysfsRoot::path(std::string_view rel) const {
 }
 
 Result<std::string> SysfsRoot::read_text(std::string_view rel) const {
+    // Plain open/read: this runs for every counter file of every pass, and a sysfs attribute
+    // is at most a page, so one read() usually returns it whole (iostreams cost several times
+    // more per file).
     const fs::path p = path(rel);
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return errno_error("open", p.string());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    // sysfs returns EIO/EINVAL on read for some attributes (unused GID, no PMA): a failed
-    // stream read is an error, not an empty value.
-    if (in.bad()) return errno_error("read", p.string());
-    std::string s = ss.str();
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno_error("open", p.string());
+    std::string s;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            // sysfs answers EIO/EINVAL for some attributes (unused GID, no PMA): an error, not
+            // an empty value.
+            auto e = errno_error("read", p.string());
+            ::close(fd);
+            return e;
+        }
+        s.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' || s.back() == '\0'))
         s.pop_back();
     return s;
