@@ -35,9 +35,14 @@ nlohmann::json checked_ports(const Snapshot& snap) {
                    std::to_string(d.pcie.size() - 1) + " upstream";
         }
         for (const auto& p : d.ports) {
-            std::string v2;
-            for (const auto& g : p.gids)
-                if (g.type == "RoCE v2" && v2.empty()) v2 = std::to_string(g.index) + " " + g.gid;
+            // The GID a RoCE v2 connection would use: routable (not fe80 link-local) first.
+            std::string v2, v2_link_local;
+            for (const auto& g : p.gids) {
+                if (g.type != "RoCE v2") continue;
+                auto& slot = g.gid.rfind("fe80", 0) == 0 ? v2_link_local : v2;
+                if (slot.empty()) slot = std::to_string(g.index) + " " + g.gid;
+            }
+            if (v2.empty() && !v2_link_local.empty()) v2 = v2_link_local + " (link-local only)";
             std::string line = d.name + " port " + std::to_string(p.number) + ": " +
                                (p.state.empty() ? "?" : p.state) + "/" +
                                (p.phys_state.empty() ? "?" : p.phys_state) + ", " +
@@ -56,12 +61,14 @@ nlohmann::json checked_ports(const Snapshot& snap) {
 }  // namespace
 
 nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>& peer,
-                            const std::vector<Finding>& findings) {
+                            const RuleOutput& result) {
+    const auto& findings = result.findings;
     nlohmann::json j;
     j["host"] = snap.host;
     j["sysfs_root"] = snap.sysfs_root;
     j["collected_at"] = snap.collected_at;
-    j["healthy"] = findings.empty();
+    j["verdict"] = !findings.empty() ? "findings" : !result.unevaluated.empty() ? "incomplete" : "healthy";
+    j["healthy"] = findings.empty() && result.unevaluated.empty();
     j["devices"] = nlohmann::json::array();
     for (const auto& d : snap.devices) j["devices"].push_back(d.name);
     if (peer)
@@ -76,6 +83,7 @@ nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>&
     j["rules"] = nlohmann::json::array();
     for (const auto& r : all_rules()) j["rules"].push_back(r.id);
     j["findings"] = findings;
+    j["unevaluated"] = result.unevaluated;
     j["notes"] = collect_notes(snap);
     return j;
 }
@@ -89,10 +97,17 @@ void render_check_text(std::ostream& out, const nlohmann::json& r) {
         out << "; peer " << r["peer"]["hostname"].get<std::string>() << " at "
             << r["peer"]["peer"].get<std::string>();
     out << "): ";
-    if (findings.empty())
-        out << "healthy, no findings\n";
+    const auto& unevaluated = r["unevaluated"];
+    if (!findings.empty())
+        out << findings.size() << (findings.size() == 1 ? " finding" : " findings");
+    else if (!unevaluated.empty())
+        out << "INCOMPLETE, no findings but " << unevaluated.size()
+            << (unevaluated.size() == 1 ? " item" : " items") << " could not be evaluated";
     else
-        out << findings.size() << (findings.size() == 1 ? " finding\n" : " findings\n");
+        out << "healthy, no findings";
+    if (!findings.empty() && !unevaluated.empty())
+        out << ", " << unevaluated.size() << " not evaluated";
+    out << "\n";
     out << "checked " << r["rules"].size() << " rules on:\n";
     for (const auto& c : r["checked"]) out << "  " << c.get<std::string>() << "\n";
     for (const auto& f : findings) {
@@ -103,6 +118,12 @@ void render_check_text(std::ostream& out, const nlohmann::json& r) {
             if (!e["unit"].get<std::string>().empty()) out << " " << e["unit"].get<std::string>();
             out << "  (" << e["source"].get<std::string>() << ")\n";
         }
+    }
+    if (!unevaluated.empty()) {
+        out << "\ncould not evaluate:\n";
+        for (const auto& n : unevaluated)
+            out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
+                << "\n";
     }
     if (!r["notes"].empty()) {
         out << "\nnotes (not findings):\n";

@@ -13,12 +13,14 @@
 
 namespace rh::cli {
 
-/// {"host", "sysfs_root", "collected_at", "healthy": bool, "peer": {...}|null,
-///  "findings": [Finding...], "notes": [Note...]}.
+/// {"host", "sysfs_root", "collected_at", "verdict": "healthy"|"findings"|"incomplete",
+///  "healthy": bool, "peer": {...}|null, "checked": [port summary...], "rules": [id...],
+///  "findings": [Finding...], "unevaluated": [Note...], "notes": [Note...]}.
+/// healthy = no finding and nothing left unevaluated.
 /// Notes gather what could not be known: snapshot notes, device read problems and ports whose
 /// active_mtu is unavailable.
 nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>& peer,
-                            const std::vector<Finding>& findings);
+                            const RuleOutput& result);
 
 /// Human text rendered from check_report()'s JSON: a verdict line, then each finding with its
 /// evidence (value, unit, source), then notes.

@@ -36,14 +36,21 @@ int run_check(const std::vector<std::string>& args) {
         "peer-timeout-ms", po::value(&peer_timeout_ms), "deadline for the peer query (default 5000)")(
         "json", "print the result as JSON")("list-rules", "list the rules and exit");
     po::variables_map vm;
-    if (auto exit = parse_options("check", "rocehealth check [--peer HOST[:PORT]] [--json]",
+    if (auto exit = parse_options("check",
+                                  "rocehealth check [--peer HOST[:PORT]] [--device NAME] "
+                                  "[--sysfs-root DIR] [--json] [--list-rules]",
                                   "Diagnose this host's RDMA ports, PCIe links and MTU; with "
-                                  "--peer, also the path to a peer.",
+                                  "--peer, also the path to a peer.\nExit: 0 healthy, 1 "
+                                  "findings, 2 could not run or could not evaluate everything.",
                                   args, desc, vm))
         return *exit;
     if (vm.count("list-rules")) {
         list_rules();
         return kExitOk;
+    }
+    if (vm.count("peer") && peer.empty()) {
+        std::cerr << "rocehealth check: --peer needs HOST[:PORT], got an empty value\n";
+        return kExitCannotRun;
     }
     if (peer_timeout_ms <= 0) {
         std::cerr << "rocehealth check: --peer-timeout-ms must be positive, got " << peer_timeout_ms
@@ -54,10 +61,18 @@ int run_check(const std::vector<std::string>& args) {
 
     const Snapshot snap = collect_snapshot(CollectOptions{SysfsRoot(root), device});
     if (snap.devices.empty()) {
-        std::cerr << "rocehealth check: no RDMA device"
-                  << (device.empty() ? "" : " named " + device) << " found under " << root
-                  << "/class/infiniband; load the NIC's RDMA driver (e.g. mlx5_ib) or create a "
-                     "Soft-RoCE device (rdma link add rxe0 type rxe netdev eth0)\n";
+        const auto present = SysfsRoot(root).list("class/infiniband");
+        if (!device.empty() && present && !present->empty()) {
+            std::string names;
+            for (const auto& n : *present) names += (names.empty() ? "" : ", ") + n;
+            std::cerr << "rocehealth check: no RDMA device named " << device << " under " << root
+                      << "/class/infiniband; present: " << names << "\n";
+        } else {
+            std::cerr << "rocehealth check: no RDMA device"
+                      << (device.empty() ? "" : " named " + device) << " found under " << root
+                      << "/class/infiniband; load the NIC's RDMA driver (e.g. mlx5_ib) or create "
+                         "a Soft-RoCE device (rdma link add rxe0 type rxe netdev eth0)\n";
+        }
         return kExitCannotRun;
     }
 
@@ -71,13 +86,16 @@ int run_check(const std::vector<std::string>& args) {
         peer_view = to_view(*info);
     }
 
-    const auto findings = evaluate_rules(RuleInput{snap, peer_view});
-    const auto report = check_report(snap, peer_view, findings);
+    const auto result = evaluate_rules(RuleInput{snap, peer_view});
+    const auto report = check_report(snap, peer_view, result);
     if (vm.count("json"))
-        std::cout << report.dump(2) << "\n";
+        std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else
         render_check_text(std::cout, report);
-    return findings.empty() ? kExitOk : kExitFindings;
+    // Exit 2 also when nothing was found but something could not be evaluated: "healthy" must
+    // mean every rule saw what it needs.
+    if (!result.findings.empty()) return kExitFindings;
+    return result.unevaluated.empty() ? kExitOk : kExitCannotRun;
 }
 
 }  // namespace rh::cli

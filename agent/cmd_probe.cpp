@@ -1,59 +1,29 @@
 // rocehealth probe PEER[:PORT]: RDMA WRITE/READ latency to a peer's `rocehealth responder`.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
-#include <sstream>
-
-#include <boost/program_options.hpp>
 
 #include "agent/commands.h"
+#include "agent/options.h"
+#include "agent/probe_args.h"
+#include "probes/oob_protocol.h"
 #include "probes/probe.h"
-
-namespace po = boost::program_options;
 
 namespace rh::cli {
 
 namespace {
 
-/// "64,4k,64K,1m" -> bytes (k = KiB, m = MiB).
-bool parse_sizes(const std::string& text, std::vector<std::uint64_t>& out, std::string& err) {
-    out.clear();
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        if (item.empty()) { err = "empty size in '" + text + "'"; return false; }
-        std::uint64_t mult = 1;
-        const char last = item.back();
-        if (last == 'k' || last == 'K') mult = 1024;
-        if (last == 'm' || last == 'M') mult = 1024 * 1024;
-        if (mult != 1) item.pop_back();
-        if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 9) {
-            err = "bad size '" + item + "'";
-            return false;
-        }
-        out.push_back(std::stoull(item) * mult);
-    }
-    if (out.empty()) { err = "no sizes"; return false; }
-    return true;
-}
-
-bool parse_ops(const std::string& text, std::vector<ProbeOp>& out, std::string& err) {
-    out.clear();
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        if (item == "write") out.push_back(ProbeOp::write);
-        else if (item == "read") out.push_back(ProbeOp::read);
-        else { err = "unknown op '" + item + "' (write, read)"; return false; }
-    }
-    if (out.empty()) { err = "no op"; return false; }
-    return true;
-}
+constexpr const char* kUsage =
+    "rocehealth probe PEER[:PORT] [--op write,read] [--sizes 64,4k,64k,1m] [--iterations N] "
+    "[--queue-depth N] [--timeout-ms N] [--json]";
 
 std::string fmt(const char* f, double v) {
     char b[64];
     std::snprintf(b, sizeof b, f, v);
     return b;
 }
+
+std::string rate(double v) { return fmt(v < 10 ? "%.1f" : "%.0f", v); }
 
 void print_text(const ProbeReport& r) {
     std::printf("peer %s: %s %s GID[%u] %s\n", r.peer.c_str(), r.remote_hostname.c_str(),
@@ -63,22 +33,55 @@ void print_text(const ProbeReport& r) {
     std::printf("active_mtu local %u B, remote %u B -> path_mtu %u B; QP timeout %u, retry_cnt %u\n",
                 r.local_active_mtu_bytes, r.remote_active_mtu_bytes, r.path_mtu_bytes, r.qp_timeout,
                 r.qp_retry_cnt);
-    std::printf("write: half round trip of a WRITE ping-pong (queue depth 1); "
-                "read: post to completion (queue depth %u)\n\n", r.queue_depth);
-    std::printf("%-6s %9s %6s %10s %10s %10s %10s %10s %11s %8s\n", "op", "bytes", "iters", "min_us",
-                "p50_us", "p99_us", "p99.9_us", "max_us", "msg/s", "cksum_err");
+    bool has_write = false, has_read = false, p999_hidden = false;
     for (const auto& s : r.results) {
-        std::printf("%-6s %9llu %6llu %10s %10s %10s %10s %10s %11s %8llu\n", s.op.c_str(),
-                    static_cast<unsigned long long>(s.size_bytes),
-                    static_cast<unsigned long long>(s.iterations), fmt("%.2f", s.min_us).c_str(),
-                    fmt("%.2f", s.p50_us).c_str(), fmt("%.2f", s.p99_us).c_str(),
-                    fmt("%.2f", s.p999_us).c_str(), fmt("%.2f", s.max_us).c_str(),
-                    fmt("%.0f", s.msg_rate_per_s).c_str(),
-                    static_cast<unsigned long long>(s.checksum_errors));
+        has_write |= s.op == "write";
+        has_read |= s.op == "read";
+        p999_hidden |= s.measured() && !s.has_p999();
     }
+    std::string kinds;
+    if (has_write) kinds = "write: half round trip of a WRITE ping-pong (queue depth 1)";
+    if (has_read)
+        kinds += (kinds.empty() ? "" : "; ") +
+                 ("read: post to completion (queue depth " + std::to_string(r.queue_depth) + ")");
+    std::printf("%s\n\n", kinds.c_str());
+    std::printf("%-6s %9s %7s %12s %12s %12s %12s %12s %11s %9s\n", "op", "bytes", "iters",
+                "min_us", "p50_us", "p99_us", "p99.9_us", "max_us", "msg/s", "cksum_err");
+    for (const auto& s : r.results) {
+        const auto bytes = static_cast<unsigned long long>(s.size_bytes);
+        if (!s.skipped.empty()) {
+            std::printf("%-6s %9llu skipped: %s\n", s.op.c_str(), bytes, s.skipped.c_str());
+            continue;
+        }
+        const bool m = s.measured();
+        auto us = [m](double v) { return m ? fmt("%.2f", v) : std::string("-"); };
+        std::printf("%-6s %9llu %7s %12s %12s %12s %12s %12s %11s %9llu%s\n", s.op.c_str(), bytes,
+                    m ? std::to_string(s.iterations).c_str() : "-", us(s.min_us).c_str(),
+                    us(s.p50_us).c_str(), us(s.p99_us).c_str(),
+                    m && s.has_p999() ? us(s.p999_us).c_str() : "-", us(s.max_us).c_str(),
+                    m ? rate(s.msg_rate_per_s).c_str() : "-",
+                    static_cast<unsigned long long>(s.checksum_errors),
+                    m ? "" : ("  failed: " + s.error).c_str());
+    }
+    if (p999_hidden)
+        std::printf("(p99.9 needs >= %llu iterations; with fewer it would be the maximum)\n",
+                    static_cast<unsigned long long>(LatencyStats::kMinIterationsForP999));
     for (const auto& e : r.errors) std::printf("error: %s\n", e.c_str());
-    std::printf("\n%s: %llu checksum errors, %zu failed phases\n", r.ok() ? "OK" : "FAILED",
-                static_cast<unsigned long long>(r.checksum_errors()), r.errors.size());
+    std::size_t skipped = 0;
+    for (const auto& s : r.results) skipped += !s.skipped.empty();
+    const auto failed = r.errors.size();
+    std::printf("\n%s: %llu checksum errors, %zu failed %s", r.ok() ? "OK" : "FAILED",
+                static_cast<unsigned long long>(r.checksum_errors()), failed,
+                failed == 1 ? "phase" : "phases");
+    if (skipped) std::printf(", %zu skipped %s", skipped, skipped == 1 ? "phase" : "phases");
+    std::printf("\n");
+}
+
+/// Prints "rocehealth probe: MSG" and the usage line; returns the exit code.
+int usage_error(const std::string& msg) {
+    std::cerr << "rocehealth probe: " << msg << "\nusage: " << kUsage
+              << "\n(rocehealth probe --help for details)\n";
+    return kExitCannotRun;
 }
 
 }  // namespace
@@ -86,51 +89,70 @@ void print_text(const ProbeReport& r) {
 int run_probe(const std::vector<std::string>& args) {
     ProbeOptions o;
     std::string ops = "write,read", sizes = "64,4096,65536,1048576";
-    int gid_index = -1;
+    std::string iterations = std::to_string(o.iterations), warmup = std::to_string(o.warmup),
+                queue_depth = std::to_string(o.queue_depth), timeout = std::to_string(o.timeout_ms),
+                gid_index, sysfs_root;
+    std::vector<std::string> peers;
     bool json = false;
-    po::options_description desc("rocehealth probe PEER[:PORT] [options]");
+    const std::string max_qd = std::to_string(oob::kMaxQueueDepth);
+    const std::string max_timeout = std::to_string(oob::kMaxTimeoutMs);
+    po::options_description desc("options");
     desc.add_options()
-        ("help,h", "this help")
-        ("op", po::value(&ops)->default_value(ops), "operations: write,read")
-        ("sizes", po::value(&sizes)->default_value(sizes), "message sizes in bytes (k/m suffixes: KiB/MiB)")
-        ("iterations", po::value(&o.iterations)->default_value(o.iterations), "timed messages per op and size")
-        ("warmup", po::value(&o.warmup)->default_value(o.warmup), "untimed messages before them")
-        ("queue-depth", po::value(&o.queue_depth)->default_value(o.queue_depth), "outstanding READs (WRITE ping-pong is always 1)")
+        ("help,h", "show this help")
+        ("peer", po::value(&peers), "HOST[:PORT] of a host running `rocehealth responder` (default "
+                                    "port 18520); also accepted as the positional argument")
+        ("op", po::value(&ops)->default_value(ops), "operations: write, read or write,read")
+        ("sizes", po::value(&sizes)->default_value(sizes),
+         "message sizes, comma-separated, k = KiB, m = MiB; multiples of 8 from 16 B to 16 MiB "
+         "(each message slot ends with an 8-byte checksum and sequence number)")
+        ("iterations", po::value(&iterations)->default_value(iterations),
+         "timed messages per op and size, 1..1000000 (p99.9 is shown from 1000)")
+        ("warmup", po::value(&warmup)->default_value(warmup), "untimed messages before them, 0..100000")
+        ("queue-depth", po::value(&queue_depth)->default_value(queue_depth),
+         ("outstanding READs, 1.." + max_qd + " (the WRITE ping-pong is always 1)").c_str())
         ("device", po::value(&o.device), "RDMA device (default: first with an ACTIVE Ethernet port)")
-        ("gid-index", po::value(&gid_index), "GID index (default: RoCE v2, IPv4-mapped preferred)")
-        ("timeout-ms", po::value(&o.timeout_ms)->default_value(o.timeout_ms), "deadline of each wait")
+        ("gid-index", po::value(&gid_index), "GID index 0..255 (default: RoCE v2, IPv4-mapped preferred)")
+        ("timeout-ms", po::value(&timeout)->default_value(timeout),
+         ("deadline of each wait (connect, each message), 1.." + max_timeout).c_str())
         ("json", po::bool_switch(&json), "print JSON")
-        ("sysfs-root", po::value<std::string>(), "sysfs root (default /sys)");
-    po::options_description hidden;
-    hidden.add_options()("peer", po::value(&o.peer));
-    po::options_description all;
-    all.add(desc).add(hidden);
+        ("sysfs-root", po::value(&sysfs_root), "sysfs root; must be the live /sys (the default)");
     po::positional_options_description pos;
-    pos.add("peer", 1);
+    pos.add("peer", -1);
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::fprintf(stderr, "rocehealth probe: %s\n", e.what());
-        return kExitCannotRun;
+    if (auto exit = parse_options(
+            "probe", kUsage,
+            "RDMA WRITE and READ latency over one RC QP to a peer running `rocehealth responder`.\n"
+            "WRITE latency is half the round trip of a ping-pong (as ib_write_lat); READ latency is\n"
+            "post to completion on this host (as ib_read_lat). A phase that fails stops the probe:\n"
+            "its figures are not shown and the phases after it are listed as skipped.\n"
+            "Exit: 0 ok, 1 measured with errors (checksum, failed phase), 2 could not run.",
+            args, desc, vm, &pos))
+        return *exit;
+
+    if (peers.empty()) return usage_error("missing PEER[:PORT]");
+    if (peers.size() > 1) return usage_error("unexpected argument '" + peers[1] + "' (one PEER only)");
+    o.peer = peers[0];
+    std::uint64_t v = 0;
+    if (auto e = parse_ops(ops, o.ops)) return usage_error(*e);
+    if (auto e = parse_sizes(sizes, o.sizes)) return usage_error(*e);
+    if (auto e = parse_number("iterations", iterations, 1, 1'000'000, v)) return usage_error(*e);
+    o.iterations = static_cast<unsigned>(v);
+    if (auto e = parse_number("warmup", warmup, 0, 100'000, v)) return usage_error(*e);
+    o.warmup = static_cast<unsigned>(v);
+    if (auto e = parse_number("queue-depth", queue_depth, 1, oob::kMaxQueueDepth, v)) return usage_error(*e);
+    o.queue_depth = static_cast<unsigned>(v);
+    if (auto e = parse_number("timeout-ms", timeout, 1, oob::kMaxTimeoutMs, v)) return usage_error(*e);
+    o.timeout_ms = static_cast<int>(v);
+    if (vm.count("gid-index")) {
+        if (auto e = parse_number("gid-index", gid_index, 0, 255, v)) return usage_error(*e);
+        o.gid_index = static_cast<unsigned>(v);
     }
-    if (vm.count("help")) {
-        std::cout << desc << "\nWRITE latency is half the round trip of a ping-pong (as ib_write_lat);\n"
-                     "READ latency is post to completion on this host (as ib_read_lat).\n"
-                     "Exit: 0 ok, 1 measured with errors (checksum, error completions), 2 could not run.\n";
-        return kExitOk;
+    if (vm.count("sysfs-root")) {
+        if (auto e = live_sysfs_error("probe", sysfs_root)) {
+            std::cerr << "rocehealth probe: " << *e << "\n";
+            return kExitCannotRun;
+        }
     }
-    std::string err;
-    if (o.peer.empty()) err = "missing PEER[:PORT]";
-    else if (!parse_ops(ops, o.ops, err)) {}
-    else if (!parse_sizes(sizes, o.sizes, err)) {}
-    if (!err.empty()) {
-        std::fprintf(stderr, "rocehealth probe: %s\n", err.c_str());
-        return kExitCannotRun;
-    }
-    if (gid_index >= 0) o.gid_index = static_cast<unsigned>(gid_index);
-    if (vm.count("sysfs-root")) o.sysfs_root = vm["sysfs-root"].as<std::string>();
 
     auto r = rh::run_probe(o);
     if (!r) {

@@ -3,12 +3,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include <boost/program_options.hpp>
-
 #include "agent/commands.h"
+#include "agent/options.h"
+#include "agent/probe_args.h"
 #include "probes/responder.h"
-
-namespace po = boost::program_options;
 
 namespace rh::cli {
 
@@ -16,37 +14,56 @@ namespace {
 std::atomic<bool> g_stop{false};  // the one global: set by the signal handler
 static_assert(std::atomic<bool>::is_always_lock_free);
 extern "C" void on_signal(int) { g_stop.store(true); }
+
+constexpr const char* kUsage =
+    "rocehealth responder [--port 18520] [--listen ADDR] [--device NAME] [--gid-index N] "
+    "[--max-sessions N]";
+
+int usage_error(const std::string& msg) {
+    std::cerr << "rocehealth responder: " << msg << "\nusage: " << kUsage
+              << "\n(rocehealth responder --help for details)\n";
+    return kExitCannotRun;
+}
 }  // namespace
 
 int run_responder(const std::vector<std::string>& args) {
     ResponderOptions o;
-    int gid_index = -1;
-    po::options_description desc("rocehealth responder [options]");
+    std::string port = std::to_string(o.port), max_sessions = std::to_string(o.max_sessions),
+                gid_index, sysfs_root;
+    po::options_description desc("options");
     desc.add_options()
-        ("help,h", "this help")
-        ("port", po::value(&o.port)->default_value(o.port), "TCP port")
-        ("listen", po::value(&o.listen_addr)->default_value(o.listen_addr), "address to listen on")
+        ("help,h", "show this help")
+        ("port", po::value(&port)->default_value(port), "TCP port of the handshake, 1..65535")
+        ("listen", po::value(&o.listen_addr)->default_value(o.listen_addr),
+         "address to listen on (\"::\" for any IPv6)")
         ("device", po::value(&o.device), "RDMA device (default: first with an ACTIVE Ethernet port)")
-        ("gid-index", po::value(&gid_index), "GID index (default: RoCE v2, IPv4-mapped preferred)")
-        ("max-sessions", po::value(&o.max_sessions)->default_value(o.max_sessions), "concurrent sessions")
-        ("sysfs-root", po::value<std::string>(), "sysfs root (default /sys)");
+        ("gid-index", po::value(&gid_index), "GID index 0..255 (default: RoCE v2, IPv4-mapped preferred)")
+        ("max-sessions", po::value(&max_sessions)->default_value(max_sessions),
+         "concurrent sessions, 1..1024")
+        ("sysfs-root", po::value(&sysfs_root), "sysfs root; must be the live /sys (the default)");
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(desc).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::fprintf(stderr, "rocehealth responder: %s\n", e.what());
-        return kExitCannotRun;
+    if (auto exit = parse_options(
+            "responder", kUsage,
+            "Serve `rocehealth probe` and `check --peer` until SIGINT/SIGTERM. Each session gets\n"
+            "its own QP and buffer. A new connection must send its first message within 5 s;\n"
+            "between the phases of a session the responder waits up to 120 s.\n"
+            "Exit: 0 stopped, 2 could not start.",
+            args, desc, vm))
+        return *exit;
+    std::uint64_t v = 0;
+    if (auto e = parse_number("port", port, 1, 65535, v)) return usage_error(*e);
+    o.port = static_cast<std::uint16_t>(v);
+    if (auto e = parse_number("max-sessions", max_sessions, 1, 1024, v)) return usage_error(*e);
+    o.max_sessions = static_cast<unsigned>(v);
+    if (vm.count("gid-index")) {
+        if (auto e = parse_number("gid-index", gid_index, 0, 255, v)) return usage_error(*e);
+        o.gid_index = static_cast<unsigned>(v);
     }
-    if (vm.count("help")) {
-        std::cout << desc;
-        return kExitOk;
-    }
-    if (gid_index >= 0) o.gid_index = static_cast<unsigned>(gid_index);
-    if (vm.count("sysfs-root")) o.sysfs_root = vm["sysfs-root"].as<std::string>();
-    if (o.max_sessions == 0) {
-        std::fprintf(stderr, "rocehealth responder: --max-sessions must be >= 1\n");
-        return kExitCannotRun;
+    if (vm.count("sysfs-root")) {
+        if (auto e = live_sysfs_error("responder", sysfs_root)) {
+            std::cerr << "rocehealth responder: " << *e << "\n";
+            return kExitCannotRun;
+        }
     }
 
     struct sigaction sa {};

@@ -1,6 +1,10 @@
 // rocehealth snapshot: collect the host inventory (collectors/collect.h) and print it as an
 // aligned text summary or as JSON (the Snapshot's to_json form).
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -50,6 +54,98 @@ void print_counters(std::ostream& out, const char* title, const std::vector<Coun
     }
 }
 
+bool contains_any(const std::string& name, std::initializer_list<const char*> parts) {
+    for (const char* part : parts)
+        if (name.find(part) != std::string::npos) return true;
+    return false;
+}
+
+/// "0,3" for the bits set in `mask`, "none" for 0.
+std::string show_priorities(std::uint8_t mask) {
+    std::string s;
+    for (unsigned p = 0; p < 8; ++p)
+        if (mask & (1u << p)) s += (s.empty() ? "" : ",") + std::to_string(p);
+    return s.empty() ? "none" : s;
+}
+
+/// The netdev's extra counter sources, one line each, with a 11-wide label column.
+void print_netdev_extras(std::ostream& out, const Netdev& n) {
+    const std::string ind = "    " + pad("", 11);
+    // "name=value" of the pause/discard/prio stats, several per line (mlx5 has ~70).
+    std::vector<std::string> items;
+    for (const auto& c : n.ethtool_stats)
+        if (contains_any(c.name, {"pause", "discard", "prio"}))
+            items.push_back(c.name + "=" + (c.value ? std::to_string(*c.value) : "?"));
+    out << ind << pad("ethtool -S", 12) << n.ethtool_stats.size() << " stats";
+    if (!items.empty()) out << ", " << items.size() << " pause/discard/prio:";
+    out << "\n";
+    std::string line;
+    for (const auto& it : items) {
+        if (!line.empty() && line.size() + 1 + it.size() > 88) {
+            out << ind << pad("", 12) << line << "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + it;
+    }
+    if (!line.empty()) out << ind << pad("", 12) << line << "\n";
+    out << ind << pad("link pause", 12) << "tx " << show(n.link_pause.tx_frames) << " rx "
+        << show(n.link_pause.rx_frames) << " frames\n";
+    out << ind << pad("dcb", 12);
+    if (n.dcb)
+        out << "pfc on " << (n.dcb->pfc_enabled ? show_priorities(*n.dcb->pfc_enabled) : "?")
+            << "  trust " << or_unknown(n.qos.trust) << "\n";
+    else
+        out << "unavailable  trust " << or_unknown(n.qos.trust) << "\n";
+    out << ind << pad("ecn", 12) << or_unknown(n.qos.ecn_source) << "\n";
+    for (const auto& u : n.unavailable) out << ind << pad("unavail.", 12) << u.text << "\n";
+}
+
+void print_normalized(std::ostream& out, const Port& p) {
+    out << "    " << pad("rdma nl", 11) << p.nl_hw_counters.size() << " counters\n";
+    if (p.normalized.empty()) return;
+    std::vector<std::string> names;
+    std::size_t w = 0;
+    for (const auto& c : p.normalized) {
+        std::string n = c.name;
+        if (!c.labels.empty()) {
+            n += "{";
+            bool first = true;
+            for (const auto& [k, v] : c.labels) {
+                n += (first ? "" : ",") + k + "=" + v;
+                first = false;
+            }
+            n += "}";
+        }
+        w = std::max(w, n.size());
+        names.push_back(std::move(n));
+    }
+    out << "    normalized:\n";
+    for (std::size_t i = 0; i < p.normalized.size(); ++i) {
+        const auto& c = p.normalized[i];
+        out << "      " << pad(names[i], w) << " = "
+            << (c.value ? std::to_string(*c.value) + " " + c.unit : std::string("missing"))
+            << "\n";
+    }
+}
+
+/// AER totals of a link end: "cor 6 nonfatal 0 fatal 1", or "" when no AER files.
+std::string aer_totals(const PcieLink& l) {
+    std::string s;
+    for (const auto& c : l.aer) {
+        const auto slash = c.name.find("/TOTAL_ERR_");
+        std::string label;
+        if (slash != std::string::npos)
+            label = c.name.substr(slash + 11);
+        else if (c.name.rfind("aer_rootport_total_err_", 0) == 0)
+            label = "rootport_" + c.name.substr(23);
+        else
+            continue;
+        for (auto& ch : label) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        s += (s.empty() ? "" : " ") + label + " " + (c.value ? std::to_string(*c.value) : "?");
+    }
+    return s;
+}
+
 void print_port(std::ostream& out, const Port& p) {
     out << "  port " << p.number << ": state " << or_unknown(p.state);
     if (p.state_code) out << " (" << *p.state_code << ")";
@@ -68,6 +164,7 @@ void print_port(std::ostream& out, const Port& p) {
             << show(n.rx_dropped) << "; tx " << show(n.tx_bytes, " B") << " "
             << show(n.tx_packets, " pkts") << " errors " << show(n.tx_errors) << " dropped "
             << show(n.tx_dropped) << "\n";
+        print_netdev_extras(out, n);
     } else {
         out << (p.netdev_name.empty() ? "none found" : p.netdev_name + " (unreadable)") << "\n";
     }
@@ -87,6 +184,7 @@ void print_port(std::ostream& out, const Port& p) {
     }
     print_counters(out, "counters", p.counters);
     print_counters(out, "hw_counters", p.hw_counters);
+    print_normalized(out, p);
 }
 
 void print_device(std::ostream& out, const Device& d) {
@@ -101,7 +199,8 @@ void print_device(std::ostream& out, const Device& d) {
             out << "    " << pad(l.is_function ? "function" : "upstream", 9) << pad(l.bdf, 14)
                 << "current " << pad(show_speed(l.current_speed_gts), 10) << " x"
                 << pad(show(l.current_width), 3) << "  max " << pad(show_speed(l.max_speed_gts), 10)
-                << " x" << pad(show(l.max_width), 3) << "  numa " << show(l.numa_node) << "\n";
+                << " x" << pad(show(l.max_width), 3) << "  numa " << pad(show(l.numa_node), 3)
+                << (aer_totals(l).empty() ? "" : "  aer " + aer_totals(l)) << "\n";
     }
     if (!d.problems.empty()) {
         out << "  problems:\n";
@@ -148,7 +247,9 @@ int run_snapshot(const std::vector<std::string>& args) {
         return kExitOk;
     }
     std::cout << "host " << snap.host << ", sysfs " << snap.sysfs_root << ", collected "
-              << snap.collected_at << "\n\n";
+              << snap.collected_at << "\n";
+    for (const auto& n : snap.notes) std::cout << "note: " << n.text << "\n";
+    std::cout << "\n";
     for (std::size_t i = 0; i < snap.devices.size(); ++i) {
         if (i) std::cout << "\n";
         print_device(std::cout, snap.devices[i]);

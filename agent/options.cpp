@@ -16,7 +16,10 @@ std::optional<int> parse_options(const std::string& command, const std::string& 
     try {
         po::command_line_parser parser(args);
         parser.options(desc);
-        if (positional) parser.positional(*positional);
+        // Always set a positional description: without one, Boost silently drops stray words
+        // ("check hostB" for "check --peer hostB"); with an empty one it rejects them.
+        static const po::positional_options_description none;
+        parser.positional(positional ? *positional : none);
         po::store(parser.run(), vm);
         if (vm.count("help")) {
             usage(std::cout);

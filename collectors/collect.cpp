@@ -31,9 +31,13 @@ void add_netdevs(Device& d, const NetdevSource& source) {
             d.problems.push_back(Note{subject, "no netdev found (GID ndevs, device/net, parent)"});
             continue;
         }
-        if (auto n = source.read(port.netdev_name))
+        if (auto n = source.read(port.netdev_name)) {
+            // Values the source could not read or make sense of are device problems, so a
+            // rule sees "could not evaluate" rather than a silently absent value.
+            for (auto& note : n->unavailable) d.problems.push_back(Note{subject, note.text});
+            n->unavailable.clear();
             port.netdev = std::move(*n);
-        else
+        } else
             d.problems.push_back(Note{subject, n.error().message()});
     }
 }
@@ -99,6 +103,11 @@ Snapshot collect_snapshot(const CollectOptions& opts) {
     CounterCollector counters(opts.live_sources() ? make_live_counter_sources()
                                                   : make_fixture_counter_sources(opts.sysfs.root()),
                               opts.sysfs);
+    if (!opts.live_sources())
+        s.notes.push_back(Note{"host", "sysfs root " + s.sysfs_root +
+                                           " is not this host's /sys: netdev facts come from " +
+                                           opts.sysfs.path("class/net").string() +
+                                           ", verbs facts are unavailable"});
     for (const auto& name : *names) {
         // One bad device never stops the others.
         try {

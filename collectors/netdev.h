@@ -16,7 +16,8 @@ class NetdevSource {
 public:
     virtual ~NetdevSource() = default;
     /// State and statistics of interface `ifname`. Error when the interface does not exist or
-    /// the source cannot be queried; single unreadable values are left nullopt.
+    /// the source cannot be queried; single unreadable/implausible values (an MTU outside
+    /// kMtuMin..kMtuMax) are left nullopt with a Note in Netdev::unavailable naming the file.
     virtual Result<Netdev> read(const std::string& ifname) const = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <netlink/netlink.h>
 
 #include "collectors/netdev.h"
+#include "collectors/parse.h"
 #include "collectors/nl_handles.h"
 
 namespace rh {
@@ -29,7 +30,10 @@ public:
         Netdev n;
         n.name = ifname;
         n.source = "rtnetlink";
-        n.mtu_bytes = rtnl_link_get_mtu(link.get());
+        const auto mtu = check_mtu(rtnl_link_get_mtu(link.get()));
+        n.mtu_bytes = mtu.mtu;
+        if (!mtu.mtu)
+            n.unavailable.push_back(Note{ifname, "rtnetlink IFLA_MTU of " + ifname + ": " + mtu.error});
         char buf[32];
         n.operstate = rtnl_link_operstate2str(rtnl_link_get_operstate(link.get()), buf, sizeof buf);
         if (std::uint32_t cc = 0; rtnl_link_get_carrier_changes(link.get(), &cc) == 0)

@@ -1,6 +1,10 @@
+#include <filesystem>
 #include <optional>
+#include <system_error>
 
 #include "collectors/netdev.h"
+#include "collectors/parse.h"
+#include "collectors/rdma_sysfs.h"
 
 namespace rh {
 
@@ -12,17 +16,41 @@ public:
 
     Result<Netdev> read(const std::string& ifname) const override {
         const std::string dir = "class/net/" + ifname;
-        if (!sysfs_.exists(dir))
+        std::error_code ec;
+        if (!std::filesystem::exists(std::filesystem::symlink_status(sysfs_.path(dir), ec)))
             return Error{"find netdev", sysfs_.path(dir).string(), ENOENT, {}};
+        if (std::string why = dir_problem(sysfs_, dir); !why.empty())
+            return Error{"find netdev", sysfs_.path(dir).string(), 0, why};
         Netdev n;
         n.name = ifname;
         n.source = sysfs_.path(dir).string();
+        // Unreadable or unparsable values stay absent with a note naming the file (moved to
+        // Device::problems by the collector).
+        auto note = [&](const std::string& text) { n.unavailable.push_back(Note{ifname, text}); };
         auto u64 = [&](const std::string& file) -> std::optional<std::uint64_t> {
-            auto v = sysfs_.read_u64(dir + "/" + file);
-            return v ? std::optional<std::uint64_t>(*v) : std::nullopt;
+            auto t = read_attr_file(sysfs_, dir + "/" + file);
+            if (!t) {
+                note(t.error().message());
+                return std::nullopt;
+            }
+            auto v = parse_u64(*t);
+            if (!v) {
+                note(sysfs_.path(dir + "/" + file).string() + ": " + v.error().detail);
+                return std::nullopt;
+            }
+            return *v;
         };
-        if (auto mtu = u64("mtu")) n.mtu_bytes = static_cast<unsigned>(*mtu);
-        if (auto op = sysfs_.read_text(dir + "/operstate")) n.operstate = *op;
+        if (auto t = read_attr_file(sysfs_, dir + "/mtu")) {
+            auto m = parse_mtu(*t);
+            n.mtu_bytes = m.mtu;
+            if (!m.mtu) note(sysfs_.path(dir + "/mtu").string() + ": " + m.error);
+        } else {
+            note(t.error().message());
+        }
+        if (auto op = read_attr_file(sysfs_, dir + "/operstate"))
+            n.operstate = *op;
+        else
+            note(op.error().message());
         n.carrier_changes = u64("carrier_changes");
         n.rx_bytes = u64("statistics/rx_bytes");
         n.tx_bytes = u64("statistics/tx_bytes");

@@ -1,5 +1,7 @@
 #include "collectors/parse.h"
 
+#include "core/sysfs.h"
+
 #include <cctype>
 #include <charconv>
 #include <ctime>
@@ -23,24 +25,41 @@ bool all_hex(std::string_view s) {
 
 }  // namespace
 
-CodedState parse_port_state(std::string_view text) {
+std::optional<CodedState> parse_port_state(std::string_view text) {
     const std::string_view t = trim(text);
-    CodedState st;
     const auto colon = t.find(':');
-    if (colon == std::string_view::npos) {
-        st.name = std::string(t);
-        return st;
-    }
-    const std::string_view num = trim(t.substr(0, colon));
+    if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+    const std::string_view num = t.substr(0, colon);
     unsigned v = 0;
     auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-    if (ec == std::errc() && ptr == num.data() + num.size() && !num.empty()) {
-        st.code = v;
-        st.name = std::string(trim(t.substr(colon + 1)));
-    } else {
-        st.name = std::string(t);
-    }
-    return st;
+    if (ec != std::errc() || ptr != num.data() + num.size()) return std::nullopt;
+    const std::string_view name = trim(t.substr(colon + 1));
+    if (name.empty()) return std::nullopt;
+    // Kernel names: "ACTIVE", "ACTIVE_DEFER", "Phy Test", "<unknown>". A '?' is a control
+    // byte masked by read_text: junk.
+    for (char c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != ' ' && c != '_' && c != '-' &&
+            c != '<' && c != '>')
+            return std::nullopt;
+    return CodedState{v, std::string(name)};
+}
+
+
+MtuParse check_mtu(std::uint64_t mtu) {
+    if (mtu < kMtuMin || mtu > kMtuMax)
+        return {std::nullopt, std::to_string(mtu) + " is not a valid MTU (" +
+                                  std::to_string(kMtuMin) + ".." + std::to_string(kMtuMax) + ")"};
+    return {static_cast<unsigned>(mtu), {}};
+}
+
+MtuParse parse_mtu(std::string_view text) {
+    const std::string_view t = trim(text);
+    std::uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v, 10);
+    if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
+        return {std::nullopt, quote_value(t) + " is not a valid MTU (" + std::to_string(kMtuMin) +
+                                  ".." + std::to_string(kMtuMax) + ")"};
+    return check_mtu(v);
 }
 
 std::optional<double> parse_pcie_speed_gts(std::string_view text) {

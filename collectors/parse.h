@@ -4,6 +4,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,13 +13,27 @@
 namespace rh {
 
 /// `ports/<p>/state` and `phys_state`: "%d: %s" (e.g. "4: ACTIVE", "5: LinkUp",
-/// "7: Phy Test"). code is nullopt when the leading number is missing; name is the text after
-/// ": " (or the whole trimmed text when there is no "N: " prefix).
+/// "7: Phy Test"). Only "<decimal>: <NAME>" is accepted (surrounding whitespace and a missing
+/// space after the colon tolerated; NAME is non-empty [A-Za-z0-9 _<>-]). Anything else (no
+/// number, binary junk, empty) -> nullopt: the caller records the text as unparsable.
 struct CodedState {
-    std::optional<unsigned> code;
+    unsigned code = 0;
     std::string name;
 };
-CodedState parse_port_state(std::string_view text);
+std::optional<CodedState> parse_port_state(std::string_view text);
+
+
+/// Netdev MTU bounds accepted: 68 (IPv4 minimum) .. 65536 (64 KiB, loopback).
+inline constexpr std::uint64_t kMtuMin = 68, kMtuMax = 65536;
+/// A netdev MTU text ("1500"): parsed as u64, accepted only within kMtuMin..kMtuMax. The error
+/// text (for a note) is e.g. "4294967296 is not a valid MTU (68..65536)".
+struct MtuParse {
+    std::optional<unsigned> mtu;
+    std::string error;
+};
+MtuParse parse_mtu(std::string_view text);
+/// Same bounds check for a numeric MTU (rtnetlink IFLA_MTU).
+MtuParse check_mtu(std::uint64_t mtu);
 
 /// `current_link_speed` / `max_link_speed` in GT/s: the leading float of "16.0 GT/s PCIe"
 /// (kernel >= 5.5) or "8 GT/s" (older). "Unknown", "Unknown speed", "" and anything not starting

@@ -1,33 +1,92 @@
 #include "collectors/pcie.h"
 
 #include <filesystem>
+#include <optional>
+#include <system_error>
 
 #include "collectors/parse.h"
+#include "collectors/rdma_sysfs.h"
 
 namespace rh {
 
-PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool is_function) {
+namespace {
+
+bool unknown_speed(const std::string& t) { return t == "Unknown" || t == "Unknown speed"; }
+
+}  // namespace
+
+PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool is_function,
+                        std::vector<Note>& problems) {
     PcieLink l;
     l.sysfs_path = pci_dir;
     l.bdf = std::filesystem::path(pci_dir).filename().string();
     l.is_function = is_function;
-    auto text = [&](const char* file) {
-        auto t = sysfs.read_text(pci_dir + "/" + file);
-        return t ? *t : std::string();
+    bool unknown = false;
+    // The text of one file, or nullopt with a note (unreadable).
+    auto text = [&](const char* file) -> std::optional<std::string> {
+        auto t = read_attr_file(sysfs, pci_dir + "/" + file);
+        if (!t) {
+            problems.push_back(Note{l.bdf, t.error().message()});
+            return std::nullopt;
+        }
+        return *t;
     };
-    l.current_speed_gts = parse_pcie_speed_gts(text("current_link_speed"));
-    l.max_speed_gts = parse_pcie_speed_gts(text("max_link_speed"));
-    l.current_width = parse_pcie_width(text("current_link_width"));
-    l.max_width = parse_pcie_width(text("max_link_width"));
-    l.numa_node = parse_numa_node(text("numa_node"));
+    auto unparsable = [&](const char* file, const std::string& t) {
+        problems.push_back(Note{l.bdf, sysfs.path(pci_dir + "/" + file).string() +
+                                           ": unparsable " + quote_value(t)});
+    };
+    auto speed = [&](const char* file) -> std::optional<double> {
+        auto t = text(file);
+        if (!t) return std::nullopt;
+        if (unknown_speed(*t)) {
+            unknown = true;
+            return std::nullopt;
+        }
+        auto v = parse_pcie_speed_gts(*t);
+        if (!v) unparsable(file, *t);
+        return v;
+    };
+    auto width = [&](const char* file) -> std::optional<unsigned> {
+        auto t = text(file);
+        if (!t) return std::nullopt;
+        if (*t == "0") {
+            unknown = true;
+            return std::nullopt;
+        }
+        auto v = parse_pcie_width(*t);
+        if (!v) unparsable(file, *t);
+        return v;
+    };
+    l.current_speed_gts = speed("current_link_speed");
+    l.max_speed_gts = speed("max_link_speed");
+    l.current_width = width("current_link_width");
+    l.max_width = width("max_link_width");
+    if (unknown)
+        problems.push_back(Note{l.bdf, l.bdf + ": PCIe link speed/width unknown (link down or "
+                                               "device powered off?)"});
+    if (auto t = text("numa_node")) {
+        l.numa_node = parse_numa_node(*t);
+        if (!l.numa_node) unparsable("numa_node", *t);
+    }
     return l;
+}
+
+PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool is_function) {
+    std::vector<Note> ignored;
+    return read_pcie_link(sysfs, pci_dir, is_function, ignored);
 }
 
 std::vector<PcieLink> read_pcie_chain(const SysfsRoot& sysfs, const std::string& dev,
                                       std::vector<Note>& problems) {
     std::vector<PcieLink> chain;
     const std::string link = "class/infiniband/" + dev + "/device";
-    if (!sysfs.exists(link)) return chain;  // rxe: no PCI function
+    std::error_code ec;
+    const auto lst = std::filesystem::symlink_status(sysfs.path(link), ec);
+    if (ec || !std::filesystem::exists(lst)) return chain;  // rxe: no `device` at all
+    if (std::string why = dir_problem(sysfs, link); !why.empty()) {
+        problems.push_back(Note{dev, sysfs.path(link).string() + ": " + why});
+        return chain;
+    }
     auto resolved = sysfs.resolve(link);
     if (!resolved) {
         problems.push_back(Note{dev, resolved.error().message()});
@@ -39,7 +98,7 @@ std::vector<PcieLink> read_pcie_chain(const SysfsRoot& sysfs, const std::string&
         return chain;
     }
     for (bool first = true; is_pci_bdf(p.filename().string()); p = p.parent_path(), first = false)
-        chain.push_back(read_pcie_link(sysfs, p.string(), first));
+        chain.push_back(read_pcie_link(sysfs, p.string(), first, problems));
     return chain;
 }
 

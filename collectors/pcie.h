@@ -13,12 +13,19 @@
 namespace rh {
 
 /// One link end from `<pci_dir>/` (relative to the root, e.g.
-/// "devices/pci0000:00/0000:00:01.0"). Unreadable/unknown values stay nullopt.
+/// "devices/pci0000:00/0000:00:01.0"). Unreadable/unknown values stay nullopt and add a Note
+/// to `problems` naming the file: "Unknown"/"Unknown speed" speeds and a 0 width (link down,
+/// device in D3) give one "<bdf>: PCIe link speed/width unknown (link down or device powered
+/// off?)" note; unreadable files and unparsable text a note each.
+PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool is_function,
+                        std::vector<Note>& problems);
+/// Same, discarding the notes.
 PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool is_function);
 
 /// Function first, then bridges toward the root port. Empty when the device has no `device`
-/// link (rxe, other software devices): not a problem. A link that cannot be resolved, or that
-/// leads to a non-PCI device, adds a Note to `problems` and yields an empty vector.
+/// entry at all (rxe, other software devices): not a problem. A `device` link that dangles,
+/// loops, leads outside the tree or to a non-PCI device adds a Note to `problems` and yields
+/// an empty vector.
 std::vector<PcieLink> read_pcie_chain(const SysfsRoot& sysfs, const std::string& dev,
                                       std::vector<Note>& problems);
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cerrno>
 #include <filesystem>
+#include <system_error>
 
 #include "collectors/parse.h"
 
@@ -10,27 +12,81 @@ namespace rh {
 
 namespace {
 
+namespace fs = std::filesystem;
+
 const std::string kClass = "class/infiniband/";
 
-/// Decimal directory entries ("1", "2", "10") in numeric order; others are ignored.
-std::vector<unsigned> numeric_entries(const std::vector<std::string>& names) {
+/// Decimal directory entries ("1", "2", "10") in numeric order; others go to `other`.
+std::vector<unsigned> numeric_entries(const std::vector<std::string>& names,
+                                      std::vector<std::string>* other = nullptr) {
     std::vector<unsigned> out;
     for (const auto& n : names) {
         unsigned v = 0;
         auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
-        if (ec == std::errc() && p == n.data() + n.size()) out.push_back(v);
+        if (!n.empty() && ec == std::errc() && p == n.data() + n.size())
+            out.push_back(v);
+        else if (other)
+            other->push_back(n);
     }
     std::sort(out.begin(), out.end());
     return out;
 }
 
+/// Type problem of `p` (following links): empty when it exists; else why not.
+std::string type_problem(const fs::path& p, fs::file_status& st) {
+    std::error_code ec;
+    st = fs::status(p, ec);
+    if (!ec) return {};
+    if (ec.value() == ELOOP) return "too many levels of symbolic links";
+    std::error_code lec;
+    const auto lst = fs::symlink_status(p, lec);
+    if (!lec && fs::is_symlink(lst)) return "dangling link";
+    return ec.message();
+}
+
 /// Reads a text attribute; on failure records a problem and returns "".
 std::string read_attr(const SysfsRoot& sysfs, const std::string& rel, const std::string& subject,
                       std::vector<Note>& problems) {
-    auto t = sysfs.read_text(rel);
+    auto t = read_attr_file(sysfs, rel);
     if (t) return *t;
     problems.push_back(Note{subject, t.error().message()});
     return {};
+}
+
+/// `rate` must be printable ASCII without '?' (read_text masks control bytes as '?');
+/// `link_layer` one of the kernel's "InfiniBand", "Ethernet", "Unknown". Else absent + a note.
+std::string read_text_attr(const SysfsRoot& sysfs, const std::string& rel,
+                           const std::string& subject, std::vector<Note>& problems,
+                           bool link_layer = false) {
+    std::string t = read_attr(sysfs, rel, subject, problems);
+    bool ok = true;
+    for (char c : t) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u > 0x7e || c == '?') ok = false;
+    }
+    if (link_layer && !t.empty())
+        ok = ok && (t == "InfiniBand" || t == "Ethernet" || t == "Unknown");
+    if (!ok) {
+        problems.push_back(
+            Note{subject, sysfs.path(rel).string() + ": unparsable " + quote_value(t)});
+        return {};
+    }
+    return t;
+}
+
+/// `state` / `phys_state`: "<decimal>: <NAME>" or absent with a note naming the file.
+std::optional<CodedState> read_state(const SysfsRoot& sysfs, const std::string& rel,
+                                     const std::string& subject, std::vector<Note>& problems) {
+    auto t = read_attr_file(sysfs, rel);
+    if (!t) {
+        problems.push_back(Note{subject, t.error().message()});
+        return std::nullopt;
+    }
+    auto st = parse_port_state(*t);
+    if (!st)
+        problems.push_back(
+            Note{subject, sysfs.path(rel).string() + ": unparsable " + quote_value(*t)});
+    return st;
 }
 
 Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
@@ -40,22 +96,16 @@ Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
     const std::string dir = kClass + dev + "/ports/" + std::to_string(number);
     const std::string subject = dev + " port " + std::to_string(number);
 
-    if (auto t = sysfs.read_text(dir + "/state")) {
-        auto st = parse_port_state(*t);
-        port.state_code = st.code;
-        port.state = st.name;
-    } else {
-        problems.push_back(Note{subject, t.error().message()});
+    if (auto st = read_state(sysfs, dir + "/state", subject, problems)) {
+        port.state_code = st->code;
+        port.state = st->name;
     }
-    if (auto t = sysfs.read_text(dir + "/phys_state")) {
-        auto st = parse_port_state(*t);
-        port.phys_state_code = st.code;
-        port.phys_state = st.name;
-    } else {
-        problems.push_back(Note{subject, t.error().message()});
+    if (auto st = read_state(sysfs, dir + "/phys_state", subject, problems)) {
+        port.phys_state_code = st->code;
+        port.phys_state = st->name;
     }
-    port.rate = read_attr(sysfs, dir + "/rate", subject, problems);
-    port.link_layer = read_attr(sysfs, dir + "/link_layer", subject, problems);
+    port.rate = read_text_attr(sysfs, dir + "/rate", subject, problems);
+    port.link_layer = read_text_attr(sysfs, dir + "/link_layer", subject, problems, true);
     port.gids = read_gids(sysfs, dir);
 
     if (sysfs.exists(dir + "/counters")) {
@@ -77,6 +127,23 @@ Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
 
 }  // namespace
 
+Result<std::string> read_attr_file(const SysfsRoot& sysfs, const std::string& rel) {
+    const fs::path p = sysfs.path(rel);
+    fs::file_status st;
+    if (std::string why = type_problem(p, st); !why.empty())
+        return Error{"read", p.string(), 0, why};
+    if (fs::is_directory(st)) return Error{"read", p.string(), 0, "is a directory"};
+    if (!fs::is_regular_file(st)) return Error{"read", p.string(), 0, "not a regular file"};
+    return sysfs.read_text(rel);
+}
+
+std::string dir_problem(const SysfsRoot& sysfs, const std::string& rel) {
+    fs::file_status st;
+    std::string why = type_problem(sysfs.path(rel), st);
+    if (why.empty() && !fs::is_directory(st)) why = "is not a directory";
+    return why;
+}
+
 Result<std::vector<std::string>> list_rdma_devices(const SysfsRoot& sysfs) {
     return sysfs.list("class/infiniband");
 }
@@ -92,14 +159,13 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsRoot& sysfs, const std:
         c.name = name;
         const std::string rel = dir + "/" + name;
         c.source = sysfs.path(rel).string();
-        auto text = sysfs.read_text(rel);
-        if (!text) {
+        auto text = read_attr_file(sysfs, rel);
+        if (!text)
             c.error = text.error().message();
-        } else if (auto v = parse_u64(*text)) {
+        else if (auto v = parse_u64(*text))
             c.value = *v;
-        } else {
+        else
             c.error = v.error().detail;
-        }
         out.push_back(std::move(c));
     }
     return out;  // list() is sorted, so counters are sorted by name
@@ -141,15 +207,27 @@ Device read_rdma_device(const SysfsRoot& sysfs, const std::string& dev) {
     Device d;
     d.name = dev;
     const std::string dir = kClass + dev;
+    if (std::string why = dir_problem(sysfs, dir); !why.empty()) {
+        d.problems.push_back(Note{dev, sysfs.path(dir).string() + ": " + why});
+        return d;
+    }
     d.node_guid = read_attr(sysfs, dir + "/node_guid", dev, d.problems);
     d.fw_ver = read_attr(sysfs, dir + "/fw_ver", dev, d.problems);
     d.node_type = read_attr(sysfs, dir + "/node_type", dev, d.problems);
+    const std::string ports_dir = sysfs.path(dir + "/ports").string();
     auto ports = sysfs.list(dir + "/ports");
     if (!ports) {
-        d.problems.push_back(Note{dev, ports.error().message()});
+        d.problems.push_back(
+            Note{dev, "no ports under " + ports_dir + " (" + ports.error().message() + ")"});
         return d;
     }
-    for (unsigned p : numeric_entries(*ports)) d.ports.push_back(read_port(sysfs, dev, p, d.problems));
+    std::vector<std::string> other;
+    const auto numbers = numeric_entries(*ports, &other);
+    for (const auto& n : other)
+        d.problems.push_back(
+            Note{dev, ports_dir + "/" + quote_value(n) + ": not a port number, ignored"});
+    if (numbers.empty()) d.problems.push_back(Note{dev, "no ports under " + ports_dir});
+    for (unsigned p : numbers) d.ports.push_back(read_port(sysfs, dev, p, d.problems));
     return d;
 }
 

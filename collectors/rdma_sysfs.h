@@ -13,13 +13,25 @@
 
 namespace rh {
 
+/// Reads one sysfs attribute file, checking its type first so that what cannot be an attribute
+/// is reported as such (and a FIFO is never opened): errors name the file and say
+/// "is a directory", "not a regular file", "dangling link" or "too many levels of symbolic
+/// links"; other failures are read_text's.
+Result<std::string> read_attr_file(const SysfsRoot& sysfs, const std::string& rel);
+
+/// Why `rel` cannot be entered as a directory ("dangling link", "is not a directory", "too many
+/// levels of symbolic links", strerror), or empty when it is a directory.
+std::string dir_problem(const SysfsRoot& sysfs, const std::string& rel);
+
 /// Names of the RDMA devices in `class/infiniband`, sorted. Error when the directory cannot be
 /// listed (ENOENT when the host has no RDMA stack loaded).
 Result<std::vector<std::string>> list_rdma_devices(const SysfsRoot& sysfs);
 
 /// One device: node_guid, fw_ver, node_type and every port under `ports/` (numeric order) with
 /// state, phys_state, rate, link_layer, GIDs, counters/ and hw_counters/, and netdev_name.
-/// Problems (unreadable attributes or directories) go to Device::problems.
+/// Problems (unreadable attributes or directories) go to Device::problems: a state/phys_state
+/// that is not "<decimal>: <NAME>" is left absent with an "unparsable" note; a device that is
+/// not a directory (dangling link, a file) or has no numeric `ports/` entry gets a note.
 Device read_rdma_device(const SysfsRoot& sysfs, const std::string& dev);
 
 /// Every file of a counter directory (e.g. "class/infiniband/mlx5_0/ports/1/hw_counters") as

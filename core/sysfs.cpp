@@ -1,6 +1,7 @@
 #include "core/sysfs.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,10 +34,17 @@ fs::path SysfsRoot::path(std::string_view rel) const {
 Result<std::string> SysfsRoot::read_text(std::string_view rel) const {
     // Plain open/read: this runs for every counter file of every pass, and a sysfs attribute
     // is at most a page, so one read() usually returns it whole (iostreams cost several times
-    // more per file).
+    // more per file). O_NONBLOCK and the regular-file check keep a FIFO or a device node in a
+    // copied tree from blocking or streaming forever.
     const fs::path p = path(rel);
-    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return errno_error("open", p.string());
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const bool dir = S_ISDIR(st.st_mode);
+        ::close(fd);
+        return Error{"read", p.string(), dir ? EISDIR : 0, dir ? "" : "not a regular file"};
+    }
     std::string s;
     char buf[4096];
     for (;;) {
@@ -50,12 +58,32 @@ Result<std::string> SysfsRoot::read_text(std::string_view rel) const {
             ::close(fd);
             return e;
         }
+        if (s.size() + static_cast<std::size_t>(n) > kMaxAttributeBytes) {
+            ::close(fd);
+            return Error{"read", p.string(), EFBIG,
+                         "larger than " + std::to_string(kMaxAttributeBytes / 1024) +
+                             " KiB: not a sysfs attribute"};
+        }
         s.append(buf, static_cast<std::size_t>(n));
     }
     ::close(fd);
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' || s.back() == '\0'))
         s.pop_back();
+    // Attributes are ASCII text; a control byte means a damaged file. Mask it so that it can
+    // neither garble a terminal nor break JSON output.
+    for (char& c : s)
+        if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) c = '?';
     return s;
+}
+
+std::string quote_value(std::string_view text) {
+    std::string q = "'";
+    for (std::size_t i = 0; i < text.size() && i < kQuoteMaxChars; ++i) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        q += (u < 0x20 || u > 0x7e) ? '?' : text[i];
+    }
+    if (text.size() > kQuoteMaxChars) q += "...";
+    return q + "'";
 }
 
 Result<std::uint64_t> parse_u64(std::string_view text) {
@@ -66,9 +94,9 @@ Result<std::uint64_t> parse_u64(std::string_view text) {
     std::uint64_t v = 0;
     auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v, 10);
     if (ec == std::errc::result_out_of_range)
-        return Error{"parse", "", 0, "out of 64-bit range: '" + std::string(t) + "'"};
+        return Error{"parse", "", 0, "out of 64-bit range: " + quote_value(t)};
     if (ec != std::errc() || ptr != t.data() + t.size())
-        return Error{"parse", "", 0, "not an unsigned decimal: '" + std::string(t) + "'"};
+        return Error{"parse", "", 0, "not an unsigned decimal: " + quote_value(t)};
     return v;
 }
 

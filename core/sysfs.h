@@ -26,7 +26,12 @@ public:
     /// already lies under the root is returned unchanged.
     std::filesystem::path path(std::string_view rel) const;
 
-    /// Whole file with trailing whitespace (newline) removed. Error names the file.
+    /// Largest file read_text accepts; a sysfs attribute is at most one page (4 KiB).
+    static constexpr std::size_t kMaxAttributeBytes = 64 * 1024;
+
+    /// Whole file with trailing whitespace (newline) removed and control bytes replaced by '?'.
+    /// Errors name the file: absent/unreadable (errno), a directory (EISDIR), not a regular file
+    /// (FIFO, device node), or larger than kMaxAttributeBytes (EFBIG).
     Result<std::string> read_text(std::string_view rel) const;
     /// A file holding one unsigned decimal integer ("%llu\n"). Anything else is an error naming
     /// the file and its content, never 0.
@@ -41,6 +46,12 @@ public:
 private:
     std::filesystem::path root_;
 };
+
+/// Most characters of a bad value that an error message repeats.
+inline constexpr std::size_t kQuoteMaxChars = 40;
+/// A bad value for an error message: in single quotes, bytes outside printable ASCII as '?',
+/// cut to kQuoteMaxChars + "..." so a huge junk file never makes a huge message.
+std::string quote_value(std::string_view text);
 
 /// Parses one unsigned 64-bit decimal, allowing surrounding whitespace. nullopt-like error text
 /// on anything else ("N/A (no PMA)", "-1", "", overflow).

@@ -120,7 +120,8 @@ Result<PortChoice> choose_port(const SysfsRoot& sys, const std::string& device,
         auto all = sys.list("class/infiniband");
         if (!all || all->empty())
             return Error{"choose device", sys.path("class/infiniband").string(), ENODEV,
-                         "no RDMA device (load rdma_rxe and `rdma link add`?)"};
+                         "no RDMA device; load the NIC's RDMA driver (e.g. mlx5_ib) or create a "
+                         "Soft-RoCE device (rdma link add rxe0 type rxe netdev eth0)"};
         devices = *all;
     }
     for (const auto& dev : devices) {

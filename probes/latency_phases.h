@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -30,7 +31,18 @@ struct PhaseSpec {
     unsigned queue_depth = 1;
     int timeout_ms = 5000;     ///< longest wait for any one message/completion
     const std::atomic<bool>* stop = nullptr;  ///< responder shutdown flag (may be null)
+    int control_fd = -1;  ///< the TCP control connection; a wait fails at once when it closes
+    const char* peer_role = "peer";  ///< "responder" | "client", for that error
 };
+
+/// When `p.control_fd` is at EOF/reset (non-blocking check), the error saying so: only a
+/// detail, so message() is e.g. "responder closed the control connection (process ended or
+/// crashed) during WRITE 64 B message 7".
+std::optional<Error> control_closed(const PhaseSpec& p, const char* op, std::uint32_t message);
+inline bool is_control_closed(const Error& e) {
+    return e.op.empty() && e.subject.empty() && e.err_no == 0 &&
+           e.detail.find(" closed the control connection") != std::string::npos;
+}
 
 struct PhaseResult {
     std::vector<double> samples_us;  ///< write: round trip / 2; read: post to completion

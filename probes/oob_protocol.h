@@ -42,7 +42,7 @@ inline constexpr std::uint64_t kMaxMessageBytes = 16ull << 20;  ///< largest pro
 inline constexpr std::uint64_t kMaxBufferBytes = 64ull << 20;   ///< largest exposed buffer
 inline constexpr std::uint32_t kMaxQueueDepth = 64;
 inline constexpr std::uint32_t kMaxCount = 10'000'000;
-inline constexpr std::uint32_t kMaxTimeoutMs = 600'000;
+inline constexpr std::uint32_t kMaxTimeoutMs = 3'600'000;
 
 enum class Type : std::uint16_t {
     query = 1,

@@ -62,6 +62,8 @@ LatencyStats run_phase(const tcp::Socket& sock, RcConnection& conn, const Remote
     p.seq_base = seq;
     p.queue_depth = st.queue_depth;
     p.timeout_ms = o.timeout_ms;
+    p.control_fd = sock.fd();
+    p.peer_role = "responder";
     seq += p.count + oob::kMaxQueueDepth;
 
     oob::Message m;
@@ -122,16 +124,17 @@ Result<ProbeReport> run_probe(const ProbeOptions& o) {
         return bad_option("queue depth x largest size needs " + std::to_string(buf_len) +
                           " bytes > " + std::to_string(oob::kMaxBufferBytes));
 
-    // TCP first: an unreachable responder is the commonest failure and needs no verbs.
-    auto sock = tcp::connect(*hp, tcp::deadline_in(o.timeout_ms));
-    if (!sock) return sock.error();
-
     // Our buffer: the responder WRITEs replies into it; READ responses land in it locally.
+    // Registered BEFORE connecting: pinning a large buffer can take seconds on a busy host, and
+    // the responder gives a new connection only handshake_timeout_ms for its first message.
     int access = IBV_ACCESS_LOCAL_WRITE;
     if (ops & oob::kOpWrite) access |= IBV_ACCESS_REMOTE_WRITE;
     auto conn = RcConnection::open({*where, buf_len, access, std::max(4u, qd + 2)});
     if (!conn) return conn.error();
     RcConnection& c = **conn;
+
+    auto sock = tcp::connect(*hp, tcp::deadline_in(o.timeout_ms));
+    if (!sock) return sock.error();
 
     oob::Message req;
     req.type = oob::Type::probe_request;
@@ -153,7 +156,9 @@ Result<ProbeReport> run_probe(const ProbeOptions& o) {
     req.hostname = hostname();
     req.gid_type = where->gid_type;
     const std::string subject = "responder at " + hp->str();
-    auto dl = tcp::deadline_in(o.timeout_ms);
+    // The responder registers its own buffer before replying, which can take long under load:
+    // wait for the reply at least kSetupTimeoutMs.
+    auto dl = tcp::deadline_in(std::max(o.timeout_ms, kSetupTimeoutMs));
     if (auto s = tcp::send_msg(*sock, req, dl); !s) return Error{"handshake", subject, 0, s.error().message()};
     auto rep = tcp::recv_msg(*sock, dl);
     if (!rep) return Error{"handshake", subject, 0, rep.error().message()};
@@ -182,15 +187,28 @@ Result<ProbeReport> run_probe(const ProbeOptions& o) {
 
     const RemoteBuffer rb{rep->addr, rep->rkey};
     std::uint32_t seq = 1;
+    std::string failed;  // "write 65536 B" once a phase failed
     for (auto op : o.ops) {
         for (auto size : o.sizes) {
+            if (!failed.empty()) {
+                // The QP (or the session) is broken; later phases cannot run. Say so per phase.
+                LatencyStats st;
+                st.op = to_string(op);
+                st.latency_kind = op == ProbeOp::write ? "half round trip" : "post to completion";
+                st.size_bytes = size;
+                st.queue_depth = op == ProbeOp::write ? 1 : o.queue_depth;
+                st.skipped = "not run: " + failed + " failed before it";
+                out.results.push_back(std::move(st));
+                continue;
+            }
             out.results.push_back(run_phase(*sock, c, rb, o, op, size, seq));
             if (!out.results.back().error.empty()) {
                 out.errors.push_back(out.results.back().error);
-                return out;  // the QP (or the session) is broken; later phases cannot run
+                failed = out.results.back().op + " " + std::to_string(size) + " B";
             }
         }
     }
+    if (!failed.empty()) return out;
     oob::Message bye;
     bye.type = oob::Type::bye;
     (void)tcp::send_msg(*sock, bye, tcp::deadline_in(o.timeout_ms));
@@ -201,16 +219,27 @@ nlohmann::json to_json(const LatencyStats& s) {
     nlohmann::json j{{"op", s.op},
                      {"latency_kind", s.latency_kind},
                      {"size_bytes", s.size_bytes},
-                     {"queue_depth", s.queue_depth},
-                     {"iterations", s.iterations},
-                     {"min_us", s.min_us},
-                     {"p50_us", s.p50_us},
-                     {"p99_us", s.p99_us},
-                     {"p999_us", s.p999_us},
-                     {"max_us", s.max_us},
-                     {"mean_us", s.mean_us},
-                     {"msg_rate_per_s", s.msg_rate_per_s},
-                     {"checksum_errors", s.checksum_errors}};
+                     {"queue_depth", s.queue_depth}};
+    if (!s.skipped.empty()) {
+        j["skipped"] = s.skipped;
+        return j;
+    }
+    // A failed phase reports no latency figures (null), only how far it got and why.
+    const bool m = s.measured();
+    auto num = [m](double v) { return m ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    j["iterations"] = m ? nlohmann::json(s.iterations) : nlohmann::json(nullptr);
+    if (!m) j["iterations_completed"] = s.iterations;
+    j["min_us"] = num(s.min_us);
+    j["p50_us"] = num(s.p50_us);
+    j["p99_us"] = num(s.p99_us);
+    j["p999_us"] = m && s.has_p999() ? nlohmann::json(s.p999_us) : nlohmann::json(nullptr);
+    if (m && !s.has_p999())
+        j["p999_note"] = "needs at least " + std::to_string(LatencyStats::kMinIterationsForP999) +
+                         " iterations; with fewer, nearest rank makes p99.9 the maximum";
+    j["max_us"] = num(s.max_us);
+    j["mean_us"] = num(s.mean_us);
+    j["msg_rate_per_s"] = num(s.msg_rate_per_s);
+    j["checksum_errors"] = s.checksum_errors;
     if (!s.error.empty()) j["error"] = s.error;
     return j;
 }

@@ -20,6 +20,9 @@ namespace rh {
 enum class ProbeOp { write, read };
 const char* to_string(ProbeOp op);
 
+/// Least time the client waits for the responder's probe_reply (it registers its buffer first).
+inline constexpr int kSetupTimeoutMs = 30000;
+
 struct ProbeOptions {
     std::string peer;  ///< "HOST[:PORT]"
     std::vector<ProbeOp> ops{ProbeOp::write, ProbeOp::read};
@@ -50,7 +53,8 @@ struct ProbeReport {
     unsigned queue_depth = 1;
     unsigned qp_timeout = 0;
     unsigned qp_retry_cnt = 0;
-    std::vector<LatencyStats> results;  ///< per (op, size), in the order run
+    std::vector<LatencyStats> results;  ///< per (op, size), in order; after a failed phase the
+                                        ///< rest are entries with `skipped` set
     std::vector<std::string> errors;    ///< phase failures (error completions, timeouts)
 
     std::uint64_t checksum_errors() const;

@@ -35,6 +35,7 @@ PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSp
     Clock::time_point start{}, end{};
     auto deadline = Clock::now() + std::chrono::milliseconds(p.timeout_ms);
     std::array<ibv_wc, 16> wc{};
+    auto next_check = Clock::now();
     while (done < p.count) {
         while (posted < p.count && posted - done < q) {
             const unsigned j = posted % q;
@@ -57,6 +58,13 @@ PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSp
         const auto now = Clock::now();
         if (*n == 0) {
             sched_yield();  // see write_latency.cpp: lets Soft-RoCE's kernel work run
+            if (now >= next_check) {
+                next_check = now + std::chrono::milliseconds(5);
+                if (auto e = control_closed(p, "READ", done)) {
+                    r.error = e->detail;
+                    return r;
+                }
+            }
             if (now > deadline) {
                 r.error = "READ " + std::to_string(p.size) + " B message " + std::to_string(done) +
                           ": no completion within " + std::to_string(p.timeout_ms) + " ms";

@@ -91,6 +91,8 @@ bool serve_phase(const tcp::Socket& s, RcConnection& c, const oob::Message& req,
     p.queue_depth = ph.ops == oob::kOpRead ? ph.queue_depth : 1;
     p.timeout_ms = static_cast<int>(std::max<std::uint32_t>(ph.timeout_ms, 1000));
     p.stop = &sh.stop;
+    p.control_fd = s.fd();
+    p.peer_role = "client";
     if (ph.ops == oob::kOpRead) fill_read_slots(c.buffer(), p);
     const RemoteBuffer rb{req.addr, req.rkey};
     oob::Message ready;
@@ -171,7 +173,11 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
     for (;;) {
         auto m = next_message(s, wait_ms, sh.stop);
         if (!m) {
-            log(peer, "session ended: " + m.error().message());
+            if (m.error().detail.rfind("peer closed the connection after 0 of", 0) == 0)
+                log(peer, "session ended: client closed the control connection (process ended or "
+                          "crashed) without bye, after " + std::to_string(phases) + " phases");
+            else
+                log(peer, "session ended: " + m.error().message());
             return;
         }
         if (m->type == oob::Type::bye) break;

@@ -52,6 +52,8 @@ std::string peer_of(int fd) {
     return std::string("peer [") + host + "]:" + std::to_string(port);
 }
 
+std::string peer_of(const Socket& s) { return s.peer().empty() ? peer_of(s.fd()) : s.peer(); }
+
 struct AddrInfoDeleter {
     void operator()(addrinfo* a) const { ::freeaddrinfo(a); }
 };
@@ -62,6 +64,7 @@ Socket& Socket::operator=(Socket&& o) noexcept {
     if (this != &o) {
         if (fd_ >= 0) ::close(fd_);
         fd_ = o.fd_;
+        peer_ = std::move(o.peer_);
         o.fd_ = -1;
     }
     return *this;
@@ -140,6 +143,7 @@ Result<Socket> connect(const HostPort& peer, Deadline deadline) {
         }
         const int one = 1;
         ::setsockopt(s.fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        s.set_peer("peer " + peer.str());
         return s;
     }
     return last;
@@ -186,13 +190,14 @@ Result<std::optional<Socket>> accept(const Socket& listener, int wait_ms, std::s
     const int one = 1;
     ::setsockopt(s.fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     peer_name = peer_of(s.fd());
+    s.set_peer(peer_name);
     return std::optional<Socket>(std::move(s));
 }
 
 Result<bool> wait_readable(const Socket& s, int wait_ms) {
     pollfd p{s.fd(), POLLIN, 0};
     const int rc = ::poll(&p, 1, wait_ms);
-    if (rc < 0 && errno != EINTR) return errno_error("poll", peer_of(s.fd()));
+    if (rc < 0 && errno != EINTR) return errno_error("poll", peer_of(s));
     return rc > 0;
 }
 
@@ -206,10 +211,10 @@ Status send_all(const Socket& s, std::span<const std::byte> data, Deadline deadl
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (auto w = wait_for(s.fd(), POLLOUT, deadline, "send", peer_of(s.fd())); !w) return w;
+            if (auto w = wait_for(s.fd(), POLLOUT, deadline, "send", peer_of(s)); !w) return w;
             continue;
         }
-        return errno_error("send", peer_of(s.fd()));
+        return errno_error("send", peer_of(s));
     }
     return ok_status();
 }
@@ -223,12 +228,12 @@ Status recv_all(const Socket& s, std::span<std::byte> data, Deadline deadline) {
             continue;
         }
         if (n == 0)
-            return Error{"recv", peer_of(s.fd()), 0,
+            return Error{"recv", peer_of(s), 0,
                          "peer closed the connection after " + std::to_string(done) + " of " +
                              std::to_string(data.size()) + " bytes"};
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            if (auto w = wait_for(s.fd(), POLLIN, deadline, "recv", peer_of(s.fd())); !w) {
+            if (auto w = wait_for(s.fd(), POLLIN, deadline, "recv", peer_of(s)); !w) {
                 Error e = w.error();
                 e.detail = "timed out after " + std::to_string(done) + " of " +
                            std::to_string(data.size()) + " bytes";
@@ -236,7 +241,7 @@ Status recv_all(const Socket& s, std::span<std::byte> data, Deadline deadline) {
             }
             continue;
         }
-        return errno_error("recv", peer_of(s.fd()));
+        return errno_error("recv", peer_of(s));
     }
     return ok_status();
 }

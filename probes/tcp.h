@@ -22,16 +22,21 @@ class Socket {
 public:
     Socket() = default;
     explicit Socket(int fd) : fd_(fd) {}
-    Socket(Socket&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+    Socket(Socket&& o) noexcept : fd_(o.fd_), peer_(std::move(o.peer_)) { o.fd_ = -1; }
     Socket& operator=(Socket&& o) noexcept;
     Socket(const Socket&) = delete;
     Socket& operator=(const Socket&) = delete;
     ~Socket();
     int fd() const { return fd_; }
     bool valid() const { return fd_ >= 0; }
+    /// "peer HOST:PORT", remembered at connect/accept so errors name the peer even after it
+    /// closed (getpeername fails then).
+    const std::string& peer() const { return peer_; }
+    void set_peer(std::string p) { peer_ = std::move(p); }
 
 private:
     int fd_ = -1;
+    std::string peer_;
 };
 
 struct HostPort {

@@ -3,7 +3,9 @@
 // client polls memory for the reply. Reported latency = round trip / 2 ("half round trip").
 // Queue depth is 1 by nature. Each receiver verifies seq + checksum of what it got after
 // answering/timing, outside the timed path of the message itself.
+#include <poll.h>
 #include <sched.h>
+#include <sys/socket.h>
 
 #include <array>
 #include <chrono>
@@ -14,9 +16,28 @@
 
 namespace rh {
 
+std::optional<Error> control_closed(const PhaseSpec& p, const char* op, std::uint32_t message) {
+    if (p.control_fd < 0) return std::nullopt;
+    pollfd pfd{p.control_fd, POLLIN | POLLRDHUP, 0};
+    if (::poll(&pfd, 1, 0) <= 0) return std::nullopt;
+    bool closed = (pfd.revents & (POLLHUP | POLLERR)) != 0;
+    if (!closed) {
+        // Readable: EOF (recv 0) or reset, unless it is a message waiting to be read.
+        char b;
+        const ssize_t n = ::recv(p.control_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+        closed = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+    }
+    if (!closed) return std::nullopt;
+    return Error{"", "", 0,
+                 std::string(p.peer_role) + " closed the control connection (process ended or "
+                 "crashed) during " + op + " " + std::to_string(p.size) + " B message " +
+                 std::to_string(message)};
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr auto kControlCheck = std::chrono::milliseconds(5);  // how often waits look at TCP
 
 /// The two send and two receive slots of a WRITE phase and the send completions in flight.
 class PingPong {
@@ -42,6 +63,7 @@ public:
     Status prepare(unsigned k, std::uint32_t seq, Clock::time_point deadline) {
         while (busy_[k]) {
             if (auto d = drain(); !d) return d;
+            if (auto c = check_control(seq)) return *c;
             if (Clock::now() > deadline)
                 return Error{"wait", "send completion", ETIMEDOUT, "seq " + std::to_string(seq)};
         }
@@ -62,6 +84,7 @@ public:
             // the kernel's rxe work (which carries our packets) run instead of being starved.
             sched_yield();
             if (auto d = drain(); !d) return d;
+            if (auto c = check_control(seq)) return *c;
             if (Clock::now() > deadline)
                 return Error{"wait", "peer's WRITE", ETIMEDOUT,
                              "seq " + std::to_string(seq) + " not seen within " +
@@ -73,6 +96,7 @@ public:
     Status finish(Clock::time_point deadline) {
         while (busy_[0] || busy_[1]) {
             if (auto d = drain(); !d) return d;
+            if (auto c = check_control(p_.seq_base + p_.count - 1)) return *c;
             if (Clock::now() > deadline)
                 return Error{"wait", "send completion", ETIMEDOUT, "last WRITE not completed"};
         }
@@ -80,7 +104,16 @@ public:
     }
 
 private:
+    /// Every kControlCheck: the error when the peer closed the control connection.
+    std::optional<Error> check_control(std::uint32_t seq) {
+        const auto now = Clock::now();
+        if (now < next_check_) return std::nullopt;
+        next_check_ = now + kControlCheck;
+        return control_closed(p_, "WRITE", seq - p_.seq_base);
+    }
+
     RcConnection& c_;
+    Clock::time_point next_check_{};
     RemoteBuffer peer_;
     PhaseSpec p_;
     std::array<std::uint64_t, 2> hash_{};
@@ -99,7 +132,8 @@ PhaseResult write_pingpong_client(RcConnection& c, const RemoteBuffer& peer, con
     PingPong pp(c, peer, p);
     Clock::time_point start{}, end{};
     auto fail = [&](const Error& e, std::uint32_t i) {
-        r.error = "WRITE " + std::to_string(p.size) + " B message " + std::to_string(i) + ": " + e.message();
+        if (is_control_closed(e)) r.error = e.detail;
+        else r.error = "WRITE " + std::to_string(p.size) + " B message " + std::to_string(i) + ": " + e.message();
     };
     for (std::uint32_t i = 0; i < p.count && r.error.empty(); ++i) {
         const unsigned k = i & 1;

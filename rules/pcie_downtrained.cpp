@@ -46,10 +46,15 @@ std::optional<double> fastest_port_rate(const Device& d) {
 
 }  // namespace
 
-void rule_pcie_downtrained(const RuleInput& in, std::vector<Finding>& out) {
+void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
     for (const auto& d : in.local.devices) {
         const PcieLink* limiting = nullptr;
         for (const auto& l : d.pcie) {
+            if (!l.current_speed_gts || !l.max_speed_gts || !l.current_width || !l.max_width)
+                out.unevaluated.push_back(
+                    {d.name + " PCIe " + l.bdf,
+                     "link speed/width unknown (" + describe(l) + "): cannot tell whether it "
+                     "trained below its maximum"});
             if (!degraded(l)) continue;
             auto bw = trained_gbps(l);
             if (!limiting || (bw && (!trained_gbps(*limiting) || *bw < *trained_gbps(*limiting))))
@@ -67,12 +72,16 @@ void rule_pcie_downtrained(const RuleInput& in, std::vector<Finding>& out) {
                   in.local.host, d.name, 0, {}, {}};
         f.summary = d.name + " PCIe is limited by " + role + " " + limiting->bdf + ", trained at " +
                     describe(*limiting);
-        if (link_bw) f.summary += " (" + fmt(*link_bw, "%.0f") + " Gb/s";
-        if (link_bw && port_rate)
-            f.summary += std::string(below_rate ? ", below" : " for") + " the " +
-                         fmt(*port_rate, "%g") + " Gb/s port";
-        if (link_bw) f.summary += ")";
-        f.summary += ": reseat the card or move it to a full-width slot, and check BIOS lane "
+        if (link_bw && port_rate && below_rate)
+            f.summary += ": about " + fmt(*link_bw, "%.0f") + " Gb/s, below the " +
+                         fmt(*port_rate, "%g") + " Gb/s port rate, so the NIC cannot reach line rate";
+        else if (link_bw && port_rate)
+            f.summary += ": about " + fmt(*link_bw, "%.0f") + " Gb/s before PCIe protocol overhead "
+                         "(~10-20%) for a " + fmt(*port_rate, "%g") + " Gb/s port, so line rate has "
+                         "little or no headroom (and none for a second port on the same card)";
+        else if (link_bw)
+            f.summary += ": about " + fmt(*link_bw, "%.0f") + " Gb/s";
+        f.summary += "; reseat the card or move it to a full-width slot, and check BIOS lane "
                      "bifurcation and AER errors on that link.";
         for (const auto& l : d.pcie) {
             const std::string base = in.local.sysfs_root + "/" + l.sysfs_path + "/";
@@ -88,7 +97,7 @@ void rule_pcie_downtrained(const RuleInput& in, std::vector<Finding>& out) {
                     break;
                 }
         }
-        out.push_back(std::move(f));
+        out.findings.push_back(std::move(f));
     }
 }
 

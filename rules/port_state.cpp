@@ -14,10 +14,16 @@ std::string port_path(const Snapshot& s, const Device& d, const Port& p, const c
 }
 }  // namespace
 
-void rule_port_not_active(const RuleInput& in, std::vector<Finding>& out) {
+void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
     for (const auto& d : in.local.devices) {
         for (const auto& p : d.ports) {
-            // An unreadable state is a collection problem (reported there), not evidence.
+            // An unreadable state is no evidence either way: say it could not be evaluated.
+            if (!p.state_code || !p.phys_state_code) {
+                result.unevaluated.push_back(
+                    {port_subject(d, p), std::string("cannot tell whether the port is ACTIVE/LinkUp: ") +
+                                             (!p.state_code ? "state" : "phys_state") + " unreadable"});
+                continue;
+            }
             const bool state_bad = p.state_code && *p.state_code != kIbPortActive;
             const bool phys_bad = p.phys_state_code && *p.phys_state_code != kPhysLinkUp;
             if (!state_bad && !phys_bad) continue;
@@ -35,7 +41,7 @@ void rule_port_not_active(const RuleInput& in, std::vector<Finding>& out) {
             if (p.netdev && !p.netdev->operstate.empty())
                 f.evidence.push_back({p.netdev->name + " operstate", p.netdev->operstate, "",
                                       p.netdev->source});
-            out.push_back(std::move(f));
+            result.findings.push_back(std::move(f));
         }
     }
 }

@@ -2,10 +2,10 @@
 
 namespace rh {
 
-void rule_port_not_active(const RuleInput&, std::vector<Finding>&);
-void rule_no_roce_v2_gid(const RuleInput&, std::vector<Finding>&);
-void rule_pcie_downtrained(const RuleInput&, std::vector<Finding>&);
-void rule_roce_mtu(const RuleInput&, std::vector<Finding>&);
+void rule_port_not_active(const RuleInput&, RuleOutput&);
+void rule_no_roce_v2_gid(const RuleInput&, RuleOutput&);
+void rule_pcie_downtrained(const RuleInput&, RuleOutput&);
+void rule_roce_mtu(const RuleInput&, RuleOutput&);
 
 namespace {
 constexpr RuleDef kRules[] = {
@@ -23,10 +23,17 @@ constexpr RuleDef kRules[] = {
 
 std::span<const RuleDef> all_rules() { return kRules; }
 
-std::vector<Finding> evaluate_rules(const RuleInput& input) {
-    std::vector<Finding> out;
+RuleOutput evaluate_rules(const RuleInput& input) {
+    RuleOutput out;
+    for (const auto& d : input.local.devices)
+        if (d.ports.empty())
+            out.unevaluated.push_back({d.name, "no readable port: nothing about it can be checked"});
     for (const auto& r : kRules) r.evaluate(input, out);
     return out;
+}
+
+std::string port_subject(const Device& d, const Port& p) {
+    return d.name + " port " + std::to_string(p.number);
 }
 
 }  // namespace rh

@@ -17,50 +17,61 @@ std::string bytes(unsigned v) { return std::to_string(v); }
 
 const char* verbs_source() { return "ibv_query_port"; }
 
-void local_finding(const RuleInput& in, const Device& d, const Port& p,
-                   std::vector<Finding>& out) {
-    if (p.link_layer != "Ethernet" || !p.netdev || !p.netdev->mtu_bytes) return;
+void local_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutput& out) {
+    if (p.link_layer != "Ethernet") return;
+    if (!p.netdev || !p.netdev->mtu_bytes) {
+        out.unevaluated.push_back({port_subject(d, p),
+                                   "netdev MTU unknown: cannot tell which RoCE MTU it allows"});
+        return;
+    }
     const unsigned netdev_mtu = *p.netdev->mtu_bytes;
     const auto allowed = ib_mtu_for_netdev_mtu(netdev_mtu);
     unsigned best = kMaxIbMtuBytes;
     if (p.verbs.max_mtu_bytes && *p.verbs.max_mtu_bytes < best) best = *p.verbs.max_mtu_bytes;
     const auto active = p.verbs.active_mtu_bytes;
 
+    // The port already uses its best MTU: nothing to gain, whatever the arithmetic says (rxe
+    // subtracts 80 header bytes, not 96, so 4180 still gives it 4096).
+    if (active && *active >= best) return;
     const bool netdev_limits = !allowed || *allowed < best;
-    const bool active_low = active && *active < best;
-    if (!netdev_limits && !active_low) return;
+    if (!active && !netdev_limits) return;
 
-    const std::string where = d.name + " port " + std::to_string(p.number);
+    const std::string where = port_subject(d, p);
+    const std::string& ifname = p.netdev->name;
     Finding f{"roce_mtu", Severity::warning, in.local.host, d.name, p.number, {}, {}};
-    if (netdev_limits) {
-        const std::string ib = allowed ? bytes(*allowed) : std::string("none");
+    if (!allowed) {
+        f.severity = Severity::error;
+        f.summary = where + ": " + ifname + " MTU " + bytes(netdev_mtu) +
+                    " is too small for any RoCE packet (the smallest, 256 bytes, needs " +
+                    bytes(256 + kRoceHeaderBytes) + "); set " + ifname + " MTU to at least " +
+                    bytes(best + kRoceHeaderBytes) + " (commonly 9000).";
+    } else if (netdev_limits) {
         f.summary = where + " RoCE MTU is " + (active ? "" : "at most ") +
-                    (active ? bytes(*active) : ib) + " bytes because " + p.netdev->name + " MTU is " + bytes(netdev_mtu) +
-                    ": set " + p.netdev->name + " MTU to at least " +
+                    bytes(active ? *active : *allowed) + " bytes because " + ifname + " MTU is " +
+                    bytes(netdev_mtu) + ": set " + ifname + " MTU to at least " +
                     bytes(best + kRoceHeaderBytes) + " (commonly 9000) here and along the path "
                     "to use " + bytes(best) + "-byte RoCE packets.";
     } else {
-        f.summary = where + " active_mtu is " + bytes(*active) + " bytes although " +
-                    p.netdev->name + " MTU " + bytes(netdev_mtu) + " allows " + bytes(best) +
+        f.summary = where + " active_mtu is " + bytes(*active) + " bytes although " + ifname +
+                    " MTU " + bytes(netdev_mtu) + " allows " + bytes(best) +
                     ": the port did not follow the netdev MTU change; toggle the link or reload "
                     "the RDMA driver.";
     }
-    f.evidence.push_back({p.netdev->name + " MTU", bytes(netdev_mtu), "bytes",
+    f.evidence.push_back({ifname + " MTU", bytes(netdev_mtu), "bytes",
                           p.netdev->source == "rtnetlink" ? "rtnetlink"
                                                           : p.netdev->source + "/mtu"});
     if (active)
         f.evidence.push_back({"active_mtu", bytes(*active), "bytes", verbs_source()});
     else
         f.evidence.push_back({"RoCE MTU allowed by netdev MTU (MTU - 96)",
-                              allowed ? bytes(*allowed) : "none", "bytes",
+                              allowed ? bytes(*allowed) : "none", allowed ? "bytes" : "",
                               "derived; active_mtu unavailable: " + p.verbs.unavailable});
     if (p.verbs.max_mtu_bytes)
         f.evidence.push_back({"max_mtu", bytes(*p.verbs.max_mtu_bytes), "bytes", verbs_source()});
-    out.push_back(std::move(f));
+    out.findings.push_back(std::move(f));
 }
 
-void peer_finding(const RuleInput& in, const Device& d, const Port& p,
-                  std::vector<Finding>& out) {
+void peer_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutput& out) {
     const PeerView& peer = *in.peer;
     if (p.link_layer != "Ethernet" || !p.verbs.active_mtu_bytes || !peer.active_mtu_bytes) return;
     const unsigned local = *p.verbs.active_mtu_bytes, remote = *peer.active_mtu_bytes;
@@ -81,12 +92,12 @@ void peer_finding(const RuleInput& in, const Device& d, const Port& p,
     if (p.netdev && p.netdev->mtu_bytes)
         f.evidence.push_back({"local " + p.netdev->name + " MTU", bytes(*p.netdev->mtu_bytes),
                               "bytes", p.netdev->source});
-    out.push_back(std::move(f));
+    out.findings.push_back(std::move(f));
 }
 
 }  // namespace
 
-void rule_roce_mtu(const RuleInput& in, std::vector<Finding>& out) {
+void rule_roce_mtu(const RuleInput& in, RuleOutput& out) {
     for (const auto& d : in.local.devices)
         for (const auto& p : d.ports) {
             local_finding(in, d, p, out);

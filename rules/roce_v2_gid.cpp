@@ -1,31 +1,50 @@
-// no_roce_v2_gid: on an Ethernet port without a RoCE v2 GID only RoCE v1 (layer 2, not routable)
-// works; routed fabrics and most RoCE applications need v2. Source: `gid_attrs/types/<i>`.
+// no_roce_v2_gid: RoCE v2 needs a routable GID — one derived from an IPv4 or a non-link-local
+// IPv6 address. With only link-local (fe80::) v2 GIDs, or only RoCE v1 GIDs, connections to
+// other hosts fail ("Network is unreachable"): the netdev has no IP address.
+// Source: `ports/<p>/gids/<i>`, `gid_attrs/types/<i>`.
 #include "rules/rule.h"
 
 namespace rh {
 
-void rule_no_roce_v2_gid(const RuleInput& in, std::vector<Finding>& out) {
+namespace {
+
+bool link_local(const std::string& gid) {
+    // The kernel prints GIDs as 8 groups of 4 hex digits ("fe80:0000:..."); accept "fe80::" too.
+    return gid.size() >= 4 && (gid.compare(0, 4, "fe80") == 0 || gid.compare(0, 4, "FE80") == 0);
+}
+
+}  // namespace
+
+void rule_no_roce_v2_gid(const RuleInput& in, RuleOutput& out) {
     for (const auto& d : in.local.devices) {
         for (const auto& p : d.ports) {
+            if (p.link_layer.empty()) {
+                out.unevaluated.push_back(
+                    {port_subject(d, p), "link_layer unreadable: cannot tell whether RoCE GIDs apply"});
+                continue;
+            }
             if (p.link_layer != "Ethernet") continue;
-            bool has_v2 = false;
-            for (const auto& g : p.gids) has_v2 = has_v2 || g.type == "RoCE v2";
-            if (has_v2) continue;
+            bool routable_v2 = false;
+            for (const auto& g : p.gids)
+                routable_v2 = routable_v2 || (g.type == "RoCE v2" && !link_local(g.gid));
+            if (routable_v2) continue;
             const std::string base = in.local.sysfs_root + "/class/infiniband/" + d.name +
                                      "/ports/" + std::to_string(p.number);
+            const std::string netdev = p.netdev_name.empty() ? std::string("its netdev") : p.netdev_name;
             Finding f{"no_roce_v2_gid", Severity::error, in.local.host, d.name, p.number, {}, {}};
-            f.summary = d.name + " port " + std::to_string(p.number) +
-                        " has no RoCE v2 GID: routed RoCE cannot connect; give " +
-                        (p.netdev_name.empty() ? std::string("its netdev") : p.netdev_name) +
-                        " an IP address (GIDs follow the netdev's addresses).";
+            f.summary = port_subject(d, p) +
+                        " has no routable RoCE v2 GID (only link-local or RoCE v1 ones): RoCE "
+                        "connections to other hosts fail; give " + netdev +
+                        " an IPv4 or global IPv6 address (GIDs follow the netdev's addresses).";
             std::string types;
             for (const auto& g : p.gids)
-                types += (types.empty() ? "" : ", ") + std::to_string(g.index) + "=" + g.type;
+                types += (types.empty() ? "" : ", ") + std::to_string(g.index) + "=" + g.type +
+                         " " + g.gid;
             f.evidence.push_back({"populated GIDs", std::to_string(p.gids.size()), "entries",
                                   base + "/gids"});
             f.evidence.push_back({"GID types", types.empty() ? "none" : types, "",
                                   base + "/gid_attrs/types"});
-            out.push_back(std::move(f));
+            out.findings.push_back(std::move(f));
         }
     }
 }

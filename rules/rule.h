@@ -26,16 +26,28 @@ struct RuleInput {
     std::optional<PeerView> peer;
 };
 
+/// What the rules concluded. `unevaluated` lists what a rule needed but could not read (an
+/// unreadable port state, an unknown PCIe width, ...): a check with unevaluated items and no
+/// findings is not "healthy", it is incomplete.
+struct RuleOutput {
+    std::vector<Finding> findings;
+    std::vector<Note> unevaluated;
+};
+
 struct RuleDef {
     const char* id;
     const char* description;  ///< what it detects, for `--list-rules` and docs
-    void (*evaluate)(const RuleInput&, std::vector<Finding>&);
+    void (*evaluate)(const RuleInput&, RuleOutput&);
 };
 
 /// All rules, in evaluation order.
 std::span<const RuleDef> all_rules();
 
-/// Runs every rule; findings in rule order, then device/port order.
-std::vector<Finding> evaluate_rules(const RuleInput& input);
+/// Runs every rule; findings in rule order, then device/port order. A device with no ports is
+/// itself unevaluated.
+RuleOutput evaluate_rules(const RuleInput& input);
+
+/// "mlx5_0 port 1", the subject of per-port notes and sentences.
+std::string port_subject(const Device& d, const Port& p);
 
 }  // namespace rh

@@ -21,8 +21,8 @@ expect mlx5_bridge_downtrained 1 "upstream port 0000:01:00.0" "8 GT/s x16 of 16 
 expect port_down 1 "[error] port_not_active" "DOWN/Disabled"
 expect rxe_mtu1500 1 "roce_mtu" "at most 1024 bytes because eth0 MTU is 1500"
 expect rxe_no_v2 1 "no_roce_v2_gid"
-# One unreadable device must not hide the other, nor turn into a finding.
-expect two_devices_one_bad 0 "notes (not findings)"
+# One unreadable device must not hide the other, nor pass for healthy: exit 2, incomplete.
+expect two_devices_one_bad 2 "INCOMPLETE" "could not evaluate:" "irdma0 port 1: cannot tell whether the port is ACTIVE/LinkUp"
 
 # JSON form: machine-readable, same verdict.
 json=$("$bin" check --sysfs-root "$fx/mlx5_x8/sys" --json); rc=$?
@@ -47,6 +47,13 @@ grep -qF "no RDMA device named mlx9_9" <<<"$out" || fail "unknown device message
 out=$("$bin" check --sysfs-root "$fx/mlx5_healthy/sys" --peer 127.0.0.1:1 --peer-timeout-ms 2000 2>&1); rc=$?
 [ "$rc" = 2 ] || fail "unreachable peer: exit $rc"
 grep -qF "127.0.0.1:1" <<<"$out" || fail "unreachable peer not named: $out"
+
+out=$("$bin" check --sysfs-root "$fx/mlx5_healthy/sys" somehost 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "positional argument: exit $rc (check takes --peer, not a host)"
+out=$("$bin" check --sysfs-root "$fx/mlx5_healthy/sys" --peer "" 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "empty --peer: exit $rc"
+out=$("$bin" check --sysfs-root "$fx/mlx5_healthy/sys" --device mlx9_9 2>&1)
+grep -qF "present: mlx5_0" <<<"$out" || fail "unknown device should list present devices: $out"
 
 [ $failed = 0 ] && echo "PASS: check on fixtures"
 exit $failed

@@ -1,18 +1,18 @@
 #define BOOST_TEST_MODULE collectors_parse
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "collectors/parse.h"
 
-using rh::CodedState;
 
-BOOST_AUTO_TEST_CASE(port_state_splits_code_and_name) {
+BOOST_AUTO_TEST_CASE(port_state_accepts_only_decimal_colon_name) {
     struct Case {
         std::string text;
-        std::optional<unsigned> code;
+        std::optional<unsigned> code;  // nullopt = rejected
         std::string name;
     };
     const std::vector<Case> cases = {
@@ -22,17 +22,42 @@ BOOST_AUTO_TEST_CASE(port_state_splits_code_and_name) {
         {"3: Disabled", 3u, "Disabled"},
         {"7: Phy Test", 7u, "Phy Test"},  // names may contain spaces
         {"4:ACTIVE", 4u, "ACTIVE"},
-        {"ACTIVE", std::nullopt, "ACTIVE"},
-        {"x: FOO", std::nullopt, "x: FOO"},
+        {"ACTIVE", std::nullopt, ""},
+        {"x: FOO", std::nullopt, ""},
+        {"-1: FOO", std::nullopt, ""},
+        {"4: ", std::nullopt, ""},
+        {": ACTIVE", std::nullopt, ""},
+        {std::string("4: AC\x01TIVE", 10), std::nullopt, ""},
+        {std::string("\xff\xfe junk", 7), std::nullopt, ""},
         {"", std::nullopt, ""},
     };
     for (const auto& c : cases) {
         BOOST_TEST_CONTEXT("text '" << c.text << "'") {
-            const CodedState st = rh::parse_port_state(c.text);
-            BOOST_TEST((st.code == c.code));
-            BOOST_TEST(st.name == c.name);
+            const auto st = rh::parse_port_state(c.text);
+            BOOST_TEST(st.has_value() == c.code.has_value());
+            if (st && c.code) {
+                BOOST_TEST(st->code == *c.code);
+                BOOST_TEST(st->name == c.name);
+            }
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(mtu_accepts_68_to_65536_only) {
+    BOOST_TEST((rh::parse_mtu("1500\n").mtu == 1500u));
+    BOOST_TEST((rh::parse_mtu("68").mtu == 68u));
+    BOOST_TEST((rh::parse_mtu("65536").mtu == 65536u));
+    for (const char* bad : {"-1", "0", "67", "65537", "4294967296", "", "abc",
+                            "99999999999999999999999"}) {
+        BOOST_TEST_CONTEXT("mtu '" << bad << "'") {
+            const auto m = rh::parse_mtu(bad);
+            BOOST_TEST(!m.mtu.has_value());
+            BOOST_TEST(m.error.find("is not a valid MTU (68..65536)") != std::string::npos);
+        }
+    }
+    BOOST_TEST(rh::parse_mtu("4294967296").error == "4294967296 is not a valid MTU (68..65536)");
+    BOOST_TEST(rh::check_mtu(0).error == "0 is not a valid MTU (68..65536)");
+    BOOST_TEST((rh::check_mtu(9000).mtu == 9000u));
 }
 
 BOOST_AUTO_TEST_CASE(pcie_speed_parses_leading_float_of_new_and_old_formats) {

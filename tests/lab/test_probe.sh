@@ -71,7 +71,7 @@ assert_eq 0 "$(jq '.checksum_errors' <<<"$json")" "checksum errors after garbage
 lab kill "$sid" >/dev/null 2>&1
 
 # --- 4. responder killed mid-run: the client fails cleanly within its deadline
-pid=$(lab spawn g2 -- "$bin" probe "$g1" --op write --sizes 65536 --iterations 100000 \
+pid=$(lab spawn g2 -- "$bin" probe "$g1" --op write,read --sizes 65536,4096 --iterations 100000 \
   --timeout-ms 3000) || fail "cannot start the long probe"
 sleep 5
 lab done "$pid" && fail "long probe ended before the responder was killed"
@@ -81,7 +81,11 @@ out=$(lab wait "$pid" --timeout 30 2>&1); rc=$?
 ms=$(elapsed_ms "$t0")
 echo "$out" | tail -3 >&2
 assert_eq 1 "$rc" "probe whose responder died: exit status"
-assert_match "$out" "(not seen within 3000 ms|IBV_WC_RETRY_EXC_ERR|peer closed)" "failure names the cause"
+assert_match "$out" "responder closed the control connection \\(process ended or crashed\\) during WRITE 65536 B message [0-9]+" \
+  "failure names the cause (the responder process, not the fabric)"
+assert_match "$out" "write +65536 +- +- " "failed phase shows no figures"
+assert_match "$out" "read +4096 skipped: not run: write 65536 B failed before it" "later phases listed as skipped"
+assert_contains "$out" "1 failed phase, 3 skipped phases"
 [ "$ms" -lt 15000 ] || fail "client took ${ms} ms to give up after the responder died"
 log "client gave up ${ms} ms after the responder was killed"
 rout=$(lab wait "$rid" --timeout 10 2>&1)

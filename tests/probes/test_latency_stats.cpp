@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "probes/latency_stats.h"
+#include "probes/probe.h"
 
 using namespace rh;
 
@@ -41,4 +42,50 @@ BOOST_AUTO_TEST_CASE(empty_samples_leave_zeros) {
     summarize(s, 1, st);
     BOOST_TEST(st.iterations == 0u);
     BOOST_TEST(st.p50_us == 0);
+}
+
+BOOST_AUTO_TEST_CASE(p999_needs_a_thousand_samples) {
+    std::vector<double> s(999, 1.0);
+    LatencyStats st;
+    summarize(s, 1, st);
+    BOOST_TEST(!st.has_p999());
+    std::vector<double> t(1000, 1.0);
+    summarize(t, 1, st);
+    BOOST_TEST(st.has_p999());
+}
+
+BOOST_AUTO_TEST_CASE(failed_and_skipped_phases_in_json) {
+    LatencyStats ok;
+    ok.op = "write";
+    ok.size_bytes = 64;
+    std::vector<double> s{1, 2, 3};
+    summarize(s, 1, ok);
+    auto j = to_json(ok);
+    BOOST_TEST(j["min_us"].get<double>() == 1);
+    BOOST_TEST(j["p999_us"].is_null());
+    BOOST_TEST(j.contains("p999_note"));
+    BOOST_TEST(!j.contains("error"));
+
+    LatencyStats failed = ok;
+    failed.error = "WRITE 64 B message 2: wait peer's WRITE: Connection timed out";
+    j = to_json(failed);
+    for (const char* k : {"iterations", "min_us", "p50_us", "p99_us", "p999_us", "max_us",
+                          "mean_us", "msg_rate_per_s"})
+        BOOST_TEST(j[k].is_null(), k);
+    BOOST_TEST(j["iterations_completed"].get<int>() == 3);
+    BOOST_TEST(j["error"].get<std::string>() == failed.error);
+
+    LatencyStats skipped;
+    skipped.op = "read";
+    skipped.size_bytes = 4096;
+    skipped.skipped = "not run: write 64 B failed before it";
+    j = to_json(skipped);
+    BOOST_TEST(j["skipped"].get<std::string>() == skipped.skipped);
+    BOOST_TEST(!j.contains("min_us"));
+
+    ProbeReport r;
+    r.results = {failed, skipped};
+    r.errors = {failed.error};
+    BOOST_TEST(!r.ok());
+    BOOST_TEST(to_json(r)["results"].size() == 2u);
 }

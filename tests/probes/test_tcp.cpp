@@ -3,6 +3,9 @@
 
 #include <chrono>
 
+#include <thread>
+
+#include "probes/latency_phases.h"
 #include "probes/peer_query.h"
 #include "probes/tcp.h"
 
@@ -49,4 +52,42 @@ BOOST_AUTO_TEST_CASE(silent_peer_times_out_within_deadline) {
     BOOST_REQUIRE(!r.ok());
     BOOST_TEST(r.error().message().find("timed out") != std::string::npos, r.error().message());
     BOOST_TEST(ms < 1500);
+}
+
+BOOST_AUTO_TEST_CASE(closed_peer_is_named_and_seen_during_a_phase) {
+    auto l = tcp::listen("127.0.0.1", 47124);
+    BOOST_REQUIRE(l.ok());
+    auto c = tcp::connect({"127.0.0.1", 47124}, tcp::deadline_in(1000));
+    BOOST_REQUIRE(c.ok());
+    BOOST_TEST(c->peer() == "peer 127.0.0.1:47124");
+    std::string name;
+    auto a = tcp::accept(*l, 1000, name);
+    BOOST_REQUIRE(a.ok());
+    BOOST_REQUIRE(a->has_value());
+    BOOST_TEST((*a)->peer() == name);
+
+    PhaseSpec p;
+    p.size = 64;
+    p.control_fd = c->fd();
+    p.peer_role = "responder";
+    BOOST_TEST(!control_closed(p, "WRITE", 7).has_value());  // open and quiet
+    oob::Message m;
+    m.type = oob::Type::phase_done;
+    BOOST_REQUIRE(tcp::send_msg(**a, m, tcp::deadline_in(1000)).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    BOOST_TEST(!control_closed(p, "WRITE", 7).has_value());  // a message waiting is not EOF
+
+    *a = std::nullopt;  // the responder's end goes away
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    BOOST_REQUIRE(tcp::recv_msg(*c, tcp::deadline_in(1000)).ok());  // the message still arrives
+    auto e = control_closed(p, "WRITE", 7);
+    BOOST_REQUIRE(e.has_value());
+    BOOST_TEST(e->message() == "responder closed the control connection (process ended or "
+                               "crashed) during WRITE 64 B message 7");
+    BOOST_TEST(is_control_closed(*e));
+    // Errors after the close still name the peer (getpeername fails by then).
+    auto r = tcp::recv_msg(*c, tcp::deadline_in(1000));
+    BOOST_REQUIRE(!r.ok());
+    BOOST_TEST(r.error().message().find("recv peer 127.0.0.1:47124: peer closed the connection") == 0u,
+               r.error().message());
 }

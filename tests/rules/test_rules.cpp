@@ -32,7 +32,8 @@ Port roce_port(unsigned netdev_mtu, std::optional<unsigned> active = {}) {
     p.rate = "100 Gb/sec (2X HDR)";
     p.link_layer = "Ethernet";
     p.gids = {{0, "fe80:0000:0000:0000:0e42:a1ff:fe65:4e9a", "IB/RoCE v1", "eth0"},
-              {1, "fe80:0000:0000:0000:0e42:a1ff:fe65:4e9a", "RoCE v2", "eth0"}};
+              {1, "fe80:0000:0000:0000:0e42:a1ff:fe65:4e9a", "RoCE v2", "eth0"},
+              {3, "0000:0000:0000:0000:0000:ffff:0a00:0001", "RoCE v2", "eth0"}};
     p.netdev_name = "eth0";
     Netdev n;
     n.name = "eth0";
@@ -63,7 +64,7 @@ Device mlx5(std::vector<PcieLink> chain, Port p) {
 }
 
 std::vector<Finding> run(const Snapshot& s, std::optional<PeerView> peer = {}) {
-    return evaluate_rules(RuleInput{s, std::move(peer)});
+    return evaluate_rules(RuleInput{s, std::move(peer)}).findings;
 }
 
 std::vector<Finding> only(const std::vector<Finding>& fs, const std::string& id) {
@@ -92,6 +93,7 @@ BOOST_AUTO_TEST_CASE(nic_at_x8_of_x16_names_the_function) {
     BOOST_TEST_REQUIRE(f.size() == 1u);
     BOOST_TEST(contains(f[0].summary, "0000:3b:00.0"));
     BOOST_TEST(contains(f[0].summary, "x8 of 16 GT/s x16"));
+    BOOST_TEST(contains(f[0].summary, "little or no headroom"));
     // Gen4 x8 carries ~126 Gb/s: more than a 100 Gb/s port, so a warning, not an error.
     BOOST_TEST(f[0].severity == Severity::warning);
     BOOST_TEST(f[0].evidence.size() == 3u);  // two links and the port rate
@@ -170,6 +172,11 @@ BOOST_AUTO_TEST_CASE(ethernet_port_with_only_roce_v1_gids) {
     auto f = only(run(host_with(mlx5({}, p))), "no_roce_v2_gid");
     BOOST_TEST_REQUIRE(f.size() == 1u);
     BOOST_TEST(contains(f[0].evidence[1].value, "0=IB/RoCE v1"));
+    // A netdev without an IP address keeps only the link-local v2 GID: not routable either.
+    p.gids = {{0, "fe80:0000:0000:0000:5054:00ff:fe99:0002", "RoCE v2", "eth0"}};
+    f = only(run(host_with(mlx5({}, p))), "no_roce_v2_gid");
+    BOOST_TEST_REQUIRE(f.size() == 1u);
+    BOOST_TEST(contains(f[0].summary, "no routable RoCE v2 GID"));
     p.link_layer = "InfiniBand";  // IB ports have no RoCE GIDs by design
     BOOST_TEST(only(run(host_with(mlx5({}, p))), "no_roce_v2_gid").empty());
 }
@@ -190,4 +197,40 @@ BOOST_AUTO_TEST_CASE(pcie_math) {
     BOOST_TEST(*parse_port_rate_gbps("2.5 Gb/sec (1X SDR)") == 2.5);
     BOOST_TEST(!parse_port_rate_gbps("").has_value());
     BOOST_TEST(!parse_port_rate_gbps("fast").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(port_already_at_its_best_mtu_is_not_a_finding) {
+    // rxe subtracts 80 header bytes: MTU 4180 already gives active_mtu 4096.
+    auto s = host_with(mlx5({}, roce_port(4180, 4096)));
+    BOOST_TEST(only(run(s), "roce_mtu").empty());
+}
+
+BOOST_AUTO_TEST_CASE(netdev_mtu_too_small_for_any_roce_packet) {
+    auto s = host_with(mlx5({}, roce_port(300)));
+    auto f = only(run(s), "roce_mtu");
+    BOOST_TEST_REQUIRE(f.size() == 1u);
+    BOOST_TEST(f[0].severity == Severity::error);
+    BOOST_TEST(contains(f[0].summary, "too small for any RoCE packet"));
+    BOOST_TEST(!contains(f[0].summary, "none"));
+}
+
+BOOST_AUTO_TEST_CASE(what_cannot_be_read_is_unevaluated_not_healthy) {
+    auto p = roce_port(9000, 4096);
+    p.state_code.reset();
+    p.state.clear();
+    p.netdev->mtu_bytes.reset();
+    PcieLink l = link("0000:3b:00.0", true, 16, 16, 16, 16);
+    l.current_speed_gts.reset();  // "Unknown": link down or device powered off
+    Device no_ports;
+    no_ports.name = "irdma0";
+    auto s = host_with(mlx5({l}, p));
+    s.devices.push_back(no_ports);
+    auto out = evaluate_rules(RuleInput{s, std::nullopt});
+    BOOST_TEST(out.findings.empty());
+    std::string all;
+    for (const auto& n : out.unevaluated) all += n.subject + ": " + n.text + "\n";
+    BOOST_TEST(contains(all, "mlx5_0 port 1: cannot tell whether the port is ACTIVE/LinkUp"), all);
+    BOOST_TEST(contains(all, "netdev MTU unknown"), all);
+    BOOST_TEST(contains(all, "mlx5_0 PCIe 0000:3b:00.0: link speed/width unknown"), all);
+    BOOST_TEST(contains(all, "irdma0: no readable port"), all);
 }

@@ -1,0 +1,40 @@
+// Strict parsing of `rocehealth probe` / `responder` option values (pure; unit-tested in
+// tests/probes/test_probe_args.cpp). Numbers are decimal digits only: no sign, no spaces, no
+// suffix (Boost's lexical_cast would take "-1" for an unsigned and wrap it).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "probes/probe.h"
+
+namespace rh::cli {
+
+inline constexpr std::uint64_t kMinProbeSize = 16;
+inline constexpr std::uint64_t kMaxProbeSize = 16ull << 20;
+
+/// The rule for --sizes, as printed in --help and in its errors.
+inline constexpr const char* kSizesRule =
+    "sizes must be multiples of 8 between 16 B and 16 MiB, because each message slot ends with "
+    "an 8-byte checksum and sequence number";
+
+/// Parses `text` as a whole number in [lo, hi]. On error returns e.g.
+/// "--iterations: -1 is not allowed: expected a whole number from 1 to 1000000".
+std::optional<std::string> parse_number(const std::string& option, const std::string& text,
+                                        std::uint64_t lo, std::uint64_t hi, std::uint64_t& out);
+
+/// "64,4k,64K,1m" -> bytes (k = KiB, m = MiB). Each must follow kSizesRule. On error returns
+/// e.g. "--sizes: 3 bytes: sizes must be multiples of 8 ...", echoing the item as given.
+std::optional<std::string> parse_sizes(const std::string& text, std::vector<std::uint64_t>& out);
+
+/// "write,read" -> ops (no duplicates).
+std::optional<std::string> parse_ops(const std::string& text, std::vector<ProbeOp>& out);
+
+/// probe and responder use verbs, which see this host's devices whatever --sysfs-root says: nullopt
+/// when `root` is the live /sys, else e.g. "probe needs the live /sys: verbs see this host's
+/// devices, not a fixture tree (--sysfs-root tests/fixtures/x/sys)".
+std::optional<std::string> live_sysfs_error(const std::string& command, const std::string& root);
+
+}  // namespace rh::cli
