@@ -1,7 +1,7 @@
 // Width-aware change of a cumulative hardware counter between two samples, and its rate.
 // A counter can wrap (mlx5 Q counters are 32-bit), be reset (driver reload: a 64-bit value goes
 // backwards), or saturate (IB PMA error counters stop at their maximum). Rates are computed from
-// deltas only, never from totals (see /work/shared/reference/method.md, "Deltas, not totals").
+// deltas only, never from totals (a large total may only mean a long uptime).
 #pragma once
 
 #include <cstdint>

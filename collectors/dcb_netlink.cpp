@@ -96,13 +96,7 @@ class ReplayDcbSource final : public DcbSource {
     explicit ReplayDcbSource(std::filesystem::path dir) : dir_(std::move(dir)) {}
     Result<nl::Bytes> ieee_get(const std::string& ifname) override {
         const auto file = dir_ / (ifname + ".hex");
-        std::ifstream in(file);
-        if (!in) return errno_error("open", file.string());
-        std::ostringstream text;
-        text << in.rdbuf();
-        auto bytes = nl::from_hex(text.str());
-        if (!bytes) return Error{"parse hex", file.string(), 0, bytes.error().detail};
-        return bytes;
+        return nl::read_hex_file(file.string());
     }
     std::string describe(const std::string& ifname) const override {
         return "recorded DCB_CMD_IEEE_GET reply " + (dir_ / (ifname + ".hex")).string();

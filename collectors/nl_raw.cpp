@@ -1,5 +1,8 @@
 #include "collectors/nl_raw.h"
 
+#include <fstream>
+#include <sstream>
+
 #include "collectors/nl_exchange.h"
 
 #include <sys/socket.h>
@@ -157,6 +160,16 @@ Result<std::vector<Bytes>> exchange(nl_sock* sock, nl_msg* msg, const std::strin
             replies.emplace_back(p, p + nlmsg_datalen(hdr));
         }
     }
+}
+
+Result<Bytes> read_hex_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return errno_error("open", path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto bytes = from_hex(text.str());
+    if (!bytes) return Error{"parse hex", path, 0, bytes.error().detail};
+    return bytes;
 }
 
 }  // namespace rh::nl

@@ -40,5 +40,7 @@ std::string str(const Attr& a);
 std::string to_hex(ByteView bytes);
 /// Hex digits with any whitespace between byte pairs; '#' starts a comment to end of line.
 Result<Bytes> from_hex(std::string_view text);
+/// A recorded netlink reply: from_hex() of a whole file. Errors name the file.
+Result<Bytes> read_hex_file(const std::string& path);
 
 }  // namespace rh::nl

@@ -1,5 +1,5 @@
 // Broadcom: RDMA side from bnxt_re, netdev side from bnxt_en. Names from
-// /work/shared/reference/counters.md §1.3 (bnxt_re) and §2.2 (bnxt_en). All 64-bit.
+// drivers/infiniband/hw/bnxt_re/hw_counters.c and drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c. All 64-bit.
 // bnxt_re has two name sets: upstream hw_counters.c names, and a posted (unmerged) patch with
 // mlx5-style names; both are listed, the upstream name first.
 #include "collectors/normalize_table.h"

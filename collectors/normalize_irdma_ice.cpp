@@ -1,5 +1,5 @@
 // Intel E810: RDMA side from irdma, netdev side from ice. Names from
-// /work/shared/reference/counters.md §1.3 (irdma) and §2.3 (ice). irdma gen1/2 hardware
+// drivers/infiniband/hw/irdma/verbs.c (irdma) and drivers/net/ethernet/intel/ice/ice_ethtool.c. irdma gen1/2 hardware
 // counters are 24/32/48-bit but the driver accumulates them with roll-over handling into u64
 // (irdma_update_stats, ctrl.c), so the sysfs values are 64-bit cumulative; ice stats are u64.
 #include "collectors/normalize_table.h"

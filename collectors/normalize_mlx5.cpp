@@ -1,5 +1,5 @@
 // mlx5 (ConnectX): RDMA side from mlx5_ib, netdev side from mlx5e. Names, widths and units from
-// /work/shared/reference/counters.md §1.2, §1.3, §2.1.
+// drivers/infiniband/hw/mlx5/{counters.c,mad.c} and drivers/net/ethernet/mellanox/mlx5/core/en_stats.c.
 #include "collectors/normalize_table.h"
 
 namespace rh {

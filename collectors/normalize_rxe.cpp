@@ -1,5 +1,5 @@
 // Soft-RoCE (rxe): software atomic64 counters, per port. Names from
-// drivers/infiniband/sw/rxe/rxe_hw_counters.c (/work/shared/reference/counters.md §1.3).
+// drivers/infiniband/sw/rxe/rxe_hw_counters.c.
 // rxe has no netdev-side table: the netdev is whatever it is bound to (virtio, mlx5e, ...).
 #include "collectors/normalize_table.h"
 

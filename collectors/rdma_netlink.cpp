@@ -69,13 +69,7 @@ class ReplayRdmaSource final : public RdmaStatSource {
     explicit ReplayRdmaSource(std::filesystem::path dir) : dir_(std::move(dir)) {}
     Result<nl::Bytes> stat_get(const std::string& dev, unsigned port) override {
         const auto file = path(dev, port);
-        std::ifstream in(file);
-        if (!in) return errno_error("open", file.string());
-        std::ostringstream text;
-        text << in.rdbuf();
-        auto bytes = nl::from_hex(text.str());
-        if (!bytes) return Error{"parse hex", file.string(), 0, bytes.error().detail};
-        return bytes;
+        return nl::read_hex_file(file.string());
     }
     std::string describe(const std::string& dev, unsigned port) const override {
         return "rdma netlink STAT_GET (recording " + path(dev, port).string() + ")";
