@@ -47,8 +47,7 @@ nlohmann::json checked_ports(const Snapshot& snap) {
                                (p.state.empty() ? "?" : p.state) + "/" +
                                (p.phys_state.empty() ? "?" : p.phys_state) + ", " +
                                (p.link_layer.empty() ? "?" : p.link_layer);
-            if (p.netdev)
-                line += ", " + p.netdev->name + " MTU " + mtu_text(p.netdev->mtu_bytes);
+            if (p.netdev) line += ", " + p.netdev->name + " MTU " + mtu_text(p.netdev->mtu_bytes);
             line += ", active_mtu " + mtu_text(p.verbs.active_mtu_bytes);
             line += ", RoCE v2 GID " + (v2.empty() ? std::string("none") : v2);
             line += "; PCIe " + pcie;
@@ -67,16 +66,20 @@ nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>&
     j["host"] = snap.host;
     j["sysfs_root"] = snap.sysfs_root;
     j["collected_at"] = snap.collected_at;
-    j["verdict"] = !findings.empty() ? "findings" : !result.unevaluated.empty() ? "incomplete" : "healthy";
+    j["verdict"] = !findings.empty()             ? "findings"
+                   : !result.unevaluated.empty() ? "incomplete"
+                                                 : "healthy";
     j["healthy"] = findings.empty() && result.unevaluated.empty();
     j["devices"] = nlohmann::json::array();
     for (const auto& d : snap.devices) j["devices"].push_back(d.name);
     if (peer)
-        j["peer"] = {{"peer", peer->peer}, {"hostname", peer->hostname}, {"device", peer->device},
-                     {"port", peer->port},
-                     {"active_mtu_bytes", peer->active_mtu_bytes
-                                              ? nlohmann::json(*peer->active_mtu_bytes)
-                                              : nlohmann::json(nullptr)}};
+        j["peer"] = {
+            {"peer", peer->peer},
+            {"hostname", peer->hostname},
+            {"device", peer->device},
+            {"port", peer->port},
+            {"active_mtu_bytes", peer->active_mtu_bytes ? nlohmann::json(*peer->active_mtu_bytes)
+                                                        : nlohmann::json(nullptr)}};
     else
         j["peer"] = nullptr;
     j["checked"] = checked_ports(snap);
@@ -91,7 +94,8 @@ nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>&
 void render_check_text(std::ostream& out, const nlohmann::json& r) {
     const auto& findings = r["findings"];
     std::string devices;
-    for (const auto& d : r["devices"]) devices += (devices.empty() ? "" : ", ") + d.get<std::string>();
+    for (const auto& d : r["devices"])
+        devices += (devices.empty() ? "" : ", ") + d.get<std::string>();
     out << "rocehealth check on " << r["host"].get<std::string>() << " (" << devices;
     if (!r["peer"].is_null())
         out << "; peer " << r["peer"]["hostname"].get<std::string>() << " at "

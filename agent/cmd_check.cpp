@@ -33,8 +33,9 @@ int run_check(const std::vector<std::string>& args) {
         "device", po::value(&device), "only this RDMA device (e.g. mlx5_0)")(
         "peer", po::value(&peer),
         "HOST[:PORT] of a peer running `rocehealth responder`: compare its active_mtu with ours")(
-        "peer-timeout-ms", po::value(&peer_timeout_ms), "deadline for the peer query (default 5000)")(
-        "json", "print the result as JSON")("list-rules", "list the rules and exit");
+        "peer-timeout-ms", po::value(&peer_timeout_ms),
+        "deadline for the peer query (default 5000)")("json", "print the result as JSON")(
+        "list-rules", "list the rules and exit");
     po::variables_map vm;
     if (auto exit = parse_options("check",
                                   "rocehealth check [--peer HOST[:PORT]] [--device NAME] "

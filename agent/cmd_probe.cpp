@@ -23,16 +23,19 @@ std::string fmt(const char* f, double v) {
     return b;
 }
 
-std::string rate(double v) { return fmt(v < 10 ? "%.1f" : "%.0f", v); }
+std::string rate(double v) {
+    return fmt(v < 10 ? "%.1f" : "%.0f", v);
+}
 
 void print_text(const ProbeReport& r) {
     std::printf("peer %s: %s %s GID[%u] %s\n", r.peer.c_str(), r.remote_hostname.c_str(),
                 r.remote_device.c_str(), r.remote_gid_index, r.remote_gid.c_str());
     std::printf("local: %s port %u GID[%u] %s (%s)\n", r.device.c_str(), r.port, r.gid_index,
                 r.gid.c_str(), r.gid_type.c_str());
-    std::printf("active_mtu local %u B, remote %u B -> path_mtu %u B; QP timeout %u, retry_cnt %u\n",
-                r.local_active_mtu_bytes, r.remote_active_mtu_bytes, r.path_mtu_bytes, r.qp_timeout,
-                r.qp_retry_cnt);
+    std::printf(
+        "active_mtu local %u B, remote %u B -> path_mtu %u B; QP timeout %u, retry_cnt %u\n",
+        r.local_active_mtu_bytes, r.remote_active_mtu_bytes, r.path_mtu_bytes, r.qp_timeout,
+        r.qp_retry_cnt);
     bool has_write = false, has_read = false, p999_hidden = false;
     for (const auto& s : r.results) {
         has_write |= s.op == "write";
@@ -97,40 +100,46 @@ int run_probe(const std::vector<std::string>& args) {
     const std::string max_qd = std::to_string(oob::kMaxQueueDepth);
     const std::string max_timeout = std::to_string(oob::kMaxTimeoutMs);
     po::options_description desc("options");
-    desc.add_options()
-        ("help,h", "show this help")
-        ("peer", po::value(&peers), "HOST[:PORT] of a host running `rocehealth responder` (default "
-                                    "port 18520); also accepted as the positional argument")
-        ("op", po::value(&ops)->default_value(ops), "operations: write, read or write,read")
-        ("sizes", po::value(&sizes)->default_value(sizes),
-         "message sizes, comma-separated, k = KiB, m = MiB; multiples of 8 from 16 B to 16 MiB "
-         "(each message slot ends with an 8-byte checksum and sequence number)")
-        ("iterations", po::value(&iterations)->default_value(iterations),
-         "timed messages per op and size, 1..1000000 (p99.9 is shown from 1000)")
-        ("warmup", po::value(&warmup)->default_value(warmup), "untimed messages before them, 0..100000")
-        ("queue-depth", po::value(&queue_depth)->default_value(queue_depth),
-         ("outstanding READs, 1.." + max_qd + " (the WRITE ping-pong is always 1)").c_str())
-        ("device", po::value(&o.device), "RDMA device (default: first with an ACTIVE Ethernet port)")
-        ("gid-index", po::value(&gid_index), "GID index 0..255 (default: RoCE v2, IPv4-mapped preferred)")
-        ("timeout-ms", po::value(&timeout)->default_value(timeout),
-         ("deadline of each wait (connect, each message), 1.." + max_timeout).c_str())
-        ("json", po::bool_switch(&json), "print JSON")
-        ("sysfs-root", po::value(&sysfs_root), "sysfs root; must be the live /sys (the default)");
+    desc.add_options()("help,h", "show this help")(
+        "peer", po::value(&peers),
+        "HOST[:PORT] of a host running `rocehealth responder` (default "
+        "port 18520); also accepted as the positional argument")(
+        "op", po::value(&ops)->default_value(ops), "operations: write, read or write,read")(
+        "sizes", po::value(&sizes)->default_value(sizes),
+        "message sizes, comma-separated, k = KiB, m = MiB; multiples of 8 from 16 B to 16 MiB "
+        "(each message slot ends with an 8-byte checksum and sequence number)")(
+        "iterations", po::value(&iterations)->default_value(iterations),
+        "timed messages per op and size, 1..1000000 (p99.9 is shown from 1000)")(
+        "warmup", po::value(&warmup)->default_value(warmup),
+        "untimed messages before them, 0..100000")(
+        "queue-depth", po::value(&queue_depth)->default_value(queue_depth),
+        ("outstanding READs, 1.." + max_qd + " (the WRITE ping-pong is always 1)").c_str())(
+        "device", po::value(&o.device),
+        "RDMA device (default: first with an ACTIVE Ethernet port)")(
+        "gid-index", po::value(&gid_index),
+        "GID index 0..255 (default: RoCE v2, IPv4-mapped preferred)")(
+        "timeout-ms", po::value(&timeout)->default_value(timeout),
+        ("deadline of each wait (connect, each message), 1.." + max_timeout).c_str())(
+        "json", po::bool_switch(&json), "print JSON")(
+        "sysfs-root", po::value(&sysfs_root), "sysfs root; must be the live /sys (the default)");
     po::positional_options_description pos;
     pos.add("peer", -1);
     po::variables_map vm;
     if (auto exit = parse_options(
             "probe", kUsage,
             "RDMA WRITE and READ latency over one RC QP to a peer running `rocehealth responder`.\n"
-            "WRITE latency is half the round trip of a ping-pong (as ib_write_lat); READ latency is\n"
-            "post to completion on this host (as ib_read_lat). A phase that fails stops the probe:\n"
+            "WRITE latency is half the round trip of a ping-pong (as ib_write_lat); READ latency "
+            "is\n"
+            "post to completion on this host (as ib_read_lat). A phase that fails stops the "
+            "probe:\n"
             "its figures are not shown and the phases after it are listed as skipped.\n"
             "Exit: 0 ok, 1 measured with errors (checksum, failed phase), 2 could not run.",
             args, desc, vm, &pos))
         return *exit;
 
     if (peers.empty()) return usage_error("missing PEER[:PORT]");
-    if (peers.size() > 1) return usage_error("unexpected argument '" + peers[1] + "' (one PEER only)");
+    if (peers.size() > 1)
+        return usage_error("unexpected argument '" + peers[1] + "' (one PEER only)");
     o.peer = peers[0];
     std::uint64_t v = 0;
     if (auto e = parse_ops(ops, o.ops)) return usage_error(*e);
@@ -139,9 +148,11 @@ int run_probe(const std::vector<std::string>& args) {
     o.iterations = static_cast<unsigned>(v);
     if (auto e = parse_number("warmup", warmup, 0, 100'000, v)) return usage_error(*e);
     o.warmup = static_cast<unsigned>(v);
-    if (auto e = parse_number("queue-depth", queue_depth, 1, oob::kMaxQueueDepth, v)) return usage_error(*e);
+    if (auto e = parse_number("queue-depth", queue_depth, 1, oob::kMaxQueueDepth, v))
+        return usage_error(*e);
     o.queue_depth = static_cast<unsigned>(v);
-    if (auto e = parse_number("timeout-ms", timeout, 1, oob::kMaxTimeoutMs, v)) return usage_error(*e);
+    if (auto e = parse_number("timeout-ms", timeout, 1, oob::kMaxTimeoutMs, v))
+        return usage_error(*e);
     o.timeout_ms = static_cast<int>(v);
     if (vm.count("gid-index")) {
         if (auto e = parse_number("gid-index", gid_index, 0, 255, v)) return usage_error(*e);
@@ -157,11 +168,15 @@ int run_probe(const std::vector<std::string>& args) {
     auto r = rh::run_probe(o);
     if (!r) {
         std::fprintf(stderr, "rocehealth probe: %s\n", r.error().message().c_str());
-        if (json) std::cout << nlohmann::json{{"ok", false}, {"error", r.error().message()}}.dump(2) << "\n";
+        if (json)
+            std::cout << nlohmann::json{{"ok", false}, {"error", r.error().message()}}.dump(2)
+                      << "\n";
         return kExitCannotRun;
     }
-    if (json) std::cout << to_json(*r).dump(2) << "\n";
-    else print_text(*r);
+    if (json)
+        std::cout << to_json(*r).dump(2) << "\n";
+    else
+        print_text(*r);
     for (const auto& e : r->errors) std::fprintf(stderr, "rocehealth probe: %s\n", e.c_str());
     return r->ok() ? kExitOk : kExitFindings;
 }

@@ -13,7 +13,9 @@ namespace rh::cli {
 namespace {
 std::atomic<bool> g_stop{false};  // the one global: set by the signal handler
 static_assert(std::atomic<bool>::is_always_lock_free);
-extern "C" void on_signal(int) { g_stop.store(true); }
+extern "C" void on_signal(int) {
+    g_stop.store(true);
+}
 
 constexpr const char* kUsage =
     "rocehealth responder [--port 18520] [--listen ADDR] [--device NAME] [--gid-index N] "
@@ -31,16 +33,17 @@ int run_responder(const std::vector<std::string>& args) {
     std::string port = std::to_string(o.port), max_sessions = std::to_string(o.max_sessions),
                 gid_index, sysfs_root;
     po::options_description desc("options");
-    desc.add_options()
-        ("help,h", "show this help")
-        ("port", po::value(&port)->default_value(port), "TCP port of the handshake, 1..65535")
-        ("listen", po::value(&o.listen_addr)->default_value(o.listen_addr),
-         "address to listen on (\"::\" for any IPv6)")
-        ("device", po::value(&o.device), "RDMA device (default: first with an ACTIVE Ethernet port)")
-        ("gid-index", po::value(&gid_index), "GID index 0..255 (default: RoCE v2, IPv4-mapped preferred)")
-        ("max-sessions", po::value(&max_sessions)->default_value(max_sessions),
-         "concurrent sessions, 1..1024")
-        ("sysfs-root", po::value(&sysfs_root), "sysfs root; must be the live /sys (the default)");
+    desc.add_options()("help,h", "show this help")("port", po::value(&port)->default_value(port),
+                                                   "TCP port of the handshake, 1..65535")(
+        "listen", po::value(&o.listen_addr)->default_value(o.listen_addr),
+        "address to listen on (\"::\" for any IPv6)")(
+        "device", po::value(&o.device),
+        "RDMA device (default: first with an ACTIVE Ethernet port)")(
+        "gid-index", po::value(&gid_index),
+        "GID index 0..255 (default: RoCE v2, IPv4-mapped preferred)")(
+        "max-sessions", po::value(&max_sessions)->default_value(max_sessions),
+        "concurrent sessions, 1..1024")("sysfs-root", po::value(&sysfs_root),
+                                        "sysfs root; must be the live /sys (the default)");
     po::variables_map vm;
     if (auto exit = parse_options(
             "responder", kUsage,

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
-#include <initializer_list>
 #include <filesystem>
+#include <initializer_list>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -38,7 +38,9 @@ std::string pad(const std::string& s, std::size_t w) {
     return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
 }
 
-std::string or_unknown(const std::string& s) { return s.empty() ? "?" : s; }
+std::string or_unknown(const std::string& s) {
+    return s.empty() ? "?" : s;
+}
 
 void print_counters(std::ostream& out, const char* title, const std::vector<Counter>& cs) {
     if (cs.empty()) return;
@@ -123,8 +125,7 @@ void print_normalized(std::ostream& out, const Port& p) {
     for (std::size_t i = 0; i < p.normalized.size(); ++i) {
         const auto& c = p.normalized[i];
         out << "      " << pad(names[i], w) << " = "
-            << (c.value ? std::to_string(*c.value) + " " + c.unit : std::string("missing"))
-            << "\n";
+            << (c.value ? std::to_string(*c.value) + " " + c.unit : std::string("missing")) << "\n";
     }
 }
 
@@ -157,8 +158,8 @@ void print_port(std::ostream& out, const Port& p) {
     if (p.netdev) {
         const Netdev& n = *p.netdev;
         out << n.name << "  mtu " << show(n.mtu_bytes, " B") << "  operstate "
-            << or_unknown(n.operstate) << "  carrier_changes " << show(n.carrier_changes)
-            << "  (" << n.source << ")\n";
+            << or_unknown(n.operstate) << "  carrier_changes " << show(n.carrier_changes) << "  ("
+            << n.source << ")\n";
         out << "    " << pad("", 11) << "rx " << show(n.rx_bytes, " B") << " "
             << show(n.rx_packets, " pkts") << " errors " << show(n.rx_errors) << " dropped "
             << show(n.rx_dropped) << "; tx " << show(n.tx_bytes, " B") << " "
@@ -188,8 +189,8 @@ void print_port(std::ostream& out, const Port& p) {
 }
 
 void print_device(std::ostream& out, const Device& d) {
-    out << d.name << ": fw " << (d.fw_ver.empty() ? "(none)" : d.fw_ver) << ", node_guid " << or_unknown(d.node_guid)
-        << ", node_type " << or_unknown(d.node_type) << "\n";
+    out << d.name << ": fw " << (d.fw_ver.empty() ? "(none)" : d.fw_ver) << ", node_guid "
+        << or_unknown(d.node_guid) << ", node_type " << or_unknown(d.node_type) << "\n";
     for (const auto& p : d.ports) print_port(out, p);
     if (d.pcie.empty()) {
         out << "  pcie: none (no PCI function)\n";
@@ -220,8 +221,9 @@ int run_snapshot(const std::vector<std::string>& args) {
         "json", "print the snapshot as JSON");
     po::variables_map vm;
     const po::positional_options_description no_positional;  // reject stray arguments
-    if (auto exit = parse_options("snapshot", "rocehealth snapshot [--sysfs-root DIR] "
-                                              "[--device NAME] [--json]",
+    if (auto exit = parse_options("snapshot",
+                                  "rocehealth snapshot [--sysfs-root DIR] "
+                                  "[--device NAME] [--json]",
                                   "Print RDMA devices, ports, GIDs, counters, netdevs, active "
                                   "MTU and PCIe links. Missing values are shown as missing, "
                                   "never as 0.",

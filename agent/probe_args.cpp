@@ -48,9 +48,10 @@ std::optional<std::string> parse_sizes(const std::string& text, std::vector<std:
         if (last == 'm' || last == 'M') mult = 1024 * 1024;
         if (mult != 1) num.pop_back();
         if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos)
-            return "--sizes: '" + given + "' is not a size (a whole number of bytes, optionally "
+            return "--sizes: '" + given +
+                   "' is not a size (a whole number of bytes, optionally "
                    "with k = KiB or m = MiB)";
-        auto v = digits(num);  // nullopt: more than 19 digits
+        auto v = digits(num);                           // nullopt: more than 19 digits
         const bool too_big = !v || *v > kMaxProbeSize;  // also keeps v * mult from overflowing
         const std::uint64_t bytes = too_big ? 0 : *v * mult;
         if (too_big || bytes < kMinProbeSize || bytes > kMaxProbeSize || bytes % 8 != 0)
@@ -65,9 +66,12 @@ std::optional<std::string> parse_ops(const std::string& text, std::vector<ProbeO
     out.clear();
     for (const auto& item : split(text)) {
         ProbeOp op;
-        if (item == "write") op = ProbeOp::write;
-        else if (item == "read") op = ProbeOp::read;
-        else return "--op: unknown operation '" + item + "' (expected write, read or write,read)";
+        if (item == "write")
+            op = ProbeOp::write;
+        else if (item == "read")
+            op = ProbeOp::read;
+        else
+            return "--op: unknown operation '" + item + "' (expected write, read or write,read)";
         if (std::find(out.begin(), out.end(), op) != out.end())
             return "--op: '" + item + "' given twice";
         out.push_back(op);
@@ -80,8 +84,10 @@ std::optional<std::string> live_sysfs_error(const std::string& command, const st
     std::error_code ec;
     const auto canon = std::filesystem::weakly_canonical(root, ec);
     if (!ec && canon == std::filesystem::path("/sys")) return std::nullopt;
-    return command + " needs the live /sys: verbs see this host's devices, not a fixture tree "
-                     "(--sysfs-root " + root + ")";
+    return command +
+           " needs the live /sys: verbs see this host's devices, not a fixture tree "
+           "(--sysfs-root " +
+           root + ")";
 }
 
 }  // namespace rh::cli

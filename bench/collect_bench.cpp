@@ -3,9 +3,9 @@
 //   rocehealth_bench [--sysfs-root DIR] [--passes N]
 // Prints a human summary and `key=value` lines for scripts (bench/node_exporter_compare.sh).
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <string_view>
 
@@ -43,8 +43,7 @@ Timing run(const rh::CollectOptions& opts, int passes, bool json) {
 void report(std::string_view what, const Timing& t, int passes) {
     const double us = t.total_s * 1e6 / passes;
     std::printf("%-14s %6d passes  %8.1f passes/s  %9.1f us/pass wall  %9.1f us/pass CPU",
-                std::string(what).c_str(), passes, passes / t.total_s, us,
-                t.cpu_s * 1e6 / passes);
+                std::string(what).c_str(), passes, passes / t.total_s, us, t.cpu_s * 1e6 / passes);
     if (t.bytes) std::printf("  (%zu JSON bytes)", t.bytes);
     std::printf("\n");
 }
@@ -77,9 +76,10 @@ int main(int argc, char** argv) {
     std::printf("raw+normalized counters per pass: %zu\n", collect.counters);
     report("collect", collect, passes);
     report("collect+json", with_json, passes);
-    std::printf("collect_us_per_pass=%.1f\ncollect_json_us_per_pass=%.1f\n"
-                "collect_cpu_us_per_pass=%.1f\ncollect_json_cpu_us_per_pass=%.1f\nports=%zu\n",
-                collect.total_s * 1e6 / passes, with_json.total_s * 1e6 / passes,
-                collect.cpu_s * 1e6 / passes, with_json.cpu_s * 1e6 / passes, ports);
+    std::printf(
+        "collect_us_per_pass=%.1f\ncollect_json_us_per_pass=%.1f\n"
+        "collect_cpu_us_per_pass=%.1f\ncollect_json_cpu_us_per_pass=%.1f\nports=%zu\n",
+        collect.total_s * 1e6 / passes, with_json.total_s * 1e6 / passes,
+        collect.cpu_s * 1e6 / passes, with_json.cpu_s * 1e6 / passes, ports);
     return first.devices.empty() ? 1 : 0;
 }

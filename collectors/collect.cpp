@@ -63,7 +63,7 @@ Device collect_device(const CollectOptions& opts, const std::string& name,
     counters.add_aer(d.pcie);
     add_netdevs(d, netdevs);
     add_verbs(d, opts);
-    counters.add_device(d);  // ethtool -S, link pause, DCB, QoS/ECN, RDMA netlink counters
+    counters.add_device(d);           // ethtool -S, link pause, DCB, QoS/ECN, RDMA netlink counters
     normalize_device(d, opts.sysfs);  // last: reads every raw counter the sources above filled
     return d;
 }
@@ -79,8 +79,8 @@ Snapshot collect_snapshot(const CollectOptions& opts) {
     const std::string class_dir = opts.sysfs.path("class/infiniband").string();
     auto names = list_rdma_devices(opts.sysfs);
     if (!names) {
-        s.notes.push_back(Note{"host", "no RDMA devices under " + class_dir + " (" +
-                                           names.error().message() + ")"});
+        s.notes.push_back(Note{
+            "host", "no RDMA devices under " + class_dir + " (" + names.error().message() + ")"});
         return s;
     }
     if (!opts.only_device.empty()) {
@@ -90,15 +90,15 @@ Snapshot collect_snapshot(const CollectOptions& opts) {
         *names = std::move(only);
     }
     if (names->empty()) {
-        s.notes.push_back(Note{"host", opts.only_device.empty()
-                                           ? "no RDMA devices under " + class_dir
-                                           : "no RDMA device named " + opts.only_device + " under " +
-                                                 class_dir});
+        s.notes.push_back(
+            Note{"host", opts.only_device.empty()
+                             ? "no RDMA devices under " + class_dir
+                             : "no RDMA device named " + opts.only_device + " under " + class_dir});
         return s;
     }
 
-    const auto netdevs = opts.live_sources() ? make_rtnl_netdev_source()
-                                             : make_sysfs_netdev_source(opts.sysfs);
+    const auto netdevs =
+        opts.live_sources() ? make_rtnl_netdev_source() : make_sysfs_netdev_source(opts.sysfs);
     // One pass, one socket per source kind, shared by every device and port.
     CounterCollector counters(opts.live_sources() ? make_live_counter_sources()
                                                   : make_fixture_counter_sources(opts.sysfs.root()),

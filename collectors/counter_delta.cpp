@@ -15,11 +15,16 @@ std::uint64_t max_of(unsigned width_bits) {
 
 std::string_view to_string(DeltaKind k) {
     switch (k) {
-        case DeltaKind::normal: return "normal";
-        case DeltaKind::wrapped: return "wrapped";
-        case DeltaKind::reset: return "reset";
-        case DeltaKind::saturated: return "saturated";
-        case DeltaKind::missing: return "missing";
+        case DeltaKind::normal:
+            return "normal";
+        case DeltaKind::wrapped:
+            return "wrapped";
+        case DeltaKind::reset:
+            return "reset";
+        case DeltaKind::saturated:
+            return "saturated";
+        case DeltaKind::missing:
+            return "missing";
     }
     return "missing";
 }

@@ -53,13 +53,13 @@ struct DcbApp {
 /// IEEE DCB state of a netdev, from rtnetlink RTM_GETDCB / DCB_CMD_IEEE_GET (or a recording).
 struct DcbConfig {
     std::string source;
-    std::optional<unsigned> pfc_cap;           ///< traffic classes that can be PFC-enabled
-    std::optional<std::uint8_t> pfc_enabled;   ///< bit p set = PFC on priority p
+    std::optional<unsigned> pfc_cap;          ///< traffic classes that can be PFC-enabled
+    std::optional<std::uint8_t> pfc_enabled;  ///< bit p set = PFC on priority p
     /// ieee_pfc.requests[p] / indications[p]: PFC frames sent / received on priority p,
     /// cumulative (mlx5 fills them from cached per-priority pause counters).
     std::array<std::optional<std::uint64_t>, 8> pfc_requests{}, pfc_indications{};
-    std::optional<std::array<std::uint8_t, 8>> prio_tc;           ///< priority -> traffic class
-    std::optional<std::array<std::uint8_t, 8>> tc_tsa;            ///< 0 strict, 1 CBS, 2 ETS, 255 vendor
+    std::optional<std::array<std::uint8_t, 8>> prio_tc;  ///< priority -> traffic class
+    std::optional<std::array<std::uint8_t, 8>> tc_tsa;   ///< 0 strict, 1 CBS, 2 ETS, 255 vendor
     std::optional<std::array<std::uint8_t, 8>> tc_tx_bw_percent;  ///< ETS bandwidth share
     std::vector<DcbApp> apps;
     std::optional<std::uint8_t> dcbx_mode;  ///< DCB_CAP_DCBX_* bits (1 host, 2 LLD, 4 CEE, 8 IEEE)
@@ -67,8 +67,9 @@ struct DcbConfig {
 
 /// Trust mode and ECN enable state of a netdev.
 struct QosConfig {
-    std::string trust;         ///< "dscp", "pcp", or empty when unknown
-    std::string trust_source;  ///< DCB APP table (DSCP entries => dscp) or `class/net/<if>/qos/trust`
+    std::string trust;  ///< "dscp", "pcp", or empty when unknown
+    std::string
+        trust_source;  ///< DCB APP table (DSCP entries => dscp) or `class/net/<if>/qos/trust`
     /// `class/net/<if>/ecn/roce_rp|roce_np/enable/<prio>` (MLNX_OFED kernels only): per
     /// priority, nullopt where the file is absent (always on upstream kernels).
     std::array<std::optional<bool>, 8> ecn_rp_enabled{}, ecn_np_enabled{};
@@ -79,12 +80,12 @@ struct QosConfig {
 /// `unit` (already scaled: `port_xmit_data` words x4 = bytes); absent where the driver has no
 /// equivalent or the raw counter is missing — never 0.
 struct NormalizedCounter {
-    std::string name;                          ///< e.g. "pfc_pause_frames"
+    std::string name;                           ///< e.g. "pfc_pause_frames"
     std::map<std::string, std::string> labels;  ///< e.g. {priority: "3", direction: "rx"}
     std::optional<std::uint64_t> value;
-    std::string unit;      ///< "frames", "packets", "bytes", "us", "events"
-    std::string raw_name;  ///< the kernel/driver name it came from
-    std::string source;    ///< file or interface it was read from
+    std::string unit;          ///< "frames", "packets", "bytes", "us", "events"
+    std::string raw_name;      ///< the kernel/driver name it came from
+    std::string source;        ///< file or interface it was read from
     unsigned width_bits = 64;  ///< hardware width: 32 for mlx5 Q counters (wrap), 64 otherwise
     bool saturates = false;    ///< PMA error counters stop at their maximum instead of wrapping
 };
@@ -98,7 +99,8 @@ struct Netdev {
     std::optional<std::uint64_t> carrier_changes;
     std::optional<std::uint64_t> rx_bytes, tx_bytes, rx_packets, tx_packets;
     std::optional<std::uint64_t> rx_errors, tx_errors, rx_dropped, tx_dropped;
-    std::vector<Counter> ethtool_stats;  ///< `ethtool -S` (SIOCETHTOOL ETHTOOL_GSTATS), trimmed names
+    std::vector<Counter>
+        ethtool_stats;  ///< `ethtool -S` (SIOCETHTOOL ETHTOOL_GSTATS), trimmed names
     LinkPauseStats link_pause;
     std::optional<DcbConfig> dcb;  ///< nullopt when the netdev has no DCB support (see unavailable)
     QosConfig qos;
@@ -108,12 +110,12 @@ struct Netdev {
 /// One PCIe link end: the NIC's function or an upstream bridge/root port, from
 /// `devices/.../<bdf>/{current,max}_link_{speed,width}` and `numa_node`.
 struct PcieLink {
-    std::string bdf;          ///< "0000:3b:00.0"
-    std::string sysfs_path;   ///< path relative to the sysfs root ("devices/pci0000:00/...")
-    bool is_function = false; ///< true for the NIC's own function, false for upstream ports
+    std::string bdf;           ///< "0000:3b:00.0"
+    std::string sysfs_path;    ///< path relative to the sysfs root ("devices/pci0000:00/...")
+    bool is_function = false;  ///< true for the NIC's own function, false for upstream ports
     std::optional<double> current_speed_gts, max_speed_gts;  ///< GT/s, parsed "8.0 GT/s PCIe"
     std::optional<unsigned> current_width, max_width;        ///< lanes ("16", no "x")
-    std::optional<int> numa_node;                             ///< -1 = no NUMA affinity
+    std::optional<int> numa_node;                            ///< -1 = no NUMA affinity
     /// `aer_dev_{correctable,nonfatal,fatal}` lines, named "<file>/<error name>" (e.g.
     /// "aer_dev_correctable/Receiver Error"), cumulative; empty when the files are absent.
     std::vector<Counter> aer;
@@ -129,8 +131,8 @@ struct VerbsPort {
 /// `class/infiniband/<dev>/ports/<n>/`.
 struct Port {
     unsigned number = 0;
-    std::optional<unsigned> state_code;  ///< 4 = ACTIVE
-    std::string state;                   ///< "ACTIVE" (name part of "4: ACTIVE")
+    std::optional<unsigned> state_code;       ///< 4 = ACTIVE
+    std::string state;                        ///< "ACTIVE" (name part of "4: ACTIVE")
     std::optional<unsigned> phys_state_code;  ///< 5 = LinkUp
     std::string phys_state;                   ///< "LinkUp"
     std::string rate;                         ///< "100 Gb/sec (4X EDR)", as printed
@@ -166,7 +168,8 @@ struct Snapshot {
     std::string sysfs_root;
     std::string collected_at;  ///< UTC, ISO 8601
     std::vector<Device> devices;
-    std::vector<Note> notes;  ///< host-wide notes, e.g. "no RDMA devices under /sys/class/infiniband"
+    std::vector<Note>
+        notes;  ///< host-wide notes, e.g. "no RDMA devices under /sys/class/infiniband"
 };
 
 void to_json(nlohmann::json& j, const LinkPauseStats& p);

@@ -25,7 +25,8 @@ nlohmann::json opt_array(const std::array<std::optional<T>, N>& a) {
 }  // namespace
 
 void to_json(nlohmann::json& j, const LinkPauseStats& p) {
-    j = {{"tx_frames", opt(p.tx_frames)}, {"rx_frames", opt(p.rx_frames)},
+    j = {{"tx_frames", opt(p.tx_frames)},
+         {"rx_frames", opt(p.rx_frames)},
          {"source", opt_text(p.source)}};
 }
 
@@ -59,13 +60,20 @@ void to_json(nlohmann::json& j, const QosConfig& q) {
 }
 
 void to_json(nlohmann::json& j, const NormalizedCounter& c) {
-    j = {{"name", c.name},         {"labels", c.labels},     {"value", opt(c.value)},
-         {"unit", c.unit},         {"raw_name", c.raw_name}, {"source", c.source},
-         {"width_bits", c.width_bits}, {"saturates", c.saturates}};
+    j = {{"name", c.name},
+         {"labels", c.labels},
+         {"value", opt(c.value)},
+         {"unit", c.unit},
+         {"raw_name", c.raw_name},
+         {"source", c.source},
+         {"width_bits", c.width_bits},
+         {"saturates", c.saturates}};
 }
 
 void to_json(nlohmann::json& j, const Counter& c) {
-    j = {{"name", c.name}, {"value", opt(c.value)}, {"source", c.source},
+    j = {{"name", c.name},
+         {"value", opt(c.value)},
+         {"source", c.source},
          {"error", opt_text(c.error)}};
 }
 
@@ -131,8 +139,8 @@ void to_json(nlohmann::json& j, const Port& p) {
 }
 
 void to_json(nlohmann::json& j, const Device& d) {
-    j = {{"name", d.name},       {"node_guid", d.node_guid}, {"fw_ver", d.fw_ver},
-         {"node_type", d.node_type}, {"ports", d.ports},     {"pcie", d.pcie},
+    j = {{"name", d.name},           {"node_guid", d.node_guid}, {"fw_ver", d.fw_ver},
+         {"node_type", d.node_type}, {"ports", d.ports},         {"pcie", d.pcie},
          {"problems", d.problems}};
 }
 

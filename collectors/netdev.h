@@ -13,7 +13,7 @@
 namespace rh {
 
 class NetdevSource {
-public:
+  public:
     virtual ~NetdevSource() = default;
     /// State and statistics of interface `ifname`. Error when the interface does not exist or
     /// the source cannot be queried; single unreadable/implausible values (an MTU outside

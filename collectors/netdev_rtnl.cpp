@@ -4,8 +4,8 @@
 #include <netlink/netlink.h>
 
 #include "collectors/netdev.h"
-#include "collectors/parse.h"
 #include "collectors/nl_handles.h"
+#include "collectors/parse.h"
 
 namespace rh {
 
@@ -16,7 +16,7 @@ Error nl_error(const char* op, const std::string& subject, int nl_err) {
 }
 
 class RtnlNetdevSource final : public NetdevSource {
-public:
+  public:
     Result<Netdev> read(const std::string& ifname) const override {
         nl::Sock sock(nl_socket_alloc());
         if (!sock) return Error{"nl_socket_alloc", ifname, ENOMEM, {}};
@@ -33,7 +33,8 @@ public:
         const auto mtu = check_mtu(rtnl_link_get_mtu(link.get()));
         n.mtu_bytes = mtu.mtu;
         if (!mtu.mtu)
-            n.unavailable.push_back(Note{ifname, "rtnetlink IFLA_MTU of " + ifname + ": " + mtu.error});
+            n.unavailable.push_back(
+                Note{ifname, "rtnetlink IFLA_MTU of " + ifname + ": " + mtu.error});
         char buf[32];
         n.operstate = rtnl_link_operstate2str(rtnl_link_get_operstate(link.get()), buf, sizeof buf);
         if (std::uint32_t cc = 0; rtnl_link_get_carrier_changes(link.get(), &cc) == 0)

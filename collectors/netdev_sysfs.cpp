@@ -11,7 +11,7 @@ namespace rh {
 namespace {
 
 class SysfsNetdevSource final : public NetdevSource {
-public:
+  public:
     explicit SysfsNetdevSource(const SysfsRoot& sysfs) : sysfs_(sysfs) {}
 
     Result<Netdev> read(const std::string& ifname) const override {
@@ -63,7 +63,7 @@ public:
         return n;
     }
 
-private:
+  private:
     SysfsRoot sysfs_;
 };
 

@@ -18,7 +18,8 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 /// readlink: the kernel follows the intermediate class/ and device links itself.
 std::string driver_of(const SysfsRoot& sysfs, const std::string& device_dir) {
     std::error_code ec;
-    const auto target = std::filesystem::read_symlink(sysfs.path(device_dir + "/device/driver"), ec);
+    const auto target =
+        std::filesystem::read_symlink(sysfs.path(device_dir + "/device/driver"), ec);
     return ec ? std::string{} : target.filename().string();
 }
 
@@ -100,7 +101,7 @@ const CompiledTable& compiled(DriverFamily f) {
 
 /// The raw counter behind each row of one table for one port (nullptr = absent).
 class Hits {
-public:
+  public:
     Hits(const CompiledTable& t, const Port& port, bool rdma_side) : hit_(t.rows.size()) {
         if (rdma_side) {
             for (const auto& c : port.nl_hw_counters) mark(t.hw, c);
@@ -112,7 +113,7 @@ public:
     }
     const Counter* operator[](std::size_t i) const { return hit_[i]; }
 
-private:
+  private:
     using Index = std::unordered_map<std::string_view, std::vector<std::size_t>>;
     void mark(const Index& idx, const Counter& c) {
         auto it = idx.find(c.name);
@@ -142,7 +143,8 @@ const Counter* generic_value(const Row& r, const Port& port, Counter& scratch) {
                                                         : nd.link_pause.rx_frames;
             source = nd.link_pause.source;
             break;
-        default: return nullptr;
+        default:
+            return nullptr;
     }
     if (!v) return nullptr;
     scratch = Counter{r.raw, v, std::move(source), {}};
@@ -152,7 +154,7 @@ const Counter* generic_value(const Row& r, const Port& port, Counter& scratch) {
 /// Collects candidates per (name, labels): a readable one replaces an unreadable one; otherwise
 /// the first candidate stays.
 class Builder {
-public:
+  public:
     void add(const Row& r, const Counter& c) {
         auto it = by_key_.find(r.key);
         if (it != by_key_.end() && (it->second.value || !c.value)) return;
@@ -176,7 +178,7 @@ public:
         return out;
     }
 
-private:
+  private:
     std::map<std::string_view, NormalizedCounter> by_key_;  // keys live in the static tables
 };
 
@@ -191,11 +193,16 @@ DriverFamily family_of_netdev_driver(const std::string& driver) {
 
 std::string_view to_string(DriverFamily f) {
     switch (f) {
-        case DriverFamily::mlx5: return "mlx5";
-        case DriverFamily::bnxt: return "bnxt";
-        case DriverFamily::irdma_ice: return "irdma_ice";
-        case DriverFamily::rxe: return "rxe";
-        case DriverFamily::unknown: return "unknown";
+        case DriverFamily::mlx5:
+            return "mlx5";
+        case DriverFamily::bnxt:
+            return "bnxt";
+        case DriverFamily::irdma_ice:
+            return "irdma_ice";
+        case DriverFamily::rxe:
+            return "rxe";
+        case DriverFamily::unknown:
+            return "unknown";
     }
     return "unknown";
 }
@@ -206,11 +213,16 @@ bool is_netdev_list(RawList l) {
 
 std::span<const MapEntry> table_for(DriverFamily f) {
     switch (f) {
-        case DriverFamily::mlx5: return mlx5_table();
-        case DriverFamily::bnxt: return bnxt_table();
-        case DriverFamily::irdma_ice: return irdma_ice_table();
-        case DriverFamily::rxe: return rxe_table();
-        case DriverFamily::unknown: return {};
+        case DriverFamily::mlx5:
+            return mlx5_table();
+        case DriverFamily::bnxt:
+            return bnxt_table();
+        case DriverFamily::irdma_ice:
+            return irdma_ice_table();
+        case DriverFamily::rxe:
+            return rxe_table();
+        case DriverFamily::unknown:
+            return {};
     }
     return {};
 }

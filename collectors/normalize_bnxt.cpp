@@ -1,7 +1,8 @@
 // Broadcom: RDMA side from bnxt_re, netdev side from bnxt_en. Names from
-// drivers/infiniband/hw/bnxt_re/hw_counters.c and drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c. All 64-bit.
-// bnxt_re has two name sets: upstream hw_counters.c names, and a posted (unmerged) patch with
-// mlx5-style names; both are listed, the upstream name first.
+// drivers/infiniband/hw/bnxt_re/hw_counters.c and
+// drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c. All 64-bit. bnxt_re has two name sets:
+// upstream hw_counters.c names, and a posted (unmerged) patch with mlx5-style names; both are
+// listed, the upstream name first.
 #include "collectors/normalize_table.h"
 
 namespace rh {
@@ -65,11 +66,16 @@ constexpr MapEntry kBnxt[] = {
     eth("symbol_errors", "", "rx_pcs_symbol_err", "errors"),
     // no equivalent: pause_storm_events (continuous_pause_events has no warning/error split),
     // cnp_ignored, rnr_nak_sent, rnr_retry_exceeded, adaptive_retransmits, PMA counters/
-    kDcbRx, kDcbTx, kLinkPauseRx, kLinkPauseTx,
+    kDcbRx,
+    kDcbTx,
+    kLinkPauseRx,
+    kLinkPauseTx,
 };
 
 }  // namespace
 
-std::span<const MapEntry> bnxt_table() { return kBnxt; }
+std::span<const MapEntry> bnxt_table() {
+    return kBnxt;
+}
 
 }  // namespace rh

@@ -1,7 +1,8 @@
 // Intel E810: RDMA side from irdma, netdev side from ice. Names from
-// drivers/infiniband/hw/irdma/verbs.c (irdma) and drivers/net/ethernet/intel/ice/ice_ethtool.c. irdma gen1/2 hardware
-// counters are 24/32/48-bit but the driver accumulates them with roll-over handling into u64
-// (irdma_update_stats, ctrl.c), so the sysfs values are 64-bit cumulative; ice stats are u64.
+// drivers/infiniband/hw/irdma/verbs.c (irdma) and drivers/net/ethernet/intel/ice/ice_ethtool.c.
+// irdma gen1/2 hardware counters are 24/32/48-bit but the driver accumulates them with roll-over
+// handling into u64 (irdma_update_stats, ctrl.c), so the sysfs values are 64-bit cumulative; ice
+// stats are u64.
 #include "collectors/normalize_table.h"
 
 namespace rh {
@@ -34,11 +35,16 @@ constexpr MapEntry kIrdmaIce[] = {
     // no equivalent: pfc_pause_duration_us, pause_storm_events, ack_timeouts, out_of_sequence,
     // duplicate_requests, retry_exceeded, rx_out_of_buffer, link_down_events, symbol_errors,
     // roce_*_bytes (ip4/ip6 octets are split by IP version), PMA counters/
-    kDcbRx, kDcbTx, kLinkPauseRx, kLinkPauseTx,
+    kDcbRx,
+    kDcbTx,
+    kLinkPauseRx,
+    kLinkPauseTx,
 };
 
 }  // namespace
 
-std::span<const MapEntry> irdma_ice_table() { return kIrdmaIce; }
+std::span<const MapEntry> irdma_ice_table() {
+    return kIrdmaIce;
+}
 
 }  // namespace rh

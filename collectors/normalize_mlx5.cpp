@@ -1,5 +1,6 @@
 // mlx5 (ConnectX): RDMA side from mlx5_ib, netdev side from mlx5e. Names, widths and units from
-// drivers/infiniband/hw/mlx5/{counters.c,mad.c} and drivers/net/ethernet/mellanox/mlx5/core/en_stats.c.
+// drivers/infiniband/hw/mlx5/{counters.c,mad.c} and
+// drivers/net/ethernet/mellanox/mlx5/core/en_stats.c.
 #include "collectors/normalize_table.h"
 
 namespace rh {
@@ -75,11 +76,16 @@ constexpr MapEntry kMlx5[] = {
     fallback(hw("roce_rx_packets", "rdma_rx_packets", "packets")),
     fallback(hw("roce_tx_packets", "rdma_tx_packets", "packets")),
     // en_dcbnl.c fills ieee_pfc requests/indications from cached per-prio pause counters
-    kDcbRx, kDcbTx, kLinkPauseRx, kLinkPauseTx,
+    kDcbRx,
+    kDcbTx,
+    kLinkPauseRx,
+    kLinkPauseTx,
 };
 
 }  // namespace
 
-std::span<const MapEntry> mlx5_table() { return kMlx5; }
+std::span<const MapEntry> mlx5_table() {
+    return kMlx5;
+}
 
 }  // namespace rh

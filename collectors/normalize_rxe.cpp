@@ -26,6 +26,8 @@ constexpr MapEntry kRxe[] = {
 
 }  // namespace
 
-std::span<const MapEntry> rxe_table() { return kRxe; }
+std::span<const MapEntry> rxe_table() {
+    return kRxe;
+}
 
 }  // namespace rh

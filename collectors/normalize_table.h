@@ -54,17 +54,17 @@ inline constexpr RawList kPma = RawList::counters;
 // Generic kernel interfaces, used as fallbacks by the families whose drivers implement them.
 // include/uapi/linux/dcbnl.h struct ieee_pfc: requests[p] = PFC frames sent, indications[p] =
 // received; ethtool netlink ETHTOOL_A_PAUSE_STAT_{TX,RX}_FRAMES (net/ethtool/pause.c).
-constexpr MapEntry kDcbRx = fallback(row("pfc_pause_frames", "priority={p},direction=rx",
-                                         "ieee_pfc.indications[{p}]", RawList::dcb_indications,
-                                         "frames"));
-constexpr MapEntry kDcbTx = fallback(row("pfc_pause_frames", "priority={p},direction=tx",
-                                         "ieee_pfc.requests[{p}]", RawList::dcb_requests,
-                                         "frames"));
-constexpr MapEntry kLinkPauseRx = fallback(row("link_pause_frames", "direction=rx",
-                                               "ETHTOOL_A_PAUSE_STAT_RX_FRAMES",
-                                               RawList::link_pause_rx, "frames"));
-constexpr MapEntry kLinkPauseTx = fallback(row("link_pause_frames", "direction=tx",
-                                               "ETHTOOL_A_PAUSE_STAT_TX_FRAMES",
-                                               RawList::link_pause_tx, "frames"));
+constexpr MapEntry kDcbRx =
+    fallback(row("pfc_pause_frames", "priority={p},direction=rx", "ieee_pfc.indications[{p}]",
+                 RawList::dcb_indications, "frames"));
+constexpr MapEntry kDcbTx =
+    fallback(row("pfc_pause_frames", "priority={p},direction=tx", "ieee_pfc.requests[{p}]",
+                 RawList::dcb_requests, "frames"));
+constexpr MapEntry kLinkPauseRx =
+    fallback(row("link_pause_frames", "direction=rx", "ETHTOOL_A_PAUSE_STAT_RX_FRAMES",
+                 RawList::link_pause_rx, "frames"));
+constexpr MapEntry kLinkPauseTx =
+    fallback(row("link_pause_frames", "direction=tx", "ETHTOOL_A_PAUSE_STAT_TX_FRAMES",
+                 RawList::link_pause_tx, "frames"));
 
 }  // namespace rh::nt

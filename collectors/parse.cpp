@@ -44,7 +44,6 @@ std::optional<CodedState> parse_port_state(std::string_view text) {
     return CodedState{v, std::string(name)};
 }
 
-
 MtuParse check_mtu(std::uint64_t mtu) {
     if (mtu < kMtuMin || mtu > kMtuMax)
         return {std::nullopt, std::to_string(mtu) + " is not a valid MTU (" +
@@ -75,8 +74,7 @@ std::optional<unsigned> parse_pcie_width(std::string_view text) {
     if (!t.empty() && (t.front() == 'x' || t.front() == 'X')) t.remove_prefix(1);
     unsigned v = 0;
     auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec != std::errc() || ptr != t.data() + t.size() || t.empty() || v == 0)
-        return std::nullopt;
+    if (ec != std::errc() || ptr != t.data() + t.size() || t.empty() || v == 0) return std::nullopt;
     return v;
 }
 
@@ -97,8 +95,8 @@ bool is_pci_bdf(std::string_view n) {
     if (c2 == std::string_view::npos || dot == std::string_view::npos || dot < c2) return false;
     const auto dom = n.substr(0, c1), bus = n.substr(c1 + 1, c2 - c1 - 1),
                dev = n.substr(c2 + 1, dot - c2 - 1), fn = n.substr(dot + 1);
-    return dom.size() >= 4 && all_hex(dom) && bus.size() == 2 && all_hex(bus) &&
-           dev.size() == 2 && all_hex(dev) && fn.size() == 1 && fn[0] >= '0' && fn[0] <= '7';
+    return dom.size() >= 4 && all_hex(dom) && bus.size() == 2 && all_hex(bus) && dev.size() == 2 &&
+           all_hex(dev) && fn.size() == 1 && fn[0] >= '0' && fn[0] <= '7';
 }
 
 bool is_zero_gid(std::string_view gid) {

@@ -22,7 +22,6 @@ struct CodedState {
 };
 std::optional<CodedState> parse_port_state(std::string_view text);
 
-
 /// Netdev MTU bounds accepted: 68 (IPv4 minimum) .. 65536 (64 KiB, loopback).
 inline constexpr std::uint64_t kMtuMin = 68, kMtuMax = 65536;
 /// A netdev MTU text ("1500"): parsed as u64, accepted only within kMtuMin..kMtuMax. The error

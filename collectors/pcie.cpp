@@ -11,7 +11,9 @@ namespace rh {
 
 namespace {
 
-bool unknown_speed(const std::string& t) { return t == "Unknown" || t == "Unknown speed"; }
+bool unknown_speed(const std::string& t) {
+    return t == "Unknown" || t == "Unknown speed";
+}
 
 }  // namespace
 
@@ -32,8 +34,8 @@ PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool
         return *t;
     };
     auto unparsable = [&](const char* file, const std::string& t) {
-        problems.push_back(Note{l.bdf, sysfs.path(pci_dir + "/" + file).string() +
-                                           ": unparsable " + quote_value(t)});
+        problems.push_back(Note{
+            l.bdf, sysfs.path(pci_dir + "/" + file).string() + ": unparsable " + quote_value(t)});
     };
     auto speed = [&](const char* file) -> std::optional<double> {
         auto t = text(file);

@@ -1,8 +1,8 @@
 #include "collectors/rdma_sysfs.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <filesystem>
 #include <system_error>
 

@@ -44,8 +44,8 @@ std::vector<VerbsPort> query_verbs_ports(const std::string& dev,
     for (int i = 0; i < n; ++i)
         if (dev == ibv_get_device_name(list.get()[i])) found = list.get()[i];
     if (!found)
-        return all_unavailable(ports.size(), "no verbs device named " + dev +
-                                                 " (ibv_get_device_list)");
+        return all_unavailable(ports.size(),
+                               "no verbs device named " + dev + " (ibv_get_device_list)");
     Context ctx(ibv_open_device(found));
     if (!ctx)
         return all_unavailable(ports.size(),
@@ -55,8 +55,8 @@ std::vector<VerbsPort> query_verbs_ports(const std::string& dev,
         VerbsPort v;
         ibv_port_attr attr{};
         if (int e = ibv_query_port(ctx.get(), static_cast<uint8_t>(p), &attr); e != 0) {
-            v.unavailable = "ibv_query_port(" + dev + ", " + std::to_string(p) +
-                            "): " + std::strerror(e);
+            v.unavailable =
+                "ibv_query_port(" + dev + ", " + std::to_string(p) + "): " + std::strerror(e);
         } else {
             v.active_mtu_bytes = ibv_mtu_to_bytes(attr.active_mtu);
             v.max_mtu_bytes = ibv_mtu_to_bytes(attr.max_mtu);

@@ -12,7 +12,9 @@ namespace rh {
 
 enum class Severity { info, warning, error };
 std::string to_string(Severity s);
-inline std::ostream& operator<<(std::ostream& os, Severity s) { return os << to_string(s); }
+inline std::ostream& operator<<(std::ostream& os, Severity s) {
+    return os << to_string(s);
+}
 
 /// One observed value behind a finding: what it is, its value as printed, its unit (empty for
 /// dimensionless text such as a port state) and where it came from (a sysfs path, "rtnetlink",
@@ -28,8 +30,8 @@ struct Finding {
     std::string rule_id;  ///< stable id, e.g. "pcie_downtrained"
     Severity severity = Severity::warning;
     std::string host;
-    std::string device;  ///< RDMA device, e.g. "mlx5_0"; empty when host-wide
-    unsigned port = 0;   ///< 1-based port number; 0 when the finding is about the device
+    std::string device;   ///< RDMA device, e.g. "mlx5_0"; empty when host-wide
+    unsigned port = 0;    ///< 1-based port number; 0 when the finding is about the device
     std::string summary;  ///< one sentence a person can act on
     std::vector<Evidence> evidence;
 };

@@ -26,7 +26,7 @@ Error errno_error(std::string op, std::string subject, std::string detail = {});
 
 template <typename T>
 class [[nodiscard]] Result {
-public:
+  public:
     Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design, as std::expected
     Result(Error e) : v_(std::move(e)) {}      // NOLINT
 
@@ -40,13 +40,15 @@ public:
     const T* operator->() const { return &value(); }
     const Error& error() const { return std::get<1>(v_); }
 
-private:
+  private:
     std::variant<T, Error> v_;
 };
 
 /// Result of an operation with no value.
 struct Ok {};
 using Status = Result<Ok>;
-inline Status ok_status() { return Ok{}; }
+inline Status ok_status() {
+    return Ok{};
+}
 
 }  // namespace rh

@@ -67,7 +67,8 @@ Result<std::string> SysfsRoot::read_text(std::string_view rel) const {
         s.append(buf, static_cast<std::size_t>(n));
     }
     ::close(fd);
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' || s.back() == '\0'))
+    while (!s.empty() &&
+           (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' || s.back() == '\0'))
         s.pop_back();
     // Attributes are ASCII text; a control byte means a damaged file. Mask it so that it can
     // neither garble a terminal nor break JSON output.

@@ -14,7 +14,7 @@
 namespace rh {
 
 class SysfsRoot {
-public:
+  public:
     /// `root` stands for "/sys" (e.g. "/sys" or "tests/fixtures/mlx5_x8/sys").
     explicit SysfsRoot(std::filesystem::path root = "/sys");
 
@@ -43,7 +43,7 @@ public:
     Result<std::string> resolve(std::string_view rel) const;
     bool exists(std::string_view rel) const;
 
-private:
+  private:
     std::filesystem::path root_;
 };
 

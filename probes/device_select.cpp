@@ -24,7 +24,8 @@ std::vector<unsigned> ports_of(const SysfsRoot& sys, const std::string& dev) {
     auto names = sys.list("class/infiniband/" + dev + "/ports");
     if (!names) return out;
     for (const auto& n : *names)
-        if (auto v = parse_u64(n); v && *v > 0 && *v < 256) out.push_back(static_cast<unsigned>(*v));
+        if (auto v = parse_u64(n); v && *v > 0 && *v < 256)
+            out.push_back(static_cast<unsigned>(*v));
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -59,7 +60,9 @@ Result<GidEntry> choose_gid(const SysfsRoot& sys, const std::string& dev, unsign
     const std::string subject = dev + " port " + std::to_string(port);
     if (want) {
         auto e = read_gid(sys, dir, *want);
-        if (!e) return Error{"choose GID", subject, 0, "GID index " + std::to_string(*want) + " is empty"};
+        if (!e)
+            return Error{"choose GID", subject, 0,
+                         "GID index " + std::to_string(*want) + " is empty"};
         return *e;
     }
     auto names = sys.list(dir + "/gids");
@@ -84,16 +87,18 @@ Result<GidEntry> choose_gid(const SysfsRoot& sys, const std::string& dev, unsign
 Result<std::array<std::uint8_t, 16>> parse_sysfs_gid(const std::string& text) {
     std::array<std::uint8_t, 16> g{};
     // Exactly 8 groups of 4 hex digits separated by ':'.
-    if (text.size() != 39) return Error{"parse", "GID '" + text + "'", 0, "not 8 groups of 4 hex digits"};
+    if (text.size() != 39)
+        return Error{"parse", "GID '" + text + "'", 0, "not 8 groups of 4 hex digits"};
     for (std::size_t grp = 0; grp < 8; ++grp) {
         if (grp > 0 && text[grp * 5 - 1] != ':')
             return Error{"parse", "GID '" + text + "'", 0, "expected ':'"};
         unsigned v = 0;
         for (std::size_t k = 0; k < 4; ++k) {
             const char c = text[grp * 5 + k];
-            const int d = (c >= '0' && c <= '9') ? c - '0'
-                        : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-                        : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+            const int d = (c >= '0' && c <= '9')   ? c - '0'
+                          : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                          : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                                   : -1;
             if (d < 0) return Error{"parse", "GID '" + text + "'", 0, "not hex"};
             v = v * 16 + static_cast<unsigned>(d);
         }

@@ -7,8 +7,8 @@
 #pragma once
 
 #include <atomic>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,7 +29,7 @@ struct PhaseSpec {
     std::uint32_t warmup = 0;  ///< first `warmup` messages are not timed
     std::uint32_t seq_base = 1;
     unsigned queue_depth = 1;
-    int timeout_ms = 5000;     ///< longest wait for any one message/completion
+    int timeout_ms = 5000;                    ///< longest wait for any one message/completion
     const std::atomic<bool>* stop = nullptr;  ///< responder shutdown flag (may be null)
     int control_fd = -1;  ///< the TCP control connection; a wait fails at once when it closes
     const char* peer_role = "peer";  ///< "responder" | "client", for that error
@@ -48,7 +48,7 @@ struct PhaseResult {
     std::vector<double> samples_us;  ///< write: round trip / 2; read: post to completion
     double wall_seconds = 0;         ///< timed part of the loop
     std::uint64_t checksum_errors = 0;
-    std::string error;               ///< non-empty: the phase stopped early
+    std::string error;  ///< non-empty: the phase stopped early
 };
 
 /// Client side of the WRITE ping-pong: times WRITE -> peer's WRITE seen in memory.

@@ -25,7 +25,8 @@ void summarize(std::vector<double>& samples_us, double wall_seconds, LatencyStat
     out.p999_us = nearest_rank(samples_us, 99.9);
     out.mean_us = std::accumulate(samples_us.begin(), samples_us.end(), 0.0) /
                   static_cast<double>(samples_us.size());
-    out.msg_rate_per_s = wall_seconds > 0 ? static_cast<double>(samples_us.size()) / wall_seconds : 0;
+    out.msg_rate_per_s =
+        wall_seconds > 0 ? static_cast<double>(samples_us.size()) / wall_seconds : 0;
 }
 
 }  // namespace rh

@@ -16,7 +16,7 @@ struct Field {
 constexpr Field kDevice{112, 32}, kHostname{144, 64}, kGidType{208, 16}, kText{224, 96};
 
 class Writer {
-public:
+  public:
     explicit Writer(Frame& f) : f_(f) {}
     void u16(std::size_t off, std::uint16_t v) { be(off, v, 2); }
     void u32(std::size_t off, std::uint32_t v) { be(off, v, 4); }
@@ -29,7 +29,7 @@ public:
         }
     }
 
-private:
+  private:
     void be(std::size_t off, std::uint64_t v, int n) {
         for (int i = 0; i < n; ++i) f_[off + i] = static_cast<std::byte>(v >> (8 * (n - 1 - i)));
     }
@@ -45,7 +45,9 @@ std::uint32_t u32(std::span<const std::byte> f, std::size_t off) {
     return static_cast<std::uint32_t>(be(f, off, 4));
 }
 
-Error bad(std::string detail) { return Error{"decode", "handshake message", 0, std::move(detail)}; }
+Error bad(std::string detail) {
+    return Error{"decode", "handshake message", 0, std::move(detail)};
+}
 
 Result<std::string> str(std::span<const std::byte> f, Field fl, const char* name) {
     std::string s;
@@ -72,15 +74,24 @@ bool valid_mtu(std::uint32_t m) {
 
 const char* to_string(Type t) {
     switch (t) {
-        case Type::query: return "query";
-        case Type::query_reply: return "query_reply";
-        case Type::probe_request: return "probe_request";
-        case Type::probe_reply: return "probe_reply";
-        case Type::phase: return "phase";
-        case Type::phase_ready: return "phase_ready";
-        case Type::phase_done: return "phase_done";
-        case Type::bye: return "bye";
-        case Type::error: return "error";
+        case Type::query:
+            return "query";
+        case Type::query_reply:
+            return "query_reply";
+        case Type::probe_request:
+            return "probe_request";
+        case Type::probe_reply:
+            return "probe_reply";
+        case Type::phase:
+            return "phase";
+        case Type::phase_ready:
+            return "phase_ready";
+        case Type::phase_done:
+            return "phase_done";
+        case Type::bye:
+            return "bye";
+        case Type::error:
+            return "error";
     }
     return "?";
 }
@@ -118,8 +129,8 @@ Frame encode(const Message& m) {
 
 Status check_header(std::span<const std::byte> h) {
     if (h.size() < kHeaderSize)
-        return bad("truncated: " + std::to_string(h.size()) + " of " +
-                   std::to_string(kHeaderSize) + " header bytes");
+        return bad("truncated: " + std::to_string(h.size()) + " of " + std::to_string(kHeaderSize) +
+                   " header bytes");
     if (const auto magic = u32(h, 0); magic != kMagic) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "bad magic 0x%08x (expected 0x%08x)", magic, kMagic);
@@ -139,8 +150,7 @@ Result<Message> decode(std::span<const std::byte> f) {
     if (f.size() < kMessageSize)
         return bad("truncated: " + std::to_string(f.size()) + " of " +
                    std::to_string(kMessageSize) + " bytes");
-    if (f.size() > kMessageSize)
-        return bad("oversize: " + std::to_string(f.size()) + " bytes");
+    if (f.size() > kMessageSize) return bad("oversize: " + std::to_string(f.size()) + " bytes");
     Message m;
     const auto type = be(f, 6, 2);
     if (type < 1 || type > 9) return bad("unknown message type " + std::to_string(type));
@@ -163,7 +173,8 @@ Result<Message> decode(std::span<const std::byte> f) {
     m.timeout_ms = u32(f, 96);
     m.checksum_errors = be(f, 104, 8);
     if (u32(f, 100) != 0) return bad("reserved field is not zero");
-    if (m.ops & ~(kOpWrite | kOpRead)) return bad("unknown operation bits " + std::to_string(m.ops));
+    if (m.ops & ~(kOpWrite | kOpRead))
+        return bad("unknown operation bits " + std::to_string(m.ops));
     if (m.qpn > 0xFFFFFF) return bad("qpn " + std::to_string(m.qpn) + " exceeds 24 bits");
     if (m.psn > 0xFFFFFF) return bad("psn " + std::to_string(m.psn) + " exceeds 24 bits");
     if (!valid_mtu(m.active_mtu)) return bad("active_mtu " + std::to_string(m.active_mtu));
@@ -195,7 +206,8 @@ Result<Message> decode(std::span<const std::byte> f) {
     return m;
 }
 
-std::uint64_t buffer_bytes(std::uint32_t ops, std::uint64_t max_msg_size, std::uint32_t queue_depth) {
+std::uint64_t buffer_bytes(std::uint32_t ops, std::uint64_t max_msg_size,
+                           std::uint32_t queue_depth) {
     std::uint64_t slots = 0;
     if (ops & kOpWrite) slots = 4;
     if (ops & kOpRead) slots = std::max<std::uint64_t>(slots, queue_depth);
@@ -203,7 +215,9 @@ std::uint64_t buffer_bytes(std::uint32_t ops, std::uint64_t max_msg_size, std::u
 }
 
 namespace {
-Error semantic(std::string detail) { return Error{"handshake", "", 0, std::move(detail)}; }
+Error semantic(std::string detail) {
+    return Error{"handshake", "", 0, std::move(detail)};
+}
 }  // namespace
 
 Status check_probe_request(const Message& m) {
@@ -215,7 +229,8 @@ Status check_probe_request(const Message& m) {
     if ((m.ops & kOpRead) && m.queue_depth == 0) return semantic("READ needs queue depth >= 1");
     if ((m.ops & kOpRead) && m.rd_atomic == 0) return semantic("READ needs rd_atomic >= 1");
     const auto need = buffer_bytes(m.ops, m.max_msg_size, m.queue_depth);
-    if (need > kMaxBufferBytes) return semantic("buffer of " + std::to_string(need) + " bytes needed");
+    if (need > kMaxBufferBytes)
+        return semantic("buffer of " + std::to_string(need) + " bytes needed");
     if ((m.ops & kOpWrite) && m.buf_len < need)
         return semantic("client buffer of " + std::to_string(m.buf_len) + " bytes < " +
                         std::to_string(need) + " needed");
@@ -238,7 +253,8 @@ Status check_probe_reply(const Message& req, const Message& r) {
 }
 
 Status check_phase(const Message& p, const Message& req) {
-    if (p.type != Type::phase) return semantic(std::string("expected phase, got ") + to_string(p.type));
+    if (p.type != Type::phase)
+        return semantic(std::string("expected phase, got ") + to_string(p.type));
     if (p.ops != kOpWrite && p.ops != kOpRead) return semantic("phase must name exactly one op");
     if (!(p.ops & req.ops)) return semantic("phase op was not negotiated for this session");
     if (!slot::valid_size(p.max_msg_size) || p.max_msg_size > req.max_msg_size)

@@ -106,6 +106,7 @@ Status check_phase(const Message& phase, const Message& request);
 
 /// Bytes the side that owns a buffer exposes: WRITE needs 2 receive slots + 2 send slots,
 /// READ needs queue_depth slots, of max_msg_size each.
-std::uint64_t buffer_bytes(std::uint32_t ops, std::uint64_t max_msg_size, std::uint32_t queue_depth);
+std::uint64_t buffer_bytes(std::uint32_t ops, std::uint64_t max_msg_size,
+                           std::uint32_t queue_depth);
 
 }  // namespace rh::oob

@@ -15,10 +15,12 @@ Result<PeerInfo> query_peer(const std::string& host_port, int timeout_ms) {
     const std::string subject = "responder at " + hp->str();
     oob::Message q;
     q.type = oob::Type::query;
-    if (auto s = tcp::send_msg(*sock, q, dl); !s) return Error{"query", subject, 0, s.error().message()};
+    if (auto s = tcp::send_msg(*sock, q, dl); !s)
+        return Error{"query", subject, 0, s.error().message()};
     auto r = tcp::recv_msg(*sock, dl);
     if (!r) return Error{"query", subject, 0, r.error().message()};
-    if (r->type == oob::Type::error) return Error{"query", subject, 0, "responder refused: " + r->text};
+    if (r->type == oob::Type::error)
+        return Error{"query", subject, 0, "responder refused: " + r->text};
     if (r->type != oob::Type::query_reply)
         return Error{"query", subject, 0, std::string("unexpected ") + oob::to_string(r->type)};
     PeerInfo p;

@@ -11,12 +11,12 @@
 namespace rh {
 
 struct PeerInfo {
-    std::string peer;      ///< "HOST:PORT" as connected to
-    std::string hostname;  ///< the responder's gethostname()
-    std::string device;    ///< RDMA device the responder serves, e.g. "rxe0"
-    unsigned port = 0;     ///< 1-based verbs port number
+    std::string peer;                          ///< "HOST:PORT" as connected to
+    std::string hostname;                      ///< the responder's gethostname()
+    std::string device;                        ///< RDMA device the responder serves, e.g. "rxe0"
+    unsigned port = 0;                         ///< 1-based verbs port number
     std::optional<unsigned> active_mtu_bytes;  ///< 256..4096; nullopt if the peer could not tell
-    std::string gid;       ///< "fe80::..." / "::ffff:10.0.0.2"
+    std::string gid;                           ///< "fe80::..." / "::ffff:10.0.0.2"
     unsigned gid_index = 0;
     std::string gid_type;  ///< "RoCE v2", "IB/RoCE v1", or "" if unknown
 };

@@ -14,7 +14,9 @@ namespace rh {
 
 namespace {
 
-Error bad_option(std::string detail) { return Error{"probe", "options", EINVAL, std::move(detail)}; }
+Error bad_option(std::string detail) {
+    return Error{"probe", "options", EINVAL, std::move(detail)};
+}
 
 Status validate(const ProbeOptions& o) {
     if (o.ops.empty()) return bad_option("no operation");
@@ -25,9 +27,11 @@ Status validate(const ProbeOptions& o) {
                               " must be a multiple of 8 in [16, " +
                               std::to_string(oob::kMaxMessageBytes) + "]");
     if (o.iterations == 0) return bad_option("iterations must be >= 1");
-    if (std::uint64_t(o.iterations) + o.warmup > oob::kMaxCount) return bad_option("too many iterations");
+    if (std::uint64_t(o.iterations) + o.warmup > oob::kMaxCount)
+        return bad_option("too many iterations");
     if (o.queue_depth == 0 || o.queue_depth > oob::kMaxQueueDepth)
-        return bad_option("queue depth must be in [1, " + std::to_string(oob::kMaxQueueDepth) + "]");
+        return bad_option("queue depth must be in [1, " + std::to_string(oob::kMaxQueueDepth) +
+                          "]");
     if (o.timeout_ms <= 0 || o.timeout_ms > int(oob::kMaxTimeoutMs))
         return bad_option("timeout must be in [1, " + std::to_string(oob::kMaxTimeoutMs) + "] ms");
     return ok_status();
@@ -81,9 +85,12 @@ LatencyStats run_phase(const tcp::Socket& sock, RcConnection& conn, const Remote
     auto ready = tcp::recv_msg(sock, dl);
     if (!ready) return st.error = "waiting for the responder: " + ready.error().message(), st;
     if (ready->type != oob::Type::phase_ready)
-        return st.error = "responder: " + (ready->text.empty() ? oob::to_string(ready->type) : ready->text), st;
+        return st.error = "responder: " +
+                          (ready->text.empty() ? oob::to_string(ready->type) : ready->text),
+               st;
 
-    PhaseResult r = op == ProbeOp::write ? write_pingpong_client(conn, rb, p) : read_client(conn, rb, p);
+    PhaseResult r =
+        op == ProbeOp::write ? write_pingpong_client(conn, rb, p) : read_client(conn, rb, p);
     summarize(r.samples_us, r.wall_seconds, st);
     st.checksum_errors = r.checksum_errors;
     st.error = r.error;
@@ -92,8 +99,10 @@ LatencyStats run_phase(const tcp::Socket& sock, RcConnection& conn, const Remote
     // The responder's verdict: its own checksum errors (WRITE pings) or its failure. Its wait
     // for our last ping is over once we saw its reply, so the normal deadline applies.
     auto done = tcp::recv_msg(sock, tcp::deadline_in(o.timeout_ms));
-    if (!done) return st.error = "waiting for the responder's result: " + done.error().message(), st;
-    if (done->type != oob::Type::phase_done) return st.error = "responder: unexpected " + std::string(oob::to_string(done->type)), st;
+    if (!done)
+        return st.error = "waiting for the responder's result: " + done.error().message(), st;
+    if (done->type != oob::Type::phase_done)
+        return st.error = "responder: unexpected " + std::string(oob::to_string(done->type)), st;
     st.checksum_errors += done->checksum_errors;
     if (!done->text.empty()) st.error = "responder: " + done->text;
     return st;
@@ -101,7 +110,9 @@ LatencyStats run_phase(const tcp::Socket& sock, RcConnection& conn, const Remote
 
 }  // namespace
 
-const char* to_string(ProbeOp op) { return op == ProbeOp::write ? "write" : "read"; }
+const char* to_string(ProbeOp op) {
+    return op == ProbeOp::write ? "write" : "read";
+}
 
 std::uint64_t ProbeReport::checksum_errors() const {
     std::uint64_t n = 0;
@@ -159,10 +170,12 @@ Result<ProbeReport> run_probe(const ProbeOptions& o) {
     // The responder registers its own buffer before replying, which can take long under load:
     // wait for the reply at least kSetupTimeoutMs.
     auto dl = tcp::deadline_in(std::max(o.timeout_ms, kSetupTimeoutMs));
-    if (auto s = tcp::send_msg(*sock, req, dl); !s) return Error{"handshake", subject, 0, s.error().message()};
+    if (auto s = tcp::send_msg(*sock, req, dl); !s)
+        return Error{"handshake", subject, 0, s.error().message()};
     auto rep = tcp::recv_msg(*sock, dl);
     if (!rep) return Error{"handshake", subject, 0, rep.error().message()};
-    if (auto s = oob::check_probe_reply(req, *rep); !s) return Error{"handshake", subject, 0, s.error().detail};
+    if (auto s = oob::check_probe_reply(req, *rep); !s)
+        return Error{"handshake", subject, 0, s.error().detail};
 
     ProbeReport out;
     out.peer = hp->str();
@@ -183,7 +196,8 @@ Result<ProbeReport> run_probe(const ProbeOptions& o) {
     out.qp_retry_cnt = kQpRetryCnt;
 
     const unsigned rd = std::min(c.rd_atomic(), rep->rd_atomic ? rep->rd_atomic : 1u);
-    if (auto s = c.connect({rep->qpn, rep->psn, rep->gid}, out.path_mtu_bytes, rd); !s) return s.error();
+    if (auto s = c.connect({rep->qpn, rep->psn, rep->gid}, out.path_mtu_bytes, rd); !s)
+        return s.error();
 
     const RemoteBuffer rb{rep->addr, rep->rkey};
     std::uint32_t seq = 1;
@@ -248,12 +262,19 @@ nlohmann::json to_json(const ProbeReport& r) {
     nlohmann::json res = nlohmann::json::array();
     for (const auto& s : r.results) res.push_back(to_json(s));
     return {{"peer", r.peer},
-            {"local", {{"device", r.device}, {"port", r.port}, {"gid_index", r.gid_index},
-                       {"gid", r.gid}, {"gid_type", r.gid_type},
-                       {"active_mtu_bytes", r.local_active_mtu_bytes}}},
-            {"remote", {{"hostname", r.remote_hostname}, {"device", r.remote_device},
-                        {"gid_index", r.remote_gid_index}, {"gid", r.remote_gid},
-                        {"active_mtu_bytes", r.remote_active_mtu_bytes}}},
+            {"local",
+             {{"device", r.device},
+              {"port", r.port},
+              {"gid_index", r.gid_index},
+              {"gid", r.gid},
+              {"gid_type", r.gid_type},
+              {"active_mtu_bytes", r.local_active_mtu_bytes}}},
+            {"remote",
+             {{"hostname", r.remote_hostname},
+              {"device", r.remote_device},
+              {"gid_index", r.remote_gid_index},
+              {"gid", r.remote_gid},
+              {"active_mtu_bytes", r.remote_active_mtu_bytes}}},
             {"path_mtu_bytes", r.path_mtu_bytes},
             {"qp", {{"timeout", r.qp_timeout}, {"retry_cnt", r.qp_retry_cnt}}},
             {"results", res},

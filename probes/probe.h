@@ -27,12 +27,12 @@ struct ProbeOptions {
     std::string peer;  ///< "HOST[:PORT]"
     std::vector<ProbeOp> ops{ProbeOp::write, ProbeOp::read};
     std::vector<std::uint64_t> sizes{64, 4096, 65536, 1048576};
-    unsigned iterations = 200;  ///< timed messages per (op, size)
-    unsigned warmup = 10;       ///< untimed messages before them
-    unsigned queue_depth = 1;   ///< outstanding READs (WRITE ping-pong is always 1)
-    std::string device;         ///< empty: first device with an ACTIVE Ethernet port
+    unsigned iterations = 200;          ///< timed messages per (op, size)
+    unsigned warmup = 10;               ///< untimed messages before them
+    unsigned queue_depth = 1;           ///< outstanding READs (WRITE ping-pong is always 1)
+    std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
     std::optional<unsigned> gid_index;  ///< nullopt: RoCE v2, IPv4-mapped preferred
-    int timeout_ms = 5000;      ///< deadline of each wait (connect, handshake, each message)
+    int timeout_ms = 5000;  ///< deadline of each wait (connect, handshake, each message)
     std::filesystem::path sysfs_root = "/sys";
 };
 

@@ -32,23 +32,35 @@ Error modify_error(const char* step, int rc, const std::string& dev) {
 
 std::optional<ibv_mtu> mtu_from_bytes(unsigned bytes) {
     switch (bytes) {
-        case 256: return IBV_MTU_256;
-        case 512: return IBV_MTU_512;
-        case 1024: return IBV_MTU_1024;
-        case 2048: return IBV_MTU_2048;
-        case 4096: return IBV_MTU_4096;
-        default: return std::nullopt;
+        case 256:
+            return IBV_MTU_256;
+        case 512:
+            return IBV_MTU_512;
+        case 1024:
+            return IBV_MTU_1024;
+        case 2048:
+            return IBV_MTU_2048;
+        case 4096:
+            return IBV_MTU_4096;
+        default:
+            return std::nullopt;
     }
 }
 
 unsigned mtu_to_bytes(int mtu) {
     switch (mtu) {
-        case IBV_MTU_256: return 256;
-        case IBV_MTU_512: return 512;
-        case IBV_MTU_1024: return 1024;
-        case IBV_MTU_2048: return 2048;
-        case IBV_MTU_4096: return 4096;
-        default: return 0;
+        case IBV_MTU_256:
+            return 256;
+        case IBV_MTU_512:
+            return 512;
+        case IBV_MTU_1024:
+            return 1024;
+        case IBV_MTU_2048:
+            return 2048;
+        case IBV_MTU_4096:
+            return 4096;
+        default:
+            return 0;
     }
 }
 
@@ -72,13 +84,15 @@ Result<std::unique_ptr<RcConnection>> RcConnection::open(const Config& cfg) {
     c->ctx_ = std::move(*ctx);
 
     ibv_port_attr pa{};
-    if (const int rc = ibv_query_port(c->ctx_.get(), static_cast<std::uint8_t>(cfg.where.port), &pa))
+    if (const int rc =
+            ibv_query_port(c->ctx_.get(), static_cast<std::uint8_t>(cfg.where.port), &pa))
         return Error{"ibv_query_port", dev, rc, ""};
     c->active_mtu_ = mtu_to_bytes(pa.active_mtu);
     ibv_device_attr da{};
-    if (const int rc = ibv_query_device(c->ctx_.get(), &da)) return Error{"ibv_query_device", dev, rc, ""};
-    c->rd_atomic_ = static_cast<unsigned>(
-        std::max(1, std::min({static_cast<int>(kMaxRdAtomic), da.max_qp_rd_atom, da.max_qp_init_rd_atom})));
+    if (const int rc = ibv_query_device(c->ctx_.get(), &da))
+        return Error{"ibv_query_device", dev, rc, ""};
+    c->rd_atomic_ = static_cast<unsigned>(std::max(
+        1, std::min({static_cast<int>(kMaxRdAtomic), da.max_qp_rd_atom, da.max_qp_init_rd_atom})));
 
     c->pd_.reset(ibv_alloc_pd(c->ctx_.get()));
     if (!c->pd_) return errno_error("ibv_alloc_pd", dev);
@@ -116,8 +130,8 @@ Result<std::unique_ptr<RcConnection>> RcConnection::open(const Config& cfg) {
     a.pkey_index = 0;
     a.port_num = static_cast<std::uint8_t>(cfg.where.port);
     a.qp_access_flags = cfg.mr_access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-    if (const int rc = ibv_modify_qp(c->qp_.get(), &a,
-                                     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+    if (const int rc = ibv_modify_qp(
+            c->qp_.get(), &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
         return modify_error("INIT", rc, dev);
     return c;
 }
@@ -138,10 +152,10 @@ Status RcConnection::connect(const RemoteQp& remote, unsigned path_mtu_bytes, un
     a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(where_.gid_index);
     a.ah_attr.grh.hop_limit = 64;
     a.ah_attr.port_num = static_cast<std::uint8_t>(where_.port);
-    if (const int rc = ibv_modify_qp(qp_.get(), &a,
-                                     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                                         IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-                                         IBV_QP_MIN_RNR_TIMER))
+    if (const int rc =
+            ibv_modify_qp(qp_.get(), &a,
+                          IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                              IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
         return modify_error("RTR", rc, dev);
     a = {};
     a.qp_state = IBV_QPS_RTS;
@@ -150,9 +164,10 @@ Status RcConnection::connect(const RemoteQp& remote, unsigned path_mtu_bytes, un
     a.rnr_retry = 7;
     a.sq_psn = psn_;
     a.max_rd_atomic = static_cast<std::uint8_t>(rd_atomic);
-    if (const int rc = ibv_modify_qp(qp_.get(), &a,
-                                     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                                         IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+    if (const int rc =
+            ibv_modify_qp(qp_.get(), &a,
+                          IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                              IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
         return modify_error("RTS", rc, dev);
     return ok_status();
 }

@@ -42,12 +42,12 @@ unsigned mtu_to_bytes(int mtu);
 Result<unsigned> query_active_mtu(const std::string& device, unsigned port);
 
 class RcConnection {
-public:
+  public:
     struct Config {
         PortChoice where;
         std::uint64_t buffer_bytes = 0;
-        int mr_access = 0;            ///< IBV_ACCESS_* for the probe buffer
-        unsigned max_send_wr = 2;     ///< outstanding work requests
+        int mr_access = 0;         ///< IBV_ACCESS_* for the probe buffer
+        unsigned max_send_wr = 2;  ///< outstanding work requests
     };
     static Result<std::unique_ptr<RcConnection>> open(const Config& cfg);
 
@@ -73,7 +73,7 @@ public:
     /// Error whose detail names the status (see describe_wc).
     Result<int> poll(std::span<ibv_wc> out);
 
-private:
+  private:
     RcConnection() = default;
     struct FreeDeleter {
         void operator()(std::byte* p) const { std::free(p); }

@@ -77,7 +77,8 @@ PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSp
             const std::uint64_t id = wc[i].wr_id;
             const unsigned j = static_cast<unsigned>(id % q);
             if (id >= p.warmup) {
-                r.samples_us.push_back(std::chrono::duration<double, std::micro>(now - posted_at[j]).count());
+                r.samples_us.push_back(
+                    std::chrono::duration<double, std::micro>(now - posted_at[j]).count());
                 end = now;
             }
             if (slot::verify(buf.subspan(j * p.size, p.size), p.seq_base + j) != slot::Check::ok)

@@ -74,8 +74,10 @@ void answer_query(const tcp::Socket& s, const Shared& sh, const std::string& pee
     m.gid_type = sh.where.gid_type;
     m.hostname = hostname();
     auto mtu = query_active_mtu(sh.where.device, sh.where.port);  // now, not at startup
-    if (mtu) m.active_mtu = *mtu;
-    else m.text = "active_mtu unknown: " + mtu.error().message();
+    if (mtu)
+        m.active_mtu = *mtu;
+    else
+        m.text = "active_mtu unknown: " + mtu.error().message();
     if (auto r = tcp::send_msg(s, m, tcp::deadline_in(sh.opts.handshake_timeout_ms)); !r)
         log(peer, "query reply not sent: " + r.error().message());
 }
@@ -111,13 +113,18 @@ bool serve_phase(const tcp::Socket& s, RcConnection& c, const oob::Message& req,
     done.type = oob::Type::phase_done;
     done.checksum_errors = errors;
     if (!served) done.text = served.error().message();
-    if (errors) log(peer, std::to_string(errors) + " checksum errors in WRITE " + std::to_string(p.size) + " B pings");
-    if (!served) log(peer, "WRITE " + std::to_string(p.size) + " B phase failed: " + served.error().message());
+    if (errors)
+        log(peer, std::to_string(errors) + " checksum errors in WRITE " + std::to_string(p.size) +
+                      " B pings");
+    if (!served)
+        log(peer,
+            "WRITE " + std::to_string(p.size) + " B phase failed: " + served.error().message());
     if (!tcp::send_msg(s, done, tcp::deadline_in(p.timeout_ms))) return false;
     return served.ok();
 }
 
-void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh, const std::string& peer) {
+void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh,
+                 const std::string& peer) {
     if (auto v = oob::check_probe_request(req); !v) {
         log(peer, "bad probe request: " + v.error().detail);
         send_error(s, v.error().detail);
@@ -174,8 +181,10 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
         auto m = next_message(s, wait_ms, sh.stop);
         if (!m) {
             if (m.error().detail.rfind("peer closed the connection after 0 of", 0) == 0)
-                log(peer, "session ended: client closed the control connection (process ended or "
-                          "crashed) without bye, after " + std::to_string(phases) + " phases");
+                log(peer,
+                    "session ended: client closed the control connection (process ended or "
+                    "crashed) without bye, after " +
+                        std::to_string(phases) + " phases");
             else
                 log(peer, "session ended: " + m.error().message());
             return;
@@ -206,10 +215,15 @@ void serve(tcp::Socket s, const std::string& peer, const Shared& sh) {
         return;
     }
     switch (first->type) {
-        case oob::Type::query: answer_query(s, sh, peer); return;
-        case oob::Type::probe_request: serve_probe(s, *first, sh, peer); return;
+        case oob::Type::query:
+            answer_query(s, sh, peer);
+            return;
+        case oob::Type::probe_request:
+            serve_probe(s, *first, sh, peer);
+            return;
         default:
-            log(peer, std::string("bad handshake: unexpected first message ") + oob::to_string(first->type));
+            log(peer, std::string("bad handshake: unexpected first message ") +
+                          oob::to_string(first->type));
             send_error(s, "expected query or probe_request");
     }
 }

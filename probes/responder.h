@@ -22,11 +22,11 @@ struct ResponderOptions {
     std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
     std::optional<unsigned> gid_index;  ///< nullopt: RoCE v2, IPv4-mapped preferred
     unsigned max_sessions = 16;
-    int handshake_timeout_ms = 5000;    ///< first message of a connection must arrive by then
-                                        ///< (clients set up verbs before connecting; the probe
-                                        ///< waits >= 30 s for the reply, see kSetupTimeoutMs)
-    int idle_timeout_ms = 120000;       ///< wait for a client's next phase (after a READ phase:
-                                        ///< at least count x its timeout_ms)
+    int handshake_timeout_ms = 5000;  ///< first message of a connection must arrive by then
+                                      ///< (clients set up verbs before connecting; the probe
+                                      ///< waits >= 30 s for the reply, see kSetupTimeoutMs)
+    int idle_timeout_ms = 120000;     ///< wait for a client's next phase (after a READ phase:
+                                      ///< at least count x its timeout_ms)
     std::filesystem::path sysfs_root = "/sys";
 };
 

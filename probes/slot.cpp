@@ -26,7 +26,9 @@ std::uint32_t get_le32(const std::byte* p) {
 }
 }  // namespace
 
-bool valid_size(std::size_t size) { return size >= kMinSize && size % 8 == 0; }
+bool valid_size(std::size_t size) {
+    return size >= kMinSize && size % 8 == 0;
+}
 
 std::uint64_t fill_payload(std::span<std::byte> slot, std::uint32_t seed) {
     const std::size_t n = slot.size() - kTrailerBytes;
@@ -64,8 +66,8 @@ void stamp(std::span<std::byte> slot, std::uint64_t payload_hash, std::uint32_t 
 
 std::uint32_t load_seq(std::span<const std::byte> slot) {
     const std::byte* p = slot.data() + slot.size() - 4;
-    const std::uint32_t word = __atomic_load_n(reinterpret_cast<const std::uint32_t*>(p),
-                                               __ATOMIC_ACQUIRE);
+    const std::uint32_t word =
+        __atomic_load_n(reinterpret_cast<const std::uint32_t*>(p), __ATOMIC_ACQUIRE);
     std::byte s[4];
     std::memcpy(s, &word, 4);
     return get_le32(s);

@@ -19,7 +19,8 @@ namespace rh::tcp {
 namespace {
 
 int remaining_ms(Deadline d) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(d - Clock::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(d - Clock::now()).count();
     return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1'000'000));
 }
 
@@ -52,7 +53,9 @@ std::string peer_of(int fd) {
     return std::string("peer [") + host + "]:" + std::to_string(port);
 }
 
-std::string peer_of(const Socket& s) { return s.peer().empty() ? peer_of(s.fd()) : s.peer(); }
+std::string peer_of(const Socket& s) {
+    return s.peer().empty() ? peer_of(s.fd()) : s.peer();
+}
 
 struct AddrInfoDeleter {
     void operator()(addrinfo* a) const { ::freeaddrinfo(a); }
@@ -120,7 +123,8 @@ Result<Socket> connect(const HostPort& peer, Deadline deadline) {
     std::unique_ptr<addrinfo, AddrInfoDeleter> list(raw);
     Error last{"cannot reach", subject, 0, "no address"};
     for (addrinfo* a = list.get(); a; a = a->ai_next) {
-        Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
+        Socket s(
+            ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
         if (!s.valid()) {
             last = errno_error("cannot reach", subject, "socket");
             continue;
@@ -184,7 +188,8 @@ Result<std::optional<Socket>> accept(const Socket& listener, int wait_ms, std::s
     if (rc < 0) return errno_error("poll", "listener");
     Socket s(::accept4(listener.fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!s.valid()) {
-        if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED) return std::optional<Socket>{};
+        if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+            return std::optional<Socket>{};
         return errno_error("accept", "listener");
     }
     const int one = 1;

@@ -15,11 +15,13 @@ namespace rh::tcp {
 
 using Clock = std::chrono::steady_clock;
 using Deadline = Clock::time_point;
-inline Deadline deadline_in(int ms) { return Clock::now() + std::chrono::milliseconds(ms); }
+inline Deadline deadline_in(int ms) {
+    return Clock::now() + std::chrono::milliseconds(ms);
+}
 
 /// An owned socket descriptor.
 class Socket {
-public:
+  public:
     Socket() = default;
     explicit Socket(int fd) : fd_(fd) {}
     Socket(Socket&& o) noexcept : fd_(o.fd_), peer_(std::move(o.peer_)) { o.fd_ = -1; }
@@ -34,7 +36,7 @@ public:
     const std::string& peer() const { return peer_; }
     void set_peer(std::string p) { peer_ = std::move(p); }
 
-private:
+  private:
     int fd_ = -1;
     std::string peer_;
 };

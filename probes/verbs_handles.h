@@ -23,7 +23,9 @@ struct DeviceListDeleter {
     void operator()(ibv_device** l) const { ibv_free_device_list(l); }
 };
 struct ContextDeleter {
-    void operator()(ibv_context* c) const { detail::report("ibv_close_device", ibv_close_device(c)); }
+    void operator()(ibv_context* c) const {
+        detail::report("ibv_close_device", ibv_close_device(c));
+    }
 };
 struct PdDeleter {
     void operator()(ibv_pd* p) const { detail::report("ibv_dealloc_pd", ibv_dealloc_pd(p)); }

@@ -29,9 +29,10 @@ std::optional<Error> control_closed(const PhaseSpec& p, const char* op, std::uin
     }
     if (!closed) return std::nullopt;
     return Error{"", "", 0,
-                 std::string(p.peer_role) + " closed the control connection (process ended or "
-                 "crashed) during " + op + " " + std::to_string(p.size) + " B message " +
-                 std::to_string(message)};
+                 std::string(p.peer_role) +
+                     " closed the control connection (process ended or "
+                     "crashed) during " +
+                     op + " " + std::to_string(p.size) + " B message " + std::to_string(message)};
 }
 
 namespace {
@@ -41,8 +42,9 @@ constexpr auto kControlCheck = std::chrono::milliseconds(5);  // how often waits
 
 /// The two send and two receive slots of a WRITE phase and the send completions in flight.
 class PingPong {
-public:
-    PingPong(RcConnection& c, const RemoteBuffer& peer, const PhaseSpec& p) : c_(c), peer_(peer), p_(p) {
+  public:
+    PingPong(RcConnection& c, const RemoteBuffer& peer, const PhaseSpec& p)
+        : c_(c), peer_(peer), p_(p) {
         // Receive slots are zeroed by the caller BEFORE the peer may write (phase/ready message).
         for (unsigned k = 0; k < 2; ++k) hash_[k] = slot::fill_payload(tx(k), p_.seq_base + k);
     }
@@ -103,7 +105,7 @@ public:
         return ok_status();
     }
 
-private:
+  private:
     /// Every kControlCheck: the error when the peer closed the control connection.
     std::optional<Error> check_control(std::uint32_t seq) {
         const auto now = Clock::now();
@@ -132,18 +134,30 @@ PhaseResult write_pingpong_client(RcConnection& c, const RemoteBuffer& peer, con
     PingPong pp(c, peer, p);
     Clock::time_point start{}, end{};
     auto fail = [&](const Error& e, std::uint32_t i) {
-        if (is_control_closed(e)) r.error = e.detail;
-        else r.error = "WRITE " + std::to_string(p.size) + " B message " + std::to_string(i) + ": " + e.message();
+        if (is_control_closed(e))
+            r.error = e.detail;
+        else
+            r.error = "WRITE " + std::to_string(p.size) + " B message " + std::to_string(i) + ": " +
+                      e.message();
     };
     for (std::uint32_t i = 0; i < p.count && r.error.empty(); ++i) {
         const unsigned k = i & 1;
         const std::uint32_t seq = p.seq_base + i;
         const auto dl = deadline(p);
-        if (auto s = pp.prepare(k, seq, dl); !s) { fail(s.error(), i); break; }
+        if (auto s = pp.prepare(k, seq, dl); !s) {
+            fail(s.error(), i);
+            break;
+        }
         const auto t0 = Clock::now();
         if (i == p.warmup) start = t0;
-        if (auto s = pp.send(k, i); !s) { fail(s.error(), i); break; }
-        if (auto s = pp.await(k, seq, dl); !s) { fail(s.error(), i); break; }
+        if (auto s = pp.send(k, i); !s) {
+            fail(s.error(), i);
+            break;
+        }
+        if (auto s = pp.await(k, seq, dl); !s) {
+            fail(s.error(), i);
+            break;
+        }
         end = Clock::now();
         if (i >= p.warmup)
             r.samples_us.push_back(std::chrono::duration<double, std::micro>(end - t0).count() / 2);

@@ -14,7 +14,8 @@ namespace rh {
 namespace {
 
 bool degraded(const PcieLink& l) {
-    const bool speed = l.current_speed_gts && l.max_speed_gts && *l.current_speed_gts < *l.max_speed_gts;
+    const bool speed =
+        l.current_speed_gts && l.max_speed_gts && *l.current_speed_gts < *l.max_speed_gts;
     const bool width = l.current_width && l.max_width && *l.current_width < *l.max_width;
     return speed || width;
 }
@@ -31,8 +32,12 @@ std::string fmt(double v, const char* format) {
 }
 
 std::string describe(const PcieLink& l) {
-    auto speed = [](const std::optional<double>& s) { return s ? fmt(*s, "%g GT/s") : std::string("?"); };
-    auto width = [](const std::optional<unsigned>& w) { return w ? "x" + std::to_string(*w) : std::string("x?"); };
+    auto speed = [](const std::optional<double>& s) {
+        return s ? fmt(*s, "%g GT/s") : std::string("?");
+    };
+    auto width = [](const std::optional<unsigned>& w) {
+        return w ? "x" + std::to_string(*w) : std::string("x?");
+    };
     return speed(l.current_speed_gts) + " " + width(l.current_width) + " of " +
            speed(l.max_speed_gts) + " " + width(l.max_width);
 }
@@ -52,9 +57,9 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
         for (const auto& l : d.pcie) {
             if (!l.current_speed_gts || !l.max_speed_gts || !l.current_width || !l.max_width)
                 out.unevaluated.push_back(
-                    {d.name + " PCIe " + l.bdf,
-                     "link speed/width unknown (" + describe(l) + "): cannot tell whether it "
-                     "trained below its maximum"});
+                    {d.name + " PCIe " + l.bdf, "link speed/width unknown (" + describe(l) +
+                                                    "): cannot tell whether it "
+                                                    "trained below its maximum"});
             if (!degraded(l)) continue;
             auto bw = trained_gbps(l);
             if (!limiting || (bw && (!trained_gbps(*limiting) || *bw < *trained_gbps(*limiting))))
@@ -62,31 +67,42 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
         }
         if (!limiting) continue;
 
-        const std::string role = limiting->is_function ? "the NIC's own PCIe function"
-                                                       : "upstream port";
+        const std::string role =
+            limiting->is_function ? "the NIC's own PCIe function" : "upstream port";
         const auto link_bw = trained_gbps(*limiting);
         const auto port_rate = fastest_port_rate(d);
         const bool below_rate = link_bw && port_rate && *link_bw < *port_rate;
 
-        Finding f{"pcie_downtrained", below_rate ? Severity::error : Severity::warning,
-                  in.local.host, d.name, 0, {}, {}};
+        Finding f{"pcie_downtrained",
+                  below_rate ? Severity::error : Severity::warning,
+                  in.local.host,
+                  d.name,
+                  0,
+                  {},
+                  {}};
         f.summary = d.name + " PCIe is limited by " + role + " " + limiting->bdf + ", trained at " +
                     describe(*limiting);
         if (link_bw && port_rate && below_rate)
             f.summary += ": about " + fmt(*link_bw, "%.0f") + " Gb/s, below the " +
-                         fmt(*port_rate, "%g") + " Gb/s port rate, so the NIC cannot reach line rate";
+                         fmt(*port_rate, "%g") +
+                         " Gb/s port rate, so the NIC cannot reach line rate";
         else if (link_bw && port_rate)
-            f.summary += ": about " + fmt(*link_bw, "%.0f") + " Gb/s before PCIe protocol overhead "
-                         "(~10-20%) for a " + fmt(*port_rate, "%g") + " Gb/s port, so line rate has "
+            f.summary += ": about " + fmt(*link_bw, "%.0f") +
+                         " Gb/s before PCIe protocol overhead "
+                         "(~10-20%) for a " +
+                         fmt(*port_rate, "%g") +
+                         " Gb/s port, so line rate has "
                          "little or no headroom (and none for a second port on the same card)";
         else if (link_bw)
             f.summary += ": about " + fmt(*link_bw, "%.0f") + " Gb/s";
-        f.summary += "; reseat the card or move it to a full-width slot, and check BIOS lane "
-                     "bifurcation and AER errors on that link.";
+        f.summary +=
+            "; reseat the card or move it to a full-width slot, and check BIOS lane "
+            "bifurcation and AER errors on that link.";
         for (const auto& l : d.pcie) {
             const std::string base = in.local.sysfs_root + "/" + l.sysfs_path + "/";
             const std::string who = l.bdf + (l.is_function ? " (NIC function)" : " (upstream)");
-            f.evidence.push_back({who + " link", describe(l), "", base + "{current,max}_link_{speed,width}"});
+            f.evidence.push_back(
+                {who + " link", describe(l), "", base + "{current,max}_link_{speed,width}"});
         }
         if (port_rate) {
             for (const auto& p : d.ports)

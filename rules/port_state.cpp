@@ -20,8 +20,9 @@ void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
             // An unreadable state is no evidence either way: say it could not be evaluated.
             if (!p.state_code || !p.phys_state_code) {
                 result.unevaluated.push_back(
-                    {port_subject(d, p), std::string("cannot tell whether the port is ACTIVE/LinkUp: ") +
-                                             (!p.state_code ? "state" : "phys_state") + " unreadable"});
+                    {port_subject(d, p),
+                     std::string("cannot tell whether the port is ACTIVE/LinkUp: ") +
+                         (!p.state_code ? "state" : "phys_state") + " unreadable"});
                 continue;
             }
             const bool state_bad = p.state_code && *p.state_code != kIbPortActive;
@@ -39,8 +40,8 @@ void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
             f.evidence.push_back(
                 {"phys_state", p.phys_state, "", port_path(in.local, d, p, "phys_state")});
             if (p.netdev && !p.netdev->operstate.empty())
-                f.evidence.push_back({p.netdev->name + " operstate", p.netdev->operstate, "",
-                                      p.netdev->source});
+                f.evidence.push_back(
+                    {p.netdev->name + " operstate", p.netdev->operstate, "", p.netdev->source});
             result.findings.push_back(std::move(f));
         }
     }

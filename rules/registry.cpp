@@ -21,13 +21,16 @@ constexpr RuleDef kRules[] = {
 };
 }  // namespace
 
-std::span<const RuleDef> all_rules() { return kRules; }
+std::span<const RuleDef> all_rules() {
+    return kRules;
+}
 
 RuleOutput evaluate_rules(const RuleInput& input) {
     RuleOutput out;
     for (const auto& d : input.local.devices)
         if (d.ports.empty())
-            out.unevaluated.push_back({d.name, "no readable port: nothing about it can be checked"});
+            out.unevaluated.push_back(
+                {d.name, "no readable port: nothing about it can be checked"});
     for (const auto& r : kRules) r.evaluate(input, out);
     return out;
 }

@@ -13,15 +13,19 @@ namespace rh {
 
 namespace {
 
-std::string bytes(unsigned v) { return std::to_string(v); }
+std::string bytes(unsigned v) {
+    return std::to_string(v);
+}
 
-const char* verbs_source() { return "ibv_query_port"; }
+const char* verbs_source() {
+    return "ibv_query_port";
+}
 
 void local_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutput& out) {
     if (p.link_layer != "Ethernet") return;
     if (!p.netdev || !p.netdev->mtu_bytes) {
-        out.unevaluated.push_back({port_subject(d, p),
-                                   "netdev MTU unknown: cannot tell which RoCE MTU it allows"});
+        out.unevaluated.push_back(
+            {port_subject(d, p), "netdev MTU unknown: cannot tell which RoCE MTU it allows"});
         return;
     }
     const unsigned netdev_mtu = *p.netdev->mtu_bytes;
@@ -49,17 +53,19 @@ void local_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutp
         f.summary = where + " RoCE MTU is " + (active ? "" : "at most ") +
                     bytes(active ? *active : *allowed) + " bytes because " + ifname + " MTU is " +
                     bytes(netdev_mtu) + ": set " + ifname + " MTU to at least " +
-                    bytes(best + kRoceHeaderBytes) + " (commonly 9000) here and along the path "
-                    "to use " + bytes(best) + "-byte RoCE packets.";
+                    bytes(best + kRoceHeaderBytes) +
+                    " (commonly 9000) here and along the path "
+                    "to use " +
+                    bytes(best) + "-byte RoCE packets.";
     } else {
         f.summary = where + " active_mtu is " + bytes(*active) + " bytes although " + ifname +
                     " MTU " + bytes(netdev_mtu) + " allows " + bytes(best) +
                     ": the port did not follow the netdev MTU change; toggle the link or reload "
                     "the RDMA driver.";
     }
-    f.evidence.push_back({ifname + " MTU", bytes(netdev_mtu), "bytes",
-                          p.netdev->source == "rtnetlink" ? "rtnetlink"
-                                                          : p.netdev->source + "/mtu"});
+    f.evidence.push_back(
+        {ifname + " MTU", bytes(netdev_mtu), "bytes",
+         p.netdev->source == "rtnetlink" ? "rtnetlink" : p.netdev->source + "/mtu"});
     if (active)
         f.evidence.push_back({"active_mtu", bytes(*active), "bytes", verbs_source()});
     else
@@ -80,15 +86,15 @@ void peer_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutpu
     Finding f{"roce_mtu", Severity::warning, in.local.host, d.name, p.number, {}, {}};
     f.summary = "RoCE active_mtu differs: " + in.local.host + " " + d.name + " port " +
                 std::to_string(p.number) + " has " + bytes(local) + " bytes, peer " + peer_name +
-                " " + peer.device + " port " + std::to_string(peer.port) + " has " +
-                bytes(remote) + " bytes: QPs between them run at path_mtu " +
-                bytes(std::min(local, remote)) + "; set the same netdev MTU on both hosts "
+                " " + peer.device + " port " + std::to_string(peer.port) + " has " + bytes(remote) +
+                " bytes: QPs between them run at path_mtu " + bytes(std::min(local, remote)) +
+                "; set the same netdev MTU on both hosts "
                 "(and the switch ports between them).";
-    f.evidence.push_back({"local active_mtu", bytes(local), "bytes",
-                          std::string(verbs_source()) + "(" + d.name + ", " +
-                              std::to_string(p.number) + ")"});
-    f.evidence.push_back({"peer active_mtu", bytes(remote), "bytes",
-                          "handshake with responder at " + peer.peer});
+    f.evidence.push_back(
+        {"local active_mtu", bytes(local), "bytes",
+         std::string(verbs_source()) + "(" + d.name + ", " + std::to_string(p.number) + ")"});
+    f.evidence.push_back(
+        {"peer active_mtu", bytes(remote), "bytes", "handshake with responder at " + peer.peer});
     if (p.netdev && p.netdev->mtu_bytes)
         f.evidence.push_back({"local " + p.netdev->name + " MTU", bytes(*p.netdev->mtu_bytes),
                               "bytes", p.netdev->source});

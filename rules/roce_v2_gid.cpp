@@ -20,7 +20,8 @@ void rule_no_roce_v2_gid(const RuleInput& in, RuleOutput& out) {
         for (const auto& p : d.ports) {
             if (p.link_layer.empty()) {
                 out.unevaluated.push_back(
-                    {port_subject(d, p), "link_layer unreadable: cannot tell whether RoCE GIDs apply"});
+                    {port_subject(d, p),
+                     "link_layer unreadable: cannot tell whether RoCE GIDs apply"});
                 continue;
             }
             if (p.link_layer != "Ethernet") continue;
@@ -30,20 +31,22 @@ void rule_no_roce_v2_gid(const RuleInput& in, RuleOutput& out) {
             if (routable_v2) continue;
             const std::string base = in.local.sysfs_root + "/class/infiniband/" + d.name +
                                      "/ports/" + std::to_string(p.number);
-            const std::string netdev = p.netdev_name.empty() ? std::string("its netdev") : p.netdev_name;
+            const std::string netdev =
+                p.netdev_name.empty() ? std::string("its netdev") : p.netdev_name;
             Finding f{"no_roce_v2_gid", Severity::error, in.local.host, d.name, p.number, {}, {}};
             f.summary = port_subject(d, p) +
                         " has no routable RoCE v2 GID (only link-local or RoCE v1 ones): RoCE "
-                        "connections to other hosts fail; give " + netdev +
+                        "connections to other hosts fail; give " +
+                        netdev +
                         " an IPv4 or global IPv6 address (GIDs follow the netdev's addresses).";
             std::string types;
             for (const auto& g : p.gids)
                 types += (types.empty() ? "" : ", ") + std::to_string(g.index) + "=" + g.type +
                          " " + g.gid;
-            f.evidence.push_back({"populated GIDs", std::to_string(p.gids.size()), "entries",
-                                  base + "/gids"});
-            f.evidence.push_back({"GID types", types.empty() ? "none" : types, "",
-                                  base + "/gid_attrs/types"});
+            f.evidence.push_back(
+                {"populated GIDs", std::to_string(p.gids.size()), "entries", base + "/gids"});
+            f.evidence.push_back(
+                {"GID types", types.empty() ? "none" : types, "", base + "/gid_attrs/types"});
             out.findings.push_back(std::move(f));
         }
     }

@@ -27,7 +27,8 @@ const rh::Device& device(const rh::Snapshot& s, const std::string& name) {
 }
 
 const rh::Counter* counter(const std::vector<rh::Counter>& cs, const std::string& name) {
-    auto it = std::find_if(cs.begin(), cs.end(), [&](const rh::Counter& c) { return c.name == name; });
+    auto it =
+        std::find_if(cs.begin(), cs.end(), [&](const rh::Counter& c) { return c.name == name; });
     return it == cs.end() ? nullptr : &*it;
 }
 
@@ -191,8 +192,9 @@ BOOST_AUTO_TEST_CASE(bad_device_does_not_stop_the_good_one) {
     const auto& bad = device(s, "irdma0");
     BOOST_TEST(!bad.problems.empty());
     const auto mentions = [&](const std::string& what) {
-        return std::any_of(bad.problems.begin(), bad.problems.end(),
-                           [&](const rh::Note& n) { return n.text.find(what) != std::string::npos; });
+        return std::any_of(bad.problems.begin(), bad.problems.end(), [&](const rh::Note& n) {
+            return n.text.find(what) != std::string::npos;
+        });
     };
     BOOST_TEST(mentions("ports/1/state"));
     BOOST_TEST(mentions("fw_ver"));

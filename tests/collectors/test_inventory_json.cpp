@@ -6,7 +6,8 @@
 using nlohmann::json;
 
 BOOST_AUTO_TEST_CASE(absent_values_are_null_never_zero) {
-    rh::Counter c{"port_xmit_wait", std::nullopt, "/sys/x", "not an unsigned decimal: 'N/A (no PMA)'"};
+    rh::Counter c{"port_xmit_wait", std::nullopt, "/sys/x",
+                  "not an unsigned decimal: 'N/A (no PMA)'"};
     const json jc = c;
     BOOST_TEST(jc.at("value").is_null());
     BOOST_TEST(jc.at("error").get<std::string>().find("N/A (no PMA)") != std::string::npos);

@@ -59,7 +59,8 @@ rh::Port port_of(const std::string& tree, const std::string& dev) {
     for (auto& port : d.ports) {
         if (!port.netdev || !port.netdev->ethtool_stats.empty()) continue;
         const auto rec = read_recording(tree, port.netdev->name);
-        for (const auto& [k, v] : rec) port.netdev->ethtool_stats.push_back({k, v, "recording", {}});
+        for (const auto& [k, v] : rec)
+            port.netdev->ethtool_stats.push_back({k, v, "recording", {}});
         if (!rec.empty()) rh::normalize_device(d, o.sysfs);
     }
     return d.ports[0];
@@ -355,8 +356,9 @@ BOOST_AUTO_TEST_CASE(detect_by_name_and_driver_link) {
     fs::create_directories(tmp / "class/infiniband");
     fs::create_directory_symlink("../../../bus/pci/drivers/mlx5_core",
                                  tmp / "devices/pci0000:00/0000:3b:00.0/driver");
-    fs::create_directory_symlink("../../../0000:3b:00.0",
-                                 tmp / "devices/pci0000:00/0000:3b:00.0/infiniband/rocep59s0f0/device");
+    fs::create_directory_symlink(
+        "../../../0000:3b:00.0",
+        tmp / "devices/pci0000:00/0000:3b:00.0/infiniband/rocep59s0f0/device");
     fs::create_directory_symlink("../../devices/pci0000:00/0000:3b:00.0/infiniband/rocep59s0f0",
                                  tmp / "class/infiniband/rocep59s0f0");
     BOOST_TEST(rh::to_string(rh::detect_rdma_driver(rh::SysfsRoot(tmp), "rocep59s0f0")) == "mlx5");

@@ -8,7 +8,6 @@
 
 #include "collectors/parse.h"
 
-
 BOOST_AUTO_TEST_CASE(port_state_accepts_only_decimal_colon_name) {
     struct Case {
         std::string text;
@@ -47,8 +46,8 @@ BOOST_AUTO_TEST_CASE(mtu_accepts_68_to_65536_only) {
     BOOST_TEST((rh::parse_mtu("1500\n").mtu == 1500u));
     BOOST_TEST((rh::parse_mtu("68").mtu == 68u));
     BOOST_TEST((rh::parse_mtu("65536").mtu == 65536u));
-    for (const char* bad : {"-1", "0", "67", "65537", "4294967296", "", "abc",
-                            "99999999999999999999999"}) {
+    for (const char* bad :
+         {"-1", "0", "67", "65537", "4294967296", "", "abc", "99999999999999999999999"}) {
         BOOST_TEST_CONTEXT("mtu '" << bad << "'") {
             const auto m = rh::parse_mtu(bad);
             BOOST_TEST(!m.mtu.has_value());
@@ -66,11 +65,19 @@ BOOST_AUTO_TEST_CASE(pcie_speed_parses_leading_float_of_new_and_old_formats) {
         std::optional<double> gts;
     };
     const std::vector<Case> cases = {
-        {"16.0 GT/s PCIe\n", 16.0}, {"8.0 GT/s PCIe", 8.0}, {"2.5 GT/s PCIe", 2.5},
-        {"32.0 GT/s PCIe", 32.0},   {"64.0 GT/s PCIe", 64.0},
-        {"5 GT/s", 5.0},            {"8 GT/s", 8.0},       {"2.5 GT/s", 2.5},
-        {"Unknown", std::nullopt},  {"Unknown speed", std::nullopt},
-        {"", std::nullopt},         {"GT/s", std::nullopt}, {"0 GT/s", std::nullopt},
+        {"16.0 GT/s PCIe\n", 16.0},
+        {"8.0 GT/s PCIe", 8.0},
+        {"2.5 GT/s PCIe", 2.5},
+        {"32.0 GT/s PCIe", 32.0},
+        {"64.0 GT/s PCIe", 64.0},
+        {"5 GT/s", 5.0},
+        {"8 GT/s", 8.0},
+        {"2.5 GT/s", 2.5},
+        {"Unknown", std::nullopt},
+        {"Unknown speed", std::nullopt},
+        {"", std::nullopt},
+        {"GT/s", std::nullopt},
+        {"0 GT/s", std::nullopt},
     };
     for (const auto& c : cases) {
         BOOST_TEST_CONTEXT("text '" << c.text << "'") {
@@ -85,8 +92,14 @@ BOOST_AUTO_TEST_CASE(pcie_width_is_plain_decimal_and_zero_is_unknown) {
         std::optional<unsigned> lanes;
     };
     const std::vector<Case> cases = {
-        {"16\n", 16u}, {"8", 8u}, {"1", 1u}, {"x16", 16u},
-        {"0", std::nullopt}, {"", std::nullopt}, {"sixteen", std::nullopt}, {"16 lanes", std::nullopt},
+        {"16\n", 16u},
+        {"8", 8u},
+        {"1", 1u},
+        {"x16", 16u},
+        {"0", std::nullopt},
+        {"", std::nullopt},
+        {"sixteen", std::nullopt},
+        {"16 lanes", std::nullopt},
     };
     for (const auto& c : cases) {
         BOOST_TEST_CONTEXT("text '" << c.text << "'") {
@@ -108,13 +121,23 @@ BOOST_AUTO_TEST_CASE(pci_bdf_names) {
         bool bdf;
     };
     const std::vector<Case> cases = {
-        {"0000:3b:00.0", true},  {"0000:00:01.0", true},  {"10000:e1:00.7", true},
-        {"0000:3B:1f.3", true},  {"pci0000:00", false},   {"infiniband", false},
-        {"virtual", false},      {"0000:3b:00", false},   {"0000:3b:00.8", false},
-        {"0000:3b:0.0", false},  {"", false},             {"virtio0", false},
+        {"0000:3b:00.0", true},
+        {"0000:00:01.0", true},
+        {"10000:e1:00.7", true},
+        {"0000:3B:1f.3", true},
+        {"pci0000:00", false},
+        {"infiniband", false},
+        {"virtual", false},
+        {"0000:3b:00", false},
+        {"0000:3b:00.8", false},
+        {"0000:3b:0.0", false},
+        {"", false},
+        {"virtio0", false},
     };
     for (const auto& c : cases) {
-        BOOST_TEST_CONTEXT("name '" << c.name << "'") { BOOST_TEST(rh::is_pci_bdf(c.name) == c.bdf); }
+        BOOST_TEST_CONTEXT("name '" << c.name << "'") {
+            BOOST_TEST(rh::is_pci_bdf(c.name) == c.bdf);
+        }
     }
 }
 

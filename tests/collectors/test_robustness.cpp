@@ -53,8 +53,9 @@ std::size_t problems_with(const rh::Snapshot& s, std::initializer_list<std::stri
     BOOST_TEST_REQUIRE(s.devices.size() == 1u);
     const auto& ps = s.devices[0].problems;
     return static_cast<std::size_t>(std::count_if(ps.begin(), ps.end(), [&](const rh::Note& n) {
-        return std::all_of(parts.begin(), parts.end(),
-                           [&](const std::string& p) { return n.text.find(p) != std::string::npos; });
+        return std::all_of(parts.begin(), parts.end(), [&](const std::string& p) {
+            return n.text.find(p) != std::string::npos;
+        });
     }));
 }
 
@@ -214,8 +215,7 @@ BOOST_AUTO_TEST_CASE(directory_counter_looping_netdev_and_huge_junk_are_reported
     BOOST_TEST(!find("packet_seq_err")->value.has_value());
     BOOST_TEST(find("packet_seq_err")->error.size() < 300u);
     BOOST_TEST(!p.netdev.has_value());
-    BOOST_TEST(problems_with(s, {"class/net/ens1f0np0", "too many levels of symbolic links"}) ==
-                   1u,
+    BOOST_TEST(problems_with(s, {"class/net/ens1f0np0", "too many levels of symbolic links"}) == 1u,
                dump(s));
 }
 

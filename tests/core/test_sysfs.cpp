@@ -85,7 +85,9 @@ BOOST_AUTO_TEST_CASE(damaged_files_are_errors_or_masked_never_hangs) {
 
 BOOST_AUTO_TEST_CASE(quote_value_is_short_and_printable) {
     BOOST_TEST(rh::quote_value("N/A (no PMA)") == "'N/A (no PMA)'");
-    BOOST_TEST(rh::quote_value(std::string("a\x01\xff", 3)) == "'a?" "?'");
+    BOOST_TEST(rh::quote_value(std::string("a\x01\xff", 3)) ==
+               "'a?"
+               "?'");
     BOOST_TEST(rh::quote_value(std::string(40, 'x')) == "'" + std::string(40, 'x') + "'");
     BOOST_TEST(rh::quote_value(std::string(1000, 'x')) == "'" + std::string(40, 'x') + "...'");
 }

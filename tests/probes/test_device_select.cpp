@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(gid_index_override_and_errors) {
     BOOST_REQUIRE(c.ok());
     BOOST_TEST(c->gid_index == 1u);
     BOOST_TEST(c->gid_text == "fe80::5054:ff:fe12:3456");
-    BOOST_TEST(!choose_port(SysfsRoot(t.dir), "rxe0", 4u).ok());   // empty entry
+    BOOST_TEST(!choose_port(SysfsRoot(t.dir), "rxe0", 4u).ok());              // empty entry
     BOOST_TEST(!choose_port(SysfsRoot(t.dir), "mlx5_0", std::nullopt).ok());  // port DOWN
     BOOST_TEST(!choose_port(SysfsRoot(t.dir), "nosuch", std::nullopt).ok());
     BOOST_TEST(!choose_port(SysfsRoot(t.dir / "empty"), "", std::nullopt).ok());

@@ -10,7 +10,7 @@ using namespace rh;
 
 BOOST_AUTO_TEST_CASE(nearest_rank_definition) {
     const std::vector<double> four{1, 2, 3, 4};
-    BOOST_TEST(nearest_rank(four, 50) == 2);   // ceil(0.5 * 4) = 2
+    BOOST_TEST(nearest_rank(four, 50) == 2);  // ceil(0.5 * 4) = 2
     BOOST_TEST(nearest_rank(four, 99) == 4);
     BOOST_TEST(nearest_rank(four, 0) == 1);
     std::vector<double> thousand;

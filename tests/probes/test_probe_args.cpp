@@ -31,14 +31,15 @@ BOOST_AUTO_TEST_CASE(sizes_follow_the_slot_rule) {
                boost::test_tools::per_element());
     auto e = parse_sizes("3", s);
     BOOST_REQUIRE(e);
-    BOOST_TEST(*e == "--sizes: 3 bytes: sizes must be multiples of 8 between 16 B and 16 MiB, "
-                     "because each message slot ends with an 8-byte checksum and sequence number");
+    BOOST_TEST(*e ==
+               "--sizes: 3 bytes: sizes must be multiples of 8 between 16 B and 16 MiB, "
+               "because each message slot ends with an 8-byte checksum and sequence number");
     e = parse_sizes("64,18446744073709551615k", s);
     BOOST_REQUIRE(e);
     BOOST_TEST(e->find("--sizes: 18446744073709551615k: sizes must be") == 0u);
-    BOOST_TEST(parse_sizes("8", s).has_value());       // below 16
-    BOOST_TEST(parse_sizes("20", s).has_value());      // not a multiple of 8
-    BOOST_TEST(parse_sizes("17m", s).has_value());     // above 16 MiB
+    BOOST_TEST(parse_sizes("8", s).has_value());    // below 16
+    BOOST_TEST(parse_sizes("20", s).has_value());   // not a multiple of 8
+    BOOST_TEST(parse_sizes("17m", s).has_value());  // above 16 MiB
     BOOST_TEST(parse_sizes("16777224", s).has_value());
     BOOST_TEST(parse_sizes("-64", s).has_value());
     BOOST_TEST(parse_sizes("64,", s).has_value());

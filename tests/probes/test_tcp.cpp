@@ -38,8 +38,8 @@ BOOST_AUTO_TEST_CASE(refused_connection_is_named) {
     BOOST_REQUIRE(port != 0);
     auto r = query_peer("127.0.0.1:" + std::to_string(port), 1000);
     BOOST_REQUIRE(!r.ok());
-    BOOST_TEST(r.error().message() ==
-               "cannot reach responder at 127.0.0.1:" + std::to_string(port) + ": Connection refused");
+    BOOST_TEST(r.error().message() == "cannot reach responder at 127.0.0.1:" +
+                                          std::to_string(port) + ": Connection refused");
 }
 
 BOOST_AUTO_TEST_CASE(silent_peer_times_out_within_deadline) {
@@ -47,8 +47,9 @@ BOOST_AUTO_TEST_CASE(silent_peer_times_out_within_deadline) {
     BOOST_REQUIRE(l.ok());  // listens (kernel completes the handshake) but never answers
     const auto t0 = std::chrono::steady_clock::now();
     auto r = query_peer("127.0.0.1:47123", 300);
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - t0).count();
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     BOOST_REQUIRE(!r.ok());
     BOOST_TEST(r.error().message().find("timed out") != std::string::npos, r.error().message());
     BOOST_TEST(ms < 1500);
@@ -82,12 +83,14 @@ BOOST_AUTO_TEST_CASE(closed_peer_is_named_and_seen_during_a_phase) {
     BOOST_REQUIRE(tcp::recv_msg(*c, tcp::deadline_in(1000)).ok());  // the message still arrives
     auto e = control_closed(p, "WRITE", 7);
     BOOST_REQUIRE(e.has_value());
-    BOOST_TEST(e->message() == "responder closed the control connection (process ended or "
-                               "crashed) during WRITE 64 B message 7");
+    BOOST_TEST(e->message() ==
+               "responder closed the control connection (process ended or "
+               "crashed) during WRITE 64 B message 7");
     BOOST_TEST(is_control_closed(*e));
     // Errors after the close still name the peer (getpeername fails by then).
     auto r = tcp::recv_msg(*c, tcp::deadline_in(1000));
     BOOST_REQUIRE(!r.ok());
-    BOOST_TEST(r.error().message().find("recv peer 127.0.0.1:47124: peer closed the connection") == 0u,
-               r.error().message());
+    BOOST_TEST(
+        r.error().message().find("recv peer 127.0.0.1:47124: peer closed the connection") == 0u,
+        r.error().message());
 }

@@ -10,7 +10,8 @@ using namespace rh;
 
 namespace {
 
-PcieLink link(std::string bdf, bool fn, double cur_s, unsigned cur_w, double max_s, unsigned max_w) {
+PcieLink link(std::string bdf, bool fn, double cur_s, unsigned cur_w, double max_s,
+              unsigned max_w) {
     PcieLink l;
     l.bdf = bdf;
     l.sysfs_path = "devices/pci0000:00/" + bdf;
@@ -42,8 +43,10 @@ Port roce_port(unsigned netdev_mtu, std::optional<unsigned> active = {}) {
     n.operstate = "up";
     p.netdev = n;
     p.verbs.active_mtu_bytes = active;
-    if (active) p.verbs.max_mtu_bytes = 4096;
-    else p.verbs.unavailable = "no verbs device: sysfs root is a fixture";
+    if (active)
+        p.verbs.max_mtu_bytes = 4096;
+    else
+        p.verbs.unavailable = "no verbs device: sysfs root is a fixture";
     return p;
 }
 
@@ -74,21 +77,23 @@ std::vector<Finding> only(const std::vector<Finding>& fs, const std::string& id)
     return out;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(healthy_host_has_no_findings) {
-    auto s = host_with(mlx5({link("0000:3b:00.0", true, 16, 16, 16, 16),
-                             link("0000:00:01.0", false, 16, 16, 16, 16)},
-                            roce_port(9000, 4096)));
+    auto s = host_with(mlx5(
+        {link("0000:3b:00.0", true, 16, 16, 16, 16), link("0000:00:01.0", false, 16, 16, 16, 16)},
+        roce_port(9000, 4096)));
     BOOST_TEST(run(s).empty());
 }
 
 BOOST_AUTO_TEST_CASE(nic_at_x8_of_x16_names_the_function) {
-    auto s = host_with(mlx5({link("0000:3b:00.0", true, 16, 8, 16, 16),
-                             link("0000:00:01.0", false, 16, 16, 16, 16)},
-                            roce_port(9000, 4096)));
+    auto s = host_with(mlx5(
+        {link("0000:3b:00.0", true, 16, 8, 16, 16), link("0000:00:01.0", false, 16, 16, 16, 16)},
+        roce_port(9000, 4096)));
     auto f = only(run(s), "pcie_downtrained");
     BOOST_TEST_REQUIRE(f.size() == 1u);
     BOOST_TEST(contains(f[0].summary, "0000:3b:00.0"));
@@ -102,10 +107,10 @@ BOOST_AUTO_TEST_CASE(nic_at_x8_of_x16_names_the_function) {
 BOOST_AUTO_TEST_CASE(downtrained_bridge_below_port_rate_is_an_error_naming_the_bridge) {
     auto p = roce_port(9000, 4096);
     p.rate = "200 Gb/sec (4X HDR)";
-    auto s = host_with(mlx5({link("0000:3b:00.0", true, 16, 16, 16, 16),
-                             link("0000:3a:00.0", false, 8, 16, 16, 16),
-                             link("0000:00:01.0", false, 16, 16, 16, 16)},
-                            p));
+    auto s = host_with(mlx5(
+        {link("0000:3b:00.0", true, 16, 16, 16, 16), link("0000:3a:00.0", false, 8, 16, 16, 16),
+         link("0000:00:01.0", false, 16, 16, 16, 16)},
+        p));
     auto f = only(run(s), "pcie_downtrained");
     BOOST_TEST_REQUIRE(f.size() == 1u);
     BOOST_TEST(contains(f[0].summary, "upstream port 0000:3a:00.0"));
