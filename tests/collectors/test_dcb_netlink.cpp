@@ -13,12 +13,8 @@
 namespace {
 
 rh::nl::Bytes recording(const std::string& name) {
-    std::ifstream in(std::string(RH_FIXTURES_DIR) + "/recordings/" + name);
-    BOOST_TEST_REQUIRE(static_cast<bool>(in), "recording " << name);
-    std::ostringstream s;
-    s << in.rdbuf();
-    auto b = rh::nl::from_hex(s.str());
-    BOOST_TEST_REQUIRE(b.ok());
+    auto b = rh::nl::read_hex_file(std::string(RH_FIXTURES_DIR) + "/recordings/" + name);
+    BOOST_TEST_REQUIRE(b.ok(), "recording " << name << ": " << (b.ok() ? "" : b.error().message()));
     return *b;
 }
 

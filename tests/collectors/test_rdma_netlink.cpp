@@ -18,12 +18,8 @@ namespace {
 const std::string kRecordings = std::string(RH_FIXTURES_DIR) + "/recordings";
 
 rh::nl::Bytes recording(const std::string& name) {
-    std::ifstream in(kRecordings + "/" + name);
-    BOOST_TEST_REQUIRE(static_cast<bool>(in), "recording " << name);
-    std::ostringstream s;
-    s << in.rdbuf();
-    auto b = rh::nl::from_hex(s.str());
-    BOOST_TEST_REQUIRE(b.ok());
+    auto b = rh::nl::read_hex_file(kRecordings + "/" + name);
+    BOOST_TEST_REQUIRE(b.ok(), "recording " << name << ": " << (b.ok() ? "" : b.error().message()));
     return *b;
 }
 
