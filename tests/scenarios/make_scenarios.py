@@ -81,7 +81,7 @@ class Host:
     """One sampled host: its counters (in emission order), gauges and clock."""
 
     def __init__(self, name, driver="mlx5", ofed=False, t0=5000.0, wall_offset_ms=0,
-                 pfc_prios=(3,), ecn_np=(3,), ecn_rp=(3,)):
+                 pfc_prios=(3,), ecn_np=(3,), ecn_rp=(3,), enhanced_errors=True, probe_peer=None):
         self.name, self.driver, self.ofed = name, driver, ofed
         self.t0, self.wall_offset_ms = t0, wall_offset_ms
         self.rng = random.Random(zlib.crc32(name.encode()))
@@ -96,6 +96,8 @@ class Host:
         eth = f"ethtool -S {self.netdev}"
         if driver == "mlx5":
             for s, raw, unit, width in MLX5_HW:
+                if not enhanced_errors and s in ("retry_exceeded", "rnr_retry_exceeded"):
+                    continue  # enhanced_error_q_counters: kernel >= ~6.11 only
                 self._add(Counter(K(s), unit, raw, hw + raw, width))
             pma = f"/sys/class/infiniband/{self.device}/ports/{self.port}/counters/"
             self._add(Counter(K("port_rcv_data_bytes"), "bytes", "port_rcv_data",
@@ -138,6 +140,11 @@ class Host:
         self._add(Counter(K("carrier_changes"), "events", "carrier_changes",
                           f"/sys/class/net/{self.netdev}/carrier_changes",
                           only_labels={"netdev": self.netdev}))
+        if probe_peer:  # `rocehealth probe PEER` running beside the recorder: SEND 64 B
+            probe = {"peer": probe_peer, "op": "send"}
+            for st in ("IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR"):
+                self._add(Counter(K("probe_errors", status=st), "events", "", "probe",
+                                  only_labels=probe))
         port_dir = f"/sys/class/infiniband/{self.device}/ports/{self.port}/"
         dp = {"device": self.device, "port": self.port}
         self.gauges[K("port_state_code")] = [4, "state", port_dir + "state", "state", dp]
@@ -155,6 +162,10 @@ class Host:
                             1 if p in on else 0, "bool",
                             f"/sys/class/net/{self.netdev}/ecn/roce_{role}/enable/{p}",
                             f"roce_{role}/enable/{p}", dict(dpn, priority=str(p))]
+        if probe_peer:
+            for q, us in (("p50", 4.1), ("p99", 6.8), ("p999", 11.5)):
+                self.gauges[K("probe_latency_us", quantile=q)] = [
+                    us, "us", "probe", "", dict(probe, size_bytes="64", quantile=q)]
 
     def _add(self, c):
         self.counters[c.key] = c
@@ -188,7 +199,7 @@ class Host:
                 v = 1
             elif series in ("pause_storm_events", "oversize_frames", "symbol_errors",
                             "link_pause_frames", "retry_exceeded", "rnr_retry_exceeded",
-                            "cnp_ignored"):
+                            "cnp_ignored", "probe_errors"):
                 v = 0
             else:  # error/retransmit counters: a few per hour
                 v = int(s * r.uniform(0.0002, 0.005))
@@ -281,13 +292,17 @@ def run_host(host, seconds, tick_fn):
                 j["width_bits"] = c.width
             if key in t.missing:
                 j["error"] = t.missing[key]
-            j["source"], j["raw"] = c.source, c.raw
+            j["source"] = c.source
+            if c.raw:
+                j["raw"] = c.raw
             lines.append(json.dumps(j, separators=(",", ":")))
         for key, (value, unit, source, raw, labels) in host.gauges.items():
             v = t.gauges.get(key, value)
             j = {"schema": 1, "t_s": t_s, "wall_ms": wall_ms, "host": host.name,
                  "kind": "gauge", "series": key[0], "labels": labels, "unit": unit,
-                 "value": v, "source": source, "raw": raw}
+                 "value": v, "source": source}
+            if raw:
+                j["raw"] = raw
             lines.append(json.dumps(j, separators=(",", ":")))
     return "\n".join(lines) + "\n"
 
@@ -421,6 +436,46 @@ def rnr_rxe_retry_exceeded():
             "are exhausted (retry_rnr_exceeded_err +1), vm2 counts send_rnr_err. rnr fires on "
             "rnr_retry_exceeded alone.", [(req, 90, requester), (resp, 90, responder)],
             [finding("rnr", "vm1", "error")])
+
+
+@scenario
+def rnr_probe_error():
+    h = Host("gpu01", enhanced_errors=False, probe_peer="10.0.0.2")
+    h.init_uptime(4)
+
+    def tick(t):
+        t.traffic(3, 1e9, 1e9)
+        if t.i in (52, 53, 55):
+            t.add(K("rnr_nak_received"), 2)  # 6 RNR NAKs in 10 s: under the threshold
+        if t.i == 55:
+            t.add(K("probe_errors", status="IBV_WC_RNR_RETRY_EXC_ERR"), 1)
+        if t.i >= 55:
+            t.gauges[K("probe_latency_us", quantile="p99")] = 650.0
+
+    return ("mlx5 host on a kernel without enhanced error counters (no "
+            "req_rnr_retries_exceeded, no req_transport_retries_exceeded: never written). "
+            "rocehealth probe to 10.0.0.2 ends a SEND with IBV_WC_RNR_RETRY_EXC_ERR at 55 s "
+            "after 6 RNR NAKs (under 10 per 10 s): rnr fires on the probe completion.",
+            [(h, 80, tick)], [finding("rnr", "gpu01", "error")])
+
+
+@scenario
+def retransmits_probe_error():
+    h = Host("gpu01", enhanced_errors=False, probe_peer="10.0.0.2")
+    h.init_uptime(4)
+
+    def tick(t):
+        t.traffic(3, 3e9, 3e9)
+        if between(t.i, 30, 61):
+            t.rate(K("ack_timeouts"), 1.5)
+            t.rate(K("implied_nak_sequence_errors"), 1)
+        if t.i == 48:
+            t.add(K("probe_errors", status="IBV_WC_RETRY_EXC_ERR"), 1)
+
+    return ("mlx5 host without enhanced error counters losing packets from 30 s to 60 s: "
+            "local_ack_timeout_err ~1.5/s and implied_nak_seq_err ~1/s (~25 per 10 s); a probe "
+            "SEND to 10.0.0.2 fails with IBV_WC_RETRY_EXC_ERR at 48 s: retransmits at error.",
+            [(h, 80, tick)], [finding("retransmits", "gpu01", "error")])
 
 
 def storm_host(name="gpu01"):
