@@ -1,4 +1,5 @@
-// rocehealth probe PEER[:PORT]: RDMA WRITE/READ latency to a peer's `rocehealth responder`.
+// rocehealth probe PEER[:PORT]: RDMA WRITE/READ and SEND/RECV latency to a peer's
+// `rocehealth responder`.
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -14,8 +15,8 @@ namespace rh::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "rocehealth probe PEER[:PORT] [--op write,read] [--sizes 64,4k,64k,1m] [--iterations N] "
-    "[--queue-depth N] [--timeout-ms N] [--json]";
+    "rocehealth probe PEER[:PORT] [--op write,read,send] [--sizes 64,4k,64k,1m] [--iterations N] "
+    "[--queue-depth N] [--rnr-retry 0..7] [--timeout-ms N] [--json]";
 
 std::string fmt(const char* f, double v) {
     char b[64];
@@ -33,20 +34,27 @@ void print_text(const ProbeReport& r) {
     std::printf("local: %s port %u GID[%u] %s (%s)\n", r.device.c_str(), r.port, r.gid_index,
                 r.gid.c_str(), r.gid_type.c_str());
     std::printf(
-        "active_mtu local %u B, remote %u B -> path_mtu %u B; QP timeout %u, retry_cnt %u\n",
+        "active_mtu local %u B, remote %u B -> path_mtu %u B; QP timeout %u, retry_cnt %u, "
+        "rnr_retry %u%s\n",
         r.local_active_mtu_bytes, r.remote_active_mtu_bytes, r.path_mtu_bytes, r.qp_timeout,
-        r.qp_retry_cnt);
-    bool has_write = false, has_read = false, p999_hidden = false;
+        r.qp_retry_cnt, r.qp_rnr_retry, r.qp_rnr_retry == 7 ? " (forever)" : "");
+    if (r.remote_recv_depth)
+        std::printf("responder keeps %u receives posted for SEND%s\n", *r.remote_recv_depth,
+                    *r.remote_recv_depth == 0 ? " (--recv-depth 0): SENDs meet receiver-not-ready"
+                                              : "");
+    bool has_write = false, has_read = false, has_send = false, p999_hidden = false;
     for (const auto& s : r.results) {
         has_write |= s.op == "write";
         has_read |= s.op == "read";
+        has_send |= s.op == "send";
         p999_hidden |= s.measured() && !s.has_p999();
     }
     std::string kinds;
-    if (has_write) kinds = "write: half round trip of a WRITE ping-pong (queue depth 1)";
+    auto add = [&kinds](const std::string& k) { kinds += (kinds.empty() ? "" : "; ") + k; };
+    if (has_write) add("write: half round trip of a WRITE ping-pong (queue depth 1)");
     if (has_read)
-        kinds += (kinds.empty() ? "" : "; ") +
-                 ("read: post to completion (queue depth " + std::to_string(r.queue_depth) + ")");
+        add("read: post to completion (queue depth " + std::to_string(r.queue_depth) + ")");
+    if (has_send) add("send: half round trip of a SEND/RECV ping-pong (queue depth 1)");
     std::printf("%s\n\n", kinds.c_str());
     std::printf("%-6s %9s %7s %12s %12s %12s %12s %12s %11s %9s\n", "op", "bytes", "iters",
                 "min_us", "p50_us", "p99_us", "p99.9_us", "max_us", "msg/s", "cksum_err");
@@ -94,7 +102,7 @@ int run_probe(const std::vector<std::string>& args) {
     std::string ops = "write,read", sizes = "64,4096,65536,1048576";
     std::string iterations = std::to_string(o.iterations), warmup = std::to_string(o.warmup),
                 queue_depth = std::to_string(o.queue_depth), timeout = std::to_string(o.timeout_ms),
-                gid_index, sysfs_root;
+                rnr_retry = std::to_string(o.rnr_retry), gid_index, sysfs_root;
     std::vector<std::string> peers;
     bool json = false;
     const std::string max_qd = std::to_string(oob::kMaxQueueDepth);
@@ -104,7 +112,9 @@ int run_probe(const std::vector<std::string>& args) {
         "peer", po::value(&peers),
         "HOST[:PORT] of a host running `rocehealth responder` (default "
         "port 18520); also accepted as the positional argument")(
-        "op", po::value(&ops)->default_value(ops), "operations: write, read or write,read")(
+        "op", po::value(&ops)->default_value(ops),
+        "operations, comma-separated, run in that order: write, read, send (SEND/RECV; the "
+        "responder must keep receives posted)")(
         "sizes", po::value(&sizes)->default_value(sizes),
         "message sizes, comma-separated, k = KiB, m = MiB; multiples of 8 from 16 B to 16 MiB "
         "(each message slot ends with an 8-byte checksum and sequence number)")(
@@ -113,7 +123,12 @@ int run_probe(const std::vector<std::string>& args) {
         "warmup", po::value(&warmup)->default_value(warmup),
         "untimed messages before them, 0..100000")(
         "queue-depth", po::value(&queue_depth)->default_value(queue_depth),
-        ("outstanding READs, 1.." + max_qd + " (the WRITE ping-pong is always 1)").c_str())(
+        ("outstanding READs, 1.." + max_qd + " (the WRITE and SEND ping-pongs are always 1)")
+            .c_str())(
+        "rnr-retry", po::value(&rnr_retry)->default_value(rnr_retry),
+        "0..7: retries of a SEND that meets receiver-not-ready (an RNR NAK; the responder's "
+        "QP sets the wait, 0.64 ms); 7 = retry forever (IB spec, perftest default); after "
+        "the last, the phase fails with IBV_WC_RNR_RETRY_EXC_ERR")(
         "device", po::value(&o.device),
         "RDMA device (default: first with an ACTIVE Ethernet port)")(
         "gid-index", po::value(&gid_index),
@@ -127,12 +142,11 @@ int run_probe(const std::vector<std::string>& args) {
     po::variables_map vm;
     if (auto exit = parse_options(
             "probe", kUsage,
-            "RDMA WRITE and READ latency over one RC QP to a peer running `rocehealth responder`.\n"
-            "WRITE latency is half the round trip of a ping-pong (as ib_write_lat); READ latency "
-            "is\n"
-            "post to completion on this host (as ib_read_lat). A phase that fails stops the "
-            "probe:\n"
-            "its figures are not shown and the phases after it are listed as skipped.\n"
+            "RDMA WRITE, READ and SEND/RECV latency over one RC QP to a peer running `rocehealth\n"
+            "responder`. WRITE and SEND latency are half the round trip of a ping-pong (as\n"
+            "ib_write_lat, ib_send_lat); READ latency is post to completion on this host (as\n"
+            "ib_read_lat). A phase that fails stops the probe: its figures are not shown and the\n"
+            "phases after it are listed as skipped.\n"
             "Exit: 0 ok, 1 measured with errors (checksum, failed phase), 2 could not run.",
             args, desc, vm, &pos))
         return *exit;
@@ -154,6 +168,8 @@ int run_probe(const std::vector<std::string>& args) {
     if (auto e = parse_number("timeout-ms", timeout, 1, oob::kMaxTimeoutMs, v))
         return usage_error(*e);
     o.timeout_ms = static_cast<int>(v);
+    if (auto e = parse_number("rnr-retry", rnr_retry, 0, kMaxRnrRetry, v)) return usage_error(*e);
+    o.rnr_retry = static_cast<unsigned>(v);
     if (vm.count("gid-index")) {
         if (auto e = parse_number("gid-index", gid_index, 0, 255, v)) return usage_error(*e);
         o.gid_index = static_cast<unsigned>(v);

@@ -6,6 +6,7 @@
 #include "agent/commands.h"
 #include "agent/options.h"
 #include "agent/probe_args.h"
+#include "probes/oob_protocol.h"
 #include "probes/responder.h"
 
 namespace rh::cli {
@@ -19,7 +20,7 @@ extern "C" void on_signal(int) {
 
 constexpr const char* kUsage =
     "rocehealth responder [--port 18520] [--listen ADDR] [--device NAME] [--gid-index N] "
-    "[--max-sessions N]";
+    "[--max-sessions N] [--recv-depth N]";
 
 int usage_error(const std::string& msg) {
     std::cerr << "rocehealth responder: " << msg << "\nusage: " << kUsage
@@ -31,7 +32,8 @@ int usage_error(const std::string& msg) {
 int run_responder(const std::vector<std::string>& args) {
     ResponderOptions o;
     std::string port = std::to_string(o.port), max_sessions = std::to_string(o.max_sessions),
-                gid_index, sysfs_root;
+                recv_depth = std::to_string(o.recv_depth), gid_index, sysfs_root;
+    const std::string max_depth = std::to_string(oob::kMaxRecvDepth);
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help")("port", po::value(&port)->default_value(port),
                                                    "TCP port of the handshake, 1..65535")(
@@ -42,8 +44,15 @@ int run_responder(const std::vector<std::string>& args) {
         "gid-index", po::value(&gid_index),
         "GID index 0..255 (default: RoCE v2, IPv4-mapped preferred)")(
         "max-sessions", po::value(&max_sessions)->default_value(max_sessions),
-        "concurrent sessions, 1..1024")("sysfs-root", po::value(&sysfs_root),
-                                        "sysfs root; must be the live /sys (the default)");
+        "concurrent sessions, 1..1024")(
+        "recv-depth", po::value(&recv_depth)->default_value(recv_depth),
+        ("receive WQEs kept posted per session that uses SEND (`probe --op send`), 0.." +
+         max_depth +
+         "; re-posted one per message, so 1 suffices for the ping-pong and the default is "
+         "headroom. 0 posts none: every SEND meets receiver-not-ready (RNR NAKs), to reproduce "
+         "that fault")
+            .c_str())("sysfs-root", po::value(&sysfs_root),
+                      "sysfs root; must be the live /sys (the default)");
     po::variables_map vm;
     if (auto exit = parse_options(
             "responder", kUsage,
@@ -58,6 +67,9 @@ int run_responder(const std::vector<std::string>& args) {
     o.port = static_cast<std::uint16_t>(v);
     if (auto e = parse_number("max-sessions", max_sessions, 1, 1024, v)) return usage_error(*e);
     o.max_sessions = static_cast<unsigned>(v);
+    if (auto e = parse_number("recv-depth", recv_depth, 0, oob::kMaxRecvDepth, v))
+        return usage_error(*e);
+    o.recv_depth = static_cast<unsigned>(v);
     if (vm.count("gid-index")) {
         if (auto e = parse_number("gid-index", gid_index, 0, 255, v)) return usage_error(*e);
         o.gid_index = static_cast<unsigned>(v);

@@ -70,8 +70,11 @@ std::optional<std::string> parse_ops(const std::string& text, std::vector<ProbeO
             op = ProbeOp::write;
         else if (item == "read")
             op = ProbeOp::read;
+        else if (item == "send")
+            op = ProbeOp::send;
         else
-            return "--op: unknown operation '" + item + "' (expected write, read or write,read)";
+            return "--op: unknown operation '" + item +
+                   "' (expected write, read, send or a comma-separated list)";
         if (std::find(out.begin(), out.end(), op) != out.end())
             return "--op: '" + item + "' given twice";
         out.push_back(op);

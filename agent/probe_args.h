@@ -14,6 +14,8 @@ namespace rh::cli {
 
 inline constexpr std::uint64_t kMinProbeSize = 16;
 inline constexpr std::uint64_t kMaxProbeSize = 16ull << 20;
+/// --rnr-retry range: the IB attribute is 3 bits; 7 = retry without limit.
+inline constexpr std::uint64_t kMaxRnrRetry = 7;
 
 /// The rule for --sizes, as printed in --help and in its errors.
 inline constexpr const char* kSizesRule =
@@ -29,7 +31,8 @@ std::optional<std::string> parse_number(const std::string& option, const std::st
 /// e.g. "--sizes: 3 bytes: sizes must be multiples of 8 ...", echoing the item as given.
 std::optional<std::string> parse_sizes(const std::string& text, std::vector<std::uint64_t>& out);
 
-/// "write,read" -> ops (no duplicates).
+/// "write,read,send" -> ops in the order given (no duplicates). On error returns e.g.
+/// "--op: unknown operation 'atomic' (expected write, read, send or a comma-separated list)".
 std::optional<std::string> parse_ops(const std::string& text, std::vector<ProbeOp>& out);
 
 /// probe and responder use verbs, which see this host's devices whatever --sysfs-root says: nullopt

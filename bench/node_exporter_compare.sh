@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Cost of one rocehealth collection pass vs one prometheus-node-exporter infiniband scrape, on
-# the same fixture tree, in the same run.
+# the same fixture tree, in the same run: the full discovery pass (collect_snapshot) and the
+# steady-state poll pass (CounterPoller::poll, what a periodic agent runs between discoveries).
 #   bench/node_exporter_compare.sh BENCH_BIN [SCRAPES] [SYSFS_TREE]
 # BENCH_BIN: build/bench/rocehealth_bench. Needs prometheus-node-exporter (Debian package) and
 # curl. Exit 77 when node_exporter is not installed.
 #
 # Fairness notes (printed too): a node_exporter scrape includes HTTP on loopback and Prometheus
 # text formatting, so rocehealth is timed with and without JSON serialization of its snapshot.
-# node_exporter's infiniband collector reads only counters/ and hw_counters/; a rocehealth pass
-# also reads GIDs, PCIe chain, netdev, ethtool recordings, and normalizes.
+# node_exporter's infiniband collector reads only counters/ and hw_counters/ (plus port
+# attributes); a rocehealth discovery pass also reads GIDs, PCIe chain, netdev, ethtool
+# recordings, and normalizes; a poll pass re-reads every counter, port state and netdev
+# statistics file through kept descriptors and normalizes again.
 set -euo pipefail
 
 bench=${1:?usage: $0 BENCH_BIN [SCRAPES] [SYSFS_TREE]}
@@ -77,15 +80,23 @@ rh_wall=$(get collect_us_per_pass)
 rh_json_wall=$(get collect_json_us_per_pass)
 rh_cpu=$(get collect_cpu_us_per_pass)
 rh_json_cpu=$(get collect_json_cpu_us_per_pass)
+rh_poll_wall=$(get poll_us_per_pass)
+rh_poll_cpu=$(get poll_cpu_us_per_pass)
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
 echo
 echo "per pass over $(get ports) ports, $scrapes passes each:"
 printf '  %-44s %10s us wall  %10s us CPU\n' \
     "node_exporter scrape (HTTP + text format)" "$ne_wall_us" "$ne_cpu_us" \
-    "rocehealth collect_snapshot" "$rh_wall" "$rh_cpu" \
-    "rocehealth collect_snapshot + JSON dump" "$rh_json_wall" "$rh_json_cpu"
-echo "ratio node_exporter / rocehealth (wall): $(ratio "$ne_wall_us" "$rh_wall")x," \
+    "rocehealth collect_snapshot (discovery)" "$rh_wall" "$rh_cpu" \
+    "rocehealth collect_snapshot + JSON dump" "$rh_json_wall" "$rh_json_cpu" \
+    "rocehealth CounterPoller::poll (steady)" "$rh_poll_wall" "$rh_poll_cpu"
+echo "read syscalls per pass: discovery $(get collect_reads_per_pass)," \
+     "poll $(get poll_reads_per_pass) ($(get poll_files_per_pass) files)"
+echo "ratio node_exporter / rocehealth discovery (wall): $(ratio "$ne_wall_us" "$rh_wall")x," \
      "with JSON: $(ratio "$ne_wall_us" "$rh_json_wall")x"
-echo "ratio node_exporter / rocehealth (CPU):  $(ratio "$ne_cpu_us" "$rh_cpu")x," \
+echo "ratio node_exporter / rocehealth discovery (CPU):  $(ratio "$ne_cpu_us" "$rh_cpu")x," \
      "with JSON: $(ratio "$ne_cpu_us" "$rh_json_cpu")x"
+echo "ratio node_exporter / rocehealth poll (wall):      $(ratio "$ne_wall_us" "$rh_poll_wall")x"
+echo "ratio node_exporter / rocehealth poll (CPU):       $(ratio "$ne_cpu_us" "$rh_poll_cpu")x" \
+     "(goal: >= 10x)"

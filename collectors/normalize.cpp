@@ -99,89 +99,6 @@ const CompiledTable& compiled(DriverFamily f) {
     return tables[static_cast<int>(f)];
 }
 
-/// The raw counter behind each row of one table for one port (nullptr = absent).
-class Hits {
-  public:
-    Hits(const CompiledTable& t, const Port& port, bool rdma_side) : hit_(t.rows.size()) {
-        if (rdma_side) {
-            for (const auto& c : port.nl_hw_counters) mark(t.hw, c);
-            for (const auto& c : port.hw_counters) mark(t.hw, c);  // sysfs wins over netlink
-            for (const auto& c : port.counters) mark(t.pma, c);
-        } else if (port.netdev) {
-            for (const auto& c : port.netdev->ethtool_stats) mark(t.eth, c);
-        }
-    }
-    const Counter* operator[](std::size_t i) const { return hit_[i]; }
-
-  private:
-    using Index = std::unordered_map<std::string_view, std::vector<std::size_t>>;
-    void mark(const Index& idx, const Counter& c) {
-        auto it = idx.find(c.name);
-        if (it != idx.end())
-            for (auto i : it->second) hit_[i] = &c;
-    }
-    std::vector<const Counter*> hit_;
-};
-
-/// DCB / link-pause value of a row as a synthetic Counter in `scratch`; nullptr when absent.
-const Counter* generic_value(const Row& r, const Port& port, Counter& scratch) {
-    if (!port.netdev) return nullptr;
-    const auto& nd = *port.netdev;
-    std::optional<std::uint64_t> v;
-    std::string source;
-    switch (r.entry->from) {
-        case RawList::dcb_requests:
-        case RawList::dcb_indications:
-            if (!nd.dcb) return nullptr;
-            v = r.entry->from == RawList::dcb_requests ? nd.dcb->pfc_requests[r.priority]
-                                                       : nd.dcb->pfc_indications[r.priority];
-            source = nd.dcb->source;
-            break;
-        case RawList::link_pause_tx:
-        case RawList::link_pause_rx:
-            v = r.entry->from == RawList::link_pause_tx ? nd.link_pause.tx_frames
-                                                        : nd.link_pause.rx_frames;
-            source = nd.link_pause.source;
-            break;
-        default:
-            return nullptr;
-    }
-    if (!v) return nullptr;
-    scratch = Counter{r.raw, v, std::move(source), {}};
-    return &scratch;
-}
-
-/// Collects candidates per (name, labels): a readable one replaces an unreadable one; otherwise
-/// the first candidate stays.
-class Builder {
-  public:
-    void add(const Row& r, const Counter& c) {
-        auto it = by_key_.find(r.key);
-        if (it != by_key_.end() && (it->second.value || !c.value)) return;
-        NormalizedCounter n;
-        n.name = std::string(r.entry->name);
-        n.labels = r.labels;
-        if (c.value && *c.value <= std::numeric_limits<std::uint64_t>::max() / r.entry->scale)
-            n.value = *c.value * r.entry->scale;
-        n.unit = std::string(r.entry->unit);
-        n.raw_name = c.name;
-        n.source = c.source;
-        n.width_bits = r.entry->width_bits;
-        n.saturates = r.entry->saturates;
-        by_key_.insert_or_assign(r.key, std::move(n));
-    }
-
-    std::vector<NormalizedCounter> take() {
-        std::vector<NormalizedCounter> out;
-        out.reserve(by_key_.size());
-        for (auto& [key, c] : by_key_) out.push_back(std::move(c));
-        return out;
-    }
-
-  private:
-    std::map<std::string_view, NormalizedCounter> by_key_;  // keys live in the static tables
-};
-
 DriverFamily family_of_netdev_driver(const std::string& driver) {
     if (driver == "mlx5_core") return DriverFamily::mlx5;
     if (driver == "bnxt_en") return DriverFamily::bnxt;
@@ -248,38 +165,217 @@ DriverFamily detect_netdev_driver(const SysfsRoot& sysfs, const std::string& ifn
     return family_of_netdev_driver(driver_of(sysfs, "class/net/" + ifname));
 }
 
-std::vector<NormalizedCounter> normalize_port(const Port& port, DriverFamily rdma,
-                                              DriverFamily netdev) {
-    const CompiledTable& rt = compiled(rdma);
-    const CompiledTable& nt = compiled(netdev);
-    const Hits rhits(rt, port, true), nhits(nt, port, false);
-    Builder b;
-    Counter scratch;
+DriverFamily netdev_family_of(const SysfsRoot& sysfs, const Port& port, DriverFamily rdma) {
+    const std::string ifname = port.netdev ? port.netdev->name : port.netdev_name;
+    DriverFamily netdev = detect_netdev_driver(sysfs, ifname);
+    if (netdev == DriverFamily::unknown && rdma != DriverFamily::rxe) netdev = rdma;
+    return netdev;
+}
+
+/// One way a row can give a normalized counter: a raw list entry, or (generic) the DCB / link
+/// pause value the row names, which exists only while that value is present.
+struct PortNormalizer::Candidate {
+    enum class From : std::uint8_t { hw, nl_hw, pma, eth, generic };
+    const Row* row = nullptr;
+    From from = From::generic;
+    std::uint32_t index = 0;  ///< entry in the list `from`; unused for generic
+};
+
+PortNormalizer::PortNormalizer(const Port& port, DriverFamily rdma, DriverFamily netdev)
+    : rdma_(rdma), netdev_(netdev) {
+    resolve(port);
+}
+
+PortNormalizer::~PortNormalizer() = default;
+PortNormalizer::PortNormalizer(PortNormalizer&&) noexcept = default;
+PortNormalizer& PortNormalizer::operator=(PortNormalizer&&) noexcept = default;
+
+PortNormalizer::ListSizes PortNormalizer::sizes_of(const Port& port) {
+    return {port.hw_counters.size(), port.nl_hw_counters.size(), port.counters.size(),
+            port.netdev ? port.netdev->ethtool_stats.size() : 0, port.netdev.has_value()};
+}
+
+void PortNormalizer::resolve(const Port& port) {
+    using From = Candidate::From;
+    const CompiledTable& rt = compiled(rdma_);
+    const CompiledTable& nt = compiled(netdev_);
+    sizes_ = sizes_of(port);
+
+    // The raw entry behind each row (none = absent). For a name in both hw lists sysfs wins
+    // over netlink; for a name listed twice, the last one.
+    struct Hit {
+        bool set = false;
+        From from = From::hw;
+        std::uint32_t index = 0;
+    };
+    using Index = std::unordered_map<std::string_view, std::vector<std::size_t>>;
+    auto mark = [](std::vector<Hit>& hits, const Index& idx, const std::vector<Counter>& list,
+                   From from) {
+        for (std::size_t k = 0; k < list.size(); ++k)
+            if (auto it = idx.find(list[k].name); it != idx.end())
+                for (auto i : it->second) hits[i] = Hit{true, from, static_cast<std::uint32_t>(k)};
+    };
+    std::vector<Hit> rhits(rt.rows.size()), nhits(nt.rows.size());
+    mark(rhits, rt.hw, port.nl_hw_counters, From::nl_hw);
+    mark(rhits, rt.hw, port.hw_counters, From::hw);
+    mark(rhits, rt.pma, port.counters, From::pma);
+    if (port.netdev) mark(nhits, nt.eth, port.netdev->ethtool_stats, From::eth);
+
+    // Candidates per (name, labels) in the order they are tried: non-fallback rows before
+    // fallback ones, RDMA rows before netdev rows.
+    std::map<std::string_view, std::vector<Candidate>> by_key;  // sorted like the output
     for (const bool fallback : {false, true}) {
         for (std::size_t i = 0; i < rt.rows.size(); ++i) {
             const Row& r = rt.rows[i];
-            if (r.entry->fallback == fallback && !is_netdev_list(r.entry->from) && rhits[i])
-                b.add(r, *rhits[i]);
+            if (r.entry->fallback == fallback && !is_netdev_list(r.entry->from) && rhits[i].set)
+                by_key[r.key].push_back(Candidate{&r, rhits[i].from, rhits[i].index});
         }
         for (std::size_t i = 0; i < nt.rows.size(); ++i) {
             const Row& r = nt.rows[i];
             if (r.entry->fallback != fallback || !is_netdev_list(r.entry->from)) continue;
-            if (const Counter* c = nhits[i] ? nhits[i] : generic_value(r, port, scratch))
-                b.add(r, *c);
+            if (nhits[i].set)
+                by_key[r.key].push_back(Candidate{&r, nhits[i].from, nhits[i].index});
+            else if (r.entry->from != RawList::ethtool && port.netdev)
+                by_key[r.key].push_back(Candidate{&r, From::generic, 0});
         }
     }
-    return b.take();
+    cands_.clear();
+    group_begin_.assign(1, 0);
+    for (auto& [key, cs] : by_key) {
+        cands_.insert(cands_.end(), cs.begin(), cs.end());
+        group_begin_.push_back(cands_.size());
+    }
+    winner_.assign(by_key.size(), -1);
+    last_winner_.assign(by_key.size(), kNever);
+}
+
+void PortNormalizer::apply(const Port& port, std::vector<NormalizedCounter>& out) {
+    using From = Candidate::From;
+    if (sizes_of(port) != sizes_) resolve(port);  // lists changed: never index past them
+
+    // A candidate's raw value; false when it does not exist this pass (generic value absent).
+    auto raw_of = [&](const Candidate& c, std::optional<std::uint64_t>& v) {
+        switch (c.from) {
+            case From::hw:
+                v = port.hw_counters[c.index].value;
+                return true;
+            case From::nl_hw:
+                v = port.nl_hw_counters[c.index].value;
+                return true;
+            case From::pma:
+                v = port.counters[c.index].value;
+                return true;
+            case From::eth:
+                v = port.netdev->ethtool_stats[c.index].value;
+                return true;
+            case From::generic:
+                break;
+        }
+        const Netdev& nd = *port.netdev;
+        const unsigned p = c.row->priority;
+        switch (c.row->entry->from) {
+            case RawList::dcb_requests:
+                v = nd.dcb ? nd.dcb->pfc_requests[p] : std::nullopt;
+                break;
+            case RawList::dcb_indications:
+                v = nd.dcb ? nd.dcb->pfc_indications[p] : std::nullopt;
+                break;
+            case RawList::link_pause_tx:
+                v = nd.link_pause.tx_frames;
+                break;
+            case RawList::link_pause_rx:
+                v = nd.link_pause.rx_frames;
+                break;
+            default:
+                v.reset();
+        }
+        return v.has_value();
+    };
+    auto scaled = [](const Candidate& c, const std::optional<std::uint64_t>& v) {
+        const std::uint64_t scale = c.row->entry->scale;
+        return v && *v <= std::numeric_limits<std::uint64_t>::max() / scale
+                   ? std::optional<std::uint64_t>(*v * scale)
+                   : std::nullopt;
+    };
+
+    // Per (name, labels): the first candidate, replaced by a later one with a raw value while
+    // the kept one has no (scaled) value.
+    std::size_t present = 0;
+    bool moved = false;
+    for (std::size_t g = 0; g + 1 < group_begin_.size(); ++g) {
+        int win = -1;
+        bool win_valued = false;
+        for (std::size_t k = group_begin_[g]; k < group_begin_[g + 1]; ++k) {
+            std::optional<std::uint64_t> v;
+            if (!raw_of(cands_[k], v) || (win >= 0 && (win_valued || !v))) continue;
+            win = static_cast<int>(k);
+            win_valued = scaled(cands_[k], v).has_value();
+        }
+        // Same output positions only while the same (name, labels) are present.
+        if (last_winner_[g] != kNever && (last_winner_[g] >= 0) != (win >= 0)) moved = true;
+        winner_[g] = win;
+        present += win >= 0;
+    }
+
+    const bool in_place = !moved && out.size() == present;
+    if (!in_place) {
+        out.clear();
+        out.reserve(present);
+    }
+    std::size_t o = 0;
+    for (std::size_t g = 0; g < winner_.size(); ++g) {
+        if (winner_[g] < 0) continue;
+        const Candidate& c = cands_[static_cast<std::size_t>(winner_[g])];
+        if (!in_place) out.emplace_back();
+        NormalizedCounter& n = out[o++];
+        std::optional<std::uint64_t> v;
+        raw_of(c, v);
+        n.value = scaled(c, v);
+        if (!in_place || last_winner_[g] != winner_[g]) {  // else these are unchanged
+            n.name = c.row->entry->name;
+            n.labels = c.row->labels;
+            n.unit = c.row->entry->unit;
+            n.width_bits = c.row->entry->width_bits;
+            n.saturates = c.row->entry->saturates;
+        }
+        switch (c.from) {
+            case From::hw:
+            case From::nl_hw:
+            case From::pma:
+            case From::eth: {
+                const Counter& raw = c.from == From::hw      ? port.hw_counters[c.index]
+                                     : c.from == From::nl_hw ? port.nl_hw_counters[c.index]
+                                     : c.from == From::pma   ? port.counters[c.index]
+                                                             : port.netdev->ethtool_stats[c.index];
+                n.raw_name = raw.name;
+                n.source = raw.source;
+                break;
+            }
+            case From::generic: {
+                const Netdev& nd = *port.netdev;
+                const bool dcb = c.row->entry->from == RawList::dcb_requests ||
+                                 c.row->entry->from == RawList::dcb_indications;
+                n.raw_name = c.row->raw;
+                n.source = dcb ? nd.dcb->source : nd.link_pause.source;
+                break;
+            }
+        }
+    }
+    last_winner_ = winner_;
+}
+
+std::vector<NormalizedCounter> normalize_port(const Port& port, DriverFamily rdma,
+                                              DriverFamily netdev) {
+    std::vector<NormalizedCounter> out;
+    PortNormalizer(port, rdma, netdev).apply(port, out);
+    return out;
 }
 
 void normalize_device(Device& d, const SysfsRoot& sysfs) {
     try {
         const DriverFamily rdma = detect_rdma_driver(sysfs, d.name);
-        for (auto& port : d.ports) {
-            const std::string ifname = port.netdev ? port.netdev->name : port.netdev_name;
-            DriverFamily netdev = detect_netdev_driver(sysfs, ifname);
-            if (netdev == DriverFamily::unknown && rdma != DriverFamily::rxe) netdev = rdma;
-            port.normalized = normalize_port(port, rdma, netdev);
-        }
+        for (auto& port : d.ports)
+            port.normalized = normalize_port(port, rdma, netdev_family_of(sysfs, port, rdma));
     } catch (const std::exception& e) {
         d.problems.push_back(Note{d.name, std::string("normalizing counters failed: ") + e.what()});
     }

@@ -104,6 +104,45 @@ DriverFamily detect_netdev_driver(const SysfsRoot& sysfs, const std::string& ifn
 std::vector<NormalizedCounter> normalize_port(const Port& port, DriverFamily rdma,
                                               DriverFamily netdev);
 
+/// A port's normalization resolved once against the names in its raw lists: which raw entry (or
+/// DCB / link-pause value) each (name, labels) may come from, in the order normalize_port tries
+/// them. apply() then only reads values, so a poller re-normalizes a port without name lookups
+/// and, once the output has its shape, without allocating. normalize_port is built on it.
+class PortNormalizer {
+  public:
+    PortNormalizer(const Port& port, DriverFamily rdma, DriverFamily netdev);
+    ~PortNormalizer();
+    PortNormalizer(PortNormalizer&&) noexcept;
+    PortNormalizer& operator=(PortNormalizer&&) noexcept;
+
+    /// Sets `out` to exactly what normalize_port(port, rdma, netdev) gives, provided `port`'s
+    /// raw lists hold the names they held at construction (values, readability, DCB and link
+    /// pause may change). Lists of another size are resolved again first. `out` is updated in
+    /// place when it holds this normalizer's (or normalize_port's) previous result for the port.
+    void apply(const Port& port, std::vector<NormalizedCounter>& out);
+
+  private:
+    struct Candidate;
+    struct ListSizes {
+        std::size_t hw = 0, nl_hw = 0, pma = 0, eth = 0;
+        bool netdev = false;
+        bool operator==(const ListSizes&) const = default;
+    };
+    static constexpr int kNever = -2;
+    static ListSizes sizes_of(const Port& port);
+    void resolve(const Port& port);
+
+    DriverFamily rdma_, netdev_;
+    ListSizes sizes_;
+    std::vector<Candidate> cands_;          ///< per (name, labels), in try order
+    std::vector<std::size_t> group_begin_;  ///< group g = cands_[begin[g], begin[g+1])
+    std::vector<int> winner_, last_winner_;  ///< chosen candidate per group, -1 = absent
+};
+
+/// The netdev family normalize_device uses for `port`: the driver of its netdev, else the one
+/// that goes with the RDMA driver `rdma` (mlx5 -> mlx5e, ...; none for rxe).
+DriverFamily netdev_family_of(const SysfsRoot& sysfs, const Port& port, DriverFamily rdma);
+
 /// Fills Port::normalized for every port of `d`. The netdev family falls back to the one that
 /// goes with the RDMA driver (mlx5 -> mlx5e, bnxt_re -> bnxt_en, irdma -> ice) when the netdev
 /// has no driver link. Call after every source has filled the device. Never throws.

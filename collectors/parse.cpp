@@ -1,5 +1,7 @@
 #include "collectors/parse.h"
 
+#include <cstdlib>
+
 #include "core/sysfs.h"
 
 #include <cctype>
@@ -119,6 +121,17 @@ std::string utc_iso8601(std::chrono::system_clock::time_point t) {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
+}
+
+std::optional<double> parse_port_rate_gbps(std::string_view rate) {
+    const std::string s(rate);
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() || v <= 0) return std::nullopt;
+    std::string_view rest(end);
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if (rest.substr(0, 6) != "Gb/sec") return std::nullopt;
+    return v;
 }
 
 }  // namespace rh

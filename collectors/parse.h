@@ -59,4 +59,8 @@ std::optional<unsigned> ibv_mtu_to_bytes(int mtu_enum);
 /// UTC ISO 8601 with seconds and "Z", e.g. "2026-06-01T12:34:56Z".
 std::string utc_iso8601(std::chrono::system_clock::time_point t);
 
+/// Port rate in Gb/s from `ports/<p>/rate` ("100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)");
+/// nullopt when it does not start with a number followed by "Gb/sec".
+std::optional<double> parse_port_rate_gbps(std::string_view rate);
+
 }  // namespace rh

@@ -11,8 +11,8 @@
 namespace rh {
 
 struct LatencyStats {
-    std::string op;            ///< "write" | "read"
-    std::string latency_kind;  ///< "half round trip" (write) | "post to completion" (read)
+    std::string op;            ///< "write" | "read" | "send"
+    std::string latency_kind;  ///< "half round trip" (write, send) | "post to completion" (read)
     std::uint64_t size_bytes = 0;
     unsigned queue_depth = 1;
     std::uint64_t iterations = 0;  ///< timed samples (warm-up excluded)

@@ -119,6 +119,7 @@ Frame encode(const Message& m) {
     w.u32(88, m.count);
     w.u32(92, m.seq_base);
     w.u32(96, m.timeout_ms);
+    w.u32(100, m.recv_depth);
     w.u64(104, m.checksum_errors);
     w.str(kDevice, m.device);
     w.str(kHostname, m.hostname);
@@ -171,9 +172,9 @@ Result<Message> decode(std::span<const std::byte> f) {
     m.count = u32(f, 88);
     m.seq_base = u32(f, 92);
     m.timeout_ms = u32(f, 96);
+    m.recv_depth = u32(f, 100);
     m.checksum_errors = be(f, 104, 8);
-    if (u32(f, 100) != 0) return bad("reserved field is not zero");
-    if (m.ops & ~(kOpWrite | kOpRead))
+    if (m.ops & ~kAllOps)
         return bad("unknown operation bits " + std::to_string(m.ops));
     if (m.qpn > 0xFFFFFF) return bad("qpn " + std::to_string(m.qpn) + " exceeds 24 bits");
     if (m.psn > 0xFFFFFF) return bad("psn " + std::to_string(m.psn) + " exceeds 24 bits");
@@ -191,6 +192,9 @@ Result<Message> decode(std::span<const std::byte> f) {
     if (m.rd_atomic > 255) return bad("rd_atomic " + std::to_string(m.rd_atomic));
     if (m.count > kMaxCount) return bad("count " + std::to_string(m.count));
     if (m.timeout_ms > kMaxTimeoutMs) return bad("timeout_ms " + std::to_string(m.timeout_ms));
+    if (m.recv_depth > kMaxRecvDepth)
+        return bad("recv_depth " + std::to_string(m.recv_depth) + " exceeds limit " +
+                   std::to_string(kMaxRecvDepth));
     auto dev = str(f, kDevice, "device");
     if (!dev) return dev.error();
     auto host = str(f, kHostname, "hostname");
@@ -209,7 +213,7 @@ Result<Message> decode(std::span<const std::byte> f) {
 std::uint64_t buffer_bytes(std::uint32_t ops, std::uint64_t max_msg_size,
                            std::uint32_t queue_depth) {
     std::uint64_t slots = 0;
-    if (ops & kOpWrite) slots = 4;
+    if (ops & (kOpWrite | kOpSend)) slots = 4;
     if (ops & kOpRead) slots = std::max<std::uint64_t>(slots, queue_depth);
     return slots * max_msg_size;
 }
@@ -235,6 +239,7 @@ Status check_probe_request(const Message& m) {
         return semantic("client buffer of " + std::to_string(m.buf_len) + " bytes < " +
                         std::to_string(need) + " needed");
     if (m.active_mtu == 0) return semantic("client active_mtu unknown");
+    if (m.recv_depth != 0) return semantic("recv_depth is the responder's; a request carries 0");
     return ok_status();
 }
 
@@ -249,13 +254,16 @@ Status check_probe_reply(const Message& req, const Message& r) {
                         std::to_string(need) + " needed");
     if (r.active_mtu == 0) return semantic("responder active_mtu unknown");
     if ((req.ops & kOpRead) && r.rd_atomic == 0) return semantic("responder rd_atomic is 0");
+    if (!(req.ops & kOpSend) && r.recv_depth != 0)
+        return semantic("responder sent recv_depth for a session without SEND");
     return ok_status();
 }
 
 Status check_phase(const Message& p, const Message& req) {
     if (p.type != Type::phase)
         return semantic(std::string("expected phase, got ") + to_string(p.type));
-    if (p.ops != kOpWrite && p.ops != kOpRead) return semantic("phase must name exactly one op");
+    if (p.ops != kOpWrite && p.ops != kOpRead && p.ops != kOpSend)
+        return semantic("phase must name exactly one op");
     if (!(p.ops & req.ops)) return semantic("phase op was not negotiated for this session");
     if (!slot::valid_size(p.max_msg_size) || p.max_msg_size > req.max_msg_size)
         return semantic("phase message size " + std::to_string(p.max_msg_size) + " invalid");
@@ -264,6 +272,7 @@ Status check_phase(const Message& p, const Message& req) {
         return semantic("phase queue depth " + std::to_string(p.queue_depth) + " invalid");
     if (p.seq_base == 0 || p.seq_base > UINT32_MAX - p.count - kMaxQueueDepth)
         return semantic("phase seq_base invalid");
+    if (p.recv_depth != 0) return semantic("phase carries a recv_depth");
     return ok_status();
 }
 

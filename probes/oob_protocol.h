@@ -3,12 +3,12 @@
 //
 //   off size field            off size field
 //     0  4  magic "RHOB"        72  8  max_msg_size (request) / msg size (phase)
-//     4  2  version (1)         80  4  queue_depth
+//     4  2  version (2)         80  4  queue_depth
 //     6  2  type                84  4  rd_atomic (max outstanding RDMA READs)
 //     8  4  length (= 320)      88  4  count (phase: messages incl. warm-up)
-//    12  4  ops (1 write|2 read)92  4  seq_base (phase: seq of the first message)
+//    12  4  ops (bits, below)   92  4  seq_base (phase: seq of the first message)
 //    16  4  qpn (24 bit)        96  4  timeout_ms (per-wait deadline)
-//    20  4  psn (24 bit)       100  4  reserved, 0
+//    20  4  psn (24 bit)       100  4  recv_depth (probe_reply of a SEND session, else 0)
 //    24 16  gid (raw)          104  8  checksum_errors (phase_done)
 //    40  4  gid_index          112 32  device     (NUL-terminated, printable ASCII)
 //    44  4  port               144 64  hostname   (ditto)
@@ -20,6 +20,12 @@
 // A session: C->S query, S->C query_reply, close. Or: C->S probe_request, S->C probe_reply (or
 // error); then per phase C->S phase, S->C phase_ready, (C measures; S answers WRITE pings),
 // S->C phase_done; finally C->S bye. Everything received is validated by decode().
+//
+// ops bits: 1 RDMA WRITE, 2 RDMA READ, 4 SEND/RECV. A session with SEND makes the responder post
+// receive WQEs before it replies (how many it keeps posted is recv_depth in its probe_reply; 0 =
+// none, so every SEND meets receiver-not-ready) and grants no remote access for SEND alone.
+// Version history: 1 = WRITE/READ, offset 100 reserved; 2 = adds SEND and recv_depth. A peer of
+// another version is refused with "unsupported version N (this build speaks 2)".
 #pragma once
 
 #include <array>
@@ -33,7 +39,7 @@
 namespace rh::oob {
 
 inline constexpr std::uint32_t kMagic = 0x52484F42;  // "RHOB"
-inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint16_t kVersion = 2;
 inline constexpr std::size_t kHeaderSize = 12;
 inline constexpr std::size_t kMessageSize = 320;
 inline constexpr std::uint16_t kDefaultPort = 18520;
@@ -43,6 +49,10 @@ inline constexpr std::uint64_t kMaxBufferBytes = 64ull << 20;   ///< largest exp
 inline constexpr std::uint32_t kMaxQueueDepth = 64;
 inline constexpr std::uint32_t kMaxCount = 10'000'000;
 inline constexpr std::uint32_t kMaxTimeoutMs = 3'600'000;
+/// Receive WQEs a responder keeps posted per SEND session (`responder --recv-depth`): default and
+/// limit. A ping-pong needs 1 (see probes/send_latency.h); 64 is headroom.
+inline constexpr std::uint32_t kDefaultRecvDepth = 64;
+inline constexpr std::uint32_t kMaxRecvDepth = 1024;
 
 enum class Type : std::uint16_t {
     query = 1,
@@ -59,6 +69,8 @@ const char* to_string(Type t);
 
 inline constexpr std::uint32_t kOpWrite = 1;
 inline constexpr std::uint32_t kOpRead = 2;
+inline constexpr std::uint32_t kOpSend = 4;
+inline constexpr std::uint32_t kAllOps = kOpWrite | kOpRead | kOpSend;
 
 struct Message {
     Type type = Type::error;
@@ -78,6 +90,7 @@ struct Message {
     std::uint32_t count = 0;
     std::uint32_t seq_base = 0;
     std::uint32_t timeout_ms = 0;
+    std::uint32_t recv_depth = 0;  ///< probe_reply: receive WQEs kept posted for SEND (0..1024)
     std::uint64_t checksum_errors = 0;
     std::string device;    ///< <= 31 chars
     std::string hostname;  ///< <= 63 chars
@@ -95,17 +108,19 @@ Frame encode(const Message& m);
 Status check_header(std::span<const std::byte> header);
 
 /// Decodes and validates a whole frame: header, type, 24-bit qpn/psn, active_mtu value, ops bits,
-/// size limits, reserved = 0, NUL-terminated printable strings. Errors have op "decode".
+/// size limits (recv_depth <= kMaxRecvDepth), NUL-terminated printable strings. Errors have op
+/// "decode".
 Result<Message> decode(std::span<const std::byte> frame);
 
 /// Semantic checks of a probe_request / probe_reply / phase beyond decode(): ops non-empty,
-/// message size a valid slot size, buffer large enough for the ops, queue depth in range.
+/// message size a valid slot size, buffer large enough for the ops, queue depth in range,
+/// recv_depth only in the reply of a SEND session, a phase names exactly one negotiated op.
 Status check_probe_request(const Message& m);
 Status check_probe_reply(const Message& request, const Message& reply);
 Status check_phase(const Message& phase, const Message& request);
 
-/// Bytes the side that owns a buffer exposes: WRITE needs 2 receive slots + 2 send slots,
-/// READ needs queue_depth slots, of max_msg_size each.
+/// Bytes the side that owns a buffer registers: WRITE and SEND need 2 receive slots + 2 send
+/// slots, READ needs queue_depth slots, of max_msg_size each (phases share the buffer).
 std::uint64_t buffer_bytes(std::uint32_t ops, std::uint64_t max_msg_size,
                            std::uint32_t queue_depth);
 

@@ -8,6 +8,7 @@
 #include "probes/latency_phases.h"
 #include "probes/oob_protocol.h"
 #include "probes/rc_connection.h"
+#include "probes/send_latency.h"
 #include "probes/tcp.h"
 
 namespace rh {
@@ -34,13 +35,30 @@ Status validate(const ProbeOptions& o) {
                           "]");
     if (o.timeout_ms <= 0 || o.timeout_ms > int(oob::kMaxTimeoutMs))
         return bad_option("timeout must be in [1, " + std::to_string(oob::kMaxTimeoutMs) + "] ms");
+    if (o.rnr_retry > kRnrRetryForever) return bad_option("rnr_retry must be in [0, 7]");
     return ok_status();
+}
+
+std::uint32_t op_bit(ProbeOp op) {
+    switch (op) {
+        case ProbeOp::write:
+            return oob::kOpWrite;
+        case ProbeOp::read:
+            return oob::kOpRead;
+        case ProbeOp::send:
+            return oob::kOpSend;
+    }
+    return 0;
 }
 
 std::uint32_t ops_mask(const std::vector<ProbeOp>& ops) {
     std::uint32_t m = 0;
-    for (auto op : ops) m |= op == ProbeOp::write ? oob::kOpWrite : oob::kOpRead;
+    for (auto op : ops) m |= op_bit(op);
     return m;
+}
+
+const char* latency_kind(ProbeOp op) {
+    return op == ProbeOp::read ? "post to completion" : "half round trip";
 }
 
 std::string hostname() {
@@ -52,12 +70,13 @@ std::string hostname() {
 /// One (op, size) phase: announce it, wait for the responder to be ready, measure, collect the
 /// responder's verdict. A failure here is a measurement error, not a "cannot run".
 LatencyStats run_phase(const tcp::Socket& sock, RcConnection& conn, const RemoteBuffer& rb,
-                       const ProbeOptions& o, ProbeOp op, std::uint64_t size, std::uint32_t& seq) {
+                       SendSession* send, const ProbeOptions& o, ProbeOp op, std::uint64_t size,
+                       std::uint32_t& seq) {
     LatencyStats st;
     st.op = to_string(op);
-    st.latency_kind = op == ProbeOp::write ? "half round trip" : "post to completion";
+    st.latency_kind = latency_kind(op);
     st.size_bytes = size;
-    st.queue_depth = op == ProbeOp::write ? 1 : o.queue_depth;
+    st.queue_depth = op == ProbeOp::read ? o.queue_depth : 1;
 
     PhaseSpec p;
     p.size = size;
@@ -72,7 +91,7 @@ LatencyStats run_phase(const tcp::Socket& sock, RcConnection& conn, const Remote
 
     oob::Message m;
     m.type = oob::Type::phase;
-    m.ops = op == ProbeOp::write ? oob::kOpWrite : oob::kOpRead;
+    m.ops = op_bit(op);
     m.max_msg_size = size;
     m.count = p.count;
     m.seq_base = p.seq_base;
@@ -89,15 +108,16 @@ LatencyStats run_phase(const tcp::Socket& sock, RcConnection& conn, const Remote
                           (ready->text.empty() ? oob::to_string(ready->type) : ready->text),
                st;
 
-    PhaseResult r =
-        op == ProbeOp::write ? write_pingpong_client(conn, rb, p) : read_client(conn, rb, p);
+    PhaseResult r = op == ProbeOp::write  ? write_pingpong_client(conn, rb, p)
+                    : op == ProbeOp::read ? read_client(conn, rb, p)
+                                          : send_pingpong_client(*send, p);
     summarize(r.samples_us, r.wall_seconds, st);
     st.checksum_errors = r.checksum_errors;
     st.error = r.error;
     if (!st.error.empty()) return st;  // the QP is in error now; the responder times out alone
 
-    // The responder's verdict: its own checksum errors (WRITE pings) or its failure. Its wait
-    // for our last ping is over once we saw its reply, so the normal deadline applies.
+    // The responder's verdict: its own checksum errors (WRITE/SEND pings) or its failure. Its
+    // wait for our last ping is over once we saw its reply, so the normal deadline applies.
     auto done = tcp::recv_msg(sock, tcp::deadline_in(o.timeout_ms));
     if (!done)
         return st.error = "waiting for the responder's result: " + done.error().message(), st;
@@ -111,7 +131,15 @@ LatencyStats run_phase(const tcp::Socket& sock, RcConnection& conn, const Remote
 }  // namespace
 
 const char* to_string(ProbeOp op) {
-    return op == ProbeOp::write ? "write" : "read";
+    switch (op) {
+        case ProbeOp::write:
+            return "write";
+        case ProbeOp::read:
+            return "read";
+        case ProbeOp::send:
+            return "send";
+    }
+    return "?";
 }
 
 std::uint64_t ProbeReport::checksum_errors() const {
@@ -135,12 +163,15 @@ Result<ProbeReport> run_probe(const ProbeOptions& o) {
         return bad_option("queue depth x largest size needs " + std::to_string(buf_len) +
                           " bytes > " + std::to_string(oob::kMaxBufferBytes));
 
-    // Our buffer: the responder WRITEs replies into it; READ responses land in it locally.
+    // Our buffer: the responder WRITEs replies into it; READ responses and SENDs land in it
+    // locally (SEND alone needs no remote access).
     // Registered BEFORE connecting: pinning a large buffer can take seconds on a busy host, and
     // the responder gives a new connection only handshake_timeout_ms for its first message.
     int access = IBV_ACCESS_LOCAL_WRITE;
     if (ops & oob::kOpWrite) access |= IBV_ACCESS_REMOTE_WRITE;
-    auto conn = RcConnection::open({*where, buf_len, access, std::max(4u, qd + 2)});
+    const bool sends = (ops & oob::kOpSend) != 0;
+    auto conn = RcConnection::open({*where, buf_len, access, std::max(4u, qd + 2),
+                                    sends ? kClientRecvDepth : 1u, o.rnr_retry});
     if (!conn) return conn.error();
     RcConnection& c = **conn;
 
@@ -194,12 +225,19 @@ Result<ProbeReport> run_probe(const ProbeOptions& o) {
     out.queue_depth = qd;
     out.qp_timeout = kQpTimeout;
     out.qp_retry_cnt = kQpRetryCnt;
+    out.qp_rnr_retry = o.rnr_retry;
+    if (sends) out.remote_recv_depth = rep->recv_depth;
 
     const unsigned rd = std::min(c.rd_atomic(), rep->rd_atomic ? rep->rd_atomic : 1u);
     if (auto s = c.connect({rep->qpn, rep->psn, rep->gid}, out.path_mtu_bytes, rd); !s)
         return s.error();
 
     const RemoteBuffer rb{rep->addr, rep->rkey};
+    std::optional<SendSession> send;
+    if (sends) {
+        send.emplace(c, max_size, kClientRecvDepth);
+        if (auto s = send->fill(); !s) return s.error();
+    }
     std::uint32_t seq = 1;
     std::string failed;  // "write 65536 B" once a phase failed
     for (auto op : o.ops) {
@@ -208,14 +246,15 @@ Result<ProbeReport> run_probe(const ProbeOptions& o) {
                 // The QP (or the session) is broken; later phases cannot run. Say so per phase.
                 LatencyStats st;
                 st.op = to_string(op);
-                st.latency_kind = op == ProbeOp::write ? "half round trip" : "post to completion";
+                st.latency_kind = latency_kind(op);
                 st.size_bytes = size;
-                st.queue_depth = op == ProbeOp::write ? 1 : o.queue_depth;
+                st.queue_depth = op == ProbeOp::read ? o.queue_depth : 1;
                 st.skipped = "not run: " + failed + " failed before it";
                 out.results.push_back(std::move(st));
                 continue;
             }
-            out.results.push_back(run_phase(*sock, c, rb, o, op, size, seq));
+            out.results.push_back(
+                run_phase(*sock, c, rb, send ? &*send : nullptr, o, op, size, seq));
             if (!out.results.back().error.empty()) {
                 out.errors.push_back(out.results.back().error);
                 failed = out.results.back().op + " " + std::to_string(size) + " B";
@@ -274,9 +313,14 @@ nlohmann::json to_json(const ProbeReport& r) {
               {"device", r.remote_device},
               {"gid_index", r.remote_gid_index},
               {"gid", r.remote_gid},
-              {"active_mtu_bytes", r.remote_active_mtu_bytes}}},
+              {"active_mtu_bytes", r.remote_active_mtu_bytes},
+              {"recv_depth", r.remote_recv_depth ? nlohmann::json(*r.remote_recv_depth)
+                                                 : nlohmann::json(nullptr)}}},
             {"path_mtu_bytes", r.path_mtu_bytes},
-            {"qp", {{"timeout", r.qp_timeout}, {"retry_cnt", r.qp_retry_cnt}}},
+            {"qp",
+             {{"timeout", r.qp_timeout},
+              {"retry_cnt", r.qp_retry_cnt},
+              {"rnr_retry", r.qp_rnr_retry}}},
             {"results", res},
             {"checksum_errors", r.checksum_errors()},
             {"errors", r.errors},

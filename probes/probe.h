@@ -1,6 +1,8 @@
-// `rocehealth probe`: RDMA WRITE and READ latency to a peer's `rocehealth responder` over one RC
-// QP. WRITE latency is a ping-pong reported as round trip / 2 ("half round trip", as perftest's
-// ib_write_lat); READ latency is post-to-completion on the client (as ib_read_lat).
+// `rocehealth probe`: RDMA WRITE, READ and SEND/RECV latency to a peer's `rocehealth responder`
+// over one RC QP. WRITE and SEND latency are ping-pongs reported as round trip / 2 ("half round
+// trip", as perftest's ib_write_lat / ib_send_lat); READ latency is post-to-completion on the
+// client (as ib_read_lat). SEND needs receive WQEs at the responder (`responder --recv-depth`);
+// without them every SEND meets receiver-not-ready (see probes/send_latency.h).
 #pragma once
 
 #include <atomic>
@@ -17,7 +19,7 @@
 
 namespace rh {
 
-enum class ProbeOp { write, read };
+enum class ProbeOp { write, read, send };
 const char* to_string(ProbeOp op);
 
 /// Least time the client waits for the responder's probe_reply (it registers its buffer first).
@@ -29,7 +31,9 @@ struct ProbeOptions {
     std::vector<std::uint64_t> sizes{64, 4096, 65536, 1048576};
     unsigned iterations = 200;          ///< timed messages per (op, size)
     unsigned warmup = 10;               ///< untimed messages before them
-    unsigned queue_depth = 1;           ///< outstanding READs (WRITE ping-pong is always 1)
+    unsigned queue_depth = 1;           ///< outstanding READs (WRITE/SEND ping-pong: always 1)
+    unsigned rnr_retry = 7;  ///< 0..7: retries of a SEND after an RNR NAK; 7 = forever (IB spec,
+                             ///< perftest's default); then IBV_WC_RNR_RETRY_EXC_ERR
     std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
     std::optional<unsigned> gid_index;  ///< nullopt: RoCE v2, IPv4-mapped preferred
     int timeout_ms = 5000;  ///< deadline of each wait (connect, handshake, each message)
@@ -53,6 +57,9 @@ struct ProbeReport {
     unsigned queue_depth = 1;
     unsigned qp_timeout = 0;
     unsigned qp_retry_cnt = 0;
+    unsigned qp_rnr_retry = 0;
+    std::optional<unsigned> remote_recv_depth;  ///< receive WQEs the responder keeps posted for
+                                                ///< SEND (its probe_reply); nullopt: no SEND
     std::vector<LatencyStats> results;  ///< per (op, size), in order; after a failed phase the
                                         ///< rest are entries with `skipped` set
     std::vector<std::string> errors;    ///< phase failures (error completions, timeouts)

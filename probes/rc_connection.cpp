@@ -109,7 +109,11 @@ Result<std::unique_ptr<RcConnection>> RcConnection::open(const Config& cfg) {
         return errno_error("ibv_reg_mr", dev,
                            std::to_string(cfg.buffer_bytes) + " bytes (memlock limit: ulimit -l?)");
 
-    const int cqe = static_cast<int>(cfg.max_send_wr) + 4;
+    if (cfg.rnr_retry > kRnrRetryForever)
+        return Error{"open", dev, EINVAL, "rnr_retry " + std::to_string(cfg.rnr_retry) + " > 7"};
+    c->rnr_retry_ = cfg.rnr_retry;
+    const unsigned max_recv_wr = std::max(1u, cfg.max_recv_wr);
+    const int cqe = static_cast<int>(cfg.max_send_wr + max_recv_wr) + 4;
     c->cq_.reset(ibv_create_cq(c->ctx_.get(), cqe, nullptr, nullptr, 0));
     if (!c->cq_) return errno_error("ibv_create_cq", dev);
 
@@ -119,7 +123,7 @@ Result<std::unique_ptr<RcConnection>> RcConnection::open(const Config& cfg) {
     ia.qp_type = IBV_QPT_RC;
     ia.sq_sig_all = 0;
     ia.cap.max_send_wr = cfg.max_send_wr;
-    ia.cap.max_recv_wr = 1;
+    ia.cap.max_recv_wr = max_recv_wr;
     ia.cap.max_send_sge = 1;
     ia.cap.max_recv_sge = 1;
     c->qp_.reset(ibv_create_qp(c->pd_.get(), &ia));
@@ -146,7 +150,7 @@ Status RcConnection::connect(const RemoteQp& remote, unsigned path_mtu_bytes, un
     a.dest_qp_num = remote.qpn;
     a.rq_psn = remote.psn;
     a.max_dest_rd_atomic = static_cast<std::uint8_t>(rd_atomic);
-    a.min_rnr_timer = 12;
+    a.min_rnr_timer = kMinRnrTimer;
     a.ah_attr.is_global = 1;
     std::memcpy(a.ah_attr.grh.dgid.raw, remote.gid.data(), 16);
     a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(where_.gid_index);
@@ -161,7 +165,7 @@ Status RcConnection::connect(const RemoteQp& remote, unsigned path_mtu_bytes, un
     a.qp_state = IBV_QPS_RTS;
     a.timeout = kQpTimeout;
     a.retry_cnt = kQpRetryCnt;
-    a.rnr_retry = 7;
+    a.rnr_retry = static_cast<std::uint8_t>(rnr_retry_);
     a.sq_psn = psn_;
     a.max_rd_atomic = static_cast<std::uint8_t>(rd_atomic);
     if (const int rc =
@@ -194,12 +198,34 @@ Status RcConnection::post(ibv_wr_opcode op, std::size_t local_off, std::uint64_t
     return ok_status();
 }
 
+Status RcConnection::post_recv(std::size_t local_off, std::size_t len, std::uint64_t wr_id) {
+    if (local_off > buf_len_ || len > buf_len_ - local_off)
+        return Error{"ibv_post_recv", where_.device, EINVAL, "local range outside the buffer"};
+    ibv_sge sge{};
+    sge.addr = addr() + local_off;
+    sge.length = static_cast<std::uint32_t>(len);
+    sge.lkey = mr_->lkey;
+    ibv_recv_wr wr{};
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    ibv_recv_wr* bad = nullptr;
+    if (const int rc = ibv_post_recv(qp_.get(), &wr, &bad))
+        return Error{"ibv_post_recv", where_.device, rc, ""};
+    return ok_status();
+}
+
 Result<int> RcConnection::poll(std::span<ibv_wc> out) {
     const int n = ibv_poll_cq(cq_.get(), static_cast<int>(out.size()), out.data());
     if (n < 0) return Error{"ibv_poll_cq", where_.device, EIO, ""};
-    for (int i = 0; i < n; ++i)
-        if (out[i].status != IBV_WC_SUCCESS)
-            return Error{"completion", where_.device, 0, describe_wc(out[i])};
+    const ibv_wc* failed = nullptr;
+    for (int i = 0; i < n; ++i) {
+        if (out[i].status == IBV_WC_SUCCESS) continue;
+        if (!failed || (failed->status == IBV_WC_WR_FLUSH_ERR &&
+                        out[i].status != IBV_WC_WR_FLUSH_ERR))
+            failed = &out[i];
+    }
+    if (failed) return Error{"completion", where_.device, 0, describe_wc(*failed)};
     return n;
 }
 

@@ -4,7 +4,10 @@
 //
 // Transport timers: timeout = 14 -> local ACK timeout 4.096 us * 2^14 = 67 ms; retry_cnt = 7 ->
 // a dead peer gives IBV_WC_RETRY_EXC_ERR after about (7 + 1) * 67 ms = 0.54 s (hardware may
-// round the timer up). rnr_retry does not matter: no SEND/RECV is used, so no RNR NAK can occur.
+// round the timer up). RNR: a SEND that finds no receive WQE posted at the peer gets an RNR NAK
+// carrying the PEER's min_rnr_timer (kMinRnrTimer = 12 -> 0.64 ms wait) and is retried
+// Config::rnr_retry times (7 = forever, as the IB spec and perftest); then the SEND completes with
+// IBV_WC_RNR_RETRY_EXC_ERR. WRITE and READ never meet RNR.
 #pragma once
 
 #include <array>
@@ -25,6 +28,8 @@ namespace rh {
 inline constexpr unsigned kQpTimeout = 14;
 inline constexpr unsigned kQpRetryCnt = 7;
 inline constexpr unsigned kMaxRdAtomic = 16;
+inline constexpr unsigned kMinRnrTimer = 12;    ///< IB encoding: 12 = 0.64 ms
+inline constexpr unsigned kRnrRetryForever = 7;  ///< rnr_retry 7 = retry without limit
 
 /// What connect() needs to know about the other side (from the OOB handshake).
 struct RemoteQp {
@@ -47,7 +52,9 @@ class RcConnection {
         PortChoice where;
         std::uint64_t buffer_bytes = 0;
         int mr_access = 0;         ///< IBV_ACCESS_* for the probe buffer
-        unsigned max_send_wr = 2;  ///< outstanding work requests
+        unsigned max_send_wr = 2;  ///< outstanding send-queue work requests
+        unsigned max_recv_wr = 1;  ///< outstanding receive WQEs (>= 1; the CQ holds both)
+        unsigned rnr_retry = kRnrRetryForever;  ///< 0..7, retries of a SEND after an RNR NAK
     };
     static Result<std::unique_ptr<RcConnection>> open(const Config& cfg);
 
@@ -65,12 +72,16 @@ class RcConnection {
     Status connect(const RemoteQp& remote, unsigned path_mtu_bytes, unsigned rd_atomic);
 
     /// Posts one signaled RDMA WRITE or READ of `len` bytes between buffer()[local_off] and
-    /// remote_addr.
+    /// remote_addr, or a SEND of buffer()[local_off, +len) (remote_addr and rkey unused).
     Status post(ibv_wr_opcode op, std::size_t local_off, std::uint64_t remote_addr,
                 std::uint32_t rkey, std::size_t len, std::uint64_t wr_id);
 
-    /// Non-blocking poll of up to out.size() completions. The first error completion becomes an
-    /// Error whose detail names the status (see describe_wc).
+    /// Posts one receive WQE for up to `len` bytes at buffer()[local_off].
+    Status post_recv(std::size_t local_off, std::size_t len, std::uint64_t wr_id);
+
+    /// Non-blocking poll of up to out.size() completions. An error completion becomes an Error
+    /// whose detail names the status (see describe_wc); when a batch holds several, the first
+    /// that is not IBV_WC_WR_FLUSH_ERR (flushes only follow the error that broke the QP).
     Result<int> poll(std::span<ibv_wc> out);
 
   private:
@@ -83,6 +94,7 @@ class RcConnection {
     std::uint32_t psn_ = 0;
     unsigned active_mtu_ = 0;
     unsigned rd_atomic_ = 1;
+    unsigned rnr_retry_ = kRnrRetryForever;
     std::uint64_t buf_len_ = 0;
     // Creation order; destroyed in reverse.
     verbs::ContextPtr ctx_;

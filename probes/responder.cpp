@@ -12,6 +12,7 @@
 #include "probes/device_select.h"
 #include "probes/latency_phases.h"
 #include "probes/rc_connection.h"
+#include "probes/send_latency.h"
 #include "probes/tcp.h"
 
 namespace rh {
@@ -34,6 +35,7 @@ std::string ops_text(std::uint32_t ops) {
     std::string s;
     if (ops & oob::kOpWrite) s = "write";
     if (ops & oob::kOpRead) s += s.empty() ? "read" : ",read";
+    if (ops & oob::kOpSend) s += s.empty() ? "send" : ",send";
     return s;
 }
 
@@ -82,9 +84,13 @@ void answer_query(const tcp::Socket& s, const Shared& sh, const std::string& pee
         log(peer, "query reply not sent: " + r.error().message());
 }
 
-/// One phase announced by the client: prepare, say ready, serve (WRITE), report.
+const char* op_name(std::uint32_t op) {
+    return op == oob::kOpWrite ? "WRITE" : op == oob::kOpRead ? "READ" : "SEND";
+}
+
+/// One phase announced by the client: prepare, say ready, serve (WRITE, SEND), report.
 /// Returns false when the session cannot go on (QP in error, client gone).
-bool serve_phase(const tcp::Socket& s, RcConnection& c, const oob::Message& req,
+bool serve_phase(const tcp::Socket& s, RcConnection& c, SendSession* send, const oob::Message& req,
                  const oob::Message& ph, const Shared& sh, const std::string& peer) {
     PhaseSpec p;
     p.size = ph.max_msg_size;
@@ -106,6 +112,10 @@ bool serve_phase(const tcp::Socket& s, RcConnection& c, const oob::Message& req,
         std::fill_n(c.buffer().begin(), 4 * p.size, std::byte{0});
         if (!tcp::send_msg(s, ready, tcp::deadline_in(p.timeout_ms))) return false;
         served = write_pingpong_responder(c, rb, p, errors);
+    } else if (ph.ops == oob::kOpSend) {
+        // Receives were posted before the probe_reply and stay posted (none with recv_depth 0).
+        if (!tcp::send_msg(s, ready, tcp::deadline_in(p.timeout_ms))) return false;
+        served = send_pingpong_responder(*send, p, errors);
     } else if (!tcp::send_msg(s, ready, tcp::deadline_in(p.timeout_ms))) {
         return false;
     }
@@ -114,11 +124,11 @@ bool serve_phase(const tcp::Socket& s, RcConnection& c, const oob::Message& req,
     done.checksum_errors = errors;
     if (!served) done.text = served.error().message();
     if (errors)
-        log(peer, std::to_string(errors) + " checksum errors in WRITE " + std::to_string(p.size) +
-                      " B pings");
+        log(peer, std::to_string(errors) + " checksum errors in " + op_name(ph.ops) + " " +
+                      std::to_string(p.size) + " B pings");
     if (!served)
-        log(peer,
-            "WRITE " + std::to_string(p.size) + " B phase failed: " + served.error().message());
+        log(peer, std::string(op_name(ph.ops)) + " " + std::to_string(p.size) +
+                      " B phase failed: " + served.error().message());
     if (!tcp::send_msg(s, done, tcp::deadline_in(p.timeout_ms))) return false;
     return served.ok();
 }
@@ -131,11 +141,15 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
         return;
     }
     // Expose only what the session's operations need.
+    // SEND only needs local write (receives land in our buffer), no remote access at all.
+    const bool sends = (req.ops & oob::kOpSend) != 0;
     int access = 0;
     if (req.ops & oob::kOpWrite) access |= IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
     if (req.ops & oob::kOpRead) access |= IBV_ACCESS_REMOTE_READ;
+    if (sends) access |= IBV_ACCESS_LOCAL_WRITE;
     const auto buf_len = oob::buffer_bytes(req.ops, req.max_msg_size, req.queue_depth);
-    auto conn = RcConnection::open({sh.where, buf_len, access, 4});
+    const unsigned recv_depth = sends ? sh.opts.recv_depth : 0;
+    auto conn = RcConnection::open({sh.where, buf_len, access, 4, std::max(1u, recv_depth)});
     if (!conn) {
         log(peer, "cannot set up: " + conn.error().message());
         send_error(s, conn.error().message());
@@ -144,11 +158,21 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
     RcConnection& c = **conn;
     const unsigned path_mtu = std::min(c.active_mtu_bytes(), req.active_mtu);
     const unsigned rd = std::min(c.rd_atomic(), std::max(req.rd_atomic, 1u));
-    // Ready to receive (RTR) before the client learns our QPN and can start writing.
+    // Ready to receive (RTR), with receives posted, before the client learns our QPN and can
+    // start writing or sending.
     if (auto r = c.connect({req.qpn, req.psn, req.gid}, path_mtu, rd); !r) {
         log(peer, r.error().message());
         send_error(s, r.error().message());
         return;
+    }
+    std::optional<SendSession> send;
+    if (sends) {
+        send.emplace(c, req.max_msg_size, recv_depth);
+        if (auto r = send->fill(); !r) {
+            log(peer, r.error().message());
+            send_error(s, r.error().message());
+            return;
+        }
     }
     oob::Message rep;
     rep.type = oob::Type::probe_reply;
@@ -165,6 +189,7 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
     rep.max_msg_size = req.max_msg_size;
     rep.queue_depth = req.queue_depth;
     rep.rd_atomic = rd;
+    rep.recv_depth = recv_depth;
     rep.device = sh.where.device;
     rep.hostname = hostname();
     rep.gid_type = sh.where.gid_type;
@@ -174,7 +199,11 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
     }
     log(peer, "session " + ops_text(req.ops) + ", up to " + std::to_string(req.max_msg_size) +
                   " B, path_mtu " + std::to_string(path_mtu) + ", client " + req.hostname + " " +
-                  req.device);
+                  req.device +
+                  (!sends ? std::string()
+                   : recv_depth == 0
+                       ? ", recv_depth 0: no receives posted, every SEND meets receiver-not-ready"
+                       : ", recv_depth " + std::to_string(recv_depth)));
     unsigned phases = 0;
     int wait_ms = sh.opts.idle_timeout_ms;
     for (;;) {
@@ -196,7 +225,7 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
             return;
         }
         ++phases;
-        if (!serve_phase(s, c, req, *m, sh, peer)) return;
+        if (!serve_phase(s, c, send ? &*send : nullptr, req, *m, sh, peer)) return;
         // A READ phase runs on the client alone; each of its READs is bounded by timeout_ms, so
         // count x timeout_ms bounds the phase. Wait that long (at least the idle limit).
         wait_ms = sh.opts.idle_timeout_ms;
@@ -236,6 +265,10 @@ struct Session {
 }  // namespace
 
 Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
+    if (o.recv_depth > oob::kMaxRecvDepth)
+        return Error{"responder", "options", EINVAL,
+                     "recv_depth " + std::to_string(o.recv_depth) + " > " +
+                         std::to_string(oob::kMaxRecvDepth)};
     auto where = choose_port(SysfsRoot(o.sysfs_root), o.device, o.gid_index);
     if (!where) return where.error();
     auto mtu = query_active_mtu(where->device, where->port);
@@ -244,9 +277,10 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
     if (!listener) return listener.error();
     std::fprintf(stderr,
                  "rocehealth responder: serving %s port %u, GID index %u %s (%s), active_mtu %u, "
-                 "on %s:%u, up to %u sessions\n",
+                 "on %s:%u, up to %u sessions, %u receives posted per SEND session\n",
                  where->device.c_str(), where->port, where->gid_index, where->gid_text.c_str(),
-                 where->gid_type.c_str(), *mtu, o.listen_addr.c_str(), o.port, o.max_sessions);
+                 where->gid_type.c_str(), *mtu, o.listen_addr.c_str(), o.port, o.max_sessions,
+                 o.recv_depth);
     const Shared sh{o, *where, stop};
     std::list<Session> sessions;
     auto reap = [&sessions](bool all) {

@@ -1,7 +1,8 @@
 // `rocehealth responder`: serves probes and peer queries over TCP (default port 18520). Each
 // connection is a session on its own thread (at most max_sessions at once); a probe session
 // gets its own PD, buffer, MR (registered with only the remote access its operations need), CQ
-// and QP, all released when the session ends. A misbehaving client costs one stderr line naming
+// and QP, all released when the session ends. A session with SEND also gets recv_depth receive
+// WQEs, posted before the probe_reply and re-posted one per message (probes/send_latency.h). A misbehaving client costs one stderr line naming
 // it; the responder keeps serving.
 #pragma once
 
@@ -22,6 +23,9 @@ struct ResponderOptions {
     std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
     std::optional<unsigned> gid_index;  ///< nullopt: RoCE v2, IPv4-mapped preferred
     unsigned max_sessions = 16;
+    /// Receive WQEs kept posted per SEND session, 0..oob::kMaxRecvDepth; 0 posts none, so the
+    /// client's SENDs meet receiver-not-ready (RNR NAKs, then IBV_WC_RNR_RETRY_EXC_ERR there).
+    unsigned recv_depth = oob::kDefaultRecvDepth;
     int handshake_timeout_ms = 5000;  ///< first message of a connection must arrive by then
                                       ///< (clients set up verbs before connecting; the probe
                                       ///< waits >= 30 s for the reply, see kSetupTimeoutMs)

@@ -73,13 +73,9 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
         const auto port_rate = fastest_port_rate(d);
         const bool below_rate = link_bw && port_rate && *link_bw < *port_rate;
 
-        Finding f{"pcie_downtrained",
-                  below_rate ? Severity::error : Severity::warning,
-                  in.local.host,
-                  d.name,
-                  0,
-                  {},
-                  {}};
+        Finding f = make_finding("pcie_downtrained",
+                                 below_rate ? Severity::error : Severity::warning, in.local.host,
+                                 d.name, 0);
         f.summary = d.name + " PCIe is limited by " + role + " " + limiting->bdf + ", trained at " +
                     describe(*limiting);
         if (link_bw && port_rate && below_rate)

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string_view>
 
+#include "collectors/parse.h"  // parse_port_rate_gbps
+
 namespace rh {
 
 /// Usable data rate of a PCIe link in Gb/s (10^9 bit/s) per direction, after line encoding:
@@ -11,8 +13,5 @@ namespace rh {
 /// overhead (TLP headers) is not subtracted, so real throughput is lower still.
 double pcie_link_gbps(double speed_gts, unsigned width);
 
-/// Port rate in Gb/s from `ports/<p>/rate` ("100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)");
-/// nullopt when it does not start with a number followed by "Gb/sec".
-std::optional<double> parse_port_rate_gbps(std::string_view rate);
 
 }  // namespace rh

@@ -28,7 +28,7 @@ void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
             const bool state_bad = p.state_code && *p.state_code != kIbPortActive;
             const bool phys_bad = p.phys_state_code && *p.phys_state_code != kPhysLinkUp;
             if (!state_bad && !phys_bad) continue;
-            Finding f{"port_not_active", Severity::error, in.local.host, d.name, p.number, {}, {}};
+            Finding f = make_finding("port_not_active", Severity::error, in.local.host, d.name, p.number);
             f.summary = d.name + " port " + std::to_string(p.number) + " is " +
                         (p.state.empty() ? "?" : p.state) + "/" +
                         (p.phys_state.empty() ? "?" : p.phys_state) +

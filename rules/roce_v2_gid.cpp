@@ -33,7 +33,7 @@ void rule_no_roce_v2_gid(const RuleInput& in, RuleOutput& out) {
                                      "/ports/" + std::to_string(p.number);
             const std::string netdev =
                 p.netdev_name.empty() ? std::string("its netdev") : p.netdev_name;
-            Finding f{"no_roce_v2_gid", Severity::error, in.local.host, d.name, p.number, {}, {}};
+            Finding f = make_finding("no_roce_v2_gid", Severity::error, in.local.host, d.name, p.number);
             f.summary = port_subject(d, p) +
                         " has no routable RoCE v2 GID (only link-local or RoCE v1 ones): RoCE "
                         "connections to other hosts fail; give " +

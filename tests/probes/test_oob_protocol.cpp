@@ -35,6 +35,10 @@ std::string error_of(const Frame& f) {
     BOOST_REQUIRE(!r.ok());
     return r.error().message();
 }
+/// The semantic error's detail; "" when the check passed.
+std::string detail_of(const rh::Status& s) {
+    return s.ok() ? std::string() : s.error().detail;
+}
 void put32(Frame& f, std::size_t off, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) f[off + i] = static_cast<std::byte>(v >> (24 - 8 * i));
 }
@@ -69,9 +73,11 @@ BOOST_AUTO_TEST_CASE(rejects_bad_magic_version_length) {
     f[0] = std::byte{'g'};
     BOOST_TEST(error_of(f).find("bad magic") != std::string::npos);
 
+    // Version 1 peers (WRITE/READ only, no recv_depth) are refused by name, not misread.
     f = encode(sample_request());
-    f[5] = std::byte{2};
-    BOOST_TEST(error_of(f).find("unsupported version 2") != std::string::npos);
+    f[5] = std::byte{1};
+    BOOST_TEST(error_of(f).find("unsupported version 1 (this build speaks 2)") !=
+               std::string::npos);
 
     f = encode(sample_request());
     put32(f, 8, 1u << 30);  // oversize length prefix
@@ -109,8 +115,75 @@ BOOST_AUTO_TEST_CASE(rejects_out_of_range_fields) {
     BOOST_TEST(error_of(f).find("unknown message type") != std::string::npos);
 
     f = encode(sample_request());
-    put32(f, 100, 1);  // reserved
-    BOOST_TEST(error_of(f).find("reserved") != std::string::npos);
+    put32(f, 100, kMaxRecvDepth + 1);  // recv_depth
+    BOOST_TEST(error_of(f).find("recv_depth 1025 exceeds limit 1024") != std::string::npos);
+
+    f = encode(sample_request());
+    put32(f, 12, kAllOps | 8);  // an operation this version does not know
+    BOOST_TEST(error_of(f).find("unknown operation bits 15") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(send_session_round_trip) {
+    Message rep;
+    rep.type = Type::probe_reply;
+    rep.ops = kOpSend;
+    rep.recv_depth = 64;
+    rep.buf_len = 4 * 4096;
+    rep.active_mtu = 4096;
+    // On the wire: ops bit 4 at offset 12, recv_depth at offset 100 (big-endian).
+    const Frame f = encode(rep);
+    BOOST_TEST(std::to_integer<int>(f[15]) == 4);
+    BOOST_TEST(std::to_integer<int>(f[103]) == 64);
+    auto d = decode(f);
+    BOOST_REQUIRE_MESSAGE(d.ok(), (d.ok() ? std::string() : d.error().message()));
+    BOOST_TEST(d->ops == kOpSend);
+    BOOST_TEST(d->recv_depth == 64u);
+
+    Message req = sample_request();
+    req.ops = kOpSend;
+    req.max_msg_size = 4096;
+    BOOST_TEST(check_probe_request(req).ok());
+    BOOST_TEST(check_probe_reply(req, *d).ok());
+    rep.recv_depth = 0;  // a responder that posts no receives: legal, it reproduces RNR
+    BOOST_TEST(check_probe_reply(req, rep).ok());
+    rep.buf_len = 3 * 4096;  // SEND needs 2 receive + 2 send slots
+    BOOST_TEST(!check_probe_reply(req, rep).ok());
+}
+
+BOOST_AUTO_TEST_CASE(recv_depth_only_in_a_send_reply) {
+    Message req = sample_request();  // write,read
+    req.recv_depth = 1;
+    BOOST_TEST(detail_of(check_probe_request(req)) ==
+               "recv_depth is the responder's; a request carries 0");
+
+    req.recv_depth = 0;
+    Message rep = req;
+    rep.type = Type::probe_reply;
+    rep.recv_depth = 8;
+    BOOST_TEST(detail_of(check_probe_reply(req, rep)) ==
+               "responder sent recv_depth for a session without SEND");
+    rep.recv_depth = 0;
+    BOOST_TEST(check_probe_reply(req, rep).ok());
+}
+
+BOOST_AUTO_TEST_CASE(send_phases) {
+    Message req = sample_request();
+    req.ops = kOpWrite | kOpSend;
+    Message ph;
+    ph.type = Type::phase;
+    ph.ops = kOpSend;
+    ph.max_msg_size = 4096;
+    ph.count = 10;
+    ph.seq_base = 1;
+    BOOST_TEST(check_phase(ph, req).ok());
+    ph.ops = kOpWrite | kOpSend;
+    BOOST_TEST(detail_of(check_phase(ph, req)) == "phase must name exactly one op");
+    ph.ops = kOpSend;
+    ph.recv_depth = 4;
+    BOOST_TEST(detail_of(check_phase(ph, req)) == "phase carries a recv_depth");
+    ph.recv_depth = 0;
+    req.ops = kOpWrite | kOpRead;  // SEND not negotiated
+    BOOST_TEST(detail_of(check_phase(ph, req)) == "phase op was not negotiated for this session");
 }
 
 BOOST_AUTO_TEST_CASE(rejects_bad_strings) {
@@ -161,4 +234,7 @@ BOOST_AUTO_TEST_CASE(semantic_checks) {
     BOOST_TEST(!check_phase(ph, sample_request()).ok());
     BOOST_TEST(buffer_bytes(kOpWrite, 64, 1) == 256u);
     BOOST_TEST(buffer_bytes(kOpRead, 64, 8) == 512u);
+    BOOST_TEST(buffer_bytes(kOpSend, 64, 1) == 256u);
+    BOOST_TEST(buffer_bytes(kOpSend | kOpRead, 64, 8) == 512u);
+    BOOST_TEST(buffer_bytes(kOpSend | kOpRead, 64, 2) == 256u);
 }

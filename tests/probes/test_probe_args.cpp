@@ -54,8 +54,36 @@ BOOST_AUTO_TEST_CASE(ops) {
     BOOST_TEST(!parse_ops("write,read", o));
     BOOST_TEST(o.size() == 2u);
     BOOST_TEST(parse_ops("write,write", o).has_value());
-    BOOST_TEST(parse_ops("send", o).has_value());
     BOOST_TEST(parse_ops("", o).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(send_op_in_the_order_given) {
+    std::vector<ProbeOp> o;
+    BOOST_TEST(!parse_ops("send", o));
+    BOOST_TEST((o == std::vector<ProbeOp>{ProbeOp::send}));
+    BOOST_TEST(!parse_ops("send,write,read", o));
+    BOOST_TEST((o == std::vector<ProbeOp>{ProbeOp::send, ProbeOp::write, ProbeOp::read}));
+    BOOST_TEST(std::string(to_string(o[0])) == "send");
+    auto e = parse_ops("write,send,send", o);
+    BOOST_REQUIRE(e);
+    BOOST_TEST(*e == "--op: 'send' given twice");
+    e = parse_ops("atomic", o);
+    BOOST_REQUIRE(e);
+    BOOST_TEST(*e ==
+               "--op: unknown operation 'atomic' (expected write, read, send or a "
+               "comma-separated list)");
+    BOOST_TEST(parse_ops("SEND", o).has_value());  // names are lower case
+}
+
+BOOST_AUTO_TEST_CASE(rnr_retry_is_three_bits) {
+    std::uint64_t v = 99;
+    BOOST_TEST(!parse_number("rnr-retry", "0", 0, kMaxRnrRetry, v));
+    BOOST_TEST(v == 0u);
+    BOOST_TEST(!parse_number("rnr-retry", "7", 0, kMaxRnrRetry, v));
+    BOOST_TEST(v == 7u);
+    auto e = parse_number("rnr-retry", "8", 0, kMaxRnrRetry, v);
+    BOOST_REQUIRE(e);
+    BOOST_TEST(*e == "--rnr-retry: 8 is not allowed: expected a whole number from 0 to 7");
 }
 
 BOOST_AUTO_TEST_CASE(only_the_live_sysfs) {

@@ -1,0 +1,141 @@
+// Internal to collectors/bundle: what the per-format parsers (parse_*.cpp) extract from the
+// capture files before bundle_merge.cpp resolves it into one Snapshot, and the small text
+// helpers they share. Each parser is pure: text of one file in, facts + notes into a Model.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectors/inventory.h"
+
+namespace rh::bundle {
+
+/// One capture file: its name in the directory and its lines (CR of CRLF stripped).
+/// Line numbers in notes are 1-based indexes into `lines`.
+struct TextFile {
+    std::string name;
+    std::vector<std::string> lines;
+};
+
+/// "bundle:<file>": the source of every value read from a capture file.
+std::string source_of(const TextFile& f);
+
+struct PortKey {
+    std::string device;
+    unsigned port = 0;
+    auto operator<=>(const PortKey&) const = default;
+};
+
+/// A netdev from `ip link` / `ip -d link`.
+struct NetdevFacts {
+    Netdev netdev;  ///< name, mtu_bytes, operstate, rx/tx stats (ip -s), source
+    std::vector<std::string> altnames;
+    std::string parentdev;  ///< PCI function "0000:3b:00.0" (`ip -d link` parentbus pci)
+    bool loopback = false;
+};
+
+/// A file that describes one interface without naming it: `ethtool -S`, `ethtool -i`,
+/// `mlnx_qos -i <if>`. Resolved to a netdev in bundle_merge.cpp.
+struct IfaceFile {
+    std::string file;
+    std::string kind;
+    std::vector<Counter> ethtool_stats;  ///< ethtool -S, driver order
+    std::string driver;                  ///< ethtool -i `driver:` (e.g. "mlx5_core")
+    std::string bus_info;                ///< ethtool -i `bus-info:` as a PCI BDF, else empty
+    std::optional<QosConfig> qos;        ///< mlnx_qos trust
+    std::optional<DcbConfig> dcb;        ///< mlnx_qos PFC / ETS / dscp2prio
+};
+
+/// One PCI function from `lspci -vv`. Speeds GT/s, widths lanes.
+struct PciFunction {
+    std::string file;
+    unsigned line = 0;
+    std::string bdf;          ///< with domain, lower case: "0000:3b:00.0"
+    std::string class_name;   ///< "Ethernet controller", "PCI bridge"
+    std::string description;  ///< "Mellanox Technologies MT2892 Family [ConnectX-6 Dx]"
+    std::optional<double> cap_speed_gts, sta_speed_gts;
+    std::optional<unsigned> cap_width, sta_width;
+    bool sta_downgraded = false;  ///< lspci printed "(downgraded)" on LnkSta
+    std::optional<int> numa_node;
+    bool caps_denied = false;  ///< "Capabilities: <access denied>" (lspci run without root)
+};
+
+/// Counters of a file that does not say which RDMA port they belong to.
+struct UnplacedCounters {
+    std::string file;
+    std::string kind;
+    std::vector<Counter> hw_counters, counters;
+};
+
+/// Everything the parsers found in one capture directory.
+struct Model {
+    std::map<std::string, Device> devices;
+    /// Port -> netdev from a source that says so (GID ndevs, `rdma link show`), and that source.
+    std::map<PortKey, std::pair<std::string, std::string>> port_netdev;
+    /// Port -> GID index -> entry, filled field by field (ibv_devinfo, sysfs listings).
+    std::map<PortKey, std::map<unsigned, Gid>> gids;
+    std::map<std::string, NetdevFacts> netdevs;
+    std::vector<IfaceFile> iface_files;
+    std::vector<UnplacedCounters> unplaced;
+    std::vector<PciFunction> pci;
+    std::vector<Note> notes;
+
+    /// The device, created on first use with its name.
+    Device& device(const std::string& name);
+    /// The port, created on first use (ports kept in numeric order).
+    Port& port(const std::string& dev, unsigned number);
+    void note(const TextFile& f, std::size_t line_index, std::string text);
+    void note(std::string subject, std::string text);
+};
+
+// --- text helpers (bundle_text.cpp) -------------------------------------------------------
+std::string_view trim(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+/// Whitespace-separated tokens.
+std::vector<std::string_view> tokens(std::string_view s);
+std::optional<std::uint64_t> to_u64(std::string_view s);
+std::optional<double> to_double(std::string_view s);
+/// "0000:3b:00.0" for "3b:00.0" or "0000:3B:00.0"; empty when `s` is not a PCI address.
+std::string canonical_bdf(std::string_view s);
+/// A GID as the kernel prints it in `ports/<p>/gids/<i>` (8 groups of 4 hex digits) from any
+/// IPv6 text form ("::ffff:192.168.1.10", "fe80::1", full form); empty when not an address.
+std::string canonical_gid(std::string_view s);
+/// Adds `c` to `list` unless a counter of that name is there: the first one stays; a second
+/// one with a different value adds a note naming both sources.
+void add_counter(std::vector<Counter>& list, Counter c, Model& m, const std::string& subject);
+
+// --- formats: detect (cheap, content only) and parse (returns the kind label) ----------------
+bool is_ethtool_s(const TextFile& f);
+std::string parse_ethtool_s(const TextFile& f, Model& m);
+bool is_ethtool_i(const TextFile& f);
+std::string parse_ethtool_i(const TextFile& f, Model& m);
+bool is_ibv_devinfo(const TextFile& f);
+std::string parse_ibv_devinfo(const TextFile& f, Model& m);
+bool is_mlnx_qos(const TextFile& f);
+std::string parse_mlnx_qos(const TextFile& f, Model& m);
+bool is_ip_link(const TextFile& f);
+std::string parse_ip_link(const TextFile& f, Model& m);
+bool is_lspci(const TextFile& f);
+std::string parse_lspci(const TextFile& f, Model& m);
+bool is_rdma_tool(const TextFile& f);
+std::string parse_rdma_tool(const TextFile& f, Model& m);
+bool is_hw_counters_listing(const TextFile& f);
+std::string parse_hw_counters_listing(const TextFile& f, Model& m);
+bool is_counter_list(const TextFile& f);
+std::string parse_counter_list(const TextFile& f, Model& m);
+
+/// IB port state / physical state names as sysfs prints them ("ACTIVE", "LinkUp") by code;
+/// empty for an unknown code.
+std::string port_state_name(unsigned code);
+std::string phys_state_name(unsigned code);
+
+/// Resolves what the parsers found into `snap` (devices, ports, netdevs, PCIe, normalized
+/// counters) and appends the model's notes. See bundle.h for the placement rules.
+void merge_into(Model& m, Snapshot& snap);
+
+}  // namespace rh::bundle

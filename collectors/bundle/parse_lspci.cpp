@@ -1,0 +1,133 @@
+// `lspci -vv` (pciutils lspci.c, ls-caps.c): one block per function, a header line at column 0
+// "[dddd:]bb:dd.f <class>: <vendor and device>" (with -nn "<class> [0200]: ... [15b3:101d]"),
+// then tab-indented lines, among them "NUMA node: 0", "LnkCap:\tPort #0, Speed 16GT/s,
+// Width x16, ..." and "LnkSta:\tSpeed 8GT/s (downgraded), Width x8 (downgraded)" (lspci marks
+// "(downgraded)" except on root and downstream ports). Without root, lspci prints
+// "Capabilities: <access denied>" and no link lines. Plain `lspci` (headers only) is accepted.
+#include <cctype>
+
+#include "collectors/bundle/bundle_model.h"
+#include "core/sysfs.h"
+
+namespace rh::bundle {
+
+namespace {
+
+/// The BDF at the start of a header line ("3b:00.0 " or "0000:3b:00.0 "), or empty.
+std::string header_bdf(std::string_view line) {
+    if (line.empty() || std::isspace(static_cast<unsigned char>(line[0]))) return {};
+    const auto sp = line.find(' ');
+    if (sp == std::string_view::npos || (sp != 7 && sp != 12)) return {};
+    if (line.find(": ", sp) == std::string_view::npos) return {};
+    return canonical_bdf(line.substr(0, sp));
+}
+
+/// "16GT/s" / "2.5GT/s" / "8 GT/s" -> GT/s; nullopt for "unknown" or anything else.
+std::optional<double> speed_gts(std::string_view text) {
+    const auto at = text.find("Speed ");
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view v = text.substr(at + 6);
+    v = v.substr(0, v.find_first_of(",("));
+    const auto unit = v.find("GT/s");
+    if (unit == std::string_view::npos) return std::nullopt;
+    auto s = to_double(v.substr(0, unit));
+    return s && *s > 0 ? s : std::nullopt;
+}
+
+/// "Width x16" -> 16; nullopt for x0 or anything else.
+std::optional<unsigned> width_lanes(std::string_view text) {
+    const auto at = text.find("Width x");
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view v = text.substr(at + 7);
+    std::size_t n = 0;
+    while (n < v.size() && std::isdigit(static_cast<unsigned char>(v[n]))) ++n;
+    auto w = to_u64(v.substr(0, n));
+    return w && *w > 0 && *w <= 32 ? std::optional<unsigned>(static_cast<unsigned>(*w))
+                                   : std::nullopt;
+}
+
+void header(const TextFile& f, std::size_t i, const std::string& bdf, PciFunction& fn) {
+    const std::string_view line = f.lines[i];
+    const auto sp = line.find(' ');
+    const auto colon = line.find(": ", sp);
+    std::string_view cls = trim(line.substr(sp + 1, colon - sp - 1));
+    if (const auto code = cls.rfind(" ["); code != std::string_view::npos && cls.back() == ']')
+        cls = cls.substr(0, code);  // -nn: "Ethernet controller [0200]"
+    fn = PciFunction{};
+    fn.file = f.name;
+    fn.line = static_cast<unsigned>(i + 1);
+    fn.bdf = bdf;
+    fn.class_name = std::string(cls);
+    fn.description = std::string(trim(line.substr(colon + 2)));
+}
+
+void link_line(const TextFile& f, std::size_t i, std::string_view body, bool cap, PciFunction& fn,
+               Model& m) {
+    const auto speed = speed_gts(body);
+    const auto width = width_lanes(body);
+    // "Speed unknown" / "Width x0": a link that is down; absent, not an error.
+    if (body.find("Speed ") == std::string_view::npos ||
+        body.find("Width x") == std::string_view::npos)
+        m.note(f, i, std::string("lspci ") + (cap ? "LnkCap" : "LnkSta") +
+                         " line without Speed and Width: " + quote_value(body));
+    if (cap) {
+        fn.cap_speed_gts = speed;
+        fn.cap_width = width;
+    } else {
+        fn.sta_speed_gts = speed;
+        fn.sta_width = width;
+        fn.sta_downgraded = body.find("(downgraded)") != std::string_view::npos;
+    }
+}
+
+}  // namespace
+
+bool is_lspci(const TextFile& f) {
+    for (const auto& l : f.lines)
+        if (!header_bdf(l).empty()) return true;
+    return false;
+}
+
+std::string parse_lspci(const TextFile& f, Model& m) {
+    bool verbose = false, open = false;
+    bool seen_cap = false, seen_sta = false;
+    PciFunction fn;
+    auto close = [&] {
+        if (open) m.pci.push_back(std::move(fn));
+        open = seen_cap = seen_sta = false;
+    };
+    for (std::size_t i = 0; i < f.lines.size(); ++i) {
+        const std::string_view line = f.lines[i];
+        if (const std::string bdf = header_bdf(line); !bdf.empty()) {
+            close();
+            header(f, i, bdf, fn);
+            open = true;
+            continue;
+        }
+        if (!open) continue;
+        const std::string_view body = trim(line);
+        if (body.empty()) continue;
+        verbose = true;
+        if (starts_with(body, "LnkCap:") && !seen_cap) {
+            seen_cap = true;
+            link_line(f, i, body.substr(7), true, fn, m);
+        } else if (starts_with(body, "LnkSta:") && !seen_sta) {
+            seen_sta = true;
+            link_line(f, i, body.substr(7), false, fn, m);
+        } else if (starts_with(body, "NUMA node:")) {
+            const auto v = trim(body.substr(10));
+            const bool neg = !v.empty() && v[0] == '-';
+            const auto n = to_u64(neg ? v.substr(1) : v);
+            if (n && *n < 4096)
+                fn.numa_node = neg ? -static_cast<int>(*n) : static_cast<int>(*n);
+            else
+                m.note(f, i, "lspci NUMA node not a number: " + quote_value(v));
+        } else if (starts_with(body, "Capabilities: <access denied>")) {
+            fn.caps_denied = true;
+        }
+    }
+    close();
+    return verbose ? "lspci -vv" : "lspci";
+}
+
+}  // namespace rh::bundle

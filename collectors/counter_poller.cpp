@@ -1,0 +1,791 @@
+#include "collectors/counter_poller.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <exception>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "collectors/normalize.h"
+#include "collectors/parse.h"
+#include "collectors/rdma_sysfs.h"
+
+namespace rh {
+
+namespace {
+
+/// An owned file descriptor.
+class Fd {
+  public:
+    Fd() = default;
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() { reset(); }
+    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    Fd& operator=(Fd&& o) noexcept {
+        if (this != &o) {
+            reset();
+            fd_ = std::exchange(o.fd_, -1);
+        }
+        return *this;
+    }
+    int get() const { return fd_; }
+    explicit operator bool() const { return fd_ >= 0; }
+    void reset() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+
+  private:
+    int fd_ = -1;
+};
+
+/// What a file's content goes to.
+enum class Target : std::uint8_t {
+    pma_counter,      ///< Port::counters[index]
+    hw_counter,       ///< Port::hw_counters[index]
+    state,            ///< Port::state_code/state
+    phys_state,       ///< Port::phys_state_code/phys_state
+    netdev_mtu,       ///< Netdev::mtu_bytes of netdev entry `index`
+    netdev_operstate, ///< Netdev::operstate
+    netdev_u64,       ///< Netdev::*<field> (kNetdevU64[field])
+    aer_dev,          ///< PcieLink::aer lines "<file>/<name>" of link `index`
+    aer_total,        ///< PcieLink::aer[counter] of link `index`
+};
+
+/// The u64 files of `class/net/<if>/` the sysfs netdev source reads, and their Netdev fields.
+struct NetdevU64 {
+    const char* file;
+    std::optional<std::uint64_t> Netdev::*field;
+};
+constexpr NetdevU64 kNetdevU64[] = {
+    {"carrier_changes", &Netdev::carrier_changes},
+    {"statistics/rx_bytes", &Netdev::rx_bytes},
+    {"statistics/tx_bytes", &Netdev::tx_bytes},
+    {"statistics/rx_packets", &Netdev::rx_packets},
+    {"statistics/tx_packets", &Netdev::tx_packets},
+    {"statistics/rx_errors", &Netdev::rx_errors},
+    {"statistics/tx_errors", &Netdev::tx_errors},
+    {"statistics/rx_dropped", &Netdev::rx_dropped},
+    {"statistics/tx_dropped", &Netdev::tx_dropped},
+};
+
+struct File {
+    std::string rel;   ///< relative to the sysfs root
+    std::string path;  ///< SysfsRoot::path(rel), as discovery names it
+    Target target = Target::hw_counter;
+    std::uint32_t dev = 0, port = 0;  ///< indices in Snapshot::devices / Device::ports
+    std::uint32_t index = 0;          ///< see Target
+    std::uint32_t field = 0;          ///< kNetdevU64 entry, or aer counter index (aer_total)
+    std::uint32_t dir = 0;            ///< Impl::dirs_ entry holding the file
+    std::vector<std::uint32_t> aer;   ///< aer_dev: indices of the file's counters in link.aer
+    Fd fd;
+};
+
+struct Dir {
+    std::string path;
+    Fd fd;
+    struct timespec mtime {};
+    bool counter_dir = false;  ///< `counters/` or `hw_counters/`: its file set defines counters
+    bool gone = false;         ///< removed (st_nlink 0) this pass
+    std::vector<std::uint32_t> files;
+};
+
+/// A netdev shared by one or more ports; the first one's Netdev is filled, then copied.
+struct NetdevEntry {
+    std::string name;
+    std::string dir;  ///< SysfsRoot::path("class/net/<if>"): Netdev::source once polled
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ports;  ///< (device, port)
+};
+
+/// What discovery found, to refuse a Snapshot of another shape.
+struct PortShape {
+    std::size_t counters = 0, hw_counters = 0;
+    bool netdev = false;
+};
+struct DeviceShape {
+    std::string name;
+    std::vector<PortShape> ports;
+    std::vector<std::size_t> aer_sizes;  ///< per PcieLink
+    std::size_t problems = 0;            ///< Device::problems left by discovery
+    std::vector<std::size_t> unavailable;  ///< per port: Netdev::unavailable left by discovery
+};
+
+constexpr const char* kNoRecording = "sysfs root is a fixture and has no recording";
+
+/// read_text's cleaning of a raw attribute: trailing whitespace/NULs off, control bytes as '?'.
+std::string_view clean(char* b, std::size_t n) {
+    while (n > 0 && (b[n - 1] == '\n' || b[n - 1] == ' ' || b[n - 1] == '\t' || b[n - 1] == '\0'))
+        --n;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto u = static_cast<unsigned char>(b[i]);
+        if ((u < 0x20 && b[i] != '\n' && b[i] != '\t') || u == 0x7f) b[i] = '?';
+    }
+    return {b, n};
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    return s;
+}
+
+bool same_names(const std::vector<Counter>& a, const std::vector<Counter>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const Counter& x, const Counter& y) { return x.name == y.name; });
+}
+
+/// Replaces `list` by `fresh`; in place (no allocation) when the names are the same. Returns
+/// false when the names changed (the port's normalizer must be resolved again).
+bool take_counters(std::vector<Counter>& list, std::vector<Counter>&& fresh) {
+    if (!same_names(list, fresh)) {
+        list = std::move(fresh);
+        return false;
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        list[i].value = fresh[i].value;
+        list[i].error = fresh[i].error;
+        list[i].source = fresh[i].source;
+    }
+    return true;
+}
+
+void mark_unavailable(std::vector<Counter>& list, const std::string& why) {
+    for (auto& c : list) {
+        c.value.reset();
+        c.error = why;
+    }
+}
+
+}  // namespace
+
+struct CounterPoller::Impl {
+    SysfsRoot sysfs;
+    std::vector<File> files;
+    std::vector<Dir> dirs;
+    std::vector<NetdevEntry> netdevs;
+    std::vector<DeviceShape> shape;
+    std::vector<std::vector<PortNormalizer>> normalizers;  ///< [device][port]
+    std::optional<CounterSources> sources;  ///< per-pass sources (live root or injected)
+    std::size_t budget = 0, kept = 0;
+
+    // Per-pass state.
+    PollResult* result = nullptr;
+    Snapshot* snap = nullptr;
+    std::vector<char> device_gone;  ///< per device: answered ENODEV this pass
+    std::vector<char> netdev_gone;  ///< per NetdevEntry: answered ENODEV this pass
+    std::string slow;                ///< text of a file read through the slow path
+
+    Impl(const SysfsRoot& root, const Snapshot& s, std::optional<CounterSources> src)
+        : sysfs(root), sources(std::move(src)) {
+        struct rlimit rl {};
+        const rlim_t soft = ::getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+        const rlim_t cap = std::min<rlim_t>(soft, 1u << 20);
+        budget = static_cast<std::size_t>(cap > 512 ? cap - 256 : cap / 2);
+        build(s);
+        for (auto& f : files) open_kept(f);
+    }
+
+    std::uint32_t dir_of(const std::string& rel, bool counter_dir) {
+        const std::string path = sysfs.path(rel).string();
+        for (std::uint32_t i = 0; i < dirs.size(); ++i)
+            if (dirs[i].path == path) return i;
+        Dir d;
+        d.path = path;
+        d.counter_dir = counter_dir;
+        if (kept < budget) {
+            d.fd = Fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+            struct stat st {};
+            if (d.fd && ::fstat(d.fd.get(), &st) == 0) {
+                d.mtime = st.st_mtim;
+                ++kept;
+            } else {
+                d.fd.reset();
+            }
+        }
+        dirs.push_back(std::move(d));
+        return static_cast<std::uint32_t>(dirs.size() - 1);
+    }
+
+    File& add(std::string dir_rel, const std::string& name, Target t, std::uint32_t dev,
+              std::uint32_t port, std::uint32_t index, bool counter_dir = false) {
+        File f;
+        f.rel = dir_rel + "/" + name;
+        f.path = sysfs.path(f.rel).string();
+        f.target = t;
+        f.dev = dev;
+        f.port = port;
+        f.index = index;
+        // statistics/<x> lives in its own directory.
+        const auto slash = f.rel.rfind('/');
+        f.dir = dir_of(f.rel.substr(0, slash), counter_dir);
+        dirs[f.dir].files.push_back(static_cast<std::uint32_t>(files.size()));
+        files.push_back(std::move(f));
+        return files.back();
+    }
+
+    void build(const Snapshot& s) {
+        std::map<std::string, std::uint32_t> netdev_index;
+        for (std::uint32_t di = 0; di < s.devices.size(); ++di) {
+            const Device& d = s.devices[di];
+            DeviceShape ds;
+            ds.name = d.name;
+            ds.problems = d.problems.size();
+            const DriverFamily rdma = detect_rdma_driver(sysfs, d.name);
+            normalizers.emplace_back();
+            for (std::uint32_t pi = 0; pi < d.ports.size(); ++pi) {
+                const Port& p = d.ports[pi];
+                ds.ports.push_back({p.counters.size(), p.hw_counters.size(), p.netdev.has_value()});
+                ds.unavailable.push_back(p.netdev ? p.netdev->unavailable.size() : 0);
+                normalizers.back().emplace_back(p, rdma, netdev_family_of(sysfs, p, rdma));
+                const std::string dir =
+                    "class/infiniband/" + d.name + "/ports/" + std::to_string(p.number);
+                add(dir, "state", Target::state, di, pi, 0);
+                add(dir, "phys_state", Target::phys_state, di, pi, 0);
+                for (std::uint32_t k = 0; k < p.counters.size(); ++k)
+                    add(dir + "/counters", p.counters[k].name, Target::pma_counter, di, pi, k,
+                        true);
+                for (std::uint32_t k = 0; k < p.hw_counters.size(); ++k)
+                    add(dir + "/hw_counters", p.hw_counters[k].name, Target::hw_counter, di, pi, k,
+                        true);
+                if (!p.netdev) continue;
+                auto [it, fresh] = netdev_index.emplace(
+                    p.netdev->name, static_cast<std::uint32_t>(netdevs.size()));
+                if (fresh)
+                    netdevs.push_back(NetdevEntry{
+                        p.netdev->name, sysfs.path("class/net/" + p.netdev->name).string(), {}});
+                netdevs[it->second].ports.emplace_back(di, pi);
+                if (!fresh) continue;
+                const std::string nd = "class/net/" + p.netdev->name;
+                add(nd, "mtu", Target::netdev_mtu, di, pi, it->second);
+                add(nd, "operstate", Target::netdev_operstate, di, pi, it->second);
+                for (std::uint32_t k = 0; k < std::size(kNetdevU64); ++k)
+                    add(nd, kNetdevU64[k].file, Target::netdev_u64, di, pi, it->second).field = k;
+            }
+            for (std::uint32_t li = 0; li < d.pcie.size(); ++li) {
+                const PcieLink& l = d.pcie[li];
+                ds.aer_sizes.push_back(l.aer.size());
+                std::map<std::string, std::vector<std::uint32_t>> by_file;
+                for (std::uint32_t k = 0; k < l.aer.size(); ++k) {
+                    const auto& name = l.aer[k].name;
+                    const auto slash = name.find('/');
+                    if (slash == std::string::npos)
+                        add(l.sysfs_path, name, Target::aer_total, di, 0, li).field = k;
+                    else
+                        by_file[name.substr(0, slash)].push_back(k);
+                }
+                for (auto& [file, idx] : by_file)
+                    add(l.sysfs_path, file, Target::aer_dev, di, 0, li).aer = std::move(idx);
+            }
+            shape.push_back(std::move(ds));
+        }
+    }
+
+    /// Opens `f` to keep it, when the budget allows; a failure is reported by the read.
+    void open_kept(File& f) {
+        if (f.fd || kept >= budget) return;
+        Fd fd(::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+        struct stat st {};
+        if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+        f.fd = std::move(fd);
+        ++kept;
+    }
+
+    void drop(File& f) {
+        if (!f.fd) return;
+        f.fd.reset();
+        --kept;
+    }
+
+    /// The cleaned text of `f` (in `buf` or `slow`), or the error discovery would give.
+    Result<std::string_view> read(File& f, char* buf, std::size_t cap) {
+        ++result->files_read;
+        open_kept(f);
+        if (!f.fd) {
+            // Absent, not a regular file, or no descriptor budget left: one read by path,
+            // with discovery's own checks and messages.
+            auto t = read_attr_file(sysfs, f.rel);
+            if (!t) return t.error();
+            slow = std::move(*t);
+            return std::string_view(slow);
+        }
+        ssize_t n;
+        do n = ::pread(f.fd.get(), buf, cap, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) return errno_error("read", f.path);
+        if (static_cast<std::size_t>(n) == cap) {  // more than a sysfs page: read it whole
+            auto t = sysfs.read_text(f.rel);
+            if (!t) return t.error();
+            slow = std::move(*t);
+            return std::string_view(slow);
+        }
+        return clean(buf, static_cast<std::size_t>(n));
+    }
+
+    void note(std::uint32_t dev, std::string subject, std::string text) {
+        snap->devices[dev].problems.push_back(Note{std::move(subject), std::move(text)});
+    }
+
+    void rediscover(std::string why) {
+        result->rediscover = true;
+        result->rediscover_reasons.push_back(std::move(why));
+    }
+
+    std::string port_subject(const File& f) const {
+        const Device& d = snap->devices[f.dev];
+        return d.name + " port " + std::to_string(d.ports[f.port].number);
+    }
+
+    Netdev& netdev_of(const File& f) {
+        const auto [dev, port] = netdevs[f.index].ports.front();
+        return *snap->devices[dev].ports[port].netdev;
+    }
+
+    /// Notes for a netdev file go to every port using the netdev, as discovery puts them.
+    void netdev_note(const File& f, const std::string& text) {
+        for (const auto& [dev, port] : netdevs[f.index].ports) {
+            const Device& d = snap->devices[dev];
+            note(dev, d.name + " port " + std::to_string(d.ports[port].number), text);
+        }
+    }
+
+    /// Applies a failure to the value(s) `f` feeds. `noted` false: no note (the directory or
+    /// device already has one).
+    void fail(File& f, const Error& e, bool noted) {
+        ++result->files_failed;
+        const std::string msg = e.message();
+        const bool netdev_file = f.target == Target::netdev_mtu ||
+                                 f.target == Target::netdev_operstate ||
+                                 f.target == Target::netdev_u64;
+        if (e.err_no == ENODEV) {  // sysfs: the kernel object behind the open file is gone
+            const std::string& name = netdev_file ? netdevs[f.index].name : snap->devices[f.dev].name;
+            char& gone = netdev_file ? netdev_gone[f.index] : device_gone[f.dev];
+            if (!gone) {
+                gone = 1;
+                rediscover(name + " is gone (" + msg + ")");
+                const std::string text =
+                    "removed (" + msg + "): its values are unavailable until rediscovery";
+                if (netdev_file)
+                    netdev_note(f, "netdev " + name + " " + text);
+                else
+                    note(f.dev, name, "device " + text);
+            }
+            noted = false;
+        }
+        Device& d = snap->devices[f.dev];
+        switch (f.target) {
+            case Target::pma_counter:
+            case Target::hw_counter: {
+                Port& p = d.ports[f.port];
+                Counter& c = f.target == Target::pma_counter ? p.counters[f.index]
+                                                             : p.hw_counters[f.index];
+                c.value.reset();
+                c.error = msg;
+                if (noted) note(f.dev, port_subject(f), msg);
+                return;
+            }
+            case Target::state:
+            case Target::phys_state: {
+                Port& p = d.ports[f.port];
+                if (f.target == Target::state) {
+                    p.state_code.reset();
+                    p.state.clear();
+                } else {
+                    p.phys_state_code.reset();
+                    p.phys_state.clear();
+                }
+                if (noted) note(f.dev, port_subject(f), msg);
+                return;
+            }
+            case Target::netdev_mtu:
+            case Target::netdev_operstate:
+            case Target::netdev_u64: {
+                Netdev& n = netdev_of(f);
+                if (f.target == Target::netdev_mtu) n.mtu_bytes.reset();
+                if (f.target == Target::netdev_operstate) n.operstate.clear();
+                if (f.target == Target::netdev_u64) (n.*kNetdevU64[f.field].field).reset();
+                if (noted) netdev_note(f, msg);
+                return;
+            }
+            case Target::aer_dev:
+            case Target::aer_total: {
+                auto& aer = d.pcie[f.index].aer;
+                if (f.target == Target::aer_total)
+                    mark_one(aer[f.field], msg);
+                else
+                    for (auto k : f.aer) mark_one(aer[k], msg);
+                if (noted) note(f.dev, d.name, msg);
+                return;
+            }
+        }
+    }
+
+    static void mark_one(Counter& c, const std::string& why) {
+        c.value.reset();
+        c.error = why;
+    }
+
+    /// Stores the text of `f` the way discovery parses it.
+    void store(File& f, std::string_view text) {
+        Device& d = snap->devices[f.dev];
+        switch (f.target) {
+            case Target::pma_counter:
+            case Target::hw_counter: {
+                Port& p = d.ports[f.port];
+                Counter& c = f.target == Target::pma_counter ? p.counters[f.index]
+                                                             : p.hw_counters[f.index];
+                if (auto v = parse_u64(text)) {
+                    c.value = *v;
+                    c.error.clear();
+                } else {  // "N/A (no PMA)": unavailable, as discovery says it (no note)
+                    c.value.reset();
+                    c.error = v.error().detail;
+                }
+                return;
+            }
+            case Target::state:
+            case Target::phys_state: {
+                Port& p = d.ports[f.port];
+                auto st = parse_port_state(text);
+                auto& code = f.target == Target::state ? p.state_code : p.phys_state_code;
+                auto& name = f.target == Target::state ? p.state : p.phys_state;
+                if (st) {
+                    code = st->code;
+                    name = st->name;
+                } else {
+                    code.reset();
+                    name.clear();
+                    note(f.dev, port_subject(f), f.path + ": unparsable " + quote_value(text));
+                }
+                return;
+            }
+            case Target::netdev_mtu: {
+                const auto m = parse_mtu(text);
+                netdev_of(f).mtu_bytes = m.mtu;
+                if (!m.mtu) netdev_note(f, f.path + ": " + m.error);
+                return;
+            }
+            case Target::netdev_operstate:
+                netdev_of(f).operstate = text;
+                return;
+            case Target::netdev_u64: {
+                auto& v = netdev_of(f).*kNetdevU64[f.field].field;
+                if (auto x = parse_u64(text)) {
+                    v = *x;
+                } else {
+                    v.reset();
+                    netdev_note(f, f.path + ": " + x.error().detail);
+                }
+                return;
+            }
+            case Target::aer_total: {
+                Counter& c = d.pcie[f.index].aer[f.field];
+                if (auto v = parse_u64(text)) {
+                    c.value = *v;
+                    c.error.clear();
+                } else {
+                    c.value.reset();
+                    c.error = Error{"parse", f.path, 0, v.error().detail}.message();
+                }
+                return;
+            }
+            case Target::aer_dev:
+                store_aer(f, d.pcie[f.index].aer, text);
+                return;
+        }
+    }
+
+    /// aer_dev_* lines "<name with spaces> <count>" onto the counters discovery found (as
+    /// parse_aer names and parses them, without allocating).
+    void store_aer(File& f, std::vector<Counter>& aer, std::string_view text) {
+        const std::string_view file = std::string_view(f.rel).substr(f.rel.rfind('/') + 1);
+        while (!text.empty()) {
+            const auto nl = text.find('\n');
+            const std::string_view line = trim(text.substr(0, nl));
+            text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+            if (line.empty()) continue;
+            const auto sp = line.find_last_of(" \t");
+            const std::string_view name =
+                sp == std::string_view::npos ? line : trim(line.substr(0, sp));
+            Counter* c = nullptr;
+            for (auto k : f.aer) {
+                const std::string_view n = aer[k].name;
+                if (n.size() == file.size() + 1 + name.size() && n.substr(file.size() + 1) == name)
+                    c = &aer[k];
+            }
+            if (!c) {
+                rediscover(f.path + ": new line '" + std::string(name) + "'");
+                continue;
+            }
+            if (sp == std::string_view::npos) {
+                c->value.reset();
+                c->error = "no count on the line";
+            } else if (auto v = parse_u64(line.substr(sp + 1))) {
+                c->value = *v;
+                c->error.clear();
+            } else {
+                c->value.reset();
+                c->error = "not a u64: '" + std::string(line.substr(sp + 1)) + "'";
+            }
+        }
+    }
+
+    /// Directory checks: a removed directory (st_nlink 0) or one whose entries changed (mtime)
+    /// is looked at; files unlinked from it are closed so the read goes by path. On sysfs a
+    /// removed device answers ENODEV to the reads instead.
+    void check_dirs() {
+        for (auto& d : dirs) {
+            d.gone = false;
+            if (!d.fd) continue;
+            struct stat st {};
+            if (::fstat(d.fd.get(), &st) != 0) continue;
+            if (st.st_nlink == 0) {
+                d.gone = true;
+                rediscover("directory removed: " + d.path);
+                continue;
+            }
+            if (st.st_mtim.tv_sec == d.mtime.tv_sec && st.st_mtim.tv_nsec == d.mtime.tv_nsec)
+                continue;
+            d.mtime = st.st_mtim;
+            for (auto i : d.files) {
+                File& f = files[i];
+                struct stat fst {};
+                if (f.fd && ::fstat(f.fd.get(), &fst) == 0 && fst.st_nlink == 0) drop(f);
+            }
+            if (d.counter_dir) look_for_new_files(d);
+        }
+    }
+
+    void look_for_new_files(const Dir& d) {
+        std::set<std::string_view> known;
+        for (auto i : d.files) {
+            const std::string_view rel = files[i].rel;
+            known.insert(rel.substr(rel.rfind('/') + 1));
+        }
+        DIR* dp = ::opendir(d.path.c_str());
+        if (!dp) return;
+        while (const dirent* e = ::readdir(dp)) {
+            const std::string_view n = e->d_name;
+            if (n == "." || n == ".." || n == "lifespan" || known.count(n)) continue;
+            rediscover("new counter file " + d.path + "/" + std::string(n));
+            break;
+        }
+        ::closedir(dp);
+    }
+
+    void read_files() {
+        char buf[4097];  // a sysfs attribute is at most one 4 KiB page
+        for (auto& f : files) {
+            const Dir& d = dirs[f.dir];
+            if (d.gone) {
+                fail(f, Error{"read", f.path, 0, "directory removed"}, false);
+                continue;
+            }
+            const bool netdev_file = f.target == Target::netdev_mtu ||
+                                     f.target == Target::netdev_operstate ||
+                                     f.target == Target::netdev_u64;
+            if (netdev_file ? netdev_gone[f.index] : device_gone[f.dev]) {  // skip the reads
+                fail(f, Error{"read", f.path, ENODEV, {}}, false);
+                continue;
+            }
+            auto text = read(f, buf, sizeof buf);
+            if (text)
+                store(f, *text);
+            else
+                fail(f, text.error(), true);
+        }
+        for (auto& d : dirs)
+            if (d.gone) {
+                const File& f = files[d.files.front()];
+                note(f.dev, snap->devices[f.dev].name,
+                     d.path + ": directory removed: its values are unavailable until rediscovery");
+            }
+        // A netdev shared by ports: the first port's Netdev was filled, the others copy it.
+        for (const auto& e : netdevs) {
+            const auto [d0, p0] = e.ports.front();
+            Netdev& n0 = *snap->devices[d0].ports[p0].netdev;
+            n0.source = e.dir;
+            for (std::size_t k = 1; k < e.ports.size(); ++k) {
+                Netdev& n = *snap->devices[e.ports[k].first].ports[e.ports[k].second].netdev;
+                n.mtu_bytes = n0.mtu_bytes;
+                n.operstate = n0.operstate;
+                for (const auto& u : kNetdevU64) n.*u.field = n0.*u.field;
+                n.source = n0.source;
+            }
+        }
+    }
+
+    /// ethtool -S, link pause, DCB per netdev and RDMA netlink per port: one request per
+    /// netdev/port on the kept sockets, as CounterCollector does on discovery.
+    void refresh_sources() {
+        CounterSources& src = *sources;
+        auto why = [&](const Error& e) {
+            return src.replay && e.err_no == ENOENT
+                       ? std::string(kNoRecording) + " (" + e.subject + ")"
+                       : e.message();
+        };
+        for (const auto& e : netdevs) {
+            std::optional<Result<std::vector<Counter>>> stats;
+            if (src.ethtool) stats.emplace(src.ethtool->read(e.name));
+            std::optional<Result<LinkPauseStats>> pause;
+            if (src.pause) pause.emplace(src.pause->read(e.name));
+            std::optional<Result<DcbConfig>> dcb;
+            if (src.dcb) dcb.emplace(read_dcb(*src.dcb, e.name));
+            for (std::size_t k = 0; k < e.ports.size(); ++k) {
+                const auto [dev, port] = e.ports[k];
+                Netdev& n = *snap->devices[dev].ports[port].netdev;
+                std::vector<Note> notes;
+                if (stats) {
+                    if (*stats) {
+                        auto copy = k + 1 < e.ports.size() ? **stats : std::move(**stats);
+                        if (!take_counters(n.ethtool_stats, std::move(copy)))
+                            renormalize(dev, port);
+                    } else {
+                        const std::string w = why(stats->error());
+                        mark_unavailable(n.ethtool_stats, w);
+                        notes.push_back(Note{e.name, "ethtool statistics unavailable: " + w});
+                    }
+                }
+                if (pause) {
+                    if (*pause) {
+                        n.link_pause = **pause;
+                    } else {
+                        n.link_pause.tx_frames.reset();
+                        n.link_pause.rx_frames.reset();
+                        notes.push_back(Note{e.name, "link pause statistics unavailable on " +
+                                                         e.name + ": " + pause->error().message()});
+                    }
+                } else if (!src.pause_missing.empty()) {
+                    notes.push_back(Note{e.name, src.pause_missing});
+                }
+                if (dcb) {
+                    if (*dcb) {
+                        n.dcb = **dcb;
+                    } else {
+                        n.dcb.reset();
+                        notes.push_back(Note{e.name, "PFC configuration unavailable on " + e.name +
+                                                         ": " + why(dcb->error())});
+                    }
+                }
+                const std::size_t base = shape[dev].unavailable[port];
+                n.unavailable.resize(std::min(n.unavailable.size(), base));
+                n.unavailable.insert(n.unavailable.end(), notes.begin(), notes.end());
+            }
+        }
+        if (!src.rdma) return;
+        for (std::uint32_t di = 0; di < snap->devices.size(); ++di) {
+            Device& d = snap->devices[di];
+            if (device_gone[di]) continue;
+            for (std::uint32_t pi = 0; pi < d.ports.size(); ++pi) {
+                Port& port = d.ports[pi];
+                auto cs = read_rdma_port_counters(*src.rdma, d.name, port.number);
+                if (cs) {
+                    if (!take_counters(port.nl_hw_counters, std::move(*cs))) renormalize(di, pi);
+                } else if (!(src.replay && cs.error().err_no == ENOENT)) {
+                    mark_unavailable(port.nl_hw_counters, cs.error().message());
+                    d.problems.push_back(
+                        Note{d.name + " port " + std::to_string(port.number),
+                             "RDMA netlink counters unavailable: " + cs.error().message()});
+                }
+            }
+        }
+    }
+
+    /// A raw list changed its names: resolve the port's normalizer again.
+    void renormalize(std::uint32_t dev, std::uint32_t port) {
+        const Device& d = snap->devices[dev];
+        const DriverFamily rdma = detect_rdma_driver(sysfs, d.name);
+        const Port& p = d.ports[port];
+        normalizers[dev][port] = PortNormalizer(p, rdma, netdev_family_of(sysfs, p, rdma));
+    }
+
+    bool same_shape(const Snapshot& s, PollResult& r) const {
+        bool same = s.devices.size() == shape.size();
+        for (std::size_t i = 0; same && i < shape.size(); ++i) {
+            const Device& d = s.devices[i];
+            const DeviceShape& ds = shape[i];
+            same = d.name == ds.name && d.ports.size() == ds.ports.size() &&
+                   d.pcie.size() == ds.aer_sizes.size();
+            for (std::size_t p = 0; same && p < ds.ports.size(); ++p)
+                same = d.ports[p].counters.size() == ds.ports[p].counters &&
+                       d.ports[p].hw_counters.size() == ds.ports[p].hw_counters &&
+                       d.ports[p].netdev.has_value() == ds.ports[p].netdev;
+            for (std::size_t l = 0; same && l < ds.aer_sizes.size(); ++l)
+                same = d.pcie[l].aer.size() == ds.aer_sizes[l];
+        }
+        if (!same) {
+            r.rediscover = true;
+            r.rediscover_reasons.push_back(
+                "the snapshot polled is not the one this poller was built from");
+        }
+        return same;
+    }
+
+    PollResult poll(Snapshot& s) {
+        PollResult r;
+        if (!same_shape(s, r)) return r;
+        result = &r;
+        snap = &s;
+        try {
+            s.collected_at = utc_iso8601(std::chrono::system_clock::now());
+            for (std::size_t i = 0; i < shape.size(); ++i) {
+                auto& problems = s.devices[i].problems;
+                problems.resize(std::min(problems.size(), shape[i].problems));
+            }
+            device_gone.assign(shape.size(), 0);
+            netdev_gone.assign(netdevs.size(), 0);
+            check_dirs();
+            read_files();
+            if (sources) refresh_sources();
+            for (std::size_t di = 0; di < s.devices.size(); ++di)
+                for (std::size_t pi = 0; pi < s.devices[di].ports.size(); ++pi) {
+                    Port& p = s.devices[di].ports[pi];
+                    normalizers[di][pi].apply(p, p.normalized);
+                }
+        } catch (const std::exception& e) {
+            rediscover(std::string("poll failed: ") + e.what());
+        }
+        result = nullptr;
+        snap = nullptr;
+        return r;
+    }
+};
+
+CounterPoller::CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered)
+    : impl_(std::make_unique<Impl>(
+          sysfs, discovered,
+          sysfs.is_live() ? std::optional<CounterSources>(make_live_counter_sources())
+                          : std::nullopt)) {
+    // Netdev values now come from class/net/<if>/ (rtnetlink on a live discovery pass).
+}
+
+CounterPoller::CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered,
+                             CounterSources per_pass)
+    : impl_(std::make_unique<Impl>(sysfs, discovered, std::move(per_pass))) {}
+
+CounterPoller::~CounterPoller() = default;
+
+PollResult CounterPoller::poll(Snapshot& snap) {
+    return impl_->poll(snap);
+}
+
+std::size_t CounterPoller::files_open() const {
+    return impl_->kept;
+}
+
+std::size_t CounterPoller::files_per_pass() const {
+    return impl_->files.size();
+}
+
+}  // namespace rh

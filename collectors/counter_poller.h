@@ -1,0 +1,79 @@
+// Steady-state counter polling: after one full collect_snapshot (discovery), a CounterPoller keeps
+// the cumulative counter files of that Snapshot open and each poll() re-reads them in place
+// (pread at offset 0 into a stack buffer), then re-normalizes the ports through precomputed
+// PortNormalizers. A pass opens no file and, in steady state, allocates nothing for sysfs values.
+//
+// Files kept open (O_RDONLY|O_CLOEXEC), per port of the discovered Snapshot:
+//   class/infiniband/<dev>/ports/<p>/{state,phys_state}   -> Port::state*, phys_state* (flaps)
+//   class/infiniband/<dev>/ports/<p>/counters/<each>      -> Port::counters
+//   class/infiniband/<dev>/ports/<p>/hw_counters/<each>   -> Port::hw_counters
+//   class/net/<if>/{mtu,operstate,carrier_changes,statistics/{rx,tx}_{bytes,packets,errors,
+//     dropped}}                                          -> Netdev fields (its sysfs dir becomes
+//                                                           Netdev::source)
+//   <pci function or bridge>/aer_dev_{correctable,nonfatal,fatal}, aer_rootport_total_err_*
+//                                                         -> PcieLink::aer (those discovered)
+// Only with a live root (or injected sources), once per pass: ethtool -S (SIOCETHTOOL), link
+// pause (ethtool netlink) and DCB (rtnetlink) per netdev, RDMA netlink hw counters per port, over
+// one socket per kind kept for the poller's life (collectors/counter_sources.h). On a fixture
+// root their recordings do not change, so the discovered values stay.
+//
+// Not refreshed: GIDs, rate, link_layer, PCIe link speed/width, verbs MTUs, QoS/ECN state, and
+// devices or counter files that appeared after discovery (run collect_snapshot for those).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectors/counter_sources.h"
+#include "collectors/inventory.h"
+#include "core/sysfs.h"
+
+namespace rh {
+
+/// What one poll() pass did.
+struct PollResult {
+    /// The snapshot no longer describes the host: a device answers ENODEV (removed, e.g.
+    /// `rdma link delete`), a counter/port/netdev directory was removed, a counter directory
+    /// gained files, or the Snapshot passed is not the one the poller was built from. Values
+    /// that could not be read are absent (nullopt + error), never 0; run collect_snapshot again.
+    bool rediscover = false;
+    std::vector<std::string> rediscover_reasons;  ///< one sentence each, naming the path
+    std::size_t files_read = 0;   ///< sysfs files read (pread) this pass
+    std::size_t files_failed = 0; ///< of them (or of the kept files) unreadable this pass
+};
+
+class CounterPoller {
+  public:
+    /// Opens the files of `discovered` (as collect_snapshot returned it for `sysfs`). Live
+    /// sources (ethtool, netlink) are used per pass only when `sysfs` is the live /sys. Never
+    /// throws for sysfs content: a file that cannot be opened is retried by every poll() and
+    /// reported there. Keeps at most (RLIMIT_NOFILE soft limit - 256) descriptors; files beyond
+    /// that are opened and closed on each pass.
+    CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered);
+    /// Same, with the per-pass sources given (tests replay recordings through this); they are
+    /// read on every pass whatever the root.
+    CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered, CounterSources per_pass);
+    ~CounterPoller();
+    CounterPoller(const CounterPoller&) = delete;
+    CounterPoller& operator=(const CounterPoller&) = delete;
+
+    /// Re-reads every kept file into `snap` (the Snapshot given at construction, or a copy of
+    /// it), sets Snapshot::collected_at, and re-normalizes every port. Notes of this pass
+    /// (unreadable files, unavailable sources) replace those of the previous pass: they follow
+    /// the notes discovery left in Device::problems / Netdev::unavailable, which stay. Never
+    /// throws for sysfs content.
+    PollResult poll(Snapshot& snap);
+
+    /// Files whose descriptor is kept open between passes.
+    std::size_t files_open() const;
+    /// Files read per pass (kept open or not).
+    std::size_t files_per_pass() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rh

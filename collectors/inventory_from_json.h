@@ -1,0 +1,18 @@
+// The inverse of inventory_json.cpp for the static facts: rebuilds a Snapshot (devices, ports,
+// GIDs, netdev MTU/state/DCB/QoS, verbs MTUs, PCIe chain) from `rocehealth snapshot --json`
+// output or a recording's inventory sample, so the inventory checks run on replays the same way
+// they run live. Counter lists are not read (they arrive as samples).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "collectors/inventory.h"
+#include "core/result.h"
+
+namespace rh {
+
+/// Error names the JSON path of the first field with a wrong type ("devices[0].ports[1].gids");
+/// absent keys and nulls leave the field absent (optional) or empty.
+Result<Snapshot> snapshot_from_json(const nlohmann::json& j);
+
+}  // namespace rh

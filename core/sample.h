@@ -1,0 +1,48 @@
+// Sample: one timestamped observation with its unit — what collectors and probes produce, what the
+// time-series store keeps (store/), what recordings hold (one JSON line each, store/sample_json.h)
+// and what the rules read. A cumulative counter keeps its integer value (deltas of 64-bit counters
+// must be exact); a gauge (probe latency, port state, configuration) is a double.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace rh {
+
+/// Labels of a series: device, port, netdev, priority, direction, peer, op, size_bytes, ...
+using Labels = std::map<std::string, std::string>;
+
+enum class SampleKind {
+    counter,    ///< cumulative, only differences mean something (count)
+    gauge,      ///< a level at that instant (value)
+    inventory,  ///< the host's static facts (Snapshot JSON without counters) for inventory checks
+};
+
+const char* to_string(SampleKind k);
+
+struct Sample {
+    /// Monotonic seconds on the sampling host (CLOCK_MONOTONIC live, capture order for bundles).
+    /// Rates use differences of t_s only.
+    double t_s = 0;
+    /// UTC milliseconds since the epoch at t_s; aligns hosts in one timeline. 0 = unknown.
+    std::int64_t wall_ms = 0;
+    std::string host;
+    std::string series;  ///< normalized name ("rnr_nak_received", "probe_latency_us", ...)
+    Labels labels;
+    SampleKind kind = SampleKind::counter;
+    std::string unit;  ///< "packets", "bytes", "us", "frames", "events", "state", "bool", ...
+    std::optional<std::uint64_t> count;  ///< counter value; nullopt = missing (see error)
+    std::optional<double> value;         ///< gauge value; nullopt = missing (see error)
+    nlohmann::json inventory;            ///< SampleKind::inventory only
+    std::string error;                   ///< why count/value is missing
+    std::string source;                  ///< sysfs path, "ethtool -S eth0", "probe", bundle file
+    std::string raw;                     ///< kernel/driver counter name it came from
+    unsigned width_bits = 64;            ///< counter hardware width (32: mlx5 Q counters wrap)
+    bool saturates = false;              ///< PMA error counters stop at their maximum
+};
+
+}  // namespace rh

@@ -1,0 +1,241 @@
+#include "rules/engine/evidence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "store/window.h"
+
+namespace rh {
+
+namespace {
+
+bool in_episodes(const std::vector<Episode>& eps, double t) {
+    return std::any_of(eps.begin(), eps.end(),
+                       [&](const Episode& e) { return t > e.start && t <= e.end + kWindowSlackS; });
+}
+
+const char* host_word(const Condition& c) {
+    return c.host == HostScope::other ? " (another host)" : "";
+}
+
+std::string where(const Series& s) {
+    std::string w = s.key.host;
+    for (const auto& [k, v] : s.key.labels) w += " " + k + "=" + v;
+    return w;
+}
+
+/// Peak of a condition's measure while the finding held, and the series behind it.
+struct Peak {
+    std::optional<double> value;
+    const Series* series = nullptr;
+};
+
+Peak peak_of(const FindingContext& ctx, const Condition& c) {
+    Peak p;
+    for (std::size_t k = 1; k < ctx.passes.size(); ++k) {
+        const double t = ctx.passes[k];
+        if (!in_episodes(ctx.episodes, t)) continue;
+        const Measurement m = measure(ctx.store, c, ctx.group, t, t - ctx.passes[k - 1]);
+        if (!m.value) continue;
+        // For "stays below" conditions the telling value is the largest seen, too.
+        if (!p.value || *m.value > *p.value) {
+            p.value = m.value;
+            p.series = m.strongest ? m.strongest : (m.series.empty() ? nullptr : m.series.front());
+        }
+    }
+    return p;
+}
+
+/// First pass (from lookback before the finding to its end) where the condition's series moved:
+/// a counter increased in that pass interval, or a gauge met the condition.
+void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
+    const double from = f.opened_t - ctx.lookback_s;
+    const double to = ctx.episodes.back().end;
+    Condition step = c;
+    step.window_s = 0;
+    for (std::size_t k = 1; k < ctx.passes.size(); ++k) {
+        const double t = ctx.passes[k];
+        if (t < from || t > to + kWindowSlackS) continue;
+        const Measurement m = measure(ctx.store, step, ctx.group, t, t - ctx.passes[k - 1]);
+        if (!m.value) continue;
+        const bool moved = c.measure == Measure::value ? holds(c, m).value_or(false) : *m.value > 0;
+        if (!moved || !m.strongest) continue;
+        const Series& s = *m.strongest;
+        TimelineEvent e;
+        e.t = t;
+        e.wall_ms = wall_ms_of(ctx.store, t);
+        e.host = s.key.host;
+        e.series = s.key.series;
+        e.labels = s.key.labels;
+        e.unit = s.unit();
+        e.value = format_measure(step, *m.value, e.unit);
+        e.source = s.metas.empty() ? "" : s.metas.back().source;
+        e.what = (c.measure == Measure::value ? c.signal + " condition met: " : c.signal + " first rose: ") +
+                 s.key.series + " on " + where(s) + host_word(c);
+        f.timeline.push_back(std::move(e));
+        return;
+    }
+}
+
+/// Whether an expression held at any pass inside the episodes: true / false / unknown.
+std::optional<bool> held_during(const FindingContext& ctx, const Expr& e, double* at) {
+    bool known = false;
+    for (std::size_t k = 1; k < ctx.passes.size(); ++k) {
+        const double t = ctx.passes[k];
+        if (!in_episodes(ctx.episodes, t)) continue;
+        const auto r = holds(ctx.store, e, ctx.group, t, t - ctx.passes[k - 1]);
+        if (!r) continue;
+        known = true;
+        if (*r) {
+            if (at) *at = t;
+            return true;
+        }
+    }
+    if (!known) return std::nullopt;
+    return false;
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+    for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
+        s.replace(pos, from.size(), to);
+}
+
+std::string render_summary(const FindingContext& ctx, const Finding& f,
+                           const std::vector<std::pair<const Condition*, Peak>>& peaks) {
+    std::string s = ctx.rule.summary;
+    replace_all(s, "{host}", ctx.group.host);
+    for (const auto& [k, v] : ctx.group.labels) replace_all(s, "{" + k + "}", v);
+    for (const auto& [c, p] : peaks)
+        replace_all(s, "{" + c->signal + "}",
+                    p.value ? format_measure(*c, *p.value, p.series ? p.series->unit() : "")
+                            : "unknown");
+    char held[64];
+    const double dur = ctx.episodes.back().end - ctx.episodes.front().start;
+    std::snprintf(held, sizeof held, "%.0f s", dur);
+    replace_all(s, "{held}", held);
+    // Any placeholder left (e.g. {netdev} on a series without one) reads as "?", not as a brace.
+    for (std::size_t a = s.find('{'); a != std::string::npos; a = s.find('{', a)) {
+        const auto b = s.find('}', a);
+        if (b == std::string::npos) break;
+        s.replace(a, b - a + 1, "?");
+    }
+    (void)f;
+    return s;
+}
+
+}  // namespace
+
+std::int64_t wall_ms_of(const SeriesStore& store, double t) {
+    return store.has_wall_clock() ? static_cast<std::int64_t>(std::llround(t * 1000.0)) : 0;
+}
+
+std::vector<const Condition*> leaf_conditions(const Expr& e) {
+    if (e.kind == Expr::Kind::cond) return {&e.cond};
+    std::vector<const Condition*> out;
+    for (const Expr& c : e.children) {
+        auto sub = leaf_conditions(c);
+        out.insert(out.end(), sub.begin(), sub.end());
+    }
+    return out;
+}
+
+void attach_evidence(const FindingContext& ctx, Finding& f) {
+    std::vector<std::pair<const Condition*, Peak>> peaks;
+    for (const Condition* c : leaf_conditions(ctx.rule.when)) {
+        Peak p = peak_of(ctx, *c);
+        peaks.emplace_back(c, p);
+        if (p.value) {
+            const std::string unit = p.series ? p.series->unit() : "";
+            f.evidence.push_back({c->signal, format_measure(*c, *p.value, unit), unit,
+                                  p.series && !p.series->metas.empty()
+                                      ? p.series->metas.back().source
+                                      : ""});
+        }
+        first_rise(ctx, *c, f);
+    }
+    // Supporting signals: seen or not, each one said.
+    std::size_t seen = 0, known = 0;
+    std::string seen_names, unseen_names;
+    for (const Condition& c : ctx.rule.supports) {
+        Expr e;
+        e.cond = c;
+        double at = 0;
+        const auto r = held_during(ctx, e, &at);
+        if (r) ++known;
+        if (r && *r) {
+            ++seen;
+            seen_names += (seen_names.empty() ? "" : ", ") + c.signal;
+            first_rise(ctx, c, f);
+        } else {
+            unseen_names += (unseen_names.empty() ? "" : ", ") + c.signal + (r ? "" : " (no data)");
+        }
+    }
+    // Alternatives: ruled out when their signal stayed quiet while the finding held.
+    std::size_t ruled_out = 0, open = 0;
+    for (const Alternative& a : ctx.rule.alternatives) {
+        double at = 0;
+        const auto r = held_during(ctx, a.indicated_by, &at);
+        AlternativeCheck chk{a.name, "", ""};
+        std::string signals;
+        for (const Condition* c : leaf_conditions(a.indicated_by))
+            signals += (signals.empty() ? "" : ", ") + c->signal;
+        if (!r) {
+            chk.status = "not checked";
+            chk.reason = "no data for " + signals;
+        } else if (*r) {
+            chk.status = "not ruled out";
+            chk.reason = signals + " also present while the finding held";
+            ++open;
+        } else {
+            chk.status = "ruled out";
+            chk.reason = signals + " stayed quiet while the finding held";
+            ++ruled_out;
+        }
+        f.alternatives.push_back(std::move(chk));
+    }
+    const std::size_t n_alt = ctx.rule.alternatives.size();
+    const std::size_t n_sup = ctx.rule.supports.size();
+    if (open > 0) {
+        f.confidence = "low";
+    } else if ((n_sup == 0 || seen > 0) && ruled_out == n_alt) {
+        f.confidence = "high";
+    } else {
+        f.confidence = "medium";
+    }
+    std::string reason = "the condition held for " +
+                         std::to_string(static_cast<long>(ctx.episodes.back().end -
+                                                          ctx.episodes.front().start)) +
+                         " s";
+    if (n_sup > 0)
+        reason += "; " + std::to_string(seen) + " of " + std::to_string(n_sup) +
+                  " supporting signals seen" + (seen ? " (" + seen_names + ")" : "") +
+                  (seen < n_sup ? ", not seen: " + unseen_names : "");
+    if (n_alt > 0)
+        reason += "; " + std::to_string(ruled_out) + " of " + std::to_string(n_alt) +
+                  " alternatives ruled out" + (open ? ", " + std::to_string(open) + " still possible" : "");
+    (void)known;
+    f.confidence_reason = reason;
+
+    // Open / close events, then everything in time order.
+    TimelineEvent opened;
+    opened.t = f.opened_t;
+    opened.wall_ms = f.opened_wall_ms;
+    opened.host = f.host;
+    opened.labels = ctx.group.labels;
+    opened.what = ctx.rule.title + ": condition started holding" +
+                  (ctx.rule.hold_s > 0 ? " (held >= " + std::to_string(static_cast<long>(ctx.rule.hold_s)) + " s)" : "");
+    f.timeline.push_back(opened);
+    if (f.closed_t != 0) {
+        TimelineEvent closed = opened;
+        closed.t = f.closed_t;
+        closed.wall_ms = f.closed_wall_ms;
+        closed.what = ctx.rule.title + ": condition stopped holding";
+        f.timeline.push_back(closed);
+    }
+    std::stable_sort(f.timeline.begin(), f.timeline.end(),
+                     [](const TimelineEvent& a, const TimelineEvent& b) { return a.t < b.t; });
+    f.summary = render_summary(ctx, f, peaks);
+}
+
+}  // namespace rh

@@ -1,0 +1,52 @@
+// Evaluates one condition of a rule at one time over the store: finds the series it reads
+// (by name, label filter, the finding's group labels and host scope) and measures them over the
+// condition's window. Tri-state: a condition whose series are missing is unknown, never false.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rules/engine/rule_spec.h"
+#include "store/series_store.h"
+
+namespace rh {
+
+/// The host and labels one finding is about, e.g. {gpu01, {device: mlx5_0, port: 1, priority: 3}}.
+struct Group {
+    std::string host;
+    Labels labels;
+};
+
+/// A measurement: the aggregated value and the series that produced it (for citing sources).
+struct Measurement {
+    std::optional<double> value;              ///< nullopt = unknown (no series or no data)
+    const Series* strongest = nullptr;        ///< the series contributing most
+    std::vector<const Series*> series;        ///< every series read
+};
+
+/// Series `c` reads for `g` (at time t for the pfc_enabled-based priority selection).
+std::vector<const Series*> select_series(const SeriesStore& store, const Condition& c,
+                                         const Group& g, double t);
+
+/// `c`'s measure at time t. `step_s` is the pass interval ending at t, used when the
+/// condition has no window of its own.
+Measurement measure(const SeriesStore& store, const Condition& c, const Group& g, double t,
+                    double step_s);
+
+/// Compares with the condition's operator and threshold; nullopt when the value is unknown.
+std::optional<bool> holds(const Condition& c, const Measurement& m);
+
+/// Evaluates a boolean expression; unknown when it depends on unknown conditions.
+std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& g, double t,
+                          double step_s);
+
+/// Pause time one PFC frame asks for at most (65535 quanta x 512 bit times) at
+/// `port_gbps`, in seconds: 335.5 us at 100 Gb/s. Used when the driver gives no pause duration;
+/// an upper bound, because switches refresh pause before it expires.
+double pause_quanta_s(double port_gbps);
+
+/// "12.3/s", "63%", "1532 packets" — a measured value as printed in sentences.
+std::string format_measure(const Condition& c, double v, const std::string& unit);
+
+}  // namespace rh

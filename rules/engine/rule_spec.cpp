@@ -1,0 +1,263 @@
+#include "rules/engine/rule_spec.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+#include "rules/rule.h"
+
+#ifndef RH_RULES_INSTALLED
+#define RH_RULES_INSTALLED "/usr/share/rocehealth/rules.json"
+#endif
+#ifndef RH_RULES_SOURCE
+#define RH_RULES_SOURCE "rules/rocehealth-rules.json"
+#endif
+
+namespace rh {
+
+namespace {
+
+/// Thrown while parsing; carries the JSON path. Converted to an Error at the API.
+struct SpecError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+    throw SpecError(path + ": " + what);
+}
+
+/// Rejects keys outside `allowed`: a misspelt field must not silently change a rule.
+void only_keys(const nlohmann::json& j, const std::string& path,
+               std::initializer_list<const char*> allowed) {
+    if (!j.is_object()) bad(path, "expected an object");
+    for (const auto& [k, _] : j.items())
+        if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
+            bad(path + "." + k, "unknown field");
+}
+
+std::string str(const nlohmann::json& j, const char* key, const std::string& path,
+                bool required) {
+    const auto it = j.find(key);
+    if (it == j.end()) {
+        if (required) bad(path + "." + key, "missing");
+        return {};
+    }
+    if (!it->is_string()) bad(path + "." + key, "expected a string");
+    return it->get<std::string>();
+}
+
+double num(const nlohmann::json& j, const char* key, const std::string& path, double dflt,
+           double lo, double hi) {
+    const auto it = j.find(key);
+    if (it == j.end()) return dflt;
+    if (!it->is_number() || !std::isfinite(it->get<double>()))
+        bad(path + "." + key, "expected a number");
+    const double v = it->get<double>();
+    if (v < lo || v > hi)
+        bad(path + "." + key, "out of range: " + it->dump() + " (allowed " + std::to_string(lo) +
+                                  " to " + std::to_string(hi) + ")");
+    return v;
+}
+
+Severity severity(const std::string& s, const std::string& path) {
+    if (s == "info") return Severity::info;
+    if (s == "warning") return Severity::warning;
+    if (s == "error") return Severity::error;
+    bad(path, "unknown severity \"" + s + "\" (info, warning, error)");
+}
+
+Labels labels(const nlohmann::json& j, const std::string& path) {
+    Labels out;
+    if (!j.is_object()) bad(path, "expected an object of strings");
+    for (const auto& [k, v] : j.items()) {
+        if (!v.is_string()) bad(path + "." + k, "expected a string");
+        out[k] = v.get<std::string>();
+    }
+    return out;
+}
+
+Condition condition(const nlohmann::json& j, const std::string& path) {
+    only_keys(j, path,
+              {"signal", "series", "match", "measure", "op", "threshold", "window_s", "host",
+               "on_pfc_priorities"});
+    Condition c;
+    c.signal = str(j, "signal", path, true);
+    const auto s = j.find("series");
+    if (s == j.end()) bad(path + ".series", "missing");
+    if (s->is_string()) {
+        c.series.push_back(s->get<std::string>());
+    } else if (s->is_array() && !s->empty()) {
+        for (const auto& e : *s) {
+            if (!e.is_string()) bad(path + ".series", "expected strings");
+            c.series.push_back(e.get<std::string>());
+        }
+    } else {
+        bad(path + ".series", "expected a series name or a non-empty list of them");
+    }
+    if (const auto m = j.find("match"); m != j.end()) c.match = labels(*m, path + ".match");
+    const std::string measure = str(j, "measure", path, true);
+    if (measure == "increase") {
+        c.measure = Measure::increase;
+    } else if (measure == "rate_per_s") {
+        c.measure = Measure::rate_per_s;
+    } else if (measure == "value") {
+        c.measure = Measure::value;
+    } else if (measure == "pause_fraction") {
+        c.measure = Measure::pause_fraction;
+    } else {
+        bad(path + ".measure",
+            "unknown measure \"" + measure + "\" (increase, rate_per_s, value, pause_fraction)");
+    }
+    const std::string op = str(j, "op", path, true);
+    static const std::pair<const char*, Compare> kOps[] = {{">", Compare::gt}, {">=", Compare::ge},
+                                                           {"<", Compare::lt}, {"<=", Compare::le},
+                                                           {"==", Compare::eq}, {"!=", Compare::ne}};
+    const auto o = std::find_if(std::begin(kOps), std::end(kOps),
+                                [&](const auto& p) { return op == p.first; });
+    if (o == std::end(kOps)) bad(path + ".op", "unknown comparison \"" + op + "\"");
+    c.op = o->second;
+    if (!j.contains("threshold")) bad(path + ".threshold", "missing");
+    c.threshold = num(j, "threshold", path, 0, -1e300, 1e300);
+    c.window_s = num(j, "window_s", path, 0, 0, 86400);
+    const std::string host = str(j, "host", path, false);
+    if (host.empty() || host == "same") {
+        c.host = HostScope::same;
+    } else if (host == "other") {
+        c.host = HostScope::other;
+    } else {
+        bad(path + ".host", "expected \"same\" or \"other\"");
+    }
+    if (j.contains("on_pfc_priorities"))
+        c.on_pfc_priorities = static_cast<int>(num(j, "on_pfc_priorities", path, 1, 0, 1));
+    return c;
+}
+
+Expr expr(const nlohmann::json& j, const std::string& path) {
+    Expr e;
+    if (j.is_object() && (j.contains("all") || j.contains("any"))) {
+        if (j.size() != 1) bad(path, "\"all\"/\"any\" must be the only key");
+        const bool all = j.contains("all");
+        const auto& list = j.at(all ? "all" : "any");
+        const std::string p = path + (all ? ".all" : ".any");
+        if (!list.is_array() || list.empty()) bad(p, "expected a non-empty list");
+        e.kind = all ? Expr::Kind::all : Expr::Kind::any;
+        for (std::size_t i = 0; i < list.size(); ++i)
+            e.children.push_back(expr(list[i], p + "[" + std::to_string(i) + "]"));
+        return e;
+    }
+    e.kind = Expr::Kind::cond;
+    e.cond = condition(j, path);
+    return e;
+}
+
+bool is_inventory_check(const std::string& id) {
+    for (const auto& r : all_rules())
+        if (id == r.id) return true;
+    return false;
+}
+
+RuleSpec rule(const nlohmann::json& j, const std::string& path) {
+    only_keys(j, path,
+              {"id", "title", "severity", "summary", "explanation", "thresholds_reason", "check",
+               "group_by", "hold_s", "when", "supports", "alternatives", "escalate"});
+    RuleSpec r;
+    r.id = str(j, "id", path, true);
+    if (r.id.empty() || r.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") !=
+                            std::string::npos)
+        bad(path + ".id", "expected lower_snake_case, got \"" + r.id + "\"");
+    r.title = str(j, "title", path, true);
+    r.severity = severity(str(j, "severity", path, true), path + ".severity");
+    r.explanation = str(j, "explanation", path, true);
+    r.thresholds_reason = str(j, "thresholds_reason", path, false);
+    r.check = str(j, "check", path, false);
+    if (!r.check.empty()) {
+        if (!is_inventory_check(r.check))
+            bad(path + ".check", "unknown inventory check \"" + r.check + "\"");
+        for (const char* k : {"when", "supports", "alternatives", "escalate", "hold_s", "group_by"})
+            if (j.contains(k)) bad(path + "." + k, "not allowed with \"check\"");
+        return r;
+    }
+    r.summary = str(j, "summary", path, true);
+    if (!j.contains("when")) bad(path + ".when", "missing (or give \"check\")");
+    r.when = expr(j.at("when"), path + ".when");
+    r.hold_s = num(j, "hold_s", path, 0, 0, 86400);
+    if (const auto g = j.find("group_by"); g != j.end()) {
+        if (!g->is_array()) bad(path + ".group_by", "expected a list of label names");
+        for (const auto& e : *g) {
+            if (!e.is_string()) bad(path + ".group_by", "expected strings");
+            r.group_by.push_back(e.get<std::string>());
+        }
+    }
+    if (const auto s = j.find("supports"); s != j.end()) {
+        if (!s->is_array()) bad(path + ".supports", "expected a list");
+        for (std::size_t i = 0; i < s->size(); ++i)
+            r.supports.push_back(condition((*s)[i], path + ".supports[" + std::to_string(i) + "]"));
+    }
+    if (const auto a = j.find("alternatives"); a != j.end()) {
+        if (!a->is_array()) bad(path + ".alternatives", "expected a list");
+        for (std::size_t i = 0; i < a->size(); ++i) {
+            const std::string p = path + ".alternatives[" + std::to_string(i) + "]";
+            only_keys((*a)[i], p, {"name", "indicated_by"});
+            if (!(*a)[i].contains("indicated_by")) bad(p + ".indicated_by", "missing");
+            r.alternatives.push_back(
+                {str((*a)[i], "name", p, true), expr((*a)[i].at("indicated_by"), p + ".indicated_by")});
+        }
+    }
+    if (const auto e = j.find("escalate"); e != j.end()) {
+        if (!e->is_array()) bad(path + ".escalate", "expected a list");
+        for (std::size_t i = 0; i < e->size(); ++i) {
+            const std::string p = path + ".escalate[" + std::to_string(i) + "]";
+            only_keys((*e)[i], p, {"severity", "when"});
+            if (!(*e)[i].contains("when")) bad(p + ".when", "missing");
+            r.escalate.push_back({severity(str((*e)[i], "severity", p, true), p + ".severity"),
+                                  expr((*e)[i].at("when"), p + ".when")});
+        }
+    }
+    return r;
+}
+
+}  // namespace
+
+Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name) {
+    try {
+        only_keys(j, "(top)", {"schema", "comment", "rules"});
+        if (!j.contains("schema") || j.at("schema") != 1)
+            bad("schema", "expected 1");
+        const auto r = j.find("rules");
+        if (r == j.end() || !r->is_array()) bad("rules", "expected a list of rules");
+        RuleSet set;
+        set.source = name;
+        std::set<std::string> ids;
+        for (std::size_t i = 0; i < r->size(); ++i) {
+            RuleSpec spec = rule((*r)[i], "rules[" + std::to_string(i) + "]");
+            if (!ids.insert(spec.id).second)
+                bad("rules[" + std::to_string(i) + "].id", "duplicate id \"" + spec.id + "\"");
+            set.rules.push_back(std::move(spec));
+        }
+        return set;
+    } catch (const SpecError& e) {
+        return Error{"load rules", name, 0, e.what()};
+    }
+}
+
+Result<RuleSet> load_rules_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return errno_error("open rules file", path);
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded()) return Error{"load rules", path, 0, "not valid JSON"};
+    return parse_rules(j, path);
+}
+
+std::string default_rules_path() {
+    if (const char* env = std::getenv("ROCEHEALTH_RULES"); env && *env) return env;
+    struct stat st{};
+    for (const char* p : {"/etc/rocehealth/rules.json", RH_RULES_INSTALLED})
+        if (::stat(p, &st) == 0) return p;
+    return RH_RULES_SOURCE;
+}
+
+}  // namespace rh

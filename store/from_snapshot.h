@@ -1,0 +1,30 @@
+// A collection pass (Snapshot) as samples: every normalized counter, the port/netdev facts the
+// rules read as gauges, and optionally one inventory sample (the snapshot without counters) for
+// the inventory checks. Series names, units and labels: store/README.md.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectors/inventory.h"
+#include "core/sample.h"
+
+namespace rh {
+
+struct SampleTime {
+    double t_s = 0;            ///< monotonic seconds of the pass
+    std::int64_t wall_ms = 0;  ///< UTC ms since the epoch, 0 = unknown
+};
+
+/// Samples of one pass, host = snap.host. A normalized counter whose raw value is missing
+/// becomes a counter sample with value null and the reason, never 0.
+std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
+                                          bool with_inventory);
+
+/// The snapshot's JSON without counter lists (counters, hw_counters, nl_hw_counters,
+/// normalized, ethtool_stats): the static facts for inventory samples.
+nlohmann::json inventory_json(const Snapshot& snap);
+
+}  // namespace rh

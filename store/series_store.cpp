@@ -1,0 +1,87 @@
+#include "store/series_store.h"
+
+#include <algorithm>
+
+namespace rh {
+
+double engine_time(const Sample& s) {
+    return s.wall_ms != 0 ? static_cast<double>(s.wall_ms) / 1000.0 : s.t_s;
+}
+
+namespace {
+
+/// Keeps `times` sorted and unique, and drops times older than newest - retention.
+void note_pass_time(std::vector<double>& times, double t, double retention_s) {
+    const auto it = std::lower_bound(times.begin(), times.end(), t);
+    if (it == times.end() || *it != t) times.insert(it, t);
+    const double oldest = times.back() - retention_s;
+    const auto keep = std::lower_bound(times.begin(), times.end(), oldest);
+    times.erase(times.begin(), keep);
+}
+
+}  // namespace
+
+void SeriesStore::add(const Sample& s) {
+    if (s.kind == SampleKind::inventory) {
+        add_inventory(s);
+        return;
+    }
+    SeriesKey key{s.host, s.series, s.labels};
+    auto [it, inserted] = series_.try_emplace(key);
+    Series& ser = it->second;
+    if (inserted) {
+        ser.key = std::move(key);
+        ser.kind = s.kind;
+        by_name_[s.series].push_back(&ser);
+        auto& v = by_name_[s.series];
+        std::sort(v.begin(), v.end(), [](const Series* a, const Series* b) { return a->key < b->key; });
+    }
+    const double t = engine_time(s);
+    if (!ser.points.empty() && t < ser.points.back().t) {
+        ++dropped_;
+        return;
+    }
+    if (s.wall_ms != 0) has_wall_clock_ = true;
+    PointMeta meta{s.raw, s.source, s.unit, s.width_bits, s.saturates, s.error};
+    auto m = std::find(ser.metas.begin(), ser.metas.end(), meta);
+    if (m == ser.metas.end()) m = ser.metas.insert(ser.metas.end(), std::move(meta));
+    ser.points.push_back(Point{t, s.t_s, s.count, s.value,
+                               static_cast<std::uint32_t>(m - ser.metas.begin())});
+    while (!ser.points.empty() &&
+           (ser.points.size() > limits_.max_points ||
+            ser.points.front().t < t - limits_.retention_s))
+        ser.points.pop_front();
+    note_pass_time(pass_times_[s.host], t, limits_.retention_s);
+}
+
+void SeriesStore::add_inventory(const Sample& s) {
+    const double t = engine_time(s);
+    auto& inv = inventories_[s.host];
+    if (inv.snapshot.is_null() || t >= inv.t) inv = Inventory{t, s.inventory};
+    if (s.wall_ms != 0) has_wall_clock_ = true;
+    note_pass_time(pass_times_[s.host], t, limits_.retention_s);
+}
+
+std::vector<const Series*> SeriesStore::find(const std::string& series) const {
+    const auto it = by_name_.find(series);
+    return it == by_name_.end() ? std::vector<const Series*>{} : it->second;
+}
+
+const Series* SeriesStore::get(const SeriesKey& key) const {
+    const auto it = series_.find(key);
+    return it == series_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> SeriesStore::hosts() const {
+    std::vector<std::string> out;
+    for (const auto& [h, _] : pass_times_) out.push_back(h);
+    return out;
+}
+
+const std::vector<double>& SeriesStore::pass_times(const std::string& host) const {
+    static const std::vector<double> kNone;
+    const auto it = pass_times_.find(host);
+    return it == pass_times_.end() ? kNone : it->second;
+}
+
+}  // namespace rh
