@@ -18,5 +18,7 @@ int run_snapshot(const std::vector<std::string>& args);
 int run_check(const std::vector<std::string>& args);
 int run_probe(const std::vector<std::string>& args);
 int run_responder(const std::vector<std::string>& args);
+int run_diagnose(const std::vector<std::string>& args);
+int run_record(const std::vector<std::string>& args);
 
 }  // namespace rh::cli

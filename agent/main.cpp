@@ -20,6 +20,8 @@ constexpr Subcommand kSubcommands[] = {
     {"check", rh::cli::run_check, "diagnose this host (and a peer) and print findings"},
     {"probe", rh::cli::run_probe, "measure RDMA WRITE/READ latency to a peer's responder"},
     {"responder", rh::cli::run_responder, "serve probes from peers"},
+    {"record", rh::cli::run_record, "record counters and facts as JSON lines for diagnose --replay"},
+    {"diagnose", rh::cli::run_diagnose, "run the rules over recordings or captured text bundles"},
 };
 
 void usage(std::FILE* out) {

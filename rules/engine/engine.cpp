@@ -64,6 +64,28 @@ std::string series_list(const RuleSpec& rule) {
     return out;
 }
 
+/// The conditions of `rule.when` that have no series at all for group `g` (the driver lacks the
+/// counter for this priority, no other host was recorded, the kernel has no ECN state), as a
+/// list of their series names; empty when every condition has data. In an "any" rule the absent
+/// ones only count when all are absent (the others could have decided it).
+std::string absent_series(const SeriesStore& store, const RuleSpec& rule, const Group& g,
+                          double t) {
+    std::set<std::string> names;
+    const auto leaves = leaf_conditions(rule.when);
+    std::size_t absent = 0;
+    for (const Condition* c : leaves) {
+        if (!select_series(store, *c, g, t).empty()) continue;
+        ++absent;
+        std::string n;
+        for (const auto& name : c->series) n += (n.empty() ? "" : "/") + name;
+        names.insert(n + (c->host == HostScope::other ? " on another host" : ""));
+    }
+    if (rule.when.kind == Expr::Kind::any && absent < leaves.size()) return {};
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
 std::string group_subject(const Group& g) {
     std::string s = g.host;
     if (g.labels.count("device")) s += " " + g.labels.at("device");
@@ -126,9 +148,17 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             bool known = false;
             const auto eps = episodes_for(store, rule, g, passes, known);
             if (!known) {
-                out.unevaluated.push_back(
-                    {group_subject(g), rule.id + ": its series (" + series_list(rule) +
-                                           ") had no usable values in any interval"});
+                // A series the rule needs that this host never recorded (upstream kernels have
+                // no ECN enable state, one host has no peer's CNP counters) makes the rule not
+                // applicable here; series that exist without usable values leave it unevaluated.
+                const std::string absent = absent_series(store, rule, g, passes.back());
+                if (!absent.empty())
+                    out.not_applicable.push_back(
+                        {group_subject(g), rule.id + ": no " + absent + " in the data"});
+                else
+                    out.unevaluated.push_back(
+                        {group_subject(g), rule.id + ": its series (" + series_list(rule) +
+                                               ") had no usable values in any interval"});
                 continue;
             }
             if (eps.empty()) continue;

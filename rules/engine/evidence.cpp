@@ -47,9 +47,19 @@ Peak peak_of(const FindingContext& ctx, const Condition& c) {
     return p;
 }
 
-/// First pass (from lookback before the finding to its end) where the condition's series moved:
-/// a counter increased in that pass interval, or a gauge met the condition.
+/// Whether the condition is about a signal staying low ("no ECN marks", "traffic < 1 MB/s"):
+/// such conditions are evidence of an absence, with no moment of rising to put on a timeline.
+bool is_absence(const Condition& c) {
+    return c.op == Compare::lt || c.op == Compare::le || c.op == Compare::eq;
+}
+
+/// First pass (from lookback before the finding to its end) where the condition's signal moved
+/// as the condition means it, measured over that pass interval alone: a gauge or pause fraction
+/// meeting the threshold, a counter growing at a rate that would meet the threshold over the
+/// condition's window (any growth for "> 0"). A first rise in the data's first interval says the
+/// signal was already there when the data began.
 void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
+    if (is_absence(c)) return;
     const double from = f.opened_t - ctx.lookback_s;
     const double to = ctx.episodes.back().end;
     Condition step = c;
@@ -57,10 +67,18 @@ void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
     for (std::size_t k = 1; k < ctx.passes.size(); ++k) {
         const double t = ctx.passes[k];
         if (t < from || t > to + kWindowSlackS) continue;
-        const Measurement m = measure(ctx.store, step, ctx.group, t, t - ctx.passes[k - 1]);
-        if (!m.value) continue;
-        const bool moved = c.measure == Measure::value ? holds(c, m).value_or(false) : *m.value > 0;
-        if (!moved || !m.strongest) continue;
+        const double dt = t - ctx.passes[k - 1];
+        const Measurement m = measure(ctx.store, step, ctx.group, t, dt);
+        if (!m.value || !m.strongest) continue;
+        bool moved = false;
+        if (c.measure == Measure::increase && c.window_s > 0 && dt > 0) {
+            Measurement scaled = m;
+            scaled.value = *m.value * c.window_s / dt;
+            moved = *m.value > 0 && holds(c, scaled).value_or(false);
+        } else {
+            moved = holds(c, m).value_or(false);
+        }
+        if (!moved) continue;
         const Series& s = *m.strongest;
         TimelineEvent e;
         e.t = t;
@@ -71,7 +89,10 @@ void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
         e.unit = s.unit();
         e.value = format_measure(step, *m.value, e.unit);
         e.source = s.metas.empty() ? "" : s.metas.back().source;
-        e.what = (c.measure == Measure::value ? c.signal + " condition met: " : c.signal + " first rose: ") +
+        const bool at_start = k == 1;
+        e.what = c.signal + (at_start ? " already present when the data begins: "
+                                      : (c.measure == Measure::value ? " condition met: "
+                                                                     : " started: ")) +
                  s.key.series + " on " + where(s) + host_word(c);
         f.timeline.push_back(std::move(e));
         return;
@@ -105,7 +126,12 @@ std::string render_summary(const FindingContext& ctx, const Finding& f,
                            const std::vector<std::pair<const Condition*, Peak>>& peaks) {
     std::string s = ctx.rule.summary;
     replace_all(s, "{host}", ctx.group.host);
-    for (const auto& [k, v] : ctx.group.labels) replace_all(s, "{" + k + "}", v);
+    for (const auto& [k, v] : ctx.group.labels) {
+        replace_all(s, "{" + k + "}", v);
+        if (const auto t = ctx.rule.label_text.find(k); t != ctx.rule.label_text.end())
+            if (const auto text = t->second.find(v); text != t->second.end())
+                replace_all(s, "{" + k + "_text}", text->second);
+    }
     for (const auto& [c, p] : peaks)
         replace_all(s, "{" + c->signal + "}",
                     p.value ? format_measure(*c, *p.value, p.series ? p.series->unit() : "")

@@ -102,14 +102,21 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
                     double step_s) {
     Measurement m;
     m.series = select_series(store, c, g, t);
-    const double window = c.window_s > 0 ? c.window_s : step_s;
+    // A window shorter than the pass interval (bundles captured minutes apart) is widened to
+    // the interval; an increase is then scaled back to "per window_s", so thresholds keep
+    // their meaning as rates.
+    const double window = std::max(c.window_s, step_s);
     const double t0 = t - window;
     double best = -INFINITY;
     for (const Series* s : m.series) {
         std::optional<double> v;
         switch (c.measure) {
             case Measure::increase:
-                if (auto w = increase_in(*s, t0, t); w.increase) v = static_cast<double>(*w.increase);
+                if (auto w = increase_in(*s, t0, t); w.increase) {
+                    v = static_cast<double>(*w.increase);
+                    if (c.window_s > 0 && w.covered_s > c.window_s + kWindowSlackS)
+                        *v *= c.window_s / w.covered_s;
+                }
                 break;
             case Measure::rate_per_s:
                 v = rate_in(*s, t0, t);
@@ -161,8 +168,15 @@ std::optional<bool> holds(const Condition& c, const Measurement& m) {
 std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& g, double t,
                           double step_s) {
     if (e.kind == Expr::Kind::cond) return holds(e.cond, measure(store, e.cond, g, t, step_s));
-    bool unknown = false;
+    bool unknown = false, any_present = false;
     for (const Expr& child : e.children) {
+        // In "any", a condition on series this host does not have at all (the driver lacks the
+        // counter) is not a way for the rule to hold here: skipped, not unknown. A series that
+        // exists but has no value in the window is unknown.
+        if (e.kind == Expr::Kind::any && child.kind == Expr::Kind::cond &&
+            select_series(store, child.cond, g, t).empty())
+            continue;
+        any_present = true;
         const auto r = holds(store, child, g, t, step_s);
         if (!r) {
             unknown = true;
@@ -172,7 +186,7 @@ std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& 
             return true;
         }
     }
-    if (unknown) return std::nullopt;
+    if (unknown || !any_present) return std::nullopt;
     return e.kind == Expr::Kind::all;
 }
 

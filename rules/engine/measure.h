@@ -37,7 +37,8 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
 /// Compares with the condition's operator and threshold; nullopt when the value is unknown.
 std::optional<bool> holds(const Condition& c, const Measurement& m);
 
-/// Evaluates a boolean expression; unknown when it depends on unknown conditions.
+/// Evaluates a boolean expression; unknown when it depends on unknown conditions. In "any",
+/// conditions whose series the host does not have are skipped (all of them: unknown).
 std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& g, double t,
                           double step_s);
 

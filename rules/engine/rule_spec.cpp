@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "rules/rule.h"
+#include "store/series_names.h"
 
 #ifndef RH_RULES_INSTALLED
 #define RH_RULES_INSTALLED "/usr/share/rocehealth/rules.json"
@@ -98,6 +99,11 @@ Condition condition(const nlohmann::json& j, const std::string& path) {
     } else {
         bad(path + ".series", "expected a series name or a non-empty list of them");
     }
+    for (const std::string& name : c.series)
+        if (!is_known_series(name))
+            bad(path + ".series", "unknown series \"" + name +
+                                      "\" (store/README.md lists the series; collectors/"
+                                      "normalize.h the normalized counters)");
     if (const auto m = j.find("match"); m != j.end()) c.match = labels(*m, path + ".match");
     const std::string measure = str(j, "measure", path, true);
     if (measure == "increase") {
@@ -162,8 +168,9 @@ bool is_inventory_check(const std::string& id) {
 
 RuleSpec rule(const nlohmann::json& j, const std::string& path) {
     only_keys(j, path,
-              {"id", "title", "severity", "summary", "explanation", "thresholds_reason", "check",
-               "group_by", "hold_s", "when", "supports", "alternatives", "escalate"});
+              {"id", "title", "severity", "summary", "label_text", "explanation",
+               "thresholds_reason", "check", "group_by", "hold_s", "when", "supports",
+               "alternatives", "escalate"});
     RuleSpec r;
     r.id = str(j, "id", path, true);
     if (r.id.empty() || r.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") !=
@@ -182,6 +189,11 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
         return r;
     }
     r.summary = str(j, "summary", path, true);
+    if (const auto lt = j.find("label_text"); lt != j.end()) {
+        if (!lt->is_object()) bad(path + ".label_text", "expected {label: {value: text}}");
+        for (const auto& [label, texts] : lt->items())
+            r.label_text[label] = labels(texts, path + ".label_text." + label);
+    }
     if (!j.contains("when")) bad(path + ".when", "missing (or give \"check\")");
     r.when = expr(j.at("when"), path + ".when");
     r.hold_s = num(j, "hold_s", path, 0, 0, 86400);

@@ -3,6 +3,7 @@
 // time-series store. File format and every field: rules/README.md.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,7 +38,9 @@ struct Condition {
     Measure measure = Measure::increase;
     Compare op = Compare::gt;
     double threshold = 0;
-    double window_s = 0;  ///< measured over [t - window_s, t]; 0 = the last pass interval
+    /// Measured over [t - window_s, t]; 0 = the last pass interval. Passes further apart than
+    /// window_s (bundles) widen it to the interval and scale increases to "per window_s".
+    double window_s = 0;
     HostScope host = HostScope::same;
     /// For a per-priority group: compare against the priorities whose gauge `pfc_enabled`
     /// equals this (1 = the lossless priorities, 0 = the others) instead of the group's own.
@@ -66,7 +69,11 @@ struct RuleSpec {
     std::string id;
     std::string title;
     Severity severity = Severity::warning;
-    std::string summary;      ///< template: {host} {device} {port} {priority} {direction} {<signal>}
+    /// Template: {host}, any group label ({device} {port} {priority} {direction}), {<signal>}
+    /// (its measured peak), {held} (how long it held), {<label>_text} (from label_text).
+    std::string summary;
+    /// Text per label value for the summary, e.g. direction: {tx: "this host sent the pauses"}.
+    std::map<std::string, Labels> label_text;
     std::string explanation;  ///< why it matters / where to look
     std::string thresholds_reason;  ///< why the thresholds are what they are
     /// Inventory check (rules/registry.cpp) run on each host's latest inventory instead of a
