@@ -45,6 +45,7 @@ void SeriesStore::add(const Sample& s) {
     PointMeta meta{s.raw, s.source, s.unit, s.width_bits, s.saturates, s.error};
     auto m = std::find(ser.metas.begin(), ser.metas.end(), meta);
     if (m == ser.metas.end()) m = ser.metas.insert(ser.metas.end(), std::move(meta));
+    if (s.count || s.value) ser.ever_valued = true;
     ser.points.push_back(Point{t, s.t_s, s.count, s.value,
                                static_cast<std::uint32_t>(m - ser.metas.begin())});
     while (!ser.points.empty() &&

@@ -50,6 +50,8 @@ struct Series {
     SampleKind kind = SampleKind::counter;
     std::deque<Point> points;      ///< oldest first; bounded by the store's retention
     std::vector<PointMeta> metas;  ///< distinct metadata seen (small: usually one)
+    /// Some point ever had a value (a series never readable is treated like an absent one).
+    bool ever_valued = false;
 
     const PointMeta& meta(const Point& p) const { return metas[p.meta]; }
     const std::string& unit() const { return metas.empty() ? kEmpty : metas.back().unit; }

@@ -170,12 +170,16 @@ std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& 
     if (e.kind == Expr::Kind::cond) return holds(e.cond, measure(store, e.cond, g, t, step_s));
     bool unknown = false, any_present = false;
     for (const Expr& child : e.children) {
-        // In "any", a condition on series this host does not have at all (the driver lacks the
-        // counter) is not a way for the rule to hold here: skipped, not unknown. A series that
-        // exists but has no value in the window is unknown.
-        if (e.kind == Expr::Kind::any && child.kind == Expr::Kind::cond &&
-            select_series(store, child.cond, g, t).empty())
-            continue;
+        // In "any", a condition on series this host does not have (the driver lacks the
+        // counter) or never could read (`ip link` without -s has no carrier changes) is not a
+        // way for the rule to hold here: skipped, not unknown. A series that has values but
+        // none in this window (a read error for a while) is unknown.
+        if (e.kind == Expr::Kind::any && child.kind == Expr::Kind::cond) {
+            const auto chosen = select_series(store, child.cond, g, t);
+            if (std::none_of(chosen.begin(), chosen.end(),
+                             [](const Series* s) { return s->ever_valued; }))
+                continue;
+        }
         any_present = true;
         const auto r = holds(store, child, g, t, step_s);
         if (!r) {
