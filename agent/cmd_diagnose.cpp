@@ -1,22 +1,64 @@
 // rocehealth diagnose: runs the rule engine over recorded data — recordings written by
-// `rocehealth record` (--replay) or operators' text captures (--bundle) — and prints the findings
-// with their evidence and the timeline. The same engine runs live in the agent.
+// `rocehealth record` (--replay), operators' text captures (--bundle) — or over this host sampled
+// live for a while (--live), and prints the findings with their evidence and the timeline. All
+// three fill the same store and run the same engine.
 // Exit: 0 no finding, 1 findings, 2 could not run (bad input, bad rules file, no data).
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <limits>
+#include <thread>
 
 #include "agent/commands.h"
 #include "agent/diagnose_report.h"
+#include "agent/duration_arg.h"
+#include "agent/host_sampler.h"
 #include "agent/options.h"
 #include "rules/engine/engine.h"
 #include "store/inputs.h"
+#include "store/sample_json.h"
 
 namespace rh::cli {
+
+namespace {
+
+/// Samples this host every `interval_s` for `duration_s` into `store` (and `save`, if open).
+/// Returns false with a message when there is nothing to sample.
+bool sample_live(SeriesStore& store, const std::string& root, const std::string& device,
+                 double interval_s, double duration_s, std::ofstream* save,
+                 std::vector<InputReport>& inputs) {
+    HostSampler sampler(CollectOptions{SysfsRoot(root), device}, "");
+    if (sampler.devices() == 0) {
+        std::cerr << "rocehealth diagnose: no RDMA device" << (device.empty() ? "" : " named " + device)
+                  << " found under " << root << "/class/infiniband\n";
+        return false;
+    }
+    InputReport in{"live:" + root, 0, {sampler.snapshot().host}, {}};
+    const double start = monotonic_now_s();
+    for (double next = start;; next += interval_s) {
+        std::vector<std::string> rediscovered;
+        for (const Sample& s : sampler.pass(rediscovered)) {
+            store.add(s);
+            if (save) write_sample(*save, s);
+            ++in.samples;
+        }
+        if (save) save->flush();
+        for (auto& r : rediscovered) in.notes.push_back("rediscovered devices: " + r);
+        if (monotonic_now_s() - start + interval_s > duration_s + 0.25 * interval_s) break;
+        const double wait = next + interval_s - monotonic_now_s();
+        if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    }
+    inputs.push_back(std::move(in));
+    return true;
+}
+
+}  // namespace
 
 int run_diagnose(const std::vector<std::string>& args) {
     po::options_description desc("options");
     std::vector<std::string> replays, bundles;
-    std::string rules_file;
+    std::string rules_file, duration_text = "30s", live_interval_text = "1s", save_path,
+                            root = "/sys", device;
     double interval_s = 0;
     desc.add_options()("help,h", "show this help")(
         "replay", po::value(&replays),
@@ -26,6 +68,12 @@ int run_diagnose(const std::vector<std::string>& args) {
         "lspci -vv, ip -d link, mlnx_qos); repeat, in time order")(
         "interval", po::value(&interval_s),
         "seconds between bundle captures (when they have no `timestamp` file)")(
+        "live", "sample this host's counters for --duration, then diagnose")(
+        "duration", po::value(&duration_text), "how long --live samples (default 30s)")(
+        "live-interval", po::value(&live_interval_text), "time between --live passes (default 1s)")(
+        "save", po::value(&save_path), "with --live: also write the samples as a recording")(
+        "sysfs-root", po::value(&root), "with --live: sysfs tree to read (default /sys)")(
+        "device", po::value(&device), "with --live: only this RDMA device")(
         "rules", po::value(&rules_file),
         "rules file (default: $ROCEHEALTH_RULES, /etc/rocehealth/rules.json, the packaged one)")(
         "json", "print the result as JSON")("verbose,v",
@@ -33,15 +81,36 @@ int run_diagnose(const std::vector<std::string>& args) {
     po::variables_map vm;
     if (auto exit = parse_options(
             "diagnose",
-            "rocehealth diagnose (--replay FILE... | --bundle DIR... [--interval SECONDS]) "
-            "[--rules FILE] [--json]",
+            "rocehealth diagnose (--replay FILE... | --bundle DIR... [--interval SECONDS] | "
+            "--live [--duration 30s] [--save FILE]) [--rules FILE] [--json]",
             "Diagnose recorded data: findings with evidence, alternatives and a timeline.\n"
             "Exit: 0 no finding, 1 findings, 2 could not run.",
             args, desc, vm))
         return *exit;
-    if (replays.empty() && bundles.empty()) {
-        std::cerr << "rocehealth diagnose: nothing to diagnose: give --replay FILE or --bundle DIR\n";
+    const bool live = vm.count("live") > 0;
+    if (replays.empty() && bundles.empty() && !live) {
+        std::cerr << "rocehealth diagnose: nothing to diagnose: give --replay FILE, --bundle DIR "
+                     "or --live\n";
         return kExitCannotRun;
+    }
+    double duration_s = 0, live_interval_s = 1;
+    if (live) {
+        if (auto e = parse_duration_s("--duration", duration_text, 0.1, 86400, duration_s)) {
+            std::cerr << "rocehealth diagnose: " << *e << "\n";
+            return kExitCannotRun;
+        }
+        if (auto e = parse_duration_s("--live-interval", live_interval_text, 0.1, 3600,
+                                      live_interval_s)) {
+            std::cerr << "rocehealth diagnose: " << *e << "\n";
+            return kExitCannotRun;
+        }
+        if (!sysfs_root_usable("diagnose", root)) return kExitCannotRun;
+    } else {
+        for (const char* o : {"duration", "live-interval", "save", "sysfs-root", "device"})
+            if (vm.count(o)) {
+                std::cerr << "rocehealth diagnose: --" << o << " applies to --live only\n";
+                return kExitCannotRun;
+            }
     }
     if (vm.count("interval") && !(interval_s > 0 && interval_s < 1e7)) {
         std::cerr << "rocehealth diagnose: --interval: expected seconds > 0, got " << interval_s
@@ -85,6 +154,25 @@ int run_diagnose(const std::vector<std::string>& args) {
             return kExitCannotRun;
         }
         for (auto& in : *r) inputs.push_back(std::move(in));
+    }
+    if (live) {
+        std::ofstream save;
+        if (!save_path.empty()) {
+            std::error_code ec;
+            if (std::filesystem::exists(save_path, ec)) {
+                std::cerr << "rocehealth diagnose: " << save_path
+                          << " exists; refusing to overwrite a recording\n";
+                return kExitCannotRun;
+            }
+            save.open(save_path);
+            if (!save) {
+                std::cerr << "rocehealth diagnose: cannot open " << save_path << " for writing\n";
+                return kExitCannotRun;
+            }
+        }
+        if (!sample_live(store, root, device, live_interval_s, duration_s,
+                         save.is_open() ? &save : nullptr, inputs))
+            return kExitCannotRun;
     }
     if (store.dropped_out_of_order() > 0)
         std::cerr << "rocehealth diagnose: note: " << store.dropped_out_of_order()

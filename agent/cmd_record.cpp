@@ -8,20 +8,16 @@
 #include <signal.h>
 #include <time.h>
 
-#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <memory>
 
 #include "agent/commands.h"
 #include "agent/duration_arg.h"
 #include "agent/options.h"
-#include "collectors/collect.h"
-#include "collectors/counter_poller.h"
-#include "store/from_snapshot.h"
+#include "agent/host_sampler.h"
 #include "store/sample_json.h"
 
 namespace rh::cli {
@@ -39,18 +35,6 @@ void install_stop_handlers() {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
-}
-
-double monotonic_s() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-std::int64_t wall_ms_now() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
 }
 
 /// Sleeps until monotonic time `deadline_s`; returns early when a stop signal arrives.
@@ -106,14 +90,12 @@ int run_record(const std::vector<std::string>& args) {
         return kExitCannotRun;
     }
 
-    const CollectOptions copts{SysfsRoot(root), device};
-    Snapshot snap = collect_snapshot(copts);
-    if (snap.devices.empty()) {
+    HostSampler sampler(CollectOptions{SysfsRoot(root), device}, host);
+    if (sampler.devices() == 0) {
         std::cerr << "rocehealth record: no RDMA device" << (device.empty() ? "" : " named " + device)
                   << " found under " << root << "/class/infiniband\n";
         return kExitCannotRun;
     }
-    if (!host.empty()) snap.host = host;
     std::ofstream out(out_path, append ? std::ios::app : std::ios::trunc);
     if (!out) {
         std::cerr << "rocehealth record: cannot open " << out_path << " for writing: "
@@ -122,25 +104,13 @@ int run_record(const std::vector<std::string>& args) {
     }
     install_stop_handlers();
 
-    auto poller = std::make_unique<CounterPoller>(copts.sysfs, snap);
-    const double start = monotonic_s();
-    std::size_t passes = 0, samples = 0, rediscoveries = 0;
-    bool with_inventory = true;
+    const double start = monotonic_now_s();
+    std::size_t passes = 0, samples = 0;
     for (double next = start; !g_stop; next += interval_s) {
-        if (passes > 0) {
-            const PollResult r = poller->poll(snap);
-            if (r.rediscover) {
-                for (const auto& why : r.rediscover_reasons)
-                    std::cerr << "rocehealth record: rediscovering: " << why << "\n";
-                snap = collect_snapshot(copts);
-                if (!host.empty()) snap.host = host;
-                poller = std::make_unique<CounterPoller>(copts.sysfs, snap);
-                with_inventory = true;
-                ++rediscoveries;
-            }
-        }
-        const auto batch =
-            samples_from_snapshot(snap, SampleTime{monotonic_s(), wall_ms_now()}, with_inventory);
+        std::vector<std::string> rediscovered;
+        const auto batch = sampler.pass(rediscovered);
+        for (const auto& why : rediscovered)
+            std::cerr << "rocehealth record: rediscovered devices: " << why << "\n";
         for (const Sample& s : batch) write_sample(out, s);
         out.flush();
         if (!out) {
@@ -148,16 +118,15 @@ int run_record(const std::vector<std::string>& args) {
                       << " failed (disk full?); passes written so far are complete\n";
             return kExitCannotRun;
         }
-        with_inventory = false;
         ++passes;
         samples += batch.size();
-        if (duration_s > 0 && monotonic_s() - start + interval_s > duration_s + 1e-3) break;
+        if (duration_s > 0 && monotonic_now_s() - start + interval_s > duration_s + 0.25 * interval_s) break;
         // A pass that overran its interval starts the next one at once, without bunching up.
-        if (next + interval_s < monotonic_s()) next = monotonic_s() - interval_s;
+        if (next + interval_s < monotonic_now_s()) next = monotonic_now_s() - interval_s;
         sleep_until(next + interval_s);
     }
     std::cerr << "rocehealth record: " << passes << " passes, " << samples << " samples to "
-              << out_path << " (" << rediscoveries << " rediscoveries)\n";
+              << out_path << " (" << sampler.rediscoveries() << " rediscoveries)\n";
     return kExitOk;
 }
 

@@ -85,7 +85,14 @@ printf '{"schema":1,"rules":[{"id":"x","title":"t","severity":"warning","summary
 run 2 "bad rules" diagnose --replay "$rec" --rules "$work/rules.json"
 has "bad rules" "$work/rules.json" "rules[0].when.series" "unknown series \"rnr_nak_recieved\""
 run 2 "nothing" diagnose
-has "nothing" "give --replay FILE or --bundle DIR"
+has "nothing" "give --replay FILE, --bundle DIR or --live"
 run 2 "interval without bundle" diagnose --replay "$rec" --interval 5
 has "interval without bundle" "--interval applies to --bundle"
+# --live: the same engine over this host sampled now (a fixture tree here), saved for replay.
+run 1 "live" diagnose --live --duration 1s --live-interval 500ms --sysfs-root "$fx/mlx5_x8/sys" --save "$work/live.jsonl"
+has "live" "1 s of data" "[warning] pcie_downtrained"
+run 1 "live saved replays" diagnose --replay "$work/live.jsonl"
+has "live saved replays" "[warning] pcie_downtrained"
+run 2 "live option without live" diagnose --replay "$rec" --duration 5s
+has "live option without live" "--duration applies to --live only"
 exit $failed

@@ -1,0 +1,51 @@
+#include "agent/host_sampler.h"
+
+#include <time.h>
+
+#include <chrono>
+
+#include "store/from_snapshot.h"
+
+namespace rh::cli {
+
+double monotonic_now_s() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+std::int64_t wall_now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+HostSampler::HostSampler(CollectOptions opts, std::string host)
+    : opts_(std::move(opts)), host_(std::move(host)) {
+    discover();
+}
+
+void HostSampler::discover() {
+    poller_.reset();
+    snap_ = collect_snapshot(opts_);
+    if (!host_.empty()) snap_.host = host_;
+    poller_ = std::make_unique<CounterPoller>(opts_.sysfs, snap_);
+    fresh_ = true;
+}
+
+std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {
+    if (!fresh_) {
+        const PollResult r = poller_->poll(snap_);
+        if (r.rediscover) {
+            rediscovered.insert(rediscovered.end(), r.rediscover_reasons.begin(),
+                                r.rediscover_reasons.end());
+            discover();
+            ++rediscoveries_;
+        }
+    }
+    auto out = samples_from_snapshot(snap_, SampleTime{monotonic_now_s(), wall_now_ms()}, fresh_);
+    fresh_ = false;
+    return out;
+}
+
+}  // namespace rh::cli

@@ -1,0 +1,49 @@
+// One host's collection passes as samples: the first pass discovers devices (collect_snapshot)
+// and includes the inventory; later passes re-read the kept-open counter files
+// (collectors/counter_poller.h). A device or counter file that appears or disappears triggers a
+// new discovery (and a new inventory sample). Used by `record`, `diagnose --live` and the agent.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectors/collect.h"
+#include "collectors/counter_poller.h"
+#include "core/sample.h"
+
+namespace rh::cli {
+
+class HostSampler {
+  public:
+    /// Discovers at once. `host` overrides the host name (empty: the snapshot's).
+    HostSampler(CollectOptions opts, std::string host);
+
+    /// Devices found by the last discovery (0: nothing to sample).
+    std::size_t devices() const { return snap_.devices.size(); }
+    const Snapshot& snapshot() const { return snap_; }
+
+    /// One pass stamped with CLOCK_MONOTONIC seconds and UTC ms. Rediscovery reasons of this
+    /// pass (one sentence each, naming the path) are appended to `rediscovered`.
+    std::vector<Sample> pass(std::vector<std::string>& rediscovered);
+
+    std::size_t rediscoveries() const { return rediscoveries_; }
+
+  private:
+    void discover();
+
+    CollectOptions opts_;
+    std::string host_;
+    Snapshot snap_;
+    std::unique_ptr<CounterPoller> poller_;
+    bool fresh_ = true;  ///< the snapshot was just discovered: next pass carries the inventory
+    std::size_t rediscoveries_ = 0;
+};
+
+/// CLOCK_MONOTONIC in seconds.
+double monotonic_now_s();
+/// UTC milliseconds since the epoch.
+std::int64_t wall_now_ms();
+
+}  // namespace rh::cli
