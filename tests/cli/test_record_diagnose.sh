@@ -95,4 +95,12 @@ run 1 "live saved replays" diagnose --replay "$work/live.jsonl"
 has "live saved replays" "[warning] pcie_downtrained"
 run 2 "live option without live" diagnose --replay "$rec" --duration 5s
 has "live option without live" "--duration applies to --live only"
+# Every shipped rule is documented with its thresholds in rules/README.md.
+python3 - "$fx/../../rules" <<'PY' || fail "rules/README.md does not document every rule"
+import json, sys
+d = sys.argv[1]
+readme = open(d + "/README.md").read()
+missing = [r["id"] for r in json.load(open(d + "/rocehealth-rules.json"))["rules"] if "| `%s` |" % r["id"] not in readme]
+assert not missing, missing
+PY
 exit $failed
