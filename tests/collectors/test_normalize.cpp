@@ -12,6 +12,7 @@
 
 #include "collectors/collect.h"
 #include "collectors/normalize.h"
+#include "tests/support/test_support.h"
 
 // Each check names the raw counter and the file its expected value is read from, so a fixture
 // change cannot silently make a wrong mapping pass.
@@ -22,21 +23,10 @@ namespace fs = std::filesystem;
 using Labels = std::map<std::string, std::string>;
 const std::string kFixtures = RH_FIXTURES_DIR;
 
-/// `ethtool -S` recording "     name: value" -> value (split on the last ": ", name trimmed).
+/// An `ethtool -S` recording of the fixture tree, value by name.
 std::map<std::string, std::uint64_t> read_recording(const std::string& tree,
                                                     const std::string& ifname) {
-    std::map<std::string, std::uint64_t> out;
-    std::ifstream in(kFixtures + "/" + tree + "/ethtool/" + ifname + ".txt");
-    std::string line;
-    while (std::getline(in, line)) {
-        const auto colon = line.rfind(": ");
-        if (colon == std::string::npos) continue;
-        auto name = line.substr(0, colon);
-        name.erase(0, name.find_first_not_of(' '));
-        name.erase(name.find_last_not_of(' ') + 1);
-        out[name] = std::stoull(line.substr(colon + 2));
-    }
-    return out;
+    return rh::test::ethtool_text_values(kFixtures + "/" + tree + "/ethtool/" + ifname + ".txt");
 }
 
 std::uint64_t sysfs_value(const std::string& tree, const std::string& rel) {
