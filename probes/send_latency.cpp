@@ -2,6 +2,9 @@
 
 #include <sched.h>
 
+#include <cerrno>
+#include <string>
+
 #include "probes/slot.h"
 
 namespace rh {
@@ -30,11 +33,26 @@ class Waits {
         return ok_status();
     }
 
-    /// Until the next receive completed; returns its byte count and session index.
-    Result<std::uint32_t> receive(std::uint32_t seq, Clock::time_point dl, std::uint64_t& index) {
+    /// Until the next receive completed; returns its byte count and session index. `own_send`:
+    /// the send slot of the message this receive answers (client side); when the deadline
+    /// passes while that SEND itself is still unacknowledged, the error says so, because then
+    /// the peer never accepted it (receiver not ready and retried, or its packets lost) rather
+    /// than not answering it.
+    Result<std::uint32_t> receive(std::uint32_t seq, Clock::time_point dl, std::uint64_t& index,
+                                  std::optional<unsigned> own_send = std::nullopt) {
         for (unsigned spins = 1;; ++spins) {
             if (auto b = s_.take_received(index)) return *b;
-            if (auto st = tick(spins, seq, dl, "peer's SEND"); !st) return st.error();
+            auto st = tick(spins, seq, dl, "peer's SEND");
+            if (st) continue;
+            if (st.error().err_no == ETIMEDOUT && own_send && s_.send_busy(*own_send))
+                return Error{"wait", "SEND completion", ETIMEDOUT,
+                             "seq " + std::to_string(seq) +
+                                 " not acknowledged by the peer within " +
+                                 std::to_string(p_.timeout_ms) +
+                                 " ms: its receive queue did not take it (receiver not ready, "
+                                 "retried while rnr_retry allows; 7 = without limit) or the "
+                                 "packets were lost"};
+            return st.error();
         }
     }
 
@@ -160,7 +178,7 @@ PhaseResult send_pingpong_client(SendSession& s, const PhaseSpec& p) {
         if (i == p.warmup) start = t0;
         if (auto st = s.send(i, p.size); !st) return fail(st.error(), i), r;
         std::uint64_t index = 0;
-        auto bytes = w.receive(seq, dl, index);
+        auto bytes = w.receive(seq, dl, index, k);
         if (!bytes) return fail(bytes.error(), i), r;
         end = Clock::now();
         if (i >= p.warmup)
@@ -174,8 +192,7 @@ PhaseResult send_pingpong_client(SendSession& s, const PhaseSpec& p) {
     return r;
 }
 
-Status send_pingpong_responder(SendSession& s, const PhaseSpec& p,
-                               std::uint64_t& checksum_errors) {
+Status send_pingpong_responder(SendSession& s, const PhaseSpec& p, std::uint64_t& checksum_errors) {
     Waits w(s, p);
     const auto hash = fill_send_slots(s, p);
     for (std::uint32_t i = 0; i < p.count; ++i) {

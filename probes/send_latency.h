@@ -12,11 +12,11 @@
 // the receiver answered n+1, so slot n % 2 is not overwritten while n is verified.
 //
 // Receive depth: the client keeps kClientRecvDepth receives posted; the responder keeps
-// `responder --recv-depth` (default oob::kDefaultRecvDepth = 64) posted from before its probe_reply, and
-// re-posts one before answering each message. A ping-pong consumes one receive per round trip,
-// so any depth >= 1 never runs dry; the default leaves headroom for a responder thread that is
-// descheduled between completion and re-post. Depth 0 posts none: every SEND meets an RNR NAK
-// and, after the client's rnr_retry retries, completes with IBV_WC_RNR_RETRY_EXC_ERR.
+// `responder --recv-depth` (default oob::kDefaultRecvDepth = 64) posted from before its
+// probe_reply, and re-posts one before answering each message. A ping-pong consumes one receive per
+// round trip, so any depth >= 1 never runs dry; the default leaves headroom for a responder thread
+// that is descheduled between completion and re-post. Depth 0 posts none: every SEND meets an RNR
+// NAK and, after the client's rnr_retry retries, completes with IBV_WC_RNR_RETRY_EXC_ERR.
 #pragma once
 
 #include <array>
@@ -71,21 +71,23 @@ class SendSession {
     RcConnection& c_;
     std::size_t stride_;
     unsigned depth_;
-    std::uint64_t posted_ = 0;    ///< receive WQEs posted in the session
-    std::uint64_t completed_ = 0; ///< receive completions reaped
-    std::uint64_t taken_ = 0;     ///< receives handed to a phase loop
+    std::uint64_t posted_ = 0;                  ///< receive WQEs posted in the session
+    std::uint64_t completed_ = 0;               ///< receive completions reaped
+    std::uint64_t taken_ = 0;                   ///< receives handed to a phase loop
     std::deque<std::uint32_t> received_bytes_;  ///< completed, not yet taken
     std::array<bool, 2> busy_{};
 };
 
 /// Client side: times SEND i -> the responder's SEND i received. Error completions and timeouts
 /// end the phase (PhaseResult::error, e.g. "SEND 64 B message 0: completion rxe0:
-/// IBV_WC_RNR_RETRY_EXC_ERR (...)").
+/// IBV_WC_RNR_RETRY_EXC_ERR (...)"). A timeout while SEND i itself is still unacknowledged (RNR
+/// retried forever with rnr_retry 7, or lost packets) is named as such: "SEND 64 B message 0:
+/// wait SEND completion: ...: seq 1 not acknowledged by the peer within 3000 ms: ..."; otherwise
+/// "... wait peer's SEND: ...: seq 1 not seen within 3000 ms".
 PhaseResult send_pingpong_client(SendSession& s, const PhaseSpec& p);
 
 /// Responder side: waits for each message, re-posts a receive, answers, verifies. Counts checksum
 /// errors (wrong seq, bad checksum or byte count != message size).
-Status send_pingpong_responder(SendSession& s, const PhaseSpec& p,
-                               std::uint64_t& checksum_errors);
+Status send_pingpong_responder(SendSession& s, const PhaseSpec& p, std::uint64_t& checksum_errors);
 
 }  // namespace rh

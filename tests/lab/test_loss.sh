@@ -5,15 +5,18 @@
 #  2. `tc qdisc add dev eth0 root netem loss 10%` on g1 (g1's egress only: its requests and its
 #     ACKs are lost, g2's packets arrive). The same probes still finish within their deadlines,
 #     or name the error completion, and:
+#       - g2, receiving the lossy direction, sees gaps: `out_of_seq_request` grows there (a
+#         request PSN ahead of the expected one, inside a multi-packet WRITE) and it NAKs them;
+#         g1 receives those NAKs: `rcvd_seq_err` grows there. The clean direction (g2 -> g1)
+#         shows neither: g1 `out_of_seq_request` and g2 `rcvd_seq_err` stay put;
 #       - g1, the requester whose packets vanish, retransmits on its ACK timer:
-#         `completer_retry_err` grows there;
-#       - g2, the responder, sees the gaps and the repeats: `out_of_seq_request` (a request PSN
-#         ahead of the expected one, for multi-packet messages) and `duplicate_request` (a
-#         retransmitted request it already executed, when g1's ACK was the packet lost) grow;
-#       - the probe's p99 latency rises above the baseline's (a retransmit waits the ACK timeout).
+#         `completer_retry_err` grows more there than over the baseline run;
+#       - g2 sees the retransmitted requests it already executed: `duplicate_request` grows;
+#       - the probe's worst p99 latency is above the baseline's (NAK round trips, ACK timeouts).
 #  3. The qdisc is removed; no netem is left on g1.
 # Prints every counter delta and the latencies with and without loss.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rxe_counters.sh"
 loss=${RH_LOSS_PERCENT:-10}
 iters=${RH_LOSS_ITERS:-100}
 lab_up 2
@@ -22,27 +25,13 @@ g2=$(lab_ip g2)
 out=$RH_LAB_DIR/loss
 mkdir -p "$out"
 elapsed_ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-
-snap() { lab_exec "$1" -- "$bin" snapshot --device rxe0 --json >"$2" || fail "$1: snapshot --json"; }
-delta() {  # delta BEFORE AFTER NAME: growth of rxe0 port 1 hw counter NAME; missing fails
-  local d
-  d=$(jq -n --slurpfile a "$1" --slurpfile b "$2" --arg n "$3" '
-    def v(s): [s[0].devices[] | select(.name == "rxe0") | .ports[0].hw_counters[]
-               | select(.name == $n) | .value][0];
-    if (v($a) | type) == "number" and (v($b) | type) == "number" then v($b) - v($a)
-    else "missing" end') || fail "jq on $1 $2"
-  [ "$d" != '"missing"' ] || fail "rxe0 hw counter $3 missing in $2"
-  echo "$d"
+snaps() { rxe_snap g1 "$out/g1.$1.json"; rxe_snap g2 "$out/g2.$1.json"; }
+d() { rxe_delta "$out/$1.$2.json" "$out/$1.$3.json" "$4"; }  # d GUEST A B NAME
+moved() {  # moved A B LABEL
+  rxe_moved "$out/g1.$1.json" "$out/g1.$2.json" "g1 $3"
+  rxe_moved "$out/g2.$1.json" "$out/g2.$2.json" "g2 $3"
 }
-show() {  # show BEFORE AFTER LABEL: every hw counter that moved
-  jq -rn --slurpfile a "$1" --slurpfile b "$2" --arg g "$3" '
-    def m(s): [s[0].devices[] | select(.name == "rxe0") | .ports[0].hw_counters[]
-               | {(.name): .value}] | add;
-    m($a) as $x | m($b) as $y
-    | [$y | to_entries[] | select(.value != $x[.key]) | "\(.key) +\(.value - $x[.key])"]
-    | "\($g) rxe0 hw_counters moved: " + (if length == 0 then "none" else join(", ") end)' >&2
-}
-# probe_run LABEL: WRITE and READ, 64 B and 16 KiB (4 packets at path MTU 4096), g1 -> g2;
+# probe_run: WRITE and READ, 64 B and 16 KiB (4 packets at path MTU 4096), g1 -> g2;
 # prints the JSON; the exit status is the probe's.
 probe_run() {
   lab_exec g1 --timeout 900 -- "$bin" probe "$g2" --op write,read --sizes 64,16384 \
@@ -54,13 +43,16 @@ rid=$(lab spawn g2 -- "$bin" responder) || fail "cannot start the responder on g
 lab_wait_port g2 18520
 
 # --- 1. baseline
-snap g1 "$out/g1.0.json"; snap g2 "$out/g2.0.json"
+snaps 0
+t0=$(date +%s%N)
 base=$(probe_run); rc=$?
+ms=$(elapsed_ms "$t0")
 summary <<<"$base" >&2
+[ "$rc" = 0 ] || rxe_wire_ok g1 g2 18520 || fail "lab network g1 -> g2 is down, not a probe result"
 assert_eq 0 "$rc" "baseline probe: exit status"
-snap g1 "$out/g1.1.json"; snap g2 "$out/g2.1.json"
-show "$out/g1.0.json" "$out/g1.1.json" "g1 baseline"; show "$out/g2.0.json" "$out/g2.1.json" "g2 baseline"
-base_retry=$(delta "$out/g1.0.json" "$out/g1.1.json" completer_retry_err)
+log "baseline probe: ${ms} ms"
+snaps 1
+moved 0 1 baseline
 
 # --- 2. netem loss on g1's egress
 cleanup_qdisc() { lab_exec g1 -- tc qdisc del dev eth0 root >/dev/null 2>&1; }
@@ -78,27 +70,39 @@ summary <<<"$lossy" >&2
 log "probe with ${loss}% loss on g1 egress: exit $rc after ${ms} ms"
 if [ "$rc" != 0 ]; then
   # Allowed only as a named failure: an error completion (e.g. retries exhausted), not a hang.
+  rxe_wire_ok g1 g2 18520 || fail "lab network g1 -> g2 is down, not a probe result"
   assert_eq 1 "$rc" "lossy probe: exit status"
   assert_match "$(jq -r '.errors[0]' <<<"$lossy")" "IBV_WC_[A-Z_]+" "lossy probe names the error"
 fi
 ran=$(jq '[.results[] | select(.skipped == null)] | length' <<<"$lossy")
 [ "$ran" -ge 1 ] || fail "no phase ran under loss"
-snap g1 "$out/g1.2.json"; snap g2 "$out/g2.2.json"
-show "$out/g1.1.json" "$out/g1.2.json" "g1 lossy"; show "$out/g2.1.json" "$out/g2.2.json" "g2 lossy"
-retry=$(delta "$out/g1.1.json" "$out/g1.2.json" completer_retry_err)
-oos=$(delta "$out/g2.1.json" "$out/g2.2.json" out_of_seq_request)
-dup=$(delta "$out/g2.1.json" "$out/g2.2.json" duplicate_request)
-g1_seq=$(delta "$out/g1.1.json" "$out/g1.2.json" rcvd_seq_err)
-g1_exc=$(delta "$out/g1.1.json" "$out/g1.2.json" retry_exceeded_err)
-log "loss ${loss}%: g1 completer_retry_err +$retry (baseline +$base_retry), rcvd_seq_err +$g1_seq," \
-  "retry_exceeded_err +$g1_exc; g2 out_of_seq_request +$oos, duplicate_request +$dup"
+snaps 2
+moved 1 2 lossy
+g2_oos=$(d g2 1 2 out_of_seq_request)
+g1_seq=$(d g1 1 2 rcvd_seq_err)
+g1_oos=$(d g1 1 2 out_of_seq_request)
+g2_seq=$(d g2 1 2 rcvd_seq_err)
+retry=$(d g1 1 2 completer_retry_err)
+base_retry=$(d g1 0 1 completer_retry_err)
+dup=$(d g2 1 2 duplicate_request)
+g1_exc=$(d g1 1 2 retry_exceeded_err)
+log "loss ${loss}% on g1 egress: g2 out_of_seq_request +$g2_oos, g1 rcvd_seq_err +$g1_seq;" \
+  "clean direction: g1 out_of_seq_request +$g1_oos, g2 rcvd_seq_err +$g2_seq"
+log "g1 completer_retry_err +$retry (baseline +$base_retry), retry_exceeded_err +$g1_exc;" \
+  "g2 duplicate_request +$dup"
+[ "$g2_oos" -gt 0 ] || fail "g2 (receiver of the lossy direction) out_of_seq_request did not grow"
+[ "$g1_seq" -gt 0 ] || fail "g1 (sender of the lossy direction) rcvd_seq_err did not grow"
+assert_eq 0 "$g1_oos" "g1 out_of_seq_request growth (g2 -> g1 is not lossy)"
+assert_eq 0 "$g2_seq" "g2 rcvd_seq_err growth (g2 -> g1 is not lossy)"
 [ "$retry" -gt "$base_retry" ] \
   || fail "g1 (lossy sender) completer_retry_err grew by $retry, not more than baseline $base_retry"
-[ "$oos" -ge 1 ] || fail "g2 (receiver of the gaps) out_of_seq_request did not grow"
-[ "$dup" -ge 1 ] || fail "g2 (receiver of the retransmits) duplicate_request did not grow"
+[ "$dup" -gt 0 ] || fail "g2 (receiver of the retransmits) duplicate_request did not grow"
 bp99=$(jq '[.results[] | .p99_us // 0] | max' <<<"$base")
 lp99=$(jq '[.results[] | .p99_us // 0] | max' <<<"$lossy")
 log "worst p99: baseline ${bp99} us, with loss ${lp99} us"
+# A lost packet costs a NAK round trip or an ACK timeout: the tail latency shows it.
+jq -en --argjson b "$bp99" --argjson l "$lp99" '$l > $b' >/dev/null \
+  || fail "worst p99 with loss (${lp99} us) not above the baseline's (${bp99} us)"
 
 # --- 3. clean up: no netem left
 cleanup_qdisc
