@@ -60,6 +60,11 @@ Result<std::string> opt_string(const nlohmann::json& j, const char* key, bool re
     return it->get<std::string>();
 }
 
+/// A whole number >= 0, whether the JSON holds it signed (built in code) or unsigned (parsed).
+bool is_whole_nonnegative(const nlohmann::json& v) {
+    return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+}
+
 }  // namespace
 
 Result<Sample> sample_from_json(const nlohmann::json& j) {
@@ -114,13 +119,14 @@ Result<Sample> sample_from_json(const nlohmann::json& j) {
     switch (s.kind) {
         case SampleKind::counter:
             if (!v->is_null()) {
-                if (!v->is_number_unsigned())
+                if (!is_whole_nonnegative(*v))
                     return field_error("value", "a counter must be a whole number >= 0, got " +
                                                     v->dump());
                 s.count = v->get<std::uint64_t>();
             }
             if (const auto w = j.find("width_bits"); w != j.end()) {
-                if (!w->is_number_unsigned() || w->get<unsigned>() < 1 || w->get<unsigned>() > 64)
+                if (!is_whole_nonnegative(*w) || w->get<std::uint64_t>() < 1 ||
+                    w->get<std::uint64_t>() > 64)
                     return field_error("width_bits", "expected 1..64, got " + w->dump());
                 s.width_bits = w->get<unsigned>();
             }

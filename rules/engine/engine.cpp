@@ -1,6 +1,7 @@
 #include "rules/engine/engine.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "collectors/inventory_from_json.h"
@@ -64,23 +65,42 @@ std::string series_list(const RuleSpec& rule) {
     return out;
 }
 
-/// The conditions of `rule.when` that have no series at all for group `g` (the driver lacks the
-/// counter for this priority, no other host was recorded, the kernel has no ECN state), as a
-/// list of their series names; empty when every condition has data. In an "any" rule the absent
-/// ones only count when all are absent (the others could have decided it).
-std::string absent_series(const SeriesStore& store, const RuleSpec& rule, const Group& g,
-                          double t) {
+/// Whether `e` can hold at all for group `g` given which series exist (and, with
+/// `need_values`, ever had a value): a condition without them (the driver lacks the counter for
+/// this priority, no other host was recorded, the kernel has no ECN state) is unknown at every
+/// pass, so an "all" needing it, or an "any" of only such children, can never be true, whatever
+/// the values of the other series.
+bool can_hold(const SeriesStore& store, const Expr& e, const Group& g, double t, bool need_values) {
+    const auto child = [&](const Expr& c) { return can_hold(store, c, g, t, need_values); };
+    switch (e.kind) {
+        case Expr::Kind::cond: {
+            const auto chosen = select_series(store, e.cond, g, t);
+            return need_values ? std::any_of(chosen.begin(), chosen.end(),
+                                             [](const Series* s) { return s->ever_valued; })
+                               : !chosen.empty();
+        }
+        case Expr::Kind::all:
+            return std::all_of(e.children.begin(), e.children.end(), child);
+        case Expr::Kind::any:
+            return std::any_of(e.children.begin(), e.children.end(), child);
+    }
+    return true;
+}
+
+/// The conditions of `rule.when` that have no series at all for group `g` (with `need_values`:
+/// none that ever had a value), as a list of their series names (for the note of a rule that
+/// cannot hold, see can_hold).
+std::string absent_series(const SeriesStore& store, const RuleSpec& rule, const Group& g, double t,
+                          bool need_values) {
     std::set<std::string> names;
-    const auto leaves = leaf_conditions(rule.when);
-    std::size_t absent = 0;
-    for (const Condition* c : leaves) {
-        if (!select_series(store, *c, g, t).empty()) continue;
-        ++absent;
+    for (const Condition* c : leaf_conditions(rule.when)) {
+        Expr leaf;
+        leaf.cond = *c;
+        if (can_hold(store, leaf, g, t, need_values)) continue;
         std::string n;
         for (const auto& name : c->series) n += (n.empty() ? "" : "/") + name;
         names.insert(n + (c->host == HostScope::other ? " on another host" : ""));
     }
-    if (rule.when.kind == Expr::Kind::any && absent < leaves.size()) return {};
     std::string out;
     for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
     return out;
@@ -96,11 +116,12 @@ std::string group_subject(const Group& g) {
 }
 
 /// Evaluates one time-based rule for one group: the episodes where `when` held long enough.
-/// `known` tells whether it could be evaluated at any pass.
+/// `known` tells whether it could be evaluated at any pass, `undecided` whether it was unknown
+/// at some pass.
 std::vector<Episode> episodes_for(const SeriesStore& store, const RuleSpec& rule, const Group& g,
-                                  const std::vector<double>& passes, bool& known) {
+                                  const std::vector<double>& passes, bool& known, bool& undecided) {
     std::vector<Episode> out;
-    known = false;
+    known = undecided = false;
     std::optional<Episode> run;
     auto close = [&] {
         if (run && run->end - run->start + kWindowSlackS >= rule.hold_s) out.push_back(*run);
@@ -109,6 +130,7 @@ std::vector<Episode> episodes_for(const SeriesStore& store, const RuleSpec& rule
     for (std::size_t k = 1; k < passes.size(); ++k) {
         const auto r = holds(store, rule.when, g, passes[k], passes[k] - passes[k - 1]);
         if (r) known = true;
+        if (!r) undecided = true;
         if (r && *r) {
             if (!run) run = Episode{passes[k - 1], passes[k]};
             run->end = passes[k];
@@ -124,8 +146,10 @@ Severity escalated(const SeriesStore& store, const RuleSpec& rule, const Group& 
                    const std::vector<double>& passes, const std::vector<Episode>& eps) {
     for (const Escalation& e : rule.escalate)
         for (std::size_t k = 1; k < passes.size(); ++k) {
+            // ep.start is the pass the episode's first interval starts from: the interval
+            // ending there lies before the episode.
             const bool inside = std::any_of(eps.begin(), eps.end(), [&](const Episode& ep) {
-                return passes[k] >= ep.start && passes[k] <= ep.end;
+                return passes[k] > ep.start && passes[k] <= ep.end;
             });
             if (!inside) continue;
             if (holds(store, e.when, g, passes[k], passes[k] - passes[k - 1]).value_or(false))
@@ -145,20 +169,35 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             continue;
         }
         for (const Group& g : groups) {
-            bool known = false;
-            const auto eps = episodes_for(store, rule, g, passes, known);
-            if (!known) {
-                // A series the rule needs that this host never recorded (upstream kernels have
-                // no ECN enable state, one host has no peer's CNP counters) makes the rule not
-                // applicable here; series that exist without usable values leave it unevaluated.
-                const std::string absent = absent_series(store, rule, g, passes.back());
-                if (!absent.empty())
-                    out.not_applicable.push_back(
-                        {group_subject(g), rule.id + ": no " + absent + " in the data"});
-                else
-                    out.unevaluated.push_back(
-                        {group_subject(g), rule.id + ": its series (" + series_list(rule) +
-                                               ") had no usable values in any interval"});
+            // A series the rule needs that this host never recorded (upstream kernels have
+            // no ECN enable state, one host has no peer's CNP counters) makes the rule not
+            // applicable here when it left the rule undecided at some pass, even if other
+            // conditions were false at other passes (false at every pass: decided, healthy).
+            // Series that exist without usable values leave it unevaluated, likewise. Checked
+            // at every pass: which priorities have PFC, so which series count, may change.
+            const auto possible = [&](bool need_values) {
+                return std::any_of(passes.begin(), passes.end(), [&](double t) {
+                    return can_hold(store, rule.when, g, t, need_values);
+                });
+            };
+            bool known = false, undecided = false;
+            const auto eps = episodes_for(store, rule, g, passes, known, undecided);
+            const bool blocked = undecided || !known;
+            if (blocked && !possible(false)) {
+                out.not_applicable.push_back(
+                    {group_subject(g), rule.id + ": no " +
+                                           absent_series(store, rule, g, passes.back(), false) +
+                                           " in the data"});
+                continue;
+            }
+            if (!known || (blocked && !possible(true))) {
+                const std::string never = absent_series(store, rule, g, passes.back(), true);
+                out.unevaluated.push_back(
+                    {group_subject(g),
+                     rule.id + ": " +
+                         (never.empty() ? "its series (" + series_list(rule) +
+                                              ") had no usable values in any interval"
+                                        : never + " never had a usable value")});
                 continue;
             }
             if (eps.empty()) continue;
@@ -167,7 +206,12 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             f.severity = escalated(store, rule, g, passes, eps);
             f.host = host;
             if (g.labels.count("device")) f.device = g.labels.at("device");
-            if (g.labels.count("port")) f.port = static_cast<unsigned>(std::stoul(g.labels.at("port")));
+            if (const auto p = g.labels.find("port"); p != g.labels.end()) {
+                unsigned port = 0;  // 0 = unknown: a label that is not a number is data, not a bug
+                const auto [end, ec] =
+                    std::from_chars(p->second.data(), p->second.data() + p->second.size(), port);
+                if (ec == std::errc{} && end == p->second.data() + p->second.size()) f.port = port;
+            }
             for (const auto& [k, v] : g.labels)
                 if (!is_location_label(k)) f.labels[k] = v;
             f.opened_t = eps.front().start;
