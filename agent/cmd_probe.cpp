@@ -1,14 +1,21 @@
 // rocehealth probe PEER[:PORT]: RDMA WRITE/READ and SEND/RECV latency to a peer's
 // `rocehealth responder`.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "agent/commands.h"
+#include "agent/host_sampler.h"
 #include "agent/options.h"
 #include "agent/probe_args.h"
 #include "probes/oob_protocol.h"
 #include "probes/probe.h"
+#include "probes/probe_samples.h"
+#include "probes/tcp.h"
+#include "store/sample_json.h"
 
 namespace rh::cli {
 
@@ -102,7 +109,8 @@ int run_probe(const std::vector<std::string>& args) {
     std::string ops = "write,read", sizes = "64,4096,65536,1048576";
     std::string iterations = std::to_string(o.iterations), warmup = std::to_string(o.warmup),
                 queue_depth = std::to_string(o.queue_depth), timeout = std::to_string(o.timeout_ms),
-                rnr_retry = std::to_string(o.rnr_retry), gid_index, sysfs_root;
+                rnr_retry = std::to_string(o.rnr_retry), gid_index, sysfs_root, record_path,
+                host;
     std::vector<std::string> peers;
     bool json = false;
     const std::string max_qd = std::to_string(oob::kMaxQueueDepth);
@@ -136,6 +144,10 @@ int run_probe(const std::vector<std::string>& args) {
         "timeout-ms", po::value(&timeout)->default_value(timeout),
         ("deadline of each wait (connect, each message), 1.." + max_timeout).c_str())(
         "json", po::bool_switch(&json), "print JSON")(
+        "record", po::value(&record_path),
+        "append the results as samples (probe_latency_us, probe_errors) to this recording, "
+        "for `rocehealth diagnose --replay` beside the host's counter recording")(
+        "host", po::value(&host), "host name for --record (default: this host's name)")(
         "sysfs-root", po::value(&sysfs_root), "sysfs root; must be the live /sys (the default)");
     po::positional_options_description pos;
     pos.add("peer", -1);
@@ -181,7 +193,30 @@ int run_probe(const std::vector<std::string>& args) {
         }
     }
 
+    std::ofstream record;
+    if (!record_path.empty()) {
+        record.open(record_path, std::ios::app);
+        if (!record) {
+            std::cerr << "rocehealth probe: cannot open " << record_path << " for appending\n";
+            return kExitCannotRun;
+        }
+        if (host.empty()) {
+            char buf[256] = {};
+            if (gethostname(buf, sizeof buf - 1) == 0) host = buf;
+        }
+    }
+    ProbeRunTimes when{monotonic_now_s(), 0, wall_now_ms(), 0};
     auto r = rh::run_probe(o);
+    when.end_t_s = monotonic_now_s();
+    when.end_wall_ms = wall_now_ms();
+    if (r && record.is_open()) {
+        const auto hp = tcp::parse_host_port(o.peer, oob::kDefaultPort);
+        const std::string peer_host = hp ? hp->host : o.peer;
+        for (const Sample& s : samples_from_probe(*r, host, peer_host, when))
+            write_sample(record, s);
+        record.flush();
+        if (!record) std::cerr << "rocehealth probe: writing " << record_path << " failed\n";
+    }
     if (!r) {
         std::fprintf(stderr, "rocehealth probe: %s\n", r.error().message().c_str());
         if (json)

@@ -1,5 +1,7 @@
 #include "probes/wc_status.h"
 
+#include <cctype>
+
 #include <cstdio>
 
 namespace rh {
@@ -48,6 +50,25 @@ std::string describe_wc(const ibv_wc& wc) {
     std::snprintf(tail, sizeof tail, "), wr_id %llu, vendor_err 0x%x",
                   static_cast<unsigned long long>(wc.wr_id), wc.vendor_err);
     return wc_status_name(wc.status) + " (" + ibv_wc_status_str(wc.status) + tail;
+}
+
+std::string wc_status_of_error(const std::string& text) {
+    std::string best;
+    for (const auto& n : kNames) {
+        const std::string name = n.name;
+        for (auto pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + 1)) {
+            const auto end = pos + name.size();
+            const bool token_end = end == text.size() || !(std::isupper(static_cast<unsigned char>(text[end])) ||
+                                                          std::isdigit(static_cast<unsigned char>(text[end])) ||
+                                                          text[end] == '_');
+            if (token_end && name.size() > best.size()) best = name;
+        }
+    }
+    if (!best.empty()) return best;
+    if (text.find("within") != std::string::npos || text.find("timed out") != std::string::npos ||
+        text.find("timeout") != std::string::npos)
+        return "timeout";
+    return "other";
 }
 
 }  // namespace rh
