@@ -13,7 +13,10 @@
 #         `completer_retry_err` grows more there than over the baseline run;
 #       - g2 sees the retransmitted requests it already executed: `duplicate_request` grows;
 #       - the probe's worst p99 latency is above the baseline's (NAK round trips, ACK timeouts).
-#  3. The qdisc is removed; no netem is left on g1.
+#  3. Diagnosed: both guests `rocehealth record` through steps 1 and 2; `diagnose --replay` of the
+#     two recordings reports `retransmits` (and nothing else), opened after the loss began: the
+#     baseline alone gives no finding.
+#  4. The qdisc is removed; no netem is left on g1.
 # Prints every counter delta and the latencies with and without loss.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rxe_counters.sh"
@@ -42,6 +45,12 @@ summary() { jq -c '.results[] | {op, size_bytes, iterations, p50_us, p99_us, max
 rid=$(lab spawn g2 -- "$bin" responder) || fail "cannot start the responder on g2"
 lab_wait_port g2 18520
 
+# Both guests record their counters from before the baseline to after the lossy run.
+rec1=$(lab spawn g1 -- "$bin" record --out "$out/g1.jsonl" --interval 1s --host g1) \
+  || fail "cannot start the recorder on g1"
+rec2=$(lab spawn g2 -- "$bin" record --out "$out/g2.jsonl" --interval 1s --host g2) \
+  || fail "cannot start the recorder on g2"
+
 # --- 1. baseline
 snaps 0
 t0=$(date +%s%N)
@@ -63,6 +72,7 @@ qd=$(lab_exec g1 -- tc qdisc show dev eth0)
 assert_contains "$qd" "netem" "netem installed on g1 eth0"
 assert_contains "$qd" "loss ${loss}%" "netem loss rate"
 log "g1 eth0: $qd"
+loss_from_ms=$(lab_exec g1 -- date +%s%3N)
 t0=$(date +%s%N)
 lossy=$(probe_run); rc=$?
 ms=$(elapsed_ms "$t0")
@@ -104,7 +114,20 @@ log "worst p99: baseline ${bp99} us, with loss ${lp99} us"
 jq -en --argjson b "$bp99" --argjson l "$lp99" '$l > $b' >/dev/null \
   || fail "worst p99 with loss (${lp99} us) not above the baseline's (${bp99} us)"
 
-# --- 3. clean up: no netem left
+# --- 3. the rule engine over both recordings
+sleep 2
+lab kill "$rec1" >/dev/null 2>&1; lab kill "$rec2" >/dev/null 2>&1
+lab wait "$rec1" --timeout 20 >/dev/null 2>&1; lab wait "$rec2" --timeout 20 >/dev/null 2>&1
+diag=$("$bin" diagnose --replay "$out/g1.jsonl" --replay "$out/g2.jsonl" --json); drc=$?
+jq -c '.findings[] | {rule, host, severity, opened_wall_ms, evidence}' <<<"$diag" >&2
+assert_eq 1 "$drc" "diagnose of the loss recordings: exit status"
+assert_eq "retransmits" "$(jq -r '[.findings[].rule] | unique | join(" ")' <<<"$diag")" \
+  "the findings are retransmits only"
+early=$(jq --argjson t "$loss_from_ms" '[.findings[] | select(.opened_wall_ms < $t - 1000)] | length' <<<"$diag")
+assert_eq 0 "$early" "no finding opened before the loss began (the baseline is clean)"
+log "diagnose: $(jq -r '[.findings[] | "\(.rule)@\(.host)/\(.severity): \(.summary)"] | join("; ")' <<<"$diag")"
+
+# --- 4. clean up: no netem left
 cleanup_qdisc
 qd=$(lab_exec g1 -- tc qdisc show dev eth0)
 case $qd in *netem*) fail "netem still on g1 eth0: $qd" ;; esac

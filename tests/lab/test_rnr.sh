@@ -9,6 +9,10 @@
 #     the requester g1 received RNR NAKs (`rcvd_rnr_err`, normalized `rnr_nak_received`) and
 #     exhausted its retries (`retry_rnr_exceeded_err`); the responder g2 sent them
 #     (`send_rnr_err`, `rnr_nak_sent`); neither counter moves the other way.
+#     Diagnosed: `rocehealth record` runs on both guests during step 2 and the probe appends its
+#     completions (`probe --record`); `diagnose --replay` of the three recordings reports `rnr`
+#     on g1 (error), from the rxe counters and the probe's IBV_WC_RNR_RETRY_EXC_ERR, with g2's
+#     RNR NAKs sent as support, and no `retransmits`.
 #  3. rnr_retry 7 (retry forever, the default): the same starved receiver makes the probe wait
 #     until its deadline and say its SEND was never acknowledged, while g1 received more RNR
 #     NAKs than with rnr_retry 1 and never exceeded its retries.
@@ -64,10 +68,23 @@ assert_eq 0 "$(d g1 0 1 rcvd_rnr_err)" "healthy: g1 rcvd_rnr_err growth"
 assert_eq 0 "$(d g2 0 1 send_rnr_err)" "healthy: g2 send_rnr_err growth"
 
 # --- 2. starved receiver, rnr_retry 1: the error completion ends it, not the 10 s deadline
+# Both guests record their counters meanwhile (every 500 ms, from before the probe to after it).
+rec1=$(lab spawn g1 -- "$bin" record --out "$out/g1.jsonl" --interval 500ms --host g1) \
+  || fail "cannot start the recorder on g1"
+rec2=$(lab spawn g2 -- "$bin" record --out "$out/g2.jsonl" --interval 500ms --host g2) \
+  || fail "cannot start the recorder on g2"
+for _ in $(seq 100); do
+  [ -s "$out/g1.jsonl" ] && [ -s "$out/g2.jsonl" ] && break; sleep 0.2
+done
+sleep 1.5
 t0=$(date +%s%N)
 json=$(lab_exec g1 --timeout 120 -- "$bin" probe "$g2:18521" --op send,write --sizes 64 \
-  --iterations 20 --rnr-retry 1 --timeout-ms 10000 --json); rc=$?
+  --iterations 20 --rnr-retry 1 --timeout-ms 10000 --json --record "$out/g1-probe.jsonl" \
+  --host g1); rc=$?
 ms=$(elapsed_ms "$t0")
+sleep 1.5
+lab kill "$rec1" >/dev/null 2>&1; lab kill "$rec2" >/dev/null 2>&1
+lab wait "$rec1" --timeout 20 >/dev/null 2>&1; lab wait "$rec2" --timeout 20 >/dev/null 2>&1
 echo "$json" | jq -c '{errors, qp, recv_depth: .remote.recv_depth}' >&2
 assert_eq 1 "$rc" "probe against recv-depth 0: exit status"
 assert_eq 1 "$(jq '.errors | length' <<<"$json")" "one failed phase"
@@ -100,6 +117,19 @@ assert_eq "$resp_rnr" "$(rxe_ndelta "$out/g2.1.json" "$out/g2.2.json" rnr_nak_se
 assert_eq 0 "$(d g1 1 2 send_rnr_err)" "requester g1 send_rnr_err growth"
 assert_eq 0 "$(d g2 1 2 rcvd_rnr_err)" "responder g2 rcvd_rnr_err growth"
 assert_eq 0 "$(d g2 1 2 retry_rnr_exceeded_err)" "responder g2 retry_rnr_exceeded_err growth"
+
+# The same evidence through the rule engine: recordings of both guests and the probe's result.
+diag=$("$bin" diagnose --replay "$out/g1.jsonl" --replay "$out/g2.jsonl" \
+  --replay "$out/g1-probe.jsonl" --json); drc=$?
+jq -c '.findings[] | {rule, host, severity, summary, confidence}' <<<"$diag" >&2
+assert_eq 1 "$drc" "diagnose of the RNR recordings: exit status"
+assert_eq "rnr@g1/error" "$(jq -r '[.findings[] | "\(.rule)@\(.host)/\(.severity)"] | join(" ")' <<<"$diag")" \
+  "the only finding: rnr on the requester g1"
+assert_contains "$(jq -r '.findings[0].summary' <<<"$diag")" "not the network" "rnr summary"
+assert_contains "$(jq -r '[.findings[0].timeline[].series] | join(" ")' <<<"$diag")" \
+  "rnr_nak_sent" "g2's RNR NAKs sent support the finding in its timeline"
+assert_contains "$(jq -r '[.findings[0].evidence[] | "\(.name)=\(.value)"] | join(" ")' <<<"$diag")" \
+  "probe_rnr_errors=1" "the probe's IBV_WC_RNR_RETRY_EXC_ERR completion is evidence"
 
 # --- 3. rnr_retry 7 = forever: the probe's own deadline ends it
 t0=$(date +%s%N)
