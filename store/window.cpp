@@ -1,20 +1,40 @@
 #include "store/window.h"
 
+#include <algorithm>
+
 #include "collectors/counter_delta.h"
 
 namespace rh {
 
+namespace {
+
+/// First point with t >= `t` (points are in time order): windows are found by binary search,
+/// so a query costs O(log n + points in the window), not O(series length).
+std::deque<Point>::const_iterator first_at_or_after(const Series& s, double t) {
+    return std::lower_bound(s.points.begin(), s.points.end(), t,
+                            [](const Point& p, double v) { return p.t < v; });
+}
+
+/// First point with t > `t`.
+std::deque<Point>::const_iterator first_after(const Series& s, double t) {
+    return std::upper_bound(s.points.begin(), s.points.end(), t,
+                            [](double v, const Point& p) { return v < p.t; });
+}
+
+}  // namespace
+
 WindowIncrease increase_in(const Series& s, double t0, double t1) {
     WindowIncrease w;
     const Point* prev = nullptr;
-    for (const Point& p : s.points) {
-        if (p.t < t0 - kWindowSlackS) continue;
+    for (auto it = first_at_or_after(s, t0 - kWindowSlackS); it != s.points.end(); ++it) {
+        const Point& p = *it;
         if (p.t > t1 + kWindowSlackS) break;
         if (prev) {
             const PointMeta& a = s.meta(*prev);
             const PointMeta& b = s.meta(p);
             CounterDelta d;
-            if (a.raw == b.raw && a.width_bits == b.width_bits)
+            // Same meta index: same raw counter (the common case, no string compare).
+            if (prev->meta == p.meta || (a.raw == b.raw && a.width_bits == b.width_bits))
                 d = delta(prev->count, p.count, b.width_bits, b.saturates);
             if (d.value) {
                 w.increase = w.increase.value_or(0) + *d.value;
@@ -38,22 +58,23 @@ std::optional<double> rate_in(const Series& s, double t0, double t1) {
 }
 
 std::optional<double> last_value_in(const Series& s, double t0, double t1) {
-    std::optional<double> v;
-    for (const Point& p : s.points) {
-        if (p.t < t0 - kWindowSlackS) continue;
-        if (p.t > t1 + kWindowSlackS) break;
-        if (p.value) v = p.value;
+    // Latest valued point in the window: walk back from its end.
+    auto it = first_after(s, t1 + kWindowSlackS);
+    while (it != s.points.begin()) {
+        --it;
+        if (it->t < t0 - kWindowSlackS) break;
+        if (it->value) return it->value;
     }
-    return v;
+    return std::nullopt;
 }
 
 std::optional<double> value_at(const Series& s, double t) {
-    std::optional<double> v;
-    for (const Point& p : s.points) {
-        if (p.t > t + kWindowSlackS) break;
-        if (p.value) v = p.value;
+    auto it = first_after(s, t + kWindowSlackS);
+    while (it != s.points.begin()) {
+        --it;
+        if (it->value) return it->value;
     }
-    return v;
+    return std::nullopt;
 }
 
 }  // namespace rh
