@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <ctime>
 #include <exception>
 #include <limits>
 #include <map>
@@ -52,15 +54,15 @@ class Fd {
 
 /// What a file's content goes to.
 enum class Target : std::uint8_t {
-    pma_counter,      ///< Port::counters[index]
-    hw_counter,       ///< Port::hw_counters[index]
-    state,            ///< Port::state_code/state
-    phys_state,       ///< Port::phys_state_code/phys_state
-    netdev_mtu,       ///< Netdev::mtu_bytes of netdev entry `index`
-    netdev_operstate, ///< Netdev::operstate
-    netdev_u64,       ///< Netdev::*<field> (kNetdevU64[field])
-    aer_dev,          ///< PcieLink::aer lines "<file>/<name>" of link `index`
-    aer_total,        ///< PcieLink::aer[counter] of link `index`
+    pma_counter,       ///< Port::counters[index]
+    hw_counter,        ///< Port::hw_counters[index]
+    state,             ///< Port::state_code/state
+    phys_state,        ///< Port::phys_state_code/phys_state
+    netdev_mtu,        ///< Netdev::mtu_bytes of netdev entry `index`
+    netdev_operstate,  ///< Netdev::operstate
+    netdev_u64,        ///< Netdev::*<field> (kNetdevU64[field])
+    aer_dev,           ///< PcieLink::aer lines "<file>/<name>" of link `index`
+    aer_total,         ///< PcieLink::aer[counter] of link `index`
 };
 
 /// The u64 files of `class/net/<if>/` the sysfs netdev source reads, and their Netdev fields.
@@ -68,6 +70,7 @@ struct NetdevU64 {
     const char* file;
     std::optional<std::uint64_t> Netdev::*field;
 };
+// clang-format off
 constexpr NetdevU64 kNetdevU64[] = {
     {"carrier_changes", &Netdev::carrier_changes},
     {"statistics/rx_bytes", &Netdev::rx_bytes},
@@ -79,6 +82,7 @@ constexpr NetdevU64 kNetdevU64[] = {
     {"statistics/rx_dropped", &Netdev::rx_dropped},
     {"statistics/tx_dropped", &Netdev::tx_dropped},
 };
+// clang-format on
 
 struct File {
     std::string rel;   ///< relative to the sysfs root
@@ -92,12 +96,20 @@ struct File {
     Fd fd;
 };
 
+/// A directory holding kept files. Watched through inotify when possible (entries created,
+/// deleted or renamed; the directory itself removed or renamed), else checked by fstat on
+/// every pass (st_nlink 0 = removed; st_mtim changed, or too recent to tell = look again).
 struct Dir {
     std::string path;
-    Fd fd;
+    Fd fd;  ///< only when not watched
     struct timespec mtime {};
+    dev_t dev = 0;  ///< identity at construction: a directory re-created by path is another one
+    ino_t ino = 0;
     bool counter_dir = false;  ///< `counters/` or `hw_counters/`: its file set defines counters
-    bool gone = false;         ///< removed (st_nlink 0) this pass
+    bool watched = false;      ///< an inotify watch reports its changes
+    bool changed = false;      ///< entries changed since the last look
+    bool gone = false;         ///< removed: sticky while watched, re-checked by fstat otherwise
+    std::string unknown;       ///< counter_dir: a file discovery did not see (path), if any
     std::vector<std::uint32_t> files;
 };
 
@@ -116,10 +128,14 @@ struct PortShape {
 struct DeviceShape {
     std::string name;
     std::vector<PortShape> ports;
-    std::vector<std::size_t> aer_sizes;  ///< per PcieLink
-    std::size_t problems = 0;            ///< Device::problems left by discovery
+    std::vector<std::size_t> aer_sizes;    ///< per PcieLink
+    std::size_t problems = 0;              ///< Device::problems left by discovery
     std::vector<std::size_t> unavailable;  ///< per port: Netdev::unavailable left by discovery
 };
+
+/// Directory events that can make the discovered file set wrong.
+constexpr std::uint32_t kWatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                                     IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
 constexpr const char* kNoRecording = "sysfs root is a fixture and has no recording";
 
@@ -146,26 +162,53 @@ bool same_names(const std::vector<Counter>& a, const std::vector<Counter>& b) {
                       [](const Counter& x, const Counter& y) { return x.name == y.name; });
 }
 
-/// Replaces `list` by `fresh`; in place (no allocation) when the names are the same. Returns
-/// false when the names changed (the port's normalizer must be resolved again).
-bool take_counters(std::vector<Counter>& list, std::vector<Counter>&& fresh) {
-    if (!same_names(list, fresh)) {
+/// What take_counters changed.
+enum class Took : std::uint8_t {
+    nothing,  ///< same names and values
+    values,   ///< same names, other values (or readability)
+    names,    ///< other names or sources: the port's normalizer must be resolved again
+};
+
+/// Replaces `list` by `fresh`; in place (no allocation) when the names and sources are the same
+/// (a PortNormalizer copies both only when it is resolved).
+Took take_counters(std::vector<Counter>& list, std::vector<Counter>&& fresh) {
+    if (!same_names(list, fresh) ||
+        !std::equal(list.begin(), list.end(), fresh.begin(), fresh.end(),
+                    [](const Counter& x, const Counter& y) { return x.source == y.source; })) {
         list = std::move(fresh);
-        return false;
+        return Took::names;
     }
+    bool changed = false;
     for (std::size_t i = 0; i < list.size(); ++i) {
+        changed = changed || list[i].value != fresh[i].value;
         list[i].value = fresh[i].value;
         list[i].error = fresh[i].error;
-        list[i].source = fresh[i].source;
     }
+    return changed ? Took::values : Took::nothing;
+}
+
+/// A sysfs counter's text "%llu\n" (newline already cleaned off): true with `v` for 1 to 19
+/// decimal digits (always below 2^64); false for anything else, which parse_u64 then judges.
+bool plain_u64(std::string_view text, std::uint64_t& v) {
+    if (text.empty() || text.size() > 19) return false;
+    std::uint64_t x = 0;
+    for (const char c : text) {
+        if (c < '0' || c > '9') return false;
+        x = x * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    v = x;
     return true;
 }
 
-void mark_unavailable(std::vector<Counter>& list, const std::string& why) {
+/// Returns true when a value was present (the list's values changed).
+bool mark_unavailable(std::vector<Counter>& list, const std::string& why) {
+    bool had = false;
     for (auto& c : list) {
+        had = had || c.value.has_value();
         c.value.reset();
         c.error = why;
     }
+    return had;
 }
 
 }  // namespace
@@ -177,22 +220,29 @@ struct CounterPoller::Impl {
     std::vector<NetdevEntry> netdevs;
     std::vector<DeviceShape> shape;
     std::vector<std::vector<PortNormalizer>> normalizers;  ///< [device][port]
+    /// [device][port]: a raw value normalization reads changed this pass (all set at first:
+    /// the first pass normalizes every port).
+    std::vector<std::vector<char>> dirty;
     std::optional<CounterSources> sources;  ///< per-pass sources (live root or injected)
     std::size_t budget = 0, kept = 0;
+    Fd inotify;                                       ///< watches dirs; invalid = fstat checks
+    std::vector<std::vector<std::uint32_t>> wd_dirs;  ///< inotify watch descriptor -> dirs
 
     // Per-pass state.
     PollResult* result = nullptr;
     Snapshot* snap = nullptr;
     std::vector<char> device_gone;  ///< per device: answered ENODEV this pass
     std::vector<char> netdev_gone;  ///< per NetdevEntry: answered ENODEV this pass
-    std::string slow;                ///< text of a file read through the slow path
+    std::string slow;               ///< text of a file read through the slow path
 
-    Impl(const SysfsRoot& root, const Snapshot& s, std::optional<CounterSources> src)
+    Impl(const SysfsRoot& root, const Snapshot& s, std::optional<CounterSources> src,
+         DirWatch watch)
         : sysfs(root), sources(std::move(src)) {
         struct rlimit rl {};
         const rlim_t soft = ::getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
         const rlim_t cap = std::min<rlim_t>(soft, 1u << 20);
         budget = static_cast<std::size_t>(cap > 512 ? cap - 256 : cap / 2);
+        if (watch == DirWatch::inotify) inotify = Fd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
         build(s);
         for (auto& f : files) open_kept(f);
     }
@@ -204,18 +254,36 @@ struct CounterPoller::Impl {
         Dir d;
         d.path = path;
         d.counter_dir = counter_dir;
-        if (kept < budget) {
-            d.fd = Fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-            struct stat st {};
-            if (d.fd && ::fstat(d.fd.get(), &st) == 0) {
-                d.mtime = st.st_mtim;
-                ++kept;
-            } else {
-                d.fd.reset();
+        const auto index = static_cast<std::uint32_t>(dirs.size());
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0) {
+            d.dev = st.st_dev;
+            d.ino = st.st_ino;
+        }
+        if (inotify) {
+            const int wd = ::inotify_add_watch(inotify.get(), path.c_str(), kWatchMask);
+            if (wd >= 0) {
+                if (wd_dirs.size() <= static_cast<std::size_t>(wd)) wd_dirs.resize(wd + 1);
+                wd_dirs[wd].push_back(index);  // one inode reached by two paths: one wd
+                d.watched = true;
             }
         }
+        if (!d.watched) open_dir(d);
         dirs.push_back(std::move(d));
-        return static_cast<std::uint32_t>(dirs.size() - 1);
+        return index;
+    }
+
+    /// An unwatched directory: keeps its descriptor (within the budget) and its mtime.
+    void open_dir(Dir& d) {
+        if (kept >= budget) return;  // then stat by path on each pass
+        d.fd = Fd(::open(d.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        struct stat st {};
+        if (d.fd && ::fstat(d.fd.get(), &st) == 0) {
+            d.mtime = st.st_mtim;
+            ++kept;
+        } else {
+            d.fd.reset();
+        }
     }
 
     File& add(std::string dir_rel, const std::string& name, Target t, std::uint32_t dev,
@@ -244,6 +312,7 @@ struct CounterPoller::Impl {
             ds.problems = d.problems.size();
             const DriverFamily rdma = detect_rdma_driver(sysfs, d.name);
             normalizers.emplace_back();
+            dirty.emplace_back(d.ports.size(), 1);
             for (std::uint32_t pi = 0; pi < d.ports.size(); ++pi) {
                 const Port& p = d.ports[pi];
                 ds.ports.push_back({p.counters.size(), p.hw_counters.size(), p.netdev.has_value()});
@@ -260,8 +329,8 @@ struct CounterPoller::Impl {
                     add(dir + "/hw_counters", p.hw_counters[k].name, Target::hw_counter, di, pi, k,
                         true);
                 if (!p.netdev) continue;
-                auto [it, fresh] = netdev_index.emplace(
-                    p.netdev->name, static_cast<std::uint32_t>(netdevs.size()));
+                auto [it, fresh] = netdev_index.emplace(p.netdev->name,
+                                                        static_cast<std::uint32_t>(netdevs.size()));
                 if (fresh)
                     netdevs.push_back(NetdevEntry{
                         p.netdev->name, sysfs.path("class/net/" + p.netdev->name).string(), {}});
@@ -295,7 +364,12 @@ struct CounterPoller::Impl {
     /// Opens `f` to keep it, when the budget allows; a failure is reported by the read.
     void open_kept(File& f) {
         if (f.fd || kept >= budget) return;
-        Fd fd(::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+        // O_NOATIME: reading a counter is no access worth recording (on a copy of a sysfs
+        // tree, relatime would write an inode after every change). Only the owner or
+        // CAP_FOWNER may ask for it (EPERM): then without.
+        constexpr int kFlags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
+        Fd fd(::open(f.path.c_str(), kFlags | O_NOATIME));
+        if (!fd && errno == EPERM) fd = Fd(::open(f.path.c_str(), kFlags));
         struct stat st {};
         if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return;
         f.fd = std::move(fd);
@@ -308,7 +382,8 @@ struct CounterPoller::Impl {
         --kept;
     }
 
-    /// The cleaned text of `f` (in `buf` or `slow`), or the error discovery would give.
+    /// The text of `f` as read (in `buf` or `slow`: writable, for clean()), or the error
+    /// discovery would give.
     Result<std::string_view> read(File& f, char* buf, std::size_t cap) {
         ++result->files_read;
         open_kept(f);
@@ -330,7 +405,7 @@ struct CounterPoller::Impl {
             slow = std::move(*t);
             return std::string_view(slow);
         }
-        return clean(buf, static_cast<std::size_t>(n));
+        return std::string_view(buf, static_cast<std::size_t>(n));
     }
 
     void note(std::uint32_t dev, std::string subject, std::string text) {
@@ -369,7 +444,8 @@ struct CounterPoller::Impl {
                                  f.target == Target::netdev_operstate ||
                                  f.target == Target::netdev_u64;
         if (e.err_no == ENODEV) {  // sysfs: the kernel object behind the open file is gone
-            const std::string& name = netdev_file ? netdevs[f.index].name : snap->devices[f.dev].name;
+            const std::string& name =
+                netdev_file ? netdevs[f.index].name : snap->devices[f.dev].name;
             char& gone = netdev_file ? netdev_gone[f.index] : device_gone[f.dev];
             if (!gone) {
                 gone = 1;
@@ -388,9 +464,9 @@ struct CounterPoller::Impl {
             case Target::pma_counter:
             case Target::hw_counter: {
                 Port& p = d.ports[f.port];
-                Counter& c = f.target == Target::pma_counter ? p.counters[f.index]
-                                                             : p.hw_counters[f.index];
-                c.value.reset();
+                Counter& c =
+                    f.target == Target::pma_counter ? p.counters[f.index] : p.hw_counters[f.index];
+                set_raw(f, c.value, std::nullopt);
                 c.error = msg;
                 if (noted) note(f.dev, port_subject(f), msg);
                 return;
@@ -436,20 +512,41 @@ struct CounterPoller::Impl {
         c.error = why;
     }
 
-    /// Stores the text of `f` the way discovery parses it.
-    void store(File& f, std::string_view text) {
+    /// Stores the text of `f` the way discovery parses it. `raw` is read()'s text: a plain
+    /// "%llu\n" counter is taken as it is, anything else is cleaned (as read_text does) first.
+    void store(File& f, std::string_view raw) {
+        std::uint64_t x = 0;
+        const std::string_view digits =
+            !raw.empty() && raw.back() == '\n' ? raw.substr(0, raw.size() - 1) : raw;
+        if ((f.target == Target::pma_counter || f.target == Target::hw_counter) &&
+            plain_u64(digits, x)) {
+            Port& p = snap->devices[f.dev].ports[f.port];
+            Counter& c =
+                f.target == Target::pma_counter ? p.counters[f.index] : p.hw_counters[f.index];
+            set_raw(f, c.value, x);
+            c.error.clear();
+            return;
+        }
+        if (f.target == Target::netdev_u64 && plain_u64(digits, x)) {
+            netdev_of(f).*kNetdevU64[f.field].field = x;
+            return;
+        }
+        store_text(f, clean(const_cast<char*>(raw.data()), raw.size()));
+    }
+
+    void store_text(File& f, std::string_view text) {
         Device& d = snap->devices[f.dev];
         switch (f.target) {
             case Target::pma_counter:
             case Target::hw_counter: {
                 Port& p = d.ports[f.port];
-                Counter& c = f.target == Target::pma_counter ? p.counters[f.index]
-                                                             : p.hw_counters[f.index];
+                Counter& c =
+                    f.target == Target::pma_counter ? p.counters[f.index] : p.hw_counters[f.index];
                 if (auto v = parse_u64(text)) {
-                    c.value = *v;
+                    set_raw(f, c.value, *v);
                     c.error.clear();
                 } else {  // "N/A (no PMA)": unavailable, as discovery says it (no note)
-                    c.value.reset();
+                    set_raw(f, c.value, std::nullopt);
                     c.error = v.error().detail;
                 }
                 return;
@@ -541,33 +638,93 @@ struct CounterPoller::Impl {
         }
     }
 
-    /// Directory checks: a removed directory (st_nlink 0) or one whose entries changed (mtime)
-    /// is looked at; files unlinked from it are closed so the read goes by path. On sysfs a
-    /// removed device answers ENODEV to the reads instead.
+    /// Directory checks, once per pass: removed directories (their files' values become
+    /// unavailable), files replaced or removed (their kept descriptors are closed so the read
+    /// goes by path), new files in counter directories. Both a removed directory and a new
+    /// counter file ask for rediscovery on every pass until the poller is rebuilt. On the live
+    /// sysfs inotify may report neither (kernfs adds and removes entries without the VFS); there
+    /// a removed device answers ENODEV to the reads, and a driver's counter set is fixed while
+    /// its device exists.
     void check_dirs() {
+        read_events();
         for (auto& d : dirs) {
-            d.gone = false;
-            if (!d.fd) continue;
-            struct stat st {};
-            if (::fstat(d.fd.get(), &st) != 0) continue;
-            if (st.st_nlink == 0) {
-                d.gone = true;
+            if (!d.watched) stat_dir(d);
+            if (d.changed && !d.gone) look_again(d);
+            if (d.gone)
                 rediscover("directory removed: " + d.path);
-                continue;
-            }
-            if (st.st_mtim.tv_sec == d.mtime.tv_sec && st.st_mtim.tv_nsec == d.mtime.tv_nsec)
-                continue;
-            d.mtime = st.st_mtim;
-            for (auto i : d.files) {
-                File& f = files[i];
-                struct stat fst {};
-                if (f.fd && ::fstat(f.fd.get(), &fst) == 0 && fst.st_nlink == 0) drop(f);
-            }
-            if (d.counter_dir) look_for_new_files(d);
+            else if (!d.unknown.empty())
+                rediscover("new counter file " + d.unknown);
         }
     }
 
-    void look_for_new_files(const Dir& d) {
+    /// Drains the inotify queue (non-blocking: one read() when nothing happened).
+    void read_events() {
+        if (!inotify) return;
+        alignas(struct inotify_event) char buf[4096];
+        for (;;) {
+            const ssize_t n = ::read(inotify.get(), buf, sizeof buf);
+            if (n <= 0) return;  // EAGAIN: nothing more
+            for (ssize_t off = 0; off < n;) {
+                const auto* e = reinterpret_cast<const struct inotify_event*>(buf + off);
+                off += static_cast<ssize_t>(sizeof(struct inotify_event) + e->len);
+                if (e->mask & IN_Q_OVERFLOW) {  // events lost: look at every directory
+                    for (auto& d : dirs) d.changed = true;
+                    continue;
+                }
+                if (e->wd < 0 || static_cast<std::size_t>(e->wd) >= wd_dirs.size()) continue;
+                for (auto i : wd_dirs[e->wd]) {
+                    Dir& d = dirs[i];
+                    if (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+                        d.gone = true;
+                    } else if (e->mask & IN_IGNORED) {  // watch dropped (unmount): fstat checks
+                        if (!d.gone && d.watched) {
+                            d.watched = false;
+                            open_dir(d);
+                            d.changed = true;
+                        }
+                    } else {
+                        d.changed = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// An unwatched directory's fstat (or stat by path without a descriptor): removed, or
+    /// changed. An mtime less than two seconds old may hide a later change in the same clock
+    /// tick (filesystems stamp with a coarse clock), so such a directory is looked at again.
+    void stat_dir(Dir& d) {
+        if (d.gone) return;  // stays removed until the poller is rebuilt
+        struct stat st {};
+        const int rc = d.fd ? ::fstat(d.fd.get(), &st) : ::stat(d.path.c_str(), &st);
+        d.gone = rc != 0 ? (errno == ENOENT || errno == ENOTDIR) : st.st_nlink == 0;
+        if (rc != 0 || d.gone) return;
+        struct timespec now {};
+        ::clock_gettime(CLOCK_REALTIME, &now);
+        const bool racy = now.tv_sec - st.st_mtim.tv_sec <= 1;
+        if (!racy && st.st_mtim.tv_sec == d.mtime.tv_sec && st.st_mtim.tv_nsec == d.mtime.tv_nsec)
+            return;
+        d.mtime = st.st_mtim;
+        d.changed = true;
+    }
+
+    /// A changed directory: removed (or replaced by another), closes kept files that were
+    /// unlinked (replaced or removed), and for a counter directory looks for files discovery
+    /// did not see.
+    void look_again(Dir& d) {
+        d.changed = false;
+        // inotify reports a removed directory itself only once no open file pins it: its
+        // entries' removal comes first. So: is the path still this directory?
+        struct stat st {};
+        if (::stat(d.path.c_str(), &st) != 0 || st.st_dev != d.dev || st.st_ino != d.ino)
+            d.gone = true;
+        for (auto i : d.files) {
+            File& f = files[i];
+            struct stat fst {};
+            if (f.fd && ::fstat(f.fd.get(), &fst) == 0 && fst.st_nlink == 0) drop(f);
+        }
+        if (!d.counter_dir) return;
+        d.unknown.clear();
         std::set<std::string_view> known;
         for (auto i : d.files) {
             const std::string_view rel = files[i].rel;
@@ -578,7 +735,7 @@ struct CounterPoller::Impl {
         while (const dirent* e = ::readdir(dp)) {
             const std::string_view n = e->d_name;
             if (n == "." || n == ".." || n == "lifespan" || known.count(n)) continue;
-            rediscover("new counter file " + d.path + "/" + std::string(n));
+            d.unknown = d.path + "/" + std::string(n);
             break;
         }
         ::closedir(dp);
@@ -649,14 +806,15 @@ struct CounterPoller::Impl {
                 if (stats) {
                     if (*stats) {
                         auto copy = k + 1 < e.ports.size() ? **stats : std::move(**stats);
-                        if (!take_counters(n.ethtool_stats, std::move(copy)))
-                            renormalize(dev, port);
+                        took(dev, port, take_counters(n.ethtool_stats, std::move(copy)));
                     } else {
                         const std::string w = why(stats->error());
-                        mark_unavailable(n.ethtool_stats, w);
+                        if (mark_unavailable(n.ethtool_stats, w)) dirty[dev][port] = 1;
                         notes.push_back(Note{e.name, "ethtool statistics unavailable: " + w});
                     }
                 }
+                if (pause || dcb)
+                    dirty[dev][port] = 1;  // DCB / link pause values: compared by apply
                 if (pause) {
                     if (*pause) {
                         n.link_pause = **pause;
@@ -691,15 +849,30 @@ struct CounterPoller::Impl {
                 Port& port = d.ports[pi];
                 auto cs = read_rdma_port_counters(*src.rdma, d.name, port.number);
                 if (cs) {
-                    if (!take_counters(port.nl_hw_counters, std::move(*cs))) renormalize(di, pi);
+                    took(di, pi, take_counters(port.nl_hw_counters, std::move(*cs)));
                 } else if (!(src.replay && cs.error().err_no == ENOENT)) {
-                    mark_unavailable(port.nl_hw_counters, cs.error().message());
+                    if (mark_unavailable(port.nl_hw_counters, cs.error().message()))
+                        dirty[di][pi] = 1;
                     d.problems.push_back(
                         Note{d.name + " port " + std::to_string(port.number),
                              "RDMA netlink counters unavailable: " + cs.error().message()});
                 }
             }
         }
+    }
+
+    void took(std::uint32_t dev, std::uint32_t port, Took t) {
+        if (t == Took::names) renormalize(dev, port);
+        if (t != Took::nothing) dirty[dev][port] = 1;
+    }
+
+    /// Sets a raw value that normalization reads; a change makes the port's normalized
+    /// counters due this pass.
+    void set_raw(const File& f, std::optional<std::uint64_t>& slot,
+                 std::optional<std::uint64_t> v) {
+        if (slot == v) return;
+        slot = v;
+        dirty[f.dev][f.port] = 1;
     }
 
     /// A raw list changed its names: resolve the port's normalizer again.
@@ -748,13 +921,17 @@ struct CounterPoller::Impl {
             check_dirs();
             read_files();
             if (sources) refresh_sources();
+            // Ports whose raw values are as they were keep their normalized counters.
             for (std::size_t di = 0; di < s.devices.size(); ++di)
                 for (std::size_t pi = 0; pi < s.devices[di].ports.size(); ++pi) {
+                    if (!dirty[di][pi]) continue;
                     Port& p = s.devices[di].ports[pi];
                     normalizers[di][pi].apply(p, p.normalized);
+                    dirty[di][pi] = 0;
                 }
         } catch (const std::exception& e) {
             rediscover(std::string("poll failed: ") + e.what());
+            for (auto& ports : dirty) ports.assign(ports.size(), 1);  // normalize all next time
         }
         result = nullptr;
         snap = nullptr;
@@ -762,17 +939,18 @@ struct CounterPoller::Impl {
     }
 };
 
-CounterPoller::CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered)
-    : impl_(std::make_unique<Impl>(
-          sysfs, discovered,
-          sysfs.is_live() ? std::optional<CounterSources>(make_live_counter_sources())
-                          : std::nullopt)) {
+CounterPoller::CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered, DirWatch watch)
+    : impl_(std::make_unique<Impl>(sysfs, discovered,
+                                   sysfs.is_live()
+                                       ? std::optional<CounterSources>(make_live_counter_sources())
+                                       : std::nullopt,
+                                   watch)) {
     // Netdev values now come from class/net/<if>/ (rtnetlink on a live discovery pass).
 }
 
 CounterPoller::CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered,
-                             CounterSources per_pass)
-    : impl_(std::make_unique<Impl>(sysfs, discovered, std::move(per_pass))) {}
+                             CounterSources per_pass, DirWatch watch)
+    : impl_(std::make_unique<Impl>(sysfs, discovered, std::move(per_pass), watch)) {}
 
 CounterPoller::~CounterPoller() = default;
 

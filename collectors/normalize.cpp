@@ -23,6 +23,12 @@ std::string driver_of(const SysfsRoot& sysfs, const std::string& device_dir) {
     return ec ? std::string{} : target.filename().string();
 }
 
+/// `to = from` unless they are already equal (a comparison is cheaper than a copy): for the DCB
+/// and link-pause entries, whose source apply() cannot assume unchanged.
+void assign_if_changed(std::string& to, const std::string& from) {
+    if (to != from) to = from;
+}
+
 std::string replace_p(std::string_view text, unsigned p) {
     std::string out;
     out.reserve(text.size());
@@ -347,16 +353,18 @@ void PortNormalizer::apply(const Port& port, std::vector<NormalizedCounter>& out
                                      : c.from == From::nl_hw ? port.nl_hw_counters[c.index]
                                      : c.from == From::pma   ? port.counters[c.index]
                                                              : port.netdev->ethtool_stats[c.index];
-                n.raw_name = raw.name;
-                n.source = raw.source;
+                if (!in_place || last_winner_[g] != winner_[g]) {  // else the same entry's
+                    n.raw_name = raw.name;
+                    n.source = raw.source;
+                }
                 break;
             }
             case From::generic: {
                 const Netdev& nd = *port.netdev;
                 const bool dcb = c.row->entry->from == RawList::dcb_requests ||
                                  c.row->entry->from == RawList::dcb_indications;
-                n.raw_name = c.row->raw;
-                n.source = dcb ? nd.dcb->source : nd.link_pause.source;
+                assign_if_changed(n.raw_name, c.row->raw);
+                assign_if_changed(n.source, dcb ? nd.dcb->source : nd.link_pause.source);
                 break;
             }
         }

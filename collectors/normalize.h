@@ -116,9 +116,10 @@ class PortNormalizer {
     PortNormalizer& operator=(PortNormalizer&&) noexcept;
 
     /// Sets `out` to exactly what normalize_port(port, rdma, netdev) gives, provided `port`'s
-    /// raw lists hold the names they held at construction (values, readability, DCB and link
-    /// pause may change). Lists of another size are resolved again first. `out` is updated in
-    /// place when it holds this normalizer's (or normalize_port's) previous result for the port.
+    /// raw lists hold the names and sources they held at construction (values, readability,
+    /// DCB and link pause may change). Lists of another size are resolved again first. `out` is
+    /// updated in place when it holds this normalizer's (or normalize_port's) previous result
+    /// for the port: then only values, and the entries whose raw counter changed, are written.
     void apply(const Port& port, std::vector<NormalizedCounter>& out);
 
   private:
@@ -134,8 +135,8 @@ class PortNormalizer {
 
     DriverFamily rdma_, netdev_;
     ListSizes sizes_;
-    std::vector<Candidate> cands_;          ///< per (name, labels), in try order
-    std::vector<std::size_t> group_begin_;  ///< group g = cands_[begin[g], begin[g+1])
+    std::vector<Candidate> cands_;           ///< per (name, labels), in try order
+    std::vector<std::size_t> group_begin_;   ///< group g = cands_[begin[g], begin[g+1])
     std::vector<int> winner_, last_winner_;  ///< chosen candidate per group, -1 = absent
 };
 
