@@ -20,5 +20,6 @@ int run_probe(const std::vector<std::string>& args);
 int run_responder(const std::vector<std::string>& args);
 int run_diagnose(const std::vector<std::string>& args);
 int run_record(const std::vector<std::string>& args);
+int run_accept(const std::vector<std::string>& args);
 
 }  // namespace rh::cli
