@@ -6,6 +6,7 @@
 #include "agent/commands.h"
 #include "agent/options.h"
 #include "agent/probe_args.h"
+#include "agent/responder_sampler.h"
 #include "probes/oob_protocol.h"
 #include "probes/responder.h"
 
@@ -81,6 +82,7 @@ int run_responder(const std::vector<std::string>& args) {
         }
     }
 
+    o.sampler = host_pass_source(o.sysfs_root.string());  // counters for `rocehealth incast`
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);

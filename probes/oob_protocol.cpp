@@ -92,6 +92,8 @@ const char* to_string(Type t) {
             return "bye";
         case Type::error:
             return "error";
+        case Type::json:
+            return "json";
     }
     return "?";
 }
@@ -137,13 +139,76 @@ Status check_header(std::span<const std::byte> h) {
         std::snprintf(buf, sizeof buf, "bad magic 0x%08x (expected 0x%08x)", magic, kMagic);
         return bad(buf);
     }
-    if (const auto v = be(h, 4, 2); v != kVersion)
+    const auto v = be(h, 4, 2);
+    const auto len = u32(h, 8);
+    if (be(h, 6, 2) == static_cast<std::uint16_t>(Type::json)) {
+        if (v != kJsonVersion)
+            return bad("unsupported version " + std::to_string(v) + " for a json frame (this " +
+                       "build speaks " + std::to_string(kJsonVersion) + ")");
+        if (len < kHeaderSize + 2 || len > kHeaderSize + kMaxJsonBytes)
+            return bad("json frame length " + std::to_string(len) + " (expected " +
+                       std::to_string(kHeaderSize + 2) + ".." +
+                       std::to_string(kHeaderSize + kMaxJsonBytes) + ")");
+        return ok_status();
+    }
+    if (v != kVersion)
         return bad("unsupported version " + std::to_string(v) + " (this build speaks " +
                    std::to_string(kVersion) + ")");
-    if (const auto len = u32(h, 8); len != kMessageSize)
+    if (len != kMessageSize)
         return bad("length " + std::to_string(len) + " (expected " + std::to_string(kMessageSize) +
                    ")");
     return ok_status();
+}
+
+Result<std::size_t> frame_length(std::span<const std::byte> h) {
+    if (auto c = check_header(h); !c) return c.error();
+    return static_cast<std::size_t>(u32(h, 8));
+}
+
+bool is_json_header(std::span<const std::byte> h) {
+    return check_header(h).ok() && be(h, 6, 2) == static_cast<std::uint16_t>(Type::json);
+}
+
+Result<std::vector<std::byte>> encode_json(const nlohmann::json& body) {
+    if (!body.is_object() || !body.contains("cmd") || !body["cmd"].is_string())
+        return Error{"encode", "json frame", EINVAL, "not an object with a string \"cmd\""};
+    // ensure_ascii: every byte on the wire is ASCII; invalid UTF-8 in a string is replaced.
+    const std::string text = body.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+    if (text.size() > kMaxJsonBytes)
+        return Error{
+            "encode", "json frame", EMSGSIZE,
+            std::to_string(text.size()) + " bytes > limit " + std::to_string(kMaxJsonBytes)};
+    std::vector<std::byte> f(kHeaderSize + text.size());
+    const auto put = [&f](std::size_t off, std::uint64_t v, int n) {
+        for (int i = 0; i < n; ++i) f[off + i] = static_cast<std::byte>(v >> (8 * (n - 1 - i)));
+    };
+    put(0, kMagic, 4);
+    put(4, kJsonVersion, 2);
+    put(6, static_cast<std::uint16_t>(Type::json), 2);
+    put(8, f.size(), 4);
+    std::memcpy(f.data() + kHeaderSize, text.data(), text.size());
+    return f;
+}
+
+Result<nlohmann::json> decode_json(std::span<const std::byte> f) {
+    auto len = frame_length(f);
+    if (!len) return len.error();
+    if (!is_json_header(f))
+        return bad("not a json frame (type " + std::to_string(be(f, 6, 2)) + ")");
+    if (f.size() < *len)
+        return bad("truncated: " + std::to_string(f.size()) + " of " + std::to_string(*len) +
+                   " bytes");
+    if (f.size() > *len) return bad("oversize: " + std::to_string(f.size()) + " bytes");
+    const char* text = reinterpret_cast<const char*>(f.data() + kHeaderSize);
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text, text + (*len - kHeaderSize));
+    } catch (const nlohmann::json::parse_error& e) {
+        return bad("json frame: not JSON: " + std::string(e.what()));
+    }
+    if (!j.is_object()) return bad("json frame: not a JSON object");
+    if (!j.contains("cmd") || !j["cmd"].is_string()) return bad("json frame: no string \"cmd\"");
+    return j;
 }
 
 Result<Message> decode(std::span<const std::byte> f) {
@@ -154,6 +219,7 @@ Result<Message> decode(std::span<const std::byte> f) {
     if (f.size() > kMessageSize) return bad("oversize: " + std::to_string(f.size()) + " bytes");
     Message m;
     const auto type = be(f, 6, 2);
+    // (json frames are decoded by decode_json)
     if (type < 1 || type > 9) return bad("unknown message type " + std::to_string(type));
     m.type = static_cast<Type>(type);
     m.ops = u32(f, 12);
@@ -174,8 +240,7 @@ Result<Message> decode(std::span<const std::byte> f) {
     m.timeout_ms = u32(f, 96);
     m.recv_depth = u32(f, 100);
     m.checksum_errors = be(f, 104, 8);
-    if (m.ops & ~kAllOps)
-        return bad("unknown operation bits " + std::to_string(m.ops));
+    if (m.ops & ~kAllOps) return bad("unknown operation bits " + std::to_string(m.ops));
     if (m.qpn > 0xFFFFFF) return bad("qpn " + std::to_string(m.qpn) + " exceeds 24 bits");
     if (m.psn > 0xFFFFFF) return bad("psn " + std::to_string(m.psn) + " exceeds 24 bits");
     if (!valid_mtu(m.active_mtu)) return bad("active_mtu " + std::to_string(m.active_mtu));

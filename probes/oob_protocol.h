@@ -24,8 +24,15 @@
 // ops bits: 1 RDMA WRITE, 2 RDMA READ, 4 SEND/RECV. A session with SEND makes the responder post
 // receive WQEs before it replies (how many it keeps posted is recv_depth in its probe_reply; 0 =
 // none, so every SEND meets receiver-not-ready) and grants no remote access for SEND alone.
-// Version history: 1 = WRITE/READ, offset 100 reserved; 2 = adds SEND and recv_depth. A peer of
-// another version is refused with "unsupported version N (this build speaks 2)".
+// Version history: 1 = WRITE/READ, offset 100 reserved; 2 = adds SEND and recv_depth; 3 = adds
+// json frames (below). A fixed frame of another version is refused with "unsupported version N
+// (this build speaks 2)".
+//
+// Json frames (version 3, type 10): the 12-byte header (magic, version 3, type json, length =
+// 12 + N, 2 <= N <= kMaxJsonBytes) followed by N bytes of UTF-8 JSON, an object whose "cmd" is a
+// string: the control channel of `rocehealth incast` (probes/incast_control.h lists the
+// commands). Fixed frames keep version 2 in their header, so a version-2 responder still serves
+// probes from this build and refuses a json frame by name ("unsupported version 3").
 #pragma once
 
 #include <array>
@@ -33,13 +40,18 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/result.h"
 
 namespace rh::oob {
 
-inline constexpr std::uint32_t kMagic = 0x52484F42;  // "RHOB"
-inline constexpr std::uint16_t kVersion = 2;
+inline constexpr std::uint32_t kMagic = 0x52484F42;     // "RHOB"
+inline constexpr std::uint16_t kVersion = 2;            ///< version in the header of fixed frames
+inline constexpr std::uint16_t kJsonVersion = 3;        ///< version in the header of json frames
+inline constexpr std::size_t kMaxJsonBytes = 1u << 20;  ///< largest json body (1 MiB)
 inline constexpr std::size_t kHeaderSize = 12;
 inline constexpr std::size_t kMessageSize = 320;
 inline constexpr std::uint16_t kDefaultPort = 18520;
@@ -64,6 +76,7 @@ enum class Type : std::uint16_t {
     phase_done = 7,
     bye = 8,
     error = 9,
+    json = 10,  ///< variable length: header + JSON object (version 3)
 };
 const char* to_string(Type t);
 
@@ -104,8 +117,24 @@ using Frame = std::array<std::byte, kMessageSize>;
 Frame encode(const Message& m);
 
 /// Validates the first kHeaderSize bytes (magic, version, length). Lets a reader reject garbage
-/// before waiting for a whole frame.
+/// before waiting for a whole frame. Fixed types: version kVersion, length kMessageSize; json:
+/// version kJsonVersion, length 12 + 2 .. 12 + kMaxJsonBytes.
 Status check_header(std::span<const std::byte> header);
+
+/// Total frame length in bytes that a valid header announces (check_header first).
+Result<std::size_t> frame_length(std::span<const std::byte> header);
+
+/// True when a valid header is that of a json frame.
+bool is_json_header(std::span<const std::byte> header);
+
+/// Encodes a json frame: header + body.dump() (ASCII-escaped, so any string is valid UTF-8 on
+/// the wire). Error (op "encode") when the body is not an object with a string "cmd" or its text
+/// exceeds kMaxJsonBytes.
+Result<std::vector<std::byte>> encode_json(const nlohmann::json& body);
+
+/// Decodes a whole json frame: header, then a JSON object with a string "cmd". Errors have op
+/// "decode" and say what is wrong (truncated, not JSON at byte N, not an object, no "cmd").
+Result<nlohmann::json> decode_json(std::span<const std::byte> frame);
 
 /// Decodes and validates a whole frame: header, type, 24-bit qpn/psn, active_mtu value, ops bits,
 /// size limits (recv_depth <= kMaxRecvDepth), NUL-terminated printable strings. Errors have op

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "probes/device_select.h"
+#include "probes/incast_control.h"
 #include "probes/latency_phases.h"
 #include "probes/rc_connection.h"
 #include "probes/send_latency.h"
@@ -53,17 +54,20 @@ void send_error(const tcp::Socket& s, const std::string& text) {
     (void)tcp::send_msg(s, m, tcp::deadline_in(500));
 }
 
-/// Waits up to `ms` for the client's next message, looking at the stop flag every slice.
+/// Waits up to `ms` for the client's next frame (fixed or json), looking at the stop flag.
+Result<tcp::Received> next_frame(const tcp::Socket& s, int ms, const std::atomic<bool>& stop) {
+    auto r = tcp::recv_any(s, tcp::deadline_in(ms), stop);
+    if (!r && r.error().err_no == ETIMEDOUT)
+        return Error{"recv", "", ETIMEDOUT, "no message within " + std::to_string(ms) + " ms"};
+    return r;
+}
+
+/// The same for a fixed message (a probe session has no json frames).
 Result<oob::Message> next_message(const tcp::Socket& s, int ms, const std::atomic<bool>& stop) {
-    const auto dl = tcp::deadline_in(ms);
-    while (!stop.load()) {
-        auto r = tcp::wait_readable(s, kSlice_ms);
-        if (!r) return r.error();
-        if (*r) return tcp::recv_msg(s, dl);
-        if (tcp::Clock::now() > dl)
-            return Error{"recv", "", ETIMEDOUT, "no message within " + std::to_string(ms) + " ms"};
-    }
-    return Error{"recv", "", EINTR, "shutting down"};
+    auto r = next_frame(s, ms, stop);
+    if (!r) return r.error();
+    if (r->json) return Error{"recv", "", 0, "unexpected json frame in a probe session"};
+    return std::move(*r->fixed);
 }
 
 void answer_query(const tcp::Socket& s, const Shared& sh, const std::string& peer) {
@@ -238,21 +242,26 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
 }
 
 void serve(tcp::Socket s, const std::string& peer, const Shared& sh) {
-    auto first = next_message(s, sh.opts.handshake_timeout_ms, sh.stop);
+    auto first = next_frame(s, sh.opts.handshake_timeout_ms, sh.stop);
     if (!first) {
         log(peer, "bad handshake: " + first.error().message());
         return;
     }
-    switch (first->type) {
+    if (first->json) {
+        // The incast control channel: commands in json frames (probes/incast_control.h).
+        serve_control(s, *first->json, ControlContext{sh.opts, sh.where, sh.stop, peer});
+        return;
+    }
+    switch (first->fixed->type) {
         case oob::Type::query:
             answer_query(s, sh, peer);
             return;
         case oob::Type::probe_request:
-            serve_probe(s, *first, sh, peer);
+            serve_probe(s, *first->fixed, sh, peer);
             return;
         default:
             log(peer, std::string("bad handshake: unexpected first message ") +
-                          oob::to_string(first->type));
+                          oob::to_string(first->fixed->type));
             send_error(s, "expected query or probe_request");
     }
 }

@@ -2,8 +2,10 @@
 // connection is a session on its own thread (at most max_sessions at once); a probe session
 // gets its own PD, buffer, MR (registered with only the remote access its operations need), CQ
 // and QP, all released when the session ends. A session with SEND also gets recv_depth receive
-// WQEs, posted before the probe_reply and re-posted one per message (probes/send_latency.h). A misbehaving client costs one stderr line naming
-// it; the responder keeps serving.
+// WQEs, posted before the probe_reply and re-posted one per message (probes/send_latency.h). A
+// misbehaving client costs one stderr line naming it; the responder keeps serving. A connection
+// whose first frame is a json frame is a control session of `rocehealth incast`
+// (probes/incast_control.h).
 #pragma once
 
 #include <atomic>
@@ -13,6 +15,7 @@
 #include <string>
 
 #include "core/result.h"
+#include "probes/incast_sampling.h"
 #include "probes/oob_protocol.h"
 
 namespace rh {
@@ -32,6 +35,9 @@ struct ResponderOptions {
     int idle_timeout_ms = 120000;     ///< wait for a client's next phase (after a READ phase:
                                       ///< at least count x its timeout_ms)
     std::filesystem::path sysfs_root = "/sys";
+    /// Counters for `rocehealth incast` "sample" sessions (probes/incast_sampling.h); empty:
+    /// such sessions are refused by name, the other incast roles still work.
+    incast::PassSourceFactory sampler;
 };
 
 /// Runs until `stop` becomes true (then waits for sessions to wind down, ~0.2 s). An Error means

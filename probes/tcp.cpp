@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -199,6 +200,16 @@ Result<std::optional<Socket>> accept(const Socket& listener, int wait_ms, std::s
     return std::optional<Socket>(std::move(s));
 }
 
+bool peer_closed(int fd) {
+    pollfd p{fd, POLLIN | POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) <= 0) return false;
+    if (p.revents & (POLLHUP | POLLERR)) return true;
+    // Readable: EOF (recv 0) or reset, unless it is a message waiting to be read.
+    char b;
+    const ssize_t n = ::recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 Result<bool> wait_readable(const Socket& s, int wait_ms) {
     pollfd p{s.fd(), POLLIN, 0};
     const int rc = ::poll(&p, 1, wait_ms);
@@ -257,12 +268,51 @@ Status send_msg(const Socket& s, const oob::Message& m, Deadline deadline) {
 }
 
 Result<oob::Message> recv_msg(const Socket& s, Deadline deadline) {
-    oob::Frame f{};
-    std::span<std::byte> all(f);
-    if (auto r = recv_all(s, all.first(oob::kHeaderSize), deadline); !r) return r.error();
-    if (auto h = oob::check_header(all.first(oob::kHeaderSize)); !h) return h.error();
-    if (auto r = recv_all(s, all.subspan(oob::kHeaderSize), deadline); !r) return r.error();
-    return oob::decode(all);
+    auto r = recv_any(s, deadline);
+    if (!r) return r.error();
+    if (r->json)
+        return Error{"recv", peer_of(s), 0,
+                     "unexpected json frame \"" + (*r->json)["cmd"].get<std::string>() + "\""};
+    return std::move(*r->fixed);
+}
+
+Status send_json(const Socket& s, const nlohmann::json& body, Deadline deadline) {
+    auto f = oob::encode_json(body);
+    if (!f) return f.error();
+    return send_all(s, *f, deadline);
+}
+
+Result<Received> recv_any(const Socket& s, Deadline deadline) {
+    std::array<std::byte, oob::kHeaderSize> h{};
+    if (auto r = recv_all(s, h, deadline); !r) return r.error();
+    auto len = oob::frame_length(h);
+    if (!len) return len.error();
+    std::vector<std::byte> f(*len);
+    std::copy(h.begin(), h.end(), f.begin());
+    if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), deadline); !r)
+        return r.error();
+    Received out;
+    if (oob::is_json_header(h)) {
+        auto j = oob::decode_json(f);
+        if (!j) return j.error();
+        out.json = std::move(*j);
+    } else {
+        auto m = oob::decode(f);
+        if (!m) return m.error();
+        out.fixed = std::move(*m);
+    }
+    return out;
+}
+
+Result<Received> recv_any(const Socket& s, Deadline deadline, const std::atomic<bool>& stop) {
+    while (!stop.load()) {
+        auto r = wait_readable(s, std::min(200, std::max(1, remaining_ms(deadline))));
+        if (!r) return r.error();
+        if (*r) return recv_any(s, deadline);
+        if (Clock::now() >= deadline)
+            return Error{"recv", peer_of(s), ETIMEDOUT, "no message before the deadline"};
+    }
+    return Error{"recv", peer_of(s), EINTR, "shutting down"};
 }
 
 }  // namespace rh::tcp

@@ -2,6 +2,7 @@
 // out-of-band handshake. Errors name the peer.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -58,6 +59,10 @@ Result<Socket> listen(const std::string& addr, std::uint16_t port);
 /// Waits up to `wait_ms` for a connection; nullopt when none arrived.
 Result<std::optional<Socket>> accept(const Socket& listener, int wait_ms, std::string& peer_name);
 
+/// Non-blocking: true when the peer closed the connection (EOF or reset pending, not a message
+/// waiting to be read).
+bool peer_closed(int fd);
+
 /// True when data (or EOF) is ready within wait_ms.
 Result<bool> wait_readable(const Socket& s, int wait_ms);
 
@@ -66,8 +71,21 @@ Status send_all(const Socket& s, std::span<const std::byte> data, Deadline deadl
 /// "peer closed the connection after N of M bytes".
 Status recv_all(const Socket& s, std::span<std::byte> data, Deadline deadline);
 
-/// One validated protocol message (header checked before waiting for the rest).
+/// One validated protocol message (header checked before waiting for the rest). recv_msg
+/// refuses a json frame ("unexpected json frame").
 Status send_msg(const Socket& s, const oob::Message& m, Deadline deadline);
 Result<oob::Message> recv_msg(const Socket& s, Deadline deadline);
+
+/// One json frame (oob::encode_json).
+Status send_json(const Socket& s, const nlohmann::json& body, Deadline deadline);
+
+/// A validated frame of either kind: `json` is set for a json frame, `fixed` otherwise.
+struct Received {
+    std::optional<oob::Message> fixed;
+    std::optional<nlohmann::json> json;
+};
+Result<Received> recv_any(const Socket& s, Deadline deadline);
+/// The same, giving up (EINTR, "shutting down") once `stop` becomes true; looks every 200 ms.
+Result<Received> recv_any(const Socket& s, Deadline deadline, const std::atomic<bool>& stop);
 
 }  // namespace rh::tcp

@@ -13,20 +13,13 @@
 
 #include "probes/latency_phases.h"
 #include "probes/slot.h"
+#include "probes/tcp.h"
 
 namespace rh {
 
 std::optional<Error> control_closed(const PhaseSpec& p, const char* op, std::uint32_t message) {
     if (p.control_fd < 0) return std::nullopt;
-    pollfd pfd{p.control_fd, POLLIN | POLLRDHUP, 0};
-    if (::poll(&pfd, 1, 0) <= 0) return std::nullopt;
-    bool closed = (pfd.revents & (POLLHUP | POLLERR)) != 0;
-    if (!closed) {
-        // Readable: EOF (recv 0) or reset, unless it is a message waiting to be read.
-        char b;
-        const ssize_t n = ::recv(p.control_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-        closed = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-    }
+    const bool closed = tcp::peer_closed(p.control_fd);
     if (!closed) return std::nullopt;
     return Error{"", "", 0,
                  std::string(p.peer_role) +

@@ -1,0 +1,36 @@
+#include "agent/responder_sampler.h"
+
+#include "agent/host_sampler.h"
+#include "store/sample_json.h"
+
+namespace rh::cli {
+
+namespace {
+
+class HostPassSource : public incast::PassSource {
+  public:
+    explicit HostPassSource(const std::string& root)
+        : sampler_(CollectOptions{SysfsRoot(root), ""}, "") {}
+    std::size_t devices() const { return sampler_.devices(); }
+    nlohmann::json pass(std::vector<std::string>& notes) override {
+        nlohmann::json lines = nlohmann::json::array();
+        for (const Sample& s : sampler_.pass(notes)) lines.push_back(to_json_line(s));
+        return lines;
+    }
+
+  private:
+    HostSampler sampler_;
+};
+
+}  // namespace
+
+incast::PassSourceFactory host_pass_source(std::string root) {
+    return [root]() -> Result<std::unique_ptr<incast::PassSource>> {
+        auto src = std::make_unique<HostPassSource>(root);
+        if (src->devices() == 0)
+            return Error{"sample", root + "/class/infiniband", ENODEV, "no RDMA device"};
+        return std::unique_ptr<incast::PassSource>(std::move(src));
+    };
+}
+
+}  // namespace rh::cli

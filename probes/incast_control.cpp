@@ -1,0 +1,67 @@
+#include "probes/incast_control.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "probes/incast_messages.h"
+#include "probes/incast_sampling.h"
+#include "probes/incast_sender.h"
+#include "probes/rc_connection.h"
+#include "probes/stream_receiver.h"
+#include "probes/wall_clock.h"
+
+namespace rh {
+
+void ControlContext::log(const std::string& what) const {
+    std::fprintf(stderr, "rocehealth responder: %s: %s\n", peer.c_str(), what.c_str());
+}
+
+nlohmann::json hello_reply(const ControlContext& cx) {
+    incast::Hello h;
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    h.hostname = host;
+    h.device = cx.where.device;
+    h.port = cx.where.port;
+    h.gid = cx.where.gid_text;
+    h.gid_type = cx.where.gid_type;
+    if (auto mtu = query_active_mtu(cx.where.device, cx.where.port)) h.active_mtu = *mtu;
+    const std::string rel =
+        "class/infiniband/" + cx.where.device + "/ports/" + std::to_string(cx.where.port) + "/rate";
+    if (auto rate = SysfsRoot(cx.opts.sysfs_root).read_text(rel))
+        h.port_rate = *rate;
+    else
+        h.port_rate_error = rate.error().message();
+    h.sampler = static_cast<bool>(cx.opts.sampler);
+    h.wall_ms = wall_ms_now();  // last: closest to the reply leaving
+    return incast::to_json(h);
+}
+
+void serve_control(const tcp::Socket& s, const nlohmann::json& first, const ControlContext& cx) {
+    const auto log = [&cx](const std::string& w) { cx.log(w); };
+    nlohmann::json msg = first;
+    for (;;) {
+        const std::string cmd = msg["cmd"].get<std::string>();
+        if (cmd == "sample") return incast::serve_sample(s, msg, cx.opts.sampler, cx.stop, log);
+        if (cmd == "stream_open") return stream::serve_stream(s, msg, cx.where, cx.stop, log);
+        if (cmd == "incast_prepare") return incast::serve_sender(s, msg, cx);
+        if (cmd != "hello") {
+            log("unknown control command '" + cmd + "'");
+            (void)tcp::send_json(
+                s,
+                stream::error_message("unknown command '" + cmd +
+                                      "' (this responder serves hello, sample, stream_open, "
+                                      "incast_prepare)"),
+                tcp::deadline_in(2000));
+            return;
+        }
+        if (!tcp::send_json(s, hello_reply(cx), tcp::deadline_in(2000))) return;
+        // Another command may follow on the same connection; a close just ends it.
+        auto next = tcp::recv_any(s, tcp::deadline_in(cx.opts.handshake_timeout_ms), cx.stop);
+        if (!next || !next->json) return;
+        msg = std::move(*next->json);
+    }
+}
+
+}  // namespace rh

@@ -1,0 +1,41 @@
+// The control channel of `rocehealth responder` (json frames on its TCP port,
+// probes/oob_protocol.h): what the incast coordinator asks a participant. A connection's first
+// json message picks the session:
+//
+//   hello           -> hello_reply {hostname, wall_ms, device, port, gid, gid_type, active_mtu,
+//                      port_rate, port_rate_error, sampler}; the connection then takes another
+//                      command (the coordinator measures its clock offset with it)
+//   sample          -> counter passes until stop            (probes/incast_sampling.h)
+//   stream_open     -> receiving end of a stream session    (probes/stream_protocol.h)
+//   incast_prepare  -> sending role of an incast            (probes/incast_sender.h)
+// Anything else gets {cmd: "error", error: "unknown command ..."}. Every session runs in the
+// responder's per-connection thread and counts against --max-sessions.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "probes/device_select.h"
+#include "probes/responder.h"
+#include "probes/tcp.h"
+
+namespace rh {
+
+struct ControlContext {
+    const ResponderOptions& opts;
+    const PortChoice& where;
+    const std::atomic<bool>& stop;
+    std::string peer;  ///< "peer HOST:PORT", for log lines
+    /// One stderr line "rocehealth responder: <peer>: <what>".
+    void log(const std::string& what) const;
+};
+
+/// Serves one control connection whose first message is `first`.
+void serve_control(const tcp::Socket& s, const nlohmann::json& first, const ControlContext& cx);
+
+/// This host's hello_reply (wall clock now, port rate read from sysfs now).
+nlohmann::json hello_reply(const ControlContext& cx);
+
+}  // namespace rh

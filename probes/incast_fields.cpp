@@ -1,0 +1,155 @@
+#include "probes/incast_fields.h"
+
+namespace rh::ctl {
+
+namespace {
+const nlohmann::json kEmptyArray = nlohmann::json::array();
+
+std::string shown(const nlohmann::json& v) {
+    std::string s = v.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+    return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+}
+}  // namespace
+
+Fields::Fields(const nlohmann::json& j)
+    : j_(j),
+      cmd_(j.is_object() && j.contains("cmd") && j["cmd"].is_string() ? j["cmd"].get<std::string>()
+                                                                      : "?") {}
+
+const nlohmann::json* Fields::get(const char* name) {
+    if (!ok()) return nullptr;
+    if (!j_.is_object() || !j_.contains(name) || j_[name].is_null()) {
+        fail(name, "missing");
+        return nullptr;
+    }
+    return &j_[name];
+}
+
+void Fields::fail(const char* name, const std::string& what) {
+    if (ok()) error_ = cmd_ + ": \"" + name + "\": " + what;
+}
+
+bool Fields::has(const char* name) const {
+    return j_.is_object() && j_.contains(name) && !j_[name].is_null();
+}
+
+Error Fields::error() const {
+    return Error{"decode", cmd_ + " message", 0, error_};
+}
+
+std::uint64_t Fields::u64(const char* name, std::uint64_t lo, std::uint64_t hi) {
+    const auto* v = get(name);
+    if (!v) return lo;
+    const bool whole =
+        v->is_number_unsigned() || (v->is_number_integer() && v->get<std::int64_t>() >= 0);
+    if (whole) {
+        const auto x = v->get<std::uint64_t>();
+        if (x >= lo && x <= hi) return x;
+    }
+    fail(name, "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                   ", got " + shown(*v));
+    return lo;
+}
+
+std::int64_t Fields::i64(const char* name) {
+    const auto* v = get(name);
+    if (!v) return 0;
+    if (v->is_number_integer() &&
+        (!v->is_number_unsigned() ||
+         v->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)))
+        return v->get<std::int64_t>();
+    fail(name, "expected a whole number, got " + shown(*v));
+    return 0;
+}
+
+std::string Fields::str(const char* name, std::size_t max_len) {
+    const auto* v = get(name);
+    if (!v) return {};
+    if (!v->is_string()) {
+        fail(name, "expected a string, got " + shown(*v));
+        return {};
+    }
+    const auto& s = v->get_ref<const std::string&>();
+    if (s.size() > max_len) {
+        fail(name, "longer than " + std::to_string(max_len) + " characters");
+        return {};
+    }
+    for (const char c : s)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
+            fail(name, "non-printable character");
+            return {};
+        }
+    return s;
+}
+
+const nlohmann::json& Fields::array(const char* name, std::size_t lo, std::size_t hi) {
+    const auto* v = get(name);
+    if (!v) return kEmptyArray;
+    if (!v->is_array() || v->size() < lo || v->size() > hi) {
+        fail(name, "expected an array of " + std::to_string(lo) + " to " + std::to_string(hi) +
+                       " elements, got " + shown(*v));
+        return kEmptyArray;
+    }
+    return *v;
+}
+
+std::array<std::uint8_t, 16> Fields::gid(const char* name) {
+    std::array<std::uint8_t, 16> g{};
+    const std::string s = str(name, 32);
+    if (!ok()) return g;
+    auto nibble = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    if (s.size() != 32) {
+        fail(name, "expected 32 hex digits, got " + std::to_string(s.size()) + " characters");
+        return g;
+    }
+    for (std::size_t i = 0; i < 16; ++i) {
+        const int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            fail(name, "not a hex digit in '" + s + "'");
+            return g;
+        }
+        g[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+    }
+    return g;
+}
+
+std::map<std::string, std::uint64_t> Fields::counts(const char* name) {
+    std::map<std::string, std::uint64_t> m;
+    if (!ok() || !has(name)) return m;
+    const auto& v = j_[name];
+    if (!v.is_object()) {
+        fail(name, "expected an object of counts, got " + shown(v));
+        return m;
+    }
+    for (const auto& [k, x] : v.items()) {
+        if (!x.is_number_unsigned() && !(x.is_number_integer() && x.get<std::int64_t>() >= 0)) {
+            fail(name, k + ": expected a whole number, got " + shown(x));
+            return {};
+        }
+        m[k] = x.get<std::uint64_t>();
+    }
+    return m;
+}
+
+nlohmann::json counts_json(const std::map<std::string, std::uint64_t>& m) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [k, v] : m) j[k] = v;
+    return j;
+}
+
+std::string gid_hex(const std::array<std::uint8_t, 16>& gid) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string s;
+    for (auto b : gid) {
+        s.push_back(kHex[b >> 4]);
+        s.push_back(kHex[b & 15]);
+    }
+    return s;
+}
+
+}  // namespace rh::ctl

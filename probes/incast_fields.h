@@ -1,0 +1,63 @@
+// Typed, range-checked reads of the fields of a control-channel JSON message (json frames,
+// probes/oob_protocol.h). The first bad field is remembered and named, e.g.
+// "stream_open: \"size_bytes\": expected a whole number from 16 to 16777216, got -1"; later reads
+// return defaults, so a parser reads every field and checks ok() once at the end (pure).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace rh::ctl {
+
+class Fields {
+  public:
+    explicit Fields(const nlohmann::json& j);
+
+    /// A whole number in [lo, hi] (JSON integer, not a float, not a string).
+    std::uint64_t u64(const char* name, std::uint64_t lo, std::uint64_t hi);
+    std::uint32_t u32(const char* name, std::uint32_t lo, std::uint32_t hi) {
+        return static_cast<std::uint32_t>(u64(name, lo, hi));
+    }
+    /// A signed whole number (e.g. UTC milliseconds).
+    std::int64_t i64(const char* name);
+    /// A printable ASCII string of at most `max_len` characters (empty allowed).
+    std::string str(const char* name, std::size_t max_len = 255);
+    /// A JSON array of [lo, hi] elements; an empty array after an error.
+    const nlohmann::json& array(const char* name, std::size_t lo, std::size_t hi);
+    /// A raw GID as 32 hex digits.
+    std::array<std::uint8_t, 16> gid(const char* name);
+    /// An object of whole numbers, e.g. {"IBV_WC_RETRY_EXC_ERR": 3}; an absent field is empty.
+    std::map<std::string, std::uint64_t> counts(const char* name);
+    /// True when the field is present (not null).
+    bool has(const char* name) const;
+
+    /// Records "<name>: <what>" as the error (unless one is already recorded).
+    void invalid(const char* name, const std::string& what) { fail(name, what); }
+
+    bool ok() const { return error_.empty(); }
+    /// Error (op "decode", subject "<cmd> message") naming the first bad field.
+    Error error() const;
+    const std::string& cmd() const { return cmd_; }
+
+  private:
+    const nlohmann::json* get(const char* name);
+    void fail(const char* name, const std::string& what);
+
+    const nlohmann::json& j_;
+    std::string cmd_;
+    std::string error_;
+};
+
+/// The JSON object Fields::counts reads.
+nlohmann::json counts_json(const std::map<std::string, std::uint64_t>& m);
+
+/// 32 lower-case hex digits of a raw GID (what Fields::gid reads).
+std::string gid_hex(const std::array<std::uint8_t, 16>& gid);
+
+}  // namespace rh::ctl

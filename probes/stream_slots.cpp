@@ -1,0 +1,62 @@
+#include "probes/stream_slots.h"
+
+#include <cstring>
+
+#include "probes/slot.h"
+
+namespace rh::stream {
+
+const char* to_string(Bad b) {
+    switch (b) {
+        case Bad::none:
+            return "none";
+        case Bad::wrong_length:
+            return "wrong_length";
+        case Bad::wrong_seq:
+            return "wrong_seq";
+        case Bad::bad_checksum:
+            return "bad_checksum";
+        case Bad::payload_mismatch:
+            return "payload_mismatch";
+    }
+    return "?";
+}
+
+Patterns::Patterns(std::size_t size, unsigned queue_depth, std::uint32_t seed)
+    : size_(size), payload_(queue_depth * (size - slot::kTrailerBytes)), hash_(queue_depth) {
+    std::vector<std::byte> tmp(size);
+    const std::size_t n = size - slot::kTrailerBytes;
+    for (unsigned k = 0; k < queue_depth; ++k) {
+        hash_[k] = slot::fill_payload(tmp, seed + k);
+        std::memcpy(payload_.data() + k * n, tmp.data(), n);
+    }
+}
+
+void Patterns::fill(std::span<std::byte> slot, unsigned k) const {
+    const std::size_t n = size_ - slot::kTrailerBytes;
+    std::memcpy(slot.data(), payload_.data() + k * n, n);
+    slot::clear_trailer(slot.first(size_));
+}
+
+void Patterns::stamp(std::span<std::byte> slot, std::uint64_t n) const {
+    slot::stamp(slot.first(size_), hash_[n % hash_.size()], seq_of(n));
+}
+
+Bad Patterns::check(std::span<const std::byte> slot, std::uint64_t n,
+                    std::uint64_t byte_len) const {
+    if (byte_len != size_ || slot.size() < size_) return Bad::wrong_length;
+    const auto s = slot.first(size_);
+    const unsigned k = static_cast<unsigned>(n % hash_.size());
+    const std::size_t body = size_ - slot::kTrailerBytes;
+    if (slot::load_seq(s) != seq_of(n)) return Bad::wrong_seq;
+    // The trailer's checksum must be the one of the expected payload and this seq ...
+    std::byte le[4];  // little-endian in the slot (slot.h)
+    const std::uint32_t want = slot::checksum(hash_[k], seq_of(n));
+    for (int i = 0; i < 4; ++i) le[i] = static_cast<std::byte>(want >> (8 * i));
+    if (std::memcmp(s.data() + body, le, 4) != 0) return Bad::bad_checksum;
+    // ... and the payload byte for byte the expected one.
+    if (std::memcmp(s.data(), payload_.data() + k * body, body) != 0) return Bad::payload_mismatch;
+    return Bad::none;
+}
+
+}  // namespace rh::stream
