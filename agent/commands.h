@@ -20,6 +20,7 @@ int run_probe(const std::vector<std::string>& args);
 int run_responder(const std::vector<std::string>& args);
 int run_diagnose(const std::vector<std::string>& args);
 int run_record(const std::vector<std::string>& args);
+int run_agent(const std::vector<std::string>& args);
 int run_incast(const std::vector<std::string>& args);
 int run_accept(const std::vector<std::string>& args);
 

@@ -22,6 +22,7 @@ constexpr Subcommand kSubcommands[] = {
     {"responder", rh::cli::run_responder, "serve probes from peers"},
     {"record", rh::cli::run_record, "record counters and facts as JSON lines for diagnose --replay"},
     {"diagnose", rh::cli::run_diagnose, "run the rules over recordings or captured text bundles"},
+    {"agent", rh::cli::run_agent, "per-host daemon: collection, rules, /metrics and JSON API"},
     {"incast", rh::cli::run_incast, "many-to-one RDMA traffic between responders, with findings"},
     {"accept", rh::cli::run_accept, "render an acceptance report: report.json -> HTML, Markdown"},
 };

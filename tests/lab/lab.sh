@@ -30,7 +30,11 @@
 #   RH_LAB_TTL (7200 s guest lifetime cap, 0 = none), RH_LAB_CACHE (vmlinux cache dir),
 #   RH_LAB_PVH (1: boot extracted vmlinux), RH_LAB_OWNER_PID (when this pid dies, the lab
 #   is torn down by a watchdog), RH_LAB_KEEP_CMDS=1 (keep cmd files), RH_LAB_KVER,
-#   RH_LAB_RMEM (16 MiB: net.core.rmem_default while qemus start; 0 = untouched).
+#   RH_LAB_RMEM (16 MiB: net.core.rmem_default while qemus start; 0 = untouched),
+#   RH_LAB_HOSTFWD (a guest TCP port, e.g. 9477: each guest also gets eth1 on QEMU user
+#   networking, restricted (no way out), with host 127.0.0.1:<free port> forwarded to that
+#   port; the host port is in DIR/<name>/hostfwd; eth1 is left down: in the guest,
+#   `ip addr add 10.0.2.15/24 dev eth1 && ip link set eth1 up`).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -177,6 +181,13 @@ cmd_up() {
     # ("IO-APIC + timer doesn't work!" panic); the check proves nothing in a VM.
     local append="console=ttyS0 quiet loglevel=4 panic=-1 no_timer_check rh.init=$here/guest-init.sh"
     append+=" rh.name=$name rh.ip=10.99.0.$((10 + i))/24 rh.dir=$dir rh.cache=${RH_LAB_9P_CACHE:-none} rh.ttl=${RH_LAB_TTL:-7200} rh.mtu=${RH_LAB_GUEST_MTU:-9000}"
+    local fwd=()
+    if [ -n "${RH_LAB_HOSTFWD:-}" ]; then
+      local hport; hport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || die "no free host port"
+      echo "$hport" >"$dir/$name/hostfwd"
+      fwd=(-netdev "user,id=n1,restrict=on,hostfwd=tcp:127.0.0.1:$hport-:$RH_LAB_HOSTFWD"
+           -device "virtio-net-pci,netdev=n1,mac=52:54:00:98:$(printf '%02x:%02x' $((i / 256)) $((i % 256)))")
+    fi
     # host_mtu=9000 lets the guest raise eth0's MTU up to 9000 (virtio-net
     # caps max_mtu at host_mtu); eth0 starts at RH_LAB_GUEST_MTU.
     qemu-system-x86_64 \
@@ -189,6 +200,7 @@ cmd_up() {
       -virtfs "local,path=$dir,mount_tag=labshare,security_model=none,multidevs=remap" \
       -netdev "socket,id=n0,mcast=230.0.0.1:$port,localaddr=127.0.0.1" \
       -device "virtio-net-pci,netdev=n0,mac=$mac${RH_LAB_HOST_MTU:+,host_mtu=$RH_LAB_HOST_MTU}" \
+      "${fwd[@]}" \
       </dev/null >"$dir/$name/qemu.log" 2>&1 &
     echo $! >"$dir/$name/qemu.pid"
   done

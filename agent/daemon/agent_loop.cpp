@@ -1,0 +1,340 @@
+#include "agent/daemon/agent_loop.h"
+
+#include <signal.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+
+#include "agent/daemon/board.h"
+#include "agent/daemon/finding_events.h"
+#include "agent/daemon/http.h"
+#include "agent/daemon/log.h"
+#include "agent/daemon/metrics.h"
+#include "agent/daemon/responder_thread.h"
+#include "agent/diagnose_report.h"
+#include "agent/host_sampler.h"
+#include "agent/responder_sampler.h"
+#include "rules/engine/engine.h"
+
+#ifndef RH_VERSION
+#define RH_VERSION "unknown"
+#endif
+
+namespace rh::agent {
+
+namespace {
+
+sigset_t agent_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    return set;
+}
+
+ResponderOptions responder_options(const AgentConfig& c) {
+    ResponderOptions o;
+    o.listen_addr = c.responder.listen;
+    o.port = c.responder.port;
+    o.device = c.responder.device.empty() ? c.device : c.responder.device;
+    o.gid_index = c.responder.gid_index;
+    o.max_sessions = c.responder.max_sessions;
+    o.sysfs_root = c.sysfs_root;
+    o.sampler = cli::host_pass_source(c.sysfs_root);  // counters for `rocehealth incast` peers
+    return o;
+}
+
+std::string listen_text(const HttpConfig& h, int port) {
+    const bool v6 = h.listen_host.find(':') != std::string::npos;
+    return (v6 ? "[" + h.listen_host + "]" : h.listen_host) + ":" + std::to_string(port);
+}
+
+class Agent {
+  public:
+    Agent(Runtime rt, std::string config_path)
+        : rt_(std::move(rt)), config_path_(std::move(config_path)) {
+        stats_.version = RH_VERSION;
+    }
+
+    int run();
+
+  private:
+    void start_collection();
+    void declare_findings_opened();
+    void pass();
+    void rules_run();
+    void publish_metrics();
+    void reload();
+    void stop();
+
+    Runtime rt_;
+    std::string config_path_;
+    Board board_;
+    std::unique_ptr<HttpServer> http_;
+    std::unique_ptr<ResponderThread> responder_;
+    std::unique_ptr<cli::HostSampler> sampler_;
+    std::unique_ptr<SeriesStore> store_;
+    FindingTracker tracker_;
+    EngineResult last_;
+    AgentStats stats_;
+    std::size_t samples_ = 0;
+    double next_rules_mono_ = 0;
+};
+
+void Agent::declare_findings_opened() {
+    // Every (rule, severity) a finding can have starts at 0, so Prometheus sees the first
+    // opening as an increase (a series that appears at 1 has no increase).
+    for (const RuleSpec& r : rt_.rules.rules) {
+        stats_.findings_opened.try_emplace({r.id, to_string(r.severity)}, 0);
+        for (const Escalation& e : r.escalate)
+            stats_.findings_opened.try_emplace({r.id, to_string(e.severity)}, 0);
+    }
+}
+
+void Agent::start_collection() {
+    const AgentConfig& c = rt_.cfg;
+    sampler_ = std::make_unique<cli::HostSampler>(CollectOptions{SysfsRoot(c.sysfs_root), c.device},
+                                                  c.host);
+    store_ = std::make_unique<SeriesStore>(StoreLimits{c.retention_s, c.max_points()});
+    tracker_ = FindingTracker();
+    last_ = EngineResult();
+    samples_ = 0;
+    next_rules_mono_ = 0;
+    if (sampler_->devices() == 0)
+        log_event("warning", "no_rdma_device",
+                  {{"sysfs_root", c.sysfs_root},
+                   {"device", c.device},
+                   {"text", "no RDMA device found under " + c.sysfs_root +
+                                "/class/infiniband; serving agent metrics only"}});
+}
+
+void Agent::pass() {
+    const double t0 = cli::monotonic_now_s();
+    std::vector<std::string> rediscovered;
+    for (const Sample& s : sampler_->pass(rediscovered)) {
+        store_->add(s);
+        ++samples_;
+    }
+    for (const auto& r : rediscovered) log_event("info", "devices_rediscovered", {{"reason", r}});
+    const double t1 = cli::monotonic_now_s();
+    ++stats_.passes;
+    stats_.last_pass_duration_s = t1 - t0;
+    stats_.last_pass_wall_s = static_cast<double>(cli::wall_now_ms()) / 1000.0;
+    stats_.rediscoveries = sampler_->rediscoveries();
+    if (t1 >= next_rules_mono_) {
+        rules_run();
+        next_rules_mono_ = t1 + rt_.cfg.rules_interval_s;
+    }
+    publish_metrics();
+    board_.update([&](BoardView& v) {
+        v.passes = stats_.passes;
+        v.last_pass_mono_s = t1;
+        v.collect_interval_s = rt_.cfg.collect_interval_s;
+        v.devices = sampler_->devices();
+    });
+}
+
+void Agent::rules_run() {
+    const double t0 = cli::monotonic_now_s();
+    last_ = run_rules(*store_, rt_.rules);
+    stats_.last_rules_duration_s = cli::monotonic_now_s() - t0;
+    ++stats_.rules_runs;
+    for (const FindingEvent& e : tracker_.update(last_.findings)) {
+        log_event(e.level, e.event, e.fields);
+        if (e.event == "finding_opened")
+            ++stats_.findings_opened[{e.fields.value("rule", ""), e.fields.value("severity", "")}];
+    }
+    const std::string host = sampler_->snapshot().host;
+    const std::vector<InputReport> inputs = {
+        InputReport{"live:" + rt_.cfg.sysfs_root, samples_, {host}, {}}};
+    auto doc = std::make_shared<nlohmann::json>(cli::diagnose_json(last_, rt_.rules_path, inputs));
+    (*doc)["agent"] = {{"host", host},
+                       {"rules_runs", stats_.rules_runs},
+                       {"t", static_cast<double>(cli::wall_now_ms()) / 1000.0}};
+    // The inventory changes only on rediscovery, but its counters move: refresh it with the
+    // findings (every rules_interval_s), not every pass.
+    auto snap = std::make_shared<std::string>(
+        nlohmann::json(sampler_->snapshot())
+            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+        "\n");
+    board_.update([&](BoardView& v) {
+        v.findings = std::move(doc);
+        v.snapshot = std::move(snap);
+    });
+}
+
+void Agent::publish_metrics() {
+    read_process_stats(stats_);
+    if (responder_)
+        stats_.responder_up = responder_->up();
+    else
+        stats_.responder_up.reset();
+    auto text = std::make_shared<std::string>(render_metrics(*store_, last_.findings, stats_));
+    board_.update([&](BoardView& v) { v.metrics = std::move(text); });
+}
+
+void Agent::reload() {
+    auto fail = [&](const std::string& why) {
+        ++stats_.reloads_failed;
+        log_event("error", "config_reload_rejected",
+                  {{"config", config_path_},
+                   {"error", why},
+                   {"text", "keeping the running configuration"}});
+    };
+    auto cfg = load_agent_config(config_path_);
+    if (!cfg) return fail(cfg.error().message());
+    auto next = prepare_runtime(std::move(*cfg));
+    if (!next) return fail(next.error().message());
+    const AgentConfig& old = rt_.cfg;
+    const AgentConfig& nc = next->cfg;
+
+    // HTTP first: the only part that can still fail (binding).
+    const bool http_changed = !(old.http == nc.http) || next->token != rt_.token;
+    if (http_changed) {
+        const bool same_addr = old.http.listen_host == nc.http.listen_host &&
+                               old.http.listen_port == nc.http.listen_port &&
+                               nc.http.listen_port != 0;
+        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, board_);
+        if (same_addr) http_->stop();
+        if (auto s = fresh->start(); !s) {
+            if (same_addr)
+                if (auto back = http_->start(); !back)  // back to the old settings
+                    log_event("error", "http_bind_failed", {{"error", back.error().message()}});
+            return fail(s.error().message());
+        }
+        http_ = std::move(fresh);
+        log_event("info", "http_listening",
+                  {{"listen", listen_text(nc.http, http_->port())},
+                   {"port", http_->port()},
+                   {"protect_read", nc.http.protect_read}});
+    }
+    const bool collection_changed = old.sysfs_root != nc.sysfs_root || old.device != nc.device ||
+                                    old.host != nc.host || old.retention_s != nc.retention_s ||
+                                    old.collect_interval_s != nc.collect_interval_s;
+    const bool responder_changed =
+        !(old.responder == nc.responder) ||
+        (nc.responder.enabled && (old.sysfs_root != nc.sysfs_root || old.device != nc.device));
+    rt_ = std::move(*next);
+    declare_findings_opened();
+    if (responder_changed) {
+        responder_.reset();
+        if (rt_.cfg.responder.enabled)
+            responder_ = std::make_unique<ResponderThread>(responder_options(rt_.cfg));
+    }
+    if (collection_changed) start_collection();  // a new store: history starts again
+    next_rules_mono_ = 0;                        // run the (possibly new) rules next pass
+    ++stats_.reloads_ok;
+    log_event("info", "config_reloaded",
+              {{"config", config_path_},
+               {"rules_file", rt_.rules_path},
+               {"rules", rt_.rules.rules.size()},
+               {"http_restarted", http_changed},
+               {"responder_restarted", responder_changed},
+               {"store_reset", collection_changed}});
+}
+
+void Agent::stop() {
+    // Flush: a last rules run over everything collected, its changes logged.
+    if (store_ && stats_.passes > 0) rules_run();
+    std::size_t open = 0;
+    for (const Finding& f : last_.findings) open += f.closed_t == 0 ? 1 : 0;
+    log_event("info", "agent_stopping", {{"passes", stats_.passes}, {"open_findings", open}});
+    if (http_) http_->stop();
+    responder_.reset();
+    log_event("info", "agent_stopped", nullptr);
+}
+
+int Agent::run() {
+    declare_findings_opened();
+    start_collection();
+    http_ = std::make_unique<HttpServer>(rt_.cfg.http, rt_.token, board_);
+    if (auto s = http_->start(); !s) {
+        log_event("error", "http_bind_failed", {{"error", s.error().message()}});
+        return 2;
+    }
+    if (rt_.cfg.responder.enabled)
+        responder_ = std::make_unique<ResponderThread>(responder_options(rt_.cfg));
+    log_event("info", "agent_started",
+              {{"version", stats_.version},
+               {"config", config_path_},
+               {"host", sampler_->snapshot().host},
+               {"sysfs_root", rt_.cfg.sysfs_root},
+               {"devices", sampler_->devices()},
+               {"collect_interval_s", rt_.cfg.collect_interval_s},
+               {"rules_interval_s", rt_.cfg.rules_interval_s},
+               {"retention_s", rt_.cfg.retention_s},
+               {"rules_file", rt_.rules_path},
+               {"rules", rt_.rules.rules.size()},
+               {"responder", rt_.cfg.responder.enabled}});
+    log_event("info", "http_listening",
+              {{"listen", listen_text(rt_.cfg.http, http_->port())},
+               {"port", http_->port()},
+               {"protect_read", rt_.cfg.http.protect_read}});
+
+    const sigset_t set = agent_signals();
+    double next = cli::monotonic_now_s();
+    for (;;) {
+        const double now = cli::monotonic_now_s();
+        if (now >= next) {
+            pass();
+            // Next pass on the interval grid; a pass that overran skips the missed slots.
+            next += rt_.cfg.collect_interval_s *
+                    std::max(1.0, std::ceil((cli::monotonic_now_s() - next) /
+                                            rt_.cfg.collect_interval_s));
+            continue;
+        }
+        const double wait = next - now;
+        timespec ts{static_cast<time_t>(wait), static_cast<long>((wait - std::floor(wait)) * 1e9)};
+        const int sig = sigtimedwait(&set, nullptr, &ts);
+        if (sig == SIGHUP) {
+            log_event("info", "config_reload_requested", {{"config", config_path_}});
+            const double before = rt_.cfg.collect_interval_s;
+            reload();
+            if (rt_.cfg.collect_interval_s != before) next = cli::monotonic_now_s();
+        } else if (sig == SIGTERM || sig == SIGINT) {
+            log_event("info", "stop_requested",
+                      {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+            stop();
+            return 0;
+        }
+        // -1: timeout (EAGAIN) or EINTR: next loop iteration decides.
+    }
+}
+
+}  // namespace
+
+Result<Runtime> prepare_runtime(AgentConfig cfg) {
+    Runtime rt;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(cfg.sysfs_root, ec))
+        return Error{"config", cfg.source, 0,
+                     "sysfs_root: " + cfg.sysfs_root + " does not exist or is not a directory"};
+    rt.rules_path = cfg.rules_file.empty() ? default_rules_path() : cfg.rules_file;
+    auto rules = load_rules_file(rt.rules_path);
+    if (!rules) return Error{"config", cfg.source, 0, "rules_file: " + rules.error().message()};
+    rt.rules = std::move(*rules);
+    if (!cfg.http.token_file.empty()) {
+        auto token = load_token_file(cfg.http.token_file);
+        if (!token) return Error{"config", cfg.source, 0, token.error().message()};
+        rt.token = std::move(*token);
+    }
+    rt.cfg = std::move(cfg);
+    return rt;
+}
+
+void block_agent_signals() {
+    const sigset_t set = agent_signals();
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int run_agent_loop(Runtime rt, const std::string& config_path) {
+    Agent a(std::move(rt), config_path);
+    return a.run();
+}
+
+}  // namespace rh::agent

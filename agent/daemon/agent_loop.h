@@ -1,0 +1,37 @@
+// The agent's run loop: collection passes (HostSampler) into a bounded SeriesStore every
+// collect_interval_s, the rule engine every rules_interval_s, findings opening and closing as
+// log events, the Board the HTTP endpoint serves, the responder thread, and the signals:
+// SIGHUP reloads the config file (a bad one is rejected and the running one kept), SIGTERM and
+// SIGINT stop cleanly (a last rules run is logged, HTTP and responder stopped, exit 0).
+#pragma once
+
+#include <string>
+
+#include "agent/daemon/config.h"
+#include "core/result.h"
+#include "rules/engine/rule_spec.h"
+
+namespace rh::agent {
+
+/// A config plus what it points to, loaded and checked: what --check-config validates and what
+/// a reload must produce before anything running is replaced.
+struct Runtime {
+    AgentConfig cfg;
+    std::string rules_path;  ///< cfg.rules_file or the default lookup's answer
+    RuleSet rules;
+    std::string token;  ///< empty when http.token_file is empty
+};
+
+/// Loads the rules file and the token file, and checks that sysfs_root is a directory. Error
+/// names the field and file ("rules_file: ...", "http.token_file ...: empty").
+Result<Runtime> prepare_runtime(AgentConfig cfg);
+
+/// Blocks SIGHUP, SIGTERM and SIGINT in the calling thread, so every thread started after it
+/// inherits the mask and run_agent_loop receives them with sigtimedwait. Call before any thread.
+void block_agent_signals();
+
+/// Runs until SIGTERM/SIGINT; SIGHUP re-reads `config_path`. Returns 0 after a requested stop,
+/// 2 when the HTTP endpoint cannot be bound at start.
+int run_agent_loop(Runtime rt, const std::string& config_path);
+
+}  // namespace rh::agent

@@ -1,0 +1,45 @@
+// What the HTTP endpoint serves, published by the run loop after each pass and rules run. The
+// loop replaces whole immutable parts; a request copies the pointers under a short lock and
+// renders from them, so a slow or stalled client never holds anything the loop needs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace rh::agent {
+
+struct BoardView {
+    std::shared_ptr<const std::string> metrics;  ///< /metrics body (Prometheus text)
+    /// /api/v1/findings body: the `diagnose --json` document of the last rules run (schema 1,
+    /// agent/diagnose_report.h), plus "agent": {"host", "rules_runs", "t"}.
+    std::shared_ptr<const nlohmann::json> findings;
+    std::shared_ptr<const std::string> snapshot;  ///< /api/v1/snapshot body (snapshot --json)
+    std::uint64_t passes = 0;
+    double last_pass_mono_s = 0;    ///< CLOCK_MONOTONIC seconds of the last pass; 0: none yet
+    double collect_interval_s = 1;  ///< for /healthz staleness
+    std::size_t devices = 0;        ///< RDMA devices the sampler found
+};
+
+class Board {
+  public:
+    BoardView get() const {
+        std::lock_guard<std::mutex> l(m_);
+        return v_;
+    }
+    /// Applies `f(BoardView&)` under the lock.
+    template <typename F>
+    void update(F&& f) {
+        std::lock_guard<std::mutex> l(m_);
+        f(v_);
+    }
+
+  private:
+    mutable std::mutex m_;
+    BoardView v_;
+};
+
+}  // namespace rh::agent

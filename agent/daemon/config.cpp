@@ -1,0 +1,262 @@
+#include "agent/daemon/config.h"
+
+#include <arpa/inet.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace rh::agent {
+
+namespace {
+
+using nlohmann::json;
+
+std::string fmt(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+bool is_ip_literal(const std::string& s) {
+    unsigned char buf[sizeof(in6_addr)];
+    return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
+}
+
+/// Reads the fields of one JSON object, remembering which it knew, and collects one error line
+/// per problem ("http.max_threads: 0 is out of range: expected 1 to 64").
+class ObjectReader {
+  public:
+    ObjectReader(const json& obj, std::string prefix, std::vector<std::string>& errors)
+        : obj_(obj), prefix_(std::move(prefix)), errors_(errors) {}
+
+    ~ObjectReader() {
+        for (const auto& [key, _] : obj_.items())
+            if (!known_.count(key)) fail(key, "unknown field");
+    }
+
+    void string(const char* key, std::string& out) {
+        if (const json* v = get(key)) {
+            if (v->is_string())
+                out = v->get<std::string>();
+            else
+                fail(key, "expected a string, got " + std::string(v->type_name()));
+        }
+    }
+
+    void boolean(const char* key, bool& out) {
+        if (const json* v = get(key)) {
+            if (v->is_boolean())
+                out = v->get<bool>();
+            else
+                fail(key, "expected true or false, got " + std::string(v->type_name()));
+        }
+    }
+
+    void number(const char* key, double& out, double lo, double hi, const char* unit) {
+        if (const json* v = get(key)) {
+            if (!v->is_number()) {
+                fail(key, "expected a number (" + std::string(unit) + "), got " + v->type_name());
+                return;
+            }
+            const double d = v->get<double>();
+            if (!(d >= lo && d <= hi))
+                fail(key, fmt(d) + " is out of range: expected " + fmt(lo) + " to " + fmt(hi) +
+                              " " + unit);
+            else
+                out = d;
+        }
+    }
+
+    template <typename T>
+    void integer(const char* key, T& out, std::int64_t lo, std::int64_t hi) {
+        if (const json* v = get(key)) {
+            if (!v->is_number_integer()) {
+                fail(key, "expected a whole number, got " +
+                              (v->is_number() ? v->dump() : v->type_name()));
+                return;
+            }
+            const std::int64_t i = v->is_number_unsigned()
+                                       ? static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                             v->get<std::uint64_t>(), INT64_MAX))
+                                       : v->get<std::int64_t>();
+            if (i < lo || i > hi)
+                fail(key, std::to_string(i) + " is out of range: expected " + std::to_string(lo) +
+                              " to " + std::to_string(hi));
+            else
+                out = static_cast<T>(i);
+        }
+    }
+
+    /// A nested object, or nullptr (absent, or not an object: an error then).
+    const json* object(const char* key) {
+        const json* v = get(key);
+        if (v && !v->is_object()) {
+            fail(key, "expected an object, got " + std::string(v->type_name()));
+            return nullptr;
+        }
+        return v;
+    }
+
+    /// Marks `key` as known without reading it.
+    void allow(const char* key) { known_.insert(key); }
+
+    std::string path(const std::string& key) const { return prefix_ + key; }
+    void fail(const std::string& key, const std::string& what) {
+        errors_.push_back(path(key) + ": " + what);
+    }
+
+  private:
+    const json* get(const char* key) {
+        known_.insert(key);
+        const auto it = obj_.find(key);
+        return it == obj_.end() ? nullptr : &*it;
+    }
+
+    const json& obj_;
+    std::string prefix_;
+    std::vector<std::string>& errors_;
+    std::set<std::string> known_{"comment"};  ///< free text allowed in every object
+};
+
+/// "HOST:PORT" or "[V6]:PORT", HOST an IP literal, PORT 0..65535.
+bool parse_listen(const std::string& text, std::string& host, std::uint16_t& port) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon + 1 >= text.size()) return false;
+    std::string h = text.substr(0, colon);
+    const std::string p = text.substr(colon + 1);
+    if (h.size() >= 2 && h.front() == '[' && h.back() == ']')
+        h = h.substr(1, h.size() - 2);
+    else if (h.find(':') != std::string::npos)
+        return false;  // IPv6 needs brackets: "::1:9477" is ambiguous
+    if (!is_ip_literal(h) || p.size() > 5 || p.find_first_not_of("0123456789") != p.npos)
+        return false;
+    const unsigned long v = std::stoul(p);
+    if (v > 65535) return false;
+    host = h;
+    port = static_cast<std::uint16_t>(v);
+    return true;
+}
+
+void read_http(ObjectReader& r, const json& obj, HttpConfig& h, std::vector<std::string>& errors) {
+    ObjectReader o(obj, r.path("http."), errors);
+    std::string listen;
+    o.string("listen", listen);
+    if (!listen.empty() && !parse_listen(listen, h.listen_host, h.listen_port))
+        o.fail("listen",
+               "expected HOST:PORT with HOST an IP address (\"[::1]:9477\" for IPv6) "
+               "and PORT 0..65535, got \"" +
+                   listen + "\"");
+    o.string("token_file", h.token_file);
+    o.boolean("protect_read", h.protect_read);
+    o.integer("max_threads", h.max_threads, 1, 64);
+    o.integer("max_queued", h.max_queued, 1, 1024);
+    o.integer("max_request_bytes", h.max_request_bytes, 0, 1 << 20);
+    o.number("read_timeout_s", h.read_timeout_s, 0.1, 300, "seconds");
+    o.number("write_timeout_s", h.write_timeout_s, 0.1, 300, "seconds");
+    if (h.protect_read && h.token_file.empty())
+        o.fail("protect_read", "true needs http.token_file (the token clients must send)");
+}
+
+void read_responder(ObjectReader& r, const json& obj, ResponderConfig& c,
+                    std::vector<std::string>& errors) {
+    ObjectReader o(obj, r.path("responder."), errors);
+    o.boolean("enabled", c.enabled);
+    o.string("listen", c.listen);
+    if (!is_ip_literal(c.listen))
+        o.fail("listen", "expected an IP address, got \"" + c.listen + "\"");
+    o.integer("port", c.port, 1, 65535);
+    o.string("device", c.device);
+    if (obj.contains("gid_index") && !obj["gid_index"].is_null()) {
+        unsigned gid = 0;
+        std::size_t before = errors.size();
+        o.integer("gid_index", gid, 0, 255);
+        if (errors.size() == before) c.gid_index = gid;
+    } else {
+        o.allow("gid_index");  // null: choose the RoCE v2 GID
+    }
+    o.integer("max_sessions", c.max_sessions, 1, 1024);
+}
+
+}  // namespace
+
+std::size_t AgentConfig::max_points() const {
+    return static_cast<std::size_t>(std::ceil(retention_s / collect_interval_s)) + 16;
+}
+
+Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name) {
+    if (!doc.is_object())
+        return Error{"config", name, 0,
+                     "expected a JSON object at the top, got " + std::string(doc.type_name())};
+    AgentConfig c;
+    c.source = name;
+    std::vector<std::string> errors;
+    {
+        ObjectReader r(doc, "", errors);
+        r.string("host", c.host);
+        if (c.host.size() > 253) r.fail("host", "longer than 253 characters");
+        r.string("sysfs_root", c.sysfs_root);
+        if (c.sysfs_root.empty()) r.fail("sysfs_root", "must not be empty");
+        r.string("device", c.device);
+        r.number("collect_interval_s", c.collect_interval_s, 0.1, 3600, "seconds");
+        r.number("rules_interval_s", c.rules_interval_s, 0.1, 3600, "seconds");
+        r.number("retention_s", c.retention_s, 60, 86400, "seconds");
+        r.string("rules_file", c.rules_file);
+        if (const json* h = r.object("http")) read_http(r, *h, c.http, errors);
+        if (const json* p = r.object("responder")) read_responder(r, *p, c.responder, errors);
+    }
+    if (errors.empty() && c.retention_s < 10 * c.collect_interval_s)
+        errors.push_back("retention_s: " + fmt(c.retention_s) +
+                         " keeps fewer than 10 passes of collect_interval_s " +
+                         fmt(c.collect_interval_s) + "; the rules need a history");
+    if (!errors.empty()) {
+        std::string detail;
+        for (const auto& e : errors) detail += (detail.empty() ? "" : "\n  ") + e;
+        return Error{"config", name, 0, detail};
+    }
+    return c;
+}
+
+Result<AgentConfig> load_agent_config(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return errno_error("config", path, "cannot open");
+    std::stringstream buf;
+    buf << in.rdbuf();
+    json doc;
+    try {
+        doc = json::parse(buf.str());
+    } catch (const json::parse_error& e) {
+        return Error{"config", path, 0, std::string("not valid JSON: ") + e.what()};
+    }
+    return parse_agent_config(doc, path);
+}
+
+Result<std::string> load_token_file(const std::string& path) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) return errno_error("http.token_file", path);
+    if (st.st_mode & S_IROTH)
+        return Error{"http.token_file", path, 0,
+                     "readable by every user (mode " + std::to_string((st.st_mode >> 6) & 7) +
+                         std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) +
+                         "); chmod o-r it"};
+    std::ifstream in(path);
+    if (!in) return errno_error("http.token_file", path, "cannot open");
+    std::stringstream buf;
+    buf << in.rdbuf();
+    std::string t = buf.str();
+    const auto first = t.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return Error{"http.token_file", path, 0, "empty"};
+    t = t.substr(first, t.find_last_not_of(" \t\r\n") - first + 1);
+    if (t.size() < 16)
+        return Error{"http.token_file", path, 0,
+                     "token has " + std::to_string(t.size()) +
+                         " characters; use at least 16 (e.g. `openssl rand -hex 32`)"};
+    if (t.find_first_of(" \t\r\n") != std::string::npos)
+        return Error{"http.token_file", path, 0, "token contains whitespace"};
+    return t;
+}
+
+}  // namespace rh::agent

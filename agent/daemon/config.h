@@ -1,0 +1,76 @@
+// The agent's configuration file (JSON, nlohmann_json): what `rocehealth agent --config FILE`
+// reads at start and on SIGHUP, and `--check-config` validates. Every field, its default and its
+// unit are documented in agent/daemon/README.md; the struct defaults below are those defaults.
+// Validation is strict: an unknown field, a wrong type or a value out of range is an error that
+// names the field ("http.listen: ..."), and every error in the file is reported, not just the
+// first. Units are in the field names: `_s` seconds, `_bytes` bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace rh::agent {
+
+/// The HTTP endpoint (agent/daemon/http.h).
+struct HttpConfig {
+    std::string listen_host = "127.0.0.1";  ///< IP literal (IPv4 or IPv6), from "listen"
+    std::uint16_t listen_port = 9477;       ///< 1..65535 (0 in tests: any free port)
+    std::string token_file;     ///< file holding the bearer token; empty: no token configured
+    bool protect_read = false;  ///< read-only endpoints (/metrics, /api/v1/*) need the token
+    unsigned max_threads = 4;   ///< requests served at once, 1..64
+    unsigned max_queued = 16;   ///< accepted connections waiting for a thread, 1..1024
+    std::size_t max_request_bytes = 8192;  ///< request body limit, 0..1 MiB
+    double read_timeout_s = 5;             ///< per read from a client, 0.1..300
+    double write_timeout_s = 5;            ///< per write to a client, 0.1..300
+    bool operator==(const HttpConfig&) const = default;
+};
+
+/// The responder for peers' probes (probes/responder.h), run in a thread when enabled.
+struct ResponderConfig {
+    bool enabled = false;
+    std::string listen = "0.0.0.0";     ///< IP literal
+    std::uint16_t port = 18520;         ///< 1..65535
+    std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
+    std::optional<unsigned> gid_index;  ///< 0..255; absent: RoCE v2, IPv4-mapped preferred
+    unsigned max_sessions = 16;         ///< 1..1024
+    bool operator==(const ResponderConfig&) const = default;
+};
+
+struct AgentConfig {
+    std::string source;               ///< file it was read from (for messages)
+    std::string host;                 ///< host name in samples and findings; empty: the kernel's
+    std::string sysfs_root = "/sys";  ///< sysfs tree to read (a fixture tree in tests)
+    std::string device;               ///< only this RDMA device; empty: all
+    double collect_interval_s = 1;    ///< between collection passes, 0.1..3600
+    double rules_interval_s = 5;      ///< between rule-engine runs, 0.1..3600 (at most once a pass)
+    double retention_s = 300;         ///< history kept per series, 60..86400 (the rules run over
+                                      ///< all of it: cost grows faster than linearly, README)
+    std::string rules_file;           ///< empty: rules/README.md's lookup (default_rules_path)
+    HttpConfig http;
+    ResponderConfig responder;
+    bool operator==(const AgentConfig&) const = default;
+
+    /// Points kept per series: retention_s / collect_interval_s plus headroom.
+    std::size_t max_points() const;
+};
+
+/// Validates a parsed document. `name` prefixes the message. Error: op "config", subject
+/// `name`, detail one line per problem, e.g. "http.listen: expected HOST:PORT with HOST an IP
+/// address, got \"localhost\"" or "colect_interval_s: unknown field".
+Result<AgentConfig> parse_agent_config(const nlohmann::json& doc, const std::string& name);
+
+/// Reads FILE (missing, unreadable, not JSON are errors naming it) and parse_agent_config.
+Result<AgentConfig> load_agent_config(const std::string& path);
+
+/// Reads the bearer token: the file's content without surrounding whitespace. Errors: the file
+/// cannot be read, is empty, is shorter than 16 characters, or can be read by other users
+/// (mode & 0o004: a token anyone on the host can read protects nothing).
+Result<std::string> load_token_file(const std::string& path);
+
+}  // namespace rh::agent

@@ -1,0 +1,323 @@
+#include "agent/daemon/metrics.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "store/series_names.h"
+
+namespace rh::agent {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+/// Meanings of the stored series (collectors/normalize.h, store/README.md).
+const std::map<std::string_view, std::string_view>& help_table() {
+    static const std::map<std::string_view, std::string_view> t = {
+        {"pfc_pause_frames", "PFC pause frames received (rx) or sent (tx) per priority"},
+        {"pfc_pause_duration_us", "Time paused by (rx) or pausing (tx) the peer per priority"},
+        {"pfc_pause_transitions", "PFC XOFF to XON transitions per priority"},
+        {"pause_storm_events", "NIC pause-storm watchdog triggers"},
+        {"link_pause_frames", "IEEE 802.3x link-level pause frames"},
+        {"priority_bytes", "Bytes per priority and direction"},
+        {"priority_packets", "Packets per priority and direction"},
+        {"ecn_marked_packets", "RoCE packets received with ECN CE (notification point)"},
+        {"cnp_sent", "CNPs sent by the notification point"},
+        {"cnp_handled", "CNPs acted on by the reaction point (rate reductions)"},
+        {"cnp_ignored", "CNPs ignored by the reaction point (congestion control off)"},
+        {"rnr_nak_received", "RNR NAKs received by the requester (responder had no WQE)"},
+        {"rnr_nak_sent", "RNR NAKs sent by the responder"},
+        {"ack_timeouts", "Requester ACK timer expirations (packet loss)"},
+        {"sequence_errors", "NAK-sequence-errors received by the requester"},
+        {"implied_nak_sequence_errors", "Implied NAK sequence errors seen by the requester"},
+        {"out_of_sequence", "Requests received with a PSN out of sequence"},
+        {"duplicate_requests", "Already executed requests received again"},
+        {"adaptive_retransmits", "Adaptive retransmissions"},
+        {"retry_exceeded", "Transport retries exceeded (IBV_WC_RETRY_EXC_ERR)"},
+        {"rnr_retry_exceeded", "RNR retries exceeded (IBV_WC_RNR_RETRY_EXC_ERR)"},
+        {"rx_discards_phy", "Received packets dropped by the port for lack of buffers"},
+        {"rx_out_of_buffer", "RDMA receives dropped for lack of a receive WQE"},
+        {"roce_rx_bytes", "RoCE bytes received"},
+        {"roce_tx_bytes", "RoCE bytes sent"},
+        {"roce_rx_packets", "RoCE packets received"},
+        {"roce_tx_packets", "RoCE packets sent"},
+        {"link_down_events", "Times the link went down"},
+        {"symbol_errors", "Physical symbol errors"},
+        {"oversize_frames", "Received frames above the MTU"},
+        {"port_rcv_data_bytes", "Port data bytes received (PMA data x4)"},
+        {"port_xmit_data_bytes", "Port data bytes sent (PMA data x4)"},
+        {"carrier_changes", "Netdev carrier changes"},
+        {"port_state_code", "RDMA port state code (4 = ACTIVE)"},
+        {"port_rate_gbps", "RDMA port rate"},
+        {"pfc_enabled", "1 when PFC is enabled on the priority"},
+        {"ecn_np_enabled", "1 when ECN notification point is enabled on the priority"},
+        {"ecn_rp_enabled", "1 when ECN reaction point is enabled on the priority"},
+        {"probe_latency_us", "RDMA probe latency quantile per peer, operation and size"},
+        {"probe_errors", "RDMA probe completions with an error status"},
+    };
+    return t;
+}
+
+std::string number_text(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+std::string label_name(std::string_view k) {
+    std::string s(k);
+    for (char& c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s.insert(0, "_");
+    return s;
+}
+
+/// {a="1",b="2"} (empty when no labels), keys in the given order.
+std::string label_set(const std::vector<std::pair<std::string, std::string>>& labels) {
+    if (labels.empty()) return "";
+    std::string s = "{";
+    for (const auto& [k, v] : labels)
+        s += (s.size() > 1 ? "," : "") + label_name(k) + "=\"" + escape_label_value(v) + "\"";
+    return s + "}";
+}
+
+/// "p50" -> "0.5", "p99" -> "0.99", "p999" -> "0.999"; other values unchanged.
+std::string quantile_value(const std::string& q) {
+    if (q.size() < 2 || q[0] != 'p' || q.find_first_not_of("0123456789", 1) != q.npos) return q;
+    return "0." + q.substr(1);
+}
+
+/// Text-format escaping: backslash and newline always (HELP text), double quote too in label
+/// values.
+std::string escape_text(std::string_view v, bool quote) {
+    std::string out;
+    out.reserve(v.size());
+    for (char c : v) {
+        if (c == '\\')
+            out += "\\\\";
+        else if (c == '\n')
+            out += "\\n";
+        else if (quote && c == '"')
+            out += "\\\"";
+        else
+            out += c;
+    }
+    return out;
+}
+
+struct Family {
+    std::string type;
+    std::string help;
+    std::vector<std::string> lines;  ///< "name{labels} value"
+};
+
+class Exposition {
+  public:
+    void add(const std::string& name, const std::string& type, const std::string& help,
+             const std::vector<std::pair<std::string, std::string>>& labels,
+             const std::string& value) {
+        Family& f = families_[name];
+        if (f.type.empty()) {
+            f.type = type;
+            f.help = help;
+        }
+        f.lines.push_back(name + label_set(labels) + " " + value);
+    }
+
+    std::string text() const {
+        std::string out;
+        for (const auto& [name, f] : families_) {
+            out += "# HELP " + name + " " + escape_text(f.help, false) + "\n";
+            out += "# TYPE " + name + " " + f.type + "\n";
+            for (const auto& l : f.lines) out += l + "\n";
+        }
+        return out;
+    }
+
+  private:
+    std::map<std::string, Family> families_;
+};
+
+/// Latest values of every known series: one line per series seen in its host's latest pass.
+std::size_t add_series(Exposition& ex, const SeriesStore& store) {
+    std::size_t unreadable = 0;
+    for (const std::string& name : known_series()) {
+        for (const Series* s : store.find(name)) {
+            if (s->points.empty() || s->kind == SampleKind::inventory) continue;
+            const Point& p = s->points.back();
+            const auto& passes = store.pass_times(s->key.host);
+            if (!passes.empty() && p.t < passes.back()) continue;  // gone from the last pass
+            const bool counter = s->kind == SampleKind::counter;
+            if (counter ? !p.count : !p.value) {
+                ++unreadable;
+                continue;
+            }
+            const PromName pn = prometheus_name(name, s->kind);
+            std::string value;
+            if (counter && pn.identity())
+                value = std::to_string(*p.count);
+            else
+                value = number_text(pn.apply(counter ? static_cast<double>(*p.count) : *p.value));
+            std::vector<std::pair<std::string, std::string>> labels;
+            for (const auto& [k, v] : s->key.labels)
+                labels.emplace_back(k, k == "quantile" ? quantile_value(v) : v);
+            ex.add(pn.name, counter ? "counter" : "gauge", metric_help(name, s->unit()), labels,
+                   value);
+        }
+    }
+    return unreadable;
+}
+
+void add_findings(Exposition& ex, const std::vector<Finding>& findings) {
+    std::set<std::string> seen;
+    for (const Finding& f : findings) {
+        if (f.closed_t != 0) continue;
+        std::vector<std::pair<std::string, std::string>> labels = {
+            {"rule", f.rule_id}, {"severity", to_string(f.severity)}, {"host", f.host}};
+        if (!f.device.empty()) labels.emplace_back("device", f.device);
+        if (f.port != 0) labels.emplace_back("port", std::to_string(f.port));
+        for (const auto& [k, v] : f.labels) {
+            bool dup = false;
+            for (const auto& l : labels) dup = dup || l.first == k;
+            if (!dup) labels.emplace_back(k, v);
+        }
+        if (!seen.insert(label_set(labels)).second) continue;  // one series per label set
+        ex.add("rocehealth_finding", "gauge",
+               "A finding that holds now (1), by rule and severity; see /api/v1/findings", labels,
+               "1");
+    }
+}
+
+void add_self(Exposition& ex, const SeriesStore& store, const AgentStats& st,
+              std::size_t unreadable) {
+    ex.add("rocehealth_build_info", "gauge", "rocehealth build; the value is always 1",
+           {{"version", st.version}}, "1");
+    ex.add("rocehealth_collection_passes_total", "counter", "Collection passes done", {},
+           std::to_string(st.passes));
+    ex.add("rocehealth_collection_pass_duration_seconds", "gauge",
+           "How long the last collection pass took", {}, number_text(st.last_pass_duration_s));
+    if (st.last_pass_wall_s > 0)
+        ex.add("rocehealth_last_collection_timestamp_seconds", "gauge",
+               "UTC time of the last collection pass", {}, number_text(st.last_pass_wall_s));
+    ex.add("rocehealth_rules_runs_total", "counter", "Rule-engine runs done", {},
+           std::to_string(st.rules_runs));
+    ex.add("rocehealth_rules_run_duration_seconds", "gauge", "How long the last rules run took", {},
+           number_text(st.last_rules_duration_s));
+    ex.add("rocehealth_device_rediscoveries_total", "counter",
+           "Device rediscoveries (an RDMA device or counter file appeared or disappeared)", {},
+           std::to_string(st.rediscoveries));
+    const char* reload_help = "SIGHUP configuration reloads by result";
+    ex.add("rocehealth_config_reloads_total", "counter", reload_help, {{"result", "success"}},
+           std::to_string(st.reloads_ok));
+    ex.add("rocehealth_config_reloads_total", "counter", reload_help, {{"result", "failure"}},
+           std::to_string(st.reloads_failed));
+    for (const auto& [key, n] : st.findings_opened)
+        ex.add("rocehealth_findings_opened_total", "counter",
+               "Findings opened since the agent started, by rule and severity (a short finding "
+               "between two scrapes still counts)",
+               {{"rule", key.first}, {"severity", key.second}}, std::to_string(n));
+    if (st.responder_up)
+        ex.add("rocehealth_responder_up", "gauge", "1 when the probe responder is serving", {},
+               *st.responder_up ? "1" : "0");
+    ex.add("rocehealth_store_series", "gauge", "Series held in the agent's time-series store", {},
+           std::to_string(store.series_count()));
+    ex.add("rocehealth_series_unreadable", "gauge",
+           "Series whose latest read failed (left out of this exposition, never exported as 0)", {},
+           std::to_string(unreadable));
+    if (st.cpu_seconds)
+        ex.add("process_cpu_seconds_total", "counter", "User and system CPU time spent", {},
+               number_text(*st.cpu_seconds));
+    if (st.rss_bytes)
+        ex.add("process_resident_memory_bytes", "gauge", "Resident memory size", {},
+               number_text(*st.rss_bytes));
+    if (st.start_wall_s)
+        ex.add("process_start_time_seconds", "gauge", "Start time of the process since the epoch",
+               {}, number_text(*st.start_wall_s));
+}
+
+void read_rss(AgentStats& stats) {
+    std::ifstream statm("/proc/self/statm");
+    double size = 0, resident = 0;
+    if (statm >> size >> resident)
+        stats.rss_bytes = resident * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+PromName prometheus_name(std::string_view series, SampleKind kind) {
+    std::string base(series);
+    double mul = 1, div = 1;
+    if (ends_with(series, "_us")) {
+        base = std::string(series.substr(0, series.size() - 3)) + "_seconds";
+        div = 1e6;
+    } else if (ends_with(series, "_gbps")) {
+        base = std::string(series.substr(0, series.size() - 5)) + "_bytes_per_second";
+        mul = 1e9;
+        div = 8;
+    }
+    return {"rocehealth_" + base + (kind == SampleKind::counter ? "_total" : ""), mul, div};
+}
+
+std::string metric_help(std::string_view series, std::string_view unit) {
+    const auto& t = help_table();
+    const auto it = t.find(series);
+    std::string h =
+        it != t.end() ? std::string(it->second) : "rocehealth series " + std::string(series);
+    if (ends_with(series, "_us")) return h + " (seconds)";
+    if (ends_with(series, "_gbps")) return h + " (bytes per second)";
+    // Units that are not quantities ("state" codes, "bool" flags) are said by the text itself.
+    if (unit.empty() || unit == "state" || unit == "bool") return h;
+    return h + " (" + std::string(unit) + ")";
+}
+
+std::string escape_label_value(std::string_view v) {
+    return escape_text(v, true);
+}
+
+std::string render_metrics(const SeriesStore& store, const std::vector<Finding>& findings,
+                           const AgentStats& stats) {
+    Exposition ex;
+    const std::size_t unreadable = add_series(ex, store);
+    add_findings(ex, findings);
+    add_self(ex, store, stats, unreadable);
+    return ex.text();
+}
+
+void read_process_stats(AgentStats& stats) {
+    std::ifstream stat("/proc/self/stat");
+    std::string line;
+    if (std::getline(stat, line)) {
+        // Fields after the ")" that ends the command name: state is field 3.
+        const auto close = line.rfind(')');
+        std::istringstream is(close == std::string::npos ? "" : line.substr(close + 2));
+        std::vector<std::string> f;
+        for (std::string w; is >> w;) f.push_back(w);
+        // f[0] = field 3; utime = 14, stime = 15, starttime = 22.
+        const double tck = static_cast<double>(sysconf(_SC_CLK_TCK));
+        if (f.size() > 19 && tck > 0) {
+            stats.cpu_seconds = (std::stod(f[11]) + std::stod(f[12])) / tck;
+            if (stats.start_wall_s) return read_rss(stats);  // start time is read once
+            std::ifstream ps("/proc/stat");
+            for (std::string k; ps >> k;) {
+                if (k == "btime") {
+                    double btime = 0;
+                    if (ps >> btime) stats.start_wall_s = btime + std::stod(f[19]) / tck;
+                    break;
+                }
+            }
+        }
+    }
+    read_rss(stats);
+}
+
+}  // namespace rh::agent

@@ -1,0 +1,80 @@
+// Prometheus text exposition (format 0.0.4) of the agent's state: the latest value of every
+// series in the SeriesStore, the open findings and the agent's own health. Pure: the caller
+// passes everything in, so tests render fixed stores (tests/agent/test_metrics.cpp).
+//
+// Naming (Prometheus conventions, base units):
+//   counter SERIES        -> rocehealth_SERIES_total             (pfc_pause_frames_total)
+//   counter SERIES_us     -> rocehealth_SERIES_seconds_total, value / 10^6
+//   gauge   SERIES        -> rocehealth_SERIES                    (pfc_enabled, port_state_code)
+//   gauge   SERIES_us     -> rocehealth_SERIES_seconds, value / 10^6 (probe_latency_seconds)
+//   gauge   SERIES_gbps   -> rocehealth_SERIES_bytes_per_second, value * 10^9 / 8
+// Labels are the series' labels as stored (device, port, netdev, priority, direction, level,
+// peer, op, size_bytes, status); probe quantiles become quantile="0.5"/"0.99"/"0.999".
+// A counter whose latest read failed, or a series not seen in the host's latest pass, is left
+// out (absent is never exported as 0); rocehealth_series_unreadable counts the failed ones.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/sample.h"
+#include "store/series_store.h"
+
+namespace rh::agent {
+
+/// The agent's own state for the rocehealth_* self metrics and process_* metrics.
+struct AgentStats {
+    std::string version;               ///< rocehealth_build_info{version}
+    std::uint64_t passes = 0;          ///< collection passes done
+    double last_pass_duration_s = 0;   ///< seconds the last pass took
+    double last_pass_wall_s = 0;       ///< UTC seconds of the last pass; 0 before the first
+    std::uint64_t rules_runs = 0;      ///< rule-engine runs done
+    double last_rules_duration_s = 0;  ///< seconds the last run took
+    std::uint64_t rediscoveries = 0;   ///< device rediscoveries (a device or file came/went)
+    std::uint64_t reloads_ok = 0, reloads_failed = 0;  ///< SIGHUP reloads applied / rejected
+    std::optional<bool> responder_up;                  ///< nullopt: responder not enabled
+    /// finding_opened events logged, by (rule, severity): rocehealth_findings_opened_total, so
+    /// a finding shorter than the scrape interval still shows as an increase. The agent puts
+    /// every (rule, severity) of its rules file here at 0 first.
+    std::map<std::pair<std::string, std::string>, std::uint64_t> findings_opened;
+    // process_* (read by read_process_stats; nullopt when /proc could not be read)
+    std::optional<double> cpu_seconds;
+    std::optional<double> rss_bytes;
+    std::optional<double> start_wall_s;
+};
+
+/// Exposition name and the conversion of the stored value to its base unit: value * mul / div
+/// (two factors, so 12.5 us is exactly 1.25e-05 s: division by 10^6 rounds once).
+struct PromName {
+    std::string name;
+    double mul = 1, div = 1;
+    bool identity() const { return mul == 1 && div == 1; }
+    double apply(double v) const { return v * mul / div; }
+};
+
+/// Name of the metric family for a stored series (see the table above).
+PromName prometheus_name(std::string_view series, SampleKind kind);
+
+/// HELP text of a series' family (every series of store/series_names.h has one; others get a
+/// generic sentence naming the series and its unit).
+std::string metric_help(std::string_view series, std::string_view unit);
+
+/// The whole /metrics body. Findings with closed_t == 0 (still holding) are exported as
+/// rocehealth_finding{rule,severity,host[,device][,port],<finding labels>} 1; closed ones are
+/// not. Families are sorted by name, each with one HELP and one TYPE line.
+std::string render_metrics(const SeriesStore& store, const std::vector<Finding>& findings,
+                           const AgentStats& stats);
+
+/// Fills stats.cpu_seconds, rss_bytes and start_wall_s from /proc/self/stat and
+/// /proc/self/statm (left nullopt when unreadable).
+void read_process_stats(AgentStats& stats);
+
+/// Escapes a label value for the text format (backslash, double quote, newline).
+std::string escape_label_value(std::string_view v);
+
+}  // namespace rh::agent

@@ -1,0 +1,195 @@
+#!/bin/bash
+# `rocehealth agent` end to end on a copy of a fixture tree (no RDMA needed): --check-config,
+# the HTTP endpoints on a random loopback port, `promtool check metrics` on /metrics, the bearer
+# token, a finding opening and closing as the copied counters change, SIGHUP with a bad config
+# (rejected, agent keeps serving) and a good one (applied), SIGTERM (exit 0).
+# usage: test_agent_daemon.sh ROCEHEALTH FIXTURE_DIR/sys PACKAGING_DIR
+set -euo pipefail
+bin=$1
+fixture=$(cd "$(dirname "$2")" && pwd)
+packaging=$3
+command -v promtool >/dev/null || { echo "FAIL: promtool missing (Debian package prometheus, packaging/debian-build-deps.txt)"; exit 1; }
+command -v curl >/dev/null || { echo "FAIL: curl missing"; exit 1; }
+
+work=$(mktemp -d)
+agent_pid=
+cleanup() {
+    if [ -n "$agent_pid" ] && kill -0 "$agent_pid" 2>/dev/null; then kill -KILL "$agent_pid"; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+    echo "FAIL: $*"
+    echo "--- agent log (last 20 lines)"
+    tail -20 "$work/agent.log" 2>/dev/null || true
+    exit 1
+}
+
+# The agent reads the copy; the test changes its counters as a kernel would.
+cp -a "$fixture" "$work/fx"
+sys=$work/fx/sys
+port_dir=$(cd "$sys/class/infiniband/mlx5_0/ports/1" && pwd -P)
+token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+printf '%s\n' "$token" > "$work/token"
+chmod 600 "$work/token"
+
+write_config() {  # write_config PROTECT_READ [EXTRA_TOP_LEVEL_JSON]
+    cat > "$work/agent.json" <<EOF
+{"sysfs_root": "$sys", "host": "fixture-host", "collect_interval_s": 0.5,
+ "rules_interval_s": 0.5, "retention_s": 120 ${2:-},
+ "http": {"listen": "127.0.0.1:0", "token_file": "$work/token", "protect_read": $1,
+          "max_threads": 2, "max_request_bytes": 4096, "read_timeout_s": 1}}
+EOF
+}
+
+# --check-config: valid, and an error naming the field.
+write_config true
+"$bin" agent --config "$work/agent.json" --check-config | grep -q ": OK (15 rules" ||
+    fail "--check-config did not accept a valid config"
+echo '{"http": {"max_threads": 0}}' > "$work/bad.json"
+set +e
+out=$("$bin" agent --config "$work/bad.json" --check-config 2>&1)
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "--check-config on a bad config: exit $rc, expected 2"
+grep -q "http.max_threads: 0 is out of range: expected 1 to 64" <<<"$out" ||
+    fail "--check-config error does not name the field: $out"
+
+"$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
+agent_pid=$!
+
+port=
+current_port() { grep '"event":"http_listening"' "$work/agent.log" | tail -1 | sed 's/.*"port":\([0-9]*\).*/\1/'; }
+wait_for() {  # wait_for SECONDS CMD...: retries CMD every 0.2 s
+    local deadline=$((SECONDS + $1)); shift
+    until "$@"; do
+        [ $SECONDS -lt $deadline ] || return 1
+        kill -0 "$agent_pid" 2>/dev/null || fail "agent exited"
+        sleep 0.2
+    done
+}
+get() {  # get PATH [CURL ARGS...]: body to stdout, status code to $work/status
+    local path=$1; shift
+    curl -s -o "$work/body" -w '%{http_code}' "$@" "http://127.0.0.1:$port$path" > "$work/status" || echo 000 > "$work/status"
+    cat "$work/body"
+}
+status() { cat "$work/status"; }
+auth=(-H "Authorization: Bearer $token")
+
+healthy() { port=$(current_port); [ -n "$port" ] && get /healthz >/dev/null && [ "$(status)" = 200 ]; }
+wait_for 15 healthy || fail "/healthz never answered 200"
+echo "agent up on 127.0.0.1:$port"
+
+# Token: none and wrong are rejected, /healthz stays open.
+get /metrics >/dev/null
+[ "$(status)" = 401 ] || fail "/metrics without a token: HTTP $(status), expected 401"
+get /metrics -H "Authorization: Bearer ${token}x" >/dev/null
+[ "$(status)" = 401 ] || fail "/metrics with a wrong token: HTTP $(status), expected 401"
+get /api/v1/findings -H "Authorization: Bearer" >/dev/null
+[ "$(status)" = 401 ] || fail "/api/v1/findings with an empty token: HTTP $(status), expected 401"
+
+# Bounded requests: a body over max_request_bytes is refused (413), a header over 8 KiB too (400).
+get /metrics "${auth[@]}" -X POST --data-binary @<(head -c 100000 /dev/zero) >/dev/null
+[ "$(status)" = 413 ] || fail "a 100 kB request body: HTTP $(status), expected 413"
+get /metrics "${auth[@]}" -H "X-Big: $(head -c 20000 /dev/zero | tr '\0' a)" >/dev/null
+[ "$(status)" = 400 ] || fail "a 20 kB header: HTTP $(status), expected 400"
+
+# Clients that connect and send nothing hold every HTTP thread (2) for 3 s: collection goes on.
+passes() { get /healthz | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])'; }
+before=$(passes)
+python3 - "$port" <<'EOF'
+import socket, sys, time
+idle = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(4)]
+time.sleep(3)
+EOF
+after=$(passes)
+[ $((after - before)) -ge 4 ] || fail "collection stalled behind idle clients: $before -> $after passes in 3 s"
+
+# /metrics: valid exposition with the fixture's counters in base units.
+get /metrics "${auth[@]}" > "$work/metrics.txt"
+[ "$(status)" = 200 ] || fail "/metrics with the token: HTTP $(status)"
+promtool check metrics < "$work/metrics.txt" || fail "promtool check metrics rejected /metrics"
+for line in \
+    'rocehealth_pfc_pause_duration_seconds_total{device="mlx5_0",direction="rx",netdev="ens1f0np0",port="1",priority="3"} 0.912345' \
+    'rocehealth_pfc_pause_frames_total{device="mlx5_0",direction="tx",netdev="ens1f0np0",port="1",priority="3"} 1022' \
+    'rocehealth_ecn_np_enabled{device="mlx5_0",netdev="ens1f0np0",port="1",priority="3"} 1' \
+    'rocehealth_port_state_code{device="mlx5_0",netdev="ens1f0np0",port="1"} 4' \
+    'rocehealth_findings_opened_total{rule="link_flap",severity="error"} 0' \
+    'rocehealth_build_info{version="0.1.0"} 1'; do
+    grep -qxF "$line" "$work/metrics.txt" || fail "/metrics lacks: $line"
+done
+
+# A link going down: port state 1 and one more link_downed -> link_flap opens and is exported;
+# back to ACTIVE -> it closes. Both are log events.
+echo "1: DOWN" > "$port_dir/state"
+echo $(( $(cat "$port_dir/counters/link_downed") + 1 )) > "$port_dir/counters/link_downed"
+finding_exported() {
+    get /metrics "${auth[@]}" | grep -q '^rocehealth_finding{rule="link_flap",severity="error",host="fixture-host",device="mlx5_0",port="1"} 1$'
+}
+wait_for 10 finding_exported || fail "link_flap never appeared as rocehealth_finding in /metrics"
+get /metrics "${auth[@]}" > "$work/metrics-finding.txt"
+promtool check metrics < "$work/metrics-finding.txt" || fail "promtool check metrics rejected /metrics with a finding"
+
+# Every rocehealth_* name the shipped alerts and dashboard query is one the agent exports (the
+# probe latency family needs probes, which a fixture tree cannot run).
+for name in $(grep -ohE 'rocehealth_[a-z_]+' "$packaging"/prometheus/*.yml "$packaging"/prometheus/*.json | sort -u); do
+    [ "$name" = rocehealth_probe_latency_seconds ] && continue
+    grep -q "^# TYPE $name " "$work/metrics-finding.txt" || fail "packaging/prometheus queries $name, which /metrics does not export"
+done
+
+get /api/v1/findings "${auth[@]}" > "$work/findings.json"
+python3 - "$work/findings.json" <<'EOF' || fail "/api/v1/findings lacks the open link_flap finding"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == 1 and doc["agent"]["host"] == "fixture-host", doc.get("agent")
+flaps = [f for f in doc["findings"] if f["rule"] == "link_flap" and f["device"] == "mlx5_0"]
+assert flaps and flaps[0]["severity"] == "error", doc["findings"]
+assert any(e["rule"] == "link_flap" for e in doc["timeline"])
+EOF
+get "/api/v1/timeline?since=5m" "${auth[@]}" | grep -q '"rule":"link_flap"' ||
+    fail "/api/v1/timeline?since=5m lacks link_flap events"
+get "/api/v1/timeline?since=$(($(date +%s) + 3600))" "${auth[@]}" | grep -q '"timeline":\[\]' ||
+    fail "/api/v1/timeline with a future since is not empty"
+get "/api/v1/timeline?since=yesterday" "${auth[@]}" >/dev/null
+[ "$(status)" = 400 ] || fail "/api/v1/timeline?since=yesterday: HTTP $(status), expected 400"
+get /api/v1/snapshot "${auth[@]}" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["devices"][0]["name"] == "mlx5_0"' ||
+    fail "/api/v1/snapshot is not the inventory"
+grep -q '"event":"finding_opened".*"rule":"link_flap"' "$work/agent.log" || fail "no finding_opened event in the log"
+echo "4: ACTIVE" > "$port_dir/state"
+closed() { grep -q '"event":"finding_closed".*"rule":"link_flap"' "$work/agent.log"; }
+wait_for 10 closed || fail "no finding_closed event after the port came back"
+get /metrics "${auth[@]}" | grep -q '^rocehealth_findings_opened_total{rule="link_flap",severity="error"} 1$' ||
+    fail "rocehealth_findings_opened_total does not count the flap"
+
+# SIGHUP with a bad config: rejected, the agent keeps serving on the same port.
+cp "$work/agent.json" "$work/good.json"
+echo '{"sysfs_root": "'"$sys"'", "colect_interval_s": 1}' > "$work/agent.json"
+kill -HUP "$agent_pid"
+rejected() { grep -q '"event":"config_reload_rejected".*colect_interval_s: unknown field' "$work/agent.log"; }
+wait_for 10 rejected || fail "a bad config was not rejected with the field named"
+sleep 1
+kill -0 "$agent_pid" || fail "the agent died on a bad config"
+get /healthz >/dev/null
+[ "$(status)" = 200 ] || fail "/healthz after a rejected reload: HTTP $(status)"
+get /metrics "${auth[@]}" | grep -q '^rocehealth_config_reloads_total{result="failure"} 1$' ||
+    fail "the rejected reload is not counted"
+
+# SIGHUP with a good config that opens the read endpoints: applied (a new port, as listen is :0).
+write_config false
+kill -HUP "$agent_pid"
+reloaded() { grep -q '"event":"config_reloaded"' "$work/agent.log"; }
+wait_for 10 reloaded || fail "a good config was not applied"
+port=$(current_port)
+get /metrics >/dev/null
+[ "$(status)" = 200 ] || fail "/metrics without a token after protect_read=false: HTTP $(status)"
+
+# SIGTERM: clean stop, exit 0.
+kill -TERM "$agent_pid"
+set +e
+wait "$agent_pid"
+rc=$?
+set -e
+agent_pid=
+[ $rc -eq 0 ] || fail "exit $rc after SIGTERM, expected 0"
+grep -q '"event":"agent_stopped"' "$work/agent.log" || fail "no agent_stopped event"
+echo "agent daemon: all checks passed"

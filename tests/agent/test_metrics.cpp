@@ -1,0 +1,201 @@
+// agent/daemon/metrics: the Prometheus exposition of a store — names in base units, exact
+// counters, missing values left out, labels escaped, findings, HELP/TYPE for every family.
+#define BOOST_TEST_MODULE agent_metrics
+#include <boost/test/unit_test.hpp>
+#include <map>
+#include <sstream>
+
+#include "agent/daemon/metrics.h"
+
+using namespace rh;
+using rh::agent::AgentStats;
+using rh::agent::render_metrics;
+
+namespace {
+
+constexpr std::int64_t kWall0 = 1796100000000;  // ms
+
+Sample counter(const std::string& series, Labels labels, std::optional<std::uint64_t> v, double t,
+               const std::string& unit = "packets") {
+    Sample s;
+    s.t_s = t;
+    s.wall_ms = kWall0 + static_cast<std::int64_t>(t * 1000);
+    s.host = "h1";
+    s.series = series;
+    s.labels = std::move(labels);
+    s.kind = SampleKind::counter;
+    s.unit = unit;
+    s.count = v;
+    if (!v) s.error = "read failed";
+    s.source = "/sys/x";
+    return s;
+}
+
+Sample gauge(const std::string& series, Labels labels, double v, double t,
+             const std::string& unit) {
+    Sample s = counter(series, std::move(labels), std::nullopt, t, unit);
+    s.kind = SampleKind::gauge;
+    s.error.clear();
+    s.value = v;
+    return s;
+}
+
+const Labels kPort = {{"device", "mlx5_0"}, {"port", "1"}, {"netdev", "ens1f0np0"}};
+
+Labels with(Labels l, const std::string& k, const std::string& v) {
+    l[k] = v;
+    return l;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+    std::istringstream is(text);
+    for (std::string l; std::getline(is, l);)
+        if (l == line) return true;
+    return false;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(names_follow_prometheus_base_units) {
+    using rh::agent::prometheus_name;
+    BOOST_TEST(prometheus_name("pfc_pause_frames", SampleKind::counter).name ==
+               "rocehealth_pfc_pause_frames_total");
+    const auto pause = prometheus_name("pfc_pause_duration_us", SampleKind::counter);
+    BOOST_TEST(pause.name == "rocehealth_pfc_pause_duration_seconds_total");
+    BOOST_TEST(pause.apply(912345) == 0.912345);
+    BOOST_TEST(prometheus_name("probe_latency_us", SampleKind::gauge).name ==
+               "rocehealth_probe_latency_seconds");
+    const auto rate = prometheus_name("port_rate_gbps", SampleKind::gauge);
+    BOOST_TEST(rate.name == "rocehealth_port_rate_bytes_per_second");
+    BOOST_TEST(rate.apply(100) == 12500000000.0);
+    BOOST_TEST(prometheus_name("roce_rx_bytes", SampleKind::counter).name ==
+               "rocehealth_roce_rx_bytes_total");
+}
+
+BOOST_AUTO_TEST_CASE(latest_values_with_labels_and_units_converted) {
+    SeriesStore store;
+    const Labels rx3 = with(with(kPort, "priority", "3"), "direction", "rx");
+    for (double t : {0.0, 1.0}) {
+        store.add(
+            counter("pfc_pause_duration_us", rx3, 912345 + static_cast<int>(t) * 1000, t, "us"));
+        store.add(counter("ack_timeouts", kPort, 18446744073709551615ull, t, "events"));
+        store.add(gauge("port_rate_gbps", {{"device", "mlx5_0"}, {"port", "1"}}, 100, t, "Gb/s"));
+    }
+    const std::string m = render_metrics(store, {}, AgentStats{});
+    // The newest point, microseconds as seconds.
+    BOOST_TEST(has_line(m,
+                        "rocehealth_pfc_pause_duration_seconds_total{device=\"mlx5_0\","
+                        "direction=\"rx\",netdev=\"ens1f0np0\",port=\"1\",priority=\"3\"} "
+                        "0.913345"));
+    // A 64-bit counter is printed exactly, not rounded through a double.
+    BOOST_TEST(has_line(m,
+                        "rocehealth_ack_timeouts_total{device=\"mlx5_0\",netdev=\"ens1f0np0\","
+                        "port=\"1\"} 18446744073709551615"));
+    BOOST_TEST(has_line(m,
+                        "rocehealth_port_rate_bytes_per_second{device=\"mlx5_0\",port=\"1\"} "
+                        "1.25e+10"));
+    BOOST_TEST(has_line(m, "# TYPE rocehealth_pfc_pause_duration_seconds_total counter"));
+    BOOST_TEST(has_line(m, "# TYPE rocehealth_port_rate_bytes_per_second gauge"));
+    BOOST_TEST(contains(m, "# HELP rocehealth_pfc_pause_duration_seconds_total Time paused by"));
+}
+
+BOOST_AUTO_TEST_CASE(missing_counters_are_left_out_never_zero) {
+    SeriesStore store;
+    store.add(counter("rnr_nak_received", kPort, 5, 0));
+    store.add(counter("rnr_nak_received", kPort, std::nullopt, 1));  // latest read failed
+    store.add(counter("cnp_sent", kPort, 7, 1));
+    const std::string m = render_metrics(store, {}, AgentStats{});
+    BOOST_TEST(!contains(m, "rocehealth_rnr_nak_received_total{"));
+    BOOST_TEST(has_line(m, "rocehealth_series_unreadable 1"));
+    BOOST_TEST(contains(m, "rocehealth_cnp_sent_total{"));
+}
+
+BOOST_AUTO_TEST_CASE(series_gone_from_the_latest_pass_are_left_out) {
+    SeriesStore store;
+    store.add(counter("cnp_sent", with(kPort, "device", "mlx5_9"), 3, 0));  // device removed
+    store.add(counter("cnp_sent", kPort, 4, 0));
+    store.add(counter("cnp_sent", kPort, 5, 1));
+    const std::string m = render_metrics(store, {}, AgentStats{});
+    BOOST_TEST(!contains(m, "mlx5_9"));
+    BOOST_TEST(contains(m, "device=\"mlx5_0\",netdev=\"ens1f0np0\",port=\"1\"} 5"));
+}
+
+BOOST_AUTO_TEST_CASE(probe_quantiles_and_escaped_label_values) {
+    SeriesStore store;
+    store.add(gauge(
+        "probe_latency_us",
+        {{"peer", "host \"b\"\\x"}, {"op", "write"}, {"size_bytes", "64"}, {"quantile", "p999"}},
+        12.5, 0, "us"));
+    const std::string m = render_metrics(store, {}, AgentStats{});
+    BOOST_TEST(has_line(m,
+                        "rocehealth_probe_latency_seconds{op=\"write\","
+                        "peer=\"host \\\"b\\\"\\\\x\",quantile=\"0.999\",size_bytes=\"64\"} "
+                        "1.25e-05"));
+}
+
+BOOST_AUTO_TEST_CASE(open_findings_are_exported_closed_ones_are_not) {
+    SeriesStore store;
+    store.add(counter("cnp_sent", kPort, 1, 0));
+    Finding open = make_finding("pause_storm", Severity::error, "h1", "mlx5_0", 1);
+    open.labels = {{"priority", "3"}, {"direction", "rx"}, {"port", "1"}};
+    Finding dup = open;  // same label set: one series
+    Finding closed = make_finding("link_flap", Severity::error, "h1", "mlx5_0", 1);
+    closed.opened_t = 10;
+    closed.closed_t = 11;
+    Finding inventory = make_finding("pcie_downtrained", Severity::warning, "h1", "mlx5_0", 0);
+    const std::string m = render_metrics(store, {open, dup, closed, inventory}, AgentStats{});
+    BOOST_TEST(has_line(m,
+                        "rocehealth_finding{rule=\"pause_storm\",severity=\"error\",host=\"h1\","
+                        "device=\"mlx5_0\",port=\"1\",direction=\"rx\",priority=\"3\"} 1"));
+    BOOST_TEST(has_line(m,
+                        "rocehealth_finding{rule=\"pcie_downtrained\",severity=\"warning\","
+                        "host=\"h1\",device=\"mlx5_0\"} 1"));
+    BOOST_TEST(!contains(m, "rule=\"link_flap\""));
+    std::size_t n = 0;
+    for (std::size_t p = 0; (p = m.find("rocehealth_finding{rule=\"pause_storm\"", p)) != m.npos;
+         ++p)
+        ++n;
+    BOOST_TEST(n == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(self_metrics_and_one_help_and_type_per_family) {
+    SeriesStore store;
+    store.add(counter("cnp_sent", kPort, 1, 0));
+    store.add(counter("cnp_sent", with(kPort, "port", "2"), 1, 0));
+    AgentStats st;
+    st.version = "0.1.0";
+    st.passes = 3;
+    st.reloads_failed = 1;
+    st.responder_up = false;
+    st.findings_opened[{"link_flap", "error"}] = 2;
+    st.rss_bytes = 1048576;
+    const std::string m = render_metrics(store, {}, st);
+    BOOST_TEST(has_line(m, "rocehealth_build_info{version=\"0.1.0\"} 1"));
+    BOOST_TEST(has_line(m, "rocehealth_collection_passes_total 3"));
+    BOOST_TEST(has_line(m, "rocehealth_config_reloads_total{result=\"failure\"} 1"));
+    BOOST_TEST(has_line(m, "rocehealth_responder_up 0"));
+    BOOST_TEST(
+        has_line(m, "rocehealth_findings_opened_total{rule=\"link_flap\",severity=\"error\"} 2"));
+    BOOST_TEST(has_line(m, "process_resident_memory_bytes 1048576"));
+    // Every sample's family has exactly one HELP and one TYPE, before its samples.
+    std::map<std::string, int> help, type;
+    std::istringstream is(m);
+    for (std::string l; std::getline(is, l);) {
+        if (l.rfind("# HELP ", 0) == 0) {
+            ++help[l.substr(7, l.find(' ', 7) - 7)];
+            continue;
+        }
+        if (l.rfind("# TYPE ", 0) == 0) {
+            ++type[l.substr(7, l.find(' ', 7) - 7)];
+            continue;
+        }
+        const std::string family = l.substr(0, l.find_first_of("{ "));
+        BOOST_TEST(help[family] == 1, family);
+        BOOST_TEST(type[family] == 1, family);
+    }
+    BOOST_TEST(help["rocehealth_cnp_sent_total"] == 1);
+}
