@@ -22,6 +22,7 @@ int run_diagnose(const std::vector<std::string>& args);
 int run_record(const std::vector<std::string>& args);
 int run_agent(const std::vector<std::string>& args);
 int run_incast(const std::vector<std::string>& args);
+int run_mesh(const std::vector<std::string>& args);
 int run_accept(const std::vector<std::string>& args);
 
 }  // namespace rh::cli

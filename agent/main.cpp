@@ -24,6 +24,7 @@ constexpr Subcommand kSubcommands[] = {
     {"diagnose", rh::cli::run_diagnose, "run the rules over recordings or captured text bundles"},
     {"agent", rh::cli::run_agent, "per-host daemon: collection, rules, /metrics and JSON API"},
     {"incast", rh::cli::run_incast, "many-to-one RDMA traffic between responders, with findings"},
+    {"mesh", rh::cli::run_mesh, "probe every peer on a schedule; samples for diagnose"},
     {"accept", rh::cli::run_accept, "render an acceptance report: report.json -> HTML, Markdown"},
 };
 

@@ -1,0 +1,95 @@
+// The probe mesh: latency to every peer on a schedule. One thread runs rounds every interval
+// (with jitter, so hosts do not probe in lockstep) and sleeps between them (no polling between
+// rounds; a round's phases are the probe's ping-pongs). Each peer keeps its session (QP) between
+// rounds (probes/probe_session.h); after an error the session is dropped and re-established with
+// exponential backoff. Every round's results become samples (store/README.md):
+// probe_latency_us{peer, op, size_bytes, quantile} gauges and probe_errors{peer, op, status}
+// counters, cumulative from 0 at the mesh's start (status: IBV_WC_* name, "timeout", "other", or
+// "unreachable" for op "connect": the session could not be set up).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/sample.h"
+#include "probes/probe.h"
+#include "probes/probe_session.h"
+
+namespace rh {
+
+struct MeshSchedule {
+    std::vector<std::string> peers;  ///< HOST[:PORT] of each peer's responder
+    std::vector<ProbeOp> ops{ProbeOp::write};
+    std::vector<std::uint64_t> sizes{64};
+    unsigned iterations = 20;  ///< timed messages per (op, size) per round
+    unsigned warmup = 2;
+    double interval_s = 1;      ///< between round starts
+    double jitter = 0.1;        ///< each round starts up to +-jitter x interval off the grid
+    int timeout_ms = 2000;      ///< per wait (connect, each message)
+    double backoff_min_s = 1;   ///< first wait before reconnecting after an error
+    double backoff_max_s = 60;  ///< the wait doubles up to this
+    std::string device;
+    std::optional<unsigned> gid_index;
+    std::filesystem::path sysfs_root = "/sys";
+};
+
+/// Checks a schedule: at least one peer, no peer twice, ops/sizes/iterations as the probe's,
+/// interval 0.1 s .. 1 h, jitter 0 .. 0.5, backoff 0 < min <= max.
+Status check_schedule(const MeshSchedule& s);
+
+/// How one peer fared so far.
+struct MeshPeerStatus {
+    std::string peer;
+    std::uint64_t rounds_ok = 0;       ///< rounds whose every phase was measured
+    std::uint64_t rounds_failed = 0;   ///< rounds with a failed phase or no session
+    std::uint64_t rounds_skipped = 0;  ///< rounds skipped while backing off
+    std::uint64_t connects = 0;        ///< sessions set up (1 + reconnects)
+    std::string last_error;
+    double backoff_s = 0;  ///< current wait before the next attempt (0: connected)
+    std::map<std::pair<std::string, std::string>, std::uint64_t> errors;  ///< (op, status) -> n
+};
+
+class Mesh {
+  public:
+    using Clock = std::chrono::steady_clock;
+    /// `host`: this host's name for the samples; `sink` gets each round's samples of one peer.
+    Mesh(MeshSchedule s, std::string host, std::function<void(std::vector<Sample>)> sink);
+    ~Mesh();
+
+    /// One round now: every peer that is not backing off is probed (connecting if needed).
+    void round();
+
+    /// Rounds every interval (jittered) until `stop` or `until`; sleeps between rounds in
+    /// slices of at most 100 ms so `stop` is seen promptly.
+    void run(const std::atomic<bool>& stop, Clock::time_point until);
+
+    const std::vector<MeshPeerStatus>& status() const { return status_; }
+
+  private:
+    struct Peer {
+        std::unique_ptr<ProbeSession> session;
+        Clock::time_point next_attempt{};
+        std::vector<std::pair<std::string, std::string>> error_keys;  ///< emitted so far
+    };
+    void probe_peer(std::size_t i);
+    void fail(std::size_t i, const std::string& op, const std::string& status,
+              const std::string& error);
+
+    MeshSchedule s_;
+    std::string host_;
+    std::function<void(std::vector<Sample>)> sink_;
+    std::vector<Peer> peers_;
+    std::vector<MeshPeerStatus> status_;
+    double start_t_s_ = 0;
+    std::int64_t start_wall_ms_ = 0;
+    std::mt19937 rng_;
+};
+
+}  // namespace rh

@@ -1,0 +1,98 @@
+// The probe mesh's schedule checks, backoff after failures and error samples (probes/mesh.h).
+// Sessions cannot be set up on a host without RDMA (nor to a port nobody listens on), which is
+// exactly the path whose backoff and counters are under test here; measuring needs the lab.
+#define BOOST_TEST_MODULE mesh
+#include <boost/test/unit_test.hpp>
+
+#include <thread>
+
+#include "probes/mesh.h"
+
+using namespace rh;
+
+namespace {
+MeshSchedule schedule() {
+    MeshSchedule s;
+    s.peers = {"127.0.0.1:1"};
+    s.backoff_min_s = 0.05;
+    s.backoff_max_s = 0.2;
+    s.timeout_ms = 200;
+    return s;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(schedule_checks) {
+    BOOST_TEST(check_schedule(schedule()).ok());
+    auto s = schedule();
+    s.peers.push_back("127.0.0.1:1");
+    BOOST_TEST(check_schedule(s).error().detail == "peer 127.0.0.1:1 given twice");
+    s = schedule();
+    s.jitter = 0.6;
+    BOOST_TEST(!check_schedule(s).ok());
+    s = schedule();
+    s.interval_s = 0.01;
+    BOOST_TEST(!check_schedule(s).ok());
+    s = schedule();
+    s.backoff_min_s = 1;
+    s.backoff_max_s = 0.5;
+    BOOST_TEST(!check_schedule(s).ok());
+    s = schedule();
+    s.peers.clear();
+    BOOST_TEST(!check_schedule(s).ok());
+}
+
+BOOST_AUTO_TEST_CASE(unreachable_peer_backs_off_and_counts) {
+    std::vector<std::vector<Sample>> rounds;
+    Mesh m(schedule(), "h1", [&](std::vector<Sample> s) { rounds.push_back(std::move(s)); });
+    m.round();  // fails: no session
+    const auto& st = m.status().at(0);
+    BOOST_TEST(st.rounds_failed == 1u);
+    BOOST_TEST(st.backoff_s == 0.05);
+    BOOST_TEST(!st.last_error.empty());
+    m.round();  // within the backoff: skipped, not retried
+    BOOST_TEST(st.rounds_skipped == 1u);
+    BOOST_TEST(st.rounds_failed == 1u);
+    // After the backoff each failure doubles it, up to the maximum.
+    for (double want : {0.1, 0.2, 0.2}) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(st.backoff_s + 0.02));
+        m.round();
+        BOOST_TEST(st.backoff_s == want);
+    }
+    BOOST_TEST(st.rounds_failed == 4u);
+    BOOST_TEST(st.connects == 0u);
+    BOOST_TEST(st.errors.at({"connect", "unreachable"}) == 4u);
+    // Samples: the counter starts at 0 (at the mesh's start), then counts every failure; a
+    // skipped round adds nothing new but repeats the count.
+    BOOST_REQUIRE(rounds.size() >= 2u);
+    const auto& first = rounds.front();
+    BOOST_REQUIRE(first.size() == 2u);
+    BOOST_TEST(first[0].series == "probe_errors");
+    BOOST_TEST(first[0].labels.at("peer") == "127.0.0.1:1");
+    BOOST_TEST(first[0].labels.at("op") == "connect");
+    BOOST_TEST(first[0].labels.at("status") == "unreachable");
+    BOOST_TEST(*first[0].count == 0u);
+    BOOST_TEST(*first[1].count == 1u);
+    BOOST_TEST(first[1].t_s >= first[0].t_s);
+    BOOST_TEST(first[1].host == "h1");
+    const auto& last = rounds.back();
+    BOOST_REQUIRE(last.size() == 1u);
+    BOOST_TEST(*last[0].count == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(run_stops_at_the_deadline) {
+    auto s = schedule();
+    s.interval_s = 0.1;
+    s.jitter = 0.5;
+    Mesh m(s, "h1", [](std::vector<Sample>) {});
+    std::atomic<bool> stop{false};
+    const auto t0 = Mesh::Clock::now();
+    m.run(stop, t0 + std::chrono::milliseconds(550));
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Mesh::Clock::now() - t0).count();
+    BOOST_TEST(ms >= 500);
+    BOOST_TEST(ms < 1500);
+    const auto& st = m.status().at(0);
+    // ~5 rounds of 0.1 s: failures and skips while backing off, nothing measured.
+    BOOST_TEST(st.rounds_failed + st.rounds_skipped >= 3u);
+    BOOST_TEST(st.rounds_ok == 0u);
+}
