@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "agent/commands.h"
+#include "probes/qp_timeout.h"
 
 namespace {
 
@@ -20,7 +21,8 @@ constexpr Subcommand kSubcommands[] = {
     {"check", rh::cli::run_check, "diagnose this host (and a peer) and print findings"},
     {"probe", rh::cli::run_probe, "measure RDMA WRITE/READ latency to a peer's responder"},
     {"responder", rh::cli::run_responder, "serve probes from peers"},
-    {"record", rh::cli::run_record, "record counters and facts as JSON lines for diagnose --replay"},
+    {"record", rh::cli::run_record,
+     "record counters and facts as JSON lines for diagnose --replay"},
     {"diagnose", rh::cli::run_diagnose, "run the rules over recordings or captured text bundles"},
     {"agent", rh::cli::run_agent, "per-host daemon: collection, rules, /metrics and JSON API"},
     {"incast", rh::cli::run_incast, "many-to-one RDMA traffic between responders, with findings"},
@@ -47,6 +49,12 @@ int main(int argc, char** argv) {
     }
     for (const auto& c : kSubcommands) {
         if (cmd != c.name) continue;
+        // A bad override fails every command at once, not each QP later (a responder would only
+        // log it per session).
+        if (auto t = rh::configured_qp_timeout(); !t) {
+            std::fprintf(stderr, "rocehealth %s: %s\n", c.name, t.error().message().c_str());
+            return rh::cli::kExitCannotRun;
+        }
         try {
             return c.run(std::vector<std::string>(argv + 2, argv + argc));
         } catch (const std::exception& e) {

@@ -144,7 +144,7 @@ Result<std::unique_ptr<ProbeSession>> ProbeSession::open(const ProbeOptions& o) 
     out.remote_active_mtu_bytes = rep->active_mtu;
     out.path_mtu_bytes = std::min(out.local_active_mtu_bytes, out.remote_active_mtu_bytes);
     out.queue_depth = qd;
-    out.qp_timeout = kQpTimeout;
+    out.qp_timeout = c.qp_timeout();
     out.qp_retry_cnt = kQpRetryCnt;
     out.qp_rnr_retry = o.rnr_retry;
     if (sends) out.remote_recv_depth = rep->recv_depth;

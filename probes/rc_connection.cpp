@@ -78,6 +78,9 @@ Result<std::unique_ptr<RcConnection>> RcConnection::open(const Config& cfg) {
     const std::string& dev = cfg.where.device;
     c->where_ = cfg.where;
     c->psn_ = std::random_device{}() & 0xFFFFFF;
+    auto timeout = configured_qp_timeout();
+    if (!timeout) return timeout.error();
+    c->qp_timeout_ = *timeout;
 
     auto ctx = open_device(dev);
     if (!ctx) return ctx.error();
@@ -163,7 +166,7 @@ Status RcConnection::connect(const RemoteQp& remote, unsigned path_mtu_bytes, un
         return modify_error("RTR", rc, dev);
     a = {};
     a.qp_state = IBV_QPS_RTS;
-    a.timeout = kQpTimeout;
+    a.timeout = static_cast<std::uint8_t>(qp_timeout_);
     a.retry_cnt = kQpRetryCnt;
     a.rnr_retry = static_cast<std::uint8_t>(rnr_retry_);
     a.sq_psn = psn_;
@@ -221,8 +224,8 @@ Result<int> RcConnection::poll(std::span<ibv_wc> out) {
     const ibv_wc* failed = nullptr;
     for (int i = 0; i < n; ++i) {
         if (out[i].status == IBV_WC_SUCCESS) continue;
-        if (!failed || (failed->status == IBV_WC_WR_FLUSH_ERR &&
-                        out[i].status != IBV_WC_WR_FLUSH_ERR))
+        if (!failed ||
+            (failed->status == IBV_WC_WR_FLUSH_ERR && out[i].status != IBV_WC_WR_FLUSH_ERR))
             failed = &out[i];
     }
     if (failed) return Error{"completion", where_.device, 0, describe_wc(*failed)};

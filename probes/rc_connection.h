@@ -2,12 +2,12 @@
 // (INIT), then connect() to a peer (RTR -> RTS). Members are declared in creation order so
 // destruction releases QP, CQ, MR, buffer, PD, context in reverse on every path.
 //
-// Transport timers: timeout = 14 -> local ACK timeout 4.096 us * 2^14 = 67 ms; retry_cnt = 7 ->
-// a dead peer gives IBV_WC_RETRY_EXC_ERR after about (7 + 1) * 67 ms = 0.54 s (hardware may
-// round the timer up). RNR: a SEND that finds no receive WQE posted at the peer gets an RNR NAK
-// carrying the PEER's min_rnr_timer (kMinRnrTimer = 12 -> 0.64 ms wait) and is retried
-// Config::rnr_retry times (7 = forever, as the IB spec and perftest); then the SEND completes with
-// IBV_WC_RNR_RETRY_EXC_ERR. WRITE and READ never meet RNR.
+// Transport timers: timeout from configured_qp_timeout() (probes/qp_timeout.h; default 14 -> local
+// ACK timeout 4.096 us * 2^14 = 67 ms); retry_cnt = 7 -> a dead peer gives IBV_WC_RETRY_EXC_ERR
+// after about (7 + 1) * 67 ms = 0.54 s (hardware may round the timer up). RNR: a SEND that finds no
+// receive WQE posted at the peer gets an RNR NAK carrying the PEER's min_rnr_timer (kMinRnrTimer =
+// 12 -> 0.64 ms wait) and is retried Config::rnr_retry times (7 = forever, as the IB spec and
+// perftest); then the SEND completes with IBV_WC_RNR_RETRY_EXC_ERR. WRITE and READ never meet RNR.
 #pragma once
 
 #include <array>
@@ -21,14 +21,14 @@
 
 #include "core/result.h"
 #include "probes/device_select.h"
+#include "probes/qp_timeout.h"
 #include "probes/verbs_handles.h"
 
 namespace rh {
 
-inline constexpr unsigned kQpTimeout = 14;
 inline constexpr unsigned kQpRetryCnt = 7;
 inline constexpr unsigned kMaxRdAtomic = 16;
-inline constexpr unsigned kMinRnrTimer = 12;    ///< IB encoding: 12 = 0.64 ms
+inline constexpr unsigned kMinRnrTimer = 12;     ///< IB encoding: 12 = 0.64 ms
 inline constexpr unsigned kRnrRetryForever = 7;  ///< rnr_retry 7 = retry without limit
 
 /// What connect() needs to know about the other side (from the OOB handshake).
@@ -56,6 +56,7 @@ class RcConnection {
         unsigned max_recv_wr = 1;  ///< outstanding receive WQEs (>= 1; the CQ holds both)
         unsigned rnr_retry = kRnrRetryForever;  ///< 0..7, retries of a SEND after an RNR NAK
     };
+    /// Errors name the verbs call and device; also an invalid ROCEHEALTH_QP_TIMEOUT.
     static Result<std::unique_ptr<RcConnection>> open(const Config& cfg);
 
     std::uint32_t qpn() const { return qp_->qp_num; }
@@ -64,6 +65,8 @@ class RcConnection {
     std::uint64_t addr() const { return reinterpret_cast<std::uintptr_t>(mr_->addr); }
     std::span<std::byte> buffer() { return {buf_.get(), buf_len_}; }
     unsigned active_mtu_bytes() const { return active_mtu_; }
+    /// Local ACK timeout (IB encoding) connect() sets: configured_qp_timeout() at open().
+    unsigned qp_timeout() const { return qp_timeout_; }
     /// Outstanding RDMA READs this device supports as initiator and target (<= kMaxRdAtomic).
     unsigned rd_atomic() const { return rd_atomic_; }
     const PortChoice& where() const { return where_; }
@@ -95,6 +98,7 @@ class RcConnection {
     unsigned active_mtu_ = 0;
     unsigned rd_atomic_ = 1;
     unsigned rnr_retry_ = kRnrRetryForever;
+    unsigned qp_timeout_ = kQpTimeout;
     std::uint64_t buf_len_ = 0;
     // Creation order; destroyed in reverse.
     verbs::ContextPtr ctx_;

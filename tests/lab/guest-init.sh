@@ -41,6 +41,7 @@ for a in $cmdline; do
     rh.dir=*)  dir=${a#rh.dir=} ;;
     rh.mtu=*)  mtu=${a#rh.mtu=} ;;
     rh.ttl=*)  ttl=${a#rh.ttl=} ;;
+    rh.qp_timeout=*) qp_timeout=${a#rh.qp_timeout=} ;;
   esac
 done
 [ -n "$name" ] && [ -n "$ip" ] || die "rh.name/rh.ip missing"
@@ -96,6 +97,8 @@ log "ready: $name ip=$ip rxe0 gid_index=$gid_index"
 
 # --- command runner ----------------------------------------------------------
 export RH_LAB_DIR=${dir:-/lab} RH_NAME=$name RH_GID_INDEX=$gid_index
+# Every rocehealth command in the guest uses this RC local ACK timeout (see lab.sh).
+[ -n "${qp_timeout:-}" ] && export ROCEHEALTH_QP_TIMEOUT=$qp_timeout
 cd "$gdir/cmd" || die "no cmd dir"
 shopt -s nullglob
 start_cmd() {  # start_cmd ID : run ID.sh in its own process group (no execs here

@@ -180,7 +180,7 @@ cmd_up() {
     # no_timer_check: under TCG on a loaded host the kernel's IO-APIC timer check can fail
     # ("IO-APIC + timer doesn't work!" panic); the check proves nothing in a VM.
     local append="console=ttyS0 quiet loglevel=4 panic=-1 no_timer_check rh.init=$here/guest-init.sh"
-    append+=" rh.name=$name rh.ip=10.99.0.$((10 + i))/24 rh.dir=$dir rh.cache=${RH_LAB_9P_CACHE:-none} rh.ttl=${RH_LAB_TTL:-7200} rh.mtu=${RH_LAB_GUEST_MTU:-9000}"
+    append+=" rh.name=$name rh.ip=10.99.0.$((10 + i))/24 rh.dir=$dir rh.cache=${RH_LAB_9P_CACHE:-none} rh.ttl=${RH_LAB_TTL:-7200} rh.mtu=${RH_LAB_GUEST_MTU:-9000} rh.qp_timeout=${RH_LAB_QP_TIMEOUT:-18}"
     local fwd=()
     if [ -n "${RH_LAB_HOSTFWD:-}" ]; then
       local hport; hport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || die "no free host port"
