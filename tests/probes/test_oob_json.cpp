@@ -8,6 +8,7 @@
 
 #include "probes/oob_protocol.h"
 #include "probes/tcp.h"
+#include "tests/support/loopback_listener.h"
 
 using namespace rh;
 using namespace rh::oob;
@@ -107,11 +108,7 @@ BOOST_AUTO_TEST_CASE(limits_and_malformed_bodies) {
 }
 
 BOOST_AUTO_TEST_CASE(both_kinds_over_one_connection) {
-    std::uint16_t port = 0;
-    Result<tcp::Socket> l = Error{"", "", 0, ""};
-    for (std::uint16_t p = 47201; p < 47300 && !port; ++p)
-        if ((l = tcp::listen("127.0.0.1", p)).ok()) port = p;
-    BOOST_REQUIRE(port != 0);
+    auto [listener, port] = test::listen_on_free_port();
     std::thread client([port] {
         auto s = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(2000));
         if (!s) return;
@@ -122,7 +119,7 @@ BOOST_AUTO_TEST_CASE(both_kinds_over_one_connection) {
         (void)tcp::send_json(*s, {{"cmd", "bye"}}, tcp::deadline_in(2000));
     });
     std::string peer;
-    auto a = tcp::accept(*l, 2000, peer);
+    auto a = tcp::accept(listener, 2000, peer);
     BOOST_REQUIRE(a.ok());
     BOOST_REQUIRE(a->has_value());
     const tcp::Socket& s = **a;

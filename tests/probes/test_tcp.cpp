@@ -2,14 +2,16 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
-
 #include <thread>
 
 #include "probes/latency_phases.h"
 #include "probes/peer_query.h"
 #include "probes/tcp.h"
+#include "tests/support/loopback_listener.h"
 
 using namespace rh;
+
+using test::listen_on_free_port;
 
 BOOST_AUTO_TEST_CASE(parse_host_port) {
     auto a = tcp::parse_host_port("10.0.0.2", 18520);
@@ -32,10 +34,7 @@ BOOST_AUTO_TEST_CASE(parse_host_port) {
 
 BOOST_AUTO_TEST_CASE(refused_connection_is_named) {
     // Bind then close to find a port nobody listens on.
-    std::uint16_t port = 0;
-    for (std::uint16_t p = 47001; p < 47100 && !port; ++p)
-        if (tcp::listen("127.0.0.1", p).ok()) port = p;
-    BOOST_REQUIRE(port != 0);
+    const std::uint16_t port = listen_on_free_port().second;
     auto r = query_peer("127.0.0.1:" + std::to_string(port), 1000);
     BOOST_REQUIRE(!r.ok());
     BOOST_TEST(r.error().message() == "cannot reach responder at 127.0.0.1:" +
@@ -43,10 +42,10 @@ BOOST_AUTO_TEST_CASE(refused_connection_is_named) {
 }
 
 BOOST_AUTO_TEST_CASE(silent_peer_times_out_within_deadline) {
-    auto l = tcp::listen("127.0.0.1", 47123);
-    BOOST_REQUIRE(l.ok());  // listens (kernel completes the handshake) but never answers
+    // Listens (the kernel completes the handshake) but never answers.
+    const auto [l, port] = listen_on_free_port();
     const auto t0 = std::chrono::steady_clock::now();
-    auto r = query_peer("127.0.0.1:47123", 300);
+    auto r = query_peer("127.0.0.1:" + std::to_string(port), 300);
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
             .count();
@@ -56,13 +55,12 @@ BOOST_AUTO_TEST_CASE(silent_peer_times_out_within_deadline) {
 }
 
 BOOST_AUTO_TEST_CASE(closed_peer_is_named_and_seen_during_a_phase) {
-    auto l = tcp::listen("127.0.0.1", 47124);
-    BOOST_REQUIRE(l.ok());
-    auto c = tcp::connect({"127.0.0.1", 47124}, tcp::deadline_in(1000));
+    const auto [l, port] = listen_on_free_port();
+    auto c = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(1000));
     BOOST_REQUIRE(c.ok());
-    BOOST_TEST(c->peer() == "peer 127.0.0.1:47124");
+    BOOST_TEST(c->peer() == "peer 127.0.0.1:" + std::to_string(port));
     std::string name;
-    auto a = tcp::accept(*l, 1000, name);
+    auto a = tcp::accept(l, 1000, name);
     BOOST_REQUIRE(a.ok());
     BOOST_REQUIRE(a->has_value());
     BOOST_TEST((*a)->peer() == name);
@@ -90,7 +88,7 @@ BOOST_AUTO_TEST_CASE(closed_peer_is_named_and_seen_during_a_phase) {
     // Errors after the close still name the peer (getpeername fails by then).
     auto r = tcp::recv_msg(*c, tcp::deadline_in(1000));
     BOOST_REQUIRE(!r.ok());
-    BOOST_TEST(
-        r.error().message().find("recv peer 127.0.0.1:47124: peer closed the connection") == 0u,
-        r.error().message());
+    BOOST_TEST(r.error().message().find("recv peer 127.0.0.1:" + std::to_string(port) +
+                                        ": peer closed the connection") == 0u,
+               r.error().message());
 }

@@ -1,0 +1,27 @@
+// A TCP listener on 127.0.0.1 at a port the kernel picks, for unit tests (header-only). Fixed
+// ports collide when ctest runs tests in parallel (-j2 in tests/run.sh).
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <utility>
+
+#include <boost/test/unit_test.hpp>
+
+#include "probes/tcp.h"
+
+namespace rh::test {
+
+/// The listening socket and its port (host order). Fails the test when it cannot listen.
+inline std::pair<tcp::Socket, std::uint16_t> listen_on_free_port() {
+    auto l = tcp::listen("127.0.0.1", 0);
+    BOOST_REQUIRE_MESSAGE(l.ok(), (l.ok() ? "" : l.error().message()));
+    sockaddr_in a{};
+    socklen_t len = sizeof a;
+    BOOST_REQUIRE(::getsockname(l->fd(), reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    return {std::move(*l), ntohs(a.sin_port)};
+}
+
+}  // namespace rh::test
