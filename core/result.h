@@ -12,10 +12,23 @@ namespace rh {
 /// What went wrong: the operation, what it was applied to (a path, device, peer or field), the
 /// errno value where there is one (0 otherwise), and a sentence for a person.
 struct Error {
+    Error() = default;
+    Error(std::string op_, std::string subject_, int err_no_, std::string detail_,
+          std::string cause_ = {})
+        : op(std::move(op_)),
+          subject(std::move(subject_)),
+          err_no(err_no_),
+          detail(std::move(detail_)),
+          cause(std::move(cause_)) {}
+
     std::string op;       ///< e.g. "read", "ibv_modify_qp(RTR)", "connect"
     std::string subject;  ///< e.g. "/sys/class/infiniband/mlx5_0/fw_ver", "peer 10.0.0.2:18515"
     int err_no = 0;       ///< errno value, 0 when not a system error
     std::string detail;   ///< extra words, e.g. "not a decimal number: 'N/A (no PMA)'"
+    /// Machine-readable cause, set by producers that know one so that callers count and match
+    /// failures without parsing text: an ibv_wc_status name ("IBV_WC_RETRY_EXC_ERR") for an error
+    /// completion, kCausePeerClosed; empty otherwise (see probes/wc_status.h: cause_of).
+    std::string cause;
 
     /// "op subject: strerror(err_no): detail", omitting empty parts.
     std::string message() const;

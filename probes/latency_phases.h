@@ -15,6 +15,7 @@
 
 #include "core/result.h"
 #include "probes/rc_connection.h"
+#include "probes/wc_status.h"
 
 namespace rh {
 
@@ -40,8 +41,7 @@ struct PhaseSpec {
 /// crashed) during WRITE 64 B message 7".
 std::optional<Error> control_closed(const PhaseSpec& p, const char* op, std::uint32_t message);
 inline bool is_control_closed(const Error& e) {
-    return e.op.empty() && e.subject.empty() && e.err_no == 0 &&
-           e.detail.find(" closed the control connection") != std::string::npos;
+    return e.cause == kCausePeerClosed;
 }
 
 struct PhaseResult {
@@ -49,6 +49,7 @@ struct PhaseResult {
     double wall_seconds = 0;         ///< timed part of the loop
     std::uint64_t checksum_errors = 0;
     std::string error;  ///< non-empty: the phase stopped early
+    std::string cause;  ///< with `error`: how it is counted (cause_of: IBV_WC_*, timeout, ...)
 };
 
 /// Client side of the WRITE ping-pong: times WRITE -> peer's WRITE seen in memory.

@@ -19,9 +19,10 @@ struct LatencyStats {
     double min_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, max_us = 0, mean_us = 0;
     double msg_rate_per_s = 0;  ///< timed messages / wall time of the timed loop
     std::uint64_t checksum_errors = 0;
-    std::string error;    ///< non-empty when the phase failed (e.g. an error completion): its
-                          ///< latency figures are then not reported (JSON null, text "-")
-    std::string skipped;  ///< non-empty when the phase was not run (an earlier one failed): why
+    std::string error;        ///< non-empty when the phase failed (e.g. an error completion): its
+                              ///< latency figures are then not reported (JSON null, text "-")
+    std::string error_cause;  ///< with `error`: IBV_WC_* name, "timeout", "peer_closed" or "other"
+    std::string skipped;      ///< non-empty when the phase was not run (an earlier one failed): why
 
     /// Nearest rank needs >= 1000 samples for p99.9 to differ from the maximum.
     static constexpr std::uint64_t kMinIterationsForP999 = 1000;

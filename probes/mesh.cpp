@@ -114,13 +114,14 @@ void Mesh::probe_peer(std::size_t i) {
     }
     if (p.session) {
         ProbeReport r = p.session->header();
-        std::string failed_op, failed_error;
+        std::string failed_op, failed_error, failed_cause;
         for (auto op : s_.ops) {
             for (auto size : s_.sizes) {
                 r.results.push_back(p.session->run_phase(op, size, s_.iterations, s_.warmup));
                 if (!r.results.back().error.empty()) {
                     failed_op = to_string(op);
                     failed_error = r.results.back().error;
+                    failed_cause = r.results.back().error_cause;
                     break;
                 }
             }
@@ -134,7 +135,7 @@ void Mesh::probe_peer(std::size_t i) {
         if (failed_op.empty())
             ++st.rounds_ok;
         else
-            fail(i, failed_op, wc_status_of_error(failed_error), failed_error);
+            fail(i, failed_op, failed_cause.empty() ? "other" : failed_cause, failed_error);
     }
     // Error counters: every (op, status) seen so far, from 0 at the mesh's start.
     const double t_s = mono_s(Clock::now());

@@ -77,38 +77,40 @@ nlohmann::json to_json(const LatencyStats& s) {
     j["mean_us"] = num(s.mean_us);
     j["msg_rate_per_s"] = num(s.msg_rate_per_s);
     j["checksum_errors"] = s.checksum_errors;
-    if (!s.error.empty()) j["error"] = s.error;
+    if (!s.error.empty()) {
+        j["error"] = s.error;
+        j["error_cause"] = s.error_cause.empty() ? "other" : s.error_cause;
+    }
     return j;
 }
 
 nlohmann::json to_json(const ProbeReport& r) {
     nlohmann::json res = nlohmann::json::array();
     for (const auto& s : r.results) res.push_back(to_json(s));
-    return {{"peer", r.peer},
-            {"local",
-             {{"device", r.device},
-              {"port", r.port},
-              {"gid_index", r.gid_index},
-              {"gid", r.gid},
-              {"gid_type", r.gid_type},
-              {"active_mtu_bytes", r.local_active_mtu_bytes}}},
-            {"remote",
-             {{"hostname", r.remote_hostname},
-              {"device", r.remote_device},
-              {"gid_index", r.remote_gid_index},
-              {"gid", r.remote_gid},
-              {"active_mtu_bytes", r.remote_active_mtu_bytes},
-              {"recv_depth", r.remote_recv_depth ? nlohmann::json(*r.remote_recv_depth)
-                                                 : nlohmann::json(nullptr)}}},
-            {"path_mtu_bytes", r.path_mtu_bytes},
-            {"qp",
-             {{"timeout", r.qp_timeout},
-              {"retry_cnt", r.qp_retry_cnt},
-              {"rnr_retry", r.qp_rnr_retry}}},
-            {"results", res},
-            {"checksum_errors", r.checksum_errors()},
-            {"errors", r.errors},
-            {"ok", r.ok()}};
+    return {
+        {"peer", r.peer},
+        {"local",
+         {{"device", r.device},
+          {"port", r.port},
+          {"gid_index", r.gid_index},
+          {"gid", r.gid},
+          {"gid_type", r.gid_type},
+          {"active_mtu_bytes", r.local_active_mtu_bytes}}},
+        {"remote",
+         {{"hostname", r.remote_hostname},
+          {"device", r.remote_device},
+          {"gid_index", r.remote_gid_index},
+          {"gid", r.remote_gid},
+          {"active_mtu_bytes", r.remote_active_mtu_bytes},
+          {"recv_depth",
+           r.remote_recv_depth ? nlohmann::json(*r.remote_recv_depth) : nlohmann::json(nullptr)}}},
+        {"path_mtu_bytes", r.path_mtu_bytes},
+        {"qp",
+         {{"timeout", r.qp_timeout}, {"retry_cnt", r.qp_retry_cnt}, {"rnr_retry", r.qp_rnr_retry}}},
+        {"results", res},
+        {"checksum_errors", r.checksum_errors()},
+        {"errors", r.errors},
+        {"ok", r.ok()}};
 }
 
 }  // namespace rh

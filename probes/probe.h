@@ -29,12 +29,12 @@ struct ProbeOptions {
     std::string peer;  ///< "HOST[:PORT]"
     std::vector<ProbeOp> ops{ProbeOp::write, ProbeOp::read};
     std::vector<std::uint64_t> sizes{64, 4096, 65536, 1048576};
-    unsigned iterations = 200;          ///< timed messages per (op, size)
-    unsigned warmup = 10;               ///< untimed messages before them
-    unsigned queue_depth = 1;           ///< outstanding READs (WRITE/SEND ping-pong: always 1)
-    unsigned rnr_retry = 7;  ///< 0..7: retries of a SEND after an RNR NAK; 7 = forever (IB spec,
-                             ///< perftest's default); then IBV_WC_RNR_RETRY_EXC_ERR
-    std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
+    unsigned iterations = 200;  ///< timed messages per (op, size)
+    unsigned warmup = 10;       ///< untimed messages before them
+    unsigned queue_depth = 1;   ///< outstanding READs (WRITE/SEND ping-pong: always 1)
+    unsigned rnr_retry = 7;     ///< 0..7: retries of a SEND after an RNR NAK; 7 = forever (IB spec,
+                                ///< perftest's default); then IBV_WC_RNR_RETRY_EXC_ERR
+    std::string device;         ///< empty: first device with an ACTIVE Ethernet port
     std::optional<unsigned> gid_index;  ///< nullopt: RoCE v2, IPv4-mapped preferred
     int timeout_ms = 5000;  ///< deadline of each wait (connect, handshake, each message)
     std::filesystem::path sysfs_root = "/sys";

@@ -29,7 +29,7 @@ std::vector<Sample> samples_from_probe(const ProbeReport& r, const std::string& 
     std::vector<Sample> out;
     std::map<std::pair<std::string, std::string>, std::uint64_t> errors;  // (op, status) -> n
     for (const LatencyStats& st : r.results) {
-        if (!st.error.empty()) ++errors[{st.op, wc_status_of_error(st.error)}];
+        if (!st.error.empty()) ++errors[{st.op, st.error_cause.empty() ? "other" : st.error_cause}];
         if (!st.measured()) continue;
         const std::pair<const char*, double> quantiles[] = {
             {"p50", st.p50_us}, {"p99", st.p99_us}, {"p999", st.p999_us}};

@@ -16,7 +16,7 @@
 namespace rh {
 
 struct ProbeRunTimes {
-    double start_t_s = 0, end_t_s = 0;              ///< CLOCK_MONOTONIC seconds
+    double start_t_s = 0, end_t_s = 0;                ///< CLOCK_MONOTONIC seconds
     std::int64_t start_wall_ms = 0, end_wall_ms = 0;  ///< UTC ms, 0 = unknown
 };
 

@@ -6,6 +6,7 @@
 
 #include "probes/device_select.h"
 #include "probes/oob_protocol.h"
+#include "probes/wc_status.h"
 
 namespace rh {
 
@@ -211,6 +212,7 @@ LatencyStats ProbeSession::run_phase(ProbeOp op, std::uint64_t size, unsigned it
     summarize(r.samples_us, r.wall_seconds, st);
     st.checksum_errors = r.checksum_errors;
     st.error = r.error;
+    st.error_cause = r.cause;
     if (!st.error.empty()) return st;  // the QP is in error now; the responder times out alone
 
     // The responder's verdict: its own checksum errors (WRITE/SEND pings) or its failure. Its
@@ -221,7 +223,10 @@ LatencyStats ProbeSession::run_phase(ProbeOp op, std::uint64_t size, unsigned it
     if (done->type != oob::Type::phase_done)
         return st.error = "responder: unexpected " + std::string(oob::to_string(done->type)), st;
     st.checksum_errors += done->checksum_errors;
-    if (!done->text.empty()) return st.error = "responder: " + done->text, st;
+    if (!done->text.empty()) {
+        st.error_cause = wc_status_in_text(done->text);
+        return st.error = "responder: " + done->text, st;
+    }
     broken_ = false;
     return st;
 }

@@ -228,7 +228,9 @@ Result<int> RcConnection::poll(std::span<ibv_wc> out) {
             (failed->status == IBV_WC_WR_FLUSH_ERR && out[i].status != IBV_WC_WR_FLUSH_ERR))
             failed = &out[i];
     }
-    if (failed) return Error{"completion", where_.device, 0, describe_wc(*failed)};
+    if (failed)
+        return Error{"completion", where_.device, 0, describe_wc(*failed),
+                     wc_status_name(failed->status)};
     return n;
 }
 

@@ -46,6 +46,7 @@ PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSp
                                 p.size, posted);
                 !s) {
                 r.error = "READ post: " + s.error().message();
+                r.cause = cause_of(s.error());
                 return r;
             }
             ++posted;
@@ -53,6 +54,7 @@ PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSp
         auto n = c.poll(wc);
         if (!n) {
             r.error = "READ " + std::to_string(p.size) + " B: " + n.error().message();
+            r.cause = cause_of(n.error());
             return r;
         }
         const auto now = Clock::now();
@@ -62,12 +64,14 @@ PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSp
                 next_check = now + std::chrono::milliseconds(5);
                 if (auto e = control_closed(p, "READ", done)) {
                     r.error = e->detail;
+                    r.cause = e->cause;
                     return r;
                 }
             }
             if (now > deadline) {
                 r.error = "READ " + std::to_string(p.size) + " B message " + std::to_string(done) +
                           ": no completion within " + std::to_string(p.timeout_ms) + " ms";
+                r.cause = "timeout";
                 return r;
             }
             continue;

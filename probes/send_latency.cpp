@@ -162,6 +162,7 @@ PhaseResult send_pingpong_client(SendSession& s, const PhaseSpec& p) {
     const auto hash = fill_send_slots(s, p);
     Clock::time_point start{}, end{};
     auto fail = [&](const Error& e, std::uint32_t i) {
+        r.cause = cause_of(e);
         if (is_control_closed(e))
             r.error = e.detail;
         else
@@ -187,7 +188,10 @@ PhaseResult send_pingpong_client(SendSession& s, const PhaseSpec& p) {
         // Verified before re-posting: the new receive may target the slot just checked.
         if (auto st = s.fill(); !st) return fail(st.error(), i), r;
     }
-    if (auto st = w.finish(deadline(p)); !st) r.error = st.error().message();
+    if (auto st = w.finish(deadline(p)); !st) {
+        r.error = st.error().message();
+        r.cause = cause_of(st.error());
+    }
     if (!r.samples_us.empty()) r.wall_seconds = std::chrono::duration<double>(end - start).count();
     return r;
 }

@@ -75,7 +75,7 @@ bool Receiver::reap(Qp& q) {
         auto n = q.conn->poll(std::span(&wc, 1));
         if (!n) {
             // The QP is in error now; the rest of its receives come back flushed.
-            ++q.r.errors[wc_status_of_error(n.error().detail)];
+            ++q.r.errors[cause_of(n.error())];
             if (q.r.error.empty()) q.r.error = n.error().message();
             q.dead = true;
             any = true;

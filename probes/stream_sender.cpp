@@ -77,7 +77,7 @@ bool Sender::reap(std::size_t q) {
         auto n = conns_[q]->poll(std::span(&wc, 1));
         if (!n) {
             ++st.failed;
-            ++st.errors[wc_status_of_error(n.error().detail)];
+            ++st.errors[cause_of(n.error())];
             if (st.error.empty()) st.error = n.error().message();
             dead_[q] = true;  // the QP is in error: no more posts, the rest come back flushed
             any = true;

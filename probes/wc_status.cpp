@@ -52,23 +52,26 @@ std::string describe_wc(const ibv_wc& wc) {
     return wc_status_name(wc.status) + " (" + ibv_wc_status_str(wc.status) + tail;
 }
 
-std::string wc_status_of_error(const std::string& text) {
+std::string cause_of(const Error& e) {
+    if (!e.cause.empty()) return e.cause;
+    if (e.err_no == ETIMEDOUT) return "timeout";
+    return "other";
+}
+
+std::string wc_status_in_text(const std::string& text) {
     std::string best;
     for (const auto& n : kNames) {
         const std::string name = n.name;
         for (auto pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + 1)) {
             const auto end = pos + name.size();
-            const bool token_end = end == text.size() || !(std::isupper(static_cast<unsigned char>(text[end])) ||
-                                                          std::isdigit(static_cast<unsigned char>(text[end])) ||
-                                                          text[end] == '_');
+            const bool token_end =
+                end == text.size() ||
+                !(std::isupper(static_cast<unsigned char>(text[end])) ||
+                  std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '_');
             if (token_end && name.size() > best.size()) best = name;
         }
     }
-    if (!best.empty()) return best;
-    if (text.find("within") != std::string::npos || text.find("timed out") != std::string::npos ||
-        text.find("timeout") != std::string::npos)
-        return "timeout";
-    return "other";
+    return best.empty() ? "other" : best;
 }
 
 }  // namespace rh

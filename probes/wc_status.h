@@ -6,6 +6,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "core/result.h"
+
 namespace rh {
 
 /// "IBV_WC_REM_ACCESS_ERR"; "IBV_WC_<n>" for a value this build does not know.
@@ -14,10 +16,17 @@ std::string wc_status_name(int status);
 /// "IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded), wr_id 17, vendor_err 0x81"
 std::string describe_wc(const ibv_wc& wc);
 
-/// The completion status a phase error names (describe_wc puts it there): the longest
-/// IBV_WC_* name of this build found as a whole token in `error_text`, e.g.
-/// "IBV_WC_RNR_RETRY_EXC_ERR"; "timeout" for a wait that expired without a completion;
-/// "other" otherwise (a closed control connection, a checksum failure).
-std::string wc_status_of_error(const std::string& error_text);
+/// Error::cause of a failure the peer's control connection reported (it closed or reset).
+inline constexpr const char* kCausePeerClosed = "peer_closed";
+
+/// How a probe or stream failure is counted (the `status` label of probe_errors, incast errors by
+/// status): Error::cause when set (an IBV_WC_* name from RcConnection::poll, kCausePeerClosed),
+/// "timeout" for ETIMEDOUT (a wait that expired without a completion), else "other".
+std::string cause_of(const Error& e);
+
+/// The IBV_WC_* name a peer's error TEXT names (the responder reports a failure as text in its
+/// phase_done frame; the fixed frame has no status field): the longest name of this build found
+/// as a whole token, e.g. "IBV_WC_RNR_RETRY_EXC_ERR"; "other" when none.
+std::string wc_status_in_text(const std::string& text);
 
 }  // namespace rh

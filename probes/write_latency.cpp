@@ -25,7 +25,8 @@ std::optional<Error> control_closed(const PhaseSpec& p, const char* op, std::uin
                  std::string(p.peer_role) +
                      " closed the control connection (process ended or "
                      "crashed) during " +
-                     op + " " + std::to_string(p.size) + " B message " + std::to_string(message)};
+                     op + " " + std::to_string(p.size) + " B message " + std::to_string(message),
+                 kCausePeerClosed};
 }
 
 namespace {
@@ -127,6 +128,7 @@ PhaseResult write_pingpong_client(RcConnection& c, const RemoteBuffer& peer, con
     PingPong pp(c, peer, p);
     Clock::time_point start{}, end{};
     auto fail = [&](const Error& e, std::uint32_t i) {
+        r.cause = cause_of(e);
         if (is_control_closed(e))
             r.error = e.detail;
         else

@@ -90,6 +90,8 @@ assert_eq 1 "$rc" "probe against recv-depth 0: exit status"
 assert_eq 1 "$(jq '.errors | length' <<<"$json")" "one failed phase"
 assert_contains "$(jq -r '.errors[0]' <<<"$json")" "IBV_WC_RNR_RETRY_EXC_ERR" "error completion"
 assert_match "$(jq -r '.errors[0]' <<<"$json")" "^SEND 64 B message 0: " "the first SEND fails"
+assert_eq IBV_WC_RNR_RETRY_EXC_ERR "$(jq -r '.results[0].error_cause' <<<"$json")" \
+  "failed phase's cause is the completion status"
 assert_eq "send null" "$(jq -r '.results[0] | "\(.op) \(.p50_us)"' <<<"$json")" \
   "failed phase reports no latency"
 assert_eq "not run: send 64 B failed before it" "$(jq -r '.results[1].skipped' <<<"$json")" \

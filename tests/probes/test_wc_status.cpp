@@ -27,21 +27,29 @@ BOOST_AUTO_TEST_CASE(describe) {
     BOOST_TEST(s.find("vendor_err 0x81") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(status_of_a_phase_error) {
-    // The error texts the phases produce (describe_wc inside), as a user sees them.
+BOOST_AUTO_TEST_CASE(cause_of_a_failure_is_its_field_not_its_text) {
+    // Set by RcConnection::poll / control_closed; the text may say anything.
+    BOOST_TEST(cause_of(Error{"completion", "rxe0", 0, "IBV_WC_RETRY_EXC_ERR (...)",
+                              "IBV_WC_RNR_RETRY_EXC_ERR"}) == "IBV_WC_RNR_RETRY_EXC_ERR");
+    BOOST_TEST(cause_of(Error{"", "", 0, "responder closed the control connection",
+                              kCausePeerClosed}) == "peer_closed");
+    // A wait that expired: errno, whatever the words.
+    BOOST_TEST(cause_of(Error{"wait", "peer's WRITE", ETIMEDOUT, "seq 4 not seen"}) == "timeout");
+    // Text that names a status or a timeout does not make one.
+    BOOST_TEST(cause_of(Error{"recv", "peer h-timeout-1", 0, "IBV_WC_RETRY_EXC_ERR"}) == "other");
+}
+
+BOOST_AUTO_TEST_CASE(status_a_peer_names_in_its_error_text) {
+    // The responder's phase_done text (describe_wc inside), as a user sees it.
     ibv_wc wc{};
     wc.status = IBV_WC_RNR_RETRY_EXC_ERR;
     const std::string rnr = "SEND 64 B message 0: completion rxe0: " + describe_wc(wc);
-    BOOST_TEST(wc_status_of_error(rnr) == "IBV_WC_RNR_RETRY_EXC_ERR");
+    BOOST_TEST(wc_status_in_text(rnr) == "IBV_WC_RNR_RETRY_EXC_ERR");
     wc.status = IBV_WC_RETRY_EXC_ERR;
-    BOOST_TEST(wc_status_of_error("WRITE 4096 B message 9: completion: " + describe_wc(wc)) ==
+    BOOST_TEST(wc_status_in_text("WRITE 4096 B message 9: completion: " + describe_wc(wc)) ==
                "IBV_WC_RETRY_EXC_ERR");  // not mistaken for the RNR one, nor vice versa
-    // A flush after the real error: the first named status wins only if it is the longest
-    // token; here both appear and the report names the real one first.
-    BOOST_TEST(wc_status_of_error("IBV_WC_REM_ACCESS_ERR (remote access error)") ==
+    BOOST_TEST(wc_status_in_text("IBV_WC_REM_ACCESS_ERR (remote access error)") ==
                "IBV_WC_REM_ACCESS_ERR");
-    BOOST_TEST(wc_status_of_error("IBV_WC_RETRY_EXC_ERRX") == "other");  // not a whole token
-    BOOST_TEST(wc_status_of_error("WRITE 64 B message 3: wait peer's WRITE: seq 4 not seen "
-                                  "within 3000 ms") == "timeout");
-    BOOST_TEST(wc_status_of_error("responder closed the control connection") == "other");
+    BOOST_TEST(wc_status_in_text("IBV_WC_RETRY_EXC_ERRX") == "other");  // not a whole token
+    BOOST_TEST(wc_status_in_text("wait peer's WRITE: seq 4 not seen within 3000 ms") == "other");
 }
