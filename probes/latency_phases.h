@@ -50,6 +50,10 @@ struct PhaseResult {
     std::uint64_t checksum_errors = 0;
     std::string error;  ///< non-empty: the phase stopped early
     std::string cause;  ///< with `error`: how it is counted (cause_of: IBV_WC_*, timeout, ...)
+
+    /// Records that the phase stopped at `message` of `op` (e.g. "WRITE"): error "WRITE 64 B
+    /// message 7: <e>" (a closed control connection keeps its own sentence), cause cause_of(e).
+    void fail(const char* op, const PhaseSpec& p, std::uint32_t message, const Error& e);
 };
 
 /// Client side of the WRITE ping-pong: times WRITE -> peer's WRITE seen in memory.

@@ -45,16 +45,14 @@ PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSp
             if (auto s = c.post(IBV_WR_RDMA_READ, j * p.size, peer.addr + j * p.size, peer.rkey,
                                 p.size, posted);
                 !s) {
-                r.error = "READ post: " + s.error().message();
-                r.cause = cause_of(s.error());
+                r.fail("READ", p, posted, s.error());
                 return r;
             }
             ++posted;
         }
         auto n = c.poll(wc);
         if (!n) {
-            r.error = "READ " + std::to_string(p.size) + " B: " + n.error().message();
-            r.cause = cause_of(n.error());
+            r.fail("READ", p, done, n.error());
             return r;
         }
         const auto now = Clock::now();
@@ -63,15 +61,14 @@ PhaseResult read_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSp
             if (now >= next_check) {
                 next_check = now + std::chrono::milliseconds(5);
                 if (auto e = control_closed(p, "READ", done)) {
-                    r.error = e->detail;
-                    r.cause = e->cause;
+                    r.fail("READ", p, done, *e);
                     return r;
                 }
             }
             if (now > deadline) {
-                r.error = "READ " + std::to_string(p.size) + " B message " + std::to_string(done) +
-                          ": no completion within " + std::to_string(p.timeout_ms) + " ms";
-                r.cause = "timeout";
+                r.fail("READ", p, done,
+                       Error{"wait", "READ completion", ETIMEDOUT,
+                             "none within " + std::to_string(p.timeout_ms) + " ms"});
                 return r;
             }
             continue;

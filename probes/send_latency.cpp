@@ -161,14 +161,7 @@ PhaseResult send_pingpong_client(SendSession& s, const PhaseSpec& p) {
     Waits w(s, p);
     const auto hash = fill_send_slots(s, p);
     Clock::time_point start{}, end{};
-    auto fail = [&](const Error& e, std::uint32_t i) {
-        r.cause = cause_of(e);
-        if (is_control_closed(e))
-            r.error = e.detail;
-        else
-            r.error = "SEND " + std::to_string(p.size) + " B message " + std::to_string(i) + ": " +
-                      e.message();
-    };
+    auto fail = [&](const Error& e, std::uint32_t i) { r.fail("SEND", p, i, e); };
     for (std::uint32_t i = 0; i < p.count; ++i) {
         const unsigned k = i & 1;
         const std::uint32_t seq = p.seq_base + i;

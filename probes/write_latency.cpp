@@ -17,6 +17,15 @@
 
 namespace rh {
 
+void PhaseResult::fail(const char* op, const PhaseSpec& p, std::uint32_t message, const Error& e) {
+    cause = cause_of(e);
+    if (is_control_closed(e))
+        error = e.detail;
+    else
+        error = std::string(op) + " " + std::to_string(p.size) + " B message " +
+                std::to_string(message) + ": " + e.message();
+}
+
 std::optional<Error> control_closed(const PhaseSpec& p, const char* op, std::uint32_t message) {
     if (p.control_fd < 0) return std::nullopt;
     const bool closed = tcp::peer_closed(p.control_fd);
@@ -127,14 +136,7 @@ PhaseResult write_pingpong_client(RcConnection& c, const RemoteBuffer& peer, con
     r.samples_us.reserve(p.count);
     PingPong pp(c, peer, p);
     Clock::time_point start{}, end{};
-    auto fail = [&](const Error& e, std::uint32_t i) {
-        r.cause = cause_of(e);
-        if (is_control_closed(e))
-            r.error = e.detail;
-        else
-            r.error = "WRITE " + std::to_string(p.size) + " B message " + std::to_string(i) + ": " +
-                      e.message();
-    };
+    auto fail = [&](const Error& e, std::uint32_t i) { r.fail("WRITE", p, i, e); };
     for (std::uint32_t i = 0; i < p.count && r.error.empty(); ++i) {
         const unsigned k = i & 1;
         const std::uint32_t seq = p.seq_base + i;
