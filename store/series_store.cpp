@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "collectors/counter_delta.h"
+
 namespace rh {
 
 double engine_time(const Sample& s) {
@@ -34,7 +36,8 @@ void SeriesStore::add(const Sample& s) {
         ser.kind = s.kind;
         by_name_[s.series].push_back(&ser);
         auto& v = by_name_[s.series];
-        std::sort(v.begin(), v.end(), [](const Series* a, const Series* b) { return a->key < b->key; });
+        std::sort(v.begin(), v.end(),
+                  [](const Series* a, const Series* b) { return a->key < b->key; });
     }
     const double t = engine_time(s);
     if (!ser.points.empty() && t < ser.points.back().t) {
@@ -46,11 +49,19 @@ void SeriesStore::add(const Sample& s) {
     auto m = std::find(ser.metas.begin(), ser.metas.end(), meta);
     if (m == ser.metas.end()) m = ser.metas.insert(ser.metas.end(), std::move(meta));
     if (s.count || s.value) ser.ever_valued = true;
-    ser.points.push_back(Point{t, s.t_s, s.count, s.value,
-                               static_cast<std::uint32_t>(m - ser.metas.begin())});
-    while (!ser.points.empty() &&
-           (ser.points.size() > limits_.max_points ||
-            ser.points.front().t < t - limits_.retention_s))
+    const auto meta_index = static_cast<std::uint32_t>(m - ser.metas.begin());
+    ser.points.push_back(Point{t, s.t_s, s.count, s.value, meta_index});
+    if (s.kind == SampleKind::counter && s.count) {
+        if (!ser.total) {
+            ser.total = *s.count;
+        } else if (ser.last_counted && ser.metas[ser.last_counted->second].raw == m->raw) {
+            const auto d = delta(ser.last_counted->first, *s.count, m->width_bits, m->saturates);
+            if (d.value) *ser.total += *d.value;  // unsigned: wraps mod 2^64 by definition
+        }
+        ser.last_counted = {{*s.count, meta_index}};
+    }
+    while (!ser.points.empty() && (ser.points.size() > limits_.max_points ||
+                                   ser.points.front().t < t - limits_.retention_s))
         ser.points.pop_front();
     note_pass_time(pass_times_[s.host], t, limits_.retention_s);
 }

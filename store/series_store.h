@@ -26,8 +26,8 @@ struct SeriesKey {
 /// One stored point. `t` is the engine's time axis: wall seconds when the sample had wall_ms,
 /// else its t_s (one recording without wall clock is still one consistent timeline).
 struct Point {
-    double t = 0;     ///< engine time, seconds
-    double t_s = 0;   ///< monotonic seconds of the host (interval lengths)
+    double t = 0;    ///< engine time, seconds
+    double t_s = 0;  ///< monotonic seconds of the host (interval lengths)
     std::optional<std::uint64_t> count;
     std::optional<double> value;
     std::uint32_t meta = 0;  ///< index into Series::metas (raw name / source / width of the read)
@@ -52,6 +52,14 @@ struct Series {
     std::vector<PointMeta> metas;  ///< distinct metadata seen (small: usually one)
     /// Some point ever had a value (a series never readable is treated like an absent one).
     bool ever_valued = false;
+    /// Counters: the wrap-corrected cumulative count, i.e. the first readable raw value plus every
+    /// later width-aware delta (collectors/counter_delta.h) from the last readable point: a
+    /// 32-bit wrap adds the wrapped change, a reset adds the count since the reset, a saturated
+    /// read or a change of raw counter adds nothing. It only grows (mod 2^64), so exporting it
+    /// as a Prometheus counter never shows a wrap as a reset. nullopt until a readable point.
+    std::optional<std::uint64_t> total;
+    /// The last readable point's count and meta index, which `total` continues from.
+    std::optional<std::pair<std::uint64_t, std::uint32_t>> last_counted;
 
     const PointMeta& meta(const Point& p) const { return metas[p.meta]; }
     const std::string& unit() const { return metas.empty() ? kEmpty : metas.back().unit; }

@@ -103,6 +103,29 @@ BOOST_AUTO_TEST_CASE(latest_values_with_labels_and_units_converted) {
     BOOST_TEST(contains(m, "# HELP rocehealth_pfc_pause_duration_seconds_total Time paused by"));
 }
 
+BOOST_AUTO_TEST_CASE(a_32_bit_wrap_keeps_the_exported_counter_growing) {
+    SeriesStore store;
+    Sample a = counter("cnp_sent", kPort, 4294967000ull, 0, "packets");
+    a.width_bits = 32;  // an mlx5 Q counter
+    Sample b = counter("cnp_sent", kPort, 200, 1, "packets");
+    b.width_bits = 32;
+    store.add(a);
+    store.add(b);
+    const std::string m = render_metrics(store, {}, AgentStats{});
+    // 4294967000 + (2^32 - 4294967000) + 200: Prometheus sees an increase of 496, not a reset.
+    BOOST_TEST(has_line(m,
+                        "rocehealth_cnp_sent_total{device=\"mlx5_0\",netdev=\"ens1f0np0\","
+                        "port=\"1\"} 4294967496"),
+               m);
+    // A 64-bit counter that goes backwards is a reset (driver reload): the count since it adds.
+    SeriesStore reset;
+    reset.add(counter("cnp_sent", kPort, 1000, 0, "packets"));
+    reset.add(counter("cnp_sent", kPort, 30, 1, "packets"));
+    BOOST_TEST(has_line(render_metrics(reset, {}, AgentStats{}),
+                        "rocehealth_cnp_sent_total{device=\"mlx5_0\",netdev=\"ens1f0np0\","
+                        "port=\"1\"} 1030"));
+}
+
 BOOST_AUTO_TEST_CASE(missing_counters_are_left_out_never_zero) {
     SeriesStore store;
     store.add(counter("rnr_nak_received", kPort, 5, 0));

@@ -41,6 +41,24 @@ const rh::Series& only_series(const rh::SeriesStore& store) {
 
 }  // namespace
 
+BOOST_AUTO_TEST_CASE(total_continues_across_wraps_resets_and_unreadable_points) {
+    rh::SeriesStore store;
+    auto w32 = [](double t, U v) {
+        return rh::test::counter("h1", "ack_timeouts", kPort, t, v, 32);
+    };
+    store.add(w32(0, 4294967200ull));
+    BOOST_TEST((only_series(store).total == U(4294967200ull)));
+    store.add(w32(1, 100));  // wrapped: +196
+    BOOST_TEST((only_series(store).total == U(4294967396ull)));
+    store.add(w32(2, std::nullopt));  // unreadable: the next delta spans the gap
+    store.add(w32(3, 150));
+    BOOST_TEST((only_series(store).total == U(4294967446ull)));
+    store.add(w32(4, 10));  // 140 back of a 2^32 range: a wrap would be ~4e9 -> a reset: +10
+    BOOST_TEST((only_series(store).total == U(4294967456ull)));
+}
+
+namespace {}  // namespace
+
 BOOST_AUTO_TEST_CASE(retention_by_time) {
     rh::SeriesStore store(rh::StoreLimits{10, 1000});
     for (int t = 0; t <= 20; ++t) store.add(acks("gpu01", t, 100 + t));
