@@ -1,24 +1,10 @@
 #include "agent/host_sampler.h"
 
-#include <time.h>
-
 #include <chrono>
 
 #include "store/from_snapshot.h"
 
 namespace rh::cli {
-
-double monotonic_now_s() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-std::int64_t wall_now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 HostSampler::HostSampler(CollectOptions opts, std::string host)
     : opts_(std::move(opts)), host_(std::move(host)) {

@@ -11,6 +11,7 @@
 
 #include "collectors/collect.h"
 #include "collectors/counter_poller.h"
+#include "core/clock.h"
 #include "core/sample.h"
 
 namespace rh::cli {
@@ -41,9 +42,8 @@ class HostSampler {
     std::size_t rediscoveries_ = 0;
 };
 
-/// CLOCK_MONOTONIC in seconds.
-double monotonic_now_s();
-/// UTC milliseconds since the epoch.
-std::int64_t wall_now_ms();
+// The clocks live in core/clock.h; these keep `cli::` call sites compiling.
+using rh::monotonic_now_s;
+using rh::wall_now_ms;
 
 }  // namespace rh::cli

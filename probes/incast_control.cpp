@@ -4,12 +4,12 @@
 
 #include <cstdio>
 
+#include "core/clock.h"
 #include "probes/incast_messages.h"
 #include "probes/incast_sampling.h"
 #include "probes/incast_sender.h"
 #include "probes/rc_connection.h"
 #include "probes/stream_receiver.h"
-#include "probes/wall_clock.h"
 
 namespace rh {
 
@@ -34,7 +34,7 @@ nlohmann::json hello_reply(const ControlContext& cx) {
     else
         h.port_rate_error = rate.error().message();
     h.sampler = static_cast<bool>(cx.opts.sampler);
-    h.wall_ms = wall_ms_now();  // last: closest to the reply leaving
+    h.wall_ms = wall_now_ms();  // last: closest to the reply leaving
     return incast::to_json(h);
 }
 

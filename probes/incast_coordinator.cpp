@@ -10,12 +10,12 @@
 #include <set>
 #include <thread>
 
+#include "core/clock.h"
 #include "probes/incast_links.h"
 #include "probes/incast_sampling.h"
 #include "probes/oob_protocol.h"
 #include "probes/probe_session.h"
 #include "probes/slot.h"
-#include "probes/wall_clock.h"
 
 namespace rh::incast {
 
@@ -45,7 +45,7 @@ std::string hostname() {
 }
 
 void sleep_until_wall(std::int64_t wall_ms) {
-    const auto ms = wall_ms - wall_ms_now();
+    const auto ms = wall_ms - wall_now_ms();
     if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
@@ -195,7 +195,7 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
         run.senders.back().name = s;
     }
     auto event = [&run](std::string host, std::string text) {
-        run.events.push_back({wall_ms_now(), std::move(host), std::move(text)});
+        run.events.push_back({wall_now_ms(), std::move(host), std::move(text)});
     };
     event("", "incast " + run.id + " begins");
 
@@ -270,7 +270,7 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
 
     // 4. one start for all ready senders.
     if (ready > 0) {
-        run.start_wall_ms = wall_ms_now() + kStartMarginMs;
+        run.start_wall_ms = wall_now_ms() + kStartMarginMs;
         run.end_wall_ms = run.start_wall_ms + o.duration_ms;
         for (auto& l : links)
             if (l->state() == SenderLink::State::ready) l->go(run.start_wall_ms);
@@ -285,7 +285,7 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
         if (!live) return;
         Live l;
         l.duration_s = o.duration_ms / 1000.0;
-        l.elapsed_s = std::min<double>(l.duration_s, (wall_ms_now() - run.start_wall_ms) / 1000.0);
+        l.elapsed_s = std::min<double>(l.duration_s, (wall_now_ms() - run.start_wall_ms) / 1000.0);
         for (auto& lk : links)
             if (auto p = lk->latest()) {
                 ++l.running;
@@ -301,12 +301,12 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
     };
     double during_s = 0;
     auto next_live = Clock::now();
-    while (ready > 0 && wall_ms_now() < run.end_wall_ms) {
+    while (ready > 0 && wall_now_ms() < run.end_wall_ms) {
         if (Clock::now() >= next_live) {
             report_live();
             next_live = Clock::now() + std::chrono::milliseconds(500);
         }
-        const auto left = static_cast<int>(run.end_wall_ms - wall_ms_now());
+        const auto left = static_cast<int>(run.end_wall_ms - wall_now_ms());
         if (victim.alive() && left > 20)
             victim.round(run.victim.during_us, during_s, left);
         else

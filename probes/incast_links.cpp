@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "probes/wall_clock.h"
+#include "core/clock.h"
 
 namespace rh::incast {
 
@@ -238,7 +238,7 @@ void SenderLink::run_test(const tcp::Socket& s, std::int64_t start_wall_ms) {
     }
     const std::int64_t until = start_wall_ms + prep_.duration_ms + kResultGraceMs;
     const auto dl =
-        tcp::deadline_in(static_cast<int>(std::max<std::int64_t>(until - wall_ms_now(), 1000)));
+        tcp::deadline_in(static_cast<int>(std::max<std::int64_t>(until - wall_now_ms(), 1000)));
     for (;;) {
         auto j = expect_json(tcp::recv_any(s, dl), "its progress or result");
         if (!j) {

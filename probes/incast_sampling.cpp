@@ -1,8 +1,8 @@
 #include "probes/incast_sampling.h"
 
+#include "core/clock.h"
 #include "probes/incast_fields.h"
 #include "probes/stream_protocol.h"
-#include "probes/wall_clock.h"
 
 namespace rh::incast {
 
@@ -45,7 +45,7 @@ void serve_sample(const tcp::Socket& s, const nlohmann::json& req, const PassSou
     };
     if (!f.ok()) return refuse(f.error().message());
     if (!make) return refuse("this responder has no counter sampler");
-    if (!tcp::send_json(s, {{"cmd", "sample_started"}, {"wall_ms", wall_ms_now()}},
+    if (!tcp::send_json(s, {{"cmd", "sample_started"}, {"wall_ms", wall_now_ms()}},
                         tcp::deadline_in(2000)))
         return;
     auto source = make();
@@ -58,7 +58,7 @@ void serve_sample(const tcp::Socket& s, const nlohmann::json& req, const PassSou
         std::vector<std::string> notes;
         const auto samples = (*source)->pass(notes);
         ++passes;
-        for (const auto& fr : pass_frames(samples, notes, wall_ms_now()))
+        for (const auto& fr : pass_frames(samples, notes, wall_now_ms()))
             if (auto st = tcp::send_json(s, fr, tcp::deadline_in(5000)); !st) {
                 log("sample session ended: " + st.error().message());
                 return;

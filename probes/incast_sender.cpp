@@ -5,9 +5,9 @@
 #include <random>
 #include <thread>
 
+#include "core/clock.h"
 #include "probes/incast_messages.h"
 #include "probes/stream_sender.h"
-#include "probes/wall_clock.h"
 
 namespace rh::incast {
 
@@ -96,7 +96,7 @@ void serve_sender(const tcp::Socket& s, const nlohmann::json& prepare_msg,
     }
     auto start = parse_start(*msg->json);
     if (!start) return refuse(s, cx, start.error().message());
-    const std::int64_t ahead = start->start_at_wall_ms - wall_ms_now();
+    const std::int64_t ahead = start->start_at_wall_ms - wall_now_ms();
     if (ahead > kMaxStartAheadMs)
         return refuse(s, cx,
                       "start time " + std::to_string(ahead) + " ms ahead of this host's clock " +
@@ -119,7 +119,7 @@ void serve_sender(const tcp::Socket& s, const nlohmann::json& prepare_msg,
             (void)tcp::send_json(s, to_json(pm), tcp::deadline_in(1000));
             return true;
         });
-    const auto ended = wall_ms_now();
+    const auto ended = wall_now_ms();
     auto got = (*snd)->finish();
     const auto sched = out.scheduled_start_wall_ms;
     out = outcome(**snd, cfg.size_bytes);

@@ -4,8 +4,8 @@
 #include <set>
 #include <thread>
 
+#include "core/clock.h"
 #include "probes/probe_samples.h"
-#include "probes/wall_clock.h"
 #include "probes/wc_status.h"
 
 namespace rh {
@@ -14,10 +14,6 @@ namespace {
 
 Error bad_schedule(std::string detail) {
     return Error{"mesh", "schedule", EINVAL, std::move(detail)};
-}
-
-double mono_s(Mesh::Clock::time_point t) {
-    return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
 
 Sample error_sample(const std::string& host, const std::string& peer, const std::string& op,
@@ -58,8 +54,8 @@ Mesh::Mesh(MeshSchedule s, std::string host, std::function<void(std::vector<Samp
       sink_(std::move(sink)),
       peers_(s_.peers.size()),
       status_(s_.peers.size()),
-      start_t_s_(mono_s(Clock::now())),
-      start_wall_ms_(wall_ms_now()),
+      start_t_s_(monotonic_s(Clock::now())),
+      start_wall_ms_(wall_now_ms()),
       rng_(std::random_device{}()) {
     for (std::size_t i = 0; i < s_.peers.size(); ++i) status_[i].peer = s_.peers[i];
 }
@@ -86,7 +82,7 @@ void Mesh::probe_peer(std::size_t i) {
     auto& p = peers_[i];
     auto& st = status_[i];
     const auto t0 = Clock::now();
-    const ProbeRunTimes when0{mono_s(t0), 0, wall_ms_now(), 0};
+    const ProbeRunTimes when0{monotonic_s(t0), 0, wall_now_ms(), 0};
     std::vector<Sample> out;
     if (!p.session) {
         if (t0 < p.next_attempt) {
@@ -128,8 +124,8 @@ void Mesh::probe_peer(std::size_t i) {
             if (!failed_op.empty()) break;
         }
         ProbeRunTimes when = when0;
-        when.end_t_s = mono_s(Clock::now());
-        when.end_wall_ms = wall_ms_now();
+        when.end_t_s = monotonic_s(Clock::now());
+        when.end_wall_ms = wall_now_ms();
         for (Sample& s : samples_from_probe(r, host_, s_.peers[i], when))
             if (s.series == "probe_latency_us") out.push_back(std::move(s));
         if (failed_op.empty())
@@ -138,8 +134,8 @@ void Mesh::probe_peer(std::size_t i) {
             fail(i, failed_op, failed_cause.empty() ? "other" : failed_cause, failed_error);
     }
     // Error counters: every (op, status) seen so far, from 0 at the mesh's start.
-    const double t_s = mono_s(Clock::now());
-    const auto wall = wall_ms_now();
+    const double t_s = monotonic_s(Clock::now());
+    const auto wall = wall_now_ms();
     for (const auto& [key, n] : st.errors) {
         if (std::find(p.error_keys.begin(), p.error_keys.end(), key) == p.error_keys.end()) {
             p.error_keys.push_back(key);

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/clock.h"
 #include "probes/stream_backoff.h"
-#include "probes/wall_clock.h"
 #include "probes/wc_status.h"
 
 namespace rh::stream {
@@ -84,7 +84,7 @@ bool Receiver::reap(Qp& q) {
         if (*n == 0) break;
         any = true;
         const std::uint64_t m = q.received++;
-        const std::int64_t now = wall_ms_now();
+        const std::int64_t now = wall_now_ms();
         if (q.r.first_wall_ms == 0) q.r.first_wall_ms = now;
         q.r.last_wall_ms = now;
         ++q.r.messages;
