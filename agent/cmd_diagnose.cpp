@@ -14,6 +14,7 @@
 #include "agent/duration_arg.h"
 #include "agent/host_sampler.h"
 #include "agent/options.h"
+#include "core/pass_schedule.h"
 #include "rules/engine/engine.h"
 #include "store/inputs.h"
 #include "store/sample_json.h"
@@ -29,13 +30,14 @@ bool sample_live(SeriesStore& store, const std::string& root, const std::string&
                  std::vector<InputReport>& inputs) {
     HostSampler sampler(CollectOptions{SysfsRoot(root), device}, "");
     if (sampler.devices() == 0) {
-        std::cerr << "rocehealth diagnose: no RDMA device" << (device.empty() ? "" : " named " + device)
-                  << " found under " << root << "/class/infiniband\n";
+        std::cerr << "rocehealth diagnose: no RDMA device"
+                  << (device.empty() ? "" : " named " + device) << " found under " << root
+                  << "/class/infiniband\n";
         return false;
     }
     InputReport in{"live:" + root, 0, {sampler.snapshot().host}, {}};
-    const double start = monotonic_now_s();
-    for (double next = start;; next += interval_s) {
+    PassSchedule schedule(interval_s, duration_s, monotonic_now_s());
+    for (;;) {
         std::vector<std::string> rediscovered;
         for (const Sample& s : sampler.pass(rediscovered)) {
             store.add(s);
@@ -44,8 +46,9 @@ bool sample_live(SeriesStore& store, const std::string& root, const std::string&
         }
         if (save) save->flush();
         for (auto& r : rediscovered) in.notes.push_back("rediscovered devices: " + r);
-        if (monotonic_now_s() - start + interval_s > duration_s + 0.25 * interval_s) break;
-        const double wait = next + interval_s - monotonic_now_s();
+        const double now = monotonic_now_s();
+        if (schedule.done(now)) break;
+        const double wait = schedule.next_after(now) - monotonic_now_s();
         if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
     }
     inputs.push_back(std::move(in));
@@ -77,7 +80,7 @@ int run_diagnose(const std::vector<std::string>& args) {
         "rules", po::value(&rules_file),
         "rules file (default: $ROCEHEALTH_RULES, /etc/rocehealth/rules.json, the packaged one)")(
         "json", "print the result as JSON")("verbose,v",
-                                             "also list input notes and rules not applicable");
+                                            "also list input notes and rules not applicable");
     po::variables_map vm;
     if (auto exit = parse_options(
             "diagnose",
@@ -147,8 +150,9 @@ int run_diagnose(const std::vector<std::string>& args) {
         inputs.push_back(std::move(*r));
     }
     if (!bundles.empty()) {
-        auto r = load_bundles(store, bundles,
-                              vm.count("interval") ? std::optional<double>(interval_s) : std::nullopt);
+        auto r =
+            load_bundles(store, bundles,
+                         vm.count("interval") ? std::optional<double>(interval_s) : std::nullopt);
         if (!r) {
             std::cerr << "rocehealth diagnose: " << r.error().message() << "\n";
             return kExitCannotRun;

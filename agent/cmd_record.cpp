@@ -16,8 +16,9 @@
 
 #include "agent/commands.h"
 #include "agent/duration_arg.h"
-#include "agent/options.h"
 #include "agent/host_sampler.h"
+#include "agent/options.h"
+#include "core/pass_schedule.h"
 #include "store/sample_json.h"
 
 namespace rh::cli {
@@ -26,11 +27,13 @@ namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
 
-void on_signal(int) { g_stop = 1; }
+void on_signal(int) {
+    g_stop = 1;
+}
 
 /// SIGINT/SIGTERM end the recording cleanly; no SA_RESTART, so the sleep returns at once.
 void install_stop_handlers() {
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
@@ -51,10 +54,11 @@ void sleep_until(double deadline_s) {
 int run_record(const std::vector<std::string>& args) {
     po::options_description desc("options");
     std::string out_path, interval_text = "1s", duration_text, root = "/sys", device, host;
-    desc.add_options()("help,h", "show this help")("out", po::value(&out_path),
-                                                   "recording to write (JSON lines); must not exist")(
+    desc.add_options()("help,h", "show this help")(
+        "out", po::value(&out_path), "recording to write (JSON lines); must not exist")(
         "interval", po::value(&interval_text), "time between passes (default 1s; 100ms to 1h)")(
-        "duration", po::value(&duration_text), "stop after this long (default: until SIGINT/SIGTERM)")(
+        "duration", po::value(&duration_text),
+        "stop after this long (default: until SIGINT/SIGTERM)")(
         "append", "add to an existing recording instead of refusing to overwrite it")(
         "sysfs-root", po::value(&root), "sysfs tree to read (default /sys)")(
         "device", po::value(&device), "only this RDMA device")(
@@ -77,7 +81,8 @@ int run_record(const std::vector<std::string>& args) {
         return kExitCannotRun;
     }
     if (vm.count("duration"))
-        if (auto e = parse_duration_s("--duration", duration_text, 0.1, 366 * 86400.0, duration_s)) {
+        if (auto e =
+                parse_duration_s("--duration", duration_text, 0.1, 366 * 86400.0, duration_s)) {
             std::cerr << "rocehealth record: " << *e << "\n";
             return kExitCannotRun;
         }
@@ -92,21 +97,22 @@ int run_record(const std::vector<std::string>& args) {
 
     HostSampler sampler(CollectOptions{SysfsRoot(root), device}, host);
     if (sampler.devices() == 0) {
-        std::cerr << "rocehealth record: no RDMA device" << (device.empty() ? "" : " named " + device)
-                  << " found under " << root << "/class/infiniband\n";
+        std::cerr << "rocehealth record: no RDMA device"
+                  << (device.empty() ? "" : " named " + device) << " found under " << root
+                  << "/class/infiniband\n";
         return kExitCannotRun;
     }
     std::ofstream out(out_path, append ? std::ios::app : std::ios::trunc);
     if (!out) {
-        std::cerr << "rocehealth record: cannot open " << out_path << " for writing: "
-                  << std::strerror(errno) << "\n";
+        std::cerr << "rocehealth record: cannot open " << out_path
+                  << " for writing: " << std::strerror(errno) << "\n";
         return kExitCannotRun;
     }
     install_stop_handlers();
 
-    const double start = monotonic_now_s();
+    PassSchedule schedule(interval_s, duration_s, monotonic_now_s());
     std::size_t passes = 0, samples = 0;
-    for (double next = start; !g_stop; next += interval_s) {
+    while (!g_stop) {
         std::vector<std::string> rediscovered;
         const auto batch = sampler.pass(rediscovered);
         for (const auto& why : rediscovered)
@@ -120,10 +126,9 @@ int run_record(const std::vector<std::string>& args) {
         }
         ++passes;
         samples += batch.size();
-        if (duration_s > 0 && monotonic_now_s() - start + interval_s > duration_s + 0.25 * interval_s) break;
-        // A pass that overran its interval starts the next one at once, without bunching up.
-        if (next + interval_s < monotonic_now_s()) next = monotonic_now_s() - interval_s;
-        sleep_until(next + interval_s);
+        const double now = monotonic_now_s();
+        if (schedule.done(now)) break;
+        sleep_until(schedule.next_after(now));
     }
     std::cerr << "rocehealth record: " << passes << " passes, " << samples << " samples to "
               << out_path << " (" << sampler.rediscoveries() << " rediscoveries)\n";

@@ -17,6 +17,7 @@
 #include "agent/diagnose_report.h"
 #include "agent/host_sampler.h"
 #include "agent/responder_sampler.h"
+#include "core/pass_schedule.h"
 #include "rules/engine/engine.h"
 
 #ifndef RH_VERSION
@@ -276,25 +277,23 @@ int Agent::run() {
                {"protect_read", rt_.cfg.http.protect_read}});
 
     const sigset_t set = agent_signals();
-    double next = cli::monotonic_now_s();
+    PassSchedule schedule(rt_.cfg.collect_interval_s, 0, monotonic_now_s());
     for (;;) {
-        const double now = cli::monotonic_now_s();
-        if (now >= next) {
+        const double now = monotonic_now_s();
+        if (now >= schedule.next_s()) {
             pass();
-            // Next pass on the interval grid; a pass that overran skips the missed slots.
-            next += rt_.cfg.collect_interval_s *
-                    std::max(1.0, std::ceil((cli::monotonic_now_s() - next) /
-                                            rt_.cfg.collect_interval_s));
+            schedule.next_after(monotonic_now_s());
             continue;
         }
-        const double wait = next - now;
+        const double wait = schedule.next_s() - now;
         timespec ts{static_cast<time_t>(wait), static_cast<long>((wait - std::floor(wait)) * 1e9)};
         const int sig = sigtimedwait(&set, nullptr, &ts);
         if (sig == SIGHUP) {
             log_event("info", "config_reload_requested", {{"config", config_path_}});
             const double before = rt_.cfg.collect_interval_s;
             reload();
-            if (rt_.cfg.collect_interval_s != before) next = cli::monotonic_now_s();
+            if (rt_.cfg.collect_interval_s != before)
+                schedule.restart(rt_.cfg.collect_interval_s, monotonic_now_s());
         } else if (sig == SIGTERM || sig == SIGINT) {
             log_event("info", "stop_requested",
                       {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
