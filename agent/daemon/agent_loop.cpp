@@ -150,7 +150,10 @@ void Agent::start_collection() {
 }
 
 void Agent::start_mesh() {
-    mesh_.reset();  // the old one first: its sessions closed before new ones open
+    if (mesh_) {
+        mesh_.reset();  // the old one first: its sessions closed before new ones open
+        log_event("info", "mesh_stopped", {{"reason", "reload"}});
+    }
     const AgentConfig& c = rt_.cfg;
     probe_summaries_.configure(c.mesh.peers, c.mesh.ops, c.mesh.sizes_bytes,
                                c.mesh.summary_window_s);
@@ -334,7 +337,7 @@ void Agent::reload() {
 void Agent::stop() {
     if (mesh_) {
         mesh_->stop();  // the round in progress ends, sessions closed
-        log_event("info", "mesh_stopped", nullptr);
+        log_event("info", "mesh_stopped", {{"reason", "stop"}});
     }
     // Flush: a last rules run over everything collected, its changes logged.
     if (store_ && stats_.passes > 0) rules_run();

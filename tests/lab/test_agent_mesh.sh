@@ -10,9 +10,10 @@
 #  3. POST /api/v1/incast on g1 (receiver g1, senders g2 and g3): 401 without the token, 409
 #     while one runs, 200 with every sender completed;
 #  4. the agents' CPU and RSS with the mesh on (2 peers, 1 s) over 60 quiet seconds, from
-#     process_cpu_seconds_total and process_resident_memory_bytes (TCG guests: slower than
-#     hardware, so the CPU figure is an upper bound);
-#  5. SIGTERM: exit 0 with mesh_stopped and agent_stopped logged.
+#     process_cpu_seconds_total and process_resident_memory_bytes, then with the mesh turned
+#     off by a SIGHUP reload (its series go) for 60 s more (TCG guests: the probe's busy-wait
+#     ping-pong costs ~100x hardware's, see below);
+#  5. SIGTERM: exit 0 with agent_stopped logged (mesh_stopped: by the reload).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prometheus.sh"
 command -v prometheus >/dev/null || lab_unavailable "prometheus not installed (tests/lab/deps.txt)"
@@ -107,14 +108,32 @@ assert_eq "completed completed" "$(jq -r '[.senders[].status] | join(" ")' "$RH_
   "both senders completed"
 assert_eq 0 "$(jq '.integrity.bad_slots' "$RH_LAB_DIR/incast.json")" "bad slots"
 
-# --- 4. CPU and RSS with the mesh on, 60 quiet seconds
+# --- 4. CPU and RSS with the mesh on, 60 quiet seconds; then the mesh off by a SIGHUP reload
+# (applied: its series go) and 60 more seconds, so the mesh's share is the difference. The
+# probe's WRITE ping-pong spins on memory for each reply (as ib_write_lat), on the client and on
+# the responder: its CPU grows with the latency, ~100x hardware's in TCG. "ping-pong waits"
+# estimates the client side from the summaries: 2 x rate(_sum) (half round trips).
+usage() {  # usage LABEL: CPU and RSS of each agent over the last 60 s
+  local g cpu rss spin
+  for g in "${guests[@]}"; do
+    cpu=$(value_of "increase(process_cpu_seconds_total{guest=\"$g\"}[60s]) / 60 * 100")
+    rss=$(value_of "max_over_time(process_resident_memory_bytes{guest=\"$g\"}[60s]) / 1048576")
+    spin=$(value_of "2 * sum(rate(rocehealth_probe_latency_seconds_sum{guest=\"$g\"}[60s])) * 100")
+    [ -n "$cpu" ] && [ -n "$rss" ] || fail "$g: no process_* series"
+    log "$g agent, $1, scraped every 1 s: CPU $(jq -n "$cpu * 100 | round / 100")% of one lab CPU (client ping-pong waits $(jq -n "${spin:-0} * 100 | round / 100")%), RSS $(jq -n "$rss * 10 | round / 10") MiB"
+  done
+}
 sleep 62
+usage "mesh to 2 peers every 1 s (64 B + 4 KiB, 22 pings each)"
 for g in "${guests[@]}"; do
-  cpu=$(value_of "increase(process_cpu_seconds_total{guest=\"$g\"}[60s]) / 60 * 100")
-  rss=$(value_of "max_over_time(process_resident_memory_bytes{guest=\"$g\"}[60s]) / 1048576")
-  [ -n "$cpu" ] && [ -n "$rss" ] || fail "$g: no process_* series"
-  log "$g agent, mesh to 2 peers every 1 s (2 sizes, 22 pings each), scraped every 1 s: CPU $(jq -n "$cpu * 100 | round / 100")% of one lab CPU, RSS $(jq -n "$rss * 10 | round / 10") MiB"
+  sed -i 's/"peers": \[[^]]*\]/"peers": []/' "$RH_LAB_DIR/$g-agent.json"
+  lab kill "${agent[$g]}" HUP
 done
+reloaded() { grep -q '"event":"config_reloaded".*"mesh_restarted":true' "$RH_LAB_DIR/$1-agent.log"; }
+for g in "${guests[@]}"; do wait_until 30 reloaded "$g" || fail "$g: the reload did not stop the mesh"; done
+wait_until 30 count_is 'rocehealth_probe_latency_seconds' 0 || fail "probe series still exported without a mesh"
+sleep 62
+usage "no mesh (responder on, idle)"
 
 # --- 5. clean stop
 for g in "${guests[@]}"; do
