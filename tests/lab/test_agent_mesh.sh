@@ -4,7 +4,8 @@
 # scraped by Debian's prometheus on the host through QEMU host forwards (RH_LAB_HOSTFWD, as
 # test_agent_prometheus.sh). Through Prometheus' HTTP query API:
 #  1. a probe-latency series (summary quantile 0.5, _count rising) for every ordered pair and
-#     size, and rocehealth_probe_errors_total from 0 for every pair;
+#     size, and rocehealth_probe_errors_total from 0 for every pair; `promtool check metrics`
+#     accepts an agent's /metrics with measured summaries;
 #  2. a finding: g2's eth0 down for 5 s -> link_flap on g2 as rocehealth_finding, and the mesh
 #     of g1 and g3 counts failures toward g2, then measures it again;
 #  3. POST /api/v1/incast on g1 (receiver g1, senders g2 and g3): 401 without the token, 409
@@ -75,6 +76,11 @@ for g in "${guests[@]}"; do
 done
 wait_until 30 count_is 'rate(rocehealth_probe_latency_seconds_count[10s]) > 0' 12 ||
   fail "some pair's sample count is not rising"
+command -v promtool >/dev/null || lab_unavailable "promtool not installed (package prometheus)"
+curl -sf "http://127.0.0.1:${fwd[g1]}/metrics" >"$RH_LAB_DIR/g1-metrics.txt" || fail "g1 /metrics"
+promtool check metrics <"$RH_LAB_DIR/g1-metrics.txt" || fail "promtool check metrics rejected g1's /metrics with the mesh"
+grep -q '^rocehealth_probe_latency_seconds_sum{peer="'"${ip[g2]}"'",op="write",size_bytes="64"} ' "$RH_LAB_DIR/g1-metrics.txt" ||
+  fail "g1 /metrics lacks the summary's _sum toward g2"
 
 # --- 2. a finding: g2's eth0 down for 5 s
 lab_exec g2 -- sh -c 'ip link set eth0 down; sleep 5; ip link set eth0 up' || fail "cannot flap g2 eth0"
