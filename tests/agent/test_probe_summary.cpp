@@ -62,7 +62,8 @@ BOOST_AUTO_TEST_CASE(p999_with_a_thousand_samples) {
     std::vector<double> v;
     for (int i = 1; i <= 1000; ++i) v.push_back(i);
     s.add_phase("a", "write", 64, v, 1);
-    const auto* r = row(s.view(1), "a", "write", 64);
+    const ProbeMetrics m = s.view(1);
+    const auto* r = row(m, "a", "write", 64);
     BOOST_REQUIRE(r->p999_s.has_value());
     BOOST_TEST(*r->p999_s == 999e-6);
 }
