@@ -48,10 +48,12 @@ Status check_schedule(const MeshSchedule& s) {
     return ok_status();
 }
 
-Mesh::Mesh(MeshSchedule s, std::string host, std::function<void(std::vector<Sample>)> sink)
+Mesh::Mesh(MeshSchedule s, std::string host, std::function<void(std::vector<Sample>)> sink,
+           MeshHooks hooks)
     : s_(std::move(s)),
       host_(std::move(host)),
       sink_(std::move(sink)),
+      hooks_(std::move(hooks)),
       peers_(s_.peers.size()),
       status_(s_.peers.size()),
       start_t_s_(monotonic_s(Clock::now())),
@@ -69,6 +71,7 @@ void Mesh::fail(std::size_t i, const std::string& op, const std::string& status,
                 const std::string& error) {
     auto& st = status_[i];
     ++st.errors[{op, status}];
+    if (hooks_.on_error) hooks_.on_error(s_.peers[i], op, status);
     ++st.rounds_failed;
     st.last_error = error;
     peers_[i].session.reset();  // its QP is in error (or there was none): set up anew later
@@ -113,7 +116,9 @@ void Mesh::probe_peer(std::size_t i) {
         std::string failed_op, failed_error, failed_cause;
         for (auto op : s_.ops) {
             for (auto size : s_.sizes) {
-                r.results.push_back(p.session->run_phase(op, size, s_.iterations, s_.warmup));
+                std::vector<double> raw;
+                r.results.push_back(p.session->run_phase(op, size, s_.iterations, s_.warmup, &raw));
+                if (hooks_.on_phase) hooks_.on_phase(s_.peers[i], r.results.back(), raw);
                 if (!r.results.back().error.empty()) {
                     failed_op = to_string(op);
                     failed_error = r.results.back().error;
@@ -152,17 +157,23 @@ void Mesh::round() {
 }
 
 void Mesh::run(const std::atomic<bool>& stop, Clock::time_point until) {
+    run([&](Clock::time_point at) {
+        while (!stop.load() && Clock::now() < at && Clock::now() < until)
+            std::this_thread::sleep_for(
+                std::min<Clock::duration>(at - Clock::now(), std::chrono::milliseconds(100)));
+        return !stop.load() && Clock::now() < until;
+    });
+}
+
+void Mesh::run(const std::function<bool(Clock::time_point)>& sleep_until) {
     const auto interval =
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s_.interval_s));
     std::uniform_real_distribution<double> jitter(-s_.jitter, s_.jitter);
     auto grid = Clock::now();
-    while (!stop.load()) {
+    for (;;) {
         const auto at = grid + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(jitter(rng_) * s_.interval_s));
-        while (!stop.load() && Clock::now() < at && Clock::now() < until)
-            std::this_thread::sleep_for(
-                std::min<Clock::duration>(at - Clock::now(), std::chrono::milliseconds(100)));
-        if (stop.load() || Clock::now() >= until) return;
+        if (!sleep_until(at)) return;
         round();
         grid += interval;
         if (grid < Clock::now()) grid = Clock::now();  // a round longer than the interval

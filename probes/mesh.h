@@ -56,11 +56,25 @@ struct MeshPeerStatus {
     std::map<std::pair<std::string, std::string>, std::uint64_t> errors;  ///< (op, status) -> n
 };
 
+/// Optional observers of a mesh, called from the thread that runs it (either may be empty).
+struct MeshHooks {
+    /// Every phase that ran: the peer as configured, its summary (error set when it failed) and
+    /// its timed samples in µs (also those of a phase that failed).
+    std::function<void(const std::string& peer, const LatencyStats& phase,
+                       const std::vector<double>& raw_us)>
+        on_phase;
+    /// Every failure counted in probe_errors: op ("connect" when no session could be set up)
+    /// and status (IBV_WC_* name, "timeout", "other", "unreachable").
+    std::function<void(const std::string& peer, const std::string& op, const std::string& status)>
+        on_error;
+};
+
 class Mesh {
   public:
     using Clock = std::chrono::steady_clock;
     /// `host`: this host's name for the samples; `sink` gets each round's samples of one peer.
-    Mesh(MeshSchedule s, std::string host, std::function<void(std::vector<Sample>)> sink);
+    Mesh(MeshSchedule s, std::string host, std::function<void(std::vector<Sample>)> sink,
+         MeshHooks hooks = {});
     ~Mesh();
 
     /// One round now: every peer that is not backing off is probed (connecting if needed).
@@ -69,6 +83,11 @@ class Mesh {
     /// Rounds every interval (jittered) until `stop` or `until`; sleeps between rounds in
     /// slices of at most 100 ms so `stop` is seen promptly.
     void run(const std::atomic<bool>& stop, Clock::time_point until);
+
+    /// Rounds every interval (jittered) until `sleep_until` returns false. `sleep_until(t)`
+    /// waits until t (or an earlier stop request) and says whether to go on; it is called
+    /// once before every round, so a caller can block on a condition variable: no polling.
+    void run(const std::function<bool(Clock::time_point)>& sleep_until);
 
     const std::vector<MeshPeerStatus>& status() const { return status_; }
 
@@ -85,6 +104,7 @@ class Mesh {
     MeshSchedule s_;
     std::string host_;
     std::function<void(std::vector<Sample>)> sink_;
+    MeshHooks hooks_;
     std::vector<Peer> peers_;
     std::vector<MeshPeerStatus> status_;
     double start_t_s_ = 0;

@@ -11,13 +11,18 @@
 #include "agent/daemon/board.h"
 #include "agent/daemon/finding_events.h"
 #include "agent/daemon/http.h"
+#include "agent/daemon/incast_action.h"
 #include "agent/daemon/log.h"
+#include "agent/daemon/mesh_samples.h"
+#include "agent/daemon/mesh_thread.h"
 #include "agent/daemon/metrics.h"
+#include "agent/daemon/probe_summary.h"
 #include "agent/daemon/responder_thread.h"
 #include "agent/diagnose_report.h"
 #include "agent/host_sampler.h"
 #include "agent/responder_sampler.h"
 #include "core/pass_schedule.h"
+#include "probes/tcp.h"
 #include "rules/engine/engine.h"
 
 #ifndef RH_VERSION
@@ -49,6 +54,28 @@ ResponderOptions responder_options(const AgentConfig& c) {
     return o;
 }
 
+/// The probe's device and GID: the responder's when set, else the top-level device.
+std::string probe_device(const AgentConfig& c) {
+    return c.responder.device.empty() ? c.device : c.responder.device;
+}
+
+MeshSchedule mesh_schedule(const AgentConfig& c) {
+    MeshSchedule s;
+    s.peers = c.mesh.peers;
+    s.ops.clear();
+    for (const auto& op : c.mesh.ops)
+        s.ops.push_back(op == "read" ? ProbeOp::read : ProbeOp::write);
+    s.sizes = c.mesh.sizes_bytes;
+    s.iterations = c.mesh.iterations;
+    s.interval_s = c.mesh.interval_s;
+    s.jitter = c.mesh.jitter;
+    s.timeout_ms = static_cast<int>(std::lround(c.mesh.timeout_s * 1000));
+    s.device = probe_device(c);
+    s.gid_index = c.responder.gid_index;
+    s.sysfs_root = c.sysfs_root;
+    return s;
+}
+
 std::string listen_text(const HttpConfig& h, int port) {
     const bool v6 = h.listen_host.find(':') != std::string::npos;
     return (v6 ? "[" + h.listen_host + "]" : h.listen_host) + ":" + std::to_string(port);
@@ -65,16 +92,24 @@ class Agent {
 
   private:
     void start_collection();
+    void start_mesh();
+    void configure_incast();
     void declare_findings_opened();
     void pass();
     void rules_run();
     void publish_metrics();
     void reload();
+    HttpServer::Action incast_handler() {
+        return [this](const std::string& body) { return incast_.handle(body); };
+    }
     void stop();
 
     Runtime rt_;
     std::string config_path_;
     Board board_;
+    IncastAction incast_;  ///< before http_, whose handler calls it: destroyed after it
+    ProbeSummaries probe_summaries_;
+    std::unique_ptr<MeshThread> mesh_;  ///< after probe_summaries_: destroyed first
     std::unique_ptr<HttpServer> http_;
     std::unique_ptr<ResponderThread> responder_;
     std::unique_ptr<cli::HostSampler> sampler_;
@@ -84,6 +119,7 @@ class Agent {
     AgentStats stats_;
     std::size_t samples_ = 0;
     double next_rules_mono_ = 0;
+    std::optional<PassStamp> last_stamp_;  ///< time of the last pass that stored samples
 };
 
 void Agent::declare_findings_opened() {
@@ -105,6 +141,7 @@ void Agent::start_collection() {
     last_ = EngineResult();
     samples_ = 0;
     next_rules_mono_ = 0;
+    last_stamp_.reset();
     if (sampler_->devices() == 0)
         log_event("warning", "no_rdma_device",
                   {{"sysfs_root", c.sysfs_root},
@@ -113,13 +150,62 @@ void Agent::start_collection() {
                                 "/class/infiniband; serving agent metrics only"}});
 }
 
+void Agent::start_mesh() {
+    if (mesh_) {
+        mesh_.reset();  // the old one first: its sessions closed before new ones open
+        log_event("info", "mesh_stopped", {{"reason", "reload"}});
+    }
+    const AgentConfig& c = rt_.cfg;
+    probe_summaries_.configure(c.mesh.peers, c.mesh.ops, c.mesh.sizes_bytes,
+                               c.mesh.summary_window_s);
+    if (!c.mesh.enabled()) return;
+    mesh_ =
+        std::make_unique<MeshThread>(mesh_schedule(c), sampler_->snapshot().host, probe_summaries_);
+    log_event("info", "mesh_started",
+              {{"peers", c.mesh.peers},
+               {"ops", c.mesh.ops},
+               {"sizes_bytes", c.mesh.sizes_bytes},
+               {"interval_s", c.mesh.interval_s}});
+}
+
+void Agent::configure_incast() {
+    const AgentConfig& c = rt_.cfg;
+    IncastAction::Setup s;
+    s.receiver =
+        c.incast.receiver_address.empty() ? sampler_->snapshot().host : c.incast.receiver_address;
+    // The senders reach this host's responder on responder.port unless the address says.
+    if (auto hp = tcp::parse_host_port(s.receiver, c.responder.port)) s.receiver = hp->str();
+    s.max_duration_s = c.incast.max_duration_s;
+    s.responder_enabled = c.responder.enabled;
+    s.device = probe_device(c);
+    s.gid_index = c.responder.gid_index;
+    s.sysfs_root = c.sysfs_root;
+    s.rules = std::make_shared<const RuleSet>(rt_.rules);
+    s.rules_path = rt_.rules_path;
+    incast_.configure(std::move(s));
+}
+
 void Agent::pass() {
     const double t0 = cli::monotonic_now_s();
     std::vector<std::string> rediscovered;
-    for (const Sample& s : sampler_->pass(rediscovered)) {
+    const std::vector<Sample> collected = sampler_->pass(rediscovered);
+    for (const Sample& s : collected) {
         store_->add(s);
         ++samples_;
     }
+    // The mesh's rounds since the last pass, stamped with this pass's time (mesh_samples.h).
+    const PassStamp stamp = collected.empty()
+                                ? PassStamp{t0, cli::wall_now_ms()}
+                                : PassStamp{collected.front().t_s, collected.front().wall_ms};
+    if (mesh_) {
+        const auto drained = mesh_->drain();
+        for (const Sample& s : stamp_at_pass(drained, stamp, last_stamp_, *store_)) {
+            store_->add(s);
+            ++samples_;
+        }
+        if (!drained.empty() && collected.empty()) last_stamp_ = stamp;
+    }
+    if (!collected.empty()) last_stamp_ = stamp;
     for (const auto& r : rediscovered) log_event("info", "devices_rediscovered", {{"reason", r}});
     const double t1 = cli::monotonic_now_s();
     ++stats_.passes;
@@ -174,6 +260,10 @@ void Agent::publish_metrics() {
         stats_.responder_up = responder_->up();
     else
         stats_.responder_up.reset();
+    if (rt_.cfg.mesh.enabled())
+        stats_.probes = probe_summaries_.view(cli::monotonic_now_s());
+    else
+        stats_.probes.reset();
     auto text = std::make_shared<std::string>(render_metrics(*store_, last_.findings, stats_));
     board_.update([&](BoardView& v) { v.metrics = std::move(text); });
 }
@@ -199,7 +289,7 @@ void Agent::reload() {
         const bool same_addr = old.http.listen_host == nc.http.listen_host &&
                                old.http.listen_port == nc.http.listen_port &&
                                nc.http.listen_port != 0;
-        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, board_);
+        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, board_, incast_handler());
         if (same_addr) http_->stop();
         if (auto s = fresh->start(); !s) {
             if (same_addr)
@@ -219,6 +309,10 @@ void Agent::reload() {
     const bool responder_changed =
         !(old.responder == nc.responder) ||
         (nc.responder.enabled && (old.sysfs_root != nc.sysfs_root || old.device != nc.device));
+    const bool mesh_changed =
+        !(old.mesh == nc.mesh) || collection_changed ||
+        (nc.mesh.enabled() && (probe_device(old) != probe_device(nc) ||
+                               old.responder.gid_index != nc.responder.gid_index));
     rt_ = std::move(*next);
     declare_findings_opened();
     if (responder_changed) {
@@ -227,7 +321,9 @@ void Agent::reload() {
             responder_ = std::make_unique<ResponderThread>(responder_options(rt_.cfg));
     }
     if (collection_changed) start_collection();  // a new store: history starts again
-    next_rules_mono_ = 0;                        // run the (possibly new) rules next pass
+    if (mesh_changed) start_mesh();
+    configure_incast();
+    next_rules_mono_ = 0;  // run the (possibly new) rules next pass
     ++stats_.reloads_ok;
     log_event("info", "config_reloaded",
               {{"config", config_path_},
@@ -235,10 +331,15 @@ void Agent::reload() {
                {"rules", rt_.rules.rules.size()},
                {"http_restarted", http_changed},
                {"responder_restarted", responder_changed},
+               {"mesh_restarted", mesh_changed},
                {"store_reset", collection_changed}});
 }
 
 void Agent::stop() {
+    if (mesh_) {
+        mesh_->stop();  // the round in progress ends, sessions closed
+        log_event("info", "mesh_stopped", {{"reason", "stop"}});
+    }
     // Flush: a last rules run over everything collected, its changes logged.
     if (store_ && stats_.passes > 0) rules_run();
     std::size_t open = 0;
@@ -252,7 +353,8 @@ void Agent::stop() {
 int Agent::run() {
     declare_findings_opened();
     start_collection();
-    http_ = std::make_unique<HttpServer>(rt_.cfg.http, rt_.token, board_);
+    configure_incast();
+    http_ = std::make_unique<HttpServer>(rt_.cfg.http, rt_.token, board_, incast_handler());
     if (auto s = http_->start(); !s) {
         log_event("error", "http_bind_failed", {{"error", s.error().message()}});
         return 2;
@@ -270,11 +372,13 @@ int Agent::run() {
                {"retention_s", rt_.cfg.retention_s},
                {"rules_file", rt_.rules_path},
                {"rules", rt_.rules.rules.size()},
-               {"responder", rt_.cfg.responder.enabled}});
+               {"responder", rt_.cfg.responder.enabled},
+               {"mesh_peers", rt_.cfg.mesh.peers.size()}});
     log_event("info", "http_listening",
               {{"listen", listen_text(rt_.cfg.http, http_->port())},
                {"port", http_->port()},
                {"protect_read", rt_.cfg.http.protect_read}});
+    start_mesh();
 
     const sigset_t set = agent_signals();
     PassSchedule schedule(rt_.cfg.collect_interval_s, 0, monotonic_now_s());

@@ -1,13 +1,13 @@
 #include "agent/daemon/config.h"
 
-#include <arpa/inet.h>
 #include <sys/stat.h>
 
 #include <cmath>
 #include <fstream>
-#include <set>
 #include <sstream>
 #include <vector>
+
+#include "agent/daemon/json_fields.h"
 
 namespace rh::agent {
 
@@ -16,111 +16,8 @@ namespace {
 using nlohmann::json;
 
 std::string fmt(double v) {
-    std::ostringstream os;
-    os << v;
-    return os.str();
+    return fmt_number(v);
 }
-
-bool is_ip_literal(const std::string& s) {
-    unsigned char buf[sizeof(in6_addr)];
-    return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
-}
-
-/// Reads the fields of one JSON object, remembering which it knew, and collects one error line
-/// per problem ("http.max_threads: 0 is out of range: expected 1 to 64").
-class ObjectReader {
-  public:
-    ObjectReader(const json& obj, std::string prefix, std::vector<std::string>& errors)
-        : obj_(obj), prefix_(std::move(prefix)), errors_(errors) {}
-
-    ~ObjectReader() {
-        for (const auto& [key, _] : obj_.items())
-            if (!known_.count(key)) fail(key, "unknown field");
-    }
-
-    void string(const char* key, std::string& out) {
-        if (const json* v = get(key)) {
-            if (v->is_string())
-                out = v->get<std::string>();
-            else
-                fail(key, "expected a string, got " + std::string(v->type_name()));
-        }
-    }
-
-    void boolean(const char* key, bool& out) {
-        if (const json* v = get(key)) {
-            if (v->is_boolean())
-                out = v->get<bool>();
-            else
-                fail(key, "expected true or false, got " + std::string(v->type_name()));
-        }
-    }
-
-    void number(const char* key, double& out, double lo, double hi, const char* unit) {
-        if (const json* v = get(key)) {
-            if (!v->is_number()) {
-                fail(key, "expected a number (" + std::string(unit) + "), got " + v->type_name());
-                return;
-            }
-            const double d = v->get<double>();
-            if (!(d >= lo && d <= hi))
-                fail(key, fmt(d) + " is out of range: expected " + fmt(lo) + " to " + fmt(hi) +
-                              " " + unit);
-            else
-                out = d;
-        }
-    }
-
-    template <typename T>
-    void integer(const char* key, T& out, std::int64_t lo, std::int64_t hi) {
-        if (const json* v = get(key)) {
-            if (!v->is_number_integer()) {
-                fail(key, "expected a whole number, got " +
-                              (v->is_number() ? v->dump() : v->type_name()));
-                return;
-            }
-            const std::int64_t i = v->is_number_unsigned()
-                                       ? static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                             v->get<std::uint64_t>(), INT64_MAX))
-                                       : v->get<std::int64_t>();
-            if (i < lo || i > hi)
-                fail(key, std::to_string(i) + " is out of range: expected " + std::to_string(lo) +
-                              " to " + std::to_string(hi));
-            else
-                out = static_cast<T>(i);
-        }
-    }
-
-    /// A nested object, or nullptr (absent, or not an object: an error then).
-    const json* object(const char* key) {
-        const json* v = get(key);
-        if (v && !v->is_object()) {
-            fail(key, "expected an object, got " + std::string(v->type_name()));
-            return nullptr;
-        }
-        return v;
-    }
-
-    /// Marks `key` as known without reading it.
-    void allow(const char* key) { known_.insert(key); }
-
-    std::string path(const std::string& key) const { return prefix_ + key; }
-    void fail(const std::string& key, const std::string& what) {
-        errors_.push_back(path(key) + ": " + what);
-    }
-
-  private:
-    const json* get(const char* key) {
-        known_.insert(key);
-        const auto it = obj_.find(key);
-        return it == obj_.end() ? nullptr : &*it;
-    }
-
-    const json& obj_;
-    std::string prefix_;
-    std::vector<std::string>& errors_;
-    std::set<std::string> known_{"comment"};  ///< free text allowed in every object
-};
 
 /// "HOST:PORT" or "[V6]:PORT", HOST an IP literal, PORT 0..65535.
 bool parse_listen(const std::string& text, std::string& host, std::uint16_t& port) {
@@ -181,7 +78,44 @@ void read_responder(ObjectReader& r, const json& obj, ResponderConfig& c,
     o.integer("max_sessions", c.max_sessions, 1, 1024);
 }
 
+std::string check_peer(const std::string& p) {
+    return is_host_port(p) ? "" : "expected HOST or HOST:PORT (port 1..65535), got \"" + p + "\"";
+}
+
+std::string check_op(const std::string& op) {
+    return op == "write" || op == "read" ? ""
+                                         : "expected \"write\" or \"read\", got \"" + op + "\"";
+}
+
+void read_mesh(ObjectReader& r, const json& obj, MeshConfig& m, std::vector<std::string>& errors) {
+    ObjectReader o(obj, r.path("mesh."), errors);
+    o.string_list("peers", m.peers, 0, kMaxMeshPeers, true, check_peer);
+    o.string_list("ops", m.ops, 1, 2, true, check_op);
+    o.integer_list("sizes_bytes", m.sizes_bytes, 1, 8, 16, 16u << 20, check_message_size);
+    o.integer("iterations", m.iterations, 1, 100000);
+    o.number("interval_s", m.interval_s, 0.1, 3600, "seconds");
+    o.number("jitter", m.jitter, 0, 0.5, "(fraction of interval_s)");
+    o.number("timeout_s", m.timeout_s, 0.01, 60, "seconds");
+    o.number("summary_window_s", m.summary_window_s, 10, 3600, "seconds");
+}
+
+void read_incast(ObjectReader& r, const json& obj, IncastConfig& c,
+                 std::vector<std::string>& errors) {
+    ObjectReader o(obj, r.path("incast."), errors);
+    o.string("receiver_address", c.receiver_address);
+    if (!c.receiver_address.empty() && !is_host_port(c.receiver_address))
+        o.fail("receiver_address", check_peer(c.receiver_address));
+    o.number("max_duration_s", c.max_duration_s, 0.1, 600, "seconds");
+}
+
 }  // namespace
+
+std::string check_message_size(std::uint64_t size) {
+    if (size % 8 != 0 || size < 16 || size > (16u << 20))
+        return std::to_string(size) +
+               " is not a probe message size: a multiple of 8 from 16 to 16777216 bytes";
+    return "";
+}
 
 std::size_t AgentConfig::max_points() const {
     return static_cast<std::size_t>(std::ceil(retention_s / collect_interval_s)) + 16;
@@ -207,16 +141,14 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
         r.string("rules_file", c.rules_file);
         if (const json* h = r.object("http")) read_http(r, *h, c.http, errors);
         if (const json* p = r.object("responder")) read_responder(r, *p, c.responder, errors);
+        if (const json* m = r.object("mesh")) read_mesh(r, *m, c.mesh, errors);
+        if (const json* i = r.object("incast")) read_incast(r, *i, c.incast, errors);
     }
     if (errors.empty() && c.retention_s < 10 * c.collect_interval_s)
         errors.push_back("retention_s: " + fmt(c.retention_s) +
                          " keeps fewer than 10 passes of collect_interval_s " +
                          fmt(c.collect_interval_s) + "; the rules need a history");
-    if (!errors.empty()) {
-        std::string detail;
-        for (const auto& e : errors) detail += (detail.empty() ? "" : "\n  ") + e;
-        return Error{"config", name, 0, detail};
-    }
+    if (!errors.empty()) return Error{"config", name, 0, join_errors(errors)};
     return c;
 }
 

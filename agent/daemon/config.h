@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,35 @@ struct ResponderConfig {
     bool operator==(const ResponderConfig&) const = default;
 };
 
+/// The probe mesh (probes/mesh.h) the agent runs in a thread when `peers` is not empty.
+struct MeshConfig {
+    std::vector<std::string> peers;              ///< HOST[:PORT] of peers' responders; empty: off
+    std::vector<std::string> ops{"write"};       ///< "write" and/or "read"
+    std::vector<std::uint64_t> sizes_bytes{64};  ///< message sizes (check_message_size)
+    unsigned iterations = 20;                    ///< timed messages per (op, size) per round
+    double interval_s = 1;                       ///< between round starts, 0.1..3600
+    double jitter = 0.1;                         ///< round start +-jitter x interval_s, 0..0.5
+    double timeout_s = 2;                        ///< per wait (connect, each message), 0.01..60
+    double summary_window_s = 60;  ///< quantiles of /metrics over this much history, 10..3600
+    bool operator==(const MeshConfig&) const = default;
+    bool enabled() const { return !peers.empty(); }
+};
+
+/// POST /api/v1/incast: this host is the receiver.
+struct IncastConfig {
+    /// How the senders reach this host's responder (HOST or HOST:PORT); empty: the agent's
+    /// host name and responder.port.
+    std::string receiver_address;
+    double max_duration_s = 30;  ///< longest traffic a request may ask for, 0.1..600
+    bool operator==(const IncastConfig&) const = default;
+};
+
+/// Peers a mesh may have.
+inline constexpr std::size_t kMaxMeshPeers = 256;
+
+/// "" when `size` is a probe message size (a multiple of 8, 16 B .. 16 MiB), else why not.
+std::string check_message_size(std::uint64_t size);
+
 struct AgentConfig {
     std::string source;               ///< file it was read from (for messages)
     std::string host;                 ///< host name in samples and findings; empty: the kernel's
@@ -54,6 +84,8 @@ struct AgentConfig {
     std::string rules_file;           ///< empty: rules/README.md's lookup (default_rules_path)
     HttpConfig http;
     ResponderConfig responder;
+    MeshConfig mesh;
+    IncastConfig incast;
     bool operator==(const AgentConfig&) const = default;
 
     /// Points kept per series: retention_s / collect_interval_s plus headroom.

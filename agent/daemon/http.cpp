@@ -109,8 +109,8 @@ bool token_equal(std::string_view a, std::string_view b) {
     return diff == 0 && n > 0;
 }
 
-HttpServer::HttpServer(HttpConfig cfg, std::string token, const Board& board)
-    : cfg_(std::move(cfg)), token_(std::move(token)), board_(board) {}
+HttpServer::HttpServer(HttpConfig cfg, std::string token, const Board& board, Action incast)
+    : cfg_(std::move(cfg)), token_(std::move(token)), board_(board), incast_(std::move(incast)) {}
 
 HttpServer::~HttpServer() {
     stop();
@@ -177,6 +177,21 @@ void HttpServer::routes() {
         if (!v.snapshot) return error_reply(res, 503, "no collection pass yet");
         res.set_content(*v.snapshot, "application/json");
     });
+    if (incast_)
+        srv_->Post("/api/v1/incast", [this](const httplib::Request& req, httplib::Response& res) {
+            // Actions make traffic: the token always, whatever http.protect_read says.
+            if (token_.empty())
+                return error_reply(res, 403,
+                                   "actions need http.token_file in the agent's config; none "
+                                   "is configured");
+            if (!authorized(req.get_header_value("Authorization"))) {
+                res.set_header("WWW-Authenticate", "Bearer realm=\"rocehealth\"");
+                return error_reply(res, 401,
+                                   "missing or wrong bearer token (Authorization: Bearer TOKEN)");
+            }
+            const ActionReply r = incast_(req.body);
+            json_reply(res, r.status, r.body);
+        });
     srv_->set_exception_handler(
         [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
             std::string what = "unknown";

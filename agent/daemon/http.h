@@ -6,6 +6,8 @@
 //                                epoch, or a duration ago ("300s", "5m", "1h"); default all
 //   GET /api/v1/snapshot         this host's inventory (`snapshot --json`)
 //   GET /healthz                 {"status": "ok"|"starting"|"stale", ...}: 200 ok, else 503
+//   POST /api/v1/incast          an incast with this host as receiver (incast_action.h); always
+//                                needs the token (401 without; 403 when none is configured)
 // With http.protect_read every endpoint but /healthz needs "Authorization: Bearer TOKEN"
 // (compared in constant time; 401 otherwise). Bounded: http.max_threads handler threads,
 // http.max_queued connections waiting (the acceptor blocks beyond that, so the kernel backlog
@@ -14,6 +16,7 @@
 // pointers, so no client can delay collection.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,6 +24,7 @@
 
 #include "agent/daemon/board.h"
 #include "agent/daemon/config.h"
+#include "agent/daemon/incast_action.h"
 #include "core/result.h"
 
 namespace httplib {
@@ -35,8 +39,12 @@ bool token_equal(std::string_view a, std::string_view b);
 
 class HttpServer {
   public:
-    /// `token` empty: no token configured (then protect_read must be false, config.h ensures it).
-    HttpServer(HttpConfig cfg, std::string token, const Board& board);
+    /// Handles an action's request body (runs in the HTTP thread that received it).
+    using Action = std::function<ActionReply(const std::string& body)>;
+
+    /// `token` empty: no token configured (then protect_read must be false, config.h ensures it,
+    /// and actions answer 403). `incast` serves POST /api/v1/incast (empty: 404).
+    HttpServer(HttpConfig cfg, std::string token, const Board& board, Action incast = {});
     ~HttpServer();  ///< stop()
     HttpServer(const HttpServer&) = delete;
     HttpServer& operator=(const HttpServer&) = delete;
@@ -55,6 +63,7 @@ class HttpServer {
     HttpConfig cfg_;
     std::string token_;
     const Board& board_;
+    Action incast_;
     std::unique_ptr<httplib::Server> srv_;
     std::thread thread_;
     int port_ = 0;

@@ -126,12 +126,20 @@ class Exposition {
     void add(const std::string& name, const std::string& type, const std::string& help,
              const std::vector<std::pair<std::string, std::string>>& labels,
              const std::string& value) {
-        Family& f = families_[name];
+        add_sample(name, type, help, name, labels, value);
+    }
+
+    /// A line of family `family` whose sample name differs from it (a summary's _sum/_count).
+    void add_sample(const std::string& family, const std::string& type, const std::string& help,
+                    const std::string& sample_name,
+                    const std::vector<std::pair<std::string, std::string>>& labels,
+                    const std::string& value) {
+        Family& f = families_[family];
         if (f.type.empty()) {
             f.type = type;
             f.help = help;
         }
-        f.lines.push_back(name + label_set(labels) + " " + value);
+        f.lines.push_back(sample_name + label_set(labels) + " " + value);
     }
 
     std::string text() const {
@@ -152,6 +160,7 @@ class Exposition {
 std::size_t add_series(Exposition& ex, const SeriesStore& store) {
     std::size_t unreadable = 0;
     for (const std::string& name : known_series()) {
+        if (is_probe_series(name)) continue;  // add_probes: summaries from the mesh
         for (const Series* s : store.find(name)) {
             if (s->points.empty() || s->kind == SampleKind::inventory) continue;
             const Point& p = s->points.back();
@@ -179,6 +188,35 @@ std::size_t add_series(Exposition& ex, const SeriesStore& store) {
         }
     }
     return unreadable;
+}
+
+void add_probes(Exposition& ex, const ProbeMetrics& pm) {
+    const std::string family = "rocehealth_probe_latency_seconds";
+    const std::string help =
+        "RDMA probe latency of the mesh per peer, operation and message size (write: half round "
+        "trip, read: post to completion); quantiles over the last " +
+        number_text(pm.window_s) + " s, _sum and _count since the agent started";
+    for (const ProbeLatencyRow& r : pm.latency) {
+        std::vector<std::pair<std::string, std::string>> labels = {
+            {"peer", r.peer}, {"op", r.op}, {"size_bytes", std::to_string(r.size_bytes)}};
+        const std::pair<const char*, std::optional<double>> qs[] = {
+            {"0.5", r.p50_s}, {"0.99", r.p99_s}, {"0.999", r.p999_s}};
+        for (const auto& [q, v] : qs) {
+            // An empty window says NaN (as client libraries do); p99.9 needs 1000 samples.
+            if (!v && r.window_samples > 0) continue;
+            auto ql = labels;
+            ql.emplace_back("quantile", q);
+            ex.add_sample(family, "summary", help, family, ql, v ? number_text(*v) : "NaN");
+        }
+        ex.add_sample(family, "summary", help, family + "_sum", labels, number_text(r.sum_s));
+        ex.add_sample(family, "summary", help, family + "_count", labels, std::to_string(r.count));
+    }
+    for (const auto& [key, n] : pm.errors)
+        ex.add("rocehealth_probe_errors_total", "counter",
+               "RDMA probe failures of the mesh per peer and operation since the agent started "
+               "(op \"connect\": no session could be set up; a failed phase's completion status "
+               "is in the log and the findings)",
+               {{"peer", key.first}, {"op", key.second}}, std::to_string(n));
 }
 
 void add_findings(Exposition& ex, const std::vector<Finding>& findings) {
@@ -257,6 +295,10 @@ void read_rss(AgentStats& stats) {
 
 }  // namespace
 
+bool is_probe_series(std::string_view series) {
+    return series == "probe_latency_us" || series == "probe_errors";
+}
+
 PromName prometheus_name(std::string_view series, SampleKind kind) {
     std::string base(series);
     double mul = 1, div = 1;
@@ -291,6 +333,7 @@ std::string render_metrics(const SeriesStore& store, const std::vector<Finding>&
                            const AgentStats& stats) {
     Exposition ex;
     const std::size_t unreadable = add_series(ex, store);
+    if (stats.probes) add_probes(ex, *stats.probes);
     add_findings(ex, findings);
     add_self(ex, store, stats, unreadable);
     return ex.text();

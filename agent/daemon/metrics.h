@@ -6,10 +6,14 @@
 //   counter SERIES        -> rocehealth_SERIES_total             (pfc_pause_frames_total)
 //   counter SERIES_us     -> rocehealth_SERIES_seconds_total, value / 10^6
 //   gauge   SERIES        -> rocehealth_SERIES                    (pfc_enabled, port_state_code)
-//   gauge   SERIES_us     -> rocehealth_SERIES_seconds, value / 10^6 (probe_latency_seconds)
+//   gauge   SERIES_us     -> rocehealth_SERIES_seconds, value / 10^6
 //   gauge   SERIES_gbps   -> rocehealth_SERIES_bytes_per_second, value * 10^9 / 8
-// Labels are the series' labels as stored (device, port, netdev, priority, direction, level,
-// peer, op, size_bytes, status); probe quantiles become quantile="0.5"/"0.99"/"0.999".
+// Labels are the series' labels as stored (device, port, netdev, priority, direction, level).
+// The probe mesh's series (probe_latency_us, probe_errors) are not exported from the store but
+// from AgentStats::probes (agent/daemon/probe_summary.h), as
+//   rocehealth_probe_latency_seconds{peer,op,size_bytes,quantile="0.5"|"0.99"|"0.999"} summary
+//     with _sum and _count (every sample since the agent started), and
+//   rocehealth_probe_errors_total{peer,op} counter, every configured pair from 0.
 // A counter whose latest read failed, or a series not seen in the host's latest pass, is left
 // out (absent is never exported as 0); rocehealth_series_unreadable counts the failed ones.
 #pragma once
@@ -21,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/daemon/probe_summary.h"
 #include "core/finding.h"
 #include "core/sample.h"
 #include "store/series_store.h"
@@ -38,6 +43,7 @@ struct AgentStats {
     std::uint64_t rediscoveries = 0;   ///< device rediscoveries (a device or file came/went)
     std::uint64_t reloads_ok = 0, reloads_failed = 0;  ///< SIGHUP reloads applied / rejected
     std::optional<bool> responder_up;                  ///< nullopt: responder not enabled
+    std::optional<ProbeMetrics> probes;                ///< nullopt: no mesh configured
     /// finding_opened events logged, by (rule, severity): rocehealth_findings_opened_total, so
     /// a finding shorter than the scrape interval still shows as an increase. The agent puts
     /// every (rule, severity) of its rules file here at 0 first.
@@ -56,6 +62,9 @@ struct PromName {
     bool identity() const { return mul == 1 && div == 1; }
     double apply(double v) const { return v * mul / div; }
 };
+
+/// True for the series the mesh produces (exported from AgentStats::probes, not the store).
+bool is_probe_series(std::string_view series);
 
 /// Name of the metric family for a stored series (see the table above).
 PromName prometheus_name(std::string_view series, SampleKind kind);

@@ -2,7 +2,9 @@
 # `rocehealth agent` end to end on a copy of a fixture tree (no RDMA needed): --check-config,
 # the HTTP endpoints on a random loopback port, `promtool check metrics` on /metrics, the bearer
 # token, a finding opening and closing as the copied counters change, SIGHUP with a bad config
-# (rejected, agent keeps serving) and a good one (applied), SIGTERM (exit 0).
+# (rejected, agent keeps serving) and a good one (applied), SIGTERM (exit 0). A mesh toward a
+# peer that cannot be probed (no RDMA device in a fixture) exports its failures and an empty
+# latency summary; POST /api/v1/incast answers 401/400/503 before any traffic.
 # usage: test_agent_daemon.sh ROCEHEALTH FIXTURE_DIR/sys PACKAGING_DIR
 set -euo pipefail
 bin=$1
@@ -33,10 +35,13 @@ token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf '%s\n' "$token" > "$work/token"
 chmod 600 "$work/token"
 
+mesh_peer=127.0.0.1:1
 write_config() {  # write_config PROTECT_READ [EXTRA_TOP_LEVEL_JSON]
     cat > "$work/agent.json" <<EOF
 {"sysfs_root": "$sys", "host": "fixture-host", "collect_interval_s": 0.5,
  "rules_interval_s": 0.5, "retention_s": 120 ${2:-},
+ "mesh": {"peers": ["$mesh_peer"], "interval_s": 0.5, "timeout_s": 0.2},
+ "incast": {"max_duration_s": 10},
  "http": {"listen": "127.0.0.1:0", "token_file": "$work/token", "protect_read": $1,
           "max_threads": 2, "max_request_bytes": 4096, "read_timeout_s": 1}}
 EOF
@@ -119,6 +124,36 @@ for line in \
     grep -qxF "$line" "$work/metrics.txt" || fail "/metrics lacks: $line"
 done
 
+# The mesh: a peer it cannot probe (a fixture has no RDMA device) is counted per op from 0, its
+# summary has no samples (NaN quantiles, count 0), and each failure is a log event.
+mesh_failed() {
+    get /metrics "${auth[@]}" | grep -qE '^rocehealth_probe_errors_total\{peer="127.0.0.1:1",op="connect"\} [1-9]'
+}
+wait_for 10 mesh_failed || fail "/metrics does not count the mesh's failures toward 127.0.0.1:1"
+get /metrics "${auth[@]}" > "$work/metrics-mesh.txt"
+promtool check metrics < "$work/metrics-mesh.txt" || fail "promtool check metrics rejected /metrics with the mesh"
+for line in \
+    '# TYPE rocehealth_probe_latency_seconds summary' \
+    'rocehealth_probe_latency_seconds{peer="127.0.0.1:1",op="write",size_bytes="64",quantile="0.5"} NaN' \
+    'rocehealth_probe_latency_seconds_count{peer="127.0.0.1:1",op="write",size_bytes="64"} 0' \
+    'rocehealth_probe_errors_total{peer="127.0.0.1:1",op="write"} 0'; do
+    grep -qxF "$line" "$work/metrics-mesh.txt" || fail "/metrics lacks: $line"
+done
+grep -q '"event":"probe_failed".*"peer":"127.0.0.1:1"' "$work/agent.log" || fail "no probe_failed event"
+
+# POST /api/v1/incast: the token always; a bad body named; this host's responder is off: 503.
+incast() { get /api/v1/incast -X POST -H 'Content-Type: application/json' "$@"; }
+incast --data '{"senders": ["10.0.0.2"]}' >/dev/null
+[ "$(status)" = 401 ] || fail "POST /api/v1/incast without a token: HTTP $(status), expected 401"
+out=$(incast "${auth[@]}" --data '{"senders": ["10.0.0.2"], "duration_s": 60, "op": "read"}')
+[ "$(status)" = 400 ] || fail "POST /api/v1/incast with a bad body: HTTP $(status), expected 400"
+grep -q 'duration_s: 60 is out of range: expected 0.1 to 10 seconds' <<<"$out" || fail "400 does not name duration_s: $out"
+grep -q 'op: expected' <<<"$out" || fail "400 does not name op: $out"
+out=$(incast "${auth[@]}" --data 'senders')
+[ "$(status)" = 400 ] && grep -q 'body: not valid JSON' <<<"$out" || fail "a non-JSON body: HTTP $(status) $out"
+out=$(incast "${auth[@]}" --data '{"senders": ["10.0.0.2"], "duration_s": 1}')
+[ "$(status)" = 503 ] && grep -q 'responder is not enabled' <<<"$out" || fail "incast without the responder: HTTP $(status) $out"
+
 # A link going down: port state 1 and one more link_downed -> link_flap opens and is exported;
 # back to ACTIVE -> it closes. Both are log events.
 echo "1: DOWN" > "$port_dir/state"
@@ -131,9 +166,8 @@ get /metrics "${auth[@]}" > "$work/metrics-finding.txt"
 promtool check metrics < "$work/metrics-finding.txt" || fail "promtool check metrics rejected /metrics with a finding"
 
 # Every rocehealth_* name the shipped alerts and dashboard query is one the agent exports (the
-# probe latency family needs probes, which a fixture tree cannot run).
+# probe latency summary is there because the mesh is configured, even without samples).
 for name in $(grep -ohE 'rocehealth_[a-z_]+' "$packaging"/prometheus/*.yml "$packaging"/prometheus/*.json | sort -u); do
-    [ "$name" = rocehealth_probe_latency_seconds ] && continue
     grep -q "^# TYPE $name " "$work/metrics-finding.txt" || fail "packaging/prometheus queries $name, which /metrics does not export"
 done
 
@@ -174,7 +208,9 @@ get /healthz >/dev/null
 get /metrics "${auth[@]}" | grep -q '^rocehealth_config_reloads_total{result="failure"} 1$' ||
     fail "the rejected reload is not counted"
 
-# SIGHUP with a good config that opens the read endpoints: applied (a new port, as listen is :0).
+# SIGHUP with a good config that opens the read endpoints and changes the mesh's peer: applied
+# (a new port, as listen is :0; the mesh restarted toward the new peer only).
+mesh_peer=127.0.0.1:2
 write_config false
 kill -HUP "$agent_pid"
 reloaded() { grep -q '"event":"config_reloaded"' "$work/agent.log"; }
@@ -182,6 +218,10 @@ wait_for 10 reloaded || fail "a good config was not applied"
 port=$(current_port)
 get /metrics >/dev/null
 [ "$(status)" = 200 ] || fail "/metrics without a token after protect_read=false: HTTP $(status)"
+grep -q '"event":"config_reloaded".*"mesh_restarted":true' "$work/agent.log" || fail "the mesh change did not restart the mesh"
+new_peer_failed() { get /metrics | grep -qE '^rocehealth_probe_errors_total\{peer="127.0.0.1:2",op="connect"\} [1-9]'; }
+wait_for 10 new_peer_failed || fail "the reloaded mesh does not probe 127.0.0.1:2"
+! get /metrics | grep -q 'peer="127.0.0.1:1"' || fail "/metrics still has the old mesh peer after the reload"
 
 # SIGTERM: clean stop, exit 0.
 kill -TERM "$agent_pid"
@@ -192,4 +232,5 @@ set -e
 agent_pid=
 [ $rc -eq 0 ] || fail "exit $rc after SIGTERM, expected 0"
 grep -q '"event":"agent_stopped"' "$work/agent.log" || fail "no agent_stopped event"
+grep -q '"event":"mesh_stopped"' "$work/agent.log" || fail "no mesh_stopped event"
 echo "agent daemon: all checks passed"

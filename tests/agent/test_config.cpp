@@ -53,6 +53,72 @@ BOOST_AUTO_TEST_CASE(empty_object_gives_the_documented_defaults) {
     BOOST_TEST(r->responder.enabled == false);
     BOOST_TEST(r->responder.port == 18520);
     BOOST_TEST(r->max_points() == 316u);  // 300 s at 1 s plus headroom
+    BOOST_TEST(!r->mesh.enabled());       // no peers: no mesh
+    BOOST_TEST((r->mesh.ops == std::vector<std::string>{"write"}));
+    BOOST_TEST((r->mesh.sizes_bytes == std::vector<std::uint64_t>{64}));
+    BOOST_TEST(r->mesh.iterations == 20u);
+    BOOST_TEST(r->mesh.interval_s == 1.0);
+    BOOST_TEST(r->mesh.jitter == 0.1);
+    BOOST_TEST(r->mesh.timeout_s == 2.0);
+    BOOST_TEST(r->mesh.summary_window_s == 60.0);
+    BOOST_TEST(r->incast.receiver_address == "");
+    BOOST_TEST(r->incast.max_duration_s == 30.0);
+}
+
+BOOST_AUTO_TEST_CASE(mesh_and_incast_fields_are_read) {
+    auto r = parse_agent_config(json::parse(R"({
+        "mesh": {"peers": ["10.0.0.2", "gpu08:18600", "[fd00::3]:18520"], "ops": ["read", "write"],
+                 "sizes_bytes": [64, 4096], "iterations": 50, "interval_s": 5, "jitter": 0.2,
+                 "timeout_s": 0.5, "summary_window_s": 300},
+        "incast": {"receiver_address": "10.0.0.1", "max_duration_s": 10}})"),
+                                "agent.json");
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    BOOST_TEST(r->mesh.enabled());
+    BOOST_TEST(
+        (r->mesh.peers == std::vector<std::string>{"10.0.0.2", "gpu08:18600", "[fd00::3]:18520"}));
+    BOOST_TEST((r->mesh.ops == std::vector<std::string>{"read", "write"}));
+    BOOST_TEST((r->mesh.sizes_bytes == std::vector<std::uint64_t>{64, 4096}));
+    BOOST_TEST(r->mesh.iterations == 50u);
+    BOOST_TEST(r->mesh.interval_s == 5.0);
+    BOOST_TEST(r->mesh.jitter == 0.2);
+    BOOST_TEST(r->mesh.timeout_s == 0.5);
+    BOOST_TEST(r->mesh.summary_window_s == 300.0);
+    BOOST_TEST(r->incast.receiver_address == "10.0.0.1");
+    BOOST_TEST(r->incast.max_duration_s == 10.0);
+}
+
+BOOST_AUTO_TEST_CASE(mesh_errors_name_the_field_and_item) {
+    BOOST_TEST(contains(error_of(R"({"mesh": {"peers": "10.0.0.2"}})"),
+                        "mesh.peers: expected an array, got string"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"peers": ["10.0.0.2", 7]}})"),
+                        "mesh.peers[1]: expected a string, got number"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"peers": ["a", "a"]}})"),
+                        "mesh.peers[1]: \"a\" given twice"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"peers": ["h:0"]}})"),
+                        "mesh.peers[0]: expected HOST or HOST:PORT (port 1..65535), got \"h:0\""));
+    BOOST_TEST(
+        contains(error_of(R"({"mesh": {"peers": ["a b"]}})"), "mesh.peers[0]: expected HOST"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"ops": ["send"]}})"),
+                        "mesh.ops[0]: expected \"write\" or \"read\", got \"send\""));
+    BOOST_TEST(
+        contains(error_of(R"({"mesh": {"ops": []}})"), "mesh.ops: 0 items: expected 1 to 2"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"sizes_bytes": [64, 100]}})"),
+                        "mesh.sizes_bytes[1]: 100 is not a probe message size"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"sizes_bytes": [8]}})"),
+                        "mesh.sizes_bytes[0]: 8 is out of range: expected 16 to 16777216"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"interval_s": 0.05}})"),
+                        "mesh.interval_s: 0.05 is out of range: expected 0.1 to 3600 seconds"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"jitter": 0.6}})"),
+                        "mesh.jitter: 0.6 is out of range: expected 0 to 0.5"));
+    BOOST_TEST(
+        contains(error_of(R"({"mesh": {"timeout_s": 0}})"), "mesh.timeout_s: 0 is out of range"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"iterations": 0}})"),
+                        "mesh.iterations: 0 is out of range: expected 1 to 100000"));
+    BOOST_TEST(contains(error_of(R"({"mesh": {"peer": ["a"]}})"), "mesh.peer: unknown field"));
+    BOOST_TEST(contains(error_of(R"({"incast": {"max_duration_s": 601}})"),
+                        "incast.max_duration_s: 601 is out of range: expected 0.1 to 600 seconds"));
+    BOOST_TEST(contains(error_of(R"({"incast": {"receiver_address": "h:x"}})"),
+                        "incast.receiver_address: expected HOST or HOST:PORT"));
 }
 
 BOOST_AUTO_TEST_CASE(every_field_is_read) {

@@ -147,17 +147,53 @@ BOOST_AUTO_TEST_CASE(series_gone_from_the_latest_pass_are_left_out) {
     BOOST_TEST(contains(m, "device=\"mlx5_0\",netdev=\"ens1f0np0\",port=\"1\"} 5"));
 }
 
-BOOST_AUTO_TEST_CASE(probe_quantiles_and_escaped_label_values) {
+BOOST_AUTO_TEST_CASE(probe_latency_is_a_summary_in_seconds_per_peer_op_and_size) {
     SeriesStore store;
-    store.add(gauge(
-        "probe_latency_us",
-        {{"peer", "host \"b\"\\x"}, {"op", "write"}, {"size_bytes", "64"}, {"quantile", "p999"}},
-        12.5, 0, "us"));
+    // The mesh's store series are not exported as such (no gauge family of the same name).
+    store.add(gauge("probe_latency_us",
+                    {{"peer", "g2"}, {"op", "write"}, {"size_bytes", "64"}, {"quantile", "p50"}},
+                    12.5, 0, "us"));
+    store.add(counter("probe_errors", {{"peer", "g2"}, {"op", "write"}, {"status", "timeout"}}, 3,
+                      0, "events"));
+    rh::agent::ProbeSummaries sum;
+    sum.configure({"host \"b\"\\x", "g3:18521"}, {"write"}, {64}, 60);
+    std::vector<double> v;
+    for (int i = 1; i <= 1000; ++i) v.push_back(i / 2.0);  // 0.5 .. 500 us
+    sum.add_phase("host \"b\"\\x", "write", 64, v, 1);
+    sum.add_error("g3:18521", "connect");
+    AgentStats st;
+    st.probes = sum.view(1);
+    const std::string m = render_metrics(store, {}, st);
+    BOOST_TEST(has_line(m, "# TYPE rocehealth_probe_latency_seconds summary"));
+    const std::string b = "peer=\"host \\\"b\\\"\\\\x\",op=\"write\",size_bytes=\"64\"";
+    BOOST_TEST(has_line(m, "rocehealth_probe_latency_seconds{" + b + ",quantile=\"0.5\"} 0.00025"));
+    BOOST_TEST(
+        has_line(m, "rocehealth_probe_latency_seconds{" + b + ",quantile=\"0.99\"} 0.000495"));
+    BOOST_TEST(
+        has_line(m, "rocehealth_probe_latency_seconds{" + b + ",quantile=\"0.999\"} 0.0004995"));
+    BOOST_TEST(has_line(m, "rocehealth_probe_latency_seconds_sum{" + b + "} 0.25025"));
+    BOOST_TEST(has_line(m, "rocehealth_probe_latency_seconds_count{" + b + "} 1000"));
+    // A peer never measured: NaN quantiles, zero sum and count (as client libraries do).
+    const std::string g3 = "peer=\"g3:18521\",op=\"write\",size_bytes=\"64\"";
+    BOOST_TEST(has_line(m, "rocehealth_probe_latency_seconds{" + g3 + ",quantile=\"0.5\"} NaN"));
+    BOOST_TEST(has_line(m, "rocehealth_probe_latency_seconds_count{" + g3 + "} 0"));
+    // Failures per (peer, op) from 0, cumulative; the store's probe_errors is not exported.
+    BOOST_TEST(has_line(m, "# TYPE rocehealth_probe_errors_total counter"));
+    BOOST_TEST(has_line(m, "rocehealth_probe_errors_total{peer=\"g3:18521\",op=\"connect\"} 1"));
+    BOOST_TEST(has_line(m, "rocehealth_probe_errors_total{peer=\"g3:18521\",op=\"write\"} 0"));
+    BOOST_TEST(!contains(m, "status=\"timeout\""));
+    BOOST_TEST(!contains(m, "peer=\"g2\""));
+    // One HELP and TYPE for the summary, its _sum/_count lines in its block.
+    std::size_t n = 0;
+    for (std::size_t p = 0; (p = m.find("# TYPE rocehealth_probe_latency", p)) != m.npos; ++p) ++n;
+    BOOST_TEST(n == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(escaped_label_values) {
+    SeriesStore store;
+    store.add(counter("cnp_sent", {{"device", "dev \"b\"\\x\n"}}, 1, 0));
     const std::string m = render_metrics(store, {}, AgentStats{});
-    BOOST_TEST(has_line(m,
-                        "rocehealth_probe_latency_seconds{op=\"write\","
-                        "peer=\"host \\\"b\\\"\\\\x\",quantile=\"0.999\",size_bytes=\"64\"} "
-                        "1.25e-05"));
+    BOOST_TEST(has_line(m, "rocehealth_cnp_sent_total{device=\"dev \\\"b\\\"\\\\x\\n\"} 1"));
 }
 
 BOOST_AUTO_TEST_CASE(open_findings_are_exported_closed_ones_are_not) {

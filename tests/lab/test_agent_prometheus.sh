@@ -6,6 +6,7 @@
 # seconds (rxe0 port DOWN) — as rocehealth_finding and rocehealth_findings_opened_total. g1's
 # agent runs the responder, and a real probe from g2 to it completes.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prometheus.sh"
 command -v prometheus >/dev/null || lab_unavailable "prometheus not installed (tests/lab/deps.txt)"
 command -v curl >/dev/null || lab_unavailable "curl not installed"
 RH_LAB_HOSTFWD=9477 lab_up 2
@@ -27,10 +28,6 @@ EOF
     fail "$g: cannot start the agent"
 done
 
-wait_until() {  # wait_until SECONDS CMD...
-  local deadline=$((SECONDS + $1)); shift
-  until "$@"; do [ $SECONDS -lt $deadline ] || return 1; sleep 1; done
-}
 healthy() { curl -sf "http://127.0.0.1:${fwd[$1]}/healthz" | grep -q '"status":"ok"'; }
 for g in g1 g2; do
   wait_until 120 healthy "$g" || { lab wait "${agent[$g]}" --timeout 1; fail "$g: agent /healthz never ok through the host forward"; }
@@ -38,33 +35,7 @@ done
 log "agents up: g1 127.0.0.1:${fwd[g1]}, g2 127.0.0.1:${fwd[g2]}"
 
 # Debian's prometheus on the host, scraping both guests every second.
-pdir=$RH_LAB_DIR/prometheus
-mkdir -p "$pdir/data"
-pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$pdir/prometheus.yml" <<EOF
-global: {scrape_interval: 1s, evaluation_interval: 1s}
-rule_files: [$RH_REPO/packaging/prometheus/rocehealth-alerts.yml]
-scrape_configs:
-  - job_name: rocehealth
-    static_configs:
-      - targets: ['127.0.0.1:${fwd[g1]}']
-        labels: {guest: g1}
-      - targets: ['127.0.0.1:${fwd[g2]}']
-        labels: {guest: g2}
-EOF
-prometheus --config.file="$pdir/prometheus.yml" --storage.tsdb.path="$pdir/data" \
-  --web.listen-address="127.0.0.1:$pport" >"$pdir/prometheus.log" 2>&1 &
-prom_pid=$!
-trap 'rc=$?; kill $prom_pid 2>/dev/null; (exit $rc); _rh_cleanup' EXIT
-wait_until 60 curl -sf "http://127.0.0.1:$pport/-/ready" >/dev/null ||
-  { tail -20 "$pdir/prometheus.log"; fail "prometheus not ready"; }
-
-query() {  # query PROMQL: prints "labels value" lines of an instant query's result
-  curl -sf --data-urlencode "query=$1" "http://127.0.0.1:$pport/api/v1/query" |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["status"]=="success"
-for r in d["data"]["result"]: print(json.dumps(r["metric"], sort_keys=True), r["value"][1])'
-}
-count_is() { [ "$(query "$1" | wc -l)" = "$2" ]; }
+prom_start "$RH_REPO/packaging/prometheus/rocehealth-alerts.yml" g1 g2
 
 wait_until 60 count_is 'up{job="rocehealth"} == 1' 2 || { query 'up'; fail "Prometheus does not see both agents up"; }
 # Real rxe counters, per guest: roce_rx_packets from rxe0's hw_counters.

@@ -1,0 +1,58 @@
+#include "agent/daemon/mesh_thread.h"
+
+#include "agent/daemon/log.h"
+#include "agent/host_sampler.h"
+
+namespace rh::agent {
+
+MeshThread::MeshThread(MeshSchedule schedule, std::string host, ProbeSummaries& summaries) {
+    MeshHooks hooks;
+    hooks.on_phase = [&summaries](const std::string& peer, const LatencyStats& phase,
+                                  const std::vector<double>& raw_us) {
+        summaries.add_phase(peer, phase.op, phase.size_bytes, raw_us, cli::monotonic_now_s());
+    };
+    hooks.on_error = [&summaries](const std::string& peer, const std::string& op,
+                                  const std::string& status) {
+        summaries.add_error(peer, op);
+        log_event("warning", "probe_failed", {{"peer", peer}, {"op", op}, {"status", status}});
+    };
+    auto sink = [this](std::vector<Sample> round) {
+        std::lock_guard<std::mutex> l(m_);
+        for (auto& s : round) pending_.push_back(std::move(s));
+        if (pending_.size() > kMaxPending)
+            pending_.erase(pending_.begin(),
+                           pending_.begin() + static_cast<long>(pending_.size() - kMaxPending));
+    };
+    mesh_ = std::make_unique<Mesh>(std::move(schedule), std::move(host), sink, std::move(hooks));
+    thread_ = std::thread(
+        [this] { mesh_->run([this](Mesh::Clock::time_point t) { return sleep_until(t); }); });
+}
+
+MeshThread::~MeshThread() {
+    stop();
+}
+
+bool MeshThread::sleep_until(Mesh::Clock::time_point t) {
+    std::unique_lock<std::mutex> l(m_);
+    wake_.wait_until(l, t, [this] { return stop_; });
+    return !stop_;
+}
+
+std::vector<Sample> MeshThread::drain() {
+    std::lock_guard<std::mutex> l(m_);
+    std::vector<Sample> out;
+    out.swap(pending_);
+    return out;
+}
+
+void MeshThread::stop() {
+    {
+        std::lock_guard<std::mutex> l(m_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    mesh_.reset();  // closes the sessions: QPs and MRs released
+}
+
+}  // namespace rh::agent

@@ -1,0 +1,49 @@
+// The probe mesh (probes/mesh.h) in a thread of the agent, when mesh.peers is not empty. The
+// thread sleeps on a condition variable between rounds (no polling); stop() wakes it, waits for
+// the round in progress (at most every peer's connect and phases, each bounded by
+// mesh.timeout_s) and closes the sessions (QPs and MRs released). Each round's samples wait in
+// a queue the run loop drains every pass (drain()); phases and failures also go to the
+// ProbeSummaries for /metrics, and each failure is logged as a probe_failed event.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/daemon/probe_summary.h"
+#include "core/sample.h"
+#include "probes/mesh.h"
+
+namespace rh::agent {
+
+class MeshThread {
+  public:
+    /// Starts the mesh at once. `summaries` must outlive this object.
+    MeshThread(MeshSchedule schedule, std::string host, ProbeSummaries& summaries);
+    ~MeshThread();  ///< stop()
+    MeshThread(const MeshThread&) = delete;
+    MeshThread& operator=(const MeshThread&) = delete;
+
+    /// The samples of the rounds since the last call, in the order they were produced. At most
+    /// kMaxPending are kept (the oldest are dropped if nobody drains).
+    std::vector<Sample> drain();
+    /// Wakes the thread, lets the round in progress finish and joins.
+    void stop();
+
+    static constexpr std::size_t kMaxPending = 100000;
+
+  private:
+    bool sleep_until(Mesh::Clock::time_point t);
+
+    std::mutex m_;
+    std::condition_variable wake_;
+    bool stop_ = false;
+    std::vector<Sample> pending_;
+    std::unique_ptr<Mesh> mesh_;
+    std::thread thread_;
+};
+
+}  // namespace rh::agent

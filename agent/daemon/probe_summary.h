@@ -1,0 +1,71 @@
+// The probe mesh's latency as Prometheus summaries: per (peer, op, size) the timed samples of
+// the last `window_s` seconds (quantiles 0.5, 0.99, 0.999 over them, nearest rank as
+// probes/latency_stats.h) plus the cumulative sum and count of every sample since the agent
+// started; and the mesh's failures per (peer, op) since the agent started. Fed by the mesh
+// thread (probes/mesh.h MeshHooks), read by the run loop when it renders /metrics:
+// thread-safe. Cumulative values survive a mesh restart (a SIGHUP reload), as Prometheus
+// counters should; rows of peers, ops or sizes no longer configured are dropped.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace rh::agent {
+
+/// One (peer, op, size) summary, in seconds.
+struct ProbeLatencyRow {
+    std::string peer;  ///< HOST[:PORT] as configured
+    std::string op;    ///< "write" | "read"
+    std::uint64_t size_bytes = 0;
+    std::size_t window_samples = 0;  ///< samples the quantiles are computed over
+    /// Nearest-rank quantiles of the window; nullopt when the window is empty. p999 is nullopt
+    /// below 1000 samples (it would be the maximum).
+    std::optional<double> p50_s, p99_s, p999_s;
+    double sum_s = 0;         ///< every sample since the agent started
+    std::uint64_t count = 0;  ///< ... and how many
+};
+
+struct ProbeMetrics {
+    std::vector<ProbeLatencyRow> latency;  ///< sorted by (peer, op, size)
+    /// (peer, op) -> failures since the agent started; op "connect": no session could be set
+    /// up. Every configured (peer, op) and (peer, "connect") is present, from 0.
+    std::map<std::pair<std::string, std::string>, std::uint64_t> errors;
+    double window_s = 0;
+};
+
+class ProbeSummaries {
+  public:
+    /// Sets the rows that exist (every combination, from 0) and the window; keeps what was
+    /// accumulated for rows that stay.
+    void configure(const std::vector<std::string>& peers, const std::vector<std::string>& ops,
+                   const std::vector<std::uint64_t>& sizes, double window_s);
+
+    /// A phase's timed samples (µs) at monotonic time now_s. Unknown rows are ignored.
+    void add_phase(const std::string& peer, const std::string& op, std::uint64_t size,
+                   const std::vector<double>& raw_us, double now_s);
+    /// A failure (op as probes/mesh.h: a configured op or "connect"). Unknown peers are ignored.
+    void add_error(const std::string& peer, const std::string& op);
+
+    /// Drops samples older than now_s - window_s and computes the quantiles.
+    ProbeMetrics view(double now_s);
+
+  private:
+    using Key = std::tuple<std::string, std::string, std::uint64_t>;
+    struct Row {
+        std::deque<std::pair<double, std::vector<double>>> rounds;  ///< (t, samples µs)
+        double sum_us = 0;
+        std::uint64_t count = 0;
+    };
+    std::mutex m_;
+    std::map<Key, Row> rows_;
+    std::map<std::pair<std::string, std::string>, std::uint64_t> errors_;
+    double window_s_ = 60;
+};
+
+}  // namespace rh::agent
