@@ -14,6 +14,7 @@
 #include "agent/duration_arg.h"
 #include "agent/host_sampler.h"
 #include "agent/options.h"
+#include "core/clock.h"
 #include "core/pass_schedule.h"
 #include "rules/engine/engine.h"
 #include "store/inputs.h"

@@ -11,6 +11,7 @@
 #include "agent/host_sampler.h"
 #include "agent/options.h"
 #include "agent/probe_args.h"
+#include "core/clock.h"
 #include "probes/oob_protocol.h"
 #include "probes/probe.h"
 #include "probes/probe_samples.h"
@@ -46,9 +47,9 @@ void print_text(const ProbeReport& r) {
         r.local_active_mtu_bytes, r.remote_active_mtu_bytes, r.path_mtu_bytes, r.qp_timeout,
         r.qp_retry_cnt, r.qp_rnr_retry, r.qp_rnr_retry == 7 ? " (forever)" : "");
     if (r.remote_recv_depth)
-        std::printf("responder keeps %u receives posted for SEND%s\n", *r.remote_recv_depth,
-                    *r.remote_recv_depth == 0 ? " (--recv-depth 0): SENDs meet receiver-not-ready"
-                                              : "");
+        std::printf(
+            "responder keeps %u receives posted for SEND%s\n", *r.remote_recv_depth,
+            *r.remote_recv_depth == 0 ? " (--recv-depth 0): SENDs meet receiver-not-ready" : "");
     bool has_write = false, has_read = false, has_send = false, p999_hidden = false;
     for (const auto& s : r.results) {
         has_write |= s.op == "write";
@@ -109,8 +110,7 @@ int run_probe(const std::vector<std::string>& args) {
     std::string ops = "write,read", sizes = "64,4096,65536,1048576";
     std::string iterations = std::to_string(o.iterations), warmup = std::to_string(o.warmup),
                 queue_depth = std::to_string(o.queue_depth), timeout = std::to_string(o.timeout_ms),
-                rnr_retry = std::to_string(o.rnr_retry), gid_index, sysfs_root, record_path,
-                host;
+                rnr_retry = std::to_string(o.rnr_retry), gid_index, sysfs_root, record_path, host;
     std::vector<std::string> peers;
     bool json = false;
     const std::string max_qd = std::to_string(oob::kMaxQueueDepth);

@@ -18,6 +18,7 @@
 #include "agent/duration_arg.h"
 #include "agent/host_sampler.h"
 #include "agent/options.h"
+#include "core/clock.h"
 #include "core/pass_schedule.h"
 #include "store/sample_json.h"
 

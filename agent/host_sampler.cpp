@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "core/clock.h"
 #include "store/from_snapshot.h"
 
 namespace rh::cli {

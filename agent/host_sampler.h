@@ -11,7 +11,6 @@
 
 #include "collectors/collect.h"
 #include "collectors/counter_poller.h"
-#include "core/clock.h"
 #include "core/sample.h"
 
 namespace rh::cli {
@@ -42,8 +41,5 @@ class HostSampler {
     std::size_t rediscoveries_ = 0;
 };
 
-// The clocks live in core/clock.h; these keep `cli::` call sites compiling.
-using rh::monotonic_now_s;
-using rh::wall_now_ms;
 
 }  // namespace rh::cli

@@ -21,6 +21,7 @@
 #include "agent/diagnose_report.h"
 #include "agent/host_sampler.h"
 #include "agent/responder_sampler.h"
+#include "core/clock.h"
 #include "core/pass_schedule.h"
 #include "probes/tcp.h"
 #include "rules/engine/engine.h"
@@ -186,7 +187,7 @@ void Agent::configure_incast() {
 }
 
 void Agent::pass() {
-    const double t0 = cli::monotonic_now_s();
+    const double t0 = monotonic_now_s();
     std::vector<std::string> rediscovered;
     const std::vector<Sample> collected = sampler_->pass(rediscovered);
     for (const Sample& s : collected) {
@@ -195,7 +196,7 @@ void Agent::pass() {
     }
     // The mesh's rounds since the last pass, stamped with this pass's time (mesh_samples.h).
     const PassStamp stamp = collected.empty()
-                                ? PassStamp{t0, cli::wall_now_ms()}
+                                ? PassStamp{t0, wall_now_ms()}
                                 : PassStamp{collected.front().t_s, collected.front().wall_ms};
     if (mesh_) {
         const auto drained = mesh_->drain();
@@ -207,10 +208,10 @@ void Agent::pass() {
     }
     if (!collected.empty()) last_stamp_ = stamp;
     for (const auto& r : rediscovered) log_event("info", "devices_rediscovered", {{"reason", r}});
-    const double t1 = cli::monotonic_now_s();
+    const double t1 = monotonic_now_s();
     ++stats_.passes;
     stats_.last_pass_duration_s = t1 - t0;
-    stats_.last_pass_wall_s = static_cast<double>(cli::wall_now_ms()) / 1000.0;
+    stats_.last_pass_wall_s = static_cast<double>(wall_now_ms()) / 1000.0;
     stats_.rediscoveries = sampler_->rediscoveries();
     if (t1 >= next_rules_mono_) {
         rules_run();
@@ -226,9 +227,9 @@ void Agent::pass() {
 }
 
 void Agent::rules_run() {
-    const double t0 = cli::monotonic_now_s();
+    const double t0 = monotonic_now_s();
     last_ = run_rules(*store_, rt_.rules);
-    stats_.last_rules_duration_s = cli::monotonic_now_s() - t0;
+    stats_.last_rules_duration_s = monotonic_now_s() - t0;
     ++stats_.rules_runs;
     for (const FindingEvent& e : tracker_.update(last_.findings)) {
         log_event(e.level, e.event, e.fields);
@@ -241,7 +242,7 @@ void Agent::rules_run() {
     auto doc = std::make_shared<nlohmann::json>(cli::diagnose_json(last_, rt_.rules_path, inputs));
     (*doc)["agent"] = {{"host", host},
                        {"rules_runs", stats_.rules_runs},
-                       {"t", static_cast<double>(cli::wall_now_ms()) / 1000.0}};
+                       {"t", static_cast<double>(wall_now_ms()) / 1000.0}};
     // The inventory changes only on rediscovery, but its counters move: refresh it with the
     // findings (every rules_interval_s), not every pass.
     auto snap = std::make_shared<std::string>(
@@ -261,7 +262,7 @@ void Agent::publish_metrics() {
     else
         stats_.responder_up.reset();
     if (rt_.cfg.mesh.enabled())
-        stats_.probes = probe_summaries_.view(cli::monotonic_now_s());
+        stats_.probes = probe_summaries_.view(monotonic_now_s());
     else
         stats_.probes.reset();
     auto text = std::make_shared<std::string>(render_metrics(*store_, last_.findings, stats_));

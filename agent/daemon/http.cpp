@@ -11,6 +11,7 @@
 #include "agent/daemon/log.h"
 #include "agent/duration_arg.h"
 #include "agent/host_sampler.h"
+#include "core/clock.h"
 
 namespace rh::agent {
 
@@ -92,7 +93,7 @@ std::optional<std::string> parse_since(const std::string& text, double now_wall_
 }
 
 double wall_now_s() {
-    return static_cast<double>(cli::wall_now_ms()) / 1000.0;
+    return static_cast<double>(wall_now_ms()) / 1000.0;
 }
 
 }  // namespace
@@ -140,7 +141,7 @@ void HttpServer::routes() {
             j["status"] = "starting";
             return json_reply(res, 503, j);
         }
-        const double age = cli::monotonic_now_s() - v.last_pass_mono_s;
+        const double age = monotonic_now_s() - v.last_pass_mono_s;
         j["last_pass_age_s"] = age;
         // Stale: three intervals (and at least 10 s) without a pass.
         const bool stale = age > std::max(3 * v.collect_interval_s, 10.0);

@@ -2,6 +2,7 @@
 
 #include "agent/daemon/log.h"
 #include "agent/host_sampler.h"
+#include "core/clock.h"
 
 namespace rh::agent {
 
@@ -9,7 +10,7 @@ MeshThread::MeshThread(MeshSchedule schedule, std::string host, ProbeSummaries& 
     MeshHooks hooks;
     hooks.on_phase = [&summaries](const std::string& peer, const LatencyStats& phase,
                                   const std::vector<double>& raw_us) {
-        summaries.add_phase(peer, phase.op, phase.size_bytes, raw_us, cli::monotonic_now_s());
+        summaries.add_phase(peer, phase.op, phase.size_bytes, raw_us, monotonic_now_s());
     };
     hooks.on_error = [&summaries](const std::string& peer, const std::string& op,
                                   const std::string& status) {
