@@ -62,7 +62,7 @@ int run_diagnose(const std::vector<std::string>& args) {
     po::options_description desc("options");
     std::vector<std::string> replays, bundles;
     std::string rules_file, duration_text = "30s", live_interval_text = "1s", save_path,
-                            root = "/sys", device;
+                            root = "/sys", device, interval_text;
     double interval_s = 0;
     desc.add_options()("help,h", "show this help")(
         "replay", po::value(&replays),
@@ -70,8 +70,8 @@ int run_diagnose(const std::vector<std::string>& args) {
         "bundle", po::value(&bundles),
         "a directory of one host's text captures (ethtool -S, hw_counters, ibv_devinfo -v, "
         "lspci -vv, ip -d link, mlnx_qos); repeat, in time order")(
-        "interval", po::value(&interval_s),
-        "seconds between bundle captures (when they have no `timestamp` file)")(
+        "interval", po::value(&interval_text),
+        "time between bundle captures, e.g. 10s or 10 (when they have no `timestamp` file)")(
         "live", "sample this host's counters for --duration, then diagnose")(
         "duration", po::value(&duration_text), "how long --live samples (default 30s)")(
         "live-interval", po::value(&live_interval_text), "time between --live passes (default 1s)")(
@@ -85,13 +85,19 @@ int run_diagnose(const std::vector<std::string>& args) {
     po::variables_map vm;
     if (auto exit = parse_options(
             "diagnose",
-            "rocehealth diagnose (--replay FILE... | --bundle DIR... [--interval SECONDS] | "
-            "--live [--duration 30s] [--save FILE]) [--rules FILE] [--json]",
+            "rocehealth diagnose (--replay FILE [--replay FILE ...] | --bundle DIR [--bundle DIR "
+            "...] [--interval 10s] | --live [--duration 30s] [--save FILE]) [--rules FILE] "
+            "[--json]",
             "Diagnose recorded data: findings with evidence, alternatives and a timeline.\n"
             "Exit: 0 no finding, 1 findings, 2 could not run.",
             args, desc, vm))
         return *exit;
     const bool live = vm.count("live") > 0;
+    if ((!replays.empty()) + (!bundles.empty()) + live > 1) {
+        std::cerr << "rocehealth diagnose: --replay, --bundle and --live are alternatives: give "
+                     "one kind of input\n";
+        return kExitCannotRun;
+    }
     if (replays.empty() && bundles.empty() && !live) {
         std::cerr << "rocehealth diagnose: nothing to diagnose: give --replay FILE, --bundle DIR "
                      "or --live\n";
@@ -116,11 +122,11 @@ int run_diagnose(const std::vector<std::string>& args) {
                 return kExitCannotRun;
             }
     }
-    if (vm.count("interval") && !(interval_s > 0 && interval_s < 1e7)) {
-        std::cerr << "rocehealth diagnose: --interval: expected seconds > 0, got " << interval_s
-                  << "\n";
-        return kExitCannotRun;
-    }
+    if (vm.count("interval"))
+        if (auto e = parse_duration_s("--interval", interval_text, 0.001, 1e7, interval_s)) {
+            std::cerr << "rocehealth diagnose: " << *e << "\n";
+            return kExitCannotRun;
+        }
     if (vm.count("interval") && bundles.empty()) {
         std::cerr << "rocehealth diagnose: --interval applies to --bundle captures only "
                      "(recordings carry their own times)\n";
@@ -178,6 +184,20 @@ int run_diagnose(const std::vector<std::string>& args) {
         if (!sample_live(store, root, device, live_interval_s, duration_s,
                          save.is_open() ? &save : nullptr, inputs))
             return kExitCannotRun;
+    }
+    // An empty capture directory or a recording of a host without RDMA devices holds nothing
+    // the rules could find fault with: "no findings" would read as healthy.
+    bool anything = store.series_count() > 0;
+    for (const auto& [host, inv] : store.inventories()) {
+        const auto d = inv.snapshot.find("devices");
+        if (d != inv.snapshot.end() && d->is_array() && !d->empty()) anything = true;
+    }
+    if (!anything) {
+        std::cerr << "rocehealth diagnose: nothing to diagnose: the inputs hold no RDMA device "
+                     "and no counter";
+        for (const auto& in : inputs) std::cerr << " (" << in.name << ")";
+        std::cerr << "\n";
+        return kExitCannotRun;
     }
     if (store.dropped_out_of_order() > 0)
         std::cerr << "rocehealth diagnose: note: " << store.dropped_out_of_order()

@@ -15,6 +15,7 @@
 #include "agent/duration_arg.h"
 #include "agent/options.h"
 #include "agent/probe_args.h"
+#include "probes/device_select.h"
 #include "probes/mesh.h"
 #include "store/sample_json.h"
 
@@ -114,6 +115,11 @@ int run_mesh(const std::vector<std::string>& args) {
     if (auto e = parse_duration_s("--duration", duration, 0.1, 7 * 86400, duration_s))
         return usage_error(*e);
     if (auto c = check_schedule(s); !c) return usage_error(c.error().detail);
+    // A host without a usable RDMA port cannot probe anyone: say so now, not per round.
+    if (auto where = choose_port(SysfsRoot(s.sysfs_root), s.device, s.gid_index); !where) {
+        std::cerr << "rocehealth mesh: " << where.error().message() << "\n";
+        return kExitCannotRun;
+    }
     if (host.empty()) {
         char b[256] = {};
         ::gethostname(b, sizeof b - 1);

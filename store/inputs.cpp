@@ -1,5 +1,6 @@
 #include "store/inputs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -14,6 +15,16 @@ Result<InputReport> load_recording(SeriesStore& store, const std::string& path) 
     auto rec = read_samples_file(path);
     if (!rec) return rec.error();
     InputReport r{path, rec->samples.size(), {}, rec->notes};
+    // A recording is read whole, so its order does not matter: sort by engine time (stable: ties
+    // keep file order). A file written out of order (reversed, concatenated captures) is then
+    // analysed like the ordered one instead of losing every sample older than its predecessor.
+    const auto earlier = [](const Sample& a, const Sample& b) {
+        return engine_time(a) < engine_time(b);
+    };
+    if (!std::is_sorted(rec->samples.begin(), rec->samples.end(), earlier)) {
+        std::stable_sort(rec->samples.begin(), rec->samples.end(), earlier);
+        r.notes.push_back(path + ": samples were not in time order; sorted by time");
+    }
     std::set<std::string> hosts;
     for (const Sample& s : rec->samples) {
         hosts.insert(s.host);

@@ -25,3 +25,6 @@ cmake --build build -j"$jobs"
 stage "unit and lab tests"
 # Lab tests boot QEMU guests and must not share the 2 cores with each other: serial.
 ctest --test-dir build --output-on-failure
+
+stage "Debian package (build with prefix /usr, dpkg -i, systemd-analyze verify, purge)"
+tests/packaging/test_deb.sh

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -118,14 +119,23 @@ HttpServer::~HttpServer() {
 }
 
 bool HttpServer::authorized(const std::string& h) const {
-    static constexpr std::string_view kBearer = "Bearer ";
-    if (token_.empty() || h.size() <= kBearer.size() || h.compare(0, kBearer.size(), kBearer) != 0)
-        return false;
+    static constexpr std::string_view kBearer = "bearer ";  // the scheme is case-insensitive
+    if (token_.empty() || h.size() <= kBearer.size()) return false;
+    for (std::size_t i = 0; i < kBearer.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(h[i])) != kBearer[i]) return false;
     return token_equal(std::string_view(h).substr(kBearer.size()), token_);
 }
 
 void HttpServer::routes() {
     srv_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        // Before any body is read: cpp-httplib 0.11 applies max_request_bytes to Content-Length
+        // bodies only and would buffer a chunked one whole (memory exhaustion by any client).
+        // No endpoint needs chunked bodies; the connection is closed with the body unread.
+        if (req.has_header("Transfer-Encoding")) {
+            res.set_header("Connection", "close");
+            error_reply(res, 411, "request bodies need Content-Length (Transfer-Encoding refused)");
+            return httplib::Server::HandlerResponse::Handled;
+        }
         if (req.path == "/healthz" || !cfg_.protect_read)
             return httplib::Server::HandlerResponse::Unhandled;
         if (authorized(req.get_header_value("Authorization")))
@@ -193,6 +203,16 @@ void HttpServer::routes() {
             const ActionReply r = incast_(req.body);
             json_reply(res, r.status, r.body);
         });
+    // Errors cpp-httplib answers by itself (404 unknown path, 405, 413 body too large, 400
+    // malformed request) get the same JSON body as ours.
+    srv_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return;
+        const std::string what = res.status == 404 ? "no such endpoint: " + req.path
+                                 : res.status == 413
+                                     ? "request body larger than http.max_request_bytes"
+                                     : "HTTP " + std::to_string(res.status);
+        error_reply(res, res.status, what);
+    });
     srv_->set_exception_handler(
         [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
             std::string what = "unknown";

@@ -98,6 +98,17 @@ get /metrics "${auth[@]}" -X POST --data-binary @<(head -c 100000 /dev/zero) >/d
 [ "$(status)" = 413 ] || fail "a 100 kB request body: HTTP $(status), expected 413"
 get /metrics "${auth[@]}" -H "X-Big: $(head -c 20000 /dev/zero | tr '\0' a)" >/dev/null
 [ "$(status)" = 400 ] || fail "a 20 kB header: HTTP $(status), expected 400"
+# A chunked body is refused before it is read (cpp-httplib would buffer it whole), token or not.
+out=$(get /api/v1/incast -X POST -H 'Transfer-Encoding: chunked' --data-binary @<(head -c 3000000 /dev/zero))
+[ "$(status)" = 411 ] || fail "a chunked 3 MB body: HTTP $(status), expected 411"
+grep -q "Content-Length" <<<"$out" || fail "411 without a JSON error naming Content-Length: $out"
+rss_kb=$(awk '/VmHWM/ {print $2}' /proc/$agent_pid/status)
+[ "$rss_kb" -lt 100000 ] || fail "agent peak RSS $rss_kb kB after a chunked body: buffered?"
+# Unknown paths answer a JSON error; the bearer scheme is case-insensitive (RFC 7235).
+out=$(get /api/v1/nothing "${auth[@]}")
+[ "$(status)" = 404 ] && grep -q '"error"' <<<"$out" || fail "unknown path: HTTP $(status) body '$out'"
+get /api/v1/findings -H "Authorization: bearer $token" >/dev/null
+[ "$(status)" = 200 ] || fail "lower-case bearer scheme: HTTP $(status), expected 200"
 
 # Clients that connect and send nothing hold every HTTP thread (2) for 3 s: collection goes on.
 passes() { get /healthz | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])'; }

@@ -95,6 +95,17 @@ run 1 "live saved replays" diagnose --replay "$work/live.jsonl"
 has "live saved replays" "[warning] pcie_downtrained"
 run 2 "live option without live" diagnose --replay "$rec" --duration 5s
 has "live option without live" "--duration applies to --live only"
+# Inputs that cannot be diagnosed are not "healthy": an empty capture dir; mixed kinds of input.
+mkdir -p "$work/empty"
+run 2 "empty bundle" diagnose --bundle "$work/empty"
+has "empty bundle" "nothing to diagnose: the inputs hold no RDMA device and no counter"
+run 2 "replay and bundle" diagnose --replay "$rec" --bundle "$work/c0"
+has "replay and bundle" "--replay, --bundle and --live are alternatives"
+# A recording read backwards (out of time order) is sorted and gives the same findings.
+tac "$rec" > "$work/reversed.jsonl"
+run 1 "reversed recording" diagnose --replay "$work/reversed.jsonl"
+has "reversed recording" "samples were not in time order; sorted by time" "[warning] pcie_downtrained"
+run 1 "bundle interval with unit" diagnose --bundle "$work/c0" --bundle "$work/c1" --interval 10s
 # Every shipped rule is documented with its thresholds in rules/README.md.
 python3 - "$fx/../../rules" <<'PY' || fail "rules/README.md does not document every rule"
 import json, sys
