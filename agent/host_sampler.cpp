@@ -7,8 +7,8 @@
 
 namespace rh::cli {
 
-HostSampler::HostSampler(CollectOptions opts, std::string host)
-    : opts_(std::move(opts)), host_(std::move(host)) {
+HostSampler::HostSampler(CollectOptions opts, std::string host, double inventory_refresh_s)
+    : opts_(std::move(opts)), host_(std::move(host)), inventory_refresh_s_(inventory_refresh_s) {
     discover();
 }
 
@@ -18,6 +18,7 @@ void HostSampler::discover() {
     if (!host_.empty()) snap_.host = host_;
     poller_ = std::make_unique<CounterPoller>(opts_.sysfs, snap_);
     fresh_ = true;
+    discovered_s_ = monotonic_now_s();
 }
 
 std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {
@@ -28,6 +29,9 @@ std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {
                                 r.rediscover_reasons.end());
             discover();
             ++rediscoveries_;
+        } else if (inventory_refresh_s_ > 0 &&
+                   monotonic_now_s() - discovered_s_ >= inventory_refresh_s_) {
+            discover();  // not a rediscovery: nothing changed that the poller could see
         }
     }
     auto out = samples_from_snapshot(snap_, SampleTime{monotonic_now_s(), wall_now_ms()}, fresh_);

@@ -136,7 +136,7 @@ void Agent::declare_findings_opened() {
 void Agent::start_collection() {
     const AgentConfig& c = rt_.cfg;
     sampler_ = std::make_unique<cli::HostSampler>(CollectOptions{SysfsRoot(c.sysfs_root), c.device},
-                                                  c.host);
+                                                  c.host, c.inventory_interval_s);
     store_ = std::make_unique<SeriesStore>(StoreLimits{c.retention_s, c.max_points()});
     tracker_ = FindingTracker();
     last_ = EngineResult();
@@ -321,7 +321,10 @@ void Agent::reload() {
         if (rt_.cfg.responder.enabled)
             responder_ = std::make_unique<ResponderThread>(responder_options(rt_.cfg));
     }
-    if (collection_changed) start_collection();  // a new store: history starts again
+    if (collection_changed)
+        start_collection();  // a new store: history starts again
+    else if (sampler_)
+        sampler_->set_inventory_refresh_s(rt_.cfg.inventory_interval_s);
     if (mesh_changed) start_mesh();
     configure_incast();
     next_rules_mono_ = 0;  // run the (possibly new) rules next pass

@@ -137,6 +137,7 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
         r.string("device", c.device);
         r.number("collect_interval_s", c.collect_interval_s, 0.1, 3600, "seconds");
         r.number("rules_interval_s", c.rules_interval_s, 0.1, 3600, "seconds");
+        r.number("inventory_interval_s", c.inventory_interval_s, 1, 3600, "seconds");
         r.number("retention_s", c.retention_s, 60, 86400, "seconds");
         r.string("rules_file", c.rules_file);
         if (const json* h = r.object("http")) read_http(r, *h, c.http, errors);

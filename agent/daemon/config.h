@@ -79,9 +79,11 @@ struct AgentConfig {
     std::string device;               ///< only this RDMA device; empty: all
     double collect_interval_s = 1;    ///< between collection passes, 0.1..3600
     double rules_interval_s = 5;      ///< between rule-engine runs, 0.1..3600 (at most once a pass)
-    double retention_s = 300;         ///< history kept per series, 60..86400 (the rules run over
-                                      ///< all of it: cost grows faster than linearly, README)
-    std::string rules_file;           ///< empty: rules/README.md's lookup (default_rules_path)
+    double inventory_interval_s =
+        30;                    ///< between inventory re-reads (PCIe, port state, MTU), 1..3600
+    double retention_s = 300;  ///< history kept per series, 60..86400 (the rules run over
+                               ///< all of it: cost grows faster than linearly, README)
+    std::string rules_file;    ///< empty: rules/README.md's lookup (default_rules_path)
     HttpConfig http;
     ResponderConfig responder;
     MeshConfig mesh;

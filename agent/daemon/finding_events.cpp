@@ -36,7 +36,7 @@ std::vector<FindingEvent> FindingTracker::update(const std::vector<Finding>& fin
             auto it = open_.find(key);
             if (it == open_.end()) {
                 opened.push_back({"finding_opened", sev, finding_fields(f)});
-                open_[key] = Open{sev, f.opened_t};
+                open_[key] = Open{sev, f.opened_t, finding_fields(f)};
             } else if (it->second.severity != sev) {
                 auto fields = finding_fields(f);
                 fields["previous_severity"] = it->second.severity;
@@ -60,12 +60,14 @@ std::vector<FindingEvent> FindingTracker::update(const std::vector<Finding>& fin
             ++it;
             continue;
         }
-        closed.push_back({"finding_closed",
-                          "info",
-                          {{"key", it->first},
-                           {"severity", it->second.severity},
-                           {"opened_t", it->second.opened_t},
-                           {"reason", "no longer reported (its data aged out of the store)"}}});
+        // An inventory check whose condition is gone (the port came back), or a finding whose
+        // data aged out of the store.
+        nlohmann::json fields = it->second.fields;
+        fields["severity"] = it->second.severity;
+        fields["reason"] =
+            "no longer reported (the latest inventory no longer shows it, or its data aged out of "
+            "the store)";
+        closed.push_back({"finding_closed", "info", std::move(fields)});
         reported_closed_[it->first] = it->second.opened_t;
         it = open_.erase(it);
     }

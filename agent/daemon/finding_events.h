@@ -42,6 +42,7 @@ class FindingTracker {
     struct Open {
         std::string severity;
         double opened_t = 0;
+        nlohmann::json fields;  ///< finding_fields() when it opened, for its close event
     };
     std::map<std::string, Open> open_;
     std::map<std::string, double>

@@ -39,7 +39,7 @@ mesh_peer=127.0.0.1:1
 write_config() {  # write_config PROTECT_READ [EXTRA_TOP_LEVEL_JSON]
     cat > "$work/agent.json" <<EOF
 {"sysfs_root": "$sys", "host": "fixture-host", "collect_interval_s": 0.5,
- "rules_interval_s": 0.5, "retention_s": 120 ${2:-},
+ "rules_interval_s": 0.5, "inventory_interval_s": 1, "retention_s": 120 ${2:-},
  "mesh": {"peers": ["$mesh_peer"], "interval_s": 0.5, "timeout_s": 0.2},
  "incast": {"max_duration_s": 10},
  "http": {"listen": "127.0.0.1:0", "token_file": "$work/token", "protect_read": $1,
@@ -173,6 +173,12 @@ finding_exported() {
     get /metrics "${auth[@]}" | grep -q '^rocehealth_finding{rule="link_flap",severity="error",host="fixture-host",device="mlx5_0",port="1"} 1$'
 }
 wait_for 10 finding_exported || fail "link_flap never appeared as rocehealth_finding in /metrics"
+# The inventory is re-read (inventory_interval_s): the port's state now also makes the
+# inventory check port_not_active open, as `rocehealth check` would say.
+not_active() {
+    get /metrics "${auth[@]}" | grep -q '^rocehealth_finding{rule="port_not_active",severity="error"'
+}
+wait_for 10 not_active || fail "port_not_active never opened: the agent kept the start-up inventory"
 get /metrics "${auth[@]}" > "$work/metrics-finding.txt"
 promtool check metrics < "$work/metrics-finding.txt" || fail "promtool check metrics rejected /metrics with a finding"
 
@@ -203,6 +209,8 @@ grep -q '"event":"finding_opened".*"rule":"link_flap"' "$work/agent.log" || fail
 echo "4: ACTIVE" > "$port_dir/state"
 closed() { grep -q '"event":"finding_closed".*"rule":"link_flap"' "$work/agent.log"; }
 wait_for 10 closed || fail "no finding_closed event after the port came back"
+pna_closed() { grep -q '"event":"finding_closed".*"rule":"port_not_active"' "$work/agent.log"; }
+wait_for 10 pna_closed || fail "port_not_active did not close after the port came back"
 get /metrics "${auth[@]}" | grep -q '^rocehealth_findings_opened_total{rule="link_flap",severity="error"} 1$' ||
     fail "rocehealth_findings_opened_total does not count the flap"
 

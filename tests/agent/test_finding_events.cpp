@@ -65,7 +65,10 @@ BOOST_AUTO_TEST_CASE(finding_no_longer_reported_is_closed) {
     (void)t.update({storm(Severity::warning, 100)});
     auto e = t.update({});
     BOOST_TEST(names(e) == V{"finding_closed"});
-    BOOST_TEST(e[0].fields["reason"].get<std::string>().find("aged out") != std::string::npos);
+    BOOST_TEST(e[0].fields["reason"].get<std::string>().find("no longer shows it") !=
+               std::string::npos);
+    // The close names the finding as its open did (an operator greps for the rule).
+    BOOST_TEST(e[0].fields["rule"] == "pause_storm");
 }
 
 BOOST_AUTO_TEST_CASE(findings_differing_in_labels_are_separate) {
