@@ -180,6 +180,7 @@ Status RcConnection::post(ibv_wr_opcode op, std::size_t local_off, std::uint64_t
                           std::uint32_t rkey, std::size_t len, std::uint64_t wr_id) {
     if (local_off > buf_len_ || len > buf_len_ - local_off)
         return Error{"ibv_post_send", where_.device, EINVAL, "local range outside the buffer"};
+    if (!mr_) return Error{"ibv_post_send", where_.device, EINVAL, "the buffer was deregistered"};
     ibv_sge sge{};
     sge.addr = addr() + local_off;
     sge.length = static_cast<std::uint32_t>(len);
@@ -201,6 +202,7 @@ Status RcConnection::post(ibv_wr_opcode op, std::size_t local_off, std::uint64_t
 Status RcConnection::post_recv(std::size_t local_off, std::size_t len, std::uint64_t wr_id) {
     if (local_off > buf_len_ || len > buf_len_ - local_off)
         return Error{"ibv_post_recv", where_.device, EINVAL, "local range outside the buffer"};
+    if (!mr_) return Error{"ibv_post_recv", where_.device, EINVAL, "the buffer was deregistered"};
     ibv_sge sge{};
     sge.addr = addr() + local_off;
     sge.length = static_cast<std::uint32_t>(len);
@@ -221,8 +223,8 @@ Result<int> RcConnection::poll(std::span<ibv_wc> out) {
     const ibv_wc* failed = nullptr;
     for (int i = 0; i < n; ++i) {
         if (out[i].status == IBV_WC_SUCCESS) continue;
-        if (!failed || (failed->status == IBV_WC_WR_FLUSH_ERR &&
-                        out[i].status != IBV_WC_WR_FLUSH_ERR))
+        if (!failed ||
+            (failed->status == IBV_WC_WR_FLUSH_ERR && out[i].status != IBV_WC_WR_FLUSH_ERR))
             failed = &out[i];
     }
     if (failed) return Error{"completion", where_.device, 0, describe_wc(*failed)};

@@ -28,7 +28,7 @@ namespace rh {
 inline constexpr unsigned kQpTimeout = 14;
 inline constexpr unsigned kQpRetryCnt = 7;
 inline constexpr unsigned kMaxRdAtomic = 16;
-inline constexpr unsigned kMinRnrTimer = 12;    ///< IB encoding: 12 = 0.64 ms
+inline constexpr unsigned kMinRnrTimer = 12;     ///< IB encoding: 12 = 0.64 ms
 inline constexpr unsigned kRnrRetryForever = 7;  ///< rnr_retry 7 = retry without limit
 
 /// What connect() needs to know about the other side (from the OOB handshake).
@@ -67,6 +67,12 @@ class RcConnection {
     /// Outstanding RDMA READs this device supports as initiator and target (<= kMaxRdAtomic).
     unsigned rd_atomic() const { return rd_atomic_; }
     const PortChoice& where() const { return where_; }
+
+    /// Deregisters the buffer's MR (ibv_dereg_mr) while the QP stays up: remote accesses with
+    /// the old rkey then fail (IBV_WC_REM_ACCESS_ERR at the requester). For the rkey revocation
+    /// test (probes/rkey_revocation.h); rkey() and addr() must not be called afterwards, and
+    /// posts that use the buffer fail.
+    void deregister_buffer() { mr_.reset(); }
 
     /// INIT -> RTR -> RTS. `rd_atomic` is used for both max_rd_atomic and max_dest_rd_atomic.
     Status connect(const RemoteQp& remote, unsigned path_mtu_bytes, unsigned rd_atomic);
