@@ -13,6 +13,10 @@
 #include "store/from_snapshot.h"
 #include "store/sample_json.h"
 
+#ifndef RH_VERSION
+#define RH_VERSION "unknown"
+#endif
+
 namespace rh {
 
 namespace {
@@ -48,6 +52,7 @@ nlohmann::json inventory_reply(const ControlContext& cx, const std::string& host
     }
     return {{"cmd", "inventory_reply"},
             {"hostname", hn},
+            {"version", RH_VERSION},
             {"kernel", kernel_release()},
             {"memlock_limit_bytes", memlock},
             {"memlock_unlimited", unlimited},

@@ -2,7 +2,7 @@
 // the acceptance runner's consistency stage (agent/accept/README.md, stage `inventory`).
 //
 //   C -> R  {cmd: "inventory", host: NAME}     NAME labels the recording samples ("" = hostname)
-//   R -> C  {cmd: "inventory_reply", hostname, kernel, memlock_limit_bytes: int|null,
+//   R -> C  {cmd: "inventory_reply", hostname, version (rocehealth's), kernel, memlock_limit_bytes: int|null,
 //            memlock_unlimited: bool, device, port, gid_index, gid, gid_type,
 //            snapshot: collect_snapshot() of the responder's device without counter lists
 //                      (store/from_snapshot.h inventory_json; verbs active_mtu included),

@@ -28,9 +28,10 @@ struct RunContext {
     const RuleSet& rules;
     std::string rules_file;
     std::vector<nlohmann::json> samples;  ///< recording lines (store/sample_json.h) of the run
-    /// From the inventory stage: each host's own hostname -> spec name, and link rate (Gb/s).
+    /// From the inventory stage: each host's own hostname -> spec name, link rate (Gb/s), version.
     std::map<std::string, std::string> name_of_hostname;
     std::map<std::string, double> link_gbps;
+    std::map<std::string, std::string> version;  ///< spec name -> its rocehealth version
 
     /// Seconds since started_wall_ms, now.
     double now_s() const;

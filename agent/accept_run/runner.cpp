@@ -70,17 +70,25 @@ int run_acceptance(const Spec& spec, const RunnerOptions& o) {
         return 2;
     }
     Progress progress(o.progress);
-    RunContext cx{spec, wall_ms_now(), o.out_dir, progress, *rules, rules_file, {}, {}, {}};
+    RunContext cx{spec, wall_ms_now(), o.out_dir, progress, *rules, rules_file, {}, {}, {}, {}};
     Report r;
     r.spec = spec_to_json(spec);
     r.started_wall_ms = cx.started_wall_ms;
     for (const auto& h : spec.hosts) r.hosts.push_back({h.name, h.address, ""});
+    std::string none_answered;  // set when the inventory reached no host: nothing else can run
     for (StageId id : all_stage_ids()) {
         if (!spec.runs(id)) {
             r.stages.push_back(not_run(id, "not in the spec's stages", StageVerdict::skipped));
             continue;
         }
+        if (!none_answered.empty()) {
+            r.stages.push_back(not_run(id, none_answered, StageVerdict::error));
+            continue;
+        }
         r.stages.push_back(run_stage(id, cx));
+        if (const auto* inv = std::get_if<InventoryResults>(&r.stages.back().results);
+            id == StageId::inventory && inv && inv->hosts.empty())
+            none_answered = "not run: no host's responder answered the inventory";
         progress.finish();
         if (o.progress)
             std::cerr << "  " << to_string(id) << ": " << to_string(r.stages.back().verdict)
@@ -98,6 +106,8 @@ int run_acceptance(const Spec& spec, const RunnerOptions& o) {
         if (s.verdict != StageVerdict::skipped && !cx.samples.empty())
             s.evidence_links.push_back(
                 {"samples of the whole run (rocehealth diagnose --replay)", kSamplesFile});
+    for (auto& h : r.hosts)
+        if (auto it = cx.version.find(h.name); it != cx.version.end()) h.version = it->second;
     r.finished_wall_ms = wall_ms_now();
     r.verdict = derived_verdict(r.stages);
     const std::string text =

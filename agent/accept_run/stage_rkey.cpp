@@ -10,6 +10,7 @@ Stage run_rkey_stage(RunContext& cx) {
     const std::string self = cx.self_name();
     RkeyResults res;
     double wrong = 0;
+    std::vector<std::string> not_run;  // attempts that could not run: not measured
     std::vector<std::string> ptr;
     nlohmann::json raw = nlohmann::json::array();
     const auto& hosts = cx.spec.hosts;
@@ -39,7 +40,9 @@ Stage run_rkey_stage(RunContext& cx) {
                 entry["error"] = r.error().message();
             }
             a.pass = a.got_status == a.expected_status;
-            if (!a.pass) {
+            if (!r) {
+                not_run.push_back(a.dst + " " + a.op + ": " + r.error().message());
+            } else if (!a.pass) {
                 ++wrong;
                 ptr.push_back("/results/attempts/" + std::to_string(res.attempts.size()));
             }
@@ -55,6 +58,16 @@ Stage run_rkey_stage(RunContext& cx) {
     st.criteria.push_back(make_criterion(
         "remote accesses with a revoked rkey that did not end IBV_WC_REM_ACCESS_ERR", "==", 0.0,
         "count", wrong, ptr.empty() ? std::vector<std::string>{"/results/attempts"} : ptr));
+    if (!not_run.empty() && wrong == 0) {
+        // Nothing wrong was seen, but not every access could be tried: incomplete, not a pass.
+        st.results = std::move(res);
+        st.end_s = cx.now_s();
+        st.criteria.clear();
+        st.verdict = StageVerdict::error;
+        st.reason = "could not run: " + not_run.front() +
+                    (not_run.size() > 1 ? " (and " + std::to_string(not_run.size() - 1) + " more)" : "");
+        return st;
+    }
     st.results = std::move(res);
     st.end_s = cx.now_s();
     settle(st);

@@ -69,8 +69,8 @@ Stage run_bandwidth_stage(RunContext& cx) {
         }
         res.pairs.push_back(std::move(f));
     }
-    st.reason = "pairs in a ring (host i -> host i+1), one at a time, RDMA WRITE with immediate; " +
-                st.reason;
+    st.reason = "pairs in a ring (host i -> host i+1), one at a time, RDMA WRITE with immediate" +
+                (st.reason.empty() ? "" : "; " + st.reason);
     std::optional<double> worst;
     std::string ptr = "/results";
     bool missing = false;

@@ -1,10 +1,11 @@
 #!/bin/bash
 # test_accept.sh -- `rocehealth accept --spec` on real Soft-RoCE: 3 QEMU guests, each running
 # `rocehealth responder`; the runner runs in g1 with tests/lab/accept-lab-spec.json (criteria tuned
-# for the lab: rxe in TCG is ~100x slower than hardware).
+# for the lab: rxe in TCG is ~100x slower than hardware, and its tail is long: a 64 B WRITE
+# p50 of 0.2-4 ms with a p99 up to ~20 ms over 50 iterations; 1 MiB p99 up to ~260 ms).
 #  1. Healthy: exit 0, verdict pass; inventory has 3 hosts and every must-match fact consistent;
 #     all 6 ordered pairs measured for WRITE and READ at 4 sizes with p50/p99/p99.9; bandwidth
-#     for 3 ring pairs; the incast 2 -> 1 with victim and fairness; rkey revocation ends
+#     for 3 ring pairs; the incast g1,g3 -> g2 with the victim (g1 -> g2) and fairness; rkey revocation ends
 #     IBV_WC_REM_ACCESS_ERR for WRITE and READ on every host; report.html/.md written;
 #     samples.jsonl replays with `diagnose --replay` (exit 0 or 1, not 2). Prints the time.
 #  2. g3 at MTU 1500: the inventory stage fails, naming g3 for netdev_mtu_bytes and
@@ -52,15 +53,16 @@ assert_eq 9000 "$(jq -r '.results.hosts[0].nics[0].netdev_mtu_bytes' <<<"$inv")"
 assert_eq 4096 "$(jq -r '.results.hosts[0].nics[0].active_mtu_bytes' <<<"$inv")" "g1 active_mtu"
 assert_eq v2 "$(jq -r '.results.hosts[0].nics[0].roce_version' <<<"$inv")" "g1 RoCE version"
 lat=$(stage "$h" idle_latency)
-assert_eq 48 "$(jq '[.results.latency[] | select(.p50_us > 0 and .p99_us >= .p50_us and .p999_us >= .p99_us)] | length' <<<"$lat")" \
-  "latency rows with p50 <= p99 <= p99.9 (6 pairs x 2 ops x 4 sizes)"
+# p99.9 needs >= 1000 iterations (null below: nearest rank would make it the maximum)
+assert_eq 48 "$(jq '[.results.latency[] | select(.p50_us > 0 and .p99_us >= .p50_us and (.p999_us == null or .p999_us >= .p99_us))] | length' <<<"$lat")" \
+  "latency rows with 0 < p50 <= p99 (<= p99.9) (6 pairs x 2 ops x 4 sizes)"
 assert_eq 6 "$(jq '[.results.latency[] | "\(.src)>\(.dst)"] | unique | length' <<<"$lat")" "ordered pairs"
 log "64 B WRITE p99 per pair (us): $(jq -c '[.results.latency[] | select(.op == "write" and .size_bytes == 64) | {(.src + ">" + .dst): .p99_us}] | add' <<<"$lat")"
 bw=$(stage "$h" bandwidth)
 assert_eq 3 "$(jq '[.results.pairs[] | select(.gbps > 0 and .fraction > 0)] | length' <<<"$bw")" "bandwidth pairs measured"
 log "bandwidth: $(jq -c '[.results.pairs[] | {(.src + ">" + .dst): .gbps}] | add' <<<"$bw") Gb/s, link $(jq '.results.pairs[0].link_gbps' <<<"$bw") Gb/s"
 inc=$(stage "$h" incast)
-assert_eq "g2 g3" "$(jq -r '[.results.senders[].host] | join(" ")' <<<"$inc")" "incast senders"
+assert_eq "g1 g3" "$(jq -r '[.results.senders[].host] | join(" ")' <<<"$inc")" "incast senders (to g2)"
 jq -e '.results.jain_index > 0 and .results.victim.before.p99_us > 0 and .results.victim.during.p99_us > 0' <<<"$inc" >/dev/null \
   || fail "incast fairness/victim missing: $(jq -c '.results | {jain_index, victim}' <<<"$inc")"
 jq -e '.counter_timelines | length > 0' <<<"$inc" >/dev/null || fail "incast without counter timelines"
