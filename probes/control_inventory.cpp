@@ -50,18 +50,12 @@ nlohmann::json inventory_reply(const ControlContext& cx, const std::string& host
         unlimited = rl.rlim_cur == RLIM_INFINITY;
         if (!unlimited) memlock = static_cast<std::uint64_t>(rl.rlim_cur);
     }
-    return {{"cmd", "inventory_reply"},
-            {"hostname", hn},
-            {"version", RH_VERSION},
-            {"kernel", kernel_release()},
-            {"memlock_limit_bytes", memlock},
-            {"memlock_unlimited", unlimited},
-            {"device", cx.where.device},
-            {"port", cx.where.port},
-            {"gid_index", cx.where.gid_index},
-            {"gid", cx.where.gid_text},
-            {"gid_type", cx.where.gid_type},
-            {"snapshot", inventory_json(snap)},
+    return {{"cmd", "inventory_reply"},        {"hostname", hn},
+            {"version", RH_VERSION},           {"kernel", kernel_release()},
+            {"memlock_limit_bytes", memlock},  {"memlock_unlimited", unlimited},
+            {"device", cx.where.device},       {"port", cx.where.port},
+            {"gid_index", cx.where.gid_index}, {"gid", cx.where.gid_text},
+            {"gid_type", cx.where.gid_type},   {"snapshot", inventory_json(snap)},
             {"samples", std::move(lines)}};
 }
 

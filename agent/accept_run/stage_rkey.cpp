@@ -64,8 +64,9 @@ Stage run_rkey_stage(RunContext& cx) {
         st.end_s = cx.now_s();
         st.criteria.clear();
         st.verdict = StageVerdict::error;
-        st.reason = "could not run: " + not_run.front() +
-                    (not_run.size() > 1 ? " (and " + std::to_string(not_run.size() - 1) + " more)" : "");
+        st.reason =
+            "could not run: " + not_run.front() +
+            (not_run.size() > 1 ? " (and " + std::to_string(not_run.size() - 1) + " more)" : "");
         return st;
     }
     st.results = std::move(res);
