@@ -91,6 +91,22 @@ std::vector<Finding> findings_from(const nlohmann::json& findings, const RunCont
     return out;
 }
 
+std::optional<double> number_at(const nlohmann::json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+    return j[key].get<double>();
+}
+
+void add_error_findings_criterion(Stage& st, const RunContext& cx) {
+    std::vector<std::string> ptr;
+    for (std::size_t i = 0; i < st.findings.size(); ++i)
+        if (st.findings[i].severity == Severity::error)
+            ptr.push_back("/findings/" + std::to_string(i));
+    st.criteria.push_back(make_criterion("findings of severity error", "<=",
+                                         static_cast<double>(cx.spec.criteria.max_error_findings),
+                                         "count", static_cast<double>(error_findings(st.findings)),
+                                         ptr.empty() ? std::vector<std::string>{"/results"} : ptr));
+}
+
 std::size_t error_findings(const std::vector<Finding>& fs) {
     std::size_t n = 0;
     for (const auto& f : fs) n += f.severity == Severity::error;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ struct RunContext {
     const RuleSet& rules;
     std::string rules_file;
     std::vector<nlohmann::json> samples;  ///< recording lines (store/sample_json.h) of the run
+    std::mutex mu;  ///< guards samples and progress while flows run in parallel (concurrency)
     /// From the inventory stage: each host's own hostname -> spec name, link rate (Gb/s), version.
     std::map<std::string, std::string> name_of_hostname;
     std::map<std::string, double> link_gbps;
@@ -62,6 +64,13 @@ void settle(Stage& s);
 /// not read is left out with a note in `notes`. Hosts are renamed to spec names.
 std::vector<Finding> findings_from(const nlohmann::json& findings, const RunContext& cx,
                                    std::vector<std::string>& notes);
+
+/// j[key] when it is a number; nullopt when j is not an object, or key is missing or not a number.
+std::optional<double> number_at(const nlohmann::json& j, const char* key);
+
+/// Adds "findings of severity error <= criteria.max_error_findings" over st.findings (evidence:
+/// each error finding).
+void add_error_findings_criterion(Stage& st, const RunContext& cx);
 
 /// "error"-severity findings in `fs`.
 std::size_t error_findings(const std::vector<Finding>& fs);

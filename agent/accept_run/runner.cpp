@@ -34,6 +34,7 @@ Stage run_stage(StageId id, RunContext& cx) {
         case StageId::rkey_revocation:
             return run_rkey_stage(cx);
         case StageId::concurrency:
+            return run_concurrency_stage(cx);
         case StageId::fault:
             break;
     }
@@ -70,7 +71,7 @@ int run_acceptance(const Spec& spec, const RunnerOptions& o) {
         return 2;
     }
     Progress progress(o.progress);
-    RunContext cx{spec, wall_ms_now(), o.out_dir, progress, *rules, rules_file, {}, {}, {}, {}};
+    RunContext cx{spec, wall_ms_now(), o.out_dir, progress, *rules, rules_file, {}, {}, {}, {}, {}};
     Report r;
     r.spec = spec_to_json(spec);
     r.started_wall_ms = cx.started_wall_ms;

@@ -28,7 +28,7 @@ struct LatencySpec {
     unsigned timeout_ms = 5000;  ///< per message
 };
 
-struct TrafficSpec {  ///< bandwidth pairs and the incast
+struct TrafficSpec {  ///< bandwidth and concurrency pairs, and the incast
     std::uint64_t size_bytes = 65536;
     double duration_s = 10;
     unsigned queue_depth = 16;
@@ -56,9 +56,10 @@ struct Spec {
     std::string name = "RoCE fabric acceptance";
     std::vector<SpecHost> hosts;
     /// Stages to run; default every stage but `fault` (taking a link down needs explicit
-    /// consent) and `concurrency`.
-    std::vector<StageId> stages{StageId::inventory, StageId::idle_latency, StageId::bandwidth,
-                                StageId::incast, StageId::rkey_revocation};
+    /// consent).
+    std::vector<StageId> stages{StageId::inventory, StageId::idle_latency,
+                                StageId::bandwidth, StageId::concurrency,
+                                StageId::incast,    StageId::rkey_revocation};
     LatencySpec latency;
     TrafficSpec bandwidth{65536, 10, 16, 1};
     IncastSpec incast;

@@ -9,11 +9,6 @@ namespace rh::accept {
 
 namespace {
 
-std::optional<double> num(const nlohmann::json& j, const char* key) {
-    if (!j.contains(key) || !j[key].is_number()) return std::nullopt;
-    return j[key].get<double>();
-}
-
 /// One probe result entry (probes/probe.h to_json(LatencyStats)) as the report's row.
 LatencyResult row_of(const std::string& src, const std::string& dst, const nlohmann::json& e) {
     LatencyResult r;
@@ -27,12 +22,12 @@ LatencyResult row_of(const std::string& src, const std::string& dst, const nlohm
     }
     r.iterations = e["iterations"].is_number() ? e["iterations"].get<std::uint64_t>()
                                                : e.value("iterations_completed", std::uint64_t{0});
-    r.min_us = num(e, "min_us");
-    r.p50_us = num(e, "p50_us");
-    r.p99_us = num(e, "p99_us");
-    r.p999_us = num(e, "p999_us");
-    r.max_us = num(e, "max_us");
-    r.mean_us = num(e, "mean_us");
+    r.min_us = number_at(e, "min_us");
+    r.p50_us = number_at(e, "p50_us");
+    r.p99_us = number_at(e, "p99_us");
+    r.p999_us = number_at(e, "p999_us");
+    r.max_us = number_at(e, "max_us");
+    r.mean_us = number_at(e, "mean_us");
     if (e.contains("checksum_errors"))
         r.checksum_errors = e["checksum_errors"].get<std::uint64_t>();
     r.error = e.value("error", "");

@@ -7,35 +7,6 @@
 
 namespace rh::accept {
 
-namespace {
-
-std::optional<double> num(const nlohmann::json& j, const char* key) {
-    if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-    return j[key].get<double>();
-}
-
-/// Adds a run's findings, timelines, marks and raw link to the stage.
-void attach(Stage& st, TrafficOutcome& t, const std::string& what) {
-    for (auto& f : t.findings) st.findings.push_back(std::move(f));
-    for (auto& tl : t.timelines) st.counter_timelines.push_back(std::move(tl));
-    if (t.traffic) st.marks.push_back(*t.traffic);
-    if (!t.raw_href.empty()) st.evidence_links.push_back({what + " (incast --json)", t.raw_href});
-    for (const auto& n : t.notes) st.reason += (st.reason.empty() ? "" : "; ") + n;
-}
-
-void findings_criterion(Stage& st, const RunContext& cx) {
-    std::vector<std::string> ptr;
-    for (std::size_t i = 0; i < st.findings.size(); ++i)
-        if (st.findings[i].severity == Severity::error)
-            ptr.push_back("/findings/" + std::to_string(i));
-    st.criteria.push_back(make_criterion("findings of severity error", "<=",
-                                         static_cast<double>(cx.spec.criteria.max_error_findings),
-                                         "count", static_cast<double>(error_findings(st.findings)),
-                                         ptr.empty() ? std::vector<std::string>{"/results"} : ptr));
-}
-
-}  // namespace
-
 Stage run_bandwidth_stage(RunContext& cx) {
     Stage st;
     st.id = StageId::bandwidth;
@@ -47,51 +18,16 @@ Stage run_bandwidth_stage(RunContext& cx) {
         const SpecHost& dst = hosts[(i + 1) % hosts.size()];
         auto t = run_traffic(cx, dst, {src}, cx.spec.bandwidth, false, "bandwidth",
                              "bandwidth-" + src.name + "-" + dst.name);
-        FlowResult f;
-        f.src = src.name;
-        f.dst = dst.name;
-        f.op = "write";
-        f.duration_s = cx.spec.bandwidth.duration_s;
-        if (!t.ran) {
-            f.error = t.error;
-        } else {
-            const auto& s = t.doc["senders"].empty() ? nlohmann::json() : t.doc["senders"][0];
-            if (s.value("status", "") == "completed")
-                f.gbps = num(s, "goodput_gbps");
-            else
-                f.error = s.value("status", "") + ": " + s.value("error", "");
-            std::optional<double> link = num(t.doc["aggregate"], "link_rate_gbps");
-            if (auto it = cx.link_gbps.find(src.name); it != cx.link_gbps.end())
-                link = link ? std::min(*link, it->second) : it->second;
-            f.link_gbps = link;
-            if (f.gbps && f.link_gbps && *f.link_gbps > 0) f.fraction = *f.gbps / *f.link_gbps;
-            attach(st, t, src.name + " -> " + dst.name);
-        }
+        FlowResult f = flow_of(cx, t, src, dst, cx.spec.bandwidth.duration_s);
+        if (t.ran) attach_traffic(st, t, src.name + " -> " + dst.name);
         res.pairs.push_back(std::move(f));
     }
     st.reason = "pairs in a ring (host i -> host i+1), one at a time, RDMA WRITE with immediate" +
                 (st.reason.empty() ? "" : "; " + st.reason);
-    std::optional<double> worst;
-    std::string ptr = "/results";
-    bool missing = false;
-    for (std::size_t i = 0; i < res.pairs.size(); ++i) {
-        const auto& f = res.pairs[i];
-        if (!f.fraction) {
-            missing = true;
-            ptr = "/results/pairs/" + std::to_string(i);
-            continue;
-        }
-        if (!missing && (!worst || *f.fraction < *worst)) {
-            worst = f.fraction;
-            ptr = "/results/pairs/" + std::to_string(i);
-        }
-    }
-    st.criteria.push_back(
-        make_criterion(std::string("bandwidth as a fraction of link rate, worst pair") +
-                           (missing ? " (not every pair measured)" : ""),
-                       ">=", cx.spec.criteria.min_bandwidth_fraction, "fraction",
-                       missing || !worst ? Scalar() : Scalar(*worst), {ptr}));
-    findings_criterion(st, cx);
+    st.criteria.push_back(worst_flow_criterion(res.pairs, "/results/pairs",
+                                               cx.spec.criteria.min_bandwidth_fraction,
+                                               "bandwidth as a fraction of link rate, worst pair"));
+    add_error_findings_criterion(st, cx);
     st.results = std::move(res);
     st.end_s = cx.now_s();
     settle(st);
@@ -130,8 +66,8 @@ Stage run_incast_stage(RunContext& cx) {
     for (const auto& s : d["senders"]) {
         IncastSender x;
         x.host = cx.name_of(s.value("name", ""));
-        x.goodput_gbps = num(s, "goodput_gbps");
-        x.goodput_mib_s = num(s, "goodput_mib_per_s");
+        x.goodput_gbps = number_at(s, "goodput_gbps");
+        x.goodput_mib_s = number_at(s, "goodput_mib_per_s");
         for (const auto& [k, v] : s["errors"].items())
             x.errors_by_status[k] = v.get<std::uint64_t>();
         if (s.value("status", "") != "completed") {
@@ -140,11 +76,11 @@ Stage run_incast_stage(RunContext& cx) {
         }
         res.senders.push_back(std::move(x));
     }
-    res.aggregate_goodput_gbps = num(d["aggregate"], "goodput_gbps");
-    res.aggregate_goodput_mib_s = num(d["aggregate"], "goodput_mib_per_s");
-    res.link_gbps = num(d["aggregate"], "link_rate_gbps");
-    res.fraction = num(d["aggregate"], "share_of_link");
-    res.jain_index = num(d["fairness"], "jain_index");
+    res.aggregate_goodput_gbps = number_at(d["aggregate"], "goodput_gbps");
+    res.aggregate_goodput_mib_s = number_at(d["aggregate"], "goodput_mib_per_s");
+    res.link_gbps = number_at(d["aggregate"], "link_rate_gbps");
+    res.fraction = number_at(d["aggregate"], "share_of_link");
+    res.jain_index = number_at(d["fairness"], "jain_index");
     const auto& v = d["victim"];
     if (v.value("ran", false)) {
         IncastResults::Victim vi;
@@ -152,14 +88,14 @@ Stage run_incast_stage(RunContext& cx) {
         vi.dst = rname;
         vi.op = "write";
         vi.size_bytes = 64;
-        vi.before = {num(v["before"], "p50_us"), num(v["before"], "p99_us"),
-                     num(v["before"], "p999_us")};
-        vi.during = {num(v["during"], "p50_us"), num(v["during"], "p99_us"),
-                     num(v["during"], "p999_us")};
+        vi.before = {number_at(v["before"], "p50_us"), number_at(v["before"], "p99_us"),
+                     number_at(v["before"], "p999_us")};
+        vi.during = {number_at(v["during"], "p50_us"), number_at(v["during"], "p99_us"),
+                     number_at(v["during"], "p999_us")};
         res.victim = vi;
     }
     std::uint64_t bad = d["integrity"].value("bad_slots", std::uint64_t{0});
-    attach(st, t, "incast " + std::to_string(senders.size()) + " -> 1");
+    attach_traffic(st, t, "incast " + std::to_string(senders.size()) + " -> 1");
     if (!v.value("verdict", std::string()).empty())
         st.reason = v["verdict"].get<std::string>() + (st.reason.empty() ? "" : "; " + st.reason);
     st.criteria.push_back(
@@ -175,7 +111,7 @@ Stage run_incast_stage(RunContext& cx) {
     st.criteria.push_back(make_criterion("slots that failed the checksum at the receiver", "<=",
                                          static_cast<double>(cx.spec.criteria.max_checksum_errors),
                                          "count", static_cast<double>(bad), {"/results"}));
-    findings_criterion(st, cx);
+    add_error_findings_criterion(st, cx);
     st.results = std::move(res);
     st.end_s = cx.now_s();
     settle(st);

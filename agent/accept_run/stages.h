@@ -20,6 +20,10 @@ Stage run_latency_stage(RunContext& cx);
 /// a fraction of the slower end's link rate (worst pair), error findings.
 Stage run_bandwidth_stage(RunContext& cx);
 
+/// Every ring pair at once (each its own single-sender run, started together): per-flow
+/// fraction of link rate (worst flow), Jain's index of the flows, error findings.
+Stage run_concurrency_stage(RunContext& cx);
+
 /// N -> 1 through the incast coordinator, with the victim probe, fairness, counters and findings.
 Stage run_incast_stage(RunContext& cx);
 

@@ -5,7 +5,7 @@
 # p50 of 0.2-4 ms with a p99 up to ~20 ms over 50 iterations; 1 MiB p99 up to ~260 ms).
 #  1. Healthy: exit 0, verdict pass; inventory has 3 hosts and every must-match fact consistent;
 #     all 6 ordered pairs measured for WRITE and READ at 4 sizes with p50/p99/p99.9; bandwidth
-#     for 3 ring pairs; the incast g1,g3 -> g2 with the victim (g1 -> g2) and fairness; rkey revocation ends
+#     for 3 ring pairs, one at a time and all at once (concurrency); the incast g1,g3 -> g2 with the victim (g1 -> g2) and fairness; rkey revocation ends
 #     IBV_WC_REM_ACCESS_ERR for WRITE and READ on every host; report.html/.md written;
 #     samples.jsonl replays with `diagnose --replay` (exit 0 or 1, not 2). Prints the time.
 #  2. g3 at MTU 1500: the inventory stage fails, naming g3 for netdev_mtu_bytes and
@@ -61,6 +61,11 @@ log "64 B WRITE p99 per pair (us): $(jq -c '[.results.latency[] | select(.op == 
 bw=$(stage "$h" bandwidth)
 assert_eq 3 "$(jq '[.results.pairs[] | select(.gbps > 0 and .fraction > 0)] | length' <<<"$bw")" "bandwidth pairs measured"
 log "bandwidth: $(jq -c '[.results.pairs[] | {(.src + ">" + .dst): .gbps}] | add' <<<"$bw") Gb/s, link $(jq '.results.pairs[0].link_gbps' <<<"$bw") Gb/s"
+con=$(stage "$h" concurrency)
+assert_eq 3 "$(jq '[.results.flows[] | select(.gbps > 0)] | length' <<<"$con")" "concurrent flows measured"
+jq -e '.results.jain_index > 0 and .results.aggregate_gbps > 0' <<<"$con" >/dev/null \
+  || fail "concurrency aggregate/Jain missing: $(jq -c '.results' <<<"$con")"
+log "concurrency: $(jq -c '[.results.flows[] | {(.src + ">" + .dst): .gbps}] | add' <<<"$con") Gb/s, Jain $(jq '.results.jain_index' <<<"$con"); $(jq -r '.reason' <<<"$con")"
 inc=$(stage "$h" incast)
 assert_eq "g1 g3" "$(jq -r '[.results.senders[].host] | join(" ")' <<<"$inc")" "incast senders (to g2)"
 jq -e '.results.jain_index > 0 and .results.victim.before.p99_us > 0 and .results.victim.during.p99_us > 0' <<<"$inc" >/dev/null \
