@@ -3,6 +3,7 @@
 
 #include "agent/accept/text_format.h"
 #include "agent/accept_run/control_client.h"
+#include "agent/accept_run/stage_sampler.h"
 #include "agent/accept_run/stages.h"
 
 namespace rh::accept {
@@ -52,6 +53,7 @@ Stage run_latency_stage(RunContext& cx) {
     res.pairs_total = hosts.size() * (hosts.size() - 1);
     nlohmann::json raw = nlohmann::json::array();
     std::size_t done = 0;
+    StageSampler sampler(cx, 3600);
     // Per message: warm-up and timed, each at most timeout_ms; plus setup.
     const int reply_ms = static_cast<int>(std::min<std::uint64_t>(
         3'600'000, 60'000 + std::uint64_t{ls.timeout_ms} * (ls.iterations + ls.warmup) *
@@ -93,6 +95,7 @@ Stage run_latency_stage(RunContext& cx) {
                     res.latency.push_back(std::move(row));
                 }
         }
+    sampler.finish(st);
     if (cx.save("raw/latency.json", raw.dump(2)))
         st.evidence_links.push_back({"probe reports, every pair (JSON)", "raw/latency.json"});
 
@@ -145,6 +148,7 @@ Stage run_latency_stage(RunContext& cx) {
     st.criteria.push_back(
         make_criterion("probe phases that failed", "==", 0.0, "count", failed,
                        failed_ptr.empty() ? std::vector<std::string>{"/results"} : failed_ptr));
+    add_error_findings_criterion(st, cx);
     st.results = std::move(res);
     st.end_s = cx.now_s();
     settle(st);

@@ -16,8 +16,10 @@ std::string unit_of(const std::string& series) {
     return series.ends_with("_packets") ? "packets/s" : "events/s";
 }
 
-/// doc["activity"] {host: [{utc_ms, <series>_per_s...}]} as one timeline per host and series.
-std::vector<CounterTimeline> timelines_of(const nlohmann::json& activity, const RunContext& cx) {
+}  // namespace
+
+std::vector<CounterTimeline> counter_timelines_of(const nlohmann::json& activity,
+                                                  const RunContext& cx) {
     std::vector<CounterTimeline> out;
     if (!activity.is_object()) return out;
     for (const auto& [host, rows] : activity.items()) {
@@ -38,8 +40,6 @@ std::vector<CounterTimeline> timelines_of(const nlohmann::json& activity, const 
     }
     return out;
 }
-
-}  // namespace
 
 TrafficOutcome run_traffic(RunContext& cx, const SpecHost& receiver,
                            const std::vector<SpecHost>& senders, const TrafficSpec& t, bool victim,
@@ -90,7 +90,7 @@ TrafficOutcome run_traffic(RunContext& cx, const SpecHost& receiver,
         out.raw_href = rel;
     if (out.doc["diagnosis"].is_object())
         out.findings = findings_from(out.doc["diagnosis"]["findings"], cx, out.notes);
-    out.timelines = timelines_of(out.doc["activity"], cx);
+    out.timelines = counter_timelines_of(out.doc["activity"], cx);
     out.traffic = Mark{cx.t_of(run->start_wall_ms), label, cx.t_of(run->end_wall_ms)};
     return out;
 }

@@ -37,6 +37,11 @@ TrafficOutcome run_traffic(RunContext& cx, const SpecHost& receiver,
                            const std::string& stage, const std::string& label,
                            SamplesFrom from = SamplesFrom::all, bool show_progress = true);
 
+/// The incast analysis's activity ({host: [{utc_ms, <series>_per_s...}]}) as one timeline per
+/// host and series, hosts by spec name, t_s on the report's clock, unit packets/s or events/s.
+std::vector<CounterTimeline> counter_timelines_of(const nlohmann::json& activity,
+                                                  const RunContext& cx);
+
 /// Adds a run's findings (a finding already there — same rule, host, device, port — is not
 /// repeated), timelines, traffic mark, raw link ("<what> (incast --json)") and notes to `st`.
 void attach_traffic(Stage& st, TrafficOutcome& t, const std::string& what);

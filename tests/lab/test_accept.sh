@@ -7,10 +7,12 @@
 #     all 6 ordered pairs measured for WRITE and READ at 4 sizes with p50/p99/p99.9; bandwidth
 #     for 3 ring pairs, one at a time and all at once (concurrency); the incast g1,g3 -> g2 with the victim (g1 -> g2) and fairness; rkey revocation ends
 #     IBV_WC_REM_ACCESS_ERR for WRITE and READ on every host; report.html/.md written;
-#     samples.jsonl replays with `diagnose --replay` (exit 0 or 1, not 2). Prints the time.
+#     the latency stage's counters were sampled (timelines); samples.jsonl replays with `diagnose --replay` (exit 0 or 1, not 2). Prints the time.
 #  2. g3 at MTU 1500: the inventory stage fails, naming g3 for netdev_mtu_bytes and
 #     active_mtu_bytes; exit 1.
-#  3. A bad spec: exit 2, the field named.
+#  3. netem loss 5% on g3's egress (latency stage only): exit 1, the latency stage fails and
+#     carries the retransmits finding on g3 (its counters are sampled during the stage).
+#  4. A bad spec: exit 2, the field named.
 . "$(dirname "$0")/lib.sh"
 lab_up 3
 bin=$(rocehealth_bin) || exit 1
@@ -57,6 +59,7 @@ lat=$(stage "$h" idle_latency)
 assert_eq 48 "$(jq '[.results.latency[] | select(.p50_us > 0 and .p99_us >= .p50_us and (.p999_us == null or .p999_us >= .p99_us))] | length' <<<"$lat")" \
   "latency rows with 0 < p50 <= p99 (<= p99.9) (6 pairs x 2 ops x 4 sizes)"
 assert_eq 6 "$(jq '[.results.latency[] | "\(.src)>\(.dst)"] | unique | length' <<<"$lat")" "ordered pairs"
+jq -e '.counter_timelines | length > 0' <<<"$lat" >/dev/null || fail "latency stage without counter timelines"
 log "64 B WRITE p99 per pair (us): $(jq -c '[.results.latency[] | select(.op == "write" and .size_bytes == 64) | {(.src + ">" + .dst): .p99_us}] | add' <<<"$lat")"
 bw=$(stage "$h" bandwidth)
 assert_eq 3 "$(jq '[.results.pairs[] | select(.gbps > 0 and .fraction > 0)] | length' <<<"$bw")" "bandwidth pairs measured"
@@ -93,7 +96,25 @@ for fact in netdev_mtu_bytes active_mtu_bytes; do
 done
 assert_contains "$(cat "$out/mtu.out")" "failed: hosts differing on netdev_mtu_bytes (g3)" "the summary names g3"
 
-# --- 3. a bad spec
+# --- 3. netem loss on g3's egress: the latency stage fails (p99 bound: each loss costs a
+# retransmit timeout) with the retransmits finding on g3 attached to it
+cleanup_qdisc() { lab_exec g3 -- tc qdisc del dev eth0 root >/dev/null 2>&1; }
+trap 'cleanup_qdisc; _rh_cleanup' EXIT
+lab_exec g3 -- bash -c 'modprobe sch_netem; tc qdisc add dev eth0 root netem loss 5%' \
+  || fail "g3: cannot add netem"
+jq '.stages = ["idle_latency"] | .latency.sizes = [64, 4096]' "$out/spec.json" >"$out/spec-loss.json"
+rc=$(accept "$out/loss" "$out/spec-loss.json")
+cleanup_qdisc
+trap _rh_cleanup EXIT
+cat "$out/loss.out" >&2
+loss=$(stage "$out/loss" idle_latency)
+jq -c '{failed: [.criteria[] | select(.pass | not) | .name], findings: [.findings[] | "\(.rule)@\(.host) \(.severity)"]}' <<<"$loss" >&2
+assert_eq 1 "$rc" "acceptance with 5% loss on g3: exit status"
+assert_eq fail "$(jq -r .verdict <<<"$loss")" "latency stage verdict under loss"
+assert_contains " $(jq -r '[.findings[] | "\(.rule)@\(.host)"] | join(" ")' <<<"$loss") " " retransmits@g3 " \
+  "the latency stage carries the retransmits finding on g3"
+
+# --- 4. a bad spec
 echo '{"hosts": [{"address": "'"$g1"'"}], "criteria": {"min_bandwith_fraction": 1}}' >"$out/bad.json"
 rc=$(accept "$out/bad" "$out/bad.json")
 assert_eq 2 "$rc" "bad spec: exit status"
