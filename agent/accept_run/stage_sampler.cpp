@@ -40,10 +40,7 @@ StageSampler::StageSampler(RunContext& cx, double max_s) : cx_(cx) {
     run_.start_wall_ms = wall_ms_now();
 }
 
-StageSampler::~StageSampler() {
-    for (auto& l : links_) l->request_stop();
-    for (auto& l : links_) l->join();
-}
+StageSampler::~StageSampler() = default;  // each SampleLink stops and joins its thread
 
 void StageSampler::finish(Stage& st) {
     run_.end_wall_ms = wall_ms_now();
