@@ -81,6 +81,23 @@ assert_eq "6 IBV_WC_REM_ACCESS_ERR" "$(jq -r '[.results.attempts[].got_status] |
 "$bin" diagnose --replay "$h/samples.jsonl" >"$h/diagnose.txt" 2>&1; drc=$?
 [ "$drc" = 0 ] || [ "$drc" = 1 ] || { tail -5 "$h/diagnose.txt" >&2; fail "diagnose --replay samples.jsonl: exit $drc"; }
 log "healthy 3-guest acceptance: pass in $secs s; diagnose --replay of its samples: exit $drc"
+# Keep the report (the lab dir goes away) and show it in headless Chromium when there is one.
+keep=${RH_ACCEPT_KEEP:-/tmp/rocehealth-accept-lab}
+rm -rf "$keep" && mkdir -p "$keep" && cp -r "$h"/. "$keep"/ || fail "cannot copy the report to $keep"
+if command -v chromium >/dev/null; then
+  prof=$(mktemp -d)
+  timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+    --user-data-dir="$prof" --window-size=1280,2400 --screenshot="$keep/report.png" \
+    "file://$keep/report.html" >/dev/null 2>&1
+  timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$prof" --dump-dom "file://$keep/report.html" >"$keep/dom.html" 2>/dev/null
+  rm -rf "$prof"
+  [ -s "$keep/report.png" ] || fail "no screenshot of report.html"
+  grep -q "Verdict: pass" "$keep/dom.html" || fail "report.html in Chromium does not show the pass verdict"
+  log "report kept in $keep; screenshot $keep/report.png"
+else
+  log "report kept in $keep (chromium not installed: no screenshot)"
+fi
 
 # --- 2. g3 at MTU 1500
 lab_exec g3 -- ip link set eth0 mtu 1500 || fail "cannot set g3's MTU"
