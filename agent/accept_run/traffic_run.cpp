@@ -91,7 +91,8 @@ TrafficOutcome run_traffic(RunContext& cx, const SpecHost& receiver,
     if (out.doc["diagnosis"].is_object())
         out.findings = findings_from(out.doc["diagnosis"]["findings"], cx, out.notes);
     out.timelines = counter_timelines_of(out.doc["activity"], cx);
-    out.traffic = Mark{cx.t_of(run->start_wall_ms), label, cx.t_of(run->end_wall_ms)};
+    if (run->start_wall_ms != 0)  // 0: the traffic never started (no sender ready)
+        out.traffic = Mark{cx.t_of(run->start_wall_ms), label, cx.t_of(run->end_wall_ms)};
     return out;
 }
 
