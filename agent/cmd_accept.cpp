@@ -1,35 +1,26 @@
 // rocehealth accept: the acceptance report of a RoCE fabric (agent/accept/README.md).
-// `accept --render DIR` renders an existing DIR/report.json into DIR/report.html (one
-// self-contained page) and DIR/report.md (a summary for tickets). Running the acceptance stages
-// from a spec (`accept --spec FILE --out DIR`) is not implemented yet.
-// Exit: 0 the report's verdict is pass, 1 fail, 2 could not run (unreadable or invalid
-// report.json — each problem names its JSON path — or an incomplete report).
+//   accept --spec FILE --out DIR   runs the spec's stages through every host's responder and
+//                                  writes DIR/report.json, report.html, report.md, samples.jsonl
+//                                  and raw/ (agent/accept_run/runner.h)
+//   accept --render DIR            renders an existing DIR/report.json into DIR/report.html (one
+//                                  self-contained page) and DIR/report.md (a summary for tickets)
+// Exit: 0 the verdict is pass, 1 fail, 2 could not run (bad spec — each problem names its field
+// — unreadable or invalid report.json, or an incomplete report).
+#include <unistd.h>
+
 #include <iostream>
 
 #include "agent/accept/render_dir.h"
+#include "agent/accept_run/runner.h"
+#include "agent/accept_run/spec.h"
 #include "agent/commands.h"
 #include "agent/options.h"
 
 namespace rh::cli {
 
-int run_accept(const std::vector<std::string>& args) {
-    po::options_description desc("options");
-    std::string render_dir;
-    desc.add_options()("help,h", "show this help")(
-        "render", po::value(&render_dir),
-        "render DIR/report.json into DIR/report.html and DIR/report.md");
-    po::variables_map vm;
-    if (auto exit =
-            parse_options("accept", "rocehealth accept --render DIR",
-                          "Render an acceptance report (report.json) as HTML and Markdown.\n"
-                          "Exit: 0 pass, 1 fail, 2 could not run or incomplete.",
-                          args, desc, vm))
-        return *exit;
-    if (render_dir.empty()) {
-        std::cerr << "rocehealth accept: give --render DIR (running the stages from a spec is "
-                     "not implemented yet)\n";
-        return kExitCannotRun;
-    }
+namespace {
+
+int render(const std::string& render_dir) {
     const auto out = accept::render_report_dir(render_dir);
     if (!out.verdict) {
         for (const auto& e : out.errors) std::cerr << "rocehealth accept: " << e << "\n";
@@ -46,6 +37,65 @@ int run_accept(const std::vector<std::string>& args) {
             return kExitCannotRun;
     }
     return kExitCannotRun;
+}
+
+}  // namespace
+
+int run_accept(const std::vector<std::string>& args) {
+    po::options_description desc("options");
+    std::string render_dir, spec_file, out_dir, rules_file;
+    bool json = false, check_spec = false;
+    desc.add_options()("help,h", "show this help")(
+        "spec", po::value(&spec_file),
+        "run the acceptance described by this spec file (JSON, agent/accept/README.md)")(
+        "out", po::value(&out_dir), "report directory for --spec (created if missing)")(
+        "check-spec", po::bool_switch(&check_spec),
+        "with --spec: validate the spec, print it with every default filled in, run nothing")(
+        "rules", po::value(&rules_file),
+        "rules file for the findings (default: $ROCEHEALTH_RULES, /etc/rocehealth/rules.json, "
+        "the packaged one)")("json", po::bool_switch(&json),
+                             "print report.json instead of the summary (no progress)")(
+        "render", po::value(&render_dir),
+        "render DIR/report.json into DIR/report.html and DIR/report.md");
+    po::variables_map vm;
+    if (auto exit = parse_options(
+            "accept", "rocehealth accept --spec FILE --out DIR [--json] | --render DIR",
+            "Acceptance of a RoCE fabric against a spec: inventory and consistency, all-pairs\n"
+            "latency, bandwidth, incast, rkey revocation, through every host's `rocehealth\n"
+            "responder`; writes report.json, report.html, report.md and the run's samples.\n"
+            "Exit: 0 pass, 1 fail, 2 could not run or incomplete.",
+            args, desc, vm))
+        return *exit;
+    if (!render_dir.empty()) {
+        if (!spec_file.empty()) {
+            std::cerr << "rocehealth accept: give either --spec or --render, not both\n";
+            return kExitCannotRun;
+        }
+        return render(render_dir);
+    }
+    if (spec_file.empty()) {
+        std::cerr << "rocehealth accept: give --spec FILE --out DIR (or --render DIR)\n";
+        return kExitCannotRun;
+    }
+    const auto parsed = accept::spec_from_file(spec_file);
+    if (!parsed.spec) {
+        for (const auto& e : parsed.errors) std::cerr << "rocehealth accept: " << e << "\n";
+        return kExitCannotRun;
+    }
+    if (check_spec) {
+        std::cout << accept::spec_to_json(*parsed.spec).dump(2) << "\n";
+        return kExitOk;
+    }
+    if (out_dir.empty()) {
+        std::cerr << "rocehealth accept: --spec needs --out DIR\n";
+        return kExitCannotRun;
+    }
+    accept::RunnerOptions o;
+    o.out_dir = out_dir;
+    o.json = json;
+    o.progress = !json && ::isatty(STDERR_FILENO);
+    o.rules_file = rules_file;
+    return accept::run_acceptance(*parsed.spec, o);
 }
 
 }  // namespace rh::cli

@@ -5,10 +5,13 @@
 #include <cstdio>
 
 #include "core/clock.h"
+#include "probes/control_inventory.h"
+#include "probes/control_probe.h"
 #include "probes/incast_messages.h"
 #include "probes/incast_sampling.h"
 #include "probes/incast_sender.h"
 #include "probes/rc_connection.h"
+#include "probes/rkey_revocation.h"
 #include "probes/stream_receiver.h"
 
 namespace rh {
@@ -46,13 +49,16 @@ void serve_control(const tcp::Socket& s, const nlohmann::json& first, const Cont
         if (cmd == "sample") return incast::serve_sample(s, msg, cx.opts.sampler, cx.stop, log);
         if (cmd == "stream_open") return stream::serve_stream(s, msg, cx.where, cx.stop, log);
         if (cmd == "incast_prepare") return incast::serve_sender(s, msg, cx);
+        if (cmd == "inventory") return serve_inventory(s, msg, cx);
+        if (cmd == "probe") return serve_probe(s, msg, cx);
+        if (cmd == "rkey_open") return serve_rkey(s, msg, cx);
         if (cmd != "hello") {
             log("unknown control command '" + cmd + "'");
             (void)tcp::send_json(
                 s,
                 stream::error_message("unknown command '" + cmd +
                                       "' (this responder serves hello, sample, stream_open, "
-                                      "incast_prepare)"),
+                                      "incast_prepare, inventory, probe, rkey_open)"),
                 tcp::deadline_in(2000));
             return;
         }

@@ -1,6 +1,6 @@
 // The control channel of `rocehealth responder` (json frames on its TCP port,
 // probes/oob_protocol.h): what the incast coordinator asks a participant. A connection's first
-// json message picks the session:
+// json message picks the session (the incast coordinator and `rocehealth accept` use them):
 //
 //   hello           -> hello_reply {hostname, wall_ms, device, port, gid, gid_type, active_mtu,
 //                      port_rate, port_rate_error, sampler}; the connection then takes another
@@ -8,6 +8,9 @@
 //   sample          -> counter passes until stop            (probes/incast_sampling.h)
 //   stream_open     -> receiving end of a stream session    (probes/stream_protocol.h)
 //   incast_prepare  -> sending role of an incast            (probes/incast_sender.h)
+//   inventory       -> this host's facts for `accept`       (probes/control_inventory.h)
+//   probe           -> a latency probe from here to a peer  (probes/control_probe.h)
+//   rkey_open       -> rkey revocation test, responder side (probes/rkey_revocation.h)
 // Anything else gets {cmd: "error", error: "unknown command ..."}. Every session runs in the
 // responder's per-connection thread and counts against --max-sessions.
 #pragma once

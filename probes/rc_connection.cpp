@@ -183,6 +183,7 @@ Status RcConnection::post(ibv_wr_opcode op, std::size_t local_off, std::uint64_t
                           std::uint32_t rkey, std::size_t len, std::uint64_t wr_id) {
     if (local_off > buf_len_ || len > buf_len_ - local_off)
         return Error{"ibv_post_send", where_.device, EINVAL, "local range outside the buffer"};
+    if (!mr_) return Error{"ibv_post_send", where_.device, EINVAL, "the buffer was deregistered"};
     ibv_sge sge{};
     sge.addr = addr() + local_off;
     sge.length = static_cast<std::uint32_t>(len);
@@ -204,6 +205,7 @@ Status RcConnection::post(ibv_wr_opcode op, std::size_t local_off, std::uint64_t
 Status RcConnection::post_recv(std::size_t local_off, std::size_t len, std::uint64_t wr_id) {
     if (local_off > buf_len_ || len > buf_len_ - local_off)
         return Error{"ibv_post_recv", where_.device, EINVAL, "local range outside the buffer"};
+    if (!mr_) return Error{"ibv_post_recv", where_.device, EINVAL, "the buffer was deregistered"};
     ibv_sge sge{};
     sge.addr = addr() + local_off;
     sge.length = static_cast<std::uint32_t>(len);

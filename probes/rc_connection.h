@@ -71,6 +71,12 @@ class RcConnection {
     unsigned rd_atomic() const { return rd_atomic_; }
     const PortChoice& where() const { return where_; }
 
+    /// Deregisters the buffer's MR (ibv_dereg_mr) while the QP stays up: remote accesses with
+    /// the old rkey then fail (IBV_WC_REM_ACCESS_ERR at the requester). For the rkey revocation
+    /// test (probes/rkey_revocation.h); rkey() and addr() must not be called afterwards, and
+    /// posts that use the buffer fail.
+    void deregister_buffer() { mr_.reset(); }
+
     /// INIT -> RTR -> RTS. `rd_atomic` is used for both max_rd_atomic and max_dest_rd_atomic.
     Status connect(const RemoteQp& remote, unsigned path_mtu_bytes, unsigned rd_atomic);
 

@@ -1,0 +1,28 @@
+#include "agent/accept_run/control_client.h"
+
+#include "probes/oob_protocol.h"
+#include "probes/tcp.h"
+
+namespace rh::accept {
+
+Result<nlohmann::json> control_request(const std::string& address, const nlohmann::json& msg,
+                                       const std::string& want, int timeout_ms) {
+    auto hp = tcp::parse_host_port(address, oob::kDefaultPort);
+    if (!hp) return hp.error();
+    auto s = tcp::connect(*hp, tcp::deadline_in(5000));
+    if (!s) return s.error();
+    if (auto st = tcp::send_json(*s, msg, tcp::deadline_in(5000)); !st) return st.error();
+    auto r = tcp::recv_any(*s, tcp::deadline_in(timeout_ms));
+    if (!r) return r.error();
+    const std::string what = msg.value("cmd", std::string("request"));
+    if (!r->json) return Error{what, "responder at " + hp->str(), 0, "expected a json reply"};
+    const std::string cmd = r->json->value("cmd", "");
+    if (cmd == want) return std::move(*r->json);
+    if (cmd == "error")
+        return Error{what, "responder at " + hp->str(), 0,
+                     "refused: " + r->json->value("error", std::string("?"))};
+    return Error{what, "responder at " + hp->str(), 0,
+                 "expected " + want + ", got '" + cmd + "' (an older rocehealth?)"};
+}
+
+}  // namespace rh::accept

@@ -1,0 +1,19 @@
+// One request/reply on a host's `rocehealth responder` control channel (probes/incast_control.h)
+// for the acceptance runner: connect, send one json command, receive one json reply.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace rh::accept {
+
+/// Sends `msg` to the responder at `address` (HOST[:PORT], default port 18520) and returns the
+/// reply whose cmd is `want`. Error: unreachable, timeout (`timeout_ms` for the reply), or the
+/// responder answered {cmd: "error"} (its text is in the Error) or something else.
+Result<nlohmann::json> control_request(const std::string& address, const nlohmann::json& msg,
+                                       const std::string& want, int timeout_ms);
+
+}  // namespace rh::accept

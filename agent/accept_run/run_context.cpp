@@ -1,0 +1,116 @@
+#include "agent/accept_run/run_context.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include "agent/accept/finding_json.h"
+#include "agent/accept/json_in.h"
+#include "core/clock.h"
+
+namespace rh::accept {
+
+double RunContext::now_s() const {
+    return t_of(wall_now_ms());
+}
+
+std::string RunContext::name_of(const std::string& a) const {
+    for (const auto& h : spec.hosts)
+        if (h.address == a || h.name == a) return h.name;
+    if (auto it = name_of_hostname.find(a); it != name_of_hostname.end()) return it->second;
+    // "HOST:PORT" given, spec has "HOST" (or the reverse).
+    for (const auto& h : spec.hosts)
+        if (a.rfind(h.address + ":", 0) == 0 || h.address.rfind(a + ":", 0) == 0) return h.name;
+    return a;
+}
+
+std::string RunContext::self_name() const {
+    char hn[256] = "";
+    ::gethostname(hn, sizeof hn - 1);
+    const std::string n = name_of(hn);
+    for (const auto& h : spec.hosts)
+        if (h.name == n) return n;
+    return "";
+}
+
+bool RunContext::save(const std::string& rel, const std::string& text) const {
+    const auto path = out_dir / rel;
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    std::ofstream f(path);
+    f << text;
+    f.close();
+    if (!f) {
+        std::cerr << "rocehealth accept: cannot write " << path.string() << "\n";
+        return false;
+    }
+    return true;
+}
+
+Criterion make_criterion(std::string name, std::string comparison, Scalar threshold,
+                         std::string unit, Scalar measured, std::vector<std::string> evidence) {
+    Criterion c;
+    c.name = std::move(name);
+    c.comparison = std::move(comparison);
+    c.threshold = std::move(threshold);
+    c.unit = std::move(unit);
+    c.measured = std::move(measured);
+    c.evidence = std::move(evidence);
+    c.pass = criterion_holds(c);
+    return c;
+}
+
+void settle(Stage& s) {
+    if (s.criteria.empty()) {
+        s.verdict = StageVerdict::error;
+        if (s.reason.empty()) s.reason = "nothing was measured";
+        return;
+    }
+    bool all = true;
+    for (const auto& c : s.criteria) all &= c.pass;
+    s.verdict = all ? StageVerdict::pass : StageVerdict::fail;
+}
+
+std::vector<Finding> findings_from(const nlohmann::json& findings, const RunContext& cx,
+                                   std::vector<std::string>& notes) {
+    std::vector<Finding> out;
+    if (!findings.is_array()) return out;
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        std::vector<ValidationError> errs;
+        Finding f =
+            finding_from_json(JsonIn(findings[i], "findings[" + std::to_string(i) + "]", errs));
+        if (!errs.empty()) {
+            notes.push_back("a finding could not be read: " + errs.front().text());
+            continue;
+        }
+        f.host = cx.name_of(f.host);
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+std::optional<double> number_at(const nlohmann::json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+    return j[key].get<double>();
+}
+
+void add_error_findings_criterion(Stage& st, const RunContext& cx) {
+    std::vector<std::string> ptr;
+    for (std::size_t i = 0; i < st.findings.size(); ++i)
+        if (st.findings[i].severity == Severity::error)
+            ptr.push_back("/findings/" + std::to_string(i));
+    st.criteria.push_back(make_criterion("findings of severity error", "<=",
+                                         static_cast<double>(cx.spec.criteria.max_error_findings),
+                                         "count", static_cast<double>(error_findings(st.findings)),
+                                         ptr.empty() ? std::vector<std::string>{"/results"} : ptr));
+}
+
+std::size_t error_findings(const std::vector<Finding>& fs) {
+    std::size_t n = 0;
+    for (const auto& f : fs) n += f.severity == Severity::error;
+    return n;
+}
+
+}  // namespace rh::accept

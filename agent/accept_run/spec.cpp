@@ -1,0 +1,277 @@
+#include "agent/accept_run/spec.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "agent/accept/json_in.h"
+
+namespace rh::accept {
+
+namespace {
+
+/// Reports every member of `in` not in `known` ("hosts[0].adress: unknown member ...").
+void unknown_members(const JsonIn& in, std::initializer_list<const char*> known) {
+    if (!in.json().is_object()) return;
+    for (const auto& [k, v] : in.json().items()) {
+        bool ok = false;
+        for (const char* n : known) ok |= k == n;
+        if (!ok) {
+            std::string list;
+            for (const char* n : known) list += (list.empty() ? "" : ", ") + std::string(n);
+            in.error_at(k, "unknown member (expected one of " + list + ")");
+        }
+    }
+}
+
+/// An optional whole number in [lo, hi], `fallback` when missing.
+template <typename T>
+T uint_in(const JsonIn& in, const char* key, std::uint64_t lo, std::uint64_t hi, T fallback) {
+    const auto v = in.opt_uint(key);
+    if (!v) return fallback;
+    if (*v < lo || *v > hi) {
+        in.error_at(key, "expected a whole number from " + std::to_string(lo) + " to " +
+                             std::to_string(hi) + ", got " + std::to_string(*v));
+        return fallback;
+    }
+    return static_cast<T>(*v);
+}
+
+double number_in(const JsonIn& in, const char* key, double lo, double hi, double fallback) {
+    const auto v = in.opt_number(key);
+    if (!v) return fallback;
+    if (!(*v >= lo && *v <= hi)) {
+        std::ostringstream s;
+        s << "expected a number from " << lo << " to " << hi << ", got " << *v;
+        in.error_at(key, s.str());
+        return fallback;
+    }
+    return *v;
+}
+
+bool valid_size(std::uint64_t s) {
+    return s >= 16 && s <= (16u << 20) && s % 8 == 0;
+}
+
+constexpr const char* kSizeRule = "a message size: a multiple of 8 from 16 to 16777216 bytes";
+
+void read_traffic(const JsonIn& in, TrafficSpec& t) {
+    t.size_bytes = uint_in<std::uint64_t>(in, "size_bytes", 16, 16u << 20, t.size_bytes);
+    if (!valid_size(t.size_bytes)) in.error_at("size_bytes", std::string("expected ") + kSizeRule);
+    t.duration_s = number_in(in, "duration_s", 0.1, 3600, t.duration_s);
+    t.queue_depth = uint_in<unsigned>(in, "queue_depth", 1, 64, t.queue_depth);
+    t.qps = uint_in<unsigned>(in, "qps", 1, 16, t.qps);
+}
+
+void read_latency(const JsonIn& in, LatencySpec& l) {
+    unknown_members(in, {"ops", "sizes", "iterations", "warmup", "timeout_ms"});
+    if (in.has("ops")) {
+        l.ops = in.opt_string_list("ops");
+        for (const auto& op : l.ops)
+            if (op != "write" && op != "read")
+                in.error_at("ops", "expected \"write\" and/or \"read\", got \"" + op + "\"");
+        if (l.ops.empty()) in.error_at("ops", "expected at least one op");
+    }
+    if (in.has("sizes")) {
+        l.sizes.clear();
+        in.each("sizes", false, [&](const JsonIn& e) {
+            if (!e.json().is_number_unsigned() || !valid_size(e.json().get<std::uint64_t>()))
+                e.error(std::string("expected ") + kSizeRule + ", got " + e.json().dump());
+            else
+                l.sizes.push_back(e.json().get<std::uint64_t>());
+        });
+        if (in.json()["sizes"].is_array() && in.json()["sizes"].empty())
+            in.error_at("sizes", "expected at least one size");
+    }
+    l.iterations = uint_in<unsigned>(in, "iterations", 1, 100000, l.iterations);
+    l.warmup = uint_in<unsigned>(in, "warmup", 0, 10000, l.warmup);
+    l.timeout_ms = uint_in<unsigned>(in, "timeout_ms", 1, 60000, l.timeout_ms);
+}
+
+void read_criteria(const JsonIn& in, Criteria& c) {
+    unknown_members(in, {"p99_latency_us", "min_bandwidth_fraction", "min_incast_fraction",
+                         "min_jain_index", "max_checksum_errors", "max_error_findings"});
+    if (in.has("p99_latency_us")) {
+        const JsonIn m = in.member("p99_latency_us");
+        if (!m.json().is_object()) {
+            m.error("expected an object {\"SIZE_BYTES\": MICROSECONDS, ...}");
+        } else {
+            c.p99_latency_us.clear();
+            for (const auto& [k, v] : m.json().items()) {
+                std::uint64_t size = 0;
+                const bool num =
+                    !k.empty() && k.size() < 10 && std::all_of(k.begin(), k.end(), ::isdigit);
+                if (num) size = std::stoull(k);
+                if (!num || !valid_size(size))
+                    m.error_at(k, std::string("the key must be ") + kSizeRule);
+                else if (!v.is_number() || v.get<double>() <= 0)
+                    m.error_at(k, "expected a positive number of microseconds, got " + v.dump());
+                else
+                    c.p99_latency_us[size] = v.get<double>();
+            }
+        }
+    }
+    c.min_bandwidth_fraction =
+        number_in(in, "min_bandwidth_fraction", 0, 1.5, c.min_bandwidth_fraction);
+    c.min_incast_fraction = number_in(in, "min_incast_fraction", 0, 1.5, c.min_incast_fraction);
+    c.min_jain_index = number_in(in, "min_jain_index", 0, 1, c.min_jain_index);
+    c.max_checksum_errors =
+        uint_in<std::uint64_t>(in, "max_checksum_errors", 0, 1u << 30, c.max_checksum_errors);
+    c.max_error_findings =
+        uint_in<std::uint64_t>(in, "max_error_findings", 0, 1u << 30, c.max_error_findings);
+}
+
+}  // namespace
+
+bool Spec::runs(StageId id) const {
+    return std::find(stages.begin(), stages.end(), id) != stages.end();
+}
+
+ParsedSpec spec_from_json(const nlohmann::json& j) {
+    std::vector<ValidationError> errs;
+    Spec s;
+    const JsonIn in(j, "", errs);
+    if (in.expect_object()) {
+        unknown_members(in, {"name", "hosts", "stages", "latency", "bandwidth", "incast",
+                             "criteria", "device", "gid_index"});
+        if (in.has("name")) s.name = in.opt_string("name");
+        std::set<std::string> names;
+        in.each("hosts", true, [&](const JsonIn& h) {
+            if (!h.expect_object()) return;
+            unknown_members(h, {"address", "name"});
+            SpecHost host;
+            host.address = h.req_string("address");
+            if (h.has("address") && host.address.empty()) h.error_at("address", "empty");
+            host.name = h.opt_string("name");
+            if (host.name.empty()) {
+                host.name = host.address;
+                if (const auto c = host.name.rfind(':');
+                    c != std::string::npos && host.name.find(':') == c)
+                    host.name.resize(c);  // HOST:PORT -> HOST (not for IPv6 text)
+            }
+            if (!host.name.empty() && !names.insert(host.name).second)
+                h.error_at("name", "host \"" + host.name + "\" appears twice");
+            s.hosts.push_back(host);
+        });
+        if (in.json().contains("hosts") && in.json()["hosts"].is_array() &&
+            in.json()["hosts"].size() < 2)
+            in.error_at("hosts", "expected at least 2 hosts (pairs are measured between hosts)");
+        if (in.has("stages")) {
+            s.stages.clear();
+            for (const auto& name : in.opt_string_list("stages")) {
+                const auto id = stage_id_from(name);
+                if (!id) {
+                    std::string all;
+                    for (StageId x : all_stage_ids())
+                        all += (all.empty() ? "" : ", ") + to_string(x);
+                    in.error_at("stages", "unknown stage \"" + name + "\" (expected " + all + ")");
+                } else if (!s.runs(*id)) {
+                    s.stages.push_back(*id);
+                }
+            }
+        }
+        if (in.has("latency")) {
+            const JsonIn l = in.member("latency");
+            if (l.expect_object()) read_latency(l, s.latency);
+        }
+        if (in.has("bandwidth")) {
+            const JsonIn b = in.member("bandwidth");
+            if (b.expect_object()) {
+                unknown_members(b, {"size_bytes", "duration_s", "queue_depth", "qps"});
+                read_traffic(b, s.bandwidth);
+            }
+        }
+        if (in.has("incast")) {
+            const JsonIn c = in.member("incast");
+            if (c.expect_object()) {
+                unknown_members(
+                    c, {"receiver", "senders", "size_bytes", "duration_s", "queue_depth", "qps"});
+                s.incast.receiver = c.opt_string("receiver");
+                s.incast.senders = uint_in<unsigned>(c, "senders", 1, 1024, 0);
+                read_traffic(c, s.incast.traffic);
+                if (!s.incast.receiver.empty() && !names.count(s.incast.receiver))
+                    c.error_at("receiver",
+                               "\"" + s.incast.receiver + "\" is not a host name in hosts[]");
+                if (s.incast.senders != 0 && s.incast.senders + 1 > s.hosts.size())
+                    c.error_at("senders", std::to_string(s.incast.senders) + " senders need " +
+                                              std::to_string(s.incast.senders + 1) +
+                                              " hosts, the spec has " +
+                                              std::to_string(s.hosts.size()));
+            }
+        }
+        if (in.has("criteria")) {
+            const JsonIn c = in.member("criteria");
+            if (c.expect_object()) read_criteria(c, s.criteria);
+        }
+        s.device = in.opt_string("device");
+        if (in.has("gid_index")) s.gid_index = uint_in<unsigned>(in, "gid_index", 0, 255, 0);
+    }
+    ParsedSpec out;
+    for (const auto& e : errs) out.errors.push_back(e.text());
+    if (out.errors.empty()) out.spec = std::move(s);
+    return out;
+}
+
+ParsedSpec spec_from_file(const std::string& path) {
+    ParsedSpec out;
+    std::ifstream f(path);
+    if (!f) {
+        out.errors.push_back(path + ": cannot open the spec file");
+        return out;
+    }
+    std::stringstream text;
+    text << f.rdbuf();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        out.errors.push_back(path + ": not JSON: " + e.what());
+        return out;
+    }
+    out = spec_from_json(j);
+    for (auto& e : out.errors) e = path + ": " + e;
+    return out;
+}
+
+nlohmann::json spec_to_json(const Spec& s) {
+    auto traffic = [](const TrafficSpec& t) {
+        return nlohmann::json{{"size_bytes", t.size_bytes},
+                              {"duration_s", t.duration_s},
+                              {"queue_depth", t.queue_depth},
+                              {"qps", t.qps}};
+    };
+    nlohmann::json hosts = nlohmann::json::array(), stages = nlohmann::json::array(),
+                   p99 = nlohmann::json::object();
+    for (const auto& h : s.hosts) hosts.push_back({{"name", h.name}, {"address", h.address}});
+    for (StageId id : s.stages) stages.push_back(to_string(id));
+    for (const auto& [size, us] : s.criteria.p99_latency_us) p99[std::to_string(size)] = us;
+    nlohmann::json incast = traffic(s.incast.traffic);
+    incast["receiver"] =
+        s.incast.receiver.empty() && !s.hosts.empty() ? s.hosts[0].name : s.incast.receiver;
+    incast["senders"] =
+        s.incast.senders != 0 ? s.incast.senders : (s.hosts.empty() ? 0 : s.hosts.size() - 1);
+    nlohmann::json j{{"name", s.name},
+                     {"hosts", hosts},
+                     {"stages", stages},
+                     {"latency",
+                      {{"ops", s.latency.ops},
+                       {"sizes", s.latency.sizes},
+                       {"iterations", s.latency.iterations},
+                       {"warmup", s.latency.warmup},
+                       {"timeout_ms", s.latency.timeout_ms}}},
+                     {"bandwidth", traffic(s.bandwidth)},
+                     {"incast", incast},
+                     {"criteria",
+                      {{"p99_latency_us", p99},
+                       {"min_bandwidth_fraction", s.criteria.min_bandwidth_fraction},
+                       {"min_incast_fraction", s.criteria.min_incast_fraction},
+                       {"min_jain_index", s.criteria.min_jain_index},
+                       {"max_checksum_errors", s.criteria.max_checksum_errors},
+                       {"max_error_findings", s.criteria.max_error_findings}}},
+                     {"device", s.device}};
+    j["gid_index"] = s.gid_index ? nlohmann::json(*s.gid_index) : nlohmann::json(nullptr);
+    return j;
+}
+
+}  // namespace rh::accept

@@ -1,0 +1,181 @@
+#include <algorithm>
+#include <cstdio>
+
+#include "agent/accept_run/consistency.h"
+#include "agent/accept_run/control_client.h"
+#include "agent/accept_run/stages.h"
+#include "collectors/inventory_from_json.h"
+#include "rules/pcie_math.h"
+
+namespace rh::accept {
+
+namespace {
+
+constexpr std::uint64_t kMinMemlockBytes = 64ull << 20;  // the probe's largest buffer
+
+std::string pcie_text(const std::optional<double>& gts, const std::optional<unsigned>& width) {
+    if (!gts || !width) return "";
+    char b[48];
+    std::snprintf(b, sizeof b, "%g GT/s x%u", *gts, *width);
+    return b;
+}
+
+/// The link of the chain with the lowest current bandwidth, when it runs below its maximum.
+std::string limiting_link(const std::vector<PcieLink>& chain) {
+    const PcieLink* worst = nullptr;
+    double worst_gbps = 0;
+    for (const auto& l : chain) {
+        if (!l.current_speed_gts || !l.current_width) continue;
+        const double g = pcie_link_gbps(*l.current_speed_gts, *l.current_width);
+        if (!worst || g < worst_gbps) worst = &l, worst_gbps = g;
+    }
+    if (!worst || !worst->max_speed_gts || !worst->max_width) return "";
+    const bool below = *worst->current_speed_gts < *worst->max_speed_gts ||
+                       *worst->current_width < *worst->max_width;
+    return below ? worst->bdf : "";
+}
+
+std::optional<std::vector<unsigned>> bits(std::optional<std::uint8_t> mask) {
+    if (!mask) return std::nullopt;
+    std::vector<unsigned> v;
+    for (unsigned p = 0; p < 8; ++p)
+        if (*mask & (1u << p)) v.push_back(p);
+    return v;
+}
+
+std::optional<std::vector<unsigned>> ecn_priorities(const QosConfig& q) {
+    std::vector<unsigned> v;
+    bool known = false;
+    for (unsigned p = 0; p < 8; ++p) {
+        known |= q.ecn_rp_enabled[p].has_value() || q.ecn_np_enabled[p].has_value();
+        if (q.ecn_rp_enabled[p].value_or(false) || q.ecn_np_enabled[p].value_or(false))
+            v.push_back(p);
+    }
+    if (!known) return std::nullopt;
+    return v;
+}
+
+/// The inventory_reply (probes/control_inventory.h) as the report's host entry.
+Result<InventoryHost> host_from_reply(const std::string& name, const nlohmann::json& r) {
+    auto snap = snapshot_from_json(r.at("snapshot"));
+    if (!snap) return snap.error();
+    InventoryHost h;
+    h.host = name;
+    h.kernel = r.value("kernel", "");
+    h.memlock_unlimited = r.value("memlock_unlimited", false);
+    if (r.contains("memlock_limit_bytes") && r["memlock_limit_bytes"].is_number_unsigned())
+        h.memlock_limit_bytes = r["memlock_limit_bytes"].get<std::uint64_t>();
+    const std::string dev = r.value("device", "");
+    const unsigned port_no = r.value("port", 0u);
+    for (const Device& d : snap->devices) {
+        if (d.name != dev) continue;
+        for (const Port& p : d.ports) {
+            if (p.number != port_no) continue;
+            InventoryNic n;
+            n.device = d.name;
+            n.port = p.number;
+            n.netdev = p.netdev_name;
+            n.firmware = d.fw_ver;
+            if (!d.pcie.empty()) {
+                const PcieLink& f = d.pcie.front();
+                n.pcie_current = pcie_text(f.current_speed_gts, f.current_width);
+                n.pcie_max = pcie_text(f.max_speed_gts, f.max_width);
+                if (f.numa_node) n.numa_node = *f.numa_node;
+                n.pcie_limited_by = limiting_link(d.pcie);
+            }
+            if (p.netdev) {
+                if (p.netdev->mtu_bytes) n.netdev_mtu_bytes = *p.netdev->mtu_bytes;
+                if (p.netdev->dcb) n.pfc_priorities = bits(p.netdev->dcb->pfc_enabled);
+                n.ecn_priorities = ecn_priorities(p.netdev->qos);
+                n.trust = p.netdev->qos.trust;
+            }
+            if (p.verbs.active_mtu_bytes) n.active_mtu_bytes = *p.verbs.active_mtu_bytes;
+            n.link_gbps = parse_port_rate_gbps(p.rate);
+            n.gid_index = r.value("gid_index", 0u);
+            for (const Gid& g : p.gids)
+                if (g.index == *n.gid_index)
+                    n.roce_version = g.type == "RoCE v2"                      ? "v2"
+                                     : g.type.find("v1") != std::string::npos ? "v1"
+                                                                              : "";
+            h.nics.push_back(std::move(n));
+        }
+    }
+    return h;
+}
+
+}  // namespace
+
+Stage run_inventory_stage(RunContext& cx) {
+    Stage st;
+    st.id = StageId::inventory;
+    st.start_s = cx.now_s();
+    InventoryResults res;
+    std::vector<std::string> unreachable;
+    nlohmann::json raw = nlohmann::json::object();
+    const auto& hosts = cx.spec.hosts;
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+        cx.progress.update("inventory", hosts[i].name, 100.0 * i / hosts.size());
+        auto r = control_request(hosts[i].address, {{"cmd", "inventory"}, {"host", hosts[i].name}},
+                                 "inventory_reply", 30000);
+        if (!r) {
+            unreachable.push_back(hosts[i].name);
+            st.reason +=
+                (st.reason.empty() ? "" : "; ") + hosts[i].name + ": " + r.error().message();
+            continue;
+        }
+        for (auto& line : (*r)["samples"]) cx.samples.push_back(std::move(line));
+        (*r).erase("samples");
+        raw[hosts[i].name] = *r;
+        cx.name_of_hostname[r->value("hostname", "")] = hosts[i].name;
+        cx.version[hosts[i].name] = r->value("version", "");
+        auto h = host_from_reply(hosts[i].name, *r);
+        if (!h) {
+            unreachable.push_back(hosts[i].name);
+            st.reason += (st.reason.empty() ? "" : "; ") + hosts[i].name +
+                         ": inventory unreadable: " + h.error().message();
+            continue;
+        }
+        if (!h->nics.empty() && h->nics.front().link_gbps)
+            cx.link_gbps[hosts[i].name] = *h->nics.front().link_gbps;
+        res.hosts.push_back(std::move(*h));
+    }
+    if (cx.save("raw/inventory.json", raw.dump(2)))
+        st.evidence_links.push_back({"inventory replies (JSON)", "raw/inventory.json"});
+    for (const auto& f : inventory_facts(res.hosts)) res.consistency.push_back(consistency_row(f));
+    for (std::size_t i = 0; i < res.consistency.size(); ++i) {
+        const auto& row = res.consistency[i];
+        if (!row.must_match) continue;
+        std::string name = "hosts differing on " + row.fact;
+        if (!row.differing_hosts.empty()) {
+            name += " (";
+            for (std::size_t k = 0; k < row.differing_hosts.size(); ++k)
+                name += (k ? ", " : "") + row.differing_hosts[k];
+            name += ")";
+        }
+        st.criteria.push_back(make_criterion(name, "==", 0.0, "hosts",
+                                             static_cast<double>(row.differing_hosts.size()),
+                                             {"/results/consistency/" + std::to_string(i)}));
+    }
+    double downtrained = 0, low_memlock = 0;
+    for (const auto& h : res.hosts) {
+        for (const auto& n : h.nics) downtrained += !n.pcie_limited_by.empty();
+        low_memlock += !h.memlock_unlimited &&
+                       (!h.memlock_limit_bytes || *h.memlock_limit_bytes < kMinMemlockBytes);
+    }
+    st.criteria.push_back(make_criterion("NICs whose PCIe link runs below its maximum", "==", 0.0,
+                                         "count", downtrained, {"/results/hosts"}));
+    st.criteria.push_back(make_criterion("hosts with a memlock limit below 64 MiB", "==", 0.0,
+                                         "hosts", low_memlock, {"/results/hosts"}));
+    st.results = std::move(res);
+    st.end_s = cx.now_s();
+    settle(st);
+    // A host whose responder did not answer was not checked: the stage is incomplete (error),
+    // unless what was read already fails.
+    if (!unreachable.empty() && st.verdict == StageVerdict::pass) {
+        st.verdict = StageVerdict::error;
+        st.reason = "not every host's inventory could be read: " + st.reason;
+    }
+    return st;
+}
+
+}  // namespace rh::accept

@@ -1,0 +1,158 @@
+#include <algorithm>
+#include <cstdio>
+
+#include "agent/accept/text_format.h"
+#include "agent/accept_run/control_client.h"
+#include "agent/accept_run/stage_sampler.h"
+#include "agent/accept_run/stages.h"
+
+namespace rh::accept {
+
+namespace {
+
+/// One probe result entry (probes/probe.h to_json(LatencyStats)) as the report's row.
+LatencyResult row_of(const std::string& src, const std::string& dst, const nlohmann::json& e) {
+    LatencyResult r;
+    r.src = src;
+    r.dst = dst;
+    r.op = e.value("op", "");
+    r.size_bytes = e.value("size_bytes", std::uint64_t{0});
+    if (e.contains("skipped")) {
+        r.error = "skipped: " + e["skipped"].get<std::string>();
+        return r;
+    }
+    r.iterations = e["iterations"].is_number() ? e["iterations"].get<std::uint64_t>()
+                                               : e.value("iterations_completed", std::uint64_t{0});
+    r.min_us = number_at(e, "min_us");
+    r.p50_us = number_at(e, "p50_us");
+    r.p99_us = number_at(e, "p99_us");
+    r.p999_us = number_at(e, "p999_us");
+    r.max_us = number_at(e, "max_us");
+    r.mean_us = number_at(e, "mean_us");
+    if (e.contains("checksum_errors"))
+        r.checksum_errors = e["checksum_errors"].get<std::uint64_t>();
+    r.error = e.value("error", "");
+    return r;
+}
+
+std::string op_title(const std::string& op) {
+    std::string s = op;
+    std::transform(s.begin(), s.end(), s.begin(), ::toupper);
+    return s;
+}
+
+}  // namespace
+
+Stage run_latency_stage(RunContext& cx) {
+    Stage st;
+    st.id = StageId::idle_latency;
+    st.start_s = cx.now_s();
+    const auto& hosts = cx.spec.hosts;
+    const auto& ls = cx.spec.latency;
+    IdleLatencyResults res;
+    res.pairs_total = hosts.size() * (hosts.size() - 1);
+    nlohmann::json raw = nlohmann::json::array();
+    std::size_t done = 0;
+    StageSampler sampler(cx, 3600);
+    // Per message: warm-up and timed, each at most timeout_ms; plus setup.
+    const int reply_ms = static_cast<int>(std::min<std::uint64_t>(
+        3'600'000, 60'000 + std::uint64_t{ls.timeout_ms} * (ls.iterations + ls.warmup) *
+                                ls.ops.size() * ls.sizes.size()));
+    for (const auto& src : hosts)
+        for (const auto& dst : hosts) {
+            if (src.name == dst.name) continue;
+            cx.progress.update("idle_latency", src.name + " -> " + dst.name,
+                               100.0 * done++ / res.pairs_total);
+            const nlohmann::json req{{"cmd", "probe"},
+                                     {"peer", dst.address},
+                                     {"ops", ls.ops},
+                                     {"sizes", ls.sizes},
+                                     {"iterations", ls.iterations},
+                                     {"warmup", ls.warmup},
+                                     {"timeout_ms", ls.timeout_ms},
+                                     {"host", src.name},
+                                     {"peer_name", dst.name}};
+            auto r = control_request(src.address, req, "probe_reply", reply_ms);
+            nlohmann::json report =
+                r ? (*r)["report"] : nlohmann::json{{"ok", false}, {"error", r.error().message()}};
+            raw.push_back({{"src", src.name}, {"dst", dst.name}, {"report", report}});
+            if (r)
+                for (auto& line : (*r)["samples"]) cx.samples.push_back(std::move(line));
+            if (report.contains("results")) {
+                for (const auto& e : report["results"])
+                    res.latency.push_back(row_of(src.name, dst.name, e));
+                continue;
+            }
+            const std::string why = report.value("error", std::string("no result"));
+            for (const auto& op : ls.ops)
+                for (auto size : ls.sizes) {
+                    LatencyResult row;
+                    row.src = src.name;
+                    row.dst = dst.name;
+                    row.op = op;
+                    row.size_bytes = size;
+                    row.error = why;
+                    res.latency.push_back(std::move(row));
+                }
+        }
+    sampler.finish(st);
+    if (cx.save("raw/latency.json", raw.dump(2)))
+        st.evidence_links.push_back({"probe reports, every pair (JSON)", "raw/latency.json"});
+
+    double failed = 0, checksum = 0;
+    std::vector<std::string> failed_ptr, checksum_ptr;
+    for (std::size_t i = 0; i < res.latency.size(); ++i) {
+        const auto& row = res.latency[i];
+        if (!row.error.empty()) {
+            ++failed;
+            if (failed_ptr.size() < 8)
+                failed_ptr.push_back("/results/latency/" + std::to_string(i));
+        }
+        if (row.checksum_errors && *row.checksum_errors > 0) {
+            checksum += static_cast<double>(*row.checksum_errors);
+            if (checksum_ptr.size() < 8)
+                checksum_ptr.push_back("/results/latency/" + std::to_string(i));
+        }
+    }
+    for (const auto& op : ls.ops)
+        for (auto size : ls.sizes) {
+            const auto bound = cx.spec.criteria.p99_latency_us.find(size);
+            if (bound == cx.spec.criteria.p99_latency_us.end()) continue;
+            std::optional<double> worst;
+            std::string ptr;
+            bool missing = false;
+            for (std::size_t i = 0; i < res.latency.size(); ++i) {
+                const auto& row = res.latency[i];
+                if (row.op != op || row.size_bytes != size) continue;
+                if (!row.p99_us) {
+                    missing = true;
+                    continue;
+                }
+                if (!worst || *row.p99_us > *worst) {
+                    worst = row.p99_us;
+                    ptr = "/results/latency/" + std::to_string(i);
+                }
+            }
+            Scalar measured = worst && !missing ? Scalar(*worst) : Scalar();
+            std::string name =
+                "p99 " + op_title(op) + " latency at " + size_text(size) + ", worst pair";
+            if (missing) name += " (not every pair measured)";
+            st.criteria.push_back(make_criterion(name, "<=", bound->second, "us", measured,
+                                                 ptr.empty() ? std::vector<std::string>{"/results"}
+                                                             : std::vector<std::string>{ptr}));
+        }
+    st.criteria.push_back(make_criterion(
+        "checksum errors, all pairs",
+        "<=", static_cast<double>(cx.spec.criteria.max_checksum_errors), "count", checksum,
+        checksum_ptr.empty() ? std::vector<std::string>{"/results"} : checksum_ptr));
+    st.criteria.push_back(
+        make_criterion("probe phases that failed", "==", 0.0, "count", failed,
+                       failed_ptr.empty() ? std::vector<std::string>{"/results"} : failed_ptr));
+    add_error_findings_criterion(st, cx);
+    st.results = std::move(res);
+    st.end_s = cx.now_s();
+    settle(st);
+    return st;
+}
+
+}  // namespace rh::accept

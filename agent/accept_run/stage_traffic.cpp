@@ -1,0 +1,121 @@
+// Stages `bandwidth` (ring of single-sender runs) and `incast` (N -> 1), both through
+// run_traffic (traffic_run.h).
+#include <algorithm>
+
+#include "agent/accept_run/stages.h"
+#include "agent/accept_run/traffic_run.h"
+
+namespace rh::accept {
+
+Stage run_bandwidth_stage(RunContext& cx) {
+    Stage st;
+    st.id = StageId::bandwidth;
+    st.start_s = cx.now_s();
+    const auto& hosts = cx.spec.hosts;
+    BandwidthResults res;
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+        const SpecHost& src = hosts[i];
+        const SpecHost& dst = hosts[(i + 1) % hosts.size()];
+        auto t = run_traffic(cx, dst, {src}, cx.spec.bandwidth, false, "bandwidth",
+                             "bandwidth-" + src.name + "-" + dst.name);
+        FlowResult f = flow_of(cx, t, src, dst, cx.spec.bandwidth.duration_s);
+        if (t.ran) attach_traffic(st, t, src.name + " -> " + dst.name);
+        res.pairs.push_back(std::move(f));
+    }
+    st.reason = "pairs in a ring (host i -> host i+1), one at a time, RDMA WRITE with immediate" +
+                (st.reason.empty() ? "" : "; " + st.reason);
+    st.criteria.push_back(worst_flow_criterion(res.pairs, "/results/pairs",
+                                               cx.spec.criteria.min_bandwidth_fraction,
+                                               "bandwidth as a fraction of link rate, worst pair"));
+    add_error_findings_criterion(st, cx);
+    st.results = std::move(res);
+    st.end_s = cx.now_s();
+    settle(st);
+    return st;
+}
+
+Stage run_incast_stage(RunContext& cx) {
+    Stage st;
+    st.id = StageId::incast;
+    st.start_s = cx.now_s();
+    const auto& hosts = cx.spec.hosts;
+    const std::string rname =
+        cx.spec.incast.receiver.empty() ? hosts[0].name : cx.spec.incast.receiver;
+    const auto rit =
+        std::find_if(hosts.begin(), hosts.end(), [&](const auto& h) { return h.name == rname; });
+    std::vector<SpecHost> senders;
+    for (const auto& h : hosts)
+        if (h.name != rname) senders.push_back(h);
+    if (cx.spec.incast.senders != 0 && senders.size() > cx.spec.incast.senders)
+        senders.resize(cx.spec.incast.senders);
+    auto t = run_traffic(cx, *rit, senders, cx.spec.incast.traffic, true, "incast",
+                         "incast-" + std::to_string(senders.size()) + "-to-" + rname);
+    if (!t.ran) {
+        st.verdict = StageVerdict::error;
+        st.reason = "the incast could not run: " + t.error;
+        st.end_s = cx.now_s();
+        return st;
+    }
+    const auto& d = t.doc;
+    IncastResults res;
+    res.receiver = rname;
+    res.message_size_bytes = cx.spec.incast.traffic.size_bytes;
+    res.duration_s = cx.spec.incast.traffic.duration_s;
+    double not_completed = 0;
+    std::vector<std::string> nc_ptr;
+    for (const auto& s : d["senders"]) {
+        IncastSender x;
+        x.host = cx.name_of(s.value("name", ""));
+        x.goodput_gbps = number_at(s, "goodput_gbps");
+        x.goodput_mib_s = number_at(s, "goodput_mib_per_s");
+        for (const auto& [k, v] : s["errors"].items())
+            x.errors_by_status[k] = v.get<std::uint64_t>();
+        if (s.value("status", "") != "completed") {
+            ++not_completed;
+            nc_ptr.push_back("/results/senders/" + std::to_string(res.senders.size()));
+        }
+        res.senders.push_back(std::move(x));
+    }
+    res.aggregate_goodput_gbps = number_at(d["aggregate"], "goodput_gbps");
+    res.aggregate_goodput_mib_s = number_at(d["aggregate"], "goodput_mib_per_s");
+    res.link_gbps = number_at(d["aggregate"], "link_rate_gbps");
+    res.fraction = number_at(d["aggregate"], "share_of_link");
+    res.jain_index = number_at(d["fairness"], "jain_index");
+    const auto& v = d["victim"];
+    if (v.value("ran", false)) {
+        IncastResults::Victim vi;
+        vi.src = cx.self_name();
+        vi.dst = rname;
+        vi.op = "write";
+        vi.size_bytes = 64;
+        vi.before = {number_at(v["before"], "p50_us"), number_at(v["before"], "p99_us"),
+                     number_at(v["before"], "p999_us")};
+        vi.during = {number_at(v["during"], "p50_us"), number_at(v["during"], "p99_us"),
+                     number_at(v["during"], "p999_us")};
+        res.victim = vi;
+    }
+    std::uint64_t bad = d["integrity"].value("bad_slots", std::uint64_t{0});
+    attach_traffic(st, t, "incast " + std::to_string(senders.size()) + " -> 1");
+    if (!v.value("verdict", std::string()).empty())
+        st.reason = v["verdict"].get<std::string>() + (st.reason.empty() ? "" : "; " + st.reason);
+    st.criteria.push_back(
+        make_criterion("senders that did not complete", "==", 0.0, "hosts", not_completed,
+                       nc_ptr.empty() ? std::vector<std::string>{"/results/senders"} : nc_ptr));
+    st.criteria.push_back(
+        make_criterion("aggregate goodput as a fraction of the receiver's link rate",
+                       ">=", cx.spec.criteria.min_incast_fraction, "fraction",
+                       res.fraction ? Scalar(*res.fraction) : Scalar(), {"/results/aggregate"}));
+    st.criteria.push_back(make_criterion(
+        "Jain's fairness index of the senders' goodput", ">=", cx.spec.criteria.min_jain_index, "",
+        res.jain_index ? Scalar(*res.jain_index) : Scalar(), {"/results/jain_index"}));
+    st.criteria.push_back(make_criterion("slots that failed the checksum at the receiver", "<=",
+                                         static_cast<double>(cx.spec.criteria.max_checksum_errors),
+                                         "count", static_cast<double>(bad), {"/results"}));
+    add_error_findings_criterion(st, cx);
+    st.results = std::move(res);
+    st.end_s = cx.now_s();
+    settle(st);
+    return st;
+}
+
+}  // namespace rh::accept

@@ -1,0 +1,26 @@
+// The responder's "inventory" control command (probes/incast_control.h): this host's facts for
+// the acceptance runner's consistency stage (agent/accept/README.md, stage `inventory`).
+//
+//   C -> R  {cmd: "inventory", host: NAME}     NAME labels the recording samples ("" = hostname)
+//   R -> C  {cmd: "inventory_reply", hostname, version (rocehealth's), kernel, memlock_limit_bytes: int|null,
+//            memlock_unlimited: bool, device, port, gid_index, gid, gid_type,
+//            snapshot: collect_snapshot() of the responder's device without counter lists
+//                      (store/from_snapshot.h inventory_json; verbs active_mtu included),
+//            samples: [recording lines (store/sample_json.h) of that pass, with the inventory]}
+//   or      {cmd: "error", error}
+// Nothing is read by hand here: the collectors give the facts (sysfs, rtnetlink, DCB netlink).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "probes/incast_control.h"
+
+namespace rh {
+
+/// Serves one "inventory" request `msg` and returns (the connection is done).
+void serve_inventory(const tcp::Socket& s, const nlohmann::json& msg, const ControlContext& cx);
+
+/// The inventory_reply for this host (collects now; takes ~0.1-1 s). `host` labels the samples.
+nlohmann::json inventory_reply(const ControlContext& cx, const std::string& host);
+
+}  // namespace rh

@@ -1,0 +1,82 @@
+#include "probes/control_probe.h"
+
+#include <chrono>
+
+#include "core/clock.h"
+#include "probes/incast_fields.h"
+#include "probes/probe_samples.h"
+#include "probes/stream_protocol.h"
+#include "store/sample_json.h"
+
+namespace rh {
+
+Result<ProbeRequest> parse_probe_request(const nlohmann::json& msg) {
+    ctl::Fields f(msg);
+    ProbeRequest r;
+    r.options.peer = f.str("peer");
+    if (f.ok() && r.options.peer.empty()) f.invalid("peer", "empty");
+    r.options.ops.clear();
+    for (const auto& op : f.array("ops", 1, 3)) {
+        const std::string name = op.is_string() ? op.get<std::string>() : "";
+        bool known = false;
+        for (ProbeOp o : {ProbeOp::write, ProbeOp::read, ProbeOp::send})
+            if (name == to_string(o)) {
+                r.options.ops.push_back(o);
+                known = true;
+            }
+        if (!known) f.invalid("ops", "expected write, read or send, got " + op.dump());
+    }
+    r.options.sizes.clear();
+    for (const auto& sz : f.array("sizes", 1, 16)) {
+        if (!sz.is_number_unsigned() || sz.get<std::uint64_t>() < 16 ||
+            sz.get<std::uint64_t>() > (16u << 20) || sz.get<std::uint64_t>() % 8 != 0)
+            f.invalid("sizes", "expected multiples of 8 from 16 to 16777216, got " + sz.dump());
+        else
+            r.options.sizes.push_back(sz.get<std::uint64_t>());
+    }
+    r.options.iterations = f.u32("iterations", 1, 100000);
+    r.options.warmup = f.u32("warmup", 0, 10000);
+    r.options.timeout_ms = static_cast<int>(f.u32("timeout_ms", 1, 60000));
+    r.host = f.has("host") ? f.str("host") : "";
+    r.peer_name = f.has("peer_name") ? f.str("peer_name") : "";
+    if (!f.ok()) return f.error();
+    return r;
+}
+
+void serve_probe(const tcp::Socket& s, const nlohmann::json& msg, const ControlContext& cx) {
+    auto req = parse_probe_request(msg);
+    if (!req) {
+        cx.log("bad probe request: " + req.error().message());
+        (void)tcp::send_json(s, stream::error_message(req.error().message()),
+                             tcp::deadline_in(2000));
+        return;
+    }
+    ProbeOptions o = req->options;
+    o.device = cx.where.device;
+    o.gid_index = cx.where.gid_index;
+    o.sysfs_root = cx.opts.sysfs_root;
+    cx.log("probe to " + o.peer);
+    ProbeRunTimes when{monotonic_now_s(), 0, wall_now_ms(), 0};
+    auto r = run_probe(o);
+    when.end_t_s = monotonic_now_s();
+    when.end_wall_ms = wall_now_ms();
+    nlohmann::json lines = nlohmann::json::array();
+    nlohmann::json report;
+    if (r) {
+        report = to_json(*r);
+        const std::string peer = req->peer_name.empty() ? o.peer : req->peer_name;
+        for (const Sample& smp : samples_from_probe(*r, req->host, peer, when))
+            lines.push_back(to_json_line(smp));
+    } else {
+        report = {{"ok", false}, {"error", r.error().message()}};
+    }
+    (void)tcp::send_json(s,
+                         {{"cmd", "probe_reply"},
+                          {"report", std::move(report)},
+                          {"start_wall_ms", when.start_wall_ms},
+                          {"end_wall_ms", when.end_wall_ms},
+                          {"samples", std::move(lines)}},
+                         tcp::deadline_in(10000));
+}
+
+}  // namespace rh

@@ -1,0 +1,133 @@
+// The acceptance spec (agent/accept_run/spec.h) and the consistency rows (consistency.h): the
+// packaged example reads with every default stated, each kind of bad spec is refused with an
+// error naming its field, and a host that differs from the others is the one named.
+#define BOOST_TEST_MODULE accept_spec
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/accept_run/consistency.h"
+#include "agent/accept_run/spec.h"
+
+using nlohmann::json;
+using namespace rh::accept;
+
+namespace {
+
+const json kTwoHosts =
+    json::parse(R"({"hosts": [{"address": "10.0.0.1"}, {"address": "10.0.0.2:18600"}]})");
+
+/// The errors of `j`, joined with newlines ("" when it parses).
+std::string errors_of(const json& j) {
+    std::string all;
+    for (const auto& e : spec_from_json(j).errors) all += e + "\n";
+    return all;
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(packaged_example_reads) {
+    const auto p =
+        spec_from_file(std::string(RH_SOURCE_DIR) + "/packaging/accept-spec.example.json");
+    BOOST_REQUIRE_MESSAGE(p.spec, (p.errors.empty() ? "" : p.errors.front()));
+    BOOST_TEST(p.spec->hosts.size() == 4u);
+    BOOST_TEST(p.spec->hosts[3].name == "10.12.0.4");  // no name: the address
+    BOOST_TEST(p.spec->criteria.p99_latency_us.at(1048576) == 300.0);
+    BOOST_TEST(p.spec->incast.senders == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(defaults_are_stated) {
+    const auto p = spec_from_json(kTwoHosts);
+    BOOST_REQUIRE(p.spec);
+    const json j = spec_to_json(*p.spec);
+    BOOST_TEST(j["criteria"]["min_bandwidth_fraction"].get<double>() == 0.9);
+    BOOST_TEST(j["criteria"]["max_checksum_errors"].get<int>() == 0);
+    BOOST_TEST(j["criteria"]["max_error_findings"].get<int>() == 0);
+    BOOST_TEST(j["criteria"]["p99_latency_us"]["64"].get<double>() == 20.0);
+    BOOST_TEST(j["hosts"][1]["name"].get<std::string>() == "10.0.0.2");  // port dropped
+    BOOST_TEST(j["incast"]["receiver"].get<std::string>() == "10.0.0.1");
+    BOOST_TEST(j["incast"]["senders"].get<int>() == 1);
+    // fault (takes a link down) only when asked for
+    BOOST_TEST(!p.spec->runs(StageId::fault));
+    BOOST_TEST(p.spec->runs(StageId::rkey_revocation));
+    // what spec_to_json writes reads back to the same spec
+    const auto again = spec_from_json(j);
+    BOOST_REQUIRE(again.spec);
+    BOOST_TEST(spec_to_json(*again.spec) == j);
+}
+
+BOOST_AUTO_TEST_CASE(bad_specs_name_the_field) {
+    BOOST_TEST(has(errors_of(json::object()), "hosts: "));
+    BOOST_TEST(has(errors_of(json::parse(R"({"hosts": [{"address": "a"}]})")),
+                   "hosts: expected at least 2 hosts"));
+    json j = kTwoHosts;
+    j["hosts"][1]["adress"] = "x";
+    BOOST_TEST(has(errors_of(j), "hosts[1].adress: unknown member"));
+    j = kTwoHosts;
+    j["hosts"][1]["name"] = "10.0.0.1";
+    BOOST_TEST(has(errors_of(j), "hosts[1].name: host \"10.0.0.1\" appears twice"));
+    j = kTwoHosts;
+    j["stages"] = {"inventory", "idle"};
+    BOOST_TEST(has(errors_of(j), "stages: unknown stage \"idle\""));
+    j = kTwoHosts;
+    j["latency"] = {{"sizes", {64, 100}}};
+    BOOST_TEST(has(errors_of(j), "latency.sizes[1]: expected a message size"));
+    j = kTwoHosts;
+    j["latency"] = {{"ops", {"write", "send"}}};
+    BOOST_TEST(has(errors_of(j), "latency.ops: expected \"write\" and/or \"read\", got \"send\""));
+    j = kTwoHosts;
+    j["criteria"] = {{"p99_latency_us", {{"64", -1}}}};
+    BOOST_TEST(has(errors_of(j), "criteria.p99_latency_us.64: expected a positive number"));
+    j = kTwoHosts;
+    j["criteria"] = {{"min_bandwidth_fraction", 9}};
+    BOOST_TEST(
+        has(errors_of(j), "criteria.min_bandwidth_fraction: expected a number from 0 to 1.5"));
+    j = kTwoHosts;
+    j["incast"] = json::parse(R"({"receiver": "nope", "senders": 2})");
+    const std::string e = errors_of(j);
+    BOOST_TEST(has(e, "incast.receiver: \"nope\" is not a host name"));
+    BOOST_TEST(has(e, "incast.senders: 2 senders need 3 hosts, the spec has 2"));
+    j = kTwoHosts;
+    j["bandwith"] = json::object();
+    BOOST_TEST(has(errors_of(j), "bandwith: unknown member"));
+}
+
+BOOST_AUTO_TEST_CASE(spec_file_errors_name_the_file) {
+    const auto p = spec_from_file("/nonexistent/fabric.json");
+    BOOST_REQUIRE(!p.errors.empty());
+    BOOST_TEST(has(p.errors.front(), "/nonexistent/fabric.json: cannot open"));
+}
+
+BOOST_AUTO_TEST_CASE(the_differing_host_is_named) {
+    FactValues f{"netdev_mtu_bytes", true, {{"g1", "9000"}, {"g2", "9000"}, {"g3", "1500"}}};
+    const auto row = consistency_row(f);
+    BOOST_TEST(!row.consistent);
+    BOOST_REQUIRE(row.differing_hosts.size() == 1u);
+    BOOST_TEST(row.differing_hosts[0] == "g3");
+    BOOST_TEST(row.values[0].value == "9000");
+    BOOST_TEST(row.values[0].hosts.size() == 2u);
+    FactValues same{"trust", true, {{"g1", "unknown"}, {"g2", "unknown"}}};
+    BOOST_TEST(consistency_row(same).consistent);
+    BOOST_TEST(consistency_row(same).differing_hosts.empty());
+}
+
+BOOST_AUTO_TEST_CASE(facts_come_from_the_first_nic) {
+    InventoryHost a{"g1", "6.1", std::nullopt, true, {}}, b = a;
+    InventoryNic n;
+    n.netdev_mtu_bytes = 9000;
+    n.active_mtu_bytes = 4096;
+    a.nics.push_back(n);
+    n.netdev_mtu_bytes = 1500;
+    n.active_mtu_bytes = 1024;
+    b.host = "g2";
+    b.nics.push_back(n);
+    const auto facts = inventory_facts({a, b});
+    BOOST_TEST(facts[0].fact == "netdev_mtu_bytes");
+    BOOST_TEST(facts[0].by_host[1].second == "1500");
+    BOOST_TEST(facts[1].by_host[0].second == "4096");
+    BOOST_TEST(facts[3].by_host[0].second == "unknown");  // roce_version not read
+}

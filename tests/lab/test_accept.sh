@@ -1,0 +1,141 @@
+#!/bin/bash
+# test_accept.sh -- `rocehealth accept --spec` on real Soft-RoCE: 3 QEMU guests, each running
+# `rocehealth responder`; the runner runs in g1 with tests/lab/accept-lab-spec.json (criteria tuned
+# for the lab: rxe in TCG is ~100x slower than hardware, and its tail is long: a 64 B WRITE
+# p50 of 0.2-4 ms with a p99 up to ~20 ms over 50 iterations; 1 MiB p99 up to ~260 ms).
+#  1. Healthy: exit 0, verdict pass; inventory has 3 hosts and every must-match fact consistent;
+#     all 6 ordered pairs measured for WRITE and READ at 4 sizes with p50/p99/p99.9; bandwidth
+#     for 3 ring pairs, one at a time and all at once (concurrency); the incast g1,g3 -> g2 with the victim (g1 -> g2) and fairness; rkey revocation ends
+#     IBV_WC_REM_ACCESS_ERR for WRITE and READ on every host; report.html/.md written;
+#     the latency stage's counters were sampled (timelines); samples.jsonl replays with `diagnose --replay` (exit 0 or 1, not 2). Prints the time.
+#  2. g3 at MTU 1500: the inventory stage fails, naming g3 for netdev_mtu_bytes and
+#     active_mtu_bytes; exit 1.
+#  3. netem loss 5% on g3's egress (latency stage only): exit 1, the latency stage fails and
+#     carries the retransmits finding on g3 (its counters are sampled during the stage).
+#  4. A bad spec: exit 2, the field named.
+. "$(dirname "$0")/lib.sh"
+lab_up 3
+bin=$(rocehealth_bin) || exit 1
+g1=$(lab_ip g1); g2=$(lab_ip g2); g3=$(lab_ip g3)
+out=$RH_LAB_DIR/accept
+mkdir -p "$out"
+sed -e "s/@G1@/$g1/; s/@G2@/$g2/; s/@G3@/$g3/" "$RH_REPO/tests/lab/accept-lab-spec.json" >"$out/spec.json"
+declare -A rid
+for g in g1 g2 g3; do
+  rid[$g]=$(lab spawn "$g" -- "$bin" responder) || fail "cannot start the responder on $g"
+done
+for g in g1 g2 g3; do lab_wait_port $g 18520; done
+
+# accept DIR SPEC: runs the acceptance in g1; prints its exit status.
+accept() {
+  lab_exec g1 --timeout 900 -- "$bin" accept --spec "$2" --out "$1" >"$1.out" 2>"$1.err"
+  echo $?
+}
+r() { jq -r "$2" "$1/report.json"; }
+stage() { jq -c --arg id "$2" '.stages[] | select(.id == $id)' "$1/report.json"; }
+
+# --- 1. healthy
+t0=$SECONDS
+rc=$(accept "$out/healthy" "$out/spec.json")
+secs=$((SECONDS - t0))
+cat "$out/healthy.out" >&2
+h=$out/healthy
+[ -f "$h/report.json" ] || { cat "$h.err" >&2; fail "no report.json (exit $rc)"; }
+jq -c '.stages[] | {id, verdict, reason: .reason[0:120], failed: [.criteria[] | select(.pass | not) | {name, measured, threshold}]}' "$h/report.json" >&2
+assert_eq 0 "$rc" "healthy acceptance exit status"
+assert_eq pass "$(r "$h" .verdict)" "verdict"
+for f in report.html report.md samples.jsonl raw/inventory.json raw/latency.json raw/rkey_revocation.json; do
+  [ -s "$h/$f" ] || fail "$f missing or empty"
+done
+inv=$(stage "$h" inventory)
+assert_eq "g1 g2 g3" "$(jq -r '[.results.hosts[].host] | join(" ")' <<<"$inv")" "inventory hosts"
+assert_eq "[]" "$(jq -c '[.results.consistency[] | select(.must_match and (.consistent | not))]' <<<"$inv")" \
+  "no inconsistent must-match fact"
+assert_eq 9000 "$(jq -r '.results.hosts[0].nics[0].netdev_mtu_bytes' <<<"$inv")" "g1 netdev MTU"
+assert_eq 4096 "$(jq -r '.results.hosts[0].nics[0].active_mtu_bytes' <<<"$inv")" "g1 active_mtu"
+assert_eq v2 "$(jq -r '.results.hosts[0].nics[0].roce_version' <<<"$inv")" "g1 RoCE version"
+lat=$(stage "$h" idle_latency)
+# p99.9 needs >= 1000 iterations (null below: nearest rank would make it the maximum)
+assert_eq 48 "$(jq '[.results.latency[] | select(.p50_us > 0 and .p99_us >= .p50_us and (.p999_us == null or .p999_us >= .p99_us))] | length' <<<"$lat")" \
+  "latency rows with 0 < p50 <= p99 (<= p99.9) (6 pairs x 2 ops x 4 sizes)"
+assert_eq 6 "$(jq '[.results.latency[] | "\(.src)>\(.dst)"] | unique | length' <<<"$lat")" "ordered pairs"
+jq -e '.counter_timelines | length > 0' <<<"$lat" >/dev/null || fail "latency stage without counter timelines"
+log "64 B WRITE p99 per pair (us): $(jq -c '[.results.latency[] | select(.op == "write" and .size_bytes == 64) | {(.src + ">" + .dst): .p99_us}] | add' <<<"$lat")"
+bw=$(stage "$h" bandwidth)
+assert_eq 3 "$(jq '[.results.pairs[] | select(.gbps > 0 and .fraction > 0)] | length' <<<"$bw")" "bandwidth pairs measured"
+log "bandwidth: $(jq -c '[.results.pairs[] | {(.src + ">" + .dst): .gbps}] | add' <<<"$bw") Gb/s, link $(jq '.results.pairs[0].link_gbps' <<<"$bw") Gb/s"
+con=$(stage "$h" concurrency)
+assert_eq 3 "$(jq '[.results.flows[] | select(.gbps > 0)] | length' <<<"$con")" "concurrent flows measured"
+jq -e '.results.jain_index > 0 and .results.aggregate_gbps > 0' <<<"$con" >/dev/null \
+  || fail "concurrency aggregate/Jain missing: $(jq -c '.results' <<<"$con")"
+log "concurrency: $(jq -c '[.results.flows[] | {(.src + ">" + .dst): .gbps}] | add' <<<"$con") Gb/s, Jain $(jq '.results.jain_index' <<<"$con"); $(jq -r '.reason' <<<"$con")"
+inc=$(stage "$h" incast)
+assert_eq "g1 g3" "$(jq -r '[.results.senders[].host] | join(" ")' <<<"$inc")" "incast senders (to g2)"
+jq -e '.results.jain_index > 0 and .results.victim.before.p99_us > 0 and .results.victim.during.p99_us > 0' <<<"$inc" >/dev/null \
+  || fail "incast fairness/victim missing: $(jq -c '.results | {jain_index, victim}' <<<"$inc")"
+jq -e '.counter_timelines | length > 0' <<<"$inc" >/dev/null || fail "incast without counter timelines"
+log "incast: aggregate $(jq '.results.aggregate_goodput_gbps // .results.aggregate.goodput_gbps' <<<"$inc") Gb/s, Jain $(jq '.results.jain_index' <<<"$inc"), victim p99 $(jq '.results.victim.before.p99_us' <<<"$inc") -> $(jq '.results.victim.during.p99_us' <<<"$inc") us"
+rk=$(stage "$h" rkey_revocation)
+assert_eq "6 IBV_WC_REM_ACCESS_ERR" "$(jq -r '[.results.attempts[].got_status] | "\(length) \(unique | join(","))"' <<<"$rk")" \
+  "rkey revocation: WRITE and READ on 3 hosts end IBV_WC_REM_ACCESS_ERR"
+"$bin" diagnose --replay "$h/samples.jsonl" >"$h/diagnose.txt" 2>&1; drc=$?
+[ "$drc" = 0 ] || [ "$drc" = 1 ] || { tail -5 "$h/diagnose.txt" >&2; fail "diagnose --replay samples.jsonl: exit $drc"; }
+log "healthy 3-guest acceptance: pass in $secs s; diagnose --replay of its samples: exit $drc"
+# Keep the report (the lab dir goes away) and show it in headless Chromium when there is one.
+keep=${RH_ACCEPT_KEEP:-/tmp/rocehealth-accept-lab}
+rm -rf "$keep" && mkdir -p "$keep" && cp -r "$h"/. "$keep"/ || fail "cannot copy the report to $keep"
+if command -v chromium >/dev/null; then
+  prof=$(mktemp -d)
+  timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+    --user-data-dir="$prof" --window-size=1280,2400 --screenshot="$keep/report.png" \
+    "file://$keep/report.html" >/dev/null 2>&1
+  timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$prof" --dump-dom "file://$keep/report.html" >"$keep/dom.html" 2>/dev/null
+  rm -rf "$prof"
+  [ -s "$keep/report.png" ] || fail "no screenshot of report.html"
+  grep -q "Verdict: pass" "$keep/dom.html" || fail "report.html in Chromium does not show the pass verdict"
+  log "report kept in $keep; screenshot $keep/report.png"
+else
+  log "report kept in $keep (chromium not installed: no screenshot)"
+fi
+
+# --- 2. g3 at MTU 1500
+lab_exec g3 -- ip link set eth0 mtu 1500 || fail "cannot set g3's MTU"
+jq '.stages = ["inventory"]' "$out/spec.json" >"$out/spec-inventory.json"
+rc=$(accept "$out/mtu" "$out/spec-inventory.json")
+lab_exec g3 -- ip link set eth0 mtu 9000
+cat "$out/mtu.out" >&2
+assert_eq 1 "$rc" "acceptance with g3 at MTU 1500: exit status"
+assert_eq fail "$(r "$out/mtu" '.stages[] | select(.id == "inventory") | .verdict')" "inventory stage verdict"
+for fact in netdev_mtu_bytes active_mtu_bytes; do
+  assert_eq '["g3"]' "$(r "$out/mtu" ".stages[] | select(.id == \"inventory\") | .results.consistency[] | select(.fact == \"$fact\") | .differing_hosts" | jq -c .)" \
+    "$fact names g3"
+done
+assert_contains "$(cat "$out/mtu.out")" "failed: hosts differing on netdev_mtu_bytes (g3)" "the summary names g3"
+
+# --- 3. netem loss on g3's egress: the latency stage fails (p99 bound: each loss costs a
+# retransmit timeout) with the retransmits finding on g3 attached to it
+cleanup_qdisc() { lab_exec g3 -- tc qdisc del dev eth0 root >/dev/null 2>&1; }
+trap 'cleanup_qdisc; _rh_cleanup' EXIT
+lab_exec g3 -- bash -c 'modprobe sch_netem; tc qdisc add dev eth0 root netem loss 5%' \
+  || fail "g3: cannot add netem"
+jq '.stages = ["idle_latency"] | .latency.sizes = [64, 4096]' "$out/spec.json" >"$out/spec-loss.json"
+rc=$(accept "$out/loss" "$out/spec-loss.json")
+cleanup_qdisc
+trap _rh_cleanup EXIT
+cat "$out/loss.out" >&2
+loss=$(stage "$out/loss" idle_latency)
+jq -c '{failed: [.criteria[] | select(.pass | not) | .name], findings: [.findings[] | "\(.rule)@\(.host) \(.severity)"]}' <<<"$loss" >&2
+assert_eq 1 "$rc" "acceptance with 5% loss on g3: exit status"
+assert_eq fail "$(jq -r .verdict <<<"$loss")" "latency stage verdict under loss"
+assert_contains " $(jq -r '[.findings[] | "\(.rule)@\(.host)"] | join(" ")' <<<"$loss") " " retransmits@g3 " \
+  "the latency stage carries the retransmits finding on g3"
+
+# --- 4. a bad spec
+echo '{"hosts": [{"address": "'"$g1"'"}], "criteria": {"min_bandwith_fraction": 1}}' >"$out/bad.json"
+rc=$(accept "$out/bad" "$out/bad.json")
+assert_eq 2 "$rc" "bad spec: exit status"
+assert_contains "$(cat "$out/bad.err")" "criteria.min_bandwith_fraction: unknown member" "the bad field is named"
+
+for g in g1 g2 g3; do lab kill "${rid[$g]}" >/dev/null 2>&1; done
+pass
