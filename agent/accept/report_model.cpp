@@ -220,6 +220,9 @@ Stage stage_from(const JsonIn& in, const std::set<std::string>& hosts) {
         in.error_at("verdict", "pass, but " + std::to_string(failing) + " criteria fail");
     if (s.verdict == StageVerdict::fail && failing == 0)
         in.error_at("verdict", "fail, but no criterion fails");
+    if (s.verdict == StageVerdict::skipped && failing > 0)
+        in.error_at("verdict",
+                    "skipped, but " + std::to_string(failing) + " criteria were measured and fail");
     if ((s.verdict == StageVerdict::skipped || s.verdict == StageVerdict::error) &&
         s.reason.empty())
         in.error_at("reason", "missing: a " + verdict + " stage says why");
@@ -361,12 +364,14 @@ std::string title_of(const Stage& s) {
 }
 
 Verdict derived_verdict(const std::vector<Stage>& stages) {
-    bool error = false;
+    bool error = false, measured = false;
     for (const auto& s : stages) {
         if (s.verdict == StageVerdict::fail) return Verdict::fail;
         error = error || s.verdict == StageVerdict::error;
+        measured = measured || s.verdict == StageVerdict::pass;
     }
-    return error ? Verdict::incomplete : Verdict::pass;
+    // A run where every stage was skipped measured nothing: it proves no readiness.
+    return error || !measured ? Verdict::incomplete : Verdict::pass;
 }
 
 const Stage* Report::stage(StageId id) const {

@@ -109,6 +109,9 @@ BOOST_AUTO_TEST_CASE(derived_verdict_fail_beats_error_beats_pass) {
     BOOST_TEST(derived_verdict(stages) == Verdict::incomplete);
     stages[0].verdict = StageVerdict::fail;
     BOOST_TEST(derived_verdict(stages) == Verdict::fail);
+    // Nothing measured (every stage skipped) proves nothing: not a pass.
+    for (auto& s : stages) s.verdict = StageVerdict::skipped;
+    BOOST_TEST(derived_verdict(stages) == Verdict::incomplete);
 }
 
 BOOST_AUTO_TEST_CASE(refused_reports_name_the_json_path) {
@@ -120,6 +123,13 @@ BOOST_AUTO_TEST_CASE(refused_reports_name_the_json_path) {
     expect_refused([](json& j) { j["stages"][4]["verdict"] = "pass"; }, "stages[4].verdict",
                    "pass, but 4 criteria fail");
     expect_refused([](json& j) { j["verdict"] = "pass"; }, "verdict", "the stages make it fail");
+    // A stage called skipped whose measured criteria fail (and then a "pass" over it).
+    expect_refused(
+        [](json& j) {
+            j["stages"][4]["verdict"] = "skipped";
+            j["stages"][4]["reason"] = "x";
+        },
+        "stages[4].verdict", "skipped, but 4 criteria were measured and fail");
     expect_refused([](json& j) { j["stages"].erase(6); }, "stages",
                    "stage rkey_revocation is missing");
     expect_refused([](json& j) { j["stages"][3]["id"] = "bandwidth"; }, "stages[3].id",
