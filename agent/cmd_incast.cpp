@@ -38,10 +38,12 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
-/// "\r  3.5/8.0 s  aggregate 1.234 Gb/s  errors 0  senders reporting 3  victim p99 812 us" on stderr.
+/// "\r  3.5/8.0 s  aggregate 1.234 Gb/s  errors 0  senders reporting 3  victim p99 812 us" on
+/// stderr.
 void live_line(const incast::Live& l) {
     char b[256];
-    std::snprintf(b, sizeof b, "\r  %4.1f/%.1f s  aggregate %.3f Gb/s  errors %llu  senders reporting %u",
+    std::snprintf(b, sizeof b,
+                  "\r  %4.1f/%.1f s  aggregate %.3f Gb/s  errors %llu  senders reporting %u",
                   l.elapsed_s, l.duration_s, l.aggregate_gbps,
                   static_cast<unsigned long long>(l.errors), l.running);
     std::string s = b;
@@ -103,7 +105,7 @@ int run_incast(const std::vector<std::string>& args) {
     o.senders = split(senders);
     if (o.senders.empty()) return usage_error("missing --senders H1,H2,...");
     std::vector<std::uint64_t> sizes;
-    if (auto e = parse_sizes(size, sizes)) return usage_error(*e);
+    if (auto e = parse_sizes(size, sizes, "--size")) return usage_error(*e);
     if (sizes.size() != 1) return usage_error("--size: one size only");
     o.size_bytes = sizes[0];
     std::uint64_t v = 0;

@@ -37,28 +37,33 @@ std::optional<std::string> parse_number(const std::string& option, const std::st
     return std::nullopt;
 }
 
-std::optional<std::string> parse_sizes(const std::string& text, std::vector<std::uint64_t>& out) {
+std::optional<std::string> parse_sizes(const std::string& text, std::vector<std::uint64_t>& out,
+                                       const std::string& option) {
     out.clear();
     for (const auto& given : split(text)) {
-        if (given.empty()) return "--sizes: empty size in '" + text + "'";
+        if (given.empty()) return option + ": empty size in '" + text + "'";
         std::string num = given;
+        // "KiB"/"MiB" as written in the docs, or the short "k"/"m" (binary units either way).
+        for (const char* unit : {"KiB", "MiB", "kib", "mib"})
+            if (num.size() > 3 && num.compare(num.size() - 3, 3, unit) == 0)
+                num.resize(num.size() - 2);
         std::uint64_t mult = 1;
         const char last = num.back();
         if (last == 'k' || last == 'K') mult = 1024;
         if (last == 'm' || last == 'M') mult = 1024 * 1024;
         if (mult != 1) num.pop_back();
         if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos)
-            return "--sizes: '" + given +
+            return option + ": '" + given +
                    "' is not a size (a whole number of bytes, optionally "
-                   "with k = KiB or m = MiB)";
+                   "with k or KiB = 1024, m or MiB = 1048576)";
         auto v = digits(num);                           // nullopt: more than 19 digits
         const bool too_big = !v || *v > kMaxProbeSize;  // also keeps v * mult from overflowing
         const std::uint64_t bytes = too_big ? 0 : *v * mult;
         if (too_big || bytes < kMinProbeSize || bytes > kMaxProbeSize || bytes % 8 != 0)
-            return "--sizes: " + given + (mult == 1 ? " bytes" : "") + ": " + kSizesRule;
+            return option + ": " + given + (mult == 1 ? " bytes" : "") + ": " + kSizesRule;
         out.push_back(bytes);
     }
-    if (out.empty()) return std::string("--sizes: no sizes given");
+    if (out.empty()) return option + ": no sizes given";
     return std::nullopt;
 }
 

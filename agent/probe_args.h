@@ -27,9 +27,11 @@ inline constexpr const char* kSizesRule =
 std::optional<std::string> parse_number(const std::string& option, const std::string& text,
                                         std::uint64_t lo, std::uint64_t hi, std::uint64_t& out);
 
-/// "64,4k,64K,1m" -> bytes (k = KiB, m = MiB). Each must follow kSizesRule. On error returns
-/// e.g. "--sizes: 3 bytes: sizes must be multiples of 8 ...", echoing the item as given.
-std::optional<std::string> parse_sizes(const std::string& text, std::vector<std::uint64_t>& out);
+/// "64,4k,64KiB,1m" -> bytes (k/KiB = 1024, m/MiB = 1048576). Each must follow kSizesRule. On
+/// error returns e.g. "--sizes: 3 bytes: sizes must be multiples of 8 ...", naming `option` and
+/// echoing the item as given.
+std::optional<std::string> parse_sizes(const std::string& text, std::vector<std::uint64_t>& out,
+                                       const std::string& option = "--sizes");
 
 /// "write,read,send" -> ops in the order given (no duplicates). On error returns e.g.
 /// "--op: unknown operation 'atomic' (expected write, read, send or a comma-separated list)".

@@ -29,6 +29,9 @@ BOOST_AUTO_TEST_CASE(sizes_follow_the_slot_rule) {
     BOOST_TEST(!parse_sizes("64,4k,64K,1m,16M,16", s));
     BOOST_TEST(s == (std::vector<std::uint64_t>{64, 4096, 65536, 1048576, 16777216, 16}),
                boost::test_tools::per_element());
+    BOOST_TEST(!parse_sizes("64KiB,1MiB", s));  // as the help texts write them
+    BOOST_TEST((s == std::vector<std::uint64_t>{65536, 1048576}));
+    BOOST_TEST(parse_sizes("17", s, "--size")->find("--size: 17 bytes") == 0u);
     auto e = parse_sizes("3", s);
     BOOST_REQUIRE(e);
     BOOST_TEST(*e ==
