@@ -1,10 +1,11 @@
 #include "probes/send_latency.h"
 
+#include <sched.h>
+
 #include <cerrno>
 #include <string>
 
 #include "probes/slot.h"
-#include "probes/wait_pacer.h"
 
 namespace rh {
 
@@ -17,16 +18,15 @@ Clock::time_point deadline(const PhaseSpec& p) {
     return Clock::now() + std::chrono::milliseconds(p.timeout_ms);
 }
 
-/// The waits of one phase: each reaps completions, paces its polling (probes/wait_pacer.h: on a
-/// one-CPU Soft-RoCE guest the kernel's rxe work carries our packets), and fails at once when the
-/// peer closed the control connection, the responder is stopping, or the deadline passed.
+/// The waits of one phase: each reaps completions, yields the CPU now and then (on a one-CPU
+/// Soft-RoCE guest the kernel's rxe work carries our packets), and fails at once when the peer
+/// closed the control connection, the responder is stopping, or the deadline passed.
 class Waits {
   public:
     Waits(SendSession& s, const PhaseSpec& p) : s_(s), p_(p) {}
 
     /// Until send slot k is free (its previous SEND completed).
     Status send_slot(unsigned k, std::uint32_t seq, Clock::time_point dl) {
-        pacer_.begin(Clock::now());
         for (unsigned spins = 1; s_.send_busy(k); ++spins) {
             if (auto st = tick(spins, seq, dl, "send completion"); !st) return st;
         }
@@ -40,7 +40,6 @@ class Waits {
     /// than not answering it.
     Result<std::uint32_t> receive(std::uint32_t seq, Clock::time_point dl, std::uint64_t& index,
                                   std::optional<unsigned> own_send = std::nullopt) {
-        pacer_.begin(Clock::now());
         for (unsigned spins = 1;; ++spins) {
             if (auto b = s_.take_received(index)) return *b;
             auto st = tick(spins, seq, dl, "peer's SEND");
@@ -60,7 +59,6 @@ class Waits {
     /// Until both send slots are free (end of phase).
     Status finish(Clock::time_point dl) {
         const std::uint32_t last = p_.seq_base + p_.count - 1;
-        pacer_.begin(Clock::now());
         for (unsigned spins = 1; s_.send_busy(0) || s_.send_busy(1); ++spins)
             if (auto st = tick(spins, last, dl, "send completion"); !st) return st;
         return ok_status();
@@ -70,8 +68,8 @@ class Waits {
     Status tick(unsigned spins, std::uint32_t seq, Clock::time_point dl, const char* what) {
         if (auto r = s_.reap(); !r) return r;
         if (spins % 64 != 0) return ok_status();
+        sched_yield();
         const auto now = Clock::now();
-        pacer_.idle(now);  // probes/wait_pacer.h: spin, then sleep
         if (now >= next_check_) {
             next_check_ = now + kControlCheck;
             if (auto c = control_closed(p_, "SEND", seq - p_.seq_base)) return *c;
@@ -86,7 +84,6 @@ class Waits {
 
     SendSession& s_;
     const PhaseSpec& p_;
-    WaitPacer pacer_;
     Clock::time_point next_check_{};
 };
 
