@@ -28,7 +28,7 @@ for g in g1 g2 g3; do lab_wait_port $g 18520; done
 
 # accept DIR SPEC: runs the acceptance in g1; prints its exit status.
 accept() {
-  lab_exec g1 --timeout 900 -- "$bin" accept --spec "$2" --out "$1" >"$1.out" 2>"$1.err"
+  lab_exec g1 --timeout 900 -- env ${qp_env:-} "$bin" accept --spec "$2" --out "$1" >"$1.out" 2>"$1.err"
   echo $?
 }
 r() { jq -r "$2" "$1/report.json"; }
@@ -117,6 +117,15 @@ assert_contains "$(cat "$out/mtu.out")" "failed: hosts differing on netdev_mtu_b
 # retransmit timeout) with the retransmits finding on g3 attached to it
 cleanup_qdisc() { lab_exec g3 -- tc qdisc del dev eth0 root >/dev/null 2>&1; }
 trap 'cleanup_qdisc; _rh_cleanup' EXIT
+# The lab's QP timeout (18 = 1.07 s, tests/lab/README.md) makes each loss cost a second and keeps
+# the retransmit rate under the rule's threshold; a fabric with hardware's default (14 = 67 ms)
+# retransmits at the rate the rule is for: every responder and the runner use 14 here.
+qp_env=ROCEHEALTH_QP_TIMEOUT=14
+for g in g1 g2 g3; do
+  lab kill "${rid[$g]}" >/dev/null 2>&1; lab wait "${rid[$g]}" --timeout 20 >/dev/null 2>&1
+  rid[$g]=$(lab spawn "$g" -- env $qp_env "$bin" responder) || fail "cannot restart the responder on $g"
+done
+for g in g1 g2 g3; do lab_wait_port $g 18520; done
 lab_exec g3 -- bash -c 'modprobe sch_netem; tc qdisc add dev eth0 root netem loss 5%' \
   || fail "g3: cannot add netem"
 jq '.stages = ["idle_latency"] | .latency.sizes = [64, 4096]' "$out/spec.json" >"$out/spec-loss.json"
