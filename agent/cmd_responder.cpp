@@ -21,7 +21,7 @@ extern "C" void on_signal(int) {
 
 constexpr const char* kUsage =
     "rocehealth responder [--port 18520] [--listen ADDR] [--device NAME] [--gid-index N] "
-    "[--max-sessions N] [--recv-depth N]";
+    "[--max-sessions N] [--recv-depth N] [--allow-fault]";
 
 int usage_error(const std::string& msg) {
     std::cerr << "rocehealth responder: " << msg << "\nusage: " << kUsage
@@ -53,7 +53,10 @@ int run_responder(const std::vector<std::string>& args) {
          "headroom. 0 posts none: every SEND meets receiver-not-ready (RNR NAKs), to reproduce "
          "that fault")
             .c_str())("sysfs-root", po::value(&sysfs_root),
-                      "sysfs root; must be the live /sys (the default)");
+                      "sysfs root; must be the live /sys (the default)")(
+        "allow-fault", po::bool_switch(&o.allow_fault),
+        "let `rocehealth accept` (stage fault) take this host's RDMA link down and up "
+        "(needs CAP_NET_ADMIN); off by default");
     po::variables_map vm;
     if (auto exit = parse_options(
             "responder", kUsage,

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/clock.h"
+#include "probes/control_fault.h"
 #include "probes/control_inventory.h"
 #include "probes/control_probe.h"
 #include "probes/incast_messages.h"
@@ -52,6 +53,7 @@ void serve_control(const tcp::Socket& s, const nlohmann::json& first, const Cont
         if (cmd == "inventory") return serve_inventory(s, msg, cx);
         if (cmd == "probe") return serve_probe(s, msg, cx);
         if (cmd == "rkey_open") return serve_rkey(s, msg, cx);
+        if (cmd == "fault") return serve_fault(s, msg, cx);
         if (cmd != "hello") {
             log("unknown control command '" + cmd + "'");
             (void)tcp::send_json(

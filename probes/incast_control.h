@@ -11,6 +11,7 @@
 //   inventory       -> this host's facts for `accept`       (probes/control_inventory.h)
 //   probe           -> a latency probe from here to a peer  (probes/control_probe.h)
 //   rkey_open       -> rkey revocation test, responder side (probes/rkey_revocation.h)
+//   fault           -> take this host's link down and up     (probes/control_fault.h)
 // Anything else gets {cmd: "error", error: "unknown command ..."}. Every session runs in the
 // responder's per-connection thread and counts against --max-sessions.
 #pragma once

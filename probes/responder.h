@@ -38,6 +38,9 @@ struct ResponderOptions {
     /// Counters for `rocehealth incast` "sample" sessions (probes/incast_sampling.h); empty:
     /// such sessions are refused by name, the other incast roles still work.
     incast::PassSourceFactory sampler;
+    /// Serve the "fault" control command (probes/control_fault.h): let an acceptance run take
+    /// this host's RDMA link down and up. Off unless asked for (`--allow-fault`).
+    bool allow_fault = false;
 };
 
 /// Runs until `stop` becomes true (then waits for sessions to wind down, ~0.2 s). An Error means

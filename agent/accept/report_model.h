@@ -229,7 +229,10 @@ struct FaultResults {
     std::string traffic_src, traffic_dst;
     std::optional<double> link_down_s, link_up_s;  ///< when the fault was applied / removed
     std::optional<double> link_recovery_s;         ///< link_up -> port ACTIVE again
-    std::optional<double> traffic_recovery_s;      ///< link_up -> traffic back at >= 90% of before
+    std::optional<double> traffic_recovery_s;      ///< link_up -> RDMA traffic src -> dst back
+    std::optional<double> traffic_attempts;        ///< connections tried after the link was back
+    /// 64 B RDMA WRITE half round trip src -> dst before the fault and once traffic was back (µs).
+    std::optional<double> baseline_p50_us, recovered_p50_us;
 };
 
 struct RkeyAttempt {

@@ -302,7 +302,11 @@ std::string fault_html(const FaultResults& r, const Rows& rows) {
            "><th>link recovery (up to port ACTIVE)</th>" + td(secs(r.link_recovery_s), "strong") +
            "</tr><tr" + rows.attrs("/results/traffic_recovery_s") +
            "><th>traffic recovery (up to traffic back)</th>" +
-           td(secs(r.traffic_recovery_s), "strong") + "</tr></tbody></table>";
+           td(secs(r.traffic_recovery_s), "strong") + "</tr><tr><th>connections tried</th>" +
+           td(r.traffic_attempts ? fixed(r.traffic_attempts, 0) : "-") +
+           "</tr><tr><th>64 B WRITE p50 before / after</th>" +
+           td(fixed(r.baseline_p50_us, 1) + " / " + fixed(r.recovered_p50_us, 1) + " µs") +
+           "</tr></tbody></table>";
 }
 
 std::string rkey_html(const RkeyResults& r, const Rows& rows) {

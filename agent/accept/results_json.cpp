@@ -344,6 +344,9 @@ FaultResults fault_from(const JsonIn& in, const std::set<std::string>& hosts) {
     r.link_up_s = in.opt_number("link_up_s");
     r.link_recovery_s = in.opt_number("link_recovery_s");
     r.traffic_recovery_s = in.opt_number("traffic_recovery_s");
+    r.traffic_attempts = in.opt_number("traffic_attempts");
+    r.baseline_p50_us = in.opt_number("baseline_p50_us");
+    r.recovered_p50_us = in.opt_number("recovered_p50_us");
     return r;
 }
 
@@ -356,7 +359,10 @@ json fault_to(const FaultResults& r) {
             {"link_down_s", nullable(r.link_down_s)},
             {"link_up_s", nullable(r.link_up_s)},
             {"link_recovery_s", nullable(r.link_recovery_s)},
-            {"traffic_recovery_s", nullable(r.traffic_recovery_s)}};
+            {"traffic_recovery_s", nullable(r.traffic_recovery_s)},
+            {"traffic_attempts", nullable(r.traffic_attempts)},
+            {"baseline_p50_us", nullable(r.baseline_p50_us)},
+            {"recovered_p50_us", nullable(r.recovered_p50_us)}};
 }
 
 RkeyResults rkey_from(const JsonIn& in, const std::set<std::string>& hosts) {

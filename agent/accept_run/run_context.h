@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -69,10 +70,17 @@ std::vector<Finding> findings_from(const nlohmann::json& findings, const RunCont
 std::optional<double> number_at(const nlohmann::json& j, const char* key);
 
 /// Adds "findings of severity error <= criteria.max_error_findings" over st.findings (evidence:
-/// each error finding).
-void add_error_findings_criterion(Stage& st, const RunContext& cx);
+/// each error finding); findings for which `expected` is true (a fault the stage caused on
+/// purpose) are not counted.
+void add_error_findings_criterion(Stage& st, const RunContext& cx,
+                                  const std::function<bool(const Finding&)>& expected = {});
 
-/// "error"-severity findings in `fs`.
-std::size_t error_findings(const std::vector<Finding>& fs);
+/// A stage `id` starting now (start_s set).
+Stage begin_stage(StageId id, const RunContext& cx);
+/// Ends a stage: stores `results`, sets end_s to now, and settles the verdict from the criteria.
+void finish_stage(Stage& st, const RunContext& cx, StageResults results);
+/// Ends a stage that could not be measured: stores `results`, sets end_s, verdict `error` with
+/// `reason`.
+void end_stage_in_error(Stage& st, const RunContext& cx, StageResults results, std::string reason);
 
 }  // namespace rh::accept

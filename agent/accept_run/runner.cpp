@@ -36,9 +36,9 @@ Stage run_stage(StageId id, RunContext& cx) {
         case StageId::concurrency:
             return run_concurrency_stage(cx);
         case StageId::fault:
-            break;
+            return run_fault_stage(cx);
     }
-    return not_run(id, "not implemented by this version of the runner", StageVerdict::error);
+    return not_run(id, "unknown stage", StageVerdict::error);
 }
 
 void print_summary(const Report& r, const RenderOutcome& out, std::ostream& os) {

@@ -91,7 +91,8 @@ void read_latency(const JsonIn& in, LatencySpec& l) {
 
 void read_criteria(const JsonIn& in, Criteria& c) {
     unknown_members(in, {"p99_latency_us", "min_bandwidth_fraction", "min_incast_fraction",
-                         "min_jain_index", "max_checksum_errors", "max_error_findings"});
+                         "min_jain_index", "max_checksum_errors", "max_error_findings",
+                         "max_link_recovery_s", "max_traffic_recovery_s"});
     if (in.has("p99_latency_us")) {
         const JsonIn m = in.member("p99_latency_us");
         if (!m.json().is_object()) {
@@ -120,6 +121,27 @@ void read_criteria(const JsonIn& in, Criteria& c) {
         uint_in<std::uint64_t>(in, "max_checksum_errors", 0, 1u << 30, c.max_checksum_errors);
     c.max_error_findings =
         uint_in<std::uint64_t>(in, "max_error_findings", 0, 1u << 30, c.max_error_findings);
+    c.max_link_recovery_s = number_in(in, "max_link_recovery_s", 0, 600, c.max_link_recovery_s);
+    c.max_traffic_recovery_s =
+        number_in(in, "max_traffic_recovery_s", 0, 600, c.max_traffic_recovery_s);
+}
+
+/// An optional member naming one of hosts[] ("" when missing).
+std::string host_name_in(const JsonIn& in, const char* key, const std::set<std::string>& names) {
+    std::string v = in.opt_string(key);
+    if (!v.empty() && !names.count(v))
+        in.error_at(key, "\"" + v + "\" is not a host name in hosts[]");
+    return v;
+}
+
+void read_fault(const JsonIn& in, FaultSpec& f, const std::set<std::string>& names) {
+    unknown_members(in, {"host", "peer", "down_s", "recovery_timeout_s"});
+    f.host = host_name_in(in, "host", names);
+    f.peer = host_name_in(in, "peer", names);
+    if (!f.host.empty() && f.host == f.peer)
+        in.error_at("peer", "must differ from fault.host (traffic goes from the host to its peer)");
+    f.down_s = number_in(in, "down_s", 0.1, 600, f.down_s);
+    f.recovery_timeout_s = number_in(in, "recovery_timeout_s", 1, 600, f.recovery_timeout_s);
 }
 
 }  // namespace
@@ -128,12 +150,25 @@ bool Spec::runs(StageId id) const {
     return std::find(stages.begin(), stages.end(), id) != stages.end();
 }
 
+std::string Spec::fault_host() const {
+    if (!fault.host.empty() || hosts.empty()) return fault.host;
+    return hosts.back().name;
+}
+
+std::string Spec::fault_peer() const {
+    if (!fault.peer.empty()) return fault.peer;
+    const std::string h = fault_host();
+    for (const auto& x : hosts)
+        if (x.name != h) return x.name;
+    return "";
+}
+
 ParsedSpec spec_from_json(const nlohmann::json& j) {
     std::vector<ValidationError> errs;
     Spec s;
     const JsonIn in(j, "", errs);
     if (in.expect_object()) {
-        unknown_members(in, {"name", "hosts", "stages", "latency", "bandwidth", "incast",
+        unknown_members(in, {"name", "hosts", "stages", "latency", "bandwidth", "incast", "fault",
                              "criteria", "device", "gid_index"});
         if (in.has("name")) s.name = in.opt_string("name");
         std::set<std::string> names;
@@ -187,18 +222,19 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
             if (c.expect_object()) {
                 unknown_members(
                     c, {"receiver", "senders", "size_bytes", "duration_s", "queue_depth", "qps"});
-                s.incast.receiver = c.opt_string("receiver");
+                s.incast.receiver = host_name_in(c, "receiver", names);
                 s.incast.senders = uint_in<unsigned>(c, "senders", 1, 1024, 0);
                 read_traffic(c, s.incast.traffic);
-                if (!s.incast.receiver.empty() && !names.count(s.incast.receiver))
-                    c.error_at("receiver",
-                               "\"" + s.incast.receiver + "\" is not a host name in hosts[]");
                 if (s.incast.senders != 0 && s.incast.senders + 1 > s.hosts.size())
                     c.error_at("senders", std::to_string(s.incast.senders) + " senders need " +
                                               std::to_string(s.incast.senders + 1) +
                                               " hosts, the spec has " +
                                               std::to_string(s.hosts.size()));
             }
+        }
+        if (in.has("fault")) {
+            const JsonIn f = in.member("fault");
+            if (f.expect_object()) read_fault(f, s.fault, names);
         }
         if (in.has("criteria")) {
             const JsonIn c = in.member("criteria");
@@ -262,13 +298,20 @@ nlohmann::json spec_to_json(const Spec& s) {
                        {"timeout_ms", s.latency.timeout_ms}}},
                      {"bandwidth", traffic(s.bandwidth)},
                      {"incast", incast},
+                     {"fault",
+                      {{"host", s.fault_host()},
+                       {"peer", s.fault_peer()},
+                       {"down_s", s.fault.down_s},
+                       {"recovery_timeout_s", s.fault.recovery_timeout_s}}},
                      {"criteria",
                       {{"p99_latency_us", p99},
                        {"min_bandwidth_fraction", s.criteria.min_bandwidth_fraction},
                        {"min_incast_fraction", s.criteria.min_incast_fraction},
                        {"min_jain_index", s.criteria.min_jain_index},
                        {"max_checksum_errors", s.criteria.max_checksum_errors},
-                       {"max_error_findings", s.criteria.max_error_findings}}},
+                       {"max_error_findings", s.criteria.max_error_findings},
+                       {"max_link_recovery_s", s.criteria.max_link_recovery_s},
+                       {"max_traffic_recovery_s", s.criteria.max_traffic_recovery_s}}},
                      {"device", s.device}};
     j["gid_index"] = s.gid_index ? nlohmann::json(*s.gid_index) : nlohmann::json(nullptr);
     return j;

@@ -41,6 +41,16 @@ struct IncastSpec {
     TrafficSpec traffic;
 };
 
+/// Stage `fault` (runs only when `stages` lists it): `host` takes its own RDMA link down for
+/// down_s and up again, then measures link and traffic recovery to `peer`
+/// (probes/control_fault.h). The host's responder must allow it (`--allow-fault`).
+struct FaultSpec {
+    std::string host;   ///< a host name; default: the last host
+    std::string peer;   ///< a host name, where the traffic goes; default: the first other host
+    double down_s = 5;  ///< 0.1..600
+    double recovery_timeout_s = 60;  ///< 1..600: wait for the link and traffic to come back
+};
+
 struct Criteria {
     /// p99 bound per message size (µs), for every op; a size without a bound is reported only.
     std::map<std::uint64_t, double> p99_latency_us{
@@ -50,6 +60,8 @@ struct Criteria {
     double min_jain_index = 0.9;          ///< fairness of the incast senders
     std::uint64_t max_checksum_errors = 0;
     std::uint64_t max_error_findings = 0;  ///< findings of severity error per stage
+    double max_link_recovery_s = 10;       ///< fault: link up -> port ACTIVE
+    double max_traffic_recovery_s = 15;    ///< fault: link up -> RDMA traffic flowing again
 };
 
 struct Spec {
@@ -63,11 +75,15 @@ struct Spec {
     LatencySpec latency;
     TrafficSpec bandwidth{65536, 10, 16, 1};
     IncastSpec incast;
+    FaultSpec fault;
     Criteria criteria;
     std::string device;                 ///< this host's device for rkey/victim; "" = auto
     std::optional<unsigned> gid_index;  ///< this host's GID index; nullopt = auto
 
     bool runs(StageId id) const;
+    /// fault.host / fault.peer with their defaults applied (names of hosts[]).
+    std::string fault_host() const;
+    std::string fault_peer() const;
 };
 
 struct ParsedSpec {

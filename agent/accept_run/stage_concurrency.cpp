@@ -12,9 +12,7 @@
 namespace rh::accept {
 
 Stage run_concurrency_stage(RunContext& cx) {
-    Stage st;
-    st.id = StageId::concurrency;
-    st.start_s = cx.now_s();
+    Stage st = begin_stage(StageId::concurrency, cx);
     const auto& hosts = cx.spec.hosts;
     const std::size_t n = hosts.size();
     std::vector<std::future<TrafficOutcome>> runs;
@@ -64,9 +62,7 @@ Stage run_concurrency_stage(RunContext& cx) {
         "Jain's fairness index of the flows", ">=", cx.spec.criteria.min_jain_index, "",
         res.jain_index ? Scalar(*res.jain_index) : Scalar(), {"/results/jain_index"}));
     add_error_findings_criterion(st, cx);
-    st.results = std::move(res);
-    st.end_s = cx.now_s();
-    settle(st);
+    finish_stage(st, cx, std::move(res));
     return st;
 }
 

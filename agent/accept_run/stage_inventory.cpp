@@ -106,9 +106,7 @@ Result<InventoryHost> host_from_reply(const std::string& name, const nlohmann::j
 }  // namespace
 
 Stage run_inventory_stage(RunContext& cx) {
-    Stage st;
-    st.id = StageId::inventory;
-    st.start_s = cx.now_s();
+    Stage st = begin_stage(StageId::inventory, cx);
     InventoryResults res;
     std::vector<std::string> unreachable;
     nlohmann::json raw = nlohmann::json::object();
@@ -166,9 +164,7 @@ Stage run_inventory_stage(RunContext& cx) {
                                          "count", downtrained, {"/results/hosts"}));
     st.criteria.push_back(make_criterion("hosts with a memlock limit below 64 MiB", "==", 0.0,
                                          "hosts", low_memlock, {"/results/hosts"}));
-    st.results = std::move(res);
-    st.end_s = cx.now_s();
-    settle(st);
+    finish_stage(st, cx, std::move(res));
     // A host whose responder did not answer was not checked: the stage is incomplete (error),
     // unless what was read already fails.
     if (!unreachable.empty() && st.verdict == StageVerdict::pass) {

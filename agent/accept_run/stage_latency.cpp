@@ -44,9 +44,7 @@ std::string op_title(const std::string& op) {
 }  // namespace
 
 Stage run_latency_stage(RunContext& cx) {
-    Stage st;
-    st.id = StageId::idle_latency;
-    st.start_s = cx.now_s();
+    Stage st = begin_stage(StageId::idle_latency, cx);
     const auto& hosts = cx.spec.hosts;
     const auto& ls = cx.spec.latency;
     IdleLatencyResults res;
@@ -149,9 +147,7 @@ Stage run_latency_stage(RunContext& cx) {
         make_criterion("probe phases that failed", "==", 0.0, "count", failed,
                        failed_ptr.empty() ? std::vector<std::string>{"/results"} : failed_ptr));
     add_error_findings_criterion(st, cx);
-    st.results = std::move(res);
-    st.end_s = cx.now_s();
-    settle(st);
+    finish_stage(st, cx, std::move(res));
     return st;
 }
 

@@ -4,9 +4,7 @@
 namespace rh::accept {
 
 Stage run_rkey_stage(RunContext& cx) {
-    Stage st;
-    st.id = StageId::rkey_revocation;
-    st.start_s = cx.now_s();
+    Stage st = begin_stage(StageId::rkey_revocation, cx);
     const std::string self = cx.self_name();
     RkeyResults res;
     double wrong = 0;
@@ -60,18 +58,15 @@ Stage run_rkey_stage(RunContext& cx) {
         "count", wrong, ptr.empty() ? std::vector<std::string>{"/results/attempts"} : ptr));
     if (!not_run.empty() && wrong == 0) {
         // Nothing wrong was seen, but not every access could be tried: incomplete, not a pass.
-        st.results = std::move(res);
-        st.end_s = cx.now_s();
         st.criteria.clear();
-        st.verdict = StageVerdict::error;
-        st.reason =
+        end_stage_in_error(
+            st, cx, std::move(res),
             "could not run: " + not_run.front() +
-            (not_run.size() > 1 ? " (and " + std::to_string(not_run.size() - 1) + " more)" : "");
+                (not_run.size() > 1 ? " (and " + std::to_string(not_run.size() - 1) + " more)"
+                                    : ""));
         return st;
     }
-    st.results = std::move(res);
-    st.end_s = cx.now_s();
-    settle(st);
+    finish_stage(st, cx, std::move(res));
     return st;
 }
 

@@ -8,9 +8,7 @@
 namespace rh::accept {
 
 Stage run_bandwidth_stage(RunContext& cx) {
-    Stage st;
-    st.id = StageId::bandwidth;
-    st.start_s = cx.now_s();
+    Stage st = begin_stage(StageId::bandwidth, cx);
     const auto& hosts = cx.spec.hosts;
     BandwidthResults res;
     for (std::size_t i = 0; i < hosts.size(); ++i) {
@@ -28,16 +26,12 @@ Stage run_bandwidth_stage(RunContext& cx) {
                                                cx.spec.criteria.min_bandwidth_fraction,
                                                "bandwidth as a fraction of link rate, worst pair"));
     add_error_findings_criterion(st, cx);
-    st.results = std::move(res);
-    st.end_s = cx.now_s();
-    settle(st);
+    finish_stage(st, cx, std::move(res));
     return st;
 }
 
 Stage run_incast_stage(RunContext& cx) {
-    Stage st;
-    st.id = StageId::incast;
-    st.start_s = cx.now_s();
+    Stage st = begin_stage(StageId::incast, cx);
     const auto& hosts = cx.spec.hosts;
     const std::string rname =
         cx.spec.incast.receiver.empty() ? hosts[0].name : cx.spec.incast.receiver;
@@ -112,9 +106,7 @@ Stage run_incast_stage(RunContext& cx) {
                                          static_cast<double>(cx.spec.criteria.max_checksum_errors),
                                          "count", static_cast<double>(bad), {"/results"}));
     add_error_findings_criterion(st, cx);
-    st.results = std::move(res);
-    st.end_s = cx.now_s();
-    settle(st);
+    finish_stage(st, cx, std::move(res));
     return st;
 }
 

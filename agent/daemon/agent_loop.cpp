@@ -50,6 +50,7 @@ ResponderOptions responder_options(const AgentConfig& c) {
     o.device = c.responder.device.empty() ? c.device : c.responder.device;
     o.gid_index = c.responder.gid_index;
     o.max_sessions = c.responder.max_sessions;
+    o.allow_fault = c.responder.allow_fault;
     o.sysfs_root = c.sysfs_root;
     o.sampler = cli::host_pass_source(c.sysfs_root);  // counters for `rocehealth incast` peers
     return o;

@@ -76,6 +76,7 @@ void read_responder(ObjectReader& r, const json& obj, ResponderConfig& c,
         o.allow("gid_index");  // null: choose the RoCE v2 GID
     }
     o.integer("max_sessions", c.max_sessions, 1, 1024);
+    o.boolean("allow_fault", c.allow_fault);
 }
 
 std::string check_peer(const std::string& p) {

@@ -40,6 +40,7 @@ struct ResponderConfig {
     std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
     std::optional<unsigned> gid_index;  ///< 0..255; absent: RoCE v2, IPv4-mapped preferred
     unsigned max_sessions = 16;         ///< 1..1024
+    bool allow_fault = false;  ///< serve `accept`'s "fault" command (probes/control_fault.h)
     bool operator==(const ResponderConfig&) const = default;
 };
 

@@ -38,6 +38,8 @@ BOOST_AUTO_TEST_CASE(packaged_example_reads) {
     BOOST_TEST(p.spec->hosts[3].name == "10.12.0.4");  // no name: the address
     BOOST_TEST(p.spec->criteria.p99_latency_us.at(1048576) == 300.0);
     BOOST_TEST(p.spec->incast.senders == 3u);
+    BOOST_TEST(p.spec->runs(StageId::fault));  // bring-up: gpu-r12-03 consents (--allow-fault)
+    BOOST_TEST(p.spec->fault_host() == "gpu-r12-03");
 }
 
 BOOST_AUTO_TEST_CASE(defaults_are_stated) {
@@ -54,6 +56,12 @@ BOOST_AUTO_TEST_CASE(defaults_are_stated) {
     // fault (takes a link down) only when asked for
     BOOST_TEST(!p.spec->runs(StageId::fault));
     BOOST_TEST(p.spec->runs(StageId::rkey_revocation));
+    // ... and then on the last host, with traffic to the first, down 5 s
+    BOOST_TEST(j["fault"]["host"].get<std::string>() == "10.0.0.2");
+    BOOST_TEST(j["fault"]["peer"].get<std::string>() == "10.0.0.1");
+    BOOST_TEST(j["fault"]["down_s"].get<double>() == 5.0);
+    BOOST_TEST(j["criteria"]["max_link_recovery_s"].get<double>() == 10.0);
+    BOOST_TEST(j["criteria"]["max_traffic_recovery_s"].get<double>() == 15.0);
     // what spec_to_json writes reads back to the same spec
     const auto again = spec_from_json(j);
     BOOST_REQUIRE(again.spec);
@@ -91,6 +99,17 @@ BOOST_AUTO_TEST_CASE(bad_specs_name_the_field) {
     const std::string e = errors_of(j);
     BOOST_TEST(has(e, "incast.receiver: \"nope\" is not a host name"));
     BOOST_TEST(has(e, "incast.senders: 2 senders need 3 hosts, the spec has 2"));
+    j = kTwoHosts;
+    j["fault"] = json::parse(R"({"host": "10.0.0.9", "down_s": 0})");
+    BOOST_TEST(has(errors_of(j), "fault.host: \"10.0.0.9\" is not a host name"));
+    BOOST_TEST(has(errors_of(j), "fault.down_s: expected a number from 0.1 to 600"));
+    j["fault"] = json::parse(R"({"host": "10.0.0.1", "peer": "10.0.0.1"})");
+    BOOST_TEST(has(errors_of(j), "fault.peer: must differ from fault.host"));
+    j["fault"] = json::parse(R"({"hots": "10.0.0.1"})");
+    BOOST_TEST(has(errors_of(j), "fault.hots: unknown member"));
+    j = kTwoHosts;
+    j["criteria"] = {{"max_traffic_recovery_s", -1}};
+    BOOST_TEST(has(errors_of(j), "criteria.max_traffic_recovery_s: expected a number from 0"));
     j = kTwoHosts;
     j["bandwith"] = json::object();
     BOOST_TEST(has(errors_of(j), "bandwith: unknown member"));

@@ -5,7 +5,10 @@
 # p50 of 0.2-4 ms with a p99 up to ~20 ms over 50 iterations; 1 MiB p99 up to ~260 ms).
 #  1. Healthy: exit 0, verdict pass; inventory has 3 hosts and every must-match fact consistent;
 #     all 6 ordered pairs measured for WRITE and READ at 4 sizes with p50/p99/p99.9; bandwidth
-#     for 3 ring pairs, one at a time and all at once (concurrency); the incast g1,g3 -> g2 with the victim (g1 -> g2) and fairness; rkey revocation ends
+#     for 3 ring pairs, one at a time and all at once (concurrency); the incast g1,g3 -> g2 with the victim (g1 -> g2) and fairness;
+#     the controlled fault: g3 (its responder started with --allow-fault) takes eth0 down for
+#     3 s: link and traffic (g3 -> g1) recovery measured, traffic after the link, link_flap on g3
+#     found by the rules, eth0 up again afterwards; rkey revocation ends
 #     IBV_WC_REM_ACCESS_ERR for WRITE and READ on every host; report.html/.md written;
 #     the latency stage's counters were sampled (timelines); samples.jsonl replays with `diagnose --replay` (exit 0 or 1, not 2). Prints the time.
 #  2. g3 at MTU 1500: the inventory stage fails, naming g3 for netdev_mtu_bytes and
@@ -13,6 +16,8 @@
 #  3. netem loss 5% on g3's egress (latency stage only): exit 1, the latency stage fails and
 #     carries the retransmits finding on g3 (its counters are sampled during the stage).
 #  4. A bad spec: exit 2, the field named.
+#  5. A fault on g2, whose responder does not allow faults: exit 2, the fault stage `error` naming
+#     --allow-fault, and g2's link never went down.
 . "$(dirname "$0")/lib.sh"
 lab_up 3
 bin=$(rocehealth_bin) || exit 1
@@ -22,7 +27,8 @@ mkdir -p "$out"
 sed -e "s/@G1@/$g1/; s/@G2@/$g2/; s/@G3@/$g3/" "$RH_REPO/tests/lab/accept-lab-spec.json" >"$out/spec.json"
 declare -A rid
 for g in g1 g2 g3; do
-  rid[$g]=$(lab spawn "$g" -- "$bin" responder) || fail "cannot start the responder on $g"
+  allow=; [ $g = g3 ] && allow=--allow-fault  # only g3 consents to the fault stage
+  rid[$g]=$(lab spawn "$g" -- "$bin" responder $allow) || fail "cannot start the responder on $g"
 done
 for g in g1 g2 g3; do lab_wait_port $g 18520; done
 
@@ -32,9 +38,14 @@ accept() {
   echo $?
 }
 r() { jq -r "$2" "$1/report.json"; }
+# linkmon G TAG: records G's link events (the kernel's own account, not rocehealth's) in the
+# guest's /tmp/linkmon.TAG; linkdowns G TAG: how many "eth0 ... state DOWN" events it saw.
+linkmon() { lab spawn "$1" -- sh -c "exec ip -o monitor link >/tmp/linkmon.$2 2>&1" >/dev/null || fail "$1: ip monitor"; }
+linkdowns() { lab_exec "$1" -- cat "/tmp/linkmon.$2" | grep -c 'eth0:.*state DOWN'; }
 stage() { jq -c --arg id "$2" '.stages[] | select(.id == $id)' "$1/report.json"; }
 
 # --- 1. healthy
+linkmon g3 healthy
 t0=$SECONDS
 rc=$(accept "$out/healthy" "$out/spec.json")
 secs=$((SECONDS - t0))
@@ -44,7 +55,7 @@ h=$out/healthy
 jq -c '.stages[] | {id, verdict, reason: .reason[0:120], failed: [.criteria[] | select(.pass | not) | {name, measured, threshold}]}' "$h/report.json" >&2
 assert_eq 0 "$rc" "healthy acceptance exit status"
 assert_eq pass "$(r "$h" .verdict)" "verdict"
-for f in report.html report.md samples.jsonl raw/inventory.json raw/latency.json raw/rkey_revocation.json; do
+for f in report.html report.md samples.jsonl raw/inventory.json raw/latency.json raw/rkey_revocation.json raw/fault.json; do
   [ -s "$h/$f" ] || fail "$f missing or empty"
 done
 inv=$(stage "$h" inventory)
@@ -75,6 +86,16 @@ jq -e '.results.jain_index > 0 and .results.victim.before.p99_us > 0 and .result
   || fail "incast fairness/victim missing: $(jq -c '.results | {jain_index, victim}' <<<"$inc")"
 jq -e '.counter_timelines | length > 0' <<<"$inc" >/dev/null || fail "incast without counter timelines"
 log "incast: aggregate $(jq '.results.aggregate_goodput_gbps // .results.aggregate.goodput_gbps' <<<"$inc") Gb/s, Jain $(jq '.results.jain_index' <<<"$inc"), victim p99 $(jq '.results.victim.before.p99_us' <<<"$inc") -> $(jq '.results.victim.during.p99_us' <<<"$inc") us"
+ft=$(stage "$h" fault)
+assert_eq "pass g3 eth0 g1" "$(jq -r '"\(.verdict) \(.results.host) \(.results.netdev) \(.results.traffic_dst)"' <<<"$ft")" \
+  "fault stage: g3's eth0 taken down, traffic to g1"
+jq -e '.results | .link_up_s - .link_down_s >= 2.9 and .link_recovery_s >= 0 and .traffic_recovery_s >= .link_recovery_s and .traffic_attempts >= 1 and .recovered_p50_us > 0' \
+  <<<"$ft" >/dev/null || fail "fault results inconsistent: $(jq -c .results <<<"$ft")"
+assert_contains " $(jq -r '[.findings[] | "\(.rule)@\(.host)"] | join(" ")' <<<"$ft") " " link_flap@g3 " \
+  "the rules saw g3's link flap"
+assert_eq "UP" "$(lab_exec g3 -- cat /sys/class/net/eth0/operstate | tr a-z A-Z)" "g3's eth0 is up again"
+assert_eq 1 "$(linkdowns g3 healthy)" "eth0 DOWN events in g3's kernel (ip monitor)"
+log "fault: link recovery $(jq .results.link_recovery_s <<<"$ft") s, traffic recovery $(jq .results.traffic_recovery_s <<<"$ft") s after $(jq .results.traffic_attempts <<<"$ft") connection(s); 64 B WRITE p50 $(jq .results.baseline_p50_us <<<"$ft") -> $(jq .results.recovered_p50_us <<<"$ft") us"
 rk=$(stage "$h" rkey_revocation)
 assert_eq "6 IBV_WC_REM_ACCESS_ERR" "$(jq -r '[.results.attempts[].got_status] | "\(length) \(unique | join(","))"' <<<"$rk")" \
   "rkey revocation: WRITE and READ on 3 hosts end IBV_WC_REM_ACCESS_ERR"
@@ -145,6 +166,16 @@ echo '{"hosts": [{"address": "'"$g1"'"}], "criteria": {"min_bandwith_fraction": 
 rc=$(accept "$out/bad" "$out/bad.json")
 assert_eq 2 "$rc" "bad spec: exit status"
 assert_contains "$(cat "$out/bad.err")" "criteria.min_bandwith_fraction: unknown member" "the bad field is named"
+
+# --- 5. a fault where the responder did not consent (g2 runs without --allow-fault)
+linkmon g2 noconsent
+jq '.stages = ["fault"] | .fault = {"host": "g2", "peer": "g1", "down_s": 2}' "$out/spec.json" >"$out/spec-noconsent.json"
+rc=$(accept "$out/noconsent" "$out/spec-noconsent.json")
+cat "$out/noconsent.out" >&2
+assert_eq 2 "$rc" "fault without consent: exit status (incomplete)"
+assert_eq error "$(r "$out/noconsent" '.stages[] | select(.id == "fault") | .verdict')" "fault stage verdict without consent"
+assert_contains "$(r "$out/noconsent" '.stages[] | select(.id == "fault") | .reason')" "--allow-fault" "the reason says how to consent"
+assert_eq 0 "$(linkdowns g2 noconsent)" "eth0 DOWN events in g2's kernel: its link never went down"
 
 for g in g1 g2 g3; do lab kill "${rid[$g]}" >/dev/null 2>&1; done
 pass

@@ -1,0 +1,109 @@
+// Stage `fault`: the spec's fault host takes its own RDMA link down and up through its
+// responder's "fault" command (probes/control_fault.h), which measures link and traffic recovery
+// on that host's clock; meanwhile every host's counters are sampled, so the rules must see the
+// flap (link_flap on the fault host) and the counter timelines show it.
+#include <cstdio>
+
+#include "agent/accept_run/control_client.h"
+#include "agent/accept_run/stage_sampler.h"
+#include "agent/accept_run/stages.h"
+
+namespace rh::accept {
+
+namespace {
+
+const SpecHost* host_named(const Spec& spec, const std::string& name) {
+    for (const auto& h : spec.hosts)
+        if (h.name == name) return &h;
+    return nullptr;
+}
+
+/// The fault's own findings: link findings on the fault host (the flap was the point).
+bool caused_by_fault(const Finding& f, const std::string& host) {
+    return f.host == host && (f.rule_id == "link_flap" || f.rule_id == "port_not_active");
+}
+
+Scalar seconds(std::optional<double> v) {
+    return v ? Scalar(*v) : Scalar();
+}
+
+}  // namespace
+
+Stage run_fault_stage(RunContext& cx) {
+    Stage st = begin_stage(StageId::fault, cx);
+    const FaultSpec& f = cx.spec.fault;
+    const SpecHost* host = host_named(cx.spec, cx.spec.fault_host());
+    const SpecHost* peer = host_named(cx.spec, cx.spec.fault_peer());
+    FaultResults res;
+    res.host = host->name;
+    res.traffic_src = host->name;
+    res.traffic_dst = peer->name;
+    char what[160];
+    std::snprintf(what, sizeof what,
+                  "%s takes its link down for %.1f s, then sends RDMA WRITEs to %s",
+                  host->name.c_str(), f.down_s, peer->name.c_str());
+    cx.progress.update("fault", what, 0);
+    const double budget_s = 15 + f.down_s + f.recovery_timeout_s;  // baseline probe + fault + wait
+    StageSampler sampler(cx, budget_s + 30);
+    const double t_req = cx.now_s();
+    auto r = control_request(
+        host->address,
+        {{"cmd", "fault"},
+         {"peer", peer->address},
+         {"down_ms", static_cast<unsigned>(f.down_s * 1000)},
+         {"recovery_timeout_ms", static_cast<unsigned>(f.recovery_timeout_s * 1000)}},
+        "fault_reply", static_cast<int>(budget_s * 1000));
+    sampler.finish(st);
+    const std::string sampled = st.reason;  // hosts not sampled, notes
+    st.reason = std::string(what) + " (its responder measures both recoveries on its own clock)" +
+                (sampled.empty() ? "" : "; " + sampled);
+    if (!r) {
+        end_stage_in_error(st, cx, std::move(res),
+                           "could not run: " + host->name + ": " + r.error().message());
+        return st;
+    }
+    const auto& j = *r;
+    res.device = j.value("device", "");
+    res.netdev = j.value("netdev", "");
+    if (auto v = number_at(j, "down_at_s")) res.link_down_s = t_req + *v;
+    if (auto v = number_at(j, "up_at_s")) res.link_up_s = t_req + *v;
+    res.link_recovery_s = number_at(j, "link_recovery_s");
+    res.traffic_recovery_s = number_at(j, "traffic_recovery_s");
+    res.traffic_attempts = number_at(j, "traffic_attempts");
+    res.baseline_p50_us = number_at(j, "baseline_p50_us");
+    res.recovered_p50_us = number_at(j, "recovered_p50_us");
+    if (cx.save("raw/fault.json", j.dump(2)))
+        st.evidence_links.push_back({"the fault host's reply (JSON)", "raw/fault.json"});
+    if (res.link_down_s && res.link_up_s)
+        st.marks.push_back({*res.link_down_s, "link down", *res.link_up_s});
+    if (res.link_up_s && res.link_recovery_s)
+        st.marks.push_back({*res.link_up_s + *res.link_recovery_s, "port ACTIVE", std::nullopt});
+    if (res.link_up_s && res.traffic_recovery_s)
+        st.marks.push_back(
+            {*res.link_up_s + *res.traffic_recovery_s, "traffic back", std::nullopt});
+    if (const std::string e = j.value("last_error", ""); !e.empty())
+        st.reason += "; last traffic attempt: " + e;
+
+    const auto& c = cx.spec.criteria;
+    st.criteria.push_back(
+        make_criterion("link recovery time (link up to port ACTIVE)", "<=", c.max_link_recovery_s,
+                       "s", seconds(res.link_recovery_s), {"/results/link_recovery_s"}));
+    st.criteria.push_back(make_criterion(
+        "traffic recovery time (link up to RDMA WRITEs completing on a new connection)",
+        "<=", c.max_traffic_recovery_s, "s", seconds(res.traffic_recovery_s),
+        {"/results/traffic_recovery_s"}));
+    std::vector<std::string> seen;
+    for (std::size_t i = 0; i < st.findings.size(); ++i)
+        if (st.findings[i].rule_id == "link_flap" && st.findings[i].host == host->name)
+            seen.push_back("/findings/" + std::to_string(i));
+    st.criteria.push_back(
+        make_criterion("link_flap findings on " + host->name + " (the rules must see the fault)",
+                       ">=", 1.0, "count", static_cast<double>(seen.size()),
+                       seen.empty() ? std::vector<std::string>{"/findings"} : seen));
+    add_error_findings_criterion(st, cx,
+                                 [&](const Finding& x) { return caused_by_fault(x, host->name); });
+    finish_stage(st, cx, std::move(res));
+    return st;
+}
+
+}  // namespace rh::accept

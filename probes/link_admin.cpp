@@ -1,0 +1,58 @@
+#include "probes/link_admin.h"
+
+#include <net/if.h>
+
+#include <netlink/errno.h>
+#include <netlink/netlink.h>
+
+#include "collectors/nl_handles.h"
+#include "collectors/parse.h"
+#include "collectors/rdma_sysfs.h"
+
+namespace rh {
+
+Status set_link_admin_up(const std::string& netdev, bool up) {
+    const std::string subject = netdev + (up ? " up" : " down");
+    auto fail = [&](const char* op, int nl_err) {
+        const int e = nl_err < 0 ? -nl_err : nl_err;
+        std::string why = nl_geterror(e);
+        if (e == NLE_PERM) why += " (needs CAP_NET_ADMIN)";
+        return Error{op, "set link " + subject, 0, why};
+    };
+    nl::Sock sock(nl_socket_alloc());
+    if (!sock) return Error{"nl_socket_alloc", "set link " + subject, ENOMEM, {}};
+    if (int e = nl_connect(sock.get(), NETLINK_ROUTE); e < 0) return fail("nl_connect", e);
+    rtnl_link* raw = nullptr;
+    if (int e = rtnl_link_get_kernel(sock.get(), 0, netdev.c_str(), &raw); e < 0)
+        return fail("rtnl_link_get_kernel", e);
+    nl::Link orig(raw);
+    nl::Link change(rtnl_link_alloc());
+    if (!change) return Error{"rtnl_link_alloc", "set link " + subject, ENOMEM, {}};
+    if (up)
+        rtnl_link_set_flags(change.get(), IFF_UP);
+    else
+        rtnl_link_unset_flags(change.get(), IFF_UP);
+    if (int e = rtnl_link_change(sock.get(), orig.get(), change.get(), 0); e < 0)
+        return fail("rtnl_link_change", e);
+    return ok_status();
+}
+
+std::optional<unsigned> read_port_state_code(const SysfsRoot& sys, const std::string& device,
+                                             unsigned port) {
+    auto text = read_attr_file(
+        sys, "class/infiniband/" + device + "/ports/" + std::to_string(port) + "/state");
+    if (!text) return std::nullopt;
+    const auto st = parse_port_state(*text);
+    if (!st) return std::nullopt;
+    return st->code;
+}
+
+bool netdev_oper_up(const SysfsRoot& sys, const std::string& netdev) {
+    auto text = read_attr_file(sys, "class/net/" + netdev + "/operstate");
+    if (!text) return false;
+    std::string s = *text;
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s == "up" || s == "unknown";
+}
+
+}  // namespace rh
