@@ -14,6 +14,25 @@ double nearest_rank(const std::vector<double>& sorted, double pct) {
     return sorted[rank - 1];
 }
 
+std::vector<std::pair<double, double>> cdf_points(const std::vector<double>& sorted) {
+    std::vector<std::pair<double, double>> out;
+    const auto n = sorted.size();
+    if (n <= LatencyStats::kCdfPoints) {
+        for (std::size_t i = 0; i < n; ++i)
+            out.emplace_back(sorted[i], static_cast<double>(i + 1) / static_cast<double>(n));
+        return out;
+    }
+    std::vector<double> fractions{1.0 / static_cast<double>(n)};
+    for (std::size_t k = 1; k <= LatencyStats::kCdfPoints; ++k)
+        fractions.push_back(static_cast<double>(k) / LatencyStats::kCdfPoints);
+    for (double tail : {0.99, 0.995, 0.999}) fractions.push_back(tail);
+    std::sort(fractions.begin(), fractions.end());
+    for (double f : fractions)
+        if (out.empty() || f > out.back().second)
+            out.emplace_back(nearest_rank(sorted, f * 100), f);
+    return out;
+}
+
 void summarize(std::vector<double>& samples_us, double wall_seconds, LatencyStats& out) {
     out.iterations = samples_us.size();
     if (samples_us.empty()) return;
@@ -27,6 +46,7 @@ void summarize(std::vector<double>& samples_us, double wall_seconds, LatencyStat
                   static_cast<double>(samples_us.size());
     out.msg_rate_per_s =
         wall_seconds > 0 ? static_cast<double>(samples_us.size()) / wall_seconds : 0;
+    out.cdf = cdf_points(samples_us);
 }
 
 }  // namespace rh

@@ -23,6 +23,10 @@ struct LatencyStats {
                               ///< latency figures are then not reported (JSON null, text "-")
     std::string error_cause;  ///< with `error`: IBV_WC_* name, "timeout", "peer_closed" or "other"
     std::string skipped;      ///< non-empty when the phase was not run (an earlier one failed): why
+    /// The measured distribution, thinned: [latency_us, cumulative fraction] ascending in both,
+    /// at most kCdfPoints + 3 points (see cdf_points). Empty when nothing was measured.
+    std::vector<std::pair<double, double>> cdf;
+    static constexpr std::size_t kCdfPoints = 50;
 
     /// Nearest rank needs >= 1000 samples for p99.9 to differ from the maximum.
     static constexpr std::uint64_t kMinIterationsForP999 = 1000;
@@ -33,7 +37,13 @@ struct LatencyStats {
 /// Nearest-rank percentile of an ascending-sorted, non-empty vector; `pct` in [0, 100].
 double nearest_rank(const std::vector<double>& sorted, double pct);
 
-/// Fills min/p50/p99/p99.9/max/mean/iterations/msg_rate from samples (µs) and the wall time of
+/// The CDF of ascending-sorted samples: every sample (x_i, (i+1)/n) when n <= kCdfPoints, else
+/// the nearest-rank points at fractions 1/n (the minimum), k/kCdfPoints (k = 1..kCdfPoints), and
+/// 0.99, 0.995, 0.999 for the tail: enough to draw the distribution without keeping every
+/// sample (a report carries one per pair, op and size).
+std::vector<std::pair<double, double>> cdf_points(const std::vector<double>& sorted);
+
+/// Fills min/p50/p99/p99.9/max/mean/iterations/msg_rate/cdf from samples (µs) and the wall time of
 /// the loop that produced them. `samples` is sorted in place. Empty samples leave zeros.
 void summarize(std::vector<double>& samples_us, double wall_seconds, LatencyStats& out);
 

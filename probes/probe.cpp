@@ -77,6 +77,11 @@ nlohmann::json to_json(const LatencyStats& s) {
     j["mean_us"] = num(s.mean_us);
     j["msg_rate_per_s"] = num(s.msg_rate_per_s);
     j["checksum_errors"] = s.checksum_errors;
+    if (m) {
+        nlohmann::json cdf = nlohmann::json::array();
+        for (const auto& [us, f] : s.cdf) cdf.push_back({us, f});
+        j["cdf"] = std::move(cdf);
+    }
     if (!s.error.empty()) {
         j["error"] = s.error;
         j["error_cause"] = s.error_cause.empty() ? "other" : s.error_cause;

@@ -90,9 +90,12 @@ std::string key_numbers(const Stage& s) {
             return o;
         }
         std::string operator()(const FaultResults& r) const {
+            auto secs = [](std::optional<double> v) {
+                return v ? sig3(*v) + " s" : std::string("not measured");
+            };
             return "link " + md_escape(r.host + " " + r.netdev) + ": link recovery " +
-                   fixed(r.link_recovery_s, 1) + " s, traffic recovery " +
-                   fixed(r.traffic_recovery_s, 1) + " s";
+                   secs(r.link_recovery_s) + ", traffic recovery " + secs(r.traffic_recovery_s) +
+                   " (" + md_escape(r.traffic_src + " -> " + r.traffic_dst) + ")";
         }
         std::string operator()(const RkeyResults& r) const {
             std::size_t bad = 0;

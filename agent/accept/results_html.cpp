@@ -289,7 +289,7 @@ std::string incast_html(const IncastResults& r, const Rows& rows) {
 
 std::string fault_html(const FaultResults& r, const Rows& rows) {
     auto secs = [](std::optional<double> v) {
-        return v ? fixed(v, 1) + " s" : std::string("not measured");
+        return v ? sig3(*v) + " s" : std::string("not measured");
     };
     std::string link = r.host + (r.device.empty() ? "" : " " + r.device) +
                        (r.netdev.empty() ? "" : " (" + r.netdev + ")");

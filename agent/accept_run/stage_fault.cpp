@@ -53,7 +53,7 @@ Stage run_fault_stage(RunContext& cx) {
          {"down_ms", static_cast<unsigned>(f.down_s * 1000)},
          {"recovery_timeout_ms", static_cast<unsigned>(f.recovery_timeout_s * 1000)}},
         "fault_reply", static_cast<int>(budget_s * 1000));
-    sampler.finish(st);
+    sampler.finish(st, {"port_state_code"});
     const std::string sampled = st.reason;  // hosts not sampled, notes
     st.reason = std::string(what) + " (its responder measures both recoveries on its own clock)" +
                 (sampled.empty() ? "" : "; " + sampled);
@@ -76,11 +76,19 @@ Stage run_fault_stage(RunContext& cx) {
         st.evidence_links.push_back({"the fault host's reply (JSON)", "raw/fault.json"});
     if (res.link_down_s && res.link_up_s)
         st.marks.push_back({*res.link_down_s, "link down", *res.link_up_s});
-    if (res.link_up_s && res.link_recovery_s)
-        st.marks.push_back({*res.link_up_s + *res.link_recovery_s, "port ACTIVE", std::nullopt});
-    if (res.link_up_s && res.traffic_recovery_s)
+    if (res.link_up_s && res.link_recovery_s) {
+        // One mark when traffic came back within a tenth of the down time: two labels that
+        // close overlap on the chart.
+        const bool apart = res.traffic_recovery_s &&
+                           *res.traffic_recovery_s - *res.link_recovery_s > 0.1 * f.down_s;
         st.marks.push_back(
-            {*res.link_up_s + *res.traffic_recovery_s, "traffic back", std::nullopt});
+            {*res.link_up_s + *res.link_recovery_s,
+             res.traffic_recovery_s && !apart ? "port ACTIVE, traffic back" : "port ACTIVE",
+             std::nullopt});
+        if (apart)
+            st.marks.push_back(
+                {*res.link_up_s + *res.traffic_recovery_s, "traffic back", std::nullopt});
+    }
     if (const std::string e = j.value("last_error", ""); !e.empty())
         st.reason += "; last traffic attempt: " + e;
 

@@ -32,6 +32,10 @@ LatencyResult row_of(const std::string& src, const std::string& dst, const nlohm
     if (e.contains("checksum_errors"))
         r.checksum_errors = e["checksum_errors"].get<std::uint64_t>();
     r.error = e.value("error", "");
+    if (r.error.empty() && e.contains("cdf") && e["cdf"].is_array())
+        for (const auto& p : e["cdf"])
+            if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_number())
+                r.cdf.emplace_back(p[0].get<double>(), p[1].get<double>());
     return r;
 }
 

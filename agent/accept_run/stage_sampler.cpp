@@ -42,7 +42,33 @@ StageSampler::StageSampler(RunContext& cx, double max_s) : cx_(cx) {
 
 StageSampler::~StageSampler() = default;  // each SampleLink stops and joins its thread
 
-void StageSampler::finish(Stage& st) {
+namespace {
+
+/// Timelines of the `gauges` series among recording lines, one per labels set.
+void add_gauges(const std::vector<nlohmann::json>& lines, const std::string& host,
+                const std::vector<std::string>& gauges, const RunContext& cx,
+                std::vector<CounterTimeline>& out) {
+    for (const auto& g : gauges) {
+        std::map<std::string, CounterTimeline> by_labels;
+        for (const auto& l : lines) {
+            if (l.value("series", "") != g || !l.contains("wall_ms")) continue;
+            const auto labels = l.value("labels", nlohmann::json::object());
+            auto& tl = by_labels[labels.dump()];
+            tl.host = host;
+            tl.series = g;
+            tl.unit = l.value("unit", "");
+            for (const auto& [k, v] : labels.items())
+                if (v.is_string()) tl.labels[k] = v.get<std::string>();
+            tl.points.emplace_back(cx.t_of(l["wall_ms"].get<std::int64_t>()),
+                                   number_at(l, "value"));
+        }
+        for (auto& [k, tl] : by_labels) out.push_back(std::move(tl));
+    }
+}
+
+}  // namespace
+
+void StageSampler::finish(Stage& st, const std::vector<std::string>& gauges) {
     run_.end_wall_ms = wall_now_ms();
     std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // a pass after the end
     for (auto& l : links_) l->request_stop();
@@ -57,10 +83,13 @@ void StageSampler::finish(Stage& st) {
         std::lock_guard lock(cx_.mu);
         for (const auto& line : h->samples) cx_.samples.push_back(line);
     }
+    for (const auto* h : hosts)
+        add_gauges(h->samples, cx_.name_of(h->name), gauges, cx_, st.counter_timelines);
     const auto a = cli::analyse_incast(run_, cx_.rules, cx_.rules_file);
     std::vector<std::string> notes;
     if (a.diagnosis.is_object()) st.findings = findings_from(a.diagnosis["findings"], cx_, notes);
-    st.counter_timelines = counter_timelines_of(a.activity, cx_);
+    for (auto& tl : counter_timelines_of(a.activity, cx_))
+        st.counter_timelines.push_back(std::move(tl));
     for (const auto& n : notes) st.reason += (st.reason.empty() ? "" : "; ") + n;
 }
 

@@ -27,8 +27,9 @@ class StageSampler {
     StageSampler& operator=(const StageSampler&) = delete;
 
     /// Stops sampling, runs the rules, and adds the findings (hosts by spec name), the counter
-    /// timelines and notes (hosts that could not be sampled) to `st`.
-    void finish(Stage& st);
+    /// timelines and notes (hosts that could not be sampled) to `st`. Each series named in
+    /// `gauges` (e.g. "port_state_code") is plotted first, as sampled, per host and labels.
+    void finish(Stage& st, const std::vector<std::string>& gauges = {});
 
   private:
     RunContext& cx_;

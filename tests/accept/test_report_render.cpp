@@ -202,6 +202,21 @@ BOOST_AUTO_TEST_CASE(markdown_summary_for_a_ticket) {
     BOOST_TEST(
         md.find("2 to 1 into gpu-r1-01: aggregate 86.1 Gb/s (86.1 % of link), Jain 0.849, 3 error "
                 "completions; victim p99 2.5 \xE2\x86\x92 412.7 µs") != std::string::npos);
+    BOOST_TEST(md.find("link gpu-r1-03 ens1f0np0: link recovery 2.40 s, traffic recovery 3.90 s "
+                       "(gpu-r1-01 -\\> gpu-r1-03)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(fault_results_show_both_recoveries) {
+    const std::string html = render_html(read(fixture_json()));
+    const auto at = html.find("id=\"stage-fault\"");
+    BOOST_TEST_REQUIRE(at != std::string::npos);
+    const std::string fault = html.substr(at, html.find("id=\"stage-rkey_revocation\"") - at);
+    for (const char* part :
+         {"<th>link recovery (up to port ACTIVE)</th><td class=\"strong\">2.40 s</td>",
+          "<th>traffic recovery (up to traffic back)</th><td class=\"strong\">3.90 s</td>",
+          "<th>connections tried</th><td>12</td>",
+          "<th>64 B WRITE p50 before / after</th><td>2.1 / 2.2 µs</td>"})
+        BOOST_TEST(fault.find(part) != std::string::npos, part);
 }
 
 BOOST_AUTO_TEST_CASE(hostile_strings_are_escaped_in_markdown) {

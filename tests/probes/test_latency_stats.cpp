@@ -89,3 +89,41 @@ BOOST_AUTO_TEST_CASE(failed_and_skipped_phases_in_json) {
     BOOST_TEST(!r.ok());
     BOOST_TEST(to_json(r)["results"].size() == 2u);
 }
+
+// The report draws each pair's latency CDF from these points: they must follow the samples,
+// rise in both coordinates, start at the minimum and reach the maximum at 1.
+BOOST_AUTO_TEST_CASE(cdf_follows_the_samples) {
+    std::vector<double> few{5, 1, 3};
+    LatencyStats st;
+    summarize(few, 1, st);
+    BOOST_REQUIRE(st.cdf.size() == 3u);  // few samples: every one
+    BOOST_TEST(st.cdf[0].first == 1);
+    BOOST_TEST(st.cdf[0].second == 1.0 / 3);
+    BOOST_TEST(st.cdf[2].first == 5);
+    BOOST_TEST(st.cdf[2].second == 1.0);
+
+    std::vector<double> many;
+    for (int i = 1; i <= 10000; ++i) many.push_back(i * 0.5);  // 0.5 .. 5000 µs
+    summarize(many, 1, st);
+    BOOST_TEST(st.cdf.size() <= LatencyStats::kCdfPoints + 4);
+    BOOST_TEST(st.cdf.front().first == 0.5);  // the minimum at 1/n
+    BOOST_TEST(st.cdf.back().first == 5000);  // the maximum at 1
+    BOOST_TEST(st.cdf.back().second == 1.0);
+    for (std::size_t i = 1; i < st.cdf.size(); ++i) {
+        BOOST_TEST(st.cdf[i].first >= st.cdf[i - 1].first);
+        BOOST_TEST(st.cdf[i].second > st.cdf[i - 1].second);
+    }
+    bool median = false, tail = false;  // the median and the p99.9 are among the points
+    for (const auto& [us, f] : st.cdf) {
+        median |= f == 0.5 && us == 2500;
+        tail |= f == 0.999 && us == 4995;
+    }
+    BOOST_TEST(median);
+    BOOST_TEST(tail);
+    // probe --json carries them (the acceptance runner reads them from there)
+    st.op = "write";
+    const auto j = to_json(st);
+    BOOST_REQUIRE(j["cdf"].is_array());
+    BOOST_TEST(j["cdf"].size() == st.cdf.size());
+    BOOST_TEST(j["cdf"][0][0].get<double>() == 0.5);
+}
