@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "agent/commands.h"
+#include "probes/link_guard.h"
 #include "probes/qp_timeout.h"
 
 namespace {
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
         return rh::cli::kExitCannotRun;
     }
     const std::string cmd = argv[1];
+    // Not listed: the fault stage's guard process (probes/link_guard.h) runs this binary again.
+    if (cmd == "_link-guard") return rh::run_link_guard(argc, argv);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
         usage(stdout);
         return rh::cli::kExitOk;

@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "probes/incast_fields.h"
 #include "probes/link_admin.h"
+#include "probes/link_guard.h"
 #include "probes/probe.h"
 #include "probes/stream_protocol.h"
 
@@ -15,9 +16,10 @@ namespace rh {
 
 namespace {
 
-constexpr int kPollMs = 10;         // link state polling while the link comes back
-constexpr int kRetryMs = 100;       // between traffic attempts
-constexpr int kProbeWaitMs = 1000;  // each wait of a traffic attempt (connect, each WRITE)
+constexpr int kGuardGraceMs = 10000;  // the guard acts this long after the planned up
+constexpr int kPollMs = 10;           // link state polling while the link comes back
+constexpr int kRetryMs = 100;         // between traffic attempts
+constexpr int kProbeWaitMs = 1000;    // each wait of a traffic attempt (connect, each WRITE)
 
 nlohmann::json opt(std::optional<double> v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -51,29 +53,6 @@ std::optional<double> passed_p50(const Result<ProbeReport>& r, std::string& why)
     }
     return r->results.front().p50_us;
 }
-
-/// Sets the link up when it leaves scope, unless up() already did.
-class LinkRestorer {
-  public:
-    LinkRestorer(std::string netdev, const ControlContext& cx)
-        : netdev_(std::move(netdev)), cx_(cx) {}
-    ~LinkRestorer() {
-        if (!restored_) (void)up();
-    }
-    LinkRestorer(const LinkRestorer&) = delete;
-    LinkRestorer& operator=(const LinkRestorer&) = delete;
-    Status up() {
-        restored_ = true;
-        auto s = set_link_admin_up(netdev_, true);
-        if (!s) cx_.log("FAULT: could not set " + netdev_ + " up again: " + s.error().message());
-        return s;
-    }
-
-  private:
-    std::string netdev_;
-    const ControlContext& cx_;
-    bool restored_ = false;
-};
 
 void reply_error(const tcp::Socket& s, const ControlContext& cx, const std::string& text) {
     cx.log("fault: " + text);
@@ -118,11 +97,16 @@ void serve_fault(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
                                "fault was applied: " +
                                why);
 
+    // The guard restores the link if this process dies or hangs while it is down.
+    auto guard = LinkGuard::start(netdev, static_cast<int>(req->down_ms) + kGuardGraceMs);
+    if (!guard)
+        return reply_error(
+            s, cx,
+            "could not start the link guard, so no fault was applied: " + guard.error().message());
     cx.log("fault: " + netdev + " down for " + std::to_string(req->down_ms) + " ms");
     const double t_down = monotonic_now_s();
     if (auto d = set_link_admin_up(netdev, false); !d)
         return reply_error(s, cx, "could not take the link down: " + d.error().message());
-    LinkRestorer restorer(netdev, cx);
     std::optional<double> left_active;
     const double down_until = t_down + req->down_ms / 1000.0;
     while (monotonic_now_s() < down_until && !cx.stop.load()) {
@@ -132,8 +116,11 @@ void serve_fault(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
         std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
     }
     const double t_up = monotonic_now_s();
-    if (auto u = restorer.up(); !u)
-        return reply_error(s, cx, "could not set the link up again: " + u.error().message());
+    // On every way out before this, the guard's destructor has it set the link up at once.
+    if (auto u = set_link_admin_up(netdev, true); !u)
+        return reply_error(
+            s, cx, "could not set the link up again (the guard retries): " + u.error().message());
+    guard->disarm();
 
     const double deadline = t_up + req->recovery_timeout_ms / 1000.0;
     std::optional<double> link_recovery;

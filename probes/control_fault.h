@@ -13,8 +13,9 @@
 //   R:      1. baseline: a 64 B RDMA WRITE probe to `peer` (new RC QP, 100 messages) must pass,
 //              else the reply is an error and nothing is touched;
 //           2. the netdev under the responder's RDMA port is set administratively down
-//              (rtnetlink), kept down for down_ms, then set up; it is set up again on every
-//              way out (error, responder stopping);
+//              (rtnetlink), kept down for down_ms, then set up; a guard process
+//              (probes/link_guard.h) sets it up on every other way out: an error, the
+//              responder stopping, crashing or being killed, or 10 s past the planned up;
 //           3. link recovery: from the up request until the RDMA port is ACTIVE and the
 //              netdev's operstate is up (polled every 10 ms);
 //           4. traffic recovery: from the up request until a new RC connection to `peer`

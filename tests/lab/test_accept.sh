@@ -18,6 +18,8 @@
 #  4. A bad spec: exit 2, the field named.
 #  5. A fault on g2, whose responder does not allow faults: exit 2, the fault stage `error` naming
 #     --allow-fault, and g2's link never went down.
+#  6. g3's responder is killed (SIGKILL) while its link is down for a 60 s fault: its link guard
+#     process sets eth0 up within seconds; the acceptance ends incomplete (exit 2) naming g3.
 . "$(dirname "$0")/lib.sh"
 lab_up 3
 bin=$(rocehealth_bin) || exit 1
@@ -70,6 +72,9 @@ lat=$(stage "$h" idle_latency)
 assert_eq 48 "$(jq '[.results.latency[] | select(.p50_us > 0 and .p99_us >= .p50_us and (.p999_us == null or .p999_us >= .p99_us))] | length' <<<"$lat")" \
   "latency rows with 0 < p50 <= p99 (<= p99.9) (6 pairs x 2 ops x 4 sizes)"
 assert_eq 6 "$(jq '[.results.latency[] | "\(.src)>\(.dst)"] | unique | length' <<<"$lat")" "ordered pairs"
+# each row's CDF is the measured one: 50 iterations -> every sample, from p50 <= ... to 1
+assert_eq 48 "$(jq '[.results.latency[] | select((.cdf | length) == 50 and .cdf[-1][1] == 1 and .cdf[-1][0] == .max_us and .cdf[0][0] == .min_us)] | length' <<<"$lat")" \
+  "latency rows carrying their measured CDF (50 points, min to max)"
 jq -e '.counter_timelines | length > 0' <<<"$lat" >/dev/null || fail "latency stage without counter timelines"
 log "64 B WRITE p99 per pair (us): $(jq -c '[.results.latency[] | select(.op == "write" and .size_bytes == 64) | {(.src + ">" + .dst): .p99_us}] | add' <<<"$lat")"
 bw=$(stage "$h" bandwidth)
@@ -176,6 +181,29 @@ assert_eq 2 "$rc" "fault without consent: exit status (incomplete)"
 assert_eq error "$(r "$out/noconsent" '.stages[] | select(.id == "fault") | .verdict')" "fault stage verdict without consent"
 assert_contains "$(r "$out/noconsent" '.stages[] | select(.id == "fault") | .reason')" "--allow-fault" "the reason says how to consent"
 assert_eq 0 "$(linkdowns g2 noconsent)" "eth0 DOWN events in g2's kernel: its link never went down"
+
+# --- 6. the responder dies while its link is down: the guard process restores the link
+eth0_state() { lab_exec g3 -- cat /sys/class/net/eth0/operstate; }
+lab kill "${rid[g3]}" >/dev/null 2>&1; lab wait "${rid[g3]}" --timeout 20 >/dev/null 2>&1
+rid[g3]=$(lab spawn g3 -- "$bin" responder --allow-fault) || fail "cannot restart g3's responder"
+lab_wait_port g3 18520
+jq '.stages = ["fault"] | .fault.down_s = 60' "$out/spec.json" >"$out/spec-kill.json"
+kid=$(lab spawn g1 -- sh -c "exec '$bin' accept --spec '$out/spec-kill.json' --out '$out/kill' >'$out/kill.out' 2>'$out/kill.err'") \
+  || fail "cannot start the acceptance"
+t0=$SECONDS
+until [ "$(eth0_state)" = down ] || [ $((SECONDS - t0)) -ge 60 ]; do sleep 0.5; done
+assert_eq down "$(eth0_state)" "g3's eth0 went down for the 60 s fault"
+lab kill "${rid[g3]}" KILL >/dev/null || fail "cannot SIGKILL g3's responder"
+t0=$SECONDS
+until [ "$(eth0_state)" = up ] || [ $((SECONDS - t0)) -ge 20 ]; do sleep 0.5; done
+back=$((SECONDS - t0))
+assert_eq up "$(eth0_state)" "g3's eth0 is up again after its responder was killed"
+[ $back -le 10 ] || fail "the guard took ${back} s to set g3's eth0 up (the fault had 60 s to go)"
+lab wait "$kid" --timeout 120 >/dev/null 2>&1
+[ -f "$out/kill/report.json" ] || { cat "$out/kill.err" >&2; fail "no report after the fault host died"; }
+assert_eq incomplete "$(r "$out/kill" .verdict)" "acceptance whose fault host died: verdict"
+assert_contains "$(r "$out/kill" '.stages[] | select(.id == "fault") | .reason')" "g3" "the fault stage names g3"
+log "g3's responder killed while its link was down: eth0 up again after ${back} s (guard)"
 
 for g in g1 g2 g3; do lab kill "${rid[$g]}" >/dev/null 2>&1; done
 pass
