@@ -96,6 +96,13 @@ int run_record(const std::vector<std::string>& args) {
         return kExitCannotRun;
     }
 
+    if (append)
+        if (auto s = check_appendable_recording(out_path); !s) {
+            std::cerr << "rocehealth record: " << s.error().message()
+                      << "; refusing to append samples to it\n";
+            return kExitCannotRun;
+        }
+
     HostSampler sampler(CollectOptions{SysfsRoot(root), device}, host);
     if (sampler.devices() == 0) {
         std::cerr << "rocehealth record: no RDMA device"

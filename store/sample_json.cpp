@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -20,8 +21,9 @@ const char* to_string(SampleKind k) {
 }
 
 nlohmann::json to_json_line(const Sample& s) {
-    nlohmann::json j = {{"schema", kSampleSchema}, {"t_s", s.t_s},        {"wall_ms", s.wall_ms},
-                        {"host", s.host},          {"kind", to_string(s.kind)}, {"series", s.series}};
+    nlohmann::json j = {{"schema", kSampleSchema},   {"t_s", s.t_s},
+                        {"wall_ms", s.wall_ms},      {"host", s.host},
+                        {"kind", to_string(s.kind)}, {"series", s.series}};
     if (!s.labels.empty()) j["labels"] = s.labels;
     if (!s.unit.empty()) j["unit"] = s.unit;
     switch (s.kind) {
@@ -72,8 +74,9 @@ Result<Sample> sample_from_json(const nlohmann::json& j) {
     const auto schema = j.find("schema");
     if (schema == j.end()) return field_error("schema", "missing");
     if (!schema->is_number_integer() || schema->get<int>() != kSampleSchema)
-        return field_error("schema", "unsupported version " + schema->dump() + " (this build reads " +
-                                         std::to_string(kSampleSchema) + ")");
+        return field_error("schema", "unsupported version " + schema->dump() +
+                                         " (this build reads " + std::to_string(kSampleSchema) +
+                                         ")");
     Sample s;
     const auto t = j.find("t_s");
     if (t == j.end() || !t->is_number() || !std::isfinite(t->get<double>()))
@@ -120,8 +123,8 @@ Result<Sample> sample_from_json(const nlohmann::json& j) {
         case SampleKind::counter:
             if (!v->is_null()) {
                 if (!is_whole_nonnegative(*v))
-                    return field_error("value", "a counter must be a whole number >= 0, got " +
-                                                    v->dump());
+                    return field_error("value",
+                                       "a counter must be a whole number >= 0, got " + v->dump());
                 s.count = v->get<std::uint64_t>();
             }
             if (const auto w = j.find("width_bits"); w != j.end()) {
@@ -138,7 +141,8 @@ Result<Sample> sample_from_json(const nlohmann::json& j) {
         case SampleKind::gauge:
             if (!v->is_null()) {
                 if (!v->is_number() || !std::isfinite(v->get<double>()))
-                    return field_error("value", "a gauge must be a finite number, got " + v->dump());
+                    return field_error("value",
+                                       "a gauge must be a finite number, got " + v->dump());
                 s.value = v->get<double>();
             }
             break;
@@ -166,8 +170,9 @@ Result<Recording> read_samples(std::istream& in, const std::string& name) {
         nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
         if (j.is_discarded()) {
             if (last_unterminated) {
-                rec.notes.push_back(where + "skipped a truncated last line (recorder stopped "
-                                            "mid-write)");
+                rec.notes.push_back(where +
+                                    "skipped a truncated last line (recorder stopped "
+                                    "mid-write)");
                 break;
             }
             return Error{"read recording", name + ":" + std::to_string(line_no), 0,
@@ -181,6 +186,28 @@ Result<Recording> read_samples(std::istream& in, const std::string& name) {
     }
     if (in.bad()) return Error{"read", name, EIO, "read error"};
     return rec;
+}
+
+Status check_appendable_recording(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return ok_status();
+    if (!std::filesystem::is_regular_file(path, ec))
+        return Error{"append to", path, 0, "not a regular file"};
+    std::ifstream in(path);
+    if (!in) return Error{"open", path, errno, {}};
+    std::string first;
+    while (std::getline(in, first) && first.find_first_not_of(" \t\r") == std::string::npos) {
+    }
+    if (first.find_first_not_of(" \t\r") == std::string::npos) return ok_status();  // empty
+    auto j = nlohmann::json::parse(first, nullptr, false);
+    if (j.is_discarded())
+        return Error{"append to", path, 0,
+                     "not a rocehealth recording (its first line is not JSON)"};
+    if (auto s = sample_from_json(j); !s)
+        return Error{"append to", path, 0,
+                     "not a rocehealth recording (its first line is not a sample: " +
+                         s.error().subject + ": " + s.error().detail + ")"};
+    return ok_status();
 }
 
 Result<Recording> read_samples_file(const std::string& path) {

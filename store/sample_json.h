@@ -28,8 +28,8 @@ Result<Sample> sample_from_json(const nlohmann::json& j);
 void write_sample(std::ostream& out, const Sample& s);
 
 struct Recording {
-    std::vector<Sample> samples;      ///< in file order
-    std::vector<std::string> notes;   ///< e.g. a truncated last line that was skipped
+    std::vector<Sample> samples;     ///< in file order
+    std::vector<std::string> notes;  ///< e.g. a truncated last line that was skipped
 };
 
 /// Reads a whole recording. Blank lines are skipped. Error: "<name>:<line>: <what>" for the
@@ -39,5 +39,10 @@ Result<Recording> read_samples(std::istream& in, const std::string& name);
 
 /// Same, from a file. Error when it cannot be opened (names the path).
 Result<Recording> read_samples_file(const std::string& path);
+
+/// Whether `path` may be appended to as a recording (`record --append`): it does not exist, is
+/// empty, or its first line reads as a sample. Error (naming the path and why) otherwise, so
+/// samples never land at the end of some other file.
+Status check_appendable_recording(const std::string& path);
 
 }  // namespace rh

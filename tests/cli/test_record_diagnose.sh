@@ -33,6 +33,14 @@ has "record exists" "exists; refusing to overwrite"
 lines=$(wc -l <"$rec")
 run 0 "record append" record --out "$rec" --append --interval 100ms --duration 200ms --sysfs-root "$fx/mlx5_x8/sys" --host lab-x8
 [ "$(wc -l <"$rec")" -gt "$lines" ] || fail "record --append did not add samples"
+# ... but never to a file that is not a recording (it stays as it was).
+printf 'host  alias\nmlx5_0 gpu-1\n' >"$work/notes.txt"
+run 2 "record append to a non-recording" record --out "$work/notes.txt" --append --interval 100ms --duration 200ms --sysfs-root "$fx/mlx5_x8/sys"
+has "record append to a non-recording" "$work/notes.txt" "not a rocehealth recording" "refusing to append"
+[ "$(cat "$work/notes.txt")" = "$(printf 'host  alias\nmlx5_0 gpu-1')" ] || fail "record --append changed a non-recording"
+echo '{"schema": 1, "host": "h"}' >"$work/other.jsonl"
+run 2 "record append to other JSON lines" record --out "$work/other.jsonl" --append --interval 100ms --duration 200ms --sysfs-root "$fx/mlx5_x8/sys"
+has "record append to other JSON lines" "not a sample"
 run 2 "record interval" record --out "$work/y.jsonl" --interval 5x --sysfs-root "$fx/mlx5_x8/sys"
 has "record interval" "--interval: '5x' is not a duration"
 run 2 "record no out" record --sysfs-root "$fx/mlx5_x8/sys"
