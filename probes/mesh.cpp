@@ -108,7 +108,10 @@ void Mesh::probe_peer(std::size_t i) {
             ++st.connects;
             st.backoff_s = 0;
         } else {
-            fail(i, "connect", "unreachable", session.error().message());
+            // Not the peer's fault when this host could not set up its side (no device, ...).
+            fail(i, "connect",
+                 session.error().cause == kCauseLocalSetup ? kCauseLocalSetup : "unreachable",
+                 session.error().message());
         }
     }
     if (p.session) {

@@ -5,7 +5,8 @@
 // exponential backoff. Every round's results become samples (store/README.md):
 // probe_latency_us{peer, op, size_bytes, quantile} gauges and probe_errors{peer, op, status}
 // counters, cumulative from 0 at the mesh's start (status: IBV_WC_* name, "timeout", "other", or
-// "unreachable" for op "connect": the session could not be set up).
+// for op "connect", the session could not be set up: "unreachable" (the peer: connect refused or
+// timed out, handshake failed) or "local_setup" (this host: no RDMA device or port, verbs)).
 #pragma once
 
 #include <atomic>
@@ -64,7 +65,7 @@ struct MeshHooks {
                        const std::vector<double>& raw_us)>
         on_phase;
     /// Every failure counted in probe_errors: op ("connect" when no session could be set up)
-    /// and status (IBV_WC_* name, "timeout", "other", "unreachable").
+    /// and status (IBV_WC_* name, "timeout", "other", "unreachable", "local_setup").
     std::function<void(const std::string& peer, const std::string& op, const std::string& status)>
         on_error;
 };

@@ -67,19 +67,23 @@ const char* latency_kind(ProbeOp op) {
 }
 
 Result<std::unique_ptr<ProbeSession>> ProbeSession::open(const ProbeOptions& o) {
-    if (auto v = validate(o); !v) return v.error();
+    auto local = [](Error e) {  // this host's side could not be set up
+        e.cause = kCauseLocalSetup;
+        return e;
+    };
+    if (auto v = validate(o); !v) return local(v.error());
     auto hp = tcp::parse_host_port(o.peer, oob::kDefaultPort);
-    if (!hp) return hp.error();
+    if (!hp) return local(hp.error());
     auto where = choose_port(SysfsRoot(o.sysfs_root), o.device, o.gid_index);
-    if (!where) return where.error();
+    if (!where) return local(where.error());
 
     const std::uint32_t ops = ops_mask(o.ops);
     const std::uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
     const unsigned qd = (ops & oob::kOpRead) ? o.queue_depth : 1;
     const std::uint64_t buf_len = oob::buffer_bytes(ops, max_size, qd);
     if (buf_len > oob::kMaxBufferBytes)
-        return bad_option("queue depth x largest size needs " + std::to_string(buf_len) +
-                          " bytes > " + std::to_string(oob::kMaxBufferBytes));
+        return local(bad_option("queue depth x largest size needs " + std::to_string(buf_len) +
+                                " bytes > " + std::to_string(oob::kMaxBufferBytes)));
 
     std::unique_ptr<ProbeSession> ps(new ProbeSession());
     ps->o_ = o;
@@ -92,7 +96,7 @@ Result<std::unique_ptr<ProbeSession>> ProbeSession::open(const ProbeOptions& o) 
     const bool sends = (ops & oob::kOpSend) != 0;
     auto conn = RcConnection::open({*where, buf_len, access, std::max(4u, qd + 2),
                                     sends ? kClientRecvDepth : 1u, o.rnr_retry});
-    if (!conn) return conn.error();
+    if (!conn) return local(conn.error());
     ps->conn_ = std::move(*conn);
     RcConnection& c = *ps->conn_;
 

@@ -18,6 +18,9 @@ std::string describe_wc(const ibv_wc& wc);
 
 /// Error::cause of a failure the peer's control connection reported (it closed or reset).
 inline constexpr const char* kCausePeerClosed = "peer_closed";
+/// Error::cause of a probe session this host could not set up on its own side (bad options, no
+/// RDMA device or ACTIVE port, verbs resources): not the peer's fault.
+inline constexpr const char* kCauseLocalSetup = "local_setup";
 
 /// How a probe or stream failure is counted (the `status` label of probe_errors, incast errors by
 /// status): Error::cause when set (an IBV_WC_* name from RcConnection::poll, kCausePeerClosed),
