@@ -18,6 +18,7 @@
 #include "agent/daemon/metrics.h"
 #include "agent/daemon/probe_summary.h"
 #include "agent/daemon/responder_thread.h"
+#include "agent/daemon/sd_notify.h"
 #include "agent/diagnose_report.h"
 #include "agent/host_sampler.h"
 #include "agent/responder_sampler.h"
@@ -384,6 +385,8 @@ int Agent::run() {
                {"port", http_->port()},
                {"protect_read", rt_.cfg.http.protect_read}});
     start_mesh();
+    sd_notify_state("READY=1\nSTATUS=collecting from " + std::to_string(sampler_->devices()) +
+                    " RDMA device(s); HTTP on " + listen_text(rt_.cfg.http, http_->port()));
 
     const sigset_t set = agent_signals();
     PassSchedule schedule(rt_.cfg.collect_interval_s, 0, monotonic_now_s());
@@ -399,13 +402,17 @@ int Agent::run() {
         const int sig = sigtimedwait(&set, nullptr, &ts);
         if (sig == SIGHUP) {
             log_event("info", "config_reload_requested", {{"config", config_path_}});
+            sd_notify_state("RELOADING=1\nMONOTONIC_USEC=" +
+                            std::to_string(static_cast<long long>(monotonic_now_s() * 1e6)));
             const double before = rt_.cfg.collect_interval_s;
             reload();
+            sd_notify_state("READY=1");
             if (rt_.cfg.collect_interval_s != before)
                 schedule.restart(rt_.cfg.collect_interval_s, monotonic_now_s());
         } else if (sig == SIGTERM || sig == SIGINT) {
             log_event("info", "stop_requested",
                       {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+            sd_notify_state("STOPPING=1");
             stop();
             return 0;
         }
