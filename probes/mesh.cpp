@@ -120,6 +120,7 @@ void Mesh::probe_peer(std::size_t i) {
         for (auto op : s_.ops) {
             for (auto size : s_.sizes) {
                 std::vector<double> raw;
+                if (stopping()) break;
                 r.results.push_back(p.session->run_phase(op, size, s_.iterations, s_.warmup, &raw));
                 if (hooks_.on_phase) hooks_.on_phase(s_.peers[i], r.results.back(), raw);
                 if (!r.results.back().error.empty()) {
@@ -129,8 +130,9 @@ void Mesh::probe_peer(std::size_t i) {
                     break;
                 }
             }
-            if (!failed_op.empty()) break;
+            if (!failed_op.empty() || stopping()) break;
         }
+        if (failed_op.empty() && stopping()) return;  // interrupted: neither ok nor failed
         ProbeRunTimes when = when0;
         when.end_t_s = monotonic_s(Clock::now());
         when.end_wall_ms = wall_now_ms();
@@ -156,16 +158,18 @@ void Mesh::probe_peer(std::size_t i) {
 }
 
 void Mesh::round() {
-    for (std::size_t i = 0; i < peers_.size(); ++i) probe_peer(i);
+    for (std::size_t i = 0; i < peers_.size() && !stopping(); ++i) probe_peer(i);
 }
 
 void Mesh::run(const std::atomic<bool>& stop, Clock::time_point until) {
+    run_stop_ = &stop;
     run([&](Clock::time_point at) {
         while (!stop.load() && Clock::now() < at && Clock::now() < until)
             std::this_thread::sleep_for(
                 std::min<Clock::duration>(at - Clock::now(), std::chrono::milliseconds(100)));
         return !stop.load() && Clock::now() < until;
     });
+    run_stop_ = nullptr;
 }
 
 void Mesh::run(const std::function<bool(Clock::time_point)>& sleep_until) {

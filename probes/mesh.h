@@ -79,7 +79,13 @@ class Mesh {
     ~Mesh();
 
     /// One round now: every peer that is not backing off is probed (connecting if needed).
+    /// After request_stop() (or the run's `stop`), the round ends before the next peer or phase.
     void round();
+
+    /// Ends the round in progress early (thread-safe): the peer being probed stops after its
+    /// current phase, uncounted, and no further peer is probed. A stop then waits at most one
+    /// phase or connect (bounded by timeout_ms) instead of the whole round.
+    void request_stop() { stop_requested_.store(true); }
 
     /// Rounds every interval (jittered) until `stop` or `until`; sleeps between rounds in
     /// slices of at most 100 ms so `stop` is seen promptly.
@@ -99,6 +105,9 @@ class Mesh {
         std::vector<std::pair<std::string, std::string>> error_keys;  ///< emitted so far
     };
     void probe_peer(std::size_t i);
+    bool stopping() const {
+        return stop_requested_.load() || (run_stop_ != nullptr && run_stop_->load());
+    }
     void fail(std::size_t i, const std::string& op, const std::string& status,
               const std::string& error);
 
@@ -108,6 +117,8 @@ class Mesh {
     MeshHooks hooks_;
     std::vector<Peer> peers_;
     std::vector<MeshPeerStatus> status_;
+    std::atomic<bool> stop_requested_{false};
+    const std::atomic<bool>* run_stop_ = nullptr;  ///< run(stop, until)'s flag while it runs
     double start_t_s_ = 0;
     std::int64_t start_wall_ms_ = 0;
     std::mt19937 rng_;

@@ -343,7 +343,7 @@ void Agent::reload() {
 
 void Agent::stop() {
     if (mesh_) {
-        mesh_->stop();  // the round in progress ends, sessions closed
+        mesh_->stop();  // the round in progress ends after its current phase, sessions closed
         log_event("info", "mesh_stopped", {{"reason", "stop"}});
     }
     // Flush: a last rules run over everything collected, its changes logged.

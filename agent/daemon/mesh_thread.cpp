@@ -51,6 +51,7 @@ void MeshThread::stop() {
         std::lock_guard<std::mutex> l(m_);
         stop_ = true;
     }
+    if (mesh_) mesh_->request_stop();  // the round in progress ends after its current phase
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
     mesh_.reset();  // closes the sessions: QPs and MRs released

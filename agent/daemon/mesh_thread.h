@@ -1,8 +1,8 @@
 // The probe mesh (probes/mesh.h) in a thread of the agent, when mesh.peers is not empty. The
-// thread sleeps on a condition variable between rounds (no polling); stop() wakes it, waits for
-// the round in progress (at most every peer's connect and phases, each bounded by
-// mesh.timeout_s) and closes the sessions (QPs and MRs released). Each round's samples wait in
-// a queue the run loop drains every pass (drain()); phases and failures also go to the
+// thread sleeps on a condition variable between rounds (no polling); stop() wakes it, ends the
+// round in progress after its current phase or connect (bounded by mesh.timeout_s; that peer's
+// round is not counted) and closes the sessions (QPs and MRs released). Each round's samples wait
+// in a queue the run loop drains every pass (drain()); phases and failures also go to the
 // ProbeSummaries for /metrics, and each failure is logged as a probe_failed event.
 #pragma once
 
@@ -30,7 +30,7 @@ class MeshThread {
     /// The samples of the rounds since the last call, in the order they were produced. At most
     /// kMaxPending are kept (the oldest are dropped if nobody drains).
     std::vector<Sample> drain();
-    /// Wakes the thread, lets the round in progress finish and joins.
+    /// Wakes the thread, ends the round in progress after its current phase and joins.
     void stop();
 
     static constexpr std::size_t kMaxPending = 100000;

@@ -99,3 +99,21 @@ BOOST_AUTO_TEST_CASE(run_stops_at_the_deadline) {
     BOOST_TEST(st.rounds_failed + st.rounds_skipped >= 3u);
     BOOST_TEST(st.rounds_ok == 0u);
 }
+
+// A stop requested while a round runs ends it before the next peer: a SIGTERM to the agent does
+// not wait for every peer's connect and phases.
+BOOST_AUTO_TEST_CASE(stop_ends_the_round_before_the_next_peer) {
+    auto s = schedule();
+    s.peers = {"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"};
+    Mesh* self = nullptr;
+    std::size_t sunk = 0;
+    Mesh m(s, "h1", [&](std::vector<Sample>) {
+        if (++sunk == 1) self->request_stop();  // during the round, after the first peer
+    });
+    self = &m;
+    m.round();
+    BOOST_TEST(m.status().at(0).rounds_failed == 1u);
+    BOOST_TEST(m.status().at(1).rounds_failed == 0u);  // not probed
+    BOOST_TEST(m.status().at(2).rounds_failed == 0u);
+    BOOST_TEST(sunk == 1u);
+}
