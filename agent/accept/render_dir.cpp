@@ -22,8 +22,9 @@ std::string write_file_atomically(const std::filesystem::path& path, const std::
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
+        const std::string why = ec.message();  // before remove() reuses ec
         std::filesystem::remove(tmp, ec);
-        return "cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message();
+        return "cannot rename " + tmp.string() + " to " + path.string() + ": " + why;
     }
     return "";
 }

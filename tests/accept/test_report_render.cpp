@@ -295,3 +295,17 @@ BOOST_AUTO_TEST_CASE(render_dir_writes_both_files_or_names_the_problem) {
     BOOST_TEST(!std::filesystem::exists(dir / "report.html"));  // nothing half-written
     std::filesystem::remove_all(dir);
 }
+
+// A report.html that cannot be replaced (here a non-empty directory of that name): the error
+// says why (not "Success", the status of cleaning up the temporary file).
+BOOST_AUTO_TEST_CASE(a_failed_write_says_why) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("rh-accept-write-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir / "report.html" / "x");
+    const std::string e = write_file_atomically(dir / "report.html", "<html></html>");
+    BOOST_TEST(e.find("cannot rename") != std::string::npos, e);
+    BOOST_TEST(e.find("Success") == std::string::npos, e);
+    BOOST_TEST(e.find("directory") != std::string::npos, e);  // EISDIR / ENOTEMPTY text
+    BOOST_TEST(!std::filesystem::exists(dir / "report.html.tmp"));
+    std::filesystem::remove_all(dir);
+}
