@@ -59,6 +59,17 @@ set -e
 [ $rc -eq 2 ] || fail "--check-config on a bad config: exit $rc, expected 2"
 grep -q "http.max_threads: 0 is out of range: expected 1 to 64" <<<"$out" ||
     fail "--check-config error does not name the field: $out"
+bad_config() {  # bad_config TEXT WANT: --check-config exits 2 naming the file and WANT
+    printf '%s' "$1" > "$work/bad.json"
+    set +e
+    out=$("$bin" agent --config "$work/bad.json" --check-config 2>&1)
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "--check-config on $1: exit $rc, expected 2"
+    grep -qF "$work/bad.json: $2" <<<"$out" || fail "--check-config on $1 does not say '$2': $out"
+}
+bad_config '{"http": {"max_threads": 2, "max_threads": 0}}' "duplicate key http.max_threads"
+bad_config '{"retention_s": 1e400}' "not valid JSON at line 1, column 21 (retention_s): number overflow parsing '1e400'"
 
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 agent_pid=$!
