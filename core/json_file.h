@@ -10,10 +10,11 @@
 
 namespace rh {
 
-/// Parses `text`, the content of `name` (a path, or "request body"), as one JSON document.
+/// Parses `text`, the content of `name` (a path, or "body" for a request), as one JSON document.
 /// Errors (op `op`, subject `name`, err_no 0):
 ///  - a key given twice in one object (nlohmann would keep the last silently), named by its
-///    path: "duplicate key http.listen" / "duplicate key rules[3].when.window_s";
+///    path: "duplicate key http.listen (each key once per object)", "duplicate key
+///    rules[3].when.window_s (...)";
 ///  - a syntax error or a number no double holds (1e400), with the line and column (1-based,
 ///    as nlohmann counts them) and the field it was in when inside an object or array:
 ///    "not valid JSON at line 3, column 28 (collect_interval_s): number overflow parsing
