@@ -17,8 +17,23 @@ PeerView to_view(const PeerInfo& p) {
     return PeerView{p.peer, p.hostname, p.device, p.port, p.active_mtu_bytes};
 }
 
-void list_rules() {
-    for (const auto& r : all_rules()) std::cout << r.id << "\t" << r.description << "\n";
+/// `--list-rules`: "id<TAB>description" a line, or with `json` an array of {"id", "description",
+/// "severity", "severities"} (the usual severity of its findings, and every one it can give).
+void list_rules(bool json) {
+    if (!json) {
+        for (const auto& r : all_rules()) std::cout << r.id << "\t" << r.description << "\n";
+        return;
+    }
+    auto out = nlohmann::json::array();
+    for (const auto& r : all_rules()) {
+        auto severities = nlohmann::json::array({to_string(r.severity)});
+        if (r.worst != r.severity) severities.push_back(to_string(r.worst));
+        out.push_back({{"id", r.id},
+                       {"description", r.description},
+                       {"severity", to_string(r.severity)},
+                       {"severities", std::move(severities)}});
+    }
+    std::cout << out.dump(2) << "\n";
 }
 
 }  // namespace
@@ -35,7 +50,7 @@ int run_check(const std::vector<std::string>& args) {
         "HOST[:PORT] of a peer running `rocehealth responder`: compare its active_mtu with ours")(
         "peer-timeout-ms", po::value(&peer_timeout_ms),
         "deadline for the peer query (default 5000)")("json", "print the result as JSON")(
-        "list-rules", "list the rules and exit");
+        "list-rules", "list the rules and exit (with --json: a JSON array)");
     po::variables_map vm;
     if (auto exit = parse_options("check",
                                   "rocehealth check [--peer HOST[:PORT]] [--device NAME] "
@@ -46,7 +61,7 @@ int run_check(const std::vector<std::string>& args) {
                                   args, desc, vm))
         return *exit;
     if (vm.count("list-rules")) {
-        list_rules();
+        list_rules(vm.count("json") > 0);
         return kExitOk;
     }
     if (vm.count("peer") && peer.empty()) {

@@ -10,14 +10,14 @@ void rule_roce_mtu(const RuleInput&, RuleOutput&);
 namespace {
 constexpr RuleDef kRules[] = {
     {"port_not_active", "RDMA port state is not ACTIVE or its physical state is not LinkUp",
-     rule_port_not_active},
+     Severity::error, Severity::error, rule_port_not_active},
     {"no_roce_v2_gid", "Ethernet RDMA port has no RoCE v2 GID (routable RoCE impossible)",
-     rule_no_roce_v2_gid},
+     Severity::error, Severity::error, rule_no_roce_v2_gid},
     {"pcie_downtrained",
      "PCIe link of the NIC function or an upstream port runs below its maximum speed or width",
-     rule_pcie_downtrained},
+     Severity::warning, Severity::error, rule_pcie_downtrained},
     {"roce_mtu", "RoCE active_mtu limited by the netdev MTU, or different from the peer's",
-     rule_roce_mtu},
+     Severity::warning, Severity::error, rule_roce_mtu},
 };
 }  // namespace
 

@@ -37,6 +37,8 @@ struct RuleOutput {
 struct RuleDef {
     const char* id;
     const char* description;  ///< what it detects, for `--list-rules` and docs
+    Severity severity;        ///< of its findings usually
+    Severity worst;           ///< the highest it gives (e.g. a PCIe link below the port's rate)
     void (*evaluate)(const RuleInput&, RuleOutput&);
 };
 

@@ -225,6 +225,7 @@ void Agent::pass() {
         v.last_pass_mono_s = t1;
         v.collect_interval_s = rt_.cfg.collect_interval_s;
         v.devices = sampler_->devices();
+        v.sysfs_root = rt_.cfg.sysfs_root;
     });
 }
 

@@ -21,7 +21,8 @@ struct BoardView {
     std::uint64_t passes = 0;
     double last_pass_mono_s = 0;    ///< CLOCK_MONOTONIC seconds of the last pass; 0: none yet
     double collect_interval_s = 1;  ///< for /healthz staleness
-    std::size_t devices = 0;        ///< RDMA devices the sampler found
+    std::size_t devices = 0;        ///< RDMA devices the sampler found at its last inventory
+    std::string sysfs_root;         ///< where it looked (for /healthz's reason)
 };
 
 class Board {

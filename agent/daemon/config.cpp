@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agent/daemon/json_fields.h"
+#include "core/json_file.h"
 
 namespace rh::agent {
 
@@ -155,17 +156,9 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
 }
 
 Result<AgentConfig> load_agent_config(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return errno_error("config", path, "cannot open");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    json doc;
-    try {
-        doc = json::parse(buf.str());
-    } catch (const json::parse_error& e) {
-        return Error{"config", path, 0, std::string("not valid JSON: ") + e.what()};
-    }
-    return parse_agent_config(doc, path);
+    auto doc = read_json_file(path, "config");
+    if (!doc) return doc.error();
+    return parse_agent_config(*doc, path);
 }
 
 Result<std::string> load_token_file(const std::string& path) {

@@ -100,7 +100,10 @@ struct AgentConfig {
 /// address, got \"localhost\"" or "colect_interval_s: unknown field".
 Result<AgentConfig> parse_agent_config(const nlohmann::json& doc, const std::string& name);
 
-/// Reads FILE (missing, unreadable, not JSON are errors naming it) and parse_agent_config.
+/// Reads FILE through read_json_file (core/json_file.h) and parse_agent_config. Errors name
+/// the file: missing, unreadable, not JSON (with line, column and field: "not valid JSON at
+/// line 2, column 28 (collect_interval_s): number overflow parsing '1e400'"), a key given
+/// twice ("duplicate key http.listen"), then every problem of parse_agent_config.
 Result<AgentConfig> load_agent_config(const std::string& path);
 
 /// Reads the bearer token: the file's content without surrounding whitespace. Errors: the file

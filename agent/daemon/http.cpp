@@ -9,6 +9,7 @@
 #include <deque>
 #include <mutex>
 
+#include "agent/daemon/healthz.h"
 #include "agent/daemon/log.h"
 #include "agent/duration_arg.h"
 #include "agent/host_sampler.h"
@@ -145,18 +146,8 @@ void HttpServer::routes() {
         return httplib::Server::HandlerResponse::Handled;
     });
     srv_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-        const BoardView v = board_.get();
-        nlohmann::json j = {{"passes", v.passes}, {"devices", v.devices}};
-        if (v.last_pass_mono_s == 0) {
-            j["status"] = "starting";
-            return json_reply(res, 503, j);
-        }
-        const double age = monotonic_now_s() - v.last_pass_mono_s;
-        j["last_pass_age_s"] = age;
-        // Stale: three intervals (and at least 10 s) without a pass.
-        const bool stale = age > std::max(3 * v.collect_interval_s, 10.0);
-        j["status"] = stale ? "stale" : "ok";
-        json_reply(res, stale ? 503 : 200, j);
+        const HealthReply h = healthz(board_.get(), monotonic_now_s());
+        json_reply(res, h.status, h.body);
     });
     srv_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
         const BoardView v = board_.get();

@@ -5,7 +5,8 @@
 //   GET /api/v1/timeline?since=T its timeline events with t >= T; T = UTC seconds since the
 //                                epoch, or a duration ago ("300s", "5m", "1h"); default all
 //   GET /api/v1/snapshot         this host's inventory (`snapshot --json`)
-//   GET /healthz                 {"status": "ok"|"starting"|"stale", ...}: 200 ok, else 503
+//   GET /healthz                 {"status": "ok"|"starting"|"stale"|"no_device", ...}: 200 ok,
+//                                else 503 (healthz.h)
 //   POST /api/v1/incast          an incast with this host as receiver (incast_action.h); always
 //                                needs the token (401 without; 403 when none is configured)
 // With http.protect_read every endpoint but /healthz needs "Authorization: Bearer TOKEN"

@@ -2,6 +2,7 @@
 
 #include "agent/daemon/config.h"
 #include "agent/daemon/json_fields.h"
+#include "core/json_file.h"
 #include "probes/stream_protocol.h"
 
 namespace rh::agent {
@@ -19,12 +20,10 @@ Error bad_request(const std::vector<std::string>& errors) {
 }  // namespace
 
 Result<IncastRequest> parse_incast_request(std::string_view body, double max_duration_s) {
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(body);
-    } catch (const nlohmann::json::parse_error& e) {
-        return bad_request({std::string("body: not valid JSON: ") + e.what()});
-    }
+    // Strict: a key given twice or a number out of range (1e400) is named, not a crash.
+    const auto parsed = parse_json_text(std::string(body), "body", "");
+    if (!parsed) return bad_request({parsed.error().message()});
+    const nlohmann::json& doc = *parsed;
     if (!doc.is_object())
         return bad_request({"body: expected a JSON object, got " + std::string(doc.type_name())});
     IncastRequest r;

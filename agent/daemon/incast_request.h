@@ -34,7 +34,8 @@ struct IncastRequest {
 inline constexpr std::size_t kMaxIncastSenders = 64;
 
 /// Parses and checks a request body. Error: op "request", subject "POST /api/v1/incast",
-/// detail one line per problem naming the field ("body: not valid JSON: ...",
+/// detail one line per problem naming the field ("body: not valid JSON at line 1, column 9
+/// (senders): ...", "body: duplicate key op ...",
 /// "senders[1]: \"a b\" ...", "op: expected \"write\" or \"send\", got \"read\"").
 Result<IncastRequest> parse_incast_request(std::string_view body, double max_duration_s);
 

@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
 #include <set>
 #include <stdexcept>
 
+#include "core/json_file.h"
 #include "rules/rule.h"
 #include "store/series_names.h"
 
@@ -40,8 +41,7 @@ void only_keys(const nlohmann::json& j, const std::string& path,
             bad(path + "." + k, "unknown field");
 }
 
-std::string str(const nlohmann::json& j, const char* key, const std::string& path,
-                bool required) {
+std::string str(const nlohmann::json& j, const char* key, const std::string& path, bool required) {
     const auto it = j.find(key);
     if (it == j.end()) {
         if (required) bad(path + "." + key, "missing");
@@ -49,6 +49,13 @@ std::string str(const nlohmann::json& j, const char* key, const std::string& pat
     }
     if (!it->is_string()) bad(path + "." + key, "expected a string");
     return it->get<std::string>();
+}
+
+/// "0", "86400", "1e+300": a bound as a person reads it.
+std::string shortest(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
 }
 
 double num(const nlohmann::json& j, const char* key, const std::string& path, double dflt,
@@ -59,8 +66,8 @@ double num(const nlohmann::json& j, const char* key, const std::string& path, do
         bad(path + "." + key, "expected a number");
     const double v = it->get<double>();
     if (v < lo || v > hi)
-        bad(path + "." + key, "out of range: " + it->dump() + " (allowed " + std::to_string(lo) +
-                                  " to " + std::to_string(hi) + ")");
+        bad(path + "." + key, "out of range: " + it->dump() + " (allowed " + shortest(lo) + " to " +
+                                  shortest(hi) + ")");
     return v;
 }
 
@@ -119,9 +126,9 @@ Condition condition(const nlohmann::json& j, const std::string& path) {
             "unknown measure \"" + measure + "\" (increase, rate_per_s, value, pause_fraction)");
     }
     const std::string op = str(j, "op", path, true);
-    static const std::pair<const char*, Compare> kOps[] = {{">", Compare::gt}, {">=", Compare::ge},
-                                                           {"<", Compare::lt}, {"<=", Compare::le},
-                                                           {"==", Compare::eq}, {"!=", Compare::ne}};
+    static const std::pair<const char*, Compare> kOps[] = {
+        {">", Compare::gt},  {">=", Compare::ge}, {"<", Compare::lt},
+        {"<=", Compare::le}, {"==", Compare::eq}, {"!=", Compare::ne}};
     const auto o = std::find_if(std::begin(kOps), std::end(kOps),
                                 [&](const auto& p) { return op == p.first; });
     if (o == std::end(kOps)) bad(path + ".op", "unknown comparison \"" + op + "\"");
@@ -167,14 +174,14 @@ bool is_inventory_check(const std::string& id) {
 }
 
 RuleSpec rule(const nlohmann::json& j, const std::string& path) {
-    only_keys(j, path,
-              {"id", "title", "severity", "summary", "label_text", "explanation",
-               "thresholds_reason", "check", "group_by", "hold_s", "when", "supports",
-               "alternatives", "escalate"});
+    only_keys(
+        j, path,
+        {"id", "title", "severity", "summary", "label_text", "explanation", "thresholds_reason",
+         "check", "group_by", "hold_s", "when", "supports", "alternatives", "escalate"});
     RuleSpec r;
     r.id = str(j, "id", path, true);
-    if (r.id.empty() || r.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") !=
-                            std::string::npos)
+    if (r.id.empty() ||
+        r.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
         bad(path + ".id", "expected lower_snake_case, got \"" + r.id + "\"");
     r.title = str(j, "title", path, true);
     r.severity = severity(str(j, "severity", path, true), path + ".severity");
@@ -215,8 +222,8 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
             const std::string p = path + ".alternatives[" + std::to_string(i) + "]";
             only_keys((*a)[i], p, {"name", "indicated_by"});
             if (!(*a)[i].contains("indicated_by")) bad(p + ".indicated_by", "missing");
-            r.alternatives.push_back(
-                {str((*a)[i], "name", p, true), expr((*a)[i].at("indicated_by"), p + ".indicated_by")});
+            r.alternatives.push_back({str((*a)[i], "name", p, true),
+                                      expr((*a)[i].at("indicated_by"), p + ".indicated_by")});
         }
     }
     if (const auto e = j.find("escalate"); e != j.end()) {
@@ -237,10 +244,10 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
 Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name) {
     try {
         only_keys(j, "(top)", {"schema", "comment", "rules"});
-        if (!j.contains("schema") || j.at("schema") != 1)
-            bad("schema", "expected 1");
+        if (!j.contains("schema") || j.at("schema") != 1) bad("schema", "expected 1");
         const auto r = j.find("rules");
         if (r == j.end() || !r->is_array()) bad("rules", "expected a list of rules");
+        if (r->empty()) bad("rules", "empty: a rules file with no rule finds nothing");
         RuleSet set;
         set.source = name;
         std::set<std::string> ids;
@@ -257,16 +264,14 @@ Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name) {
 }
 
 Result<RuleSet> load_rules_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return errno_error("open rules file", path);
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) return Error{"load rules", path, 0, "not valid JSON"};
-    return parse_rules(j, path);
+    auto j = read_json_file(path, "load rules");
+    if (!j) return j.error();
+    return parse_rules(*j, path);
 }
 
 std::string default_rules_path() {
     if (const char* env = std::getenv("ROCEHEALTH_RULES"); env && *env) return env;
-    struct stat st{};
+    struct stat st {};
     for (const char* p : {"/etc/rocehealth/rules.json", RH_RULES_INSTALLED})
         if (::stat(p, &st) == 0) return p;
     return RH_RULES_SOURCE;

@@ -74,7 +74,7 @@ struct RuleSpec {
     std::string summary;
     /// Text per label value for the summary, e.g. direction: {tx: "this host sent the pauses"}.
     std::map<std::string, Labels> label_text;
-    std::string explanation;  ///< why it matters / where to look
+    std::string explanation;        ///< why it matters / where to look
     std::string thresholds_reason;  ///< why the thresholds are what they are
     /// Inventory check (rules/registry.cpp) run on each host's latest inventory instead of a
     /// condition over time; empty for time-based rules.
@@ -93,11 +93,14 @@ struct RuleSet {
 };
 
 /// Parses and validates a rules file's JSON. Error: "<name>: rules[3].when.all[1].threshold:
-/// expected a number" — unknown fields, wrong types, unknown series/measures, duplicate ids and
-/// unknown inventory checks are all errors (a typo must not silently disable a rule).
+/// expected a number" — unknown fields, wrong types, numbers out of range (a negative
+/// window_s or hold_s), unknown series/measures, duplicate ids, unknown inventory checks and an
+/// empty `rules` list are all errors (a typo must not silently disable a rule).
 Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name);
 
-/// Reads and parses a rules file. Error names the path (missing, unreadable, not JSON).
+/// Reads a rules file through read_json_file (core/json_file.h) and parse_rules. Errors name
+/// the path: missing, unreadable, not JSON (with line and column), a key given twice
+/// ("duplicate key rules[3].when.window_s"), then parse_rules' problems.
 Result<RuleSet> load_rules_file(const std::string& path);
 
 /// The rules file used when none is given: $ROCEHEALTH_RULES if set, else

@@ -2,9 +2,11 @@
 # `rocehealth agent` end to end on a copy of a fixture tree (no RDMA needed): --check-config,
 # the HTTP endpoints on a random loopback port, `promtool check metrics` on /metrics, the bearer
 # token, a finding opening and closing as the copied counters change, SIGHUP with a bad config
-# (rejected, agent keeps serving) and a good one (applied), SIGTERM (exit 0). A mesh toward a
-# peer that cannot be probed (no RDMA device in a fixture) exports its failures and an empty
-# latency summary; POST /api/v1/incast answers 401/400/503 before any traffic.
+# (rejected, agent keeps serving) and a good one (applied), SIGTERM (exit 0), /healthz 503 while
+# no RDMA device is left. A mesh toward a peer that cannot be probed (no RDMA device in a
+# fixture) exports its failures and an empty latency summary; POST /api/v1/incast answers
+# 401/400/503 before any traffic. Bad configs (a field out of range, a key given twice, 1e400)
+# are exit 2 naming the file and the field.
 # usage: test_agent_daemon.sh ROCEHEALTH FIXTURE_DIR/sys PACKAGING_DIR
 set -euo pipefail
 bin=$1
@@ -59,6 +61,17 @@ set -e
 [ $rc -eq 2 ] || fail "--check-config on a bad config: exit $rc, expected 2"
 grep -q "http.max_threads: 0 is out of range: expected 1 to 64" <<<"$out" ||
     fail "--check-config error does not name the field: $out"
+bad_config() {  # bad_config TEXT WANT: --check-config exits 2 naming the file and WANT
+    printf '%s' "$1" > "$work/bad.json"
+    set +e
+    out=$("$bin" agent --config "$work/bad.json" --check-config 2>&1)
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "--check-config on $1: exit $rc, expected 2"
+    grep -qF "$work/bad.json: $2" <<<"$out" || fail "--check-config on $1 does not say '$2': $out"
+}
+bad_config '{"http": {"max_threads": 2, "max_threads": 0}}' "duplicate key http.max_threads"
+bad_config '{"retention_s": 1e400}' "not valid JSON at line 1, column 21 (retention_s): number overflow parsing '1e400'"
 
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 agent_pid=$!
@@ -219,6 +232,20 @@ pna_closed() { grep -q '"event":"finding_closed".*"rule":"port_not_active"' "$wo
 wait_for 10 pna_closed || fail "port_not_active did not close after the port came back"
 get /metrics "${auth[@]}" | grep -q '^rocehealth_findings_opened_total{rule="link_flap",severity="error"} 1$' ||
     fail "rocehealth_findings_opened_total does not count the flap"
+
+# Every watched device gone (the driver unloaded): the next inventory finds none and /healthz
+# says so with 503; the device back: 200 again.
+mv "$sys/class/infiniband/mlx5_0" "$work/mlx5_0.gone"
+no_device() { get /healthz > "$work/health.json"; [ "$(status)" = 503 ]; }
+wait_for 10 no_device || fail "/healthz with no RDMA device left: HTTP $(status), expected 503"
+python3 - "$work/health.json" "$sys" <<'EOF2' || fail "/healthz 503 does not say why: $(cat "$work/health.json")"
+import json, sys
+h = json.load(open(sys.argv[1]))
+assert h["status"] == "no_device" and h["devices"] == 0, h
+assert h["reason"] == "no RDMA device found at the last inventory (%s/class/infiniband is empty)" % sys.argv[2], h
+EOF2
+mv "$work/mlx5_0.gone" "$sys/class/infiniband/mlx5_0"
+wait_for 10 healthy || fail "/healthz did not return to 200 when the device came back"
 
 # SIGHUP with a bad config: rejected, the agent keeps serving on the same port.
 cp "$work/agent.json" "$work/good.json"

@@ -48,6 +48,10 @@ BOOST_AUTO_TEST_CASE(every_field_is_read) {
 BOOST_AUTO_TEST_CASE(bad_bodies_are_named) {
     BOOST_TEST(contains(error_of("{\"senders\": "), "body: not valid JSON"));
     BOOST_TEST(contains(error_of(""), "body: not valid JSON"));
+    BOOST_TEST(contains(error_of(R"({"senders": ["a"], "duration_s": 1e400})"),
+                        "body: not valid JSON at line 1, column 38 (duration_s): number overflow"));
+    BOOST_TEST(contains(error_of(R"({"senders": ["a"], "op": "write", "op": "send"})"),
+                        "body: duplicate key op"));
     BOOST_TEST(error_of("[]") == "body: expected a JSON object, got array");
     BOOST_TEST(contains(error_of("{}"), "senders: missing"));
 }

@@ -29,6 +29,19 @@ json=$("$bin" check --sysfs-root "$fx/mlx5_x8/sys" --json); rc=$?
 [ "$rc" = 1 ] || fail "--json exit $rc"
 grep -q '"rule": "pcie_downtrained"' <<<"$json" || fail "--json lacks the finding: $json"
 grep -q '"healthy": false' <<<"$json" || fail "--json lacks healthy=false"
+# --list-rules: a line per rule, and with --json an array of objects a tool can read.
+out=$("$bin" check --list-rules); rc=$?
+[ "$rc" = 0 ] && grep -qP '^pcie_downtrained\t' <<<"$out" || fail "--list-rules: exit $rc: $out"
+json=$("$bin" check --list-rules --json); rc=$?
+[ "$rc" = 0 ] || fail "--list-rules --json exit $rc"
+python3 -c '
+import json, sys
+rules = json.loads(sys.argv[1])
+assert [r["id"] for r in rules] == ["port_not_active", "no_roce_v2_gid", "pcie_downtrained", "roce_mtu"], rules
+pcie = rules[2]
+assert pcie["severity"] == "warning" and pcie["severities"] == ["warning", "error"], pcie
+assert all(r["description"] and r["severities"][0] == r["severity"] for r in rules), rules
+' "$json" || fail "--list-rules --json is not the rules as JSON: $json"
 
 # Could not run: exit 2 with a sentence naming what is wrong.
 empty=$(mktemp -d); trap 'rm -rf "$empty"' EXIT

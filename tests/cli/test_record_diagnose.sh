@@ -92,6 +92,17 @@ has "cut recording" "note:" "[error] rnr on gpu01"
 printf '{"schema":1,"rules":[{"id":"x","title":"t","severity":"warning","summary":"s","explanation":"e","when":{"signal":"a","series":"rnr_nak_recieved","measure":"increase","op":">","threshold":0}}]}' >"$work/rules.json"
 run 2 "bad rules" diagnose --replay "$rec" --rules "$work/rules.json"
 has "bad rules" "$work/rules.json" "rules[0].when.series" "unknown series \"rnr_nak_recieved\""
+# An empty rules list, a negative window and a key given twice: each an error naming the file
+# and the field, never a run with no rule.
+printf '{"schema":1,"rules":[]}' >"$work/empty-rules.json"
+run 2 "empty rules" diagnose --replay "$rec" --rules "$work/empty-rules.json"
+has "empty rules" "$work/empty-rules.json: rules: empty"
+sed 's/"threshold":0}/"threshold":0,"window_s":-5}/; s/rnr_nak_recieved/rnr_nak_received/' "$work/rules.json" >"$work/neg-rules.json"
+run 2 "negative window" diagnose --replay "$rec" --rules "$work/neg-rules.json"
+has "negative window" "$work/neg-rules.json: rules[0].when.window_s: out of range: -5"
+sed 's/"title":"t"/"title":"t","title":"u"/' "$work/neg-rules.json" >"$work/dup-rules.json"
+run 2 "duplicate key" diagnose --replay "$rec" --rules "$work/dup-rules.json"
+has "duplicate key" "$work/dup-rules.json: duplicate key rules[0].title"
 run 2 "nothing" diagnose
 has "nothing" "give --replay FILE, --bundle DIR or --live"
 run 2 "interval without bundle" diagnose --replay "$rec" --interval 5

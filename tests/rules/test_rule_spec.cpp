@@ -3,6 +3,9 @@
 #define BOOST_TEST_MODULE rules_rule_spec
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <string>
@@ -224,4 +227,62 @@ BOOST_AUTO_TEST_CASE(schema_and_file_errors) {
     const auto missing = rh::load_rules_file("/nonexistent/rules.json");
     BOOST_REQUIRE(!missing.ok());
     BOOST_TEST(missing.error().message().find("/nonexistent/rules.json") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_rules_list_is_an_error) {
+    check_error(rules_file({}), "test-rules.json: rules: empty");
+}
+
+BOOST_AUTO_TEST_CASE(negative_windows_and_holds_name_their_path) {
+    // window_s 0 (or absent) is documented: the pass interval (rules/README.md); below 0 is not.
+    auto any = valid_rule();
+    auto negative = valid_rule()["when"];
+    negative["window_s"] = -10;
+    any["when"] = {{"any", {negative}}};
+    check_error(rules_file({valid_rule("a"), valid_rule("b"), valid_rule("c"), any}),
+                "rules[3].when.any[0].window_s: out of range: -10 (allowed 0 to 86400)");
+    auto hold = valid_rule();
+    hold["hold_s"] = -1;
+    check_error(rules_file({hold}), "rules[0].hold_s: out of range: -1 (allowed 0 to 86400)");
+    auto zero = valid_rule();
+    zero["when"]["window_s"] = 0;
+    const auto set = rh::parse_rules(rules_file({zero}), "test-rules.json");
+    BOOST_REQUIRE_MESSAGE(set.ok(), (set.ok() ? "" : set.error().message()));
+    BOOST_TEST(set->rules[0].when.cond.window_s == 0.0);
+}
+
+namespace {
+
+/// Writes `text` to a scratch rules file and returns load_rules_file's error for it.
+std::string file_error(const std::string& text) {
+    const std::string path = "/tmp/rh_rule_spec_" + std::to_string(::getpid()) + ".json";
+    std::ofstream(path) << text;
+    const auto set = rh::load_rules_file(path);
+    std::remove(path.c_str());
+    BOOST_REQUIRE_MESSAGE(!set.ok(), "expected an error for " + text);
+    const std::string m = set.error().message();
+    BOOST_TEST(m.find("load rules " + path + ": ") == 0u, m);
+    return m;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(file_errors_name_the_file_and_where) {
+    json dup = rules_file({valid_rule()});
+    std::string text = dup.dump();
+    // The same key twice inside rules[0].when: the second window_s would silently win.
+    const auto at = text.find("\"window_s\":10");
+    BOOST_REQUIRE(at != std::string::npos);
+    text.insert(at, "\"window_s\":0,");
+    BOOST_TEST(file_error(text).find("duplicate key rules[0].when.window_s") != std::string::npos);
+    BOOST_TEST(
+        file_error(R"({"schema": 1, "schema": 1, "rules": []})").find("duplicate key schema") !=
+        std::string::npos);
+    const std::string overflow =
+        file_error("{\"schema\": 1,\n \"rules\": [{\"id\": \"x\", \"hold_s\": 1e400}]}");
+    BOOST_TEST(overflow.find("not valid JSON at line 2, column 38 (rules[0].hold_s): number "
+                             "overflow parsing '1e400'") != std::string::npos,
+               overflow);
+    BOOST_TEST(file_error(R"({"schema": 1, "rules": []})").find("rules: empty") !=
+               std::string::npos);
 }
