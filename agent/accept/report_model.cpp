@@ -6,6 +6,7 @@
 
 #include "agent/accept/finding_json.h"
 #include "agent/accept/results_json.h"
+#include "core/json_file.h"
 
 namespace rh::accept {
 
@@ -428,18 +429,14 @@ ParsedReport report_from_json(const json& j) {
 }
 
 ParsedReport report_from_text(const std::string& text) {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        // e.what(): "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
-        std::string what = e.what();
-        const auto pos = what.find("] ");
+    // Strict: a duplicate key or a number no double holds is an error with its place.
+    auto j = parse_json_text(text, "report.json", "read");
+    if (!j) {
         ParsedReport out;
-        out.errors.push_back({"", pos == std::string::npos ? what : what.substr(pos + 2)});
+        out.errors.push_back({"", j.error().detail});
         return out;
     }
-    return report_from_json(j);
+    return report_from_json(*j);
 }
 
 json report_to_json(const Report& r) {

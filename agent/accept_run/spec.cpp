@@ -1,11 +1,13 @@
 #include "agent/accept_run/spec.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "agent/accept/json_in.h"
+#include "core/json_file.h"
 
 namespace rh::accept {
 
@@ -250,22 +252,16 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
 }
 
 ParsedSpec spec_from_file(const std::string& path) {
-    ParsedSpec out;
-    std::ifstream f(path);
-    if (!f) {
-        out.errors.push_back(path + ": cannot open the spec file");
+    // Strict: a duplicate key (one would silently win) or 1e400 is an error naming its place.
+    auto j = read_json_file(path, "read spec");
+    if (!j) {
+        ParsedSpec out;
+        const Error& e = j.error();  // errno set: could not open or read; else where and what
+        out.errors.push_back(
+            path + ": " + (e.err_no != 0 ? e.detail + ": " + std::strerror(e.err_no) : e.detail));
         return out;
     }
-    std::stringstream text;
-    text << f.rdbuf();
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        out.errors.push_back(path + ": not JSON: " + e.what());
-        return out;
-    }
-    out = spec_from_json(j);
+    ParsedSpec out = spec_from_json(*j);
     for (auto& e : out.errors) e = path + ": " + e;
     return out;
 }

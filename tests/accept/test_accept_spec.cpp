@@ -4,6 +4,11 @@
 #define BOOST_TEST_MODULE accept_spec
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "agent/accept_run/consistency.h"
@@ -119,6 +124,23 @@ BOOST_AUTO_TEST_CASE(spec_file_errors_name_the_file) {
     const auto p = spec_from_file("/nonexistent/fabric.json");
     BOOST_REQUIRE(!p.errors.empty());
     BOOST_TEST(has(p.errors.front(), "/nonexistent/fabric.json: cannot open"));
+    // Strict JSON: a key given twice (one would silently win) and a number no double holds are
+    // errors naming the file and the place.
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("rh-spec-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto file = [&](const char* name, const char* text) {
+        std::ofstream(dir / name) << text;
+        return (dir / name).string();
+    };
+    const auto dup = file("dup.json", R"({"hosts": [{"address": "a"}, {"address": "b"}],
+        "fault": {"host": "a", "host": "b"}})");
+    BOOST_TEST(has(spec_from_file(dup).errors.at(0), dup + ": duplicate key fault.host"));
+    const auto big = file("big.json", R"({"hosts": [{"address": "a"}, {"address": "b"}],
+        "fault": {"down_s": 1e400}})");
+    BOOST_TEST(has(spec_from_file(big).errors.at(0),
+                   big + ": not valid JSON at line 2, column 33 (fault.down_s)"));
+    std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(the_differing_host_is_named) {

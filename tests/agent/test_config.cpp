@@ -94,6 +94,7 @@ const BadConfig kBadConfigs[] = {
      "collect_interval_s: 0.01 is out of range: expected 0.1 to 3600 seconds"},
     {R"({"responder": {"port": 70000}})",
      "responder.port: 70000 is out of range: expected 1 to 65535"},
+    {R"({"responder": {"allow_fault": "yes"}})", "responder.allow_fault: expected true or false"},
     {R"({"responder": {"gid_index": 256}})",
      "responder.gid_index: 256 is out of range: expected 0 to 255"},
     {R"({"http": {"max_request_bytes": -1}})", "http.max_request_bytes: -1 is out of range"},
@@ -141,8 +142,9 @@ BOOST_AUTO_TEST_CASE(empty_object_gives_the_documented_defaults) {
     BOOST_TEST(r->retention_s == 300.0);
     BOOST_TEST(r->responder.enabled == false);
     BOOST_TEST(r->responder.port == 18520);
-    BOOST_TEST(r->max_points() == 316u);  // 300 s at 1 s plus headroom
-    BOOST_TEST(!r->mesh.enabled());       // no peers: no mesh
+    BOOST_TEST(!r->responder.allow_fault);  // taking a link down needs consent
+    BOOST_TEST(r->max_points() == 316u);    // 300 s at 1 s plus headroom
+    BOOST_TEST(!r->mesh.enabled());         // no peers: no mesh
     BOOST_TEST((r->mesh.ops == std::vector<std::string>{"write"}));
     BOOST_TEST((r->mesh.sizes_bytes == std::vector<std::uint64_t>{64}));
     BOOST_TEST(r->mesh.iterations == 20u);
@@ -185,7 +187,7 @@ BOOST_AUTO_TEST_CASE(every_field_is_read) {
                  "max_threads": 2, "max_queued": 8, "max_request_bytes": 0,
                  "read_timeout_s": 1.5, "write_timeout_s": 2},
         "responder": {"enabled": true, "listen": "10.0.0.1", "port": 18600, "device": "mlx5_0",
-                      "gid_index": 3, "max_sessions": 4}})"),
+                      "gid_index": 3, "max_sessions": 4, "allow_fault": true}})"),
                                 "agent.json");
     BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
     BOOST_TEST(r->host == "gpu07");
@@ -203,6 +205,7 @@ BOOST_AUTO_TEST_CASE(every_field_is_read) {
     BOOST_REQUIRE(r->responder.gid_index.has_value());
     BOOST_TEST(*r->responder.gid_index == 3u);
     BOOST_TEST(r->responder.max_sessions == 4u);
+    BOOST_TEST(r->responder.allow_fault);
 }
 
 BOOST_AUTO_TEST_CASE(one_error_is_one_line_naming_file_and_field) {
