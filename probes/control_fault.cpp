@@ -1,6 +1,11 @@
 #include "probes/control_fault.h"
 
+#include <net/if.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -9,6 +14,7 @@
 #include "probes/incast_fields.h"
 #include "probes/link_admin.h"
 #include "probes/link_guard.h"
+#include "probes/net_setup.h"
 #include "probes/probe.h"
 #include "probes/stream_protocol.h"
 
@@ -54,6 +60,51 @@ std::optional<double> passed_p50(const Result<ProbeReport>& r, std::string& why)
     return r->results.front().p50_us;
 }
 
+/// "index gid" of every populated GID of the port, e.g. "1 ::ffff:10.99.0.13"-style sysfs text.
+std::vector<std::string> gid_texts(const SysfsRoot& sys, const std::string& port_dir) {
+    std::vector<std::string> out;
+    for (const auto& g : read_gids(sys, port_dir))
+        out.push_back(std::to_string(g.index) + " " + g.gid);
+    return out;
+}
+
+/// IFF_UP of class/net/<netdev>/flags (administratively up); false when unreadable.
+bool link_admin_up(const SysfsRoot& sys, const std::string& netdev) {
+    auto t = read_attr_file(sys, "class/net/" + netdev + "/flags");
+    return t && (std::strtoul(t->c_str(), nullptr, 16) & IFF_UP) != 0;
+}
+
+/// One fault at a time per host: a second one would overlap the first's measurements.
+std::mutex g_fault_mu;
+bool g_fault_running = false;
+std::string g_fault_by;
+
+class FaultSlot {
+  public:
+    /// Takes the host's fault slot for `by`; ok() false (and `holder` set) when it is taken.
+    explicit FaultSlot(const std::string& by) {
+        std::lock_guard l(g_fault_mu);
+        if (g_fault_running) {
+            holder = g_fault_by;
+            return;
+        }
+        g_fault_running = owned_ = true;
+        g_fault_by = by;
+    }
+    ~FaultSlot() {
+        if (!owned_) return;
+        std::lock_guard l(g_fault_mu);
+        g_fault_running = false;
+    }
+    FaultSlot(const FaultSlot&) = delete;
+    FaultSlot& operator=(const FaultSlot&) = delete;
+    bool ok() const { return owned_; }
+    std::string holder;
+
+  private:
+    bool owned_ = false;
+};
+
 void reply_error(const tcp::Socket& s, const ControlContext& cx, const std::string& text) {
     cx.log("fault: " + text);
     (void)tcp::send_json(s, stream::error_message(text), tcp::deadline_in(10000));
@@ -80,6 +131,11 @@ void serve_fault(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
         return reply_error(s, cx,
                            "fault injection is off on this responder (start it with "
                            "--allow-fault, or set responder.allow_fault in the agent's config)");
+    const FaultSlot slot(cx.peer);
+    if (!slot.ok())
+        return reply_error(
+            s, cx,
+            "busy: a fault is already in progress on this host (asked by " + slot.holder + ")");
     const SysfsRoot sys(cx.opts.sysfs_root);
     const std::string port_dir =
         "class/infiniband/" + cx.where.device + "/ports/" + std::to_string(cx.where.port);
@@ -97,6 +153,14 @@ void serve_fault(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
                                "fault was applied: " +
                                why);
 
+    // What admin-down destroys (routes, IPv6 addresses) is saved first and put back after.
+    auto setup = NetSetup::save(netdev);
+    if (!setup)
+        return reply_error(
+            s, cx,
+            "could not list " + netdev +
+                "'s routes and addresses, so no fault was applied: " + setup.error().message());
+    const auto gids_before = gid_texts(sys, port_dir);
     // The guard restores the link if this process dies or hangs while it is down.
     auto guard = LinkGuard::start(netdev, static_cast<int>(req->down_ms) + kGuardGraceMs);
     if (!guard)
@@ -107,24 +171,34 @@ void serve_fault(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
     const double t_down = monotonic_now_s();
     if (auto d = set_link_admin_up(netdev, false); !d)
         return reply_error(s, cx, "could not take the link down: " + d.error().message());
+    std::string interrupted;  // why the sequence did not run as asked
     std::optional<double> left_active;
     const double down_until = t_down + req->down_ms / 1000.0;
-    while (monotonic_now_s() < down_until && !cx.stop.load()) {
+    while (monotonic_now_s() < down_until) {
+        if (cx.stop.load()) {
+            interrupted = "the responder is stopping";
+            break;
+        }
         if (!left_active && read_port_state_code(sys, cx.where.device, cx.where.port) !=
                                 std::optional<unsigned>(kPortStateActive))
             left_active = monotonic_now_s() - t_down;
         std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
     }
     const double t_up = monotonic_now_s();
+    if (link_admin_up(sys, netdev))  // up already: this process was held up past the guard's
+        interrupted = "the link guard had set the link up: the responder was held up " +
+                      std::to_string(static_cast<int>(t_up - down_until)) +
+                      " s past the planned up (stopped, overloaded)";
     // On every way out before this, the guard's destructor has it set the link up at once.
     if (auto u = set_link_admin_up(netdev, true); !u)
         return reply_error(
             s, cx, "could not set the link up again (the guard retries): " + u.error().message());
     guard->disarm();
+    const auto restored = setup->restore();
 
     const double deadline = t_up + req->recovery_timeout_ms / 1000.0;
     std::optional<double> link_recovery;
-    while (monotonic_now_s() < deadline && !cx.stop.load()) {
+    while (interrupted.empty() && monotonic_now_s() < deadline) {
         if (read_port_state_code(sys, cx.where.device, cx.where.port) ==
                 std::optional<unsigned>(kPortStateActive) &&
             netdev_oper_up(sys, netdev)) {
@@ -136,7 +210,11 @@ void serve_fault(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
     std::optional<double> traffic_recovery, recovered;
     unsigned attempts = 0;
     why.clear();
-    while (link_recovery && monotonic_now_s() < deadline && !cx.stop.load()) {
+    while (link_recovery && interrupted.empty() && monotonic_now_s() < deadline) {
+        if (cx.stop.load()) {
+            interrupted = "the responder is stopping";
+            break;
+        }
         ++attempts;
         recovered = passed_p50(write_probe(cx, req->peer, 10, kProbeWaitMs), why);
         if (recovered) {
@@ -146,27 +224,41 @@ void serve_fault(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));
     }
-    if (!link_recovery) why = "the port did not become ACTIVE with the netdev up";
+    if (!link_recovery && interrupted.empty())
+        why = "the port did not become ACTIVE with the netdev up";
+    // Left changed by the fault: what could not be put back, GIDs gone or moved.
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& n : restored.not_restored) changes.push_back("not restored: " + n);
+    const auto gids_after = gid_texts(sys, port_dir);
+    for (const auto& g : gids_before)
+        if (std::find(gids_after.begin(), gids_after.end(), g) == gids_after.end())
+            changes.push_back("GID " + g + " no longer in the GID table as before");
     cx.log("fault: " + netdev + " back; link recovery " +
            (link_recovery ? std::to_string(*link_recovery) + " s" : "none") +
            ", traffic recovery " +
-           (traffic_recovery ? std::to_string(*traffic_recovery) + " s" : "none"));
-    (void)tcp::send_json(s,
-                         {{"cmd", "fault_reply"},
-                          {"device", cx.where.device},
-                          {"port", cx.where.port},
-                          {"netdev", netdev},
-                          {"down_ms", req->down_ms},
-                          {"down_at_s", t_down - t_req},
-                          {"up_at_s", t_up - t_req},
-                          {"port_left_active_s", opt(left_active)},
-                          {"link_recovery_s", opt(link_recovery)},
-                          {"traffic_recovery_s", opt(traffic_recovery)},
-                          {"traffic_attempts", attempts},
-                          {"baseline_p50_us", opt(baseline)},
-                          {"recovered_p50_us", opt(recovered)},
-                          {"last_error", why}},
-                         tcp::deadline_in(30000));
+           (traffic_recovery ? std::to_string(*traffic_recovery) + " s" : "none") +
+           (interrupted.empty() ? "" : "; interrupted: " + interrupted));
+    (void)tcp::send_json(
+        s,
+        {{"cmd", "fault_reply"},
+         {"device", cx.where.device},
+         {"port", cx.where.port},
+         {"netdev", netdev},
+         {"down_ms", req->down_ms},
+         {"down_at_s", t_down - t_req},
+         {"up_at_s", t_up - t_req},
+         {"port_left_active_s", opt(left_active)},
+         {"link_recovery_s", opt(link_recovery)},
+         {"traffic_recovery_s", opt(traffic_recovery)},
+         {"traffic_attempts", attempts},
+         {"baseline_p50_us", opt(baseline)},
+         {"recovered_p50_us", opt(recovered)},
+         {"last_error", why},
+         {"interrupted", interrupted},
+         {"saved", {{"addresses", setup->addresses()}, {"routes", setup->routes()}}},
+         {"restored", restored.restored},
+         {"setup_changes", std::move(changes)}},
+        tcp::deadline_in(30000));
 }
 
 }  // namespace rh

@@ -12,10 +12,13 @@
 //            how long to wait for the link and the traffic to come back)}
 //   R:      1. baseline: a 64 B RDMA WRITE probe to `peer` (new RC QP, 100 messages) must pass,
 //              else the reply is an error and nothing is touched;
-//           2. the netdev under the responder's RDMA port is set administratively down
+//           2. its routes and configured addresses are listed (probes/net_setup.h: an admin
+//              down deletes them, a cable pull would not), and its GID table read;
+//              the netdev under the responder's RDMA port is set administratively down
 //              (rtnetlink), kept down for down_ms, then set up; a guard process
 //              (probes/link_guard.h) sets it up on every other way out: an error, the
 //              responder stopping, crashing or being killed, or 10 s past the planned up;
+//              Once up, the routes and addresses that are missing are added back;
 //           3. link recovery: from the up request until the RDMA port is ACTIVE and the
 //              netdev's operstate is up (polled every 10 ms);
 //           4. traffic recovery: from the up request until a new RC connection to `peer`
@@ -28,9 +31,15 @@
 //            link_recovery_s, traffic_recovery_s: from the up request (null: not back within
 //            recovery_timeout_ms), traffic_attempts: connections tried after the link was back,
 //            baseline_p50_us, recovered_p50_us: 64 B WRITE half round trip before / after
-//            (null when not measured), last_error: why the last traffic attempt failed ("")}
+//            (null when not measured), last_error: why the last traffic attempt failed (""),
+//            interrupted: "" or why the sequence was cut short (the responder stopping; the
+//            guard had set the link up because this process was held up) — then the times
+//            do not describe the fault asked for, saved: {addresses, routes} counts,
+//            restored: ["route 10.200.0.0/24 via 10.99.0.11 table 254", ...] put back,
+//            setup_changes: ["not restored: ...: why", "GID 2 fd00:... no longer ..."]}
 //   or      {cmd: "error", error}: a bad request (the field is named), fault injection not
-//            allowed, the baseline failed, or the link could not be set down (nothing changed).
+//            allowed, "busy: a fault is already in progress on this host" (one at a time), the
+//            baseline failed, or the link could not be set down (nothing changed).
 #pragma once
 
 #include <nlohmann/json.hpp>

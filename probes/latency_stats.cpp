@@ -22,14 +22,21 @@ std::vector<std::pair<double, double>> cdf_points(const std::vector<double>& sor
             out.emplace_back(sorted[i], static_cast<double>(i + 1) / static_cast<double>(n));
         return out;
     }
+    // Sample ranks to show: the minimum, every 2 %, and the tail where n can resolve it (as
+    // p99.9 needs >= 1000 samples). Each point is a true CDF point: the fraction of samples
+    // <= that latency (ties included), so F(max) is 1.
     std::vector<double> fractions{1.0 / static_cast<double>(n)};
     for (std::size_t k = 1; k <= LatencyStats::kCdfPoints; ++k)
         fractions.push_back(static_cast<double>(k) / LatencyStats::kCdfPoints);
-    for (double tail : {0.99, 0.995, 0.999}) fractions.push_back(tail);
+    for (auto [tail, min_n] : {std::pair{0.99, 100}, {0.995, 200}, {0.999, 1000}})
+        if (n >= static_cast<std::size_t>(min_n)) fractions.push_back(tail);
     std::sort(fractions.begin(), fractions.end());
-    for (double f : fractions)
-        if (out.empty() || f > out.back().second)
-            out.emplace_back(nearest_rank(sorted, f * 100), f);
+    for (double f : fractions) {
+        const double x = nearest_rank(sorted, f * 100);
+        const auto le = std::upper_bound(sorted.begin(), sorted.end(), x) - sorted.begin();
+        const double cdf = static_cast<double>(le) / static_cast<double>(n);
+        if (out.empty() || x > out.back().first) out.emplace_back(x, cdf);
+    }
     return out;
 }
 

@@ -38,9 +38,11 @@ struct LatencyStats {
 double nearest_rank(const std::vector<double>& sorted, double pct);
 
 /// The CDF of ascending-sorted samples: every sample (x_i, (i+1)/n) when n <= kCdfPoints, else
-/// the nearest-rank points at fractions 1/n (the minimum), k/kCdfPoints (k = 1..kCdfPoints), and
-/// 0.99, 0.995, 0.999 for the tail: enough to draw the distribution without keeping every
-/// sample (a report carries one per pair, op and size).
+/// the samples at the nearest ranks of 1/n (the minimum), k/kCdfPoints (k = 1..kCdfPoints), and
+/// 0.99 (n >= 100), 0.995 (n >= 200), 0.999 (n >= 1000) for the tail, each with its true
+/// cumulative fraction (samples <= it, ties included; one point per distinct latency): enough
+/// to draw the distribution without keeping every sample (a report carries one per pair, op
+/// and size).
 std::vector<std::pair<double, double>> cdf_points(const std::vector<double>& sorted);
 
 /// Fills min/p50/p99/p99.9/max/mean/iterations/msg_rate/cdf from samples (µs) and the wall time of

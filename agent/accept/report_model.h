@@ -233,6 +233,11 @@ struct FaultResults {
     std::optional<double> traffic_attempts;        ///< connections tried after the link was back
     /// 64 B RDMA WRITE half round trip src -> dst before the fault and once traffic was back (µs).
     std::optional<double> baseline_p50_us, recovered_p50_us;
+    /// Routes and addresses that taking the link down removed and the run put back
+    /// (probes/net_setup.h), e.g. "route 10.200.0.0/24 via 10.99.0.11 table 254".
+    std::vector<std::string> restored;
+    /// What the fault left changed: not restored ("not restored: route ...: why"), GIDs gone.
+    std::vector<std::string> setup_changes;
 };
 
 struct RkeyAttempt {

@@ -288,6 +288,11 @@ std::string incast_html(const IncastResults& r, const Rows& rows) {
 // ---- fault, rkey ----
 
 std::string fault_html(const FaultResults& r, const Rows& rows) {
+    auto list = [](const std::vector<std::string>& items, const char* none) {
+        std::string o;
+        for (const auto& i : items) o += (o.empty() ? "" : "; ") + i;
+        return o.empty() ? std::string(none) : o;
+    };
     auto secs = [](std::optional<double> v) {
         return v ? sig3(*v) + " s" : std::string("not measured");
     };
@@ -306,6 +311,10 @@ std::string fault_html(const FaultResults& r, const Rows& rows) {
            td(r.traffic_attempts ? fixed(r.traffic_attempts, 0) : "-") +
            "</tr><tr><th>64 B WRITE p50 before / after</th>" +
            td(fixed(r.baseline_p50_us, 1) + " / " + fixed(r.recovered_p50_us, 1) + " µs") +
+           "</tr><tr><th>routes and addresses put back</th>" + td(list(r.restored, "none")) +
+           "</tr><tr" + rows.attrs("/results/setup_changes") +
+           "><th>left changed by the fault</th>" +
+           td(list(r.setup_changes, "nothing"), r.setup_changes.empty() ? "ok" : "badtext") +
            "</tr></tbody></table>";
 }
 

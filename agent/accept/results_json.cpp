@@ -347,6 +347,8 @@ FaultResults fault_from(const JsonIn& in, const std::set<std::string>& hosts) {
     r.traffic_attempts = in.opt_number("traffic_attempts");
     r.baseline_p50_us = in.opt_number("baseline_p50_us");
     r.recovered_p50_us = in.opt_number("recovered_p50_us");
+    r.restored = in.opt_string_list("restored");
+    r.setup_changes = in.opt_string_list("setup_changes");
     return r;
 }
 
@@ -362,7 +364,9 @@ json fault_to(const FaultResults& r) {
             {"traffic_recovery_s", nullable(r.traffic_recovery_s)},
             {"traffic_attempts", nullable(r.traffic_attempts)},
             {"baseline_p50_us", nullable(r.baseline_p50_us)},
-            {"recovered_p50_us", nullable(r.recovered_p50_us)}};
+            {"recovered_p50_us", nullable(r.recovered_p50_us)},
+            {"restored", r.restored},
+            {"setup_changes", r.setup_changes}};
 }
 
 RkeyResults rkey_from(const JsonIn& in, const std::set<std::string>& hosts) {

@@ -8,6 +8,8 @@
 
 #include "agent/accept/json_in.h"
 #include "core/json_file.h"
+#include "probes/oob_protocol.h"
+#include "probes/tcp.h"
 
 namespace rh::accept {
 
@@ -189,6 +191,15 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
             }
             if (!host.name.empty() && !names.insert(host.name).second)
                 h.error_at("name", "host \"" + host.name + "\" appears twice");
+            // One responder under two names would measure a host against itself (loopback).
+            const auto hp = tcp::parse_host_port(host.address, oob::kDefaultPort);
+            if (hp)
+                for (const auto& other : s.hosts)
+                    if (auto o = tcp::parse_host_port(other.address, oob::kDefaultPort);
+                        o && o->str() == hp->str())
+                        h.error_at("address", "\"" + host.address +
+                                                  "\" is the same responder as host \"" +
+                                                  other.name + "\"");
             s.hosts.push_back(host);
         });
         if (in.json().contains("hosts") && in.json()["hosts"].is_array() &&

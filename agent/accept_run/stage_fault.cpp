@@ -2,7 +2,10 @@
 // responder's "fault" command (probes/control_fault.h), which measures link and traffic recovery
 // on that host's clock; meanwhile every host's counters are sampled, so the rules must see the
 // flap (link_flap on the fault host) and the counter timelines show it.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <future>
 
 #include "agent/accept_run/control_client.h"
 #include "agent/accept_run/stage_sampler.h"
@@ -46,20 +49,37 @@ Stage run_fault_stage(RunContext& cx) {
     const double budget_s = 15 + f.down_s + f.recovery_timeout_s;  // baseline probe + fault + wait
     StageSampler sampler(cx, budget_s + 30);
     const double t_req = cx.now_s();
-    auto r = control_request(
-        host->address,
-        {{"cmd", "fault"},
-         {"peer", peer->address},
-         {"down_ms", static_cast<unsigned>(f.down_s * 1000)},
-         {"recovery_timeout_ms", static_cast<unsigned>(f.recovery_timeout_s * 1000)}},
-        "fault_reply", static_cast<int>(budget_s * 1000));
+    // The fault host runs the whole sequence; meanwhile the progress line counts the time.
+    auto pending = std::async(std::launch::async, [&] {
+        return control_request(
+            host->address,
+            {{"cmd", "fault"},
+             {"peer", peer->address},
+             {"down_ms", static_cast<unsigned>(f.down_s * 1000)},
+             {"recovery_timeout_ms", static_cast<unsigned>(f.recovery_timeout_s * 1000)}},
+            "fault_reply", static_cast<int>(budget_s * 1000));
+    });
+    while (pending.wait_for(std::chrono::milliseconds(500)) != std::future_status::ready) {
+        const double t = cx.now_s() - t_req;
+        cx.progress.update("fault",
+                           host->name + (t < f.down_s + 1 ? " link down, " : " recovering, ") +
+                               std::to_string(static_cast<int>(t)) + " s",
+                           std::min(99.0, 100.0 * t / (f.down_s + 2)));
+    }
+    auto r = pending.get();
     sampler.finish(st, {"port_state_code"});
     const std::string sampled = st.reason;  // hosts not sampled, notes
     st.reason = std::string(what) + " (its responder measures both recoveries on its own clock)" +
                 (sampled.empty() ? "" : "; " + sampled);
     if (!r) {
+        // A refusal changed nothing; a lost connection may have left the link down (the
+        // responder and its guard process both gone): say where to look.
+        const bool refused = r.error().detail.rfind("refused: ", 0) == 0;
         end_stage_in_error(st, cx, std::move(res),
-                           "could not run: " + host->name + ": " + r.error().message());
+                           "could not run: " + host->name + ": " + r.error().message() +
+                               (refused ? ""
+                                        : "; if the fault had begun, check that " + host->name +
+                                              "'s RDMA netdev is up (ip link show)"));
         return st;
     }
     const auto& j = *r;
@@ -91,6 +111,21 @@ Stage run_fault_stage(RunContext& cx) {
     }
     if (const std::string e = j.value("last_error", ""); !e.empty())
         st.reason += "; last traffic attempt: " + e;
+    for (const auto& x : j.value("restored", nlohmann::json::array()))
+        if (x.is_string()) res.restored.push_back(x.template get<std::string>());
+    for (const auto& x : j.value("setup_changes", nlohmann::json::array()))
+        if (x.is_string()) res.setup_changes.push_back(x.template get<std::string>());
+    if (const std::string why = j.value("interrupted", ""); !why.empty()) {
+        // Not the fault the spec asked for: nothing to judge the fabric by.
+        char held[64] = "";
+        if (res.link_down_s && res.link_up_s)
+            std::snprintf(held, sizeof held, " after %.1f s of the %.1f s",
+                          *res.link_up_s - *res.link_down_s, f.down_s);
+        end_stage_in_error(st, cx, std::move(res),
+                           "the fault on " + host->name + " was cut short" + held + ": " + why +
+                               "; its link is up again");
+        return st;
+    }
 
     const auto& c = cx.spec.criteria;
     st.criteria.push_back(
@@ -107,7 +142,10 @@ Stage run_fault_stage(RunContext& cx) {
     st.criteria.push_back(
         make_criterion("link_flap findings on " + host->name + " (the rules must see the fault)",
                        ">=", 1.0, "count", static_cast<double>(seen.size()),
-                       seen.empty() ? std::vector<std::string>{"/findings"} : seen));
+                       seen.empty() ? std::vector<std::string>{"/results"} : seen));
+    st.criteria.push_back(make_criterion(
+        "network setup left changed on " + host->name + " (routes, addresses, GIDs)", "==", 0.0,
+        "count", static_cast<double>(res.setup_changes.size()), {"/results/setup_changes"}));
     add_error_findings_criterion(st, cx,
                                  [&](const Finding& x) { return caused_by_fault(x, host->name); });
     finish_stage(st, cx, std::move(res));

@@ -116,6 +116,11 @@ BOOST_AUTO_TEST_CASE(bad_specs_name_the_field) {
     j["criteria"] = {{"max_traffic_recovery_s", -1}};
     BOOST_TEST(has(errors_of(j), "criteria.max_traffic_recovery_s: expected a number from 0"));
     j = kTwoHosts;
+    j["hosts"][1]["address"] = "10.0.0.1:18520";  // hosts[0] with the default port written out
+    BOOST_TEST(has(errors_of(j),
+                   "hosts[1].address: \"10.0.0.1:18520\" is the same responder "
+                   "as host \"10.0.0.1\""));
+    j = kTwoHosts;
     j["bandwith"] = json::object();
     BOOST_TEST(has(errors_of(j), "bandwith: unknown member"));
 }

@@ -48,6 +48,9 @@ stage() { jq -c --arg id "$2" '.stages[] | select(.id == $id)' "$1/report.json";
 
 # --- 1. healthy
 linkmon g3 healthy
+# Network setup an admin down deletes (a cable pull would not): the fault must put it back.
+lab_exec g3 -- sh -c 'ip route add 10.200.0.0/24 via 10.99.0.11 dev eth0 && ip -6 addr add fd00:99::13/64 dev eth0 nodad' \
+  || fail "g3: cannot add the static route and IPv6 address"
 t0=$SECONDS
 rc=$(accept "$out/healthy" "$out/spec.json")
 secs=$((SECONDS - t0))
@@ -100,6 +103,11 @@ assert_contains " $(jq -r '[.findings[] | "\(.rule)@\(.host)"] | join(" ")' <<<"
   "the rules saw g3's link flap"
 assert_eq "UP" "$(lab_exec g3 -- cat /sys/class/net/eth0/operstate | tr a-z A-Z)" "g3's eth0 is up again"
 assert_eq 1 "$(linkdowns g3 healthy)" "eth0 DOWN events in g3's kernel (ip monitor)"
+assert_contains "$(lab_exec g3 -- ip route show 10.200.0.0/24)" "via 10.99.0.11" "g3's static route is back"
+assert_contains "$(lab_exec g3 -- ip -6 addr show dev eth0)" "fd00:99::13/64" "g3's IPv6 address is back"
+assert_contains "$(jq -r '.results.restored | join(";")' <<<"$ft")" "route 10.200.0.0/24 via 10.99.0.11 table 254" \
+  "the report lists the route it put back"
+assert_eq "[]" "$(jq -c .results.setup_changes <<<"$ft")" "nothing left changed (GIDs included)"
 log "fault: link recovery $(jq .results.link_recovery_s <<<"$ft") s, traffic recovery $(jq .results.traffic_recovery_s <<<"$ft") s after $(jq .results.traffic_attempts <<<"$ft") connection(s); 64 B WRITE p50 $(jq .results.baseline_p50_us <<<"$ft") -> $(jq .results.recovered_p50_us <<<"$ft") us"
 rk=$(stage "$h" rkey_revocation)
 assert_eq "6 IBV_WC_REM_ACCESS_ERR" "$(jq -r '[.results.attempts[].got_status] | "\(length) \(unique | join(","))"' <<<"$rk")" \

@@ -120,6 +120,24 @@ BOOST_AUTO_TEST_CASE(cdf_follows_the_samples) {
     }
     BOOST_TEST(median);
     BOOST_TEST(tail);
+    // 51..999 samples: no tail point the samples cannot resolve, and never F(max) < 1 (ties).
+    for (std::size_t n : {51u, 200u, 999u}) {
+        LatencyStats st;
+        std::vector<double> v(n, 7.0);  // every sample the same (a quantized clock)
+        v[0] = 1.0;
+        summarize(v, 1, st);
+        BOOST_TEST(st.cdf.size() == 2u, n);
+        BOOST_TEST(st.cdf[0].second == 1.0 / static_cast<double>(n), n);
+        BOOST_TEST(st.cdf[1].first == 7.0, n);
+        BOOST_TEST(st.cdf[1].second == 1.0, n);
+        std::vector<double> ramp;
+        for (std::size_t i = 1; i <= n; ++i) ramp.push_back(static_cast<double>(i));
+        summarize(ramp, 1, st);
+        for (const auto& [us, f] : st.cdf) {
+            BOOST_TEST(f == us / static_cast<double>(n), n << ": " << us << " at " << f);
+            BOOST_TEST(!(n < 1000 && f == 0.999), n);
+        }
+    }
     // probe --json carries them (the acceptance runner reads them from there)
     st.op = "write";
     const auto j = to_json(st);
