@@ -61,8 +61,10 @@ int run_accept(const std::vector<std::string>& args) {
     if (auto exit = parse_options(
             "accept", "rocehealth accept --spec FILE --out DIR [--json] | --render DIR",
             "Acceptance of a RoCE fabric against a spec: inventory and consistency, all-pairs\n"
-            "latency, bandwidth, incast, rkey revocation, through every host's `rocehealth\n"
-            "responder`; writes report.json, report.html, report.md and the run's samples.\n"
+            "latency, bandwidth, concurrency, incast, a controlled link fault (only when the\n"
+            "spec lists it and the host's responder runs with --allow-fault), rkey revocation,\n"
+            "through every host's `rocehealth responder`; writes report.json, report.html,\n"
+            "report.md and the run's samples.\n"
             "Exit: 0 pass, 1 fail, 2 could not run or incomplete.",
             args, desc, vm))
         return *exit;

@@ -120,7 +120,10 @@ double JsonIn::req_number(const char* key) const {
 
 std::optional<double> JsonIn::opt_number(const char* key) const {
     if (!has(key)) return std::nullopt;
-    return req_number(key);
+    const auto before = errors_.size();
+    const double v = req_number(key);
+    if (errors_.size() != before) return std::nullopt;  // reported; no value to check further
+    return v;
 }
 
 std::uint64_t JsonIn::req_uint(const char* key) const {
@@ -135,7 +138,10 @@ std::uint64_t JsonIn::req_uint(const char* key) const {
 
 std::optional<std::uint64_t> JsonIn::opt_uint(const char* key) const {
     if (!has(key)) return std::nullopt;
-    return req_uint(key);
+    const auto before = errors_.size();
+    const std::uint64_t v = req_uint(key);
+    if (errors_.size() != before) return std::nullopt;  // reported; no value to check further
+    return v;
 }
 
 std::int64_t JsonIn::req_int(const char* key) const {

@@ -242,8 +242,12 @@ std::string line_chart(const LineChart& c) {
     for (const auto& m : c.marks) {
         const double x = sx.at(m.x);
         if (x < x0 - 0.5 || x > x1 + 0.5) continue;
+        // A mark in the right half is labelled to its left, so the text stays inside the chart.
+        const bool left = x > (x0 + x1) / 2;
         o += line(x, y0, x, y1, "#333", "stroke-dasharray=\"4 3\"") +
-             text(x + 3, y0 + 11, m.label, "fill=\"#333\" font-size=\"10\"");
+             text(left ? x - 3 : x + 3, y0 + 11, m.label,
+                  std::string(left ? "text-anchor=\"end\" " : "") +
+                      "fill=\"#333\" font-size=\"10\"");
     }
     if (empty)
         o += text((x0 + x1) / 2, (y0 + y1) / 2, "no data", "text-anchor=\"middle\" fill=\"#888\"");

@@ -47,6 +47,7 @@ double number_in(const JsonIn& in, const char* key, double lo, double hi, double
     if (!v) return fallback;
     if (!(*v >= lo && *v <= hi)) {
         std::ostringstream s;
+        s.precision(12);  // 600.0001 must not print as 600
         s << "expected a number from " << lo << " to " << hi << ", got " << *v;
         in.error_at(key, s.str());
         return fallback;
@@ -207,6 +208,8 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
             in.error_at("hosts", "expected at least 2 hosts (pairs are measured between hosts)");
         if (in.has("stages")) {
             s.stages.clear();
+            if (in.json()["stages"].is_array() && in.json()["stages"].empty())
+                in.error_at("stages", "empty: expected at least one stage to run");
             for (const auto& name : in.opt_string_list("stages")) {
                 const auto id = stage_id_from(name);
                 if (!id) {

@@ -380,6 +380,7 @@ int Agent::run() {
                {"rules_file", rt_.rules_path},
                {"rules", rt_.rules.rules.size()},
                {"responder", rt_.cfg.responder.enabled},
+               {"allow_fault", rt_.cfg.responder.enabled && rt_.cfg.responder.allow_fault},
                {"mesh_peers", rt_.cfg.mesh.peers.size()}});
     log_event("info", "http_listening",
               {{"listen", listen_text(rt_.cfg.http, http_->port())},

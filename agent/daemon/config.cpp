@@ -78,6 +78,8 @@ void read_responder(ObjectReader& r, const json& obj, ResponderConfig& c,
     }
     o.integer("max_sessions", c.max_sessions, 1, 1024);
     o.boolean("allow_fault", c.allow_fault);
+    if (c.allow_fault && !c.enabled)  // the responder serves the fault command: nothing would
+        o.fail("allow_fault", "true has no effect while responder.enabled is false");
 }
 
 std::string check_peer(const std::string& p) {

@@ -112,6 +112,13 @@ BOOST_AUTO_TEST_CASE(bad_specs_name_the_field) {
     BOOST_TEST(has(errors_of(j), "fault.peer: must differ from fault.host"));
     j["fault"] = json::parse(R"({"hots": "10.0.0.1"})");
     BOOST_TEST(has(errors_of(j), "fault.hots: unknown member"));
+    j["fault"] = json::parse(R"({"down_s": 600.0001})");
+    BOOST_TEST(has(errors_of(j), "fault.down_s: expected a number from 0.1 to 600, got 600.0001"));
+    j["fault"] = json::parse(R"({"down_s": "5"})");  // one error: the type (no range check of 0)
+    BOOST_TEST(errors_of(j) == "fault.down_s: expected a number, got a string (\"5\")\n");
+    j = kTwoHosts;
+    j["stages"] = json::array();
+    BOOST_TEST(has(errors_of(j), "stages: empty: expected at least one stage"));
     j = kTwoHosts;
     j["criteria"] = {{"max_traffic_recovery_s", -1}};
     BOOST_TEST(has(errors_of(j), "criteria.max_traffic_recovery_s: expected a number from 0"));

@@ -95,6 +95,8 @@ const BadConfig kBadConfigs[] = {
     {R"({"responder": {"port": 70000}})",
      "responder.port: 70000 is out of range: expected 1 to 65535"},
     {R"({"responder": {"allow_fault": "yes"}})", "responder.allow_fault: expected true or false"},
+    {R"({"responder": {"allow_fault": true}})",
+     "responder.allow_fault: true has no effect while responder.enabled is false"},
     {R"({"responder": {"gid_index": 256}})",
      "responder.gid_index: 256 is out of range: expected 0 to 255"},
     {R"({"http": {"max_request_bytes": -1}})", "http.max_request_bytes: -1 is out of range"},
