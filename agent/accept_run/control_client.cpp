@@ -15,7 +15,13 @@ Result<nlohmann::json> control_request(const std::string& address, const nlohman
     auto r = tcp::recv_any(*s, tcp::deadline_in(timeout_ms));
     if (!r) return r.error();
     const std::string what = msg.value("cmd", std::string("request"));
-    if (!r->json) return Error{what, "responder at " + hp->str(), 0, "expected a json reply"};
+    if (!r->json) {
+        // A fixed-format error frame: the responder refused before reading the request (busy at
+        // --max-sessions).
+        if (r->fixed && r->fixed->type == oob::Type::error)
+            return Error{what, "responder at " + hp->str(), 0, "refused: " + r->fixed->text};
+        return Error{what, "responder at " + hp->str(), 0, "expected a json reply"};
+    }
     const std::string cmd = r->json->value("cmd", "");
     if (cmd == want) return std::move(*r->json);
     if (cmd == "error")
