@@ -3,7 +3,9 @@
 // re-executed) that sets the link up again unless told, through a pipe, that the link was
 // restored. So the link comes back even when the responder dies while it is down (SIGKILL, a
 // crash, the OOM killer) or hangs past the deadline; a SIGTERM to the guard (systemd stopping
-// the unit's processes) also restores the link first.
+// the unit's processes) also restores the link first. The guard restores the link only: routes
+// and addresses the down removed (probes/net_setup.h) are put back by the responder, which the
+// guard acting means is gone or stuck.
 #pragma once
 
 #include <sys/types.h>
