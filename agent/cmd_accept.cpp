@@ -8,6 +8,7 @@
 // — unreadable or invalid report.json, or an incomplete report).
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "agent/accept/render_dir.h"
@@ -48,7 +49,9 @@ int run_accept(const std::vector<std::string>& args) {
     desc.add_options()("help,h", "show this help")(
         "spec", po::value(&spec_file),
         "run the acceptance described by this spec file (JSON, agent/accept/README.md)")(
-        "out", po::value(&out_dir), "report directory for --spec (created if missing)")(
+        "out", po::value(&out_dir),
+        "report directory for --spec (created if missing; one that already holds a report.json is "
+        "refused)")(
         "check-spec", po::bool_switch(&check_spec),
         "with --spec: validate the spec, print it with every default filled in, run nothing")(
         "rules", po::value(&rules_file),
@@ -90,6 +93,14 @@ int run_accept(const std::vector<std::string>& args) {
     }
     if (out_dir.empty()) {
         std::cerr << "rocehealth accept: --spec needs --out DIR\n";
+        return kExitCannotRun;
+    }
+    // A report people filed is evidence: never overwritten by a new run.
+    if (std::error_code ec;
+        std::filesystem::exists(std::filesystem::path(out_dir) / "report.json", ec)) {
+        std::cerr << "rocehealth accept: " << out_dir
+                  << " already holds a report (report.json); refusing to overwrite it (choose "
+                     "another --out)\n";
         return kExitCannotRun;
     }
     accept::RunnerOptions o;

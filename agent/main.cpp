@@ -28,7 +28,8 @@ constexpr Subcommand kSubcommands[] = {
     {"agent", rh::cli::run_agent, "per-host daemon: collection, rules, /metrics and JSON API"},
     {"incast", rh::cli::run_incast, "many-to-one RDMA traffic between responders, with findings"},
     {"mesh", rh::cli::run_mesh, "probe every peer on a schedule; samples for diagnose"},
-    {"accept", rh::cli::run_accept, "render an acceptance report: report.json -> HTML, Markdown"},
+    {"accept", rh::cli::run_accept,
+     "acceptance of a fabric against a spec, with a report (or --render report.json)"},
 };
 
 void usage(std::FILE* out) {

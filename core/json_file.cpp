@@ -1,6 +1,8 @@
 #include "core/json_file.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -125,6 +127,8 @@ Result<json> parse_json_text(const std::string& text, const std::string& name,
 }
 
 Result<json> read_json_file(const std::string& path, const std::string& op) {
+    if (std::error_code ec; std::filesystem::is_directory(path, ec))
+        return Error{op, path, EISDIR, {}};
     std::ifstream in(path);
     if (!in) return errno_error(op, path, "cannot open");
     std::stringstream buf;

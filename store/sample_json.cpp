@@ -207,10 +207,28 @@ Status check_appendable_recording(const std::string& path) {
         return Error{"append to", path, 0,
                      "not a rocehealth recording (its first line is not a sample: " +
                          s.error().subject + ": " + s.error().detail + ")"};
+    // A recorder stopped mid-write leaves a partial last line; samples appended after it would
+    // join it into one bad line in the middle, which no reader skips.
+    std::ifstream tail(path, std::ios::binary | std::ios::ate);
+    char last = '\n';
+    if (tail && tail.tellg() > 0) {
+        tail.seekg(-1, std::ios::end);
+        tail.get(last);
+    }
+    if (last != '\n')
+        return Error{"append to", path, 0,
+                     "its last line is incomplete (a recorder stopped mid-write); append to a "
+                     "copy without that line, or record to a new file"};
     return ok_status();
 }
 
 Result<Recording> read_samples_file(const std::string& path) {
+    // A device (/dev/zero) would be read without end; regular files and pipes (<(cmd)) are fine.
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::is_directory(st)) return Error{"open", path, EISDIR, {}};
+    if (!ec && (std::filesystem::is_character_file(st) || std::filesystem::is_block_file(st)))
+        return Error{"open", path, 0, "a device, not a recording"};
     std::ifstream in(path);
     if (!in) return errno_error("open", path);
     return read_samples(in, path);

@@ -271,8 +271,10 @@ ParsedSpec spec_from_file(const std::string& path) {
     if (!j) {
         ParsedSpec out;
         const Error& e = j.error();  // errno set: could not open or read; else where and what
-        out.errors.push_back(
-            path + ": " + (e.err_no != 0 ? e.detail + ": " + std::strerror(e.err_no) : e.detail));
+        out.errors.push_back(path + ": " +
+                             (e.err_no == 0      ? e.detail
+                              : e.detail.empty() ? std::string(std::strerror(e.err_no))
+                                                 : e.detail + ": " + std::strerror(e.err_no)));
         return out;
     }
     ParsedSpec out = spec_from_json(*j);

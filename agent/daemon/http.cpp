@@ -1,5 +1,7 @@
 #include "agent/daemon/http.h"
 
+#include <sys/socket.h>
+
 #include <httplib.h>
 
 #include <cctype>
@@ -230,6 +232,12 @@ Status HttpServer::start() {
     srv_->set_keep_alive_timeout(static_cast<time_t>(std::ceil(cfg_.read_timeout_s)));
     srv_->set_keep_alive_max_count(100);
     srv_->set_payload_max_length(cfg_.max_request_bytes);
+    // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, with which a second agent
+    // (or a reload onto another agent's port) binds the same port and scrapes reach either.
+    srv_->set_socket_options([](socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     routes();
     if (cfg_.listen_port == 0) {
         port_ = srv_->bind_to_any_port(cfg_.listen_host);

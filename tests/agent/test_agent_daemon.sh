@@ -98,6 +98,16 @@ healthy() { port=$(current_port); [ -n "$port" ] && get /healthz >/dev/null && [
 wait_for 15 healthy || fail "/healthz never answered 200"
 echo "agent up on 127.0.0.1:$port"
 
+# A second agent on the same address cannot start (with SO_REUSEPORT it did, and scrapes went
+# to either process).
+sed "s/127.0.0.1:0/127.0.0.1:$port/" "$work/agent.json" > "$work/second.json"
+set +e
+out=$(timeout 10 "$bin" agent --config "$work/second.json" 2>&1)
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "a second agent on 127.0.0.1:$port: exit $rc, expected 2"
+grep -q '"event":"http_bind_failed"' <<<"$out" || fail "the second agent did not say why: $out"
+
 # Token: none and wrong are rejected, /healthz stays open.
 get /metrics >/dev/null
 [ "$(status)" = 401 ] || fail "/metrics without a token: HTTP $(status), expected 401"
