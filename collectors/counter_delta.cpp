@@ -21,6 +21,8 @@ std::string_view to_string(DeltaKind k) {
             return "wrapped";
         case DeltaKind::reset:
             return "reset";
+        case DeltaKind::backwards:
+            return "backwards";
         case DeltaKind::saturated:
             return "saturated";
         case DeltaKind::missing:
@@ -40,6 +42,7 @@ CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_
         const std::uint64_t wrapped = (max - *prev) + *cur + 1;
         if (wrapped <= max / 2) return {wrapped, DeltaKind::wrapped};
     }
+    if (*cur > *prev / 2) return {std::nullopt, DeltaKind::backwards};
     return {*cur, DeltaKind::reset};
 }
 

@@ -16,6 +16,8 @@ enum class DeltaKind {
     normal,     ///< cur >= prev: value = cur - prev
     wrapped,    ///< a < 64-bit counter went past 2^width - 1: value = 2^width - prev + cur
     reset,      ///< went backwards and not a plausible wrap (reload/clear): value = cur
+    backwards,  ///< went back by less than half its value: a read glitch, not a reset (which
+                ///< restarts near 0); change unknown, no value
     saturated,  ///< a saturating counter reads its maximum: change unknown (>= 0), no value
     missing,    ///< prev or cur absent, or the two samples are not of the same raw counter
 };
@@ -29,8 +31,10 @@ struct CounterDelta {
 
 /// Change from `prev` to `cur` of a counter `width_bits` wide (1..64).
 /// A decrease of a non-saturating counter narrower than 64 bits is a wrap when the wrapped
-/// change is at most half the counter's range; otherwise (and always at 64 bits, or for a
-/// saturating counter) it is a reset and the value is `cur` (the count since the reset).
+/// change is at most half the counter's range. Otherwise (and always at 64 bits, or for a
+/// saturating counter) it is a reset with value `cur` (the count since the reset) when `cur`
+/// is at most half of `prev`, and `backwards` (no value) when it fell by less: a reset counts
+/// from 0, so 1560 -> 1559 is a glitch, and taking it as 1559 new events would invent a burst.
 CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_t> cur,
                    unsigned width_bits = 64, bool saturates = false);
 

@@ -52,13 +52,15 @@ void SeriesStore::add(const Sample& s) {
     const auto meta_index = static_cast<std::uint32_t>(m - ser.metas.begin());
     ser.points.push_back(Point{t, s.t_s, s.count, s.value, meta_index});
     if (s.kind == SampleKind::counter && s.count) {
+        bool glitch = false;  // below the last reading: keep counting from the last good one
         if (!ser.total) {
             ser.total = *s.count;
         } else if (ser.last_counted && ser.metas[ser.last_counted->second].raw == m->raw) {
             const auto d = delta(ser.last_counted->first, *s.count, m->width_bits, m->saturates);
             if (d.value) *ser.total += *d.value;  // unsigned: wraps mod 2^64 by definition
+            glitch = d.kind == DeltaKind::backwards;
         }
-        ser.last_counted = {{*s.count, meta_index}};
+        if (!glitch) ser.last_counted = {{*s.count, meta_index}};
     }
     while (!ser.points.empty() && (ser.points.size() > limits_.max_points ||
                                    ser.points.front().t < t - limits_.retention_s))

@@ -45,6 +45,9 @@ WindowIncrease increase_in(const Series& s, double t0, double t1) {
             } else {
                 ++w.gaps;
             }
+            // A glitch reading below the last one: keep measuring from the last good reading,
+            // so the rebound to it is not counted as new events.
+            if (d.kind == DeltaKind::backwards) continue;
         }
         prev = &p;
     }

@@ -38,6 +38,13 @@ BOOST_AUTO_TEST_CASE(table) {
         {"64-bit near max backwards is still a reset", kMax64 - 5, 3, 64, false, 3,
          DeltaKind::reset},
         {"32-bit prev above the width is a reset", k2p32 + 10, 5, 32, false, 5, DeltaKind::reset},
+        // A reset restarts near 0: a small dip is a read glitch with no value (counting it as
+        // 1559 new events invented a discard burst and a link flap in a trial).
+        {"64-bit dip by 1 is a glitch, not a reset", 1560, 1559, 64, false, std::nullopt,
+         DeltaKind::backwards},
+        {"32-bit dip (not a plausible wrap) is a glitch", 1000, 999, 32, false, std::nullopt,
+         DeltaKind::backwards},
+        {"down to half is a reset", 100, 50, 64, false, 50, DeltaKind::reset},
         {"16-bit saturating at max", 100, 65535, 16, true, std::nullopt, DeltaKind::saturated},
         {"16-bit saturating stays at max", 65535, 65535, 16, true, std::nullopt,
          DeltaKind::saturated},
