@@ -13,4 +13,11 @@ const std::vector<std::string>& known_series();
 
 bool is_known_series(const std::string& name);
 
+/// The label names samples carry: device, port, netdev (every port series), those of the driver
+/// tables (priority, direction, level) and of the probe series (peer, op, size_bytes, quantile,
+/// status). Sorted, unique. The rules loader rejects a `match` or `group_by` naming another.
+const std::vector<std::string>& known_labels();
+
+bool is_known_label(const std::string& name);
+
 }  // namespace rh

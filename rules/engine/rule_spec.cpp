@@ -32,6 +32,15 @@ struct SpecError : std::runtime_error {
     throw SpecError(path + ": " + what);
 }
 
+/// Rejects a label no sample carries: a misspelt `match` or `group_by` would silently match
+/// nothing (the rule never fires) or group everything under "?".
+void check_label(const std::string& label, const std::string& path) {
+    if (is_known_label(label)) return;
+    std::string all;
+    for (const auto& l : known_labels()) all += (all.empty() ? "" : ", ") + l;
+    bad(path, "unknown label \"" + label + "\" (labels: " + all + ")");
+}
+
 /// Rejects keys outside `allowed`: a misspelt field must not silently change a rule.
 void only_keys(const nlohmann::json& j, const std::string& path,
                std::initializer_list<const char*> allowed) {
@@ -111,7 +120,10 @@ Condition condition(const nlohmann::json& j, const std::string& path) {
             bad(path + ".series", "unknown series \"" + name +
                                       "\" (store/README.md lists the series; collectors/"
                                       "normalize.h the normalized counters)");
-    if (const auto m = j.find("match"); m != j.end()) c.match = labels(*m, path + ".match");
+    if (const auto m = j.find("match"); m != j.end()) {
+        c.match = labels(*m, path + ".match");
+        for (const auto& [label, value] : c.match) check_label(label, path + ".match." + label);
+    }
     const std::string measure = str(j, "measure", path, true);
     if (measure == "increase") {
         c.measure = Measure::increase;
@@ -209,6 +221,7 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
         for (const auto& e : *g) {
             if (!e.is_string()) bad(path + ".group_by", "expected strings");
             r.group_by.push_back(e.get<std::string>());
+            check_label(r.group_by.back(), path + ".group_by");
         }
     }
     if (const auto s = j.find("supports"); s != j.end()) {

@@ -137,6 +137,22 @@ BOOST_AUTO_TEST_CASE(unknown_series_names_its_path) {
     check_error(rules_file({list}), "rules[0].when.series: unknown series \"seq_errors\"");
 }
 
+// A misspelt label in `match` matched nothing (the rule never fired, "no findings"); in
+// `group_by` it grouped everything under "?".
+BOOST_AUTO_TEST_CASE(unknown_labels_name_their_path) {
+    auto r = valid_rule();
+    r["when"]["match"] = {{"nolabel", "x"}};
+    check_error(rules_file({r}), "rules[0].when.match.nolabel: unknown label \"nolabel\"");
+    auto g = valid_rule();
+    g["group_by"] = {"device", "prio"};
+    check_error(rules_file({g}), "rules[0].group_by: unknown label \"prio\"");
+    auto ok = valid_rule();  // the labels of the driver tables are known
+    ok["when"]["match"] = {{"direction", "rx"}, {"priority", "3"}};
+    ok["group_by"] = {"device", "port", "priority", "direction", "level"};
+    const auto parsed = rh::parse_rules(rules_file({ok}), "test-rules.json");
+    BOOST_TEST(parsed.ok(), (parsed.ok() ? "" : parsed.error().message()));
+}
+
 BOOST_AUTO_TEST_CASE(unknown_measure_and_op_name_their_path) {
     auto m = valid_rule();
     m["when"]["measure"] = "delta";
