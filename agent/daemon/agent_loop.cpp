@@ -123,6 +123,7 @@ class Agent {
     std::size_t samples_ = 0;
     double next_rules_mono_ = 0;
     std::optional<PassStamp> last_stamp_;  ///< time of the last pass that stored samples
+    std::size_t logged_devices_ = 0;       ///< device count last logged (start, or a change)
 };
 
 void Agent::declare_findings_opened() {
@@ -145,6 +146,7 @@ void Agent::start_collection() {
     samples_ = 0;
     next_rules_mono_ = 0;
     last_stamp_.reset();
+    logged_devices_ = sampler_->devices();
     if (sampler_->devices() == 0)
         log_event("warning", "no_rdma_device",
                   {{"sysfs_root", c.sysfs_root},
@@ -210,6 +212,13 @@ void Agent::pass() {
     }
     if (!collected.empty()) last_stamp_ = stamp;
     for (const auto& r : rediscovered) log_event("info", "devices_rediscovered", {{"reason", r}});
+    // Devices that appear or vanish (the periodic inventory sees them) are worth a log line: the
+    // last one gone leaves /healthz 503 no_device.
+    if (const std::size_t n = sampler_->devices(); n != logged_devices_) {
+        log_event(n == 0 ? "warning" : "info", n == 0 ? "no_rdma_device" : "devices_changed",
+                  {{"devices", n}, {"before", logged_devices_}});
+        logged_devices_ = n;
+    }
     const double t1 = monotonic_now_s();
     ++stats_.passes;
     stats_.last_pass_duration_s = t1 - t0;

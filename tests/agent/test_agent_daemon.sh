@@ -254,8 +254,11 @@ h = json.load(open(sys.argv[1]))
 assert h["status"] == "no_device" and h["devices"] == 0, h
 assert h["reason"] == "no RDMA device found at the last inventory (%s/class/infiniband is empty)" % sys.argv[2], h
 EOF2
+grep -q '"event":"no_rdma_device".*"before":1' "$work/agent.log" || fail "the last device vanishing was not logged"
 mv "$work/mlx5_0.gone" "$sys/class/infiniband/mlx5_0"
 wait_for 10 healthy || fail "/healthz did not return to 200 when the device came back"
+logged_back() { grep -q '"event":"devices_changed".*"devices":1' "$work/agent.log"; }
+wait_for 5 logged_back || fail "the device coming back was not logged"
 
 # SIGHUP with a bad config: rejected, the agent keeps serving on the same port.
 cp "$work/agent.json" "$work/good.json"
