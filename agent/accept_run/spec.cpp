@@ -73,9 +73,12 @@ void read_latency(const JsonIn& in, LatencySpec& l) {
     unknown_members(in, {"ops", "sizes", "iterations", "warmup", "timeout_ms"});
     if (in.has("ops")) {
         l.ops = in.opt_string_list("ops");
-        for (const auto& op : l.ops)
-            if (op != "write" && op != "read")
-                in.error_at("ops", "expected \"write\" and/or \"read\", got \"" + op + "\"");
+        for (std::size_t i = 0; i < l.ops.size(); ++i)
+            if (l.ops[i] != "write" && l.ops[i] != "read")
+                in.error_at("ops", "expected \"write\" and/or \"read\", got \"" + l.ops[i] + "\"");
+            else if (std::find(l.ops.begin(), l.ops.begin() + static_cast<long>(i), l.ops[i]) !=
+                     l.ops.begin() + static_cast<long>(i))
+                in.error_at("ops", "\"" + l.ops[i] + "\" given twice");
         if (l.ops.empty()) in.error_at("ops", "expected at least one op");
     }
     if (in.has("sizes")) {
@@ -83,6 +86,9 @@ void read_latency(const JsonIn& in, LatencySpec& l) {
         in.each("sizes", false, [&](const JsonIn& e) {
             if (!e.json().is_number_unsigned() || !valid_size(e.json().get<std::uint64_t>()))
                 e.error(std::string("expected ") + kSizeRule + ", got " + e.json().dump());
+            else if (std::find(l.sizes.begin(), l.sizes.end(), e.json().get<std::uint64_t>()) !=
+                     l.sizes.end())
+                e.error(e.json().dump() + " given twice");
             else
                 l.sizes.push_back(e.json().get<std::uint64_t>());
         });
@@ -194,6 +200,9 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
                 h.error_at("name", "host \"" + host.name + "\" appears twice");
             // One responder under two names would measure a host against itself (loopback).
             const auto hp = tcp::parse_host_port(host.address, oob::kDefaultPort);
+            if (!hp && !host.address.empty())
+                h.error_at("address", "expected HOST or HOST:PORT (port 1..65535), got \"" +
+                                          host.address + "\"");
             if (hp)
                 for (const auto& other : s.hosts)
                     if (auto o = tcp::parse_host_port(other.address, oob::kDefaultPort);

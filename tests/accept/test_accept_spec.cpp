@@ -117,6 +117,13 @@ BOOST_AUTO_TEST_CASE(bad_specs_name_the_field) {
     j["fault"] = json::parse(R"({"down_s": "5"})");  // one error: the type (no range check of 0)
     BOOST_TEST(errors_of(j) == "fault.down_s: expected a number, got a string (\"5\")\n");
     j = kTwoHosts;
+    j["latency"] = json::parse(R"({"sizes": [64, 64], "ops": ["write", "write"]})");
+    BOOST_TEST(has(errors_of(j), "latency.sizes[1]: 64 given twice"));
+    BOOST_TEST(has(errors_of(j), "latency.ops: \"write\" given twice"));
+    j = kTwoHosts;
+    j["hosts"][1]["address"] = "[::1]:0";
+    BOOST_TEST(has(errors_of(j), "hosts[1].address: expected HOST or HOST:PORT"));
+    j = kTwoHosts;
     j["stages"] = json::array();
     BOOST_TEST(has(errors_of(j), "stages: empty: expected at least one stage"));
     j = kTwoHosts;
