@@ -4,28 +4,19 @@
 #include <netlink/netlink.h>
 
 #include "collectors/netdev.h"
-#include "collectors/nl_handles.h"
+#include "collectors/nl_route.h"
 #include "collectors/parse.h"
 
 namespace rh {
 
 namespace {
 
-Error nl_error(const char* op, const std::string& subject, int nl_err) {
-    return Error{op, subject, 0, nl_geterror(nl_err < 0 ? -nl_err : nl_err)};
-}
-
 class RtnlNetdevSource final : public NetdevSource {
   public:
     Result<Netdev> read(const std::string& ifname) const override {
-        nl::Sock sock(nl_socket_alloc());
-        if (!sock) return Error{"nl_socket_alloc", ifname, ENOMEM, {}};
-        if (int e = nl_connect(sock.get(), NETLINK_ROUTE); e < 0)
-            return nl_error("nl_connect(NETLINK_ROUTE)", ifname, e);
-        rtnl_link* raw = nullptr;
-        if (int e = rtnl_link_get_kernel(sock.get(), 0, ifname.c_str(), &raw); e < 0)
-            return nl_error("rtnl_link_get_kernel", ifname, e);
-        nl::Link link(raw);
+        auto rl = nl::route_link(ifname, ifname);
+        if (!rl) return rl.error();
+        const nl::Link& link = rl->link;
 
         Netdev n;
         n.name = ifname;

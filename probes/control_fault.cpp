@@ -1,16 +1,14 @@
 #include "probes/control_fault.h"
 
-#include <net/if.h>
-
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "collectors/rdma_sysfs.h"
 #include "core/clock.h"
+#include "probes/control_probe.h"
 #include "probes/incast_fields.h"
 #include "probes/link_admin.h"
 #include "probes/link_guard.h"
@@ -41,9 +39,7 @@ Result<ProbeReport> write_probe(const ControlContext& cx, const std::string& pee
     o.iterations = iterations;
     o.warmup = 1;
     o.timeout_ms = timeout_ms;
-    o.device = cx.where.device;
-    o.gid_index = cx.where.gid_index;
-    o.sysfs_root = cx.opts.sysfs_root;
+    use_responder_port(o, cx);
     return run_probe(o);
 }
 
@@ -66,12 +62,6 @@ std::vector<std::string> gid_texts(const SysfsRoot& sys, const std::string& port
     for (const auto& g : read_gids(sys, port_dir))
         out.push_back(std::to_string(g.index) + " " + g.gid);
     return out;
-}
-
-/// IFF_UP of class/net/<netdev>/flags (administratively up); false when unreadable.
-bool link_admin_up(const SysfsRoot& sys, const std::string& netdev) {
-    auto t = read_attr_file(sys, "class/net/" + netdev + "/flags");
-    return t && (std::strtoul(t->c_str(), nullptr, 16) & IFF_UP) != 0;
 }
 
 /// One fault at a time per host: a second one would overlap the first's measurements.

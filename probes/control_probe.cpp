@@ -10,6 +10,12 @@
 
 namespace rh {
 
+void use_responder_port(ProbeOptions& o, const ControlContext& cx) {
+    o.device = cx.where.device;
+    o.gid_index = cx.where.gid_index;
+    o.sysfs_root = cx.opts.sysfs_root;
+}
+
 Result<ProbeRequest> parse_probe_request(const nlohmann::json& msg) {
     ctl::Fields f(msg);
     ProbeRequest r;
@@ -52,9 +58,7 @@ void serve_probe(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
         return;
     }
     ProbeOptions o = req->options;
-    o.device = cx.where.device;
-    o.gid_index = cx.where.gid_index;
-    o.sysfs_root = cx.opts.sysfs_root;
+    use_responder_port(o, cx);
     cx.log("probe to " + o.peer);
     ProbeRunTimes when{monotonic_now_s(), 0, wall_now_ms(), 0};
     auto r = run_probe(o);

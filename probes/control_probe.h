@@ -29,6 +29,10 @@ struct ProbeRequest {
     std::string peer_name;  ///< label of the peer in the samples
 };
 
+/// Points `o` at the responder's own port: its device, GID index and sysfs root (a probe a
+/// responder runs for a control command goes out where the responder serves).
+void use_responder_port(ProbeOptions& o, const ControlContext& cx);
+
 /// Decodes a "probe" message; the Error names the first bad field. Pure.
 Result<ProbeRequest> parse_probe_request(const nlohmann::json& msg);
 

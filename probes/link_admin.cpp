@@ -2,10 +2,12 @@
 
 #include <net/if.h>
 
+#include <cstdlib>
+
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
 
-#include "collectors/nl_handles.h"
+#include "collectors/nl_route.h"
 #include "collectors/parse.h"
 #include "collectors/rdma_sysfs.h"
 
@@ -19,20 +21,15 @@ Status set_link_admin_up(const std::string& netdev, bool up) {
         if (e == NLE_PERM) why += " (needs CAP_NET_ADMIN)";
         return Error{op, "set link " + subject, 0, why};
     };
-    nl::Sock sock(nl_socket_alloc());
-    if (!sock) return Error{"nl_socket_alloc", "set link " + subject, ENOMEM, {}};
-    if (int e = nl_connect(sock.get(), NETLINK_ROUTE); e < 0) return fail("nl_connect", e);
-    rtnl_link* raw = nullptr;
-    if (int e = rtnl_link_get_kernel(sock.get(), 0, netdev.c_str(), &raw); e < 0)
-        return fail("rtnl_link_get_kernel", e);
-    nl::Link orig(raw);
+    auto rl = nl::route_link(netdev, "set link " + subject);
+    if (!rl) return rl.error();
     nl::Link change(rtnl_link_alloc());
     if (!change) return Error{"rtnl_link_alloc", "set link " + subject, ENOMEM, {}};
     if (up)
         rtnl_link_set_flags(change.get(), IFF_UP);
     else
         rtnl_link_unset_flags(change.get(), IFF_UP);
-    if (int e = rtnl_link_change(sock.get(), orig.get(), change.get(), 0); e < 0)
+    if (int e = rtnl_link_change(rl->sock.get(), rl->link.get(), change.get(), 0); e < 0)
         return fail("rtnl_link_change", e);
     return ok_status();
 }
@@ -45,6 +42,11 @@ std::optional<unsigned> read_port_state_code(const SysfsRoot& sys, const std::st
     const auto st = parse_port_state(*text);
     if (!st) return std::nullopt;
     return st->code;
+}
+
+bool link_admin_up(const SysfsRoot& sys, const std::string& netdev) {
+    auto t = read_attr_file(sys, "class/net/" + netdev + "/flags");
+    return t && (std::strtoul(t->c_str(), nullptr, 16) & IFF_UP) != 0;
 }
 
 bool netdev_oper_up(const SysfsRoot& sys, const std::string& netdev) {

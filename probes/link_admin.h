@@ -21,6 +21,9 @@ Status set_link_admin_up(const std::string& netdev, bool up);
 std::optional<unsigned> read_port_state_code(const SysfsRoot& sys, const std::string& device,
                                              unsigned port);
 
+/// IFF_UP in `class/net/<netdev>/flags` (administratively up); false when unreadable.
+bool link_admin_up(const SysfsRoot& sys, const std::string& netdev);
+
 /// True when `class/net/<netdev>/operstate` is "up" (or "unknown": drivers that do not report
 /// operstate); false otherwise or when it cannot be read.
 bool netdev_oper_up(const SysfsRoot& sys, const std::string& netdev);

@@ -9,13 +9,11 @@
 #include <netlink/route/nexthop.h>
 #include <netlink/route/route.h>
 
+#include "collectors/nl_route.h"
+
 namespace rh {
 
 namespace {
-
-Error nl_fail(const char* op, const std::string& netdev, int e) {
-    return Error{op, "network setup of " + netdev, 0, nl_geterror(e < 0 ? -e : e)};
-}
 
 std::string addr_text(nl_addr* a) {
     char buf[128] = "";
@@ -42,18 +40,13 @@ std::string route_text(rtnl_route* r) {
 Result<NetSetup> NetSetup::save(const std::string& netdev) {
     NetSetup s;
     s.netdev_ = netdev;
-    nl::Sock sock(nl_socket_alloc());
-    if (!sock) return Error{"nl_socket_alloc", netdev, ENOMEM, {}};
-    if (int e = nl_connect(sock.get(), NETLINK_ROUTE); e < 0)
-        return nl_fail("nl_connect", netdev, e);
-    rtnl_link* raw = nullptr;
-    if (int e = rtnl_link_get_kernel(sock.get(), 0, netdev.c_str(), &raw); e < 0)
-        return nl_fail("rtnl_link_get_kernel", netdev, e);
-    const int ifindex = rtnl_link_get_ifindex(raw);
-    nl::Link link(raw);
+    auto rl = nl::route_link(netdev, "network setup of " + netdev);
+    if (!rl) return rl.error();
+    nl_sock* sock = rl->sock.get();
+    const int ifindex = rtnl_link_get_ifindex(rl->link.get());
     nl_cache* c = nullptr;
-    if (int e = rtnl_addr_alloc_cache(sock.get(), &c); e < 0)
-        return nl_fail("rtnl_addr_alloc_cache", netdev, e);
+    if (int e = rtnl_addr_alloc_cache(sock, &c); e < 0)
+        return nl::nl_error("rtnl_addr_alloc_cache", "network setup of " + netdev, e);
     s.addr_cache_.reset(c);
     for (nl_object* o = nl_cache_get_first(c); o; o = nl_cache_get_next(o)) {
         auto* a = reinterpret_cast<rtnl_addr*>(o);
@@ -62,8 +55,8 @@ Result<NetSetup> NetSetup::save(const std::string& netdev) {
             s.addrs_.push_back(o);
     }
     c = nullptr;
-    if (int e = rtnl_route_alloc_cache(sock.get(), AF_UNSPEC, 0, &c); e < 0)
-        return nl_fail("rtnl_route_alloc_cache", netdev, e);
+    if (int e = rtnl_route_alloc_cache(sock, AF_UNSPEC, 0, &c); e < 0)
+        return nl::nl_error("rtnl_route_alloc_cache", "network setup of " + netdev, e);
     s.route_cache_.reset(c);
     for (nl_object* o = nl_cache_get_first(c); o; o = nl_cache_get_next(o)) {
         auto* r = reinterpret_cast<rtnl_route*>(o);

@@ -162,10 +162,8 @@ Stage run_fault_stage(RunContext& cx) {
     }
     if (const std::string e = j.value("last_error", ""); !e.empty())
         st.reason += "; last traffic attempt: " + e;
-    for (const auto& x : j.value("restored", nlohmann::json::array()))
-        if (x.is_string()) res.restored.push_back(x.template get<std::string>());
-    for (const auto& x : j.value("setup_changes", nlohmann::json::array()))
-        if (x.is_string()) res.setup_changes.push_back(x.template get<std::string>());
+    res.restored = strings_at(j, "restored");
+    res.setup_changes = strings_at(j, "setup_changes");
     if (const std::string why = j.value("interrupted", ""); !why.empty()) {
         // Not the fault the spec asked for: nothing to judge the fabric by.
         char held[64] = "";
