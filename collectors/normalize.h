@@ -17,6 +17,8 @@
 //   pfc_pause_transitions (events; priority, direction)    XOFF->XON transitions
 //   pause_storm_events (events; level=warning|error)       NIC pause-storm watchdog triggers
 //   link_pause_frames (frames; direction)                   IEEE 802.3x link-level pause
+//   link_pause_duration_us (us; direction)                  time paused by / pausing the peer
+//                                          with 802.3x pause (mlx5 *_global_pause_duration)
 //   priority_bytes / priority_packets (bytes / packets; priority, direction)  traffic per prio
 //   ecn_marked_packets (packets)       RoCE packets received with ECN CE (notification point)
 //   cnp_sent (packets)                 CNPs sent by the notification point
@@ -37,6 +39,16 @@
 //   roce_rx_bytes / roce_tx_bytes (bytes), roce_rx_packets / roce_tx_packets (packets)
 //   link_down_events (events)          link went down (flap)
 //   symbol_errors (errors)             physical symbol errors
+//   fcs_errors (frames)                frames received with a bad FCS (CRC): lost, retransmitted
+//   pcs_symbol_errors (errors)         symbol errors FEC could not correct (mlx5 statistical)
+//   fec_corrected_bits (bits)          bits the FEC corrected (pre-FEC errors; a marginal link)
+//   fec_corrected_blocks (blocks)      RS-FEC codewords with errors, all corrected
+//   fec_uncorrectable_blocks (blocks)  RS-FEC codewords FEC could not correct (frames lost)
+//   lane_corrected_bits (bits; lane=0..3) FEC-corrected bits per physical lane
+//   port_rcv_errors (packets)          IB PMA: packets received with an error
+//   link_error_recovery (events)       IB PMA: link retrains (error recovery) that succeeded
+//   local_link_integrity_errors (events) IB PMA: LocalPhyErrors threshold crossings
+//   excessive_buffer_overrun_errors (events) IB PMA: receive buffer overruns (not physical)
 //   oversize_frames (frames)           received frames above MTU (MTU mismatch)
 //   port_rcv_data_bytes / port_xmit_data_bytes (bytes)  PMA data x4 (RDMA traffic on mlx5)
 #pragma once

@@ -32,8 +32,12 @@ constexpr MapEntry kIrdmaIce[] = {
     eth("link_pause_frames", "direction=tx", "link_xoff_tx.nic", "frames"),
     eth("rx_discards_phy", "", "rx_dropped.nic", "packets"),  // GLPRT_RDPC eth.rx_discards
     eth("oversize_frames", "", "rx_oversize.nic", "frames"),
+    eth("fcs_errors", "", "rx_crc_errors.nic", "frames"),  // GLPRT_CRCERRS stats.crc_errors
+    // GLPRT_ILLERRC stats.illegal_bytes: received bytes with an illegal (invalid code) symbol
+    eth("symbol_errors", "", "illegal_bytes.nic", "errors"),
     // no equivalent: pfc_pause_duration_us, pause_storm_events, ack_timeouts, out_of_sequence,
-    // duplicate_requests, retry_exceeded, rx_out_of_buffer, link_down_events, symbol_errors,
+    // duplicate_requests, retry_exceeded, rx_out_of_buffer, link_down_events,
+    // link_pause_duration_us, fec_* and lane_corrected_bits (ethtool -S has no FEC counters),
     // roce_*_bytes (ip4/ip6 octets are split by IP version), PMA counters/
     kDcbRx,
     kDcbTx,

@@ -40,6 +40,16 @@ constexpr MapEntry kMlx5[] = {
     // PMA error counters saturate (IB spec); on Ethernet ports prefer the ethtool _phy ones.
     fallback(saturating(row("symbol_errors", "", "symbol_error", kPma, "errors"), 16)),
     fallback(saturating(row("link_down_events", "", "link_downed", kPma, "events"), 8)),
+    // PortCounters error fields (IB spec widths): packets received with an error (CRC/ICRC,
+    // bad length), link retrains that succeeded, LocalPhyErrors threshold crossings, VL buffer
+    // overruns. core/sysfs.c names.
+    saturating(row("port_rcv_errors", "", "port_rcv_errors", kPma, "packets"), 16),
+    saturating(row("link_error_recovery", "", "link_error_recovery", kPma, "events"), 8),
+    saturating(
+        row("local_link_integrity_errors", "", "local_link_integrity_errors", kPma, "events"), 4),
+    saturating(row("excessive_buffer_overrun_errors", "", "excessive_buffer_overrun_errors", kPma,
+                   "events"),
+               4),
     // --- netdev: ethtool -S, drivers/net/ethernet/mellanox/mlx5/core/en_stats.c -----------
     // PFC group: present only for priorities with PFC enabled. Durations in microseconds.
     eth("pfc_pause_frames", "priority={p},direction=rx", "rx_prio{p}_pause", "frames"),
@@ -54,6 +64,10 @@ constexpr MapEntry kMlx5[] = {
     // IEEE 802.3 group a_pause_mac_ctrl_frames_{received,transmitted}
     eth("link_pause_frames", "direction=rx", "rx_pause_ctrl_phy", "frames"),
     eth("link_pause_frames", "direction=tx", "tx_pause_ctrl_phy", "frames"),
+    // PFC group with %s = "global": pport_per_prio_pfc_stats_desc printed for "global" only
+    // while 802.3x pause is on (mlx5e_query_global_pause_combined); durations in microseconds
+    eth("link_pause_duration_us", "direction=rx", "rx_global_pause_duration", "us"),
+    eth("link_pause_duration_us", "direction=tx", "tx_global_pause_duration", "us"),
     // per-priority traffic group (always 8 prios)
     eth("priority_bytes", "priority={p},direction=rx", "rx_prio{p}_bytes", "bytes"),
     eth("priority_bytes", "priority={p},direction=tx", "tx_prio{p}_bytes", "bytes"),
@@ -63,7 +77,19 @@ constexpr MapEntry kMlx5[] = {
     eth("rx_discards_phy", "", "rx_discards_phy", "packets"),
     eth("oversize_frames", "", "rx_oversize_pkts_phy", "frames"),
     eth("link_down_events", "", "link_down_events_phy", "events"),
-    eth("symbol_errors", "", "rx_symbol_err_phy", "errors"),
+    eth("symbol_errors", "", "rx_symbol_err_phy", "errors"),  // a_symbol_error_during_carrier
+    // IEEE 802.3 group a_frame_check_sequence_errors: frames received with a bad FCS (CRC)
+    eth("fcs_errors", "", "rx_crc_errors_phy", "frames"),
+    // physical statistical group (PCAM ppcnt_statistical_group): phy_symbol_errors = symbol
+    // errors FEC could not correct, phy_corrected_bits = bits FEC corrected
+    eth("pcs_symbol_errors", "", "rx_pcs_symbol_err_phy", "errors"),
+    eth("fec_corrected_bits", "", "rx_corrected_bits_phy", "bits"),
+    // per_lane_error_counters: rx_err_lane_<l>_phy = phy_corrected_bits_lane<l> (FEC-corrected
+    // bits per physical lane, 0..3)
+    eth("lane_corrected_bits", "lane=0", "rx_err_lane_0_phy", "bits"),
+    eth("lane_corrected_bits", "lane=1", "rx_err_lane_1_phy", "bits"),
+    eth("lane_corrected_bits", "lane=2", "rx_err_lane_2_phy", "bits"),
+    eth("lane_corrected_bits", "lane=3", "rx_err_lane_3_phy", "bits"),
     // vport RDMA traffic (real bytes). Note: ethtool rx_out_of_buffer is the *Ethernet* RQ
     // counter and is deliberately not mapped (normalized rx_out_of_buffer is the RDMA one).
     eth("roce_rx_bytes", "", "rx_vport_rdma_unicast_bytes", "bytes"),

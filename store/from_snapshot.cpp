@@ -35,6 +35,19 @@ void gauge(std::vector<Sample>& out, const Snapshot& snap, SampleTime when, std:
     out.push_back(std::move(s));
 }
 
+/// Lanes of a port from its rate text, "100 Gb/sec (4X EDR)" / "100 Gb/sec (4X)" -> 4;
+/// nullopt without a "(<n>X" part.
+std::optional<double> port_width_lanes(const std::string& rate) {
+    const auto open = rate.find('(');
+    if (open == std::string::npos) return std::nullopt;
+    std::size_t i = open + 1;
+    unsigned n = 0;
+    while (i < rate.size() && rate[i] >= '0' && rate[i] <= '9' && n < 1000)
+        n = n * 10 + static_cast<unsigned>(rate[i++] - '0');
+    if (i == open + 1 || i >= rate.size() || rate[i] != 'X' || n == 0) return std::nullopt;
+    return static_cast<double>(n);
+}
+
 /// PFC enable bits and ECN enable state per priority, when known.
 void qos_gauges(std::vector<Sample>& out, const Snapshot& snap, SampleTime when,
                 const Labels& pl, const Netdev& n) {
@@ -71,6 +84,8 @@ std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
                   dir + "state");
             if (auto r = parse_port_rate_gbps(p.rate))
                 gauge(out, snap, when, "port_rate_gbps", pl, "Gb/s", *r, dir + "rate");
+            if (auto w = port_width_lanes(p.rate))
+                gauge(out, snap, when, "port_width_lanes", pl, "lanes", *w, dir + "rate");
             for (const NormalizedCounter& c : p.normalized) {
                 Labels l = pl;
                 for (const auto& [k, v] : c.labels) l[k] = v;

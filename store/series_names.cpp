@@ -14,9 +14,9 @@ const std::vector<std::string>& known_series() {
              {DriverFamily::mlx5, DriverFamily::bnxt, DriverFamily::irdma_ice, DriverFamily::rxe})
             for (const MapEntry& e : table_for(family)) s.emplace(e.name);
         // Added by store/from_snapshot.cpp and the probes (store/README.md).
-        for (const char* n :
-             {"carrier_changes", "port_state_code", "port_rate_gbps", "pfc_enabled",
-              "ecn_np_enabled", "ecn_rp_enabled", "probe_latency_us", "probe_errors"})
+        for (const char* n : {"carrier_changes", "port_state_code", "port_rate_gbps",
+                              "port_width_lanes", "pfc_enabled", "ecn_np_enabled", "ecn_rp_enabled",
+                              "probe_latency_us", "probe_errors"})
             s.emplace(n);
         return std::vector<std::string>(s.begin(), s.end());
     }();

@@ -354,3 +354,116 @@ BOOST_AUTO_TEST_CASE(detect_by_name_and_driver_link) {
     BOOST_TEST(rh::to_string(rh::detect_rdma_driver(rh::SysfsRoot(tmp), "rocep59s0f0")) == "mlx5");
     fs::remove_all(tmp);
 }
+
+// ---- link-level pause and physical-layer errors (issue 12, classes 5 and 7) ---------------------
+
+namespace {
+
+/// A port whose netdev has `stats` as its ethtool -S counters, normalized by `family`.
+rh::Port with_ethtool(std::vector<rh::Counter> stats, rh::DriverFamily family) {
+    rh::Port p;
+    p.netdev = rh::Netdev{};
+    p.netdev->name = "eth0";
+    p.netdev->ethtool_stats = std::move(stats);
+    p.normalized = rh::normalize_port(p, family, family);
+    return p;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(mlx5_global_pause_and_phy_errors) {
+    // en_stats.c: pport_per_prio_pfc_stats_desc with %s = "global", 802.3 group, physical
+    // statistical group and per-lane corrected bits.
+    const auto p =
+        with_ethtool({raw("rx_global_pause", 101), raw("rx_global_pause_duration", 102),
+                      raw("tx_global_pause", 103), raw("tx_global_pause_duration", 104),
+                      raw("rx_pause_ctrl_phy", 105), raw("tx_pause_ctrl_phy", 106),
+                      raw("rx_crc_errors_phy", 107), raw("rx_symbol_err_phy", 108),
+                      raw("rx_pcs_symbol_err_phy", 109), raw("rx_corrected_bits_phy", 110),
+                      raw("rx_err_lane_0_phy", 111), raw("rx_err_lane_1_phy", 112),
+                      raw("rx_err_lane_2_phy", 113), raw("rx_err_lane_3_phy", 114)},
+                     rh::DriverFamily::mlx5);
+    expect(p, "link_pause_duration_us", {{"direction", "rx"}}, "rx_global_pause_duration", 102,
+           "us");
+    expect(p, "link_pause_duration_us", {{"direction", "tx"}}, "tx_global_pause_duration", 104,
+           "us");
+    // The 802.3 group counts the same frames and is there whether pause is on or not.
+    expect(p, "link_pause_frames", {{"direction", "rx"}}, "rx_pause_ctrl_phy", 105, "frames");
+    expect(p, "link_pause_frames", {{"direction", "tx"}}, "tx_pause_ctrl_phy", 106, "frames");
+    expect(p, "fcs_errors", {}, "rx_crc_errors_phy", 107, "frames");
+    expect(p, "symbol_errors", {}, "rx_symbol_err_phy", 108, "errors");
+    expect(p, "pcs_symbol_errors", {}, "rx_pcs_symbol_err_phy", 109, "errors");
+    expect(p, "fec_corrected_bits", {}, "rx_corrected_bits_phy", 110, "bits");
+    for (unsigned l = 0; l < 4; ++l)
+        expect(p, "lane_corrected_bits", {{"lane", std::to_string(l)}},
+               "rx_err_lane_" + std::to_string(l) + "_phy", 111 + l, "bits");
+    // mlx5e has no RS-FEC block counters in ethtool -S.
+    expect_absent(p, "fec_uncorrectable_blocks");
+    expect_absent(p, "fec_corrected_blocks");
+}
+
+BOOST_AUTO_TEST_CASE(mlx5_pma_error_counters) {
+    rh::Port p;
+    p.counters = {raw("port_rcv_errors", 7), raw("link_error_recovery", 255),
+                  raw("local_link_integrity_errors", 2), raw("excessive_buffer_overrun_errors", 1)};
+    p.normalized = rh::normalize_port(p, rh::DriverFamily::mlx5, rh::DriverFamily::mlx5);
+    expect(p, "port_rcv_errors", {}, "port_rcv_errors", 7, "packets", 16);
+    expect(p, "link_error_recovery", {}, "link_error_recovery", 255, "events", 8);
+    expect(p, "local_link_integrity_errors", {}, "local_link_integrity_errors", 2, "events", 4);
+    expect(p, "excessive_buffer_overrun_errors", {}, "excessive_buffer_overrun_errors", 1, "events",
+           4);
+    for (const char* n : {"port_rcv_errors", "link_error_recovery", "local_link_integrity_errors"})
+        BOOST_TEST(find(p, n)->saturates, n);
+}
+
+BOOST_AUTO_TEST_CASE(bnxt_link_pause_and_phy_errors) {
+    // bnxt_ethtool.c bnxt_port_stats_arr / bnxt_port_stats_ext_arr
+    const auto p = with_ethtool(
+        {raw("rx_pause_frames", 201), raw("tx_pause_frames", 202), raw("rx_fcs_err_frames", 203),
+         raw("rx_pcs_symbol_err", 204), raw("rx_corrected_bits", 205),
+         raw("rx_fec_corrected_blocks", 206), raw("rx_fec_uncorrectable_blocks", 207)},
+        rh::DriverFamily::bnxt);
+    expect(p, "link_pause_frames", {{"direction", "rx"}}, "rx_pause_frames", 201, "frames");
+    expect(p, "link_pause_frames", {{"direction", "tx"}}, "tx_pause_frames", 202, "frames");
+    expect(p, "fcs_errors", {}, "rx_fcs_err_frames", 203, "frames");
+    expect(p, "symbol_errors", {}, "rx_pcs_symbol_err", 204, "errors");
+    expect(p, "fec_corrected_bits", {}, "rx_corrected_bits", 205, "bits");
+    expect(p, "fec_corrected_blocks", {}, "rx_fec_corrected_blocks", 206, "blocks");
+    expect(p, "fec_uncorrectable_blocks", {}, "rx_fec_uncorrectable_blocks", 207, "blocks");
+    // bnxt has no global pause duration, no per-lane counters; rx_pcs_symbol_err is mapped once
+    expect_absent(p, "link_pause_duration_us", {{"direction", "rx"}});
+    expect_absent(p, "lane_corrected_bits", {{"lane", "0"}});
+    expect_absent(p, "pcs_symbol_errors");
+}
+
+BOOST_AUTO_TEST_CASE(ice_link_pause_and_phy_errors) {
+    // ice_ethtool.c ice_gstrings_pf_stats: XOFF frames are the pauses, XON ones resume
+    const auto p = with_ethtool({raw("link_xon_rx.nic", 300), raw("link_xoff_rx.nic", 301),
+                                 raw("link_xon_tx.nic", 302), raw("link_xoff_tx.nic", 303),
+                                 raw("rx_crc_errors.nic", 304), raw("illegal_bytes.nic", 305)},
+                                rh::DriverFamily::irdma_ice);
+    expect(p, "link_pause_frames", {{"direction", "rx"}}, "link_xoff_rx.nic", 301, "frames");
+    expect(p, "link_pause_frames", {{"direction", "tx"}}, "link_xoff_tx.nic", 303, "frames");
+    expect(p, "fcs_errors", {}, "rx_crc_errors.nic", 304, "frames");
+    expect(p, "symbol_errors", {}, "illegal_bytes.nic", 305, "errors");
+    expect_absent(p, "fec_corrected_bits");
+    expect_absent(p, "link_pause_duration_us", {{"direction", "tx"}});
+}
+
+BOOST_AUTO_TEST_CASE(link_pause_ethtool_netlink_fallback_for_every_family) {
+    // A driver whose ethtool -S lacks the pause counters: ETHTOOL_A_PAUSE_STAT_{RX,TX}_FRAMES.
+    for (auto f : {rh::DriverFamily::mlx5, rh::DriverFamily::bnxt, rh::DriverFamily::irdma_ice}) {
+        rh::Port p;
+        p.netdev = rh::Netdev{};
+        p.netdev->link_pause.rx_frames = 41;
+        p.netdev->link_pause.tx_frames = 42;
+        p.netdev->link_pause.source = "ethtool netlink PAUSE_GET";
+        p.normalized = rh::normalize_port(p, f, f);
+        BOOST_TEST_CONTEXT(rh::to_string(f)) {
+            expect(p, "link_pause_frames", {{"direction", "rx"}}, "ETHTOOL_A_PAUSE_STAT_RX_FRAMES",
+                   41, "frames");
+            expect(p, "link_pause_frames", {{"direction", "tx"}}, "ETHTOOL_A_PAUSE_STAT_TX_FRAMES",
+                   42, "frames");
+        }
+    }
+}
