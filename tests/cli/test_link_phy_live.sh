@@ -70,7 +70,7 @@ live() {
 # Class 5. mlx5 with global pause on: paused 43% of the time (duration counter, us per s).
 live mlx5_global_pause ens1f0np0 1 \
     "rx_global_pause_duration=430000 rx_global_pause=1000 rx_pause_ctrl_phy=1000" \
-    "link_pause_storm" "802.3x link-level (global) pause (rx pause)" "paused this host" "!pause_storm "
+    "link_pause_storm" "802.3x link-level (global) pause (rx pause)" "paused this host" "!] pause_storm on"
 # ice: no duration counter; 1300 XOFF frames/s x 335.5 us = 44% at most.
 live irdma_ice ens2f0 1 "link_xoff_tx.nic=1300" "link_pause_storm" "(tx pause)"
 # bnxt: global pause frames as light as a healthy link's: no finding.
