@@ -259,11 +259,11 @@ def mlx5_ethtool(vals, pfc_prios=(3,), global_pause=False):
     return "\n".join(out) + "\n"
 
 
-def mlx5_defaults(t, gbps=80.0, prio=3, util=None):
-    """Cumulative mlx5 traffic counters at t seconds since a base, RoCE at `gbps` on `prio`."""
+def mlx5_defaults(t, gbps=80.0, prio=3, base_b=2.41e16):
+    """Cumulative mlx5 traffic counters at t seconds since a base, RoCE at `gbps` on `prio`;
+    base_b: bytes received since the counters were last reset (keep it consistent with uptime)."""
     bps = gbps * 1e9 / 8
     pkt = 4160
-    base_b = 2.41e16
     rxb = int(base_b + bps * t)
     txb = int(base_b * 0.93 + bps * 0.95 * t)
     v = {"rx_bytes_phy": rxb, "tx_bytes_phy": txb, "rx_packets_phy": rxb // pkt, "tx_packets_phy": txb // pkt,
@@ -298,7 +298,8 @@ def mlx5_hwc_defaults(t, gbps=80.0):
             "rp_cnp_handled": int(1733870 + 1600 * t), "lifespan": 10}
 
 
-def bnxt_ethtool(vals):
+def bnxt_ethtool(vals, zero=False):
+    """bnxt_en `ethtool -S` in the shared case's order; zero=True: a port that never passed traffic."""
     out = []
     for line in BNXT_ETHTOOL_TXT.splitlines():
         m = re.match(r"^(\s+(?:\[\d+\]: )?)(\S+): (\d+)$", line)
@@ -307,7 +308,9 @@ def bnxt_ethtool(vals):
             continue
         ring = "[" in m.group(1)
         name = m.group(2)
-        if not ring and name in vals:
+        if zero:
+            out.append("%s%s: %d" % (m.group(1), name, vals.get(name, 0)))
+        elif not ring and name in vals:
             out.append("%s%s: %d" % (m.group(1), name, vals[name]))
         elif not ring and re.search(r"pfc|pause|err|discard|fec|symbol|corrected|duration|transitions|down|threshold", name):
             out.append("%s%s: %d" % (m.group(1), name, 0))
@@ -671,7 +674,7 @@ the run must name the rules it could not judge and exit 2, not print 'no finding
 # ================================================================= class 3: lifetime evidence
 def class3():
     hp = mlx5_host(0x40)
-    write_case("c3-lifetime-cnp-no-ecn-mlx5", 3, 1, r"ecn|cnp", None, """
+    write_case("c3-lifetime-cnp-no-ecn-mlx5", 3, 1, r"since the counters were last reset[^\n]*(ecn|cnp)|(ecn|cnp)[^\n]*since the counters were last reset", None, """
 Issue example: one hw_counters listing (grep . /sys/class/infiniband/mlx5_0/ports/1/hw_counters/*)
 with np_cnp_sent 1333 and np_ecn_marked_roce_packets 0 (shape as in sonic-buildimage #21891).
 CNPs sent without a single CE-marked packet counted cannot happen on a working ECN path: a
@@ -680,33 +683,46 @@ lifetime finding ('since the counters were last reset'), lower confidence than a
                         np_cnp_sent=1333, np_ecn_marked_roce_packets=0, rp_cnp_handled=0), MLX5_HWC)}})
 
     hp = mlx5_host(0x41)
-    write_case("c3-lifetime-ack-timeouts-mlx5", 3, 1, r"retrans|timeout|retr", None, """
+    write_case("c3-lifetime-ack-timeouts-mlx5", 3, 1, r"since the counters were last reset[^\n]*(retrans|timeout|retr)|(retrans|timeout|retr)[^\n]*since the counters were last reset", None, """
 Built from UCX/NCCL 'Transport retry count exceeded' threads (openucx/ucx #9590-like) where the
-reporter pasted one `ethtool -S` and one hw_counters listing. Lifetime local_ack_timeout_err
-18,234, req_transport_retries_exceeded 2,311, roce_adp_retrans 9,120 on a host up 9 days
-(uptime file): thousands of retry exhaustions since the counters were last reset.""",
-               {"t0": mlx5_capture(hp, 0, hwc={"local_ack_timeout_err": 18234, "req_transport_retries_exceeded": 2311,
-                                               "roce_adp_retrans": 9120, "out_of_sequence": 44120, "packet_seq_err": 39012},
-                                   ts=True, extra={"uptime.txt": " 10:02:11 up 9 days,  3:41,  2 users,  load average: 3.10, 3.02, 2.95\n"})})
+reporter pasted one `ethtool -S` and one hw_counters listing. A host up 9 days (uptime file) that
+moved ~1.9e15 bytes (4.5e11 RoCE packets, ~20 Gb/s on average): lifetime local_ack_timeout_err
+1,210,400 and packet_seq_err 390,120 (3.5 losses per million packets) and
+req_transport_retries_exceeded 23,110 (5 per 100 million): retry exhaustions by the thousand since
+the counters were last reset, where a lossless fabric shows none.""",
+               {"t0": dict(mlx5_capture(hp, 0, hwc={"local_ack_timeout_err": 1210400, "req_transport_retries_exceeded": 23110,
+                                                    "roce_adp_retrans": 91200, "out_of_sequence": 441200, "packet_seq_err": 390120},
+                                        ts=True, extra={"uptime.txt": " 10:02:11 up 9 days,  3:41,  2 users,  load average: 3.10, 3.02, 2.95\n"}),
+                           **{"ethtool-S-ens1f0np0.txt": mlx5_ethtool(mlx5_defaults(0, base_b=9 * 86400 * 2.5e9))})})
 
     hp = mlx5_host(0x42)
-    write_case("c3-lifetime-rnr-mlx5", 3, 1, r"\brnr\b", None, """
+    write_case("c3-lifetime-rnr-mlx5", 3, 1, r"since the counters were last reset[^\n]*(\brnr\b)|(\brnr\b)[^\n]*since the counters were last reset", None, """
 SPDK NVMe-oF/RDMA initiator reports (IBV_WC_RNR_RETRY_EXC_ERR, 'RNR retry counter exceeded')
-with one hw_counters paste: rnr_nak_retry_err 88,410 and req_rnr_retries_exceeded 3,117 since
-the counters were last reset; everything else small.""",
+with one hw_counters paste and its ethtool -S: 20 days at ~10 Gb/s (~5.2e11 RoCE packets sent);
+rnr_nak_retry_err 8,841,000 (17 per million packets) and req_rnr_retries_exceeded 31,170
+(6 per 100 million) since the counters were last reset; everything else small.""",
                {"t0": {"hw_counters-mlx5_0.txt": hwc_listing("mlx5_0", dict(mlx5_hwc_defaults(0),
-                        rnr_nak_retry_err=88410, req_rnr_retries_exceeded=3117), MLX5_HWC),
+                        rnr_nak_retry_err=8841000, req_rnr_retries_exceeded=31170), MLX5_HWC),
+                       "ethtool-S-ens1f0np0.txt": mlx5_ethtool(mlx5_defaults(0, base_b=20 * 86400 * 1.25e9)),
                        "ibv_devinfo-v.txt": devinfo(hp)}})
+    write_case("c3-lifetime-rnr-hwc-only", 3, 1, r"since the counters were last reset[^\n]*(\brnr\b)|(\brnr\b)[^\n]*since the counters were last reset", None, """
+The same report with only the hw_counters listing pasted (no ethtool -S, so no RoCE packet count to
+weigh against): rnr_nak_retry_err 8,841,000 and req_rnr_retries_exceeded 31,170 since the counters
+were last reset. Each RNR retry exceeded is a work request that failed with
+IBV_WC_RNR_RETRY_EXC_ERR (the QP went to error): tens of thousands of them are a fault whatever the
+traffic was; the issue names 'rnr_nak_retry_err ... in the thousands' from one listing as evidence.""",
+               {"t0": {"hw_counters-mlx5_0.txt": hwc_listing("mlx5_0", dict(mlx5_hwc_defaults(0),
+                        rnr_nak_retry_err=8841000, req_rnr_retries_exceeded=31170), MLX5_HWC)}})
 
     hp = mlx5_host(0x43)
     up_s = 3 * 86400 + 4 * 3600
-    write_case("c3-lifetime-pause-share-of-uptime", 3, 1, r"pause", None, """
+    write_case("c3-lifetime-pause-share-of-uptime", 3, 1, r"since the counters were last reset[^\n]*(pause)|(pause)[^\n]*since the counters were last reset", None, """
 Built from NCCL issue #173-like reports (hosts transmitting pause after an upgrade). One
 `ethtool -S` with `cat /proc/uptime` beside it: up 273,600 s; tx_prio3_pause_duration
 82,080,000,000 us = 82,080 s = 30 % of uptime spent sending PFC pause (mlx5 *_pause_duration is
 in microseconds, en_stats.c pport_per_prio_pfc_stats_desc). A lifetime finding with a lower
 confidence than a rate finding.""",
-               {"t0": {"ethtool-S-ens1f0np0.txt": mlx5_ethtool(dict(mlx5_defaults(0), tx_prio3_pause=246000000,
+               {"t0": {"ethtool-S-ens1f0np0.txt": mlx5_ethtool(dict(mlx5_defaults(0, base_b=up_s * 3.75e9), tx_prio3_pause=246000000,
                                                                       tx_prio3_pause_duration=82080000000,
                                                                       rx_prio3_pause=1200, rx_prio3_pause_duration=90000)),
                        "proc-uptime.txt": "%d.42 %d.17\n" % (up_s, up_s * 60),
@@ -728,7 +744,7 @@ supports is a fault; one capture cannot judge rates: exit 2 'could not judge rat
                        "ibv_devinfo-v.txt": devinfo(hp), "ip-d-link.txt": ip_d_link(hp)}})
 
     ip = [Port("irdma0", "ens5f0np0", "b4:96:91:d2:22:50", "0000:b1:00.0", ip="10.60.6.40", driver="irdma")]
-    write_case("c3-lifetime-cnp-no-ecn-irdma", 3, 1, r"ecn|cnp", None, """
+    write_case("c3-lifetime-cnp-no-ecn-irdma", 3, 1, r"since the counters were last reset[^\n]*(ecn|cnp)|(ecn|cnp)[^\n]*since the counters were last reset", None, """
 Intel E810 / irdma variant of the CNP-without-ECN lifetime case: one hw_counters listing of
 irdma0 with cnpSent 1,333 and RxECNMrkd 0 (irdma gen2 counter names, drivers/infiniband/hw/irdma
 verbs.c / hw.c), plus ethtool -i and ibv_devinfo -v.""",
@@ -785,7 +801,7 @@ active_mtu 1024 instead of 4096'). With eno1 present the RoCE port's netdev must
         for p in hp:
             f["ethtool-i-%s.txt" % p.netdev] = ethtool_i(p)
         caps["t%d" % i] = f
-    write_case("c4-udev-names-second-port", 4, 1, r"pause", r"\] pause\w* on \S+ \{[^}\n]*(roceP2p1s0f0|ens2f0np0)", """
+    write_case("c4-udev-names-second-port", 4, 1, r"roceP2p1s0f1\s+port\s+1[^\n]*paus", r"roceP2p1s0f0\s+port\s+1[^\n]*paus|\{[^}\n]*ens2f0np0[^}\n]*\}", """
 udev's persistent RDMA names (rdma-core kernel-boot/rdma-persistent-naming: roceP<domain>p<bus>s<slot>f<fn>),
 roceP2p1s0f0 / roceP2p1s0f1 on a dual-port ConnectX-6 Dx at 0000:02:00.0/.1. Only the second
 port (ens2f1np1, roceP2p1s0f1) transmits PFC pause 81 % of 10 s. Pairing devices with PCI
@@ -812,7 +828,7 @@ def class5():
               "rx_global_pause_transition": 600100},
              {"rx_global_pause": 12800.0, "rx_global_pause_duration": 430000.0, "rx_pause_ctrl_phy": 12800.0,
               "rx_global_pause_transition": 6400.0})
-    write_case("c5-mlx5-global-pause-43pct", 5, 1, r"pause", None, """
+    write_case("c5-mlx5-global-pause-43pct", 5, 1, r"(link.level|global|802\.3x)[^\n]*pause", None, """
 Built from NVIDIA/daqiri #250 ('802.3x pause - 21.7% of 400 GbE line rate, with every drop
 counter sitting at zero') and SONiC global-pause test plans: an mlx5 port with link-level
 (802.3x) pause on and PFC off. Two captures 10 s apart: rx_global_pause_duration +4,300,000 us
@@ -831,7 +847,7 @@ counter sitting at zero') and SONiC global-pause test plans: an mlx5 port with l
                            "hw_counters.txt": hwc_listing("bnxt_re0", bnxt_hwc_defaults(t, 48.0), BNXT_HWC),
                            "ibv_devinfo.txt": devinfo(bp), "ip-d-link.txt": ip_d_link(bp),
                            "timestamp": "%d\n" % (TS0 + t)}
-    write_case("c5-bnxt-global-pause-tx", 5, 1, r"pause", None, """
+    write_case("c5-bnxt-global-pause-tx", 5, 1, r"(link.level|global|802\.3x)[^\n]*pause", None, """
 Broadcom BCM57508 at 100 Gb/s with 802.3x flow control on (no PFC): tx_pause_frames +12,900
 in 10 s (bnxt_ethtool.c port stats tx_pause_frames / rx_pause_frames). bnxt has no link-pause
 duration, so the share is bounded from frames: 12,900 x 335 us = 4.3 s = up to 43 % of the time
@@ -847,7 +863,7 @@ the host asked its switch port to stop; RoCE goodput ~48 Gb/s.""", caps)
                            "hw_counters-irdma1.txt": hwc_listing("irdma1", irdma_hwc_defaults(t, 50.0), IRDMA_HWC),
                            "ibv_devinfo-v.txt": devinfo(ip), "ip-d-link-ens5f0.txt": ip_d_link(ip),
                            "timestamp": "%d\n" % (TS0 + t)}
-    write_case("c5-ice-link-xoff-rx", 5, 1, r"pause", None, """
+    write_case("c5-ice-link-xoff-rx", 5, 1, r"(link.level|global|802\.3x)[^\n]*pause", None, """
 Intel E810 (ice) with link flow control: link_xoff_rx.nic +12,900 in 10 s (ice_ethtool.c
 ICE_PF_STAT link_xoff_rx.nic), i.e. up to 43 % of the time paused by the switch at 100 Gb/s.""", caps)
 
@@ -857,14 +873,14 @@ ICE_PF_STAT link_xoff_rx.nic), i.e. up to 43 % of the time paused by the switch 
     caps = {}
     for i, t in enumerate((0, 10)):
         f = mlx5_capture(hp, t, gbps=52.0, pfc_prios=(), qos=False,
-                         eth=lambda t: {"rx_pause_ctrl_phy": int(1200312 + 12900 * t)})
-        f["ethtool-I-a-ens1f0np0.txt"] = ethA(int(1200312 + 12900 * t))
+                         eth=lambda t: {"rx_pause_ctrl_phy": int(1200312 + 1290 * t)})
+        f["ethtool-I-a-ens1f0np0.txt"] = ethA(int(1200312 + 1290 * t))
         caps["t%d" % i] = f
-    write_case("c5-mlx5-ethtool-a-stats", 5, 1, r"pause", None, """
+    write_case("c5-mlx5-ethtool-a-stats", 5, 1, r"(link.level|global|802\.3x)[^\n]*pause", None, """
 The same fault as seen by `ethtool -I -a ens1f0np0` (ethtool netlink PAUSE_GET with stats:
 'Statistics: tx_pause_frames / rx_pause_frames', aPAUSEMACCtrlFramesReceived) plus an mlx5
 `ethtool -S` without the global pause group (older firmware shows only rx_pause_ctrl_phy):
-+129,000 pause frames received in 10 s on 100 GbE, bounded at 43 % of the time.""", caps)
++12,900 pause frames received in 10 s on 100 GbE: at most 335 us each, up to 43 % of the time.""", caps)
 
     hp = mlx5_host(0x62)
     light = lin({"rx_global_pause": 52000, "rx_global_pause_duration": 1800000, "rx_pause_ctrl_phy": 52000},
@@ -889,7 +905,7 @@ def class6():
                             ("32GT/s", 16), ("32GT/s", 16), port_no=1, slot=12)
              + lspci_nic("0000:19:00.0", "cx7", ("32GT/s", 16), ("32GT/s", 16)))
     caps = {"t0": {"lspci-vv.txt": lspci, "ibv_devinfo-v.txt": devinfo(hp, kind="mlx5cx7"), "ip-d-link.txt": ip_d_link(hp)}}
-    write_case("c6-switch-gen3-uplink", 6, 1, r"pcie", r"reseat the card", """
+    write_case("c6-switch-gen3-uplink", 6, 1, r"\n  \S[^\n]*(0000:)?17:00\.0", r"reseat the card", """
 Built from GPU-server reports of NICs behind PCIe switches (noonghunna/club-3090 threads pasting
 `lspci -t` with switch trees; NCCL 'PCIe switch' bandwidth issues): a 400 GbE ConnectX-7 at
 0000:19:00.0 trained at 32 GT/s x16 to its switch downstream port, but the switch's uplink
@@ -929,7 +945,7 @@ P2100G at x8 after BIOS bifurcation x8x8).""", {"t0": {"lspci-vv.txt": lspci}})
              + lspci_bridge("0000:62:00.0", "PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3 (8.0 GT/s) Switch (rev ca)", "Downstream Port (Slot+)", "62", "63", "63",
                             ("8GT/s", 16), ("8GT/s", 16), port_no=8, slot=5)
              + lspci_nic("0000:63:00.0", "e810", ("16GT/s", 16), ("8GT/s", 16)))
-    write_case("c6-lspci-t-switch-x4-uplink", 6, 1, r"pcie", None, """
+    write_case("c6-lspci-t-switch-x4-uplink", 6, 1, r"\n  \S[^\n]*61:00\.0[^\n]*x4", None, """
 An E810-C (ice/irdma, 100 GbE) behind a PLX PEX 8747 switch whose upstream port trained at x4
 (8 GT/s x4 ~ 31.5 Gb/s); the operator pasted `lspci -t` and `lspci -vv` of the switch ports and
 NIC only (no root port). The tree and the Bus: lines place the NIC below the x4 uplink.""",
@@ -1036,12 +1052,14 @@ A physical link problem: cable or transceiver.""", caps)
     hp = mlx5_host(0x81)
     pam4 = lin({"rx_corrected_bits_phy": 153303800, "rx_err_lane_0_phy": 74171021, "rx_err_lane_1_phy": 79132779,
                 "rx_bits_phy": 0},
-               {"rx_corrected_bits_phy": 150000.0, "rx_err_lane_0_phy": 74000.0, "rx_err_lane_1_phy": 76000.0,
+               {"rx_corrected_bits_phy": 2000.0, "rx_err_lane_0_phy": 980.0, "rx_err_lane_1_phy": 1020.0,
                 "rx_bits_phy": 1.0e11})
     write_case("c7-healthy-pam4-corrected-bits", 7, 0, None, r"\[(warning|error)\]", """
 Healthy control from Dell KB 000286734 ('Mellanox ConnectX-6 Dx: High Corrected Bits on PAM4 NICs
-... which is normal and expected'): rx_corrected_bits_phy and rx_err_lane_0/1_phy high and growing
-(pre-FEC BER 1.5e-6, well inside RS544's 2.4e-4 budget), zero CRC, symbol and PCS errors.""",
+... which is normal and expected'): lifetime rx_corrected_bits_phy 153,303,800 and
+rx_err_lane_0/1_phy in the tens of millions (the KB's paste), growing by 20,000 in 10 s against
+1e12 bits received (pre-FEC BER 2e-8, far inside RS544's 2.4e-4 budget); zero CRC, symbol and
+PCS errors. Large corrected-bit totals are not a fault.""",
                {"t0": mlx5_capture(hp, 0, eth=pam4), "t1": mlx5_capture(hp, 10, eth=pam4)})
 
 
@@ -1206,7 +1224,7 @@ healthy. A note, not port_not_active / no_roce_v2_gid / roce_mtu: exit 0.""", ca
     f1["ethtool-S-ens1f0np0.txt"] = mlx5_ethtool(dict(mlx5_defaults(9), link_down_events_phy=2))
     f1["hw_counters-mlx5_0.txt"] = hwc_listing("mlx5_0", dict(mlx5_hwc_defaults(9), local_ack_timeout_err=44), MLX5_HWC)
     f1["rdma-link.txt"] = rdma_link(hp_down)
-    write_case("c10-port-went-down", 10, 1, r"link|down|not.active|flap", None, """
+    write_case("c10-port-went-down", 10, 1, r"\]\s\w*(link|port|flap|down)\w*\son\s", None, """
 NCCL issue #905 ('NET/IB : Got async event : port error'): the port carried ~80 Gb/s at t0 and is
 DOWN at t1 (PORT_DOWN, NO-CARRIER, link_down_events_phy 1 -> 2, traffic stopped, ACK timeouts
 3 -> 44). A port that was up and went down stays a finding.""", {"t0": f0, "t1": f1})
@@ -1216,7 +1234,7 @@ DOWN at t1 (PORT_DOWN, NO-CARRIER, link_down_events_phy 1 -> 2, traffic stopped,
     caps = {}
     for i, t in enumerate((0, 10)):
         f = {"ethtool-S-ens2f0np0.txt": bnxt_ethtool(bnxt_defaults(t)),
-             "ethtool-S-ens2f1np1.txt": bnxt_ethtool({"rx_bytes": 0, "tx_bytes": 0, "link_down_events": 0}),
+             "ethtool-S-ens2f1np1.txt": bnxt_ethtool({}, zero=True),
              "hw_counters-bnxt_re0.txt": hwc_listing("bnxt_re0", bnxt_hwc_defaults(t), BNXT_HWC),
              "hw_counters-bnxt_re1.txt": hwc_listing("bnxt_re1", {"lifespan": 10}, BNXT_HWC),
              "ibv_devinfo.txt": devinfo(bp), "ip-d-link.txt": ip_d_link(bp), "rdma-link.txt": rdma_link(bp),
