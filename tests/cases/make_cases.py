@@ -1148,6 +1148,18 @@ Every file begins with the shell prompt and command the operator ran ('[root@gpu
 ens1f0np0', '$ ip -d link'). mlx5 receive drops: rx_discards_phy +2,100 and out_of_buffer +31,000 in 10 s
 (receive queues empty: the responder's application does not re-post receives fast enough).""", caps)
 
+    hp = mlx5_host(0x95, names=["enp139s0f1np1"])
+    e = dict(mlx5_defaults(0), rx_corrected_bits_phy=153303800, rx_err_lane_0_phy=74171021,
+             rx_err_lane_1_phy=79132779)
+    write_case("c8-dell-kb-grep-paste-single", 8, 2, r"could not judge", r"\[(warning|error)\]", """
+The paste of Dell KB 000286734, as its reporter ran it: prompt line
+'user@hostname:~$ sudo ethtool -S enp139s0f1np1 | grep -E "correc|rx_err"' and five grep lines
+(rx_corrected_bits_phy 153,303,800, rx_err_lane_0/1_phy 74 M / 79 M), one capture. High lifetime
+corrected-bit totals on PAM4 are normal (the KB's conclusion): no finding, and one capture cannot
+judge rates: exit 2.""",
+               {"t0": {"ethtool-S.txt": 'user@hostname:~$ sudo ethtool -S enp139s0f1np1 | grep -E "correc|rx_err"\n'
+                                       + grep(mlx5_ethtool(e), r"correc|rx_err")}})
+
     bp = [Port("bnxt_re1", "ens3f0np0", "00:0a:f7:c1:20:30", "0000:81:00.0", ip="10.50.6.7", driver="bnxt")]
     caps = {}
     for i, t in enumerate((0, 10)):
@@ -1193,6 +1205,17 @@ gpu-a05 PFC on 3, gpu-a06 PFC on 4 (both trust dscp). Compared across hosts: PFC
                {"hostA-t0": mlx5_capture(a, 0, hostname="gpu-a05"),
                 "hostB-t0": mlx5_capture(b, 0, hostname="gpu-a06", pfc_prios=(4,))})
 
+    a = mlx5_host(0xa8, ips=["10.10.1.168"])
+    b = mlx5_host(0xa9, ips=["10.10.1.169"])
+    fa, fb = mlx5_capture(a, 0, hostname="gpu-a09"), mlx5_capture(b, 0, hostname="gpu-a10")
+    fb["mlnx_qos-ens1f0np0.txt"] = mlnx_qos((3,), "pcp")
+    write_case("c9-trust-mismatch", 9, 1, r"trust|dscp|pcp", None, """
+One host left in PCP trust after a reimage while the fabric classifies RoCE by DSCP (mlnx_qos -i
+'Priority trust state: pcp' on gpu-a10, 'dscp' on gpu-a09; NVIDIA RoCE configuration guides set
+trust dscp on every host). One capture each with hostname files: compared across hosts, trust
+differs, so gpu-a10's RoCE lands on priority 0 (untagged) instead of the lossless 3.""",
+               {"hostA-t0": fa, "hostB-t0": fb})
+
     a = mlx5_host(0xa6, ips=["10.10.1.166"])
     b = mlx5_host(0xa7, ips=["10.10.1.167"])
     write_case("c9-healthy-two-hosts", 9, 0, None, r"\[(warning|error)\]", """
@@ -1215,6 +1238,13 @@ Healthy control from the issue: a dual-port ConnectX-6 Dx where port 2 (mlx5_1, 
 never cabled: PORT_DOWN (1), phys_state POLLING, NO-CARRIER, only link-local GIDs, zero traffic
 and link_down_events_phy 0 (ibdev2netdev '(Down)' as in imbue-ai/cluster-health #4). Port 1
 healthy. A note, not port_not_active / no_roce_v2_gid / roce_mtu: exit 0.""", caps)
+
+    hp = mlx5_host(0xb2, n=2, states=["up", "down"])
+    f = mlx5_capture(hp, 0)
+    f["rdma-link.txt"] = rdma_link(hp)
+    write_case("c10-uncabled-single-capture", 10, 2, r"could not judge", r"port_not_active|no_roce_v2_gid|roce_mtu", """
+The dual-port host with port 2 never cabled, as one capture: rates cannot be judged (exit 2), and
+the uncabled port is a note, not port_not_active / no_roce_v2_gid / roce_mtu.""", {"t0": f})
 
     hp = mlx5_host(0xb1)
     hp_down = mlx5_host(0xb1, states=["down"])
