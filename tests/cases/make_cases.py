@@ -809,6 +809,20 @@ functions by name order is wrong here by construction only if the code guesses; 
 ethtool -i bus-info and parentdev all say roceP2p1s0f1 <-> ens2f1np1. The finding must be on that
 port, not on roceP2p1s0f0 / ens2f0np0.""", caps)
 
+    hp = mlx5_host(0x54, n=2)
+    storm = lambda t: {"rx_prio3_pause": int(5000 + 30000 * t), "rx_prio3_pause_duration": int(400000 + 640000 * t)}
+    caps = {}
+    for i, t in enumerate((0, 10)):
+        f = mlx5_capture(hp, t, per_port={1: {"eth": storm}})
+        for p in hp:  # the operator named the files after the altnames (enp59s0f0np0, enp59s0f1np1)
+            f["ethtool-S-%s.txt" % p.altname] = f.pop("ethtool-S-%s.txt" % p.netdev)
+        caps["t%d" % i] = f
+    write_case("c4-altname-file-names", 4, 1, r"mlx5_1\s+port\s+1[^\n]*paus", r"mlx5_0\s+port\s+1[^\n]*paus", """
+Dual-port ConnectX-6 Dx; the operator saved the ethtool -S files under the interfaces' altnames
+(`ip -d link` 'altname enp59s0f0np0' / 'altname enp59s0f1np1'), as udev's predictable names appear
+in many scripts. Port 2 (ens1f1np1, mlx5_1) is paused 64 % of 10 s by its switch (rx_prio3_pause_duration
++6,400,000 us); port 1 is healthy. The counters must go to the right port by altname.""", caps)
+
     hp = mlx5_host(0x53)
     caps = {}
     for i, t in enumerate((0, 10)):

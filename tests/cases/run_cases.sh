@@ -75,6 +75,17 @@ print("PASS" if not why else "FAIL " + "; ".join(why))
     fi
 done <"$dir/EXPECTED"
 
+# A case directory (one with a SOURCE file) that EXPECTED does not list would never run: a failure.
+if ((${#only[@]} == 0)); then
+    for s in "$dir"/*/SOURCE; do
+        id=$(basename "$(dirname "$s")")
+        if ! grep -q "^$id " "$dir/EXPECTED"; then
+            echo "FAIL $id: has no line in EXPECTED"
+            echo "$id ? ? ? FAIL 0" >>"$results"
+        fi
+    done
+fi
+
 python3 - "$results" <<'PY'
 import sys, collections
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
