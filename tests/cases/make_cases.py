@@ -1311,6 +1311,21 @@ ConnectX-6 Dx trained at 16 GT/s x8 of x16 (lspci -vv + ibv_devinfo -v, one capt
 must carry units ('port rate = 100 Gb/s', '16 GT/s x8') and states by name ('state 4 (ACTIVE)').""",
                {"t0": {"lspci-vv.txt": lspci, "ibv_devinfo-v.txt": devinfo(hp), "ip-d-link.txt": ip_d_link(hp)}})
 
+    hp = mlx5_host(0xc2)
+    hp_down = mlx5_host(0xc2, states=["down"])
+    f0 = mlx5_capture(hp, 0)
+    f0["rdma-link.txt"] = rdma_link(hp)
+    f1 = mlx5_capture(hp_down, 10)
+    f1["ethtool-S-ens1f0np0.txt"] = mlx5_ethtool(dict(mlx5_defaults(9), link_down_events_phy=2))
+    f1["hw_counters-mlx5_0.txt"] = hwc_listing("mlx5_0", dict(mlx5_hwc_defaults(9), local_ack_timeout_err=44), MLX5_HWC)
+    f1["rdma-link.txt"] = rdma_link(hp_down)
+    write_case("c11-port-state-evidence-from-bundle", 11, 1, r"\]\s\w*(link|port|flap|down)\w*\son\s",
+               r"\((\.\.\./)?(class|devices|bus)/[^)]*\)|\(/sys/", """
+The port that went down (c10-port-went-down's shape): the port state and width in the evidence
+come from t1/ibv_devinfo-v.txt and t1/rdma-link.txt, and must be cited as those files and lines,
+not as sysfs paths the bundle does not have ('(class/infiniband/mlx5_0/ports/1/state)').""",
+               {"t0": f0, "t1": f1})
+
     write_case("c11-no-rdma-data", 11, 2, r"no rdma|nothing|could not|no .*capture|not recogni", None, """
 A ticket whose capture directory holds only prose and a screenshot description (no command
 output): could not run, exit 2; with --json the document carries an "error" field.""",
