@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/json_file.h"
 #include "probes/slot.h"
 
 namespace rh::oob {
@@ -200,12 +201,15 @@ Result<nlohmann::json> decode_json(std::span<const std::byte> f) {
                    " bytes");
     if (f.size() > *len) return bad("oversize: " + std::to_string(f.size()) + " bytes");
     const char* text = reinterpret_cast<const char*>(f.data() + kHeaderSize);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text, text + (*len - kHeaderSize));
-    } catch (const nlohmann::json::parse_error& e) {
-        return bad("json frame: not JSON: " + std::string(e.what()));
+    // The one strict reader (core/json_file.h): a number no double holds (1e400) or a key given
+    // twice is refused by name, never thrown out of the responder's connection thread.
+    auto parsed = parse_json_text(std::string(text, *len - kHeaderSize), "json frame", "decode");
+    if (!parsed) {
+        std::string why = parsed.error().detail;
+        if (why.rfind("not valid JSON", 0) == 0) why.erase(0, 14);
+        return bad("json frame: not JSON" + why);
     }
+    nlohmann::json j = std::move(*parsed);
     if (!j.is_object()) return bad("json frame: not a JSON object");
     if (!j.contains("cmd") || !j["cmd"].is_string()) return bad("json frame: no string \"cmd\"");
     return j;

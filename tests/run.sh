@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs every test of rocehealth from nothing: installs the Debian packages it needs, builds
 # twice (plain, and with AddressSanitizer + UndefinedBehaviorSanitizer), runs the unit tests
-# in both builds and the Soft-RoCE lab tests (QEMU guests, real verbs) with the plain build.
+# in both builds, fuzzes every decoder of untrusted bytes for a bounded time (tests/fuzz), and
+# runs the Soft-RoCE lab tests (QEMU guests, real verbs) with the plain build.
 # Exit status is non-zero if anything fails. Run as root on Debian 12 from any directory.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,6 +19,9 @@ cmake --build build-asan -j"$jobs"
 stage "unit tests under ASan+UBSan"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -L unit --output-on-failure -j"$jobs"
+
+stage "fuzz the decoders of untrusted bytes (clang, libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-45} s each)"
+tests/fuzz/run.sh
 
 stage "build"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

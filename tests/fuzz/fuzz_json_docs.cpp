@@ -1,0 +1,37 @@
+// libFuzzer harness: the JSON documents an operator hands rocehealth — the rules file, the agent
+// config, the acceptance spec and the agent's POST /api/v1/incast body. The first input byte
+// chooses the decoder, the rest is the document; every decoder must return a value or an Error,
+// never crash, hang or throw.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "agent/accept_run/spec.h"
+#include "agent/daemon/config.h"
+#include "agent/daemon/incast_request.h"
+#include "core/json_file.h"
+#include "rules/engine/rule_spec.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size < 1) return 0;
+    const unsigned which = data[0] % 4;
+    const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
+    if (which == 3) {  // the HTTP body is parsed straight from bytes
+        (void)rh::agent::parse_incast_request(text, 300);
+        return 0;
+    }
+    auto doc = rh::parse_json_text(text, "fuzz.json", "parse");
+    if (!doc) return 0;
+    switch (which) {
+        case 0:
+            (void)rh::parse_rules(*doc, "fuzz.json");
+            break;
+        case 1:
+            (void)rh::agent::parse_agent_config(*doc, "fuzz.json");
+            break;
+        case 2:
+            (void)rh::accept::spec_from_json(*doc);
+            break;
+    }
+    return 0;
+}

@@ -1,0 +1,53 @@
+// libFuzzer harness: what a peer sends on the control port (TCP 18520) — fixed probe frames and
+// json control frames — through the same checks the responder and clients apply: header, length,
+// decode, request checks, then every json command's field reader.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "probes/incast_messages.h"
+#include "probes/oob_protocol.h"
+#include "probes/stream_protocol.h"
+
+namespace {
+
+void json_commands(const nlohmann::json& j) {
+    namespace in = rh::incast;
+    namespace st = rh::stream;
+    (void)in::parse_hello(j);
+    (void)in::parse_prepare(j);
+    (void)in::parse_ready(j);
+    (void)in::parse_start(j);
+    (void)in::parse_progress(j);
+    (void)in::parse_outcome(j);
+    (void)st::parse_open(j);
+    for (std::size_t qps : {std::size_t{1}, std::size_t{4}}) {
+        (void)st::parse_ready(j, qps);
+        (void)st::parse_end(j, qps);
+        (void)st::parse_received(j, qps);
+    }
+    (void)st::error_text(j);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    namespace oob = rh::oob;
+    const std::span<const std::byte> frame(reinterpret_cast<const std::byte*>(data), size);
+    if (size < oob::kHeaderSize) return 0;
+    const auto header = frame.first(oob::kHeaderSize);
+    (void)oob::check_header(header);
+    const auto len = oob::frame_length(header);
+    if (!len || *len > size) return 0;
+    const auto whole = frame.first(*len);
+    if (oob::is_json_header(header)) {
+        if (auto j = oob::decode_json(whole)) json_commands(*j);
+        return 0;
+    }
+    if (auto m = oob::decode(whole)) {
+        (void)oob::check_probe_request(*m);
+        (void)oob::check_probe_reply(*m, *m);
+        (void)oob::check_phase(*m, *m);
+    }
+    return 0;
+}

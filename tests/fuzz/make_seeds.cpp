@@ -1,0 +1,76 @@
+// Writes the seed corpus of fuzz_oob_frame into DIR: one file per fixed frame type (as encode()
+// lays them out) and json frames of each control command (as the responder's peers send them).
+// Built and run by tests/fuzz/run.sh before fuzzing; plain C++, no fuzzer runtime needed.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "probes/incast_messages.h"
+#include "probes/oob_protocol.h"
+#include "probes/stream_protocol.h"
+
+namespace {
+
+template <typename Bytes>
+void write(const std::string& dir, const std::string& name, const Bytes& b) {
+    std::ofstream out(dir + "/" + name, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::cerr << "usage: make_seeds DIR\n";
+        return 2;
+    }
+    const std::string dir = argv[1];
+    namespace oob = rh::oob;
+    oob::Message m;
+    m.ops = oob::kOpWrite | oob::kOpRead;
+    m.qpn = 0x11;
+    m.psn = 0x1234;
+    m.gid[10] = m.gid[11] = 0xff;
+    m.gid[12] = 10;
+    m.gid[15] = 1;
+    m.gid_index = 3;
+    m.port = 1;
+    m.active_mtu = 4096;
+    m.rkey = 0x55;
+    m.addr = 0x7f0000000000;
+    m.buf_len = 1 << 20;
+    m.max_msg_size = 1 << 20;
+    m.queue_depth = 16;
+    m.rd_atomic = 16;
+    m.count = 1000;
+    m.timeout_ms = 2000;
+    m.device = "mlx5_0";
+    m.hostname = "gpu01";
+    m.gid_type = "RoCE v2";
+    for (auto t : {oob::Type::query, oob::Type::query_reply, oob::Type::probe_request,
+                   oob::Type::probe_reply, oob::Type::phase, oob::Type::phase_ready,
+                   oob::Type::phase_done, oob::Type::bye, oob::Type::error}) {
+        m.type = t;
+        write(dir, std::string("fixed-") + oob::to_string(t), oob::encode(m));
+    }
+    rh::incast::Hello h;
+    h.hostname = "gpu01";
+    h.device = "mlx5_0";
+    h.port = 1;
+    h.gid = "::ffff:10.0.0.1";
+    h.gid_type = "RoCE v2";
+    h.active_mtu = 4096;
+    h.port_rate = "100 Gb/sec (4X EDR)";
+    const nlohmann::json docs[] = {
+        rh::incast::to_json(h),
+        {{"cmd", "inventory"}},
+        {{"cmd", "sample"}},
+        {{"cmd", "fault"}, {"action", "link_down"}, {"duration_ms", 2000}},
+        rh::stream::error_message("refused"),
+    };
+    int i = 0;
+    for (const auto& d : docs)
+        if (auto f = oob::encode_json(d)) write(dir, "json-" + std::to_string(i++), *f);
+    return 0;
+}

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Builds the libFuzzer harnesses with clang (-fsanitize=fuzzer,address,undefined) in build-fuzz,
+# replays every saved regression input, then fuzzes each harness for FUZZ_SECONDS (default 45)
+# from a seed corpus made of the project's own fixtures. Exit 1 on any crash, leak, UB report or
+# timeout, naming the input; the input goes into tests/fuzz/regressions/<harness>/ to stay a test.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$repo"
+seconds=${FUZZ_SECONDS:-45}
+out=build-fuzz
+harnesses=(fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs)
+
+cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF >/dev/null
+cmake --build "$out" -j"$(nproc)" --target "${harnesses[@]}" fuzz_make_seeds
+
+corpus="$out/corpus"
+rm -rf "$corpus"
+mkdir -p "${harnesses[@]/#/$corpus/}"
+# fuzz_bundle: every capture directory of the fixtures and the case suite, its files joined at
+# "=== NAME" lines (the harness's split), plus each file alone.
+n=0
+while IFS= read -r -d '' dir; do
+  n=$((n + 1))
+  seed="$corpus/fuzz_bundle/dir-$n"
+  : >"$seed"
+  for f in "$dir"/*; do
+    [ -f "$f" ] || continue
+    printf '=== %s\n' "$(basename "$f")" >>"$seed"
+    head -c 65536 "$f" >>"$seed"
+    cp "$f" "$corpus/fuzz_bundle/file-$n-$(basename "$f")"
+  done
+done < <(find tests/fixtures/bundles tests/cases -mindepth 1 -type d -print0 2>/dev/null)
+# fuzz_recording: the head of every scenario recording (whole ones are MBs).
+for f in tests/scenarios/*/*.jsonl tests/fixtures/recordings/*.jsonl; do
+  [ -f "$f" ] || continue
+  head -n 40 "$f" >"$corpus/fuzz_recording/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+# fuzz_json_docs: first byte picks the decoder (0 rules, 1 agent config, 2 accept spec, 3 incast body).
+i=0
+add_doc() { i=$((i + 1)); { printf "\\x0$1"; cat "$2"; } >"$corpus/fuzz_json_docs/doc-$i"; }
+add_doc 0 rules/rocehealth-rules.json
+add_doc 1 packaging/agent.json
+for f in packaging/accept-spec.example.json tests/accept/*.json tests/lab/accept-lab-spec.json; do
+  [ -f "$f" ] && add_doc 2 "$f"
+done
+printf '\x03{"senders":["10.0.0.2","10.0.0.3"],"size":"64k","duration_s":5}' \
+  >"$corpus/fuzz_json_docs/doc-incast"
+"$out/tests/fuzz/fuzz_make_seeds" "$corpus/fuzz_oob_frame"
+
+status=0
+for h in "${harnesses[@]}"; do
+  bin="$out/tests/fuzz/$h"
+  regress="tests/fuzz/regressions/$h"
+  if compgen -G "$regress/*" >/dev/null; then
+    echo "fuzz: $h: replaying $(ls "$regress" | wc -l) regression inputs"
+    "$bin" -runs=0 "$regress"/* >/dev/null 2>"$out/$h-regress.log" ||
+      { echo "fuzz: $h: a regression input fails again:"; tail -40 "$out/$h-regress.log"; status=1; }
+  fi
+  echo "fuzz: $h: ${seconds}s from $(ls "$corpus/$h" | wc -l) seeds"
+  if ! "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
+      -print_final_stats=1 -artifact_prefix="$out/$h-" "$corpus/$h" >"$out/$h.log" 2>&1; then
+    echo "fuzz: $h FAILED; the input is $(ls -t "$out/$h-"* 2>/dev/null | head -1)"
+    echo "      keep it: cp <input> $regress/ (a crash found becomes a regression input)"
+    grep -E "ERROR|SUMMARY|runtime error" -m 5 "$out/$h.log" || tail -20 "$out/$h.log"
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|cov:" "$out/$h.log" | tail -2 | sed "s/^/fuzz: $h: /"
+  fi
+done
+exit $status
