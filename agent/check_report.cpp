@@ -2,12 +2,15 @@
 
 #include <cstdio>
 
+#include "rules/evidence_format.h"
+
 namespace rh::cli {
 
 namespace {
 
-std::vector<Note> collect_notes(const Snapshot& snap) {
+std::vector<Note> collect_notes(const Snapshot& snap, const RuleOutput& result) {
     std::vector<Note> notes = snap.notes;
+    notes.insert(notes.end(), result.notes.begin(), result.notes.end());
     for (const auto& d : snap.devices) {
         for (const auto& n : d.problems) notes.push_back(n);
         for (const auto& p : d.ports)
@@ -20,6 +23,10 @@ std::vector<Note> collect_notes(const Snapshot& snap) {
 
 std::string mtu_text(const std::optional<unsigned>& v) {
     return v ? std::to_string(*v) : std::string("?");
+}
+
+std::string bytes_text(const std::optional<unsigned>& v) {
+    return v ? format_bytes(*v) : std::string("?");
 }
 
 /// One line per port with the facts the rules looked at, so "healthy" shows what was checked.
@@ -47,8 +54,9 @@ nlohmann::json checked_ports(const Snapshot& snap) {
                                (p.state.empty() ? "?" : p.state) + "/" +
                                (p.phys_state.empty() ? "?" : p.phys_state) + ", " +
                                (p.link_layer.empty() ? "?" : p.link_layer);
-            if (p.netdev) line += ", " + p.netdev->name + " MTU " + mtu_text(p.netdev->mtu_bytes);
-            line += ", active_mtu " + mtu_text(p.verbs.active_mtu_bytes);
+            if (p.netdev)
+                line += ", " + p.netdev->name + " MTU " + bytes_text(p.netdev->mtu_bytes);
+            line += ", active_mtu " + bytes_text(p.verbs.active_mtu_bytes);
             line += ", RoCE v2 GID " + (v2.empty() ? std::string("none") : v2);
             line += "; PCIe " + pcie;
             out.push_back(line);
@@ -87,7 +95,7 @@ nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>&
     for (const auto& r : all_rules()) j["rules"].push_back(r.id);
     j["findings"] = findings;
     j["unevaluated"] = result.unevaluated;
-    j["notes"] = collect_notes(snap);
+    j["notes"] = collect_notes(snap, result);
     return j;
 }
 
@@ -118,9 +126,11 @@ void render_check_text(std::ostream& out, const nlohmann::json& r) {
         out << "\n[" << f["severity"].get<std::string>() << "] " << f["rule"].get<std::string>()
             << "\n  " << f["summary"].get<std::string>() << "\n  evidence:\n";
         for (const auto& e : f["evidence"]) {
-            out << "    " << e["name"].get<std::string>() << " = " << e["value"].get<std::string>();
-            if (!e["unit"].get<std::string>().empty()) out << " " << e["unit"].get<std::string>();
-            out << "  (" << e["source"].get<std::string>() << ")\n";
+            out << "    " << e["name"].get<std::string>() << " = "
+                << evidence_text(e["value"].get<std::string>(), e["unit"].get<std::string>());
+            if (!e["source"].get<std::string>().empty())
+                out << "  (" << e["source"].get<std::string>() << ")";
+            out << "\n";
         }
     }
     if (!unevaluated.empty()) {

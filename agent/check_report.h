@@ -17,13 +17,14 @@ namespace rh::cli {
 ///  "healthy": bool, "peer": {...}|null, "checked": [port summary...], "rules": [id...],
 ///  "findings": [Finding...], "unevaluated": [Note...], "notes": [Note...]}.
 /// healthy = no finding and nothing left unevaluated.
-/// Notes gather what could not be known: snapshot notes, device read problems and ports whose
-/// active_mtu is unavailable.
+/// Notes gather what the verdict does not rest on: snapshot notes, the rules' notes (a port
+/// taken as not cabled, rules/port_usage.h), device read problems and ports whose active_mtu is
+/// unavailable.
 nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>& peer,
                             const RuleOutput& result);
 
 /// Human text rendered from check_report()'s JSON: a verdict line, then each finding with its
-/// evidence (value, unit, source), then notes.
+/// evidence ("name = value  (source)", the value with its unit, evidence_text), then notes.
 void render_check_text(std::ostream& out, const nlohmann::json& report);
 
 }  // namespace rh::cli

@@ -7,6 +7,7 @@
 #include "agent/options.h"
 #include "collectors/collect.h"
 #include "probes/peer_query.h"
+#include "rules/port_usage.h"
 #include "rules/rule.h"
 
 namespace rh::cli {
@@ -42,6 +43,7 @@ int run_check(const std::vector<std::string>& args) {
     po::options_description desc("options");
     std::string root = "/sys", device, peer;
     int peer_timeout_ms = 5000;
+    std::vector<std::string> required_ports;
     desc.add_options()("help,h", "show this help")(
         "sysfs-root", po::value(&root),
         "sysfs tree to read (default /sys; a fixture tree disables rtnetlink and verbs)")(
@@ -49,12 +51,16 @@ int run_check(const std::vector<std::string>& args) {
         "peer", po::value(&peer),
         "HOST[:PORT] of a peer running `rocehealth responder`: compare its active_mtu with ours")(
         "peer-timeout-ms", po::value(&peer_timeout_ms),
-        "deadline for the peer query (default 5000)")("json", "print the result as JSON")(
+        "deadline for the peer query (default 5000)")(
+        "require-port", po::value(&required_ports),
+        "a port that must be up, DEVICE/PORT (mlx5_1/1) or a netdev name; repeat for more. A "
+        "down port that never carried traffic is otherwise a note (taken as not cabled)")("json", "print the result as JSON")(
         "list-rules", "list the rules and exit (with --json: a JSON array)");
     po::variables_map vm;
     if (auto exit = parse_options("check",
                                   "rocehealth check [--peer HOST[:PORT]] [--device NAME] "
-                                  "[--sysfs-root DIR] [--json] [--list-rules]",
+                                  "[--require-port DEV/PORT|NETDEV ...] [--sysfs-root DIR] "
+                                  "[--json] [--list-rules]",
                                   "Diagnose this host's RDMA ports, PCIe links and MTU; with "
                                   "--peer, also the path to a peer.\nExit: 0 healthy, 1 "
                                   "findings, 2 could not run or could not evaluate everything.",
@@ -73,6 +79,11 @@ int run_check(const std::vector<std::string>& args) {
                   << "\n";
         return kExitCannotRun;
     }
+    for (const std::string& r : required_ports)
+        if (const std::string why = check_required_port(r); !why.empty()) {
+            std::cerr << "rocehealth check: --require-port " << why << "\n";
+            return kExitCannotRun;
+        }
     if (!sysfs_root_usable("check", root)) return kExitCannotRun;
 
     const Snapshot snap = collect_snapshot(CollectOptions{SysfsRoot(root), device});
@@ -102,7 +113,7 @@ int run_check(const std::vector<std::string>& args) {
         peer_view = to_view(*info);
     }
 
-    const auto result = evaluate_rules(RuleInput{snap, peer_view});
+    const auto result = evaluate_rules(RuleInput{snap, peer_view, required_ports});
     const auto report = check_report(snap, peer_view, result);
     if (vm.count("json"))
         std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "core/pass_schedule.h"
 #include "rules/engine/engine.h"
+#include "rules/port_usage.h"
 #include "store/inputs.h"
 #include "store/sample_json.h"
 
@@ -60,7 +61,7 @@ bool sample_live(SeriesStore& store, const std::string& root, const std::string&
 
 int run_diagnose(const std::vector<std::string>& args) {
     po::options_description desc("options");
-    std::vector<std::string> replays, bundles;
+    std::vector<std::string> replays, bundles, required_ports;
     std::string rules_file, duration_text = "30s", live_interval_text = "1s", save_path,
                             root = "/sys", device, interval_text;
     double interval_s = 0;
@@ -78,6 +79,9 @@ int run_diagnose(const std::vector<std::string>& args) {
         "save", po::value(&save_path), "with --live: also write the samples as a recording")(
         "sysfs-root", po::value(&root), "with --live: sysfs tree to read (default /sys)")(
         "device", po::value(&device), "with --live: only this RDMA device")(
+        "require-port", po::value(&required_ports),
+        "a port that must be up, DEVICE/PORT (mlx5_1/1) or a netdev name; repeat for more (a "
+        "down port that never carried traffic is otherwise a note: taken as not cabled)")(
         "rules", po::value(&rules_file),
         "rules file (default: $ROCEHEALTH_RULES, /etc/rocehealth/rules.json, the packaged one)")(
         "json", "print the result as JSON")("verbose,v",
@@ -132,6 +136,11 @@ int run_diagnose(const std::vector<std::string>& args) {
                      "(recordings carry their own times)\n";
         return kExitCannotRun;
     }
+    for (const std::string& r : required_ports)
+        if (const std::string why = check_required_port(r); !why.empty()) {
+            std::cerr << "rocehealth diagnose: --require-port " << why << "\n";
+            return kExitCannotRun;
+        }
     if (rules_file.empty()) rules_file = default_rules_path();
     const auto rules = load_rules_file(rules_file);
     if (!rules) {
@@ -204,7 +213,9 @@ int run_diagnose(const std::vector<std::string>& args) {
                   << " samples older than their series' previous one were ignored (inputs out "
                      "of time order?)\n";
 
-    const EngineResult result = run_rules(store, *rules);
+    EngineOptions engine_opts;
+    engine_opts.required_ports = required_ports;
+    const EngineResult result = run_rules(store, *rules, engine_opts);
     const auto doc = diagnose_json(result, rules_file, inputs);
     if (vm.count("json"))
         std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

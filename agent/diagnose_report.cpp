@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "rules/evidence_format.h"
+
 namespace rh::cli {
 
 namespace {
@@ -67,6 +69,7 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
     doc["timeline"] = std::move(timeline);
     doc["not_applicable"] = notes_json(r.not_applicable);
     doc["unevaluated"] = notes_json(r.unevaluated);
+    doc["notes"] = notes_json(r.notes);
     return doc;
 }
 
@@ -105,7 +108,8 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
         out << "\n  " << f["summary"].get<std::string>() << "\n";
         if (!f["evidence"].empty()) out << "  evidence:\n";
         for (const auto& e : f["evidence"]) {
-            out << "    " << e["name"].get<std::string>() << " = " << e["value"].get<std::string>();
+            out << "    " << e["name"].get<std::string>() << " = "
+                << evidence_text(e["value"].get<std::string>(), e["unit"].get<std::string>());
             if (!e["source"].get<std::string>().empty())
                 out << "  (" << e["source"].get<std::string>() << ")";
             out << "\n";
@@ -131,6 +135,12 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
             if (!e["value"].get<std::string>().empty()) out << " (" << e["value"].get<std::string>() << ")";
             out << "\n";
         }
+    }
+    if (doc.contains("notes") && !doc["notes"].empty()) {
+        out << "\nnotes (not findings):\n";
+        for (const auto& n : doc["notes"])
+            out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
+                << "\n";
     }
     if (!doc["unevaluated"].empty()) {
         out << "\ncould not evaluate (series present but without usable values):\n";

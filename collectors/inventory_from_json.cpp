@@ -117,6 +117,10 @@ Netdev netdev_from(const nlohmann::json& j, const std::string& path) {
     get(j, "mtu_bytes", n.mtu_bytes, path);
     get(j, "operstate", n.operstate, path);
     get(j, "carrier_changes", n.carrier_changes, path);
+    get(j, "rx_bytes", n.rx_bytes, path);
+    get(j, "tx_bytes", n.tx_bytes, path);
+    get(j, "rx_packets", n.rx_packets, path);
+    get(j, "tx_packets", n.tx_packets, path);
     if (const auto* d = field(j, "dcb")) n.dcb = dcb_from(*d, path + ".dcb");
     if (const auto* q = field(j, "qos")) {
         get(*q, "trust", n.qos.trust, path + ".qos");

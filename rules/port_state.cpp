@@ -1,5 +1,9 @@
 // port_not_active: a port that is not ACTIVE / LinkUp carries no RDMA traffic, whatever the
 // netdev says. Source: `ports/<p>/state` ("4: ACTIVE") and `ports/<p>/phys_state` ("5: LinkUp").
+// A port that is down and was never in use (rules/port_usage.h: no carrier, no traffic, no GID
+// in use) is taken as not cabled: a note, not a finding, unless it is a required port.
+#include "rules/evidence_format.h"
+#include "rules/port_usage.h"
 #include "rules/rule.h"
 
 namespace rh {
@@ -8,13 +12,19 @@ namespace {
 constexpr unsigned kIbPortActive = 4;
 constexpr unsigned kPhysLinkUp = 5;
 
-std::string port_path(const Snapshot& s, const Device& d, const Port& p, const char* file) {
-    return s.sysfs_root + "/class/infiniband/" + d.name + "/ports/" + std::to_string(p.number) +
-           "/" + file;
+std::string joined(const std::vector<std::string>& parts, std::size_t max) {
+    std::string out;
+    for (std::size_t i = 0; i < parts.size() && i < max; ++i)
+        out += (out.empty() ? "" : ", ") + parts[i];
+    if (parts.size() > max) out += ", ...";
+    return out;
 }
 }  // namespace
 
 void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
+    for (const std::string& e : unmatched_required_ports(in.local, in.required_ports))
+        result.unevaluated.push_back(
+            {"required port " + e, "names no RDMA port (DEVICE/PORT) or netdev on this host"});
     for (const auto& d : in.local.devices) {
         for (const auto& p : d.ports) {
             // An unreadable state is no evidence either way: say it could not be evaluated.
@@ -25,23 +35,39 @@ void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
                          (!p.state_code ? "state" : "phys_state") + " unreadable"});
                 continue;
             }
-            const bool state_bad = p.state_code && *p.state_code != kIbPortActive;
-            const bool phys_bad = p.phys_state_code && *p.phys_state_code != kPhysLinkUp;
+            const bool state_bad = *p.state_code != kIbPortActive;
+            const bool phys_bad = *p.phys_state_code != kPhysLinkUp;
             if (!state_bad && !phys_bad) continue;
-            Finding f = make_finding("port_not_active", Severity::error, in.local.host, d.name, p.number);
-            f.summary = d.name + " port " + std::to_string(p.number) + " is " +
-                        (p.state.empty() ? "?" : p.state) + "/" +
-                        (p.phys_state.empty() ? "?" : p.phys_state) +
-                        ", not ACTIVE/LinkUp: no RDMA traffic can pass; check the cable, the "
-                        "switch port and `" +
-                        (p.netdev_name.empty() ? std::string("the netdev") : p.netdev_name) +
-                        "` link state.";
-            f.evidence.push_back({"state", p.state, "", port_path(in.local, d, p, "state")});
-            f.evidence.push_back(
-                {"phys_state", p.phys_state, "", port_path(in.local, d, p, "phys_state")});
+            const PortUsage usage = judge_port_usage(d, p, in.required_ports);
+            if (usage.never_cabled) {
+                result.notes.push_back(usage.note);
+                continue;
+            }
+            const std::string netdev =
+                p.netdev_name.empty() ? std::string("the netdev") : p.netdev_name;
+            Finding f =
+                make_finding("port_not_active", Severity::error, in.local.host, d.name, p.number);
+            f.summary = port_subject(d, p) + " is " + (p.state.empty() ? "?" : p.state) + "/" +
+                        (p.phys_state.empty() ? "?" : p.phys_state) + ", not ACTIVE/LinkUp" +
+                        (usage.required ? " although it is a required port"
+                         : usage.in_use_signs.empty()
+                             ? ""
+                             : " although it was in use (" + joined(usage.in_use_signs, 2) + ")") +
+                        ": no RDMA traffic can pass; check the cable, the switch port and `" +
+                        netdev + "` link state.";
+            f.evidence.push_back({"state", format_port_state(*p.state_code), "",
+                                  port_source(in.local, d, p, "state", "state")});
+            f.evidence.push_back({"phys_state", format_phys_state(*p.phys_state_code), "",
+                                  port_source(in.local, d, p, "phys_state", "phys_state")});
             if (p.netdev && !p.netdev->operstate.empty())
-                f.evidence.push_back(
-                    {p.netdev->name + " operstate", p.netdev->operstate, "", p.netdev->source});
+                f.evidence.push_back({p.netdev->name + " operstate", p.netdev->operstate, "",
+                                      cite_sysfs(in.local.sysfs_root, p.netdev->source)});
+            if (usage.required)
+                f.evidence.push_back({"required port", "yes (--require-port / required_ports)", "",
+                                      "configuration"});
+            else if (!usage.in_use_signs.empty())
+                f.evidence.push_back({"signs it was in use", joined(usage.in_use_signs, 4), "",
+                                      "counters, netdev and GID table of the port"});
             result.findings.push_back(std::move(f));
         }
     }

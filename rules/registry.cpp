@@ -1,5 +1,7 @@
 #include "rules/rule.h"
 
+#include "rules/evidence_format.h"
+
 namespace rh {
 
 void rule_port_not_active(const RuleInput&, RuleOutput&);
@@ -37,6 +39,21 @@ RuleOutput evaluate_rules(const RuleInput& input) {
 
 std::string port_subject(const Device& d, const Port& p) {
     return d.name + " port " + std::to_string(p.number);
+}
+
+std::string port_source(const Snapshot& s, const Device& d, const Port& p, const std::string& attr,
+                        const std::string& file) {
+    if (const auto it = p.sources.find(attr); it != p.sources.end() && !it->second.empty())
+        return it->second;
+    constexpr std::string_view kBundle = "bundle:";
+    if (s.sysfs_root.rfind(kBundle, 0) == 0) {
+        std::string dir = s.sysfs_root.substr(kBundle.size());
+        while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+        const auto slash = dir.rfind('/');
+        return "capture " + (slash == std::string::npos ? dir : dir.substr(slash + 1));
+    }
+    return cite_sysfs(s.sysfs_root, s.sysfs_root + "/class/infiniband/" + d.name + "/ports/" +
+                                        std::to_string(p.number) + "/" + file);
 }
 
 }  // namespace rh

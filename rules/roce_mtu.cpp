@@ -6,7 +6,9 @@
 //    smaller one (path_mtu = min), and a path sized for the larger one drops frames.
 // Source: `class/net/<if>/mtu` or rtnetlink, `ibv_query_port` (active_mtu, max_mtu), the peer's
 // handshake.
+#include "rules/evidence_format.h"
 #include "rules/mtu_math.h"
+#include "rules/port_usage.h"
 #include "rules/rule.h"
 
 namespace rh {
@@ -17,8 +19,21 @@ std::string bytes(unsigned v) {
     return std::to_string(v);
 }
 
-const char* verbs_source() {
-    return "ibv_query_port";
+/// active_mtu / max_mtu: the bundle line that gave it, else the verbs query.
+std::string verbs_source(const Device& d, const Port& p, const char* attr) {
+    if (const auto it = p.sources.find(attr); it != p.sources.end() && !it->second.empty())
+        return it->second;
+    return "ibv_query_port(" + d.name + ", " + std::to_string(p.number) + ")";
+}
+
+/// The netdev MTU's source: rtnetlink, `<netdev dir>/mtu` under the sysfs root, or the bundle
+/// file and line the netdev was read from.
+std::string mtu_source(const Snapshot& s, const Netdev& n) {
+    if (n.source == "rtnetlink") return n.source;
+    const std::string cited = cite_sysfs(s.sysfs_root, n.source);
+    const bool sysfs_dir = s.sysfs_root.rfind("bundle:", 0) != 0 &&
+                           (cited != n.source || n.source.rfind(s.sysfs_root + "/", 0) == 0);
+    return sysfs_dir ? cited + "/mtu" : n.source;
 }
 
 void local_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutput& out) {
@@ -64,16 +79,18 @@ void local_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutp
                     "the RDMA driver.";
     }
     f.evidence.push_back(
-        {ifname + " MTU", bytes(netdev_mtu), "bytes",
-         p.netdev->source == "rtnetlink" ? "rtnetlink" : p.netdev->source + "/mtu"});
+        {ifname + " MTU", format_bytes(netdev_mtu), "bytes", mtu_source(in.local, *p.netdev)});
     if (active)
-        f.evidence.push_back({"active_mtu", bytes(*active), "bytes", verbs_source()});
+        f.evidence.push_back(
+            {"active_mtu", format_bytes(*active), "bytes", verbs_source(d, p, "active_mtu")});
     else
-        f.evidence.push_back({"RoCE MTU allowed by netdev MTU (MTU - 96)",
-                              allowed ? bytes(*allowed) : "none", allowed ? "bytes" : "",
+        f.evidence.push_back({"RoCE MTU allowed by the netdev MTU (largest IB MTU <= MTU - 96)",
+                              allowed ? format_bytes(*allowed) : "none (MTU below 352 bytes)",
+                              allowed ? "bytes" : "",
                               "derived; active_mtu unavailable: " + p.verbs.unavailable});
     if (p.verbs.max_mtu_bytes)
-        f.evidence.push_back({"max_mtu", bytes(*p.verbs.max_mtu_bytes), "bytes", verbs_source()});
+        f.evidence.push_back({"max_mtu", format_bytes(*p.verbs.max_mtu_bytes), "bytes",
+                              verbs_source(d, p, "max_mtu")});
     out.findings.push_back(std::move(f));
 }
 
@@ -91,13 +108,13 @@ void peer_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutpu
                 "; set the same netdev MTU on both hosts "
                 "(and the switch ports between them).";
     f.evidence.push_back(
-        {"local active_mtu", bytes(local), "bytes",
-         std::string(verbs_source()) + "(" + d.name + ", " + std::to_string(p.number) + ")"});
-    f.evidence.push_back(
-        {"peer active_mtu", bytes(remote), "bytes", "handshake with responder at " + peer.peer});
+        {"local active_mtu", format_bytes(local), "bytes", verbs_source(d, p, "active_mtu")});
+    f.evidence.push_back({"peer active_mtu", format_bytes(remote), "bytes",
+                          "handshake with responder at " + peer.peer});
     if (p.netdev && p.netdev->mtu_bytes)
-        f.evidence.push_back({"local " + p.netdev->name + " MTU", bytes(*p.netdev->mtu_bytes),
-                              "bytes", p.netdev->source});
+        f.evidence.push_back({"local " + p.netdev->name + " MTU",
+                              format_bytes(*p.netdev->mtu_bytes), "bytes",
+                              mtu_source(in.local, *p.netdev)});
     out.findings.push_back(std::move(f));
 }
 
@@ -106,6 +123,9 @@ void peer_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutpu
 void rule_roce_mtu(const RuleInput& in, RuleOutput& out) {
     for (const auto& d : in.local.devices)
         for (const auto& p : d.ports) {
+            // A port taken as not cabled carries nothing: its MTU limits no one
+            // (port_not_active notes it).
+            if (judge_port_usage(d, p, in.required_ports).never_cabled) continue;
             local_finding(in, d, p, out);
             if (in.peer) peer_finding(in, d, p, out);
         }

@@ -2,6 +2,8 @@
 // IPv6 address. With only link-local (fe80::) v2 GIDs, or only RoCE v1 GIDs, connections to
 // other hosts fail ("Network is unreachable"): the netdev has no IP address.
 // Source: `ports/<p>/gids/<i>`, `gid_attrs/types/<i>`.
+#include "rules/evidence_format.h"
+#include "rules/port_usage.h"
 #include "rules/rule.h"
 
 namespace rh {
@@ -25,15 +27,22 @@ void rule_no_roce_v2_gid(const RuleInput& in, RuleOutput& out) {
                 continue;
             }
             if (p.link_layer != "Ethernet") continue;
+            // A port taken as not cabled has no address to give a GID (port_not_active notes it).
+            if (judge_port_usage(d, p, in.required_ports).never_cabled) continue;
+            if (!p.gids_unavailable.empty()) {
+                out.unevaluated.push_back(
+                    {port_subject(d, p),
+                     "cannot tell whether it has a routable RoCE v2 GID: " + p.gids_unavailable});
+                continue;
+            }
             bool routable_v2 = false;
             for (const auto& g : p.gids)
                 routable_v2 = routable_v2 || (g.type == "RoCE v2" && !link_local(g.gid));
             if (routable_v2) continue;
-            const std::string base = in.local.sysfs_root + "/class/infiniband/" + d.name +
-                                     "/ports/" + std::to_string(p.number);
             const std::string netdev =
                 p.netdev_name.empty() ? std::string("its netdev") : p.netdev_name;
-            Finding f = make_finding("no_roce_v2_gid", Severity::error, in.local.host, d.name, p.number);
+            Finding f =
+                make_finding("no_roce_v2_gid", Severity::error, in.local.host, d.name, p.number);
             f.summary = port_subject(d, p) +
                         " has no routable RoCE v2 GID (only link-local or RoCE v1 ones): RoCE "
                         "connections to other hosts fail; give " +
@@ -43,10 +52,12 @@ void rule_no_roce_v2_gid(const RuleInput& in, RuleOutput& out) {
             for (const auto& g : p.gids)
                 types += (types.empty() ? "" : ", ") + std::to_string(g.index) + "=" + g.type +
                          " " + g.gid;
-            f.evidence.push_back(
-                {"populated GIDs", std::to_string(p.gids.size()), "entries", base + "/gids"});
-            f.evidence.push_back(
-                {"GID types", types.empty() ? "none" : types, "", base + "/gid_attrs/types"});
+            const std::size_t n = p.gids.size();
+            f.evidence.push_back({"populated GID table entries",
+                                  std::to_string(n) + (n == 1 ? " entry" : " entries"), "entries",
+                                  port_source(in.local, d, p, "gids", "gids")});
+            f.evidence.push_back({"GIDs (index=type address)", types.empty() ? "none" : types, "",
+                                  port_source(in.local, d, p, "gids", "gid_attrs/types")});
             out.findings.push_back(std::move(f));
         }
     }

@@ -24,6 +24,10 @@ struct PeerView {
 struct RuleInput {
     const Snapshot& local;
     std::optional<PeerView> peer;
+    /// Ports that must be up (`--require-port`, the agent's `required_ports`): "mlx5_0/1" or a
+    /// netdev name (rules/port_usage.h). A required port that is down is an error even when it
+    /// was never cabled; one that names no port is left unevaluated.
+    std::vector<std::string> required_ports;
 };
 
 /// What the rules concluded. `unevaluated` lists what a rule needed but could not read (an
@@ -32,6 +36,9 @@ struct RuleInput {
 struct RuleOutput {
     std::vector<Finding> findings;
     std::vector<Note> unevaluated;
+    /// What the rules took into account without a finding, e.g. a port taken as not cabled
+    /// (rules/port_usage.h). Notes do not change the verdict or the exit code.
+    std::vector<Note> notes;
 };
 
 struct RuleDef {
@@ -51,5 +58,13 @@ RuleOutput evaluate_rules(const RuleInput& input);
 
 /// "mlx5_0 port 1", the subject of per-port notes and sentences.
 std::string port_subject(const Device& d, const Port& p);
+
+/// Where a port attribute was read, as evidence cites it: the bundle's capture file and line
+/// when the collector recorded one (Port::sources[attr], "t0/ibv_devinfo-v.txt:97"), else for a
+/// bundle its capture directory's name, else the sysfs file `class/infiniband/<dev>/ports/<n>/
+/// <file>` through cite_sysfs (rules/evidence_format.h): "/sys/..." live, ".../class/..." under
+/// another --sysfs-root.
+std::string port_source(const Snapshot& s, const Device& d, const Port& p, const std::string& attr,
+                        const std::string& file);
 
 }  // namespace rh

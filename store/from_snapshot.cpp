@@ -79,11 +79,16 @@ std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
             const Labels pl = port_labels(d, p);
             const std::string dir = "class/infiniband/" + d.name + "/ports/" +
                                     std::to_string(p.number) + "/";
+            // A bundle's file and line where it has one, not a sysfs file it does not have.
+            const auto cited = [&](const char* attr, const char* file) {
+                const auto it = p.sources.find(attr);
+                return it != p.sources.end() && !it->second.empty() ? it->second : dir + file;
+            };
             gauge(out, snap, when, "port_state_code", pl, "state",
                   p.state_code ? std::optional<double>(*p.state_code) : std::nullopt,
-                  dir + "state");
+                  cited("state", "state"));
             if (auto r = parse_port_rate_gbps(p.rate))
-                gauge(out, snap, when, "port_rate_gbps", pl, "Gb/s", *r, dir + "rate");
+                gauge(out, snap, when, "port_rate_gbps", pl, "Gb/s", *r, cited("rate", "rate"));
             if (auto w = port_width_lanes(p.rate))
                 gauge(out, snap, when, "port_width_lanes", pl, "lanes", *w, dir + "rate");
             for (const NormalizedCounter& c : p.normalized) {

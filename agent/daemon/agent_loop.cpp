@@ -240,7 +240,9 @@ void Agent::pass() {
 
 void Agent::rules_run() {
     const double t0 = monotonic_now_s();
-    last_ = run_rules(*store_, rt_.rules);
+    EngineOptions opts;
+    opts.required_ports = rt_.cfg.required_ports;  // a required port down is an error
+    last_ = run_rules(*store_, rt_.rules, opts);
     stats_.last_rules_duration_s = monotonic_now_s() - t0;
     ++stats_.rules_runs;
     for (const FindingEvent& e : tracker_.update(last_.findings)) {

@@ -9,6 +9,7 @@
 
 #include "agent/daemon/json_fields.h"
 #include "core/json_file.h"
+#include "rules/port_usage.h"
 
 namespace rh::agent {
 
@@ -82,6 +83,10 @@ void read_responder(ObjectReader& r, const json& obj, ResponderConfig& c,
         o.fail("allow_fault", "true has no effect while responder.enabled is false");
 }
 
+std::string check_port_entry(const std::string& p) {
+    return check_required_port(p);
+}
+
 std::string check_peer(const std::string& p) {
     return is_host_port(p) ? "" : "expected HOST or HOST:PORT (port 1..65535), got \"" + p + "\"";
 }
@@ -144,6 +149,8 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
         r.number("inventory_interval_s", c.inventory_interval_s, 1, 3600, "seconds");
         r.number("retention_s", c.retention_s, 60, 86400, "seconds");
         r.string("rules_file", c.rules_file);
+        r.string_list("required_ports", c.required_ports, 0, kMaxRequiredPorts, true,
+                      check_port_entry);
         if (const json* h = r.object("http")) read_http(r, *h, c.http, errors);
         if (const json* p = r.object("responder")) read_responder(r, *p, c.responder, errors);
         if (const json* m = r.object("mesh")) read_mesh(r, *m, c.mesh, errors);

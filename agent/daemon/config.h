@@ -69,6 +69,8 @@ struct IncastConfig {
 
 /// Peers a mesh may have.
 inline constexpr std::size_t kMaxMeshPeers = 256;
+/// Entries `required_ports` may have.
+inline constexpr std::size_t kMaxRequiredPorts = 1024;
 
 /// "" when `size` is a probe message size (a multiple of 8, 16 B .. 16 MiB), else why not.
 std::string check_message_size(std::uint64_t size);
@@ -85,6 +87,11 @@ struct AgentConfig {
     double retention_s = 300;  ///< history kept per series, 60..86400 (the rules run over
                                ///< all of it: cost grows faster than linearly, README)
     std::string rules_file;    ///< empty: rules/README.md's lookup (default_rules_path)
+    /// Ports that must be up: "DEVICE/PORT" ("mlx5_1/1") or a netdev name ("ens1f1np1"), at
+    /// most kMaxRequiredPorts. A port down that never carried traffic is otherwise taken as not
+    /// cabled (a note); a required one that is down is a port_not_active error whatever its
+    /// history (rules/port_usage.h). Empty: none required.
+    std::vector<std::string> required_ports;
     HttpConfig http;
     ResponderConfig responder;
     MeshConfig mesh;

@@ -7,6 +7,7 @@
 #include "collectors/inventory_from_json.h"
 #include "rules/engine/evidence.h"
 #include "rules/engine/measure.h"
+#include "rules/port_usage.h"
 #include "store/window.h"
 
 namespace rh {
@@ -168,7 +169,13 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
                 {host, rule.id + ": no data for " + series_list(rule) + " on this host"});
             continue;
         }
+        // A port that never had carrier nor traffic did not flap and carries nothing: its
+        // time rules stay silent (port_not_active notes it, rules/port_usage.h).
+        const auto uncabled = never_cabled_ports(store, host);
         for (const Group& g : groups) {
+            if (g.labels.count("device") && g.labels.count("port") &&
+                uncabled.count({g.labels.at("device"), g.labels.at("port")}))
+                continue;
             // A series the rule needs that this host never recorded (upstream kernels have
             // no ECN enable state, one host has no peer's CNP counters) makes the rule not
             // applicable here when it left the rule undecided at some pass, even if other
@@ -244,8 +251,9 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
             continue;
         }
         if (snap->host.empty()) snap->host = host;
+        add_usage_counters(store, host, *snap);  // the inventory keeps no counters
         RuleOutput ro;
-        def->evaluate(RuleInput{*snap, opts.peer}, ro);
+        def->evaluate(RuleInput{*snap, opts.peer, opts.required_ports}, ro);
         for (Finding& f : ro.findings) {
             f.rule_id = rule.id;
             if (f.host.empty()) f.host = host;
@@ -256,6 +264,10 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
         for (Note& n : ro.unevaluated) {
             n.subject = host + " " + n.subject;
             out.unevaluated.push_back(std::move(n));
+        }
+        for (Note& n : ro.notes) {
+            n.subject = host + " " + n.subject;
+            out.notes.push_back(std::move(n));
         }
     }
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "rules/evidence_format.h"
 #include "store/window.h"
 
 namespace rh {
@@ -30,6 +31,27 @@ struct Peak {
     std::optional<double> value;
     const Series* series = nullptr;
 };
+
+/// A measured value as a person reads it: a gauge's value by its unit ("off", "4 (ACTIVE)",
+/// "100 Gb/s", rules/evidence_format.h), a rate, increase or pause fraction by format_measure.
+std::string measured_text(const Condition& c, double v, const std::string& unit) {
+    return c.measure == Measure::value ? format_value(v, unit) : format_measure(c, v, unit);
+}
+
+/// The unit of measured_text's value alone, for machines: "" for on/off, states and fractions.
+std::string measured_unit(const Condition& c, const std::string& unit) {
+    if (unit == "bool" || unit == "state" || c.measure == Measure::pause_fraction) return "";
+    return c.measure == Measure::rate_per_s && !unit.empty() ? unit + "/s" : unit;
+}
+
+/// One evidence line for a condition's peak: named after the series it read ("PFC on priority
+/// 3", "ack_timeouts"), not the rule's signal name, so a person can find it in the capture.
+Evidence evidence_of(const Condition& c, double v, const Series* s) {
+    const std::string unit = s ? s->unit() : "";
+    return {s ? series_display_name(s->key.series, s->key.labels) : c.signal,
+            measured_text(c, v, unit), measured_unit(c, unit),
+            s && !s->metas.empty() ? s->metas.back().source : ""};
+}
 
 Peak peak_of(const FindingContext& ctx, const Condition& c) {
     Peak p;
@@ -86,8 +108,8 @@ void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
         e.host = s.key.host;
         e.series = s.key.series;
         e.labels = s.key.labels;
-        e.unit = s.unit();
-        e.value = format_measure(step, *m.value, e.unit);
+        e.value = measured_text(step, *m.value, s.unit());
+        e.unit = measured_unit(step, s.unit());
         e.source = s.metas.empty() ? "" : s.metas.back().source;
         const bool at_start = k == 1;
         e.what = c.signal + (at_start ? " already present when the data begins: "
@@ -134,7 +156,7 @@ std::string render_summary(const FindingContext& ctx, const Finding& f,
     }
     for (const auto& [c, p] : peaks)
         replace_all(s, "{" + c->signal + "}",
-                    p.value ? format_measure(*c, *p.value, p.series ? p.series->unit() : "")
+                    p.value ? measured_text(*c, *p.value, p.series ? p.series->unit() : "")
                             : "unknown");
     char held[64];
     const double dur = ctx.episodes.back().end - ctx.episodes.front().start;
@@ -171,13 +193,7 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
     for (const Condition* c : leaf_conditions(ctx.rule.when)) {
         Peak p = peak_of(ctx, *c);
         peaks.emplace_back(c, p);
-        if (p.value) {
-            const std::string unit = p.series ? p.series->unit() : "";
-            f.evidence.push_back({c->signal, format_measure(*c, *p.value, unit), unit,
-                                  p.series && !p.series->metas.empty()
-                                      ? p.series->metas.back().source
-                                      : ""});
-        }
+        if (p.value) f.evidence.push_back(evidence_of(*c, *p.value, p.series));
         first_rise(ctx, *c, f);
     }
     // Supporting signals: seen or not, each one said.

@@ -406,7 +406,7 @@ BOOST_AUTO_TEST_CASE(increases_are_scaled_per_window_when_passes_are_further_apa
     const auto busy = rh::run_rules(captures(120), rules);
     const auto& f = only_finding(busy);
     BOOST_REQUIRE(!f.evidence.empty());
-    BOOST_TEST(f.evidence[0].name == "rnr_naks");
+    BOOST_TEST(f.evidence[0].name == "rnr_nak_received");  // the series read, not the signal
     BOOST_TEST(f.evidence[0].value.find("20 packets in 10 s") == 0u, f.evidence[0].value);
     // Passes 1 s apart: the same +30, but within 10 s, is 30 per 10 s.
     SeriesStore live;

@@ -67,7 +67,7 @@ Device mlx5(std::vector<PcieLink> chain, Port p) {
 }
 
 std::vector<Finding> run(const Snapshot& s, std::optional<PeerView> peer = {}) {
-    return evaluate_rules(RuleInput{s, std::move(peer)}).findings;
+    return evaluate_rules(RuleInput{s, std::move(peer), {}}).findings;
 }
 
 std::vector<Finding> only(const std::vector<Finding>& fs, const std::string& id) {
@@ -230,7 +230,7 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_read_is_unevaluated_not_healthy) {
     no_ports.name = "irdma0";
     auto s = host_with(mlx5({l}, p));
     s.devices.push_back(no_ports);
-    auto out = evaluate_rules(RuleInput{s, std::nullopt});
+    auto out = evaluate_rules(RuleInput{s, std::nullopt, {}});
     BOOST_TEST(out.findings.empty());
     std::string all;
     for (const auto& n : out.unevaluated) all += n.subject + ": " + n.text + "\n";

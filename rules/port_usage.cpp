@@ -1,0 +1,170 @@
+#include "rules/port_usage.h"
+
+#include <algorithm>
+#include <array>
+
+#include "collectors/inventory_from_json.h"
+#include "store/series_store.h"
+
+namespace rh {
+
+namespace {
+
+constexpr unsigned kIbPortActive = 4;
+constexpr unsigned kPhysLinkUp = 5;
+
+// Traffic totals, any one above 0 means the port carried traffic. PMA names: core sysfs.c
+// (port_{rcv,xmit}_{data,packets}); ethtool names: mlx5e sw and _phy stats (en_stats.c), ice
+// netdev and .nic port stats, bnxt port stats (counters.md); normalized names:
+// collectors/normalize.h.
+constexpr std::array kPmaTraffic = {"port_rcv_data", "port_xmit_data", "port_rcv_packets",
+                                    "port_xmit_packets"};
+constexpr std::array kEthtoolTraffic = {
+    "rx_bytes",     "tx_bytes",       "rx_packets",     "tx_packets",   "rx_bytes_phy",
+    "tx_bytes_phy", "rx_packets_phy", "tx_packets_phy", "rx_bytes.nic", "tx_bytes.nic"};
+constexpr std::array kNormalizedTraffic = {
+    "port_rcv_data_bytes", "port_xmit_data_bytes", "roce_rx_bytes",  "roce_tx_bytes",
+    "roce_rx_packets",     "roce_tx_packets",      "priority_bytes", "priority_packets"};
+// A link that went down: PMA / rxe link_downed, mlx5 link_down_events_phy, bnxt
+// link_down_events (all normalized to link_down_events).
+constexpr const char* kLinkDowned = "link_downed";
+constexpr const char* kLinkDownEvents = "link_down_events";
+
+template <typename List>
+bool listed(const List& names, const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+}
+
+bool link_local(const std::string& gid) {
+    return gid.size() >= 4 && (gid.compare(0, 4, "fe80") == 0 || gid.compare(0, 4, "FE80") == 0);
+}
+
+std::string sign(const std::string& what, std::uint64_t v) {
+    return what + " = " + std::to_string(v);
+}
+
+void counter_signs(const Port& p, std::vector<std::string>& signs) {
+    for (const Counter& c : p.counters)
+        if (c.value && *c.value > 0 && (listed(kPmaTraffic, c.name) || c.name == kLinkDowned))
+            signs.push_back(sign(c.name, *c.value));
+    for (const Counter& c : p.hw_counters)
+        if (c.value && *c.value > 0 && c.name == kLinkDowned)
+            signs.push_back(sign("hw_counters/" + c.name, *c.value));
+    for (const NormalizedCounter& c : p.normalized) {
+        if (!c.value || *c.value == 0) continue;
+        if (!listed(kNormalizedTraffic, c.name) && c.name != kLinkDownEvents) continue;
+        std::string what = c.raw_name.empty() ? c.name : c.raw_name;
+        const bool dup = std::any_of(signs.begin(), signs.end(), [&](const std::string& s) {
+            return s.rfind(what + " = ", 0) == 0;
+        });
+        if (!dup) signs.push_back(sign(what, *c.value));
+    }
+}
+
+void netdev_signs(const Netdev& n, std::vector<std::string>& signs) {
+    if (n.operstate == "up") signs.push_back(n.name + " operstate up (carrier)");
+    if (n.carrier_changes && *n.carrier_changes > 1)
+        signs.push_back(n.name + " " + sign("carrier_changes", *n.carrier_changes));
+    const std::pair<const char*, const std::optional<std::uint64_t>*> stats[] = {
+        {"rx_bytes", &n.rx_bytes},
+        {"tx_bytes", &n.tx_bytes},
+        {"rx_packets", &n.rx_packets},
+        {"tx_packets", &n.tx_packets}};
+    for (const auto& [name, v] : stats)
+        if (*v && **v > 0) signs.push_back(n.name + " " + sign(name, **v));
+    for (const Counter& c : n.ethtool_stats)
+        if (c.value && *c.value > 0 && listed(kEthtoolTraffic, c.name))
+            signs.push_back(n.name + " ethtool " + sign(c.name, *c.value));
+}
+
+}  // namespace
+
+bool required_port_matches(const std::string& entry, const Device& d, const Port& p) {
+    if (entry == d.name + "/" + std::to_string(p.number)) return true;
+    if (entry.find('/') != std::string::npos) return false;
+    return (!p.netdev_name.empty() && entry == p.netdev_name) ||
+           (p.netdev && entry == p.netdev->name);
+}
+
+PortUsage judge_port_usage(const Device& d, const Port& p,
+                           const std::vector<std::string>& required) {
+    PortUsage u;
+    u.required = std::any_of(required.begin(), required.end(),
+                             [&](const std::string& e) { return required_port_matches(e, d, p); });
+    u.down = p.state_code && p.phys_state_code && *p.state_code != kIbPortActive &&
+             *p.phys_state_code != kPhysLinkUp;
+    if (!u.down) return u;
+    counter_signs(p, u.in_use_signs);
+    if (p.netdev) netdev_signs(*p.netdev, u.in_use_signs);
+    for (const Gid& g : p.gids)
+        if (!g.gid.empty() && !link_local(g.gid))
+            u.in_use_signs.push_back("GID " + std::to_string(g.index) + " " + g.gid +
+                                     (g.type.empty() ? "" : " (" + g.type + ")"));
+    u.never_cabled = !u.required && u.in_use_signs.empty();
+    if (u.never_cabled) {
+        const std::string netdev =
+            p.netdev ? p.netdev->name : (p.netdev_name.empty() ? "" : p.netdev_name);
+        u.note.subject = d.name + " port " + std::to_string(p.number) +
+                         (netdev.empty() ? "" : " (" + netdev + ")");
+        u.note.text = (p.state.empty() ? std::string("down") : p.state) +
+                      ", no carrier, never carried traffic: taken as not cabled (--require-port "
+                      "or the agent's required_ports makes a port that must be up an error)";
+    }
+    return u;
+}
+
+std::vector<std::string> unmatched_required_ports(const Snapshot& snap,
+                                                  const std::vector<std::string>& required) {
+    std::vector<std::string> out;
+    for (const std::string& e : required) {
+        bool found = false;
+        for (const Device& d : snap.devices)
+            for (const Port& p : d.ports) found = found || required_port_matches(e, d, p);
+        if (!found) out.push_back(e);
+    }
+    return out;
+}
+
+void add_usage_counters(const SeriesStore& store, const std::string& host, Snapshot& snap) {
+    std::vector<const char*> names(kNormalizedTraffic.begin(), kNormalizedTraffic.end());
+    names.push_back(kLinkDownEvents);
+    for (Device& d : snap.devices)
+        for (Port& p : d.ports) {
+            if (!p.normalized.empty()) continue;
+            const std::string port = std::to_string(p.number);
+            for (const char* name : names)
+                for (const Series* s : store.find(name)) {
+                    const auto& l = s->key.labels;
+                    const auto dev = l.find("device"), num = l.find("port");
+                    if (s->key.host != host || dev == l.end() || dev->second != d.name ||
+                        num == l.end() || num->second != port)
+                        continue;
+                    NormalizedCounter c;
+                    c.name = name;
+                    c.value = s->total;
+                    c.unit = s->unit();
+                    if (!s->metas.empty()) {
+                        c.raw_name = s->metas.back().raw;
+                        c.source = s->metas.back().source;
+                    }
+                    p.normalized.push_back(std::move(c));
+                }
+        }
+}
+
+std::set<std::pair<std::string, std::string>> never_cabled_ports(const SeriesStore& store,
+                                                                 const std::string& host) {
+    std::set<std::pair<std::string, std::string>> out;
+    const auto inv = store.inventories().find(host);
+    if (inv == store.inventories().end()) return out;
+    auto snap = snapshot_from_json(inv->second.snapshot);
+    if (!snap) return out;
+    add_usage_counters(store, host, *snap);
+    for (const Device& d : snap->devices)
+        for (const Port& p : d.ports)
+            if (judge_port_usage(d, p, {}).never_cabled)
+                out.insert({d.name, std::to_string(p.number)});
+    return out;
+}
+
+}  // namespace rh
