@@ -116,6 +116,12 @@ struct PcieLink {
     std::optional<double> current_speed_gts, max_speed_gts;  ///< GT/s, parsed "8.0 GT/s PCIe"
     std::optional<unsigned> current_width, max_width;        ///< lanes ("16", no "x")
     std::optional<int> numa_node;                            ///< -1 = no NUMA affinity
+    /// Where the values were read when not from `sysfs_path` (bundles: the capture file and
+    /// line, "t0/lspci-vv.txt:42"); empty for live sysfs.
+    std::string source;
+    /// PCIe port type when known (`lspci -vv` "Express ... Root Port"): "Root Port",
+    /// "Downstream Port", "Upstream Port", "Endpoint"; empty when unknown (live sysfs).
+    std::string port_type;
     /// `aer_dev_{correctable,nonfatal,fatal}` lines, named "<file>/<error name>" (e.g.
     /// "aer_dev_correctable/Receiver Error"), cumulative; empty when the files are absent.
     std::vector<Counter> aer;
@@ -148,6 +154,13 @@ struct Port {
     std::vector<Counter> nl_hw_counters;
     /// Vendor-neutral view of all the raw counters above (collectors/normalize).
     std::vector<NormalizedCounter> normalized;
+    /// Why `gids` is not this port's GID table, e.g. "no GID table in the capture (ibv_devinfo
+    /// without -v)": GID rules cannot be evaluated. Empty when `gids` is the table (even empty).
+    std::string gids_unavailable;
+    /// Where a bundle read each port attribute: "state", "phys_state", "rate", "link_layer",
+    /// "gids", "active_mtu" -> "t0/ibv_devinfo-v.txt:97" (capture dir, file, line). Empty for
+    /// live sysfs, where the source is the attribute's sysfs file.
+    std::map<std::string, std::string> sources;
 };
 
 /// `class/infiniband/<dev>/`.

@@ -159,6 +159,8 @@ Port port_from(const nlohmann::json& j, const std::string& path) {
         get(*v, "max_mtu_bytes", p.verbs.max_mtu_bytes, path + ".verbs");
         get(*v, "unavailable", p.verbs.unavailable, path + ".verbs");
     }
+    get(j, "gids_unavailable", p.gids_unavailable, path);
+    get(j, "sources", p.sources, path);
     return p;
 }
 
@@ -172,6 +174,8 @@ PcieLink pcie_from(const nlohmann::json& j, const std::string& path) {
     get(j, "current_width_lanes", l.current_width, path);
     get(j, "max_width_lanes", l.max_width, path);
     get(j, "numa_node", l.numa_node, path);
+    get(j, "source", l.source, path);
+    get(j, "port_type", l.port_type, path);
     return l;
 }
 

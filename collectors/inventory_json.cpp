@@ -112,6 +112,8 @@ void to_json(nlohmann::json& j, const PcieLink& l) {
          {"max_width_lanes", opt(l.max_width)},
          {"numa_node", opt(l.numa_node)},
          {"aer", l.aer}};
+    if (!l.source.empty()) j["source"] = l.source;
+    if (!l.port_type.empty()) j["port_type"] = l.port_type;
 }
 
 void to_json(nlohmann::json& j, const VerbsPort& v) {
@@ -136,6 +138,8 @@ void to_json(nlohmann::json& j, const Port& p) {
          {"verbs", p.verbs},
          {"nl_hw_counters", p.nl_hw_counters},
          {"normalized", p.normalized}};
+    if (!p.gids_unavailable.empty()) j["gids_unavailable"] = p.gids_unavailable;
+    if (!p.sources.empty()) j["sources"] = p.sources;
 }
 
 void to_json(nlohmann::json& j, const Device& d) {

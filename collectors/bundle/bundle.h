@@ -7,8 +7,10 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "collectors/bundle/capture_identity.h"
 #include "collectors/inventory.h"
 #include "core/result.h"
 
@@ -17,30 +19,65 @@ namespace rh {
 /// One capture directory of one host, as an operator pasted it.
 struct BundleCapture {
     std::string dir;
-    std::optional<double> timestamp_s;  ///< from a `timestamp` file (seconds since epoch), if any
-    Snapshot snapshot;                  ///< host from a `hostname` file, else the dir's basename
-    std::vector<std::string> recognized;    ///< "<file>: <kind>" e.g. "eth0.txt: ethtool -S"
+    std::optional<double> timestamp_s;    ///< from a `timestamp` file (seconds since epoch), if any
+    Snapshot snapshot;                    ///< host from a `hostname` file, else the dir's basename
+    std::vector<std::string> recognized;  ///< "<file>: <kind>" e.g. "eth0.txt: ethtool -S"
     std::vector<std::string> unrecognized;  ///< files whose content matched no known format
+    /// What names the host (GUIDs, MACs, PCI slots, counter sets, the `hostname` file), for
+    /// grouping captures of one host without a `hostname` file (capture_identity.h).
+    CaptureIdentity identity;
 };
 
-/// Reads every regular file in `dir` (not recursive, sorted by name), recognises each by CONTENT
-/// (never by name), parses it and merges the results into one Snapshot:
-/// - Snapshot::host from a `hostname` file (first line), else the directory's basename;
-///   sysfs_root = "bundle:<dir>"; collected_at = the `timestamp` file as UTC ISO 8601, else "".
-/// - `timestamp` (or `timestamp.txt`): seconds since the epoch, decimal, fraction allowed.
+/// Reads every regular file in `dir` (not recursive, sorted by name) and imports them as
+/// import_bundle_files does. Errors: `dir` missing, not a directory or unreadable, and those of
+/// import_bundle_files; a file that cannot be read is a note and listed in `unrecognized`.
+/// Never throws.
+Result<BundleCapture> import_bundle_dir(const std::string& dir);
+
+/// The pure import (no file system): `files` are (file name, bytes) pairs of one capture
+/// directory `dir`, in order. Each file is recognised by CONTENT (never by name; the only
+/// names read are `timestamp` and `hostname`), parsed and merged into one Snapshot:
+/// - Text is read as pasted: UTF-8 BOM, CRLF / CR line ends and ANSI colour codes removed.
+///   A file is split at shell prompt lines ("[root@h ~]# ethtool -S ens1f0np0", "u@h:~$ cmd",
+///   "$ cmd", "# cmd"); each part is recognised on its own and its command is evidence (the
+///   interface of `ethtool -S|-i <if>` / `mlnx_qos -i <if>`, the port of a
+///   `.../infiniband/<dev>/ports/<p>/...` path). Line numbers stay those of the file.
+/// - Snapshot::host from a `hostname` file (first line that is not a prompt), else the base
+///   name of `dir`; sysfs_root = "bundle:<dir>"; collected_at = the `timestamp` file as UTC
+///   ISO 8601, else "". `timestamp` (or `timestamp.txt`): seconds since the epoch, decimal.
+/// - Formats: `ethtool -S` (with its "NIC statistics:" header, or without it as `ethtool -S
+///   <if> | grep ...` prints it: indented or "name: value" lines, see parse_ethtool_s.cpp),
+///   `ethtool -i`, `ibv_devinfo [-v]`, `mlnx_qos`, `ip [-d] [-s] link|addr`, `lspci [-vv]`,
+///   `lspci -t[v]`, dmesg (pcie_print_link_status lines), `rdma statistic|link show`,
+///   hw_counters listings (grep path:value) and "name value" counter lists.
 /// - Devices and ports come from ibv_devinfo, hw_counters listings and `rdma` output; netdevs
-///   from `ip link`; `ethtool -S`, `ethtool -i` and `mlnx_qos` (which do not name their
-///   interface) go to the netdev whose name (or altname) the file name contains, else the
-///   netdev whose PCI address `ethtool -i` gives, else the only netdev, else the only RDMA port
-///   (each fallback noted). The NIC's PCIe function comes from `lspci -vv` (by the netdev's PCI
-///   address, else by order, see bundle_merge.cpp); bridges are not placed (no `lspci -t`).
+///   from `ip link`. The links between them are made by content (bundle_merge.cpp has the
+///   order of evidence): port -> netdev by `rdma link` / GID ndevs, else the MAC inside the
+///   port's link-local GID (EUI-64) equal to one netdev's link/ether, else the PCI function;
+///   device -> PCI function by its netdev's parentdev / `ethtool -i` bus-info, else by a
+///   udev PCI name ("roceP2p1s0f1" = 0002:01:00.1), else by vendor when only one function
+///   fits; netdev -> PCI function by parentdev, bus-info or a systemd name ("enp59s0f1np1").
+///   `ethtool -S`, `ethtool -i`, `mlnx_qos` (which do not name their interface) go to the
+///   netdev the prompt's command names, else the netdev whose name (or altname) the file name
+///   contains, else by `ethtool -i` bus-info, else the only netdev, else, with one RDMA port,
+///   to that port. A placement that is a guess is a note; what cannot be placed is a note
+///   naming the file and the candidates, never dropped silently.
+/// - PCIe: the device's function from `lspci -vv`, and its upstream chain (switch downstream
+///   and upstream ports, root port) placed from the bridges' "Bus: primary=, secondary="
+///   lines or an `lspci -t` tree, like the live collector's Device::pcie; dmesg "limited by
+///   ... link at <bdf>" lines fill what lspci does not show. With no RDMA device at all, each
+///   RDMA-capable NIC function in lspci (Mellanox/NVIDIA 15b3, Broadcom NetXtreme-E, Intel
+///   E810) becomes a Device named by its BDF with no ports, so the PCIe rule runs.
 /// - Port::normalized is filled (collectors/normalize.h) from the RDMA driver (device name
 ///   prefix) and the netdev driver (`ethtool -i`, else the one that goes with the RDMA driver).
-/// Every value's source is "bundle:<file>". What could not be placed or parsed is a Note in
+/// - Port::gids_unavailable is set when no capture shows the port's GID table (ibv_devinfo
+///   without -v). Port::sources and PcieLink::source name where a value was read.
+/// Every value's source is "<base name of dir>/<file>:<line>" ("t1/ethtool-S.txt:42"), never
+/// a sysfs path or an absolute path. What could not be placed or parsed is a Note in
 /// Snapshot::notes: subject "<file>:<line>" for a malformed line inside a recognised file.
-/// Errors: `dir` missing, not a directory or unreadable; a `timestamp` file that is not a
-/// number (the Error names the file). Unrecognised files (incl. empty or binary ones) are
-/// listed in `unrecognized`, never fatal. Never throws.
-Result<BundleCapture> import_bundle_dir(const std::string& dir);
+/// Errors: a `timestamp` file that is not a number (the Error names the file). Unrecognised
+/// files (incl. empty or binary ones) are listed in `unrecognized`, never fatal. Never throws.
+Result<BundleCapture> import_bundle_files(
+    const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace rh

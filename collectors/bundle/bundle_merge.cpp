@@ -1,23 +1,35 @@
 // Resolves what the parsers found (Model) into one Snapshot. Capture files rarely say how their
 // facts connect, so each link is made from the most direct evidence there is, and every guess
-// is a Note:
-// 1. port -> netdev: `rdma link show` netdev, else the first GID ndev (sysfs listing).
-// 2. unnamed interface files (ethtool -S / -i, mlnx_qos) -> netdev: `ethtool -i` bus-info equal
-//    to one netdev's `ip -d link` parentdev; else a netdev name (or altname) that the file name
-//    contains as a whole word (longest wins); else the only non-loopback netdev.
-// 3. device -> PCI function: the PCI address of a netdev linked in 1; else `lspci` NIC
-//    functions (Ethernet/Infiniband/Network controller, of the device's vendor when any is)
-//    paired in BDF order with the devices in name order when the counts are equal, or the first
-//    one when there is a single device (the others noted).
-// 4. ports still without netdev: the one netdev on the device's PCI function; else, with one
-//    RDMA port and one non-loopback netdev, that one.
-// 5. files still unplaced (interface files, counter lists without a port): the only RDMA port.
+// is a Note; what stays ambiguous is a note naming the candidates, never a silent drop:
+// 1. port -> netdev: `rdma link show` netdev, else the first GID ndev (sysfs listing), else the
+//    MAC inside the port's link-local GID (fe80::<EUI-64>) equal to one netdev's link/ether
+//    (netdevs with a PCI parent first: a bond or VLAN on top shares the MAC).
+// 2. netdev -> PCI function: `ip -d link` parentdev, else `ethtool -i` bus-info, else a
+//    systemd PCI name of the netdev or one of its altnames ("enp59s0f1np1" = 0000:3b:00.1).
+// 3. unnamed interface files (ethtool -S / -i, mlnx_qos) -> netdev: the interface the prompt's
+//    command names; else `ethtool -i` bus-info equal to one netdev's PCI function; else a
+//    netdev name (or altname) that the file name contains as a whole word (longest wins);
+//    else the only non-loopback netdev; else (step 7) the only RDMA port.
+// 4. device -> PCI function: the PCI function of a netdev linked in 1; else the udev PCI name
+//    of the device ("roceP2p1s0f1" = 0002:01:00.1, rdma-core rdma_rename); else `lspci` NIC
+//    functions (Ethernet/Infiniband/Network controller, of the device's vendor when any is):
+//    the only one left for the only device left, or paired in BDF order with the devices in
+//    name order when the counts are equal (noted with the candidates).
+// 5. ports still without netdev: the one netdev on the device's PCI function; else, with one
+//    RDMA port and one non-loopback netdev, that one; else a note naming the candidates.
+// 6. PCIe: the function's `lspci -vv` block, then its upstream bridges found by bus number
+//    ("Bus: ... secondary=<bus>" or an `lspci -t` range), up to the root port; dmesg
+//    "limited by <link> at <bdf>" lines fill links lspci does not show. With no RDMA device,
+//    each RDMA-capable NIC function becomes a Device named by its BDF.
+// 7. files still unplaced (interface files, counter lists without a port): the port their
+//    command names, else the only RDMA port; else a note naming the candidates.
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
 
 #include "collectors/bundle/bundle_model.h"
+#include "collectors/bundle/capture_identity.h"
 #include "collectors/normalize.h"
 #include "collectors/parse.h"
 
@@ -46,19 +58,36 @@ bool is_nic_class(const std::string& c) {
            c == "InfiniBand controller" || c == "Network controller";
 }
 
+bool has(const PciFunction& fn, const char* s) {
+    return fn.description.find(s) != std::string::npos;
+}
+
 /// The lspci description names the vendor that goes with the RDMA driver (name or -nn id).
 bool vendor_fits(DriverFamily f, const PciFunction& fn) {
-    auto has = [&](const char* s) { return fn.description.find(s) != std::string::npos; };
     switch (f) {
         case DriverFamily::mlx5:
-            return has("Mellanox") || has("[15b3:");
+            return has(fn, "Mellanox") || has(fn, "NVIDIA") || has(fn, "[15b3:");
         case DriverFamily::bnxt:
-            return has("Broadcom") || has("[14e4:");
+            return has(fn, "Broadcom") || has(fn, "[14e4:");
         case DriverFamily::irdma_ice:
-            return has("Intel") || has("[8086:");
+            return has(fn, "Intel") || has(fn, "[8086:");
         default:
             return false;
     }
+}
+
+/// An RDMA-capable NIC physical function: Mellanox/NVIDIA ConnectX/BlueField (15b3),
+/// Broadcom NetXtreme-E BCM57xxx (14e4, bnxt_re), Intel E810 / X722 (8086, irdma). Virtual
+/// functions are left out (their link is the PF's).
+bool rdma_capable_nic(const PciFunction& fn) {
+    if (!is_nic_class(fn.class_name) || has(fn, "Virtual Function")) return false;
+    if (has(fn, "Mellanox") || has(fn, "[15b3:")) return true;
+    if ((has(fn, "Broadcom") || has(fn, "[14e4:")) &&
+        (has(fn, "NetXtreme-E") || has(fn, "BCM575") || has(fn, "BCM574") || has(fn, "BCM576")))
+        return true;
+    if ((has(fn, "Intel") || has(fn, "[8086:")) && (has(fn, "E810") || has(fn, "X722")))
+        return true;
+    return false;
 }
 
 /// `name` occurs in `file` as a whole word (not inside a longer run of letters/digits).
@@ -66,7 +95,8 @@ bool contains_word(const std::string& file, const std::string& name) {
     for (auto at = file.find(name); at != std::string::npos; at = file.find(name, at + 1)) {
         const auto end = at + name.size();
         const bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(file[at - 1]));
-        const bool right = end == file.size() || !std::isalnum(static_cast<unsigned char>(file[end]));
+        const bool right =
+            end == file.size() || !std::isalnum(static_cast<unsigned char>(file[end]));
         if (left && right) return true;
     }
     return false;
@@ -76,11 +106,24 @@ std::string port_name(const PortKey& k) {
     return k.device + " port " + std::to_string(k.port);
 }
 
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? "none" : s;
+}
+
+/// "0000:3b:00.0" -> {domain, bus}.
+std::pair<unsigned, unsigned> domain_bus(const std::string& bdf) {
+    return {static_cast<unsigned>(std::stoul(bdf.substr(0, 4), nullptr, 16)),
+            static_cast<unsigned>(std::stoul(bdf.substr(5, 2), nullptr, 16))};
+}
+
 class Merger {
   public:
     Merger(Model& m, Snapshot& s) : m_(m), s_(s) {}
 
     void run() {
+        lspci_only_devices();
         for (auto& [name, d] : m_.devices)
             for (auto& p : d.ports) ports_.push_back({name, p.number});
         for (const auto& [name, nd] : m_.netdevs) {
@@ -89,8 +132,11 @@ class Merger {
             if (!nd.parentdev.empty()) netdev_bdf_[name] = nd.parentdev;
         }
         explicit_links();
+        mac_links();
         for (const auto& [k, name] : links_) netdevs_.insert(name);
         resolve_iface_files();
+        named_functions();
+        link_device_functions();
         device_functions();
         remaining_links();
         place_leftovers();
@@ -98,23 +144,78 @@ class Merger {
         pcie();
         for (auto& [name, d] : m_.devices) s_.devices.push_back(std::move(d));
         if (s_.devices.empty())
-            m_.note("capture", "no RDMA device in the capture: no ibv_devinfo, hw_counters "
-                               "listing or rdma statistic/link output names one");
+            m_.note("capture",
+                    "no RDMA device in the capture: no ibv_devinfo, hw_counters "
+                    "listing, rdma statistic/link output or RDMA-capable NIC in "
+                    "lspci names one");
         for (auto& n : m_.notes) s_.notes.push_back(std::move(n));
     }
 
   private:
+    /// A ticket with only `lspci -vv` (and maybe dmesg): each RDMA-capable NIC function with
+    /// link data becomes a device named by its BDF, so the PCIe rule runs.
+    void lspci_only_devices() {
+        if (!m_.devices.empty()) return;
+        std::vector<std::string> made;
+        for (const auto& fn : m_.pci) {
+            if (!rdma_capable_nic(fn) || m_.devices.count(fn.bdf)) continue;
+            m_.device(fn.bdf);
+            device_bdf_[fn.bdf] = fn.bdf;
+            made.push_back(fn.bdf);
+        }
+        if (!made.empty())
+            m_.note(m_.pci.front().file,
+                    "no RDMA device listed (no ibv_devinfo, hw_counters or rdma output): the "
+                    "RDMA-capable NIC functions " +
+                        join(made) +
+                        " are taken as devices, named by PCI address, for the PCIe checks");
+    }
+
     void explicit_links() {
         for (const auto& [k, v] : m_.port_netdev) links_[k] = v.first;
         for (const auto& [k, table] : m_.gids)
             for (const auto& [idx, g] : table)
                 if (!g.netdev.empty() && !links_.count(k)) links_[k] = g.netdev;
-        for (const auto& [k, name] : links_)
-            if (auto it = netdev_bdf_.find(name); it != netdev_bdf_.end())
-                device_bdf_.try_emplace(k.device, it->second);
     }
 
-    /// Step 2; files still unresolved keep an empty target.
+    /// Step 1, by the MAC inside the link-local GID.
+    void mac_links() {
+        std::map<std::string, std::vector<std::string>> by_mac;
+        for (const auto& [name, nd] : m_.netdevs)
+            if (!nd.loopback && !nd.mac.empty()) by_mac[nd.mac].push_back(name);
+        for (const auto& k : ports_) {
+            if (links_.count(k)) continue;
+            auto g = m_.gids.find(k);
+            if (g == m_.gids.end()) continue;
+            std::set<std::string> macs;
+            for (const auto& [idx, gid] : g->second)
+                if (auto mac = mac_of_link_local_gid(gid.gid); !mac.empty()) macs.insert(mac);
+            for (const auto& mac : macs) {
+                auto it = by_mac.find(mac);
+                if (it == by_mac.end()) continue;
+                std::vector<std::string> cands = it->second, physical;
+                for (const auto& c : cands)
+                    if (!m_.netdevs[c].parentdev.empty()) physical.push_back(c);
+                if (physical.size() == 1) cands = physical;
+                if (cands.size() == 1) {
+                    links_[k] = cands[0];
+                    break;
+                }
+                m_.note(port_name(k), "link-local GID holds MAC " + mac + ", which " +
+                                          std::to_string(cands.size()) + " netdevs carry (" +
+                                          join(cands) + "): cannot tell which is this port's");
+            }
+        }
+    }
+
+    std::string alias_of(const std::string& name) const {
+        if (netdevs_.count(name)) return name;
+        for (const auto& [n, nd] : m_.netdevs)
+            if (!nd.loopback && std::count(nd.altnames.begin(), nd.altnames.end(), name)) return n;
+        return {};
+    }
+
+    /// Step 3; files still unresolved keep an empty target.
     void resolve_iface_files() {
         std::map<std::string, std::string> alias;  // name or altname -> name
         for (const auto& n : netdevs_) alias[n] = n;
@@ -123,7 +224,18 @@ class Merger {
                 for (const auto& alt : nd.altnames) alias.try_emplace(alt, name);
         for (auto& f : m_.iface_files) {
             std::string target;
-            if (!f.bus_info.empty()) {
+            if (!f.iface_hint.empty()) {
+                target = alias_of(f.iface_hint);
+                if (target.empty() && netdevs_.empty()) {
+                    target = f.iface_hint;  // no ip link: the command's name is all there is
+                    netdevs_.insert(target);
+                } else if (target.empty()) {
+                    m_.note(f.file, f.kind + " of " + f.iface_hint +
+                                        " (the prompt's command): "
+                                        "not an interface of the ip link output");
+                }
+            }
+            if (target.empty() && !f.bus_info.empty()) {
                 std::vector<std::string> on_fn;
                 for (const auto& [name, bdf] : netdev_bdf_)
                     if (bdf == f.bus_info) on_fn.push_back(name);
@@ -136,19 +248,40 @@ class Merger {
             }
             if (target.empty() && netdevs_.size() == 1) {
                 target = *netdevs_.begin();
-                m_.note(f.file, f.kind + " does not name its interface and neither does the file "
-                                         "name: used the only netdev, " + target);
+                m_.note(f.file, f.kind +
+                                    " does not name its interface and neither does the file "
+                                    "name: used the only netdev, " +
+                                    target);
             }
             target_.push_back(target);
             if (!f.bus_info.empty() && !target.empty()) netdev_bdf_.try_emplace(target, f.bus_info);
             if (!f.driver.empty() && !target.empty()) driver_[target] = f.driver;
         }
-        for (const auto& [k, name] : links_)  // bus-info may have placed a linked netdev
-            if (auto it = netdev_bdf_.find(name); it != netdev_bdf_.end())
-                device_bdf_.try_emplace(k.device, it->second);
     }
 
-    /// Step 3 for the devices whose function no netdev told.
+    /// Step 2's last resort: systemd PCI names of netdevs and altnames.
+    void named_functions() {
+        for (const auto& name : netdevs_) {
+            if (netdev_bdf_.count(name)) continue;
+            std::string bdf = bdf_from_pci_name(name);
+            if (auto it = m_.netdevs.find(name); bdf.empty() && it != m_.netdevs.end())
+                for (const auto& alt : it->second.altnames)
+                    if (bdf = bdf_from_pci_name(alt); !bdf.empty()) break;
+            if (!bdf.empty()) netdev_bdf_[name] = bdf;
+        }
+    }
+
+    /// Step 4 by a linked netdev or the device's own udev name.
+    void link_device_functions() {
+        for (const auto& [k, name] : links_)
+            if (auto it = netdev_bdf_.find(name); it != netdev_bdf_.end())
+                device_bdf_.try_emplace(k.device, it->second);
+        for (const auto& [name, d] : m_.devices)
+            if (!device_bdf_.count(name))
+                if (auto bdf = bdf_from_pci_name(name); !bdf.empty()) device_bdf_[name] = bdf;
+    }
+
+    /// Step 4 for the devices whose function nothing told.
     void device_functions() {
         std::set<std::string> claimed;
         for (const auto& [dev, bdf] : device_bdf_) claimed.insert(bdf);
@@ -161,7 +294,9 @@ class Merger {
             }
         std::vector<const PciFunction*> nics, fitting;
         for (const auto& fn : m_.pci)
-            if (is_nic_class(fn.class_name) && !claimed.count(fn.bdf)) nics.push_back(&fn);
+            if (is_nic_class(fn.class_name) && !claimed.count(fn.bdf) &&
+                !has(fn, "Virtual Function"))
+                nics.push_back(&fn);
         std::sort(nics.begin(), nics.end(),
                   [](const PciFunction* a, const PciFunction* b) { return a->bdf < b->bdf; });
         if (families.size() == 1)
@@ -170,25 +305,29 @@ class Merger {
         if (!fitting.empty()) nics = fitting;
         if (devs.empty() || nics.empty()) return;
         const std::string file = nics.front()->file;
-        if (devs.size() == nics.size()) {
-            for (std::size_t i = 0; i < devs.size(); ++i) device_bdf_[devs[i]] = nics[i]->bdf;
-            if (devs.size() > 1)
-                m_.note(file, "PCI functions matched to RDMA devices by order (BDF order to name "
-                              "order); nothing in the capture ties them directly");
-        } else if (devs.size() == 1) {
+        std::vector<std::string> cands;
+        for (auto* fn : nics) cands.push_back(fn->bdf);
+        if (devs.size() == 1) {
+            // One card's functions share its PCIe link: the first stands for the card.
             device_bdf_[devs[0]] = nics[0]->bdf;
-            std::string others;
-            for (std::size_t i = 1; i < nics.size(); ++i) others += " " + nics[i]->bdf;
-            m_.note(file, devs[0] + " taken to be the first NIC function " + nics[0]->bdf +
-                              "; not used:" + others);
+            cands.erase(cands.begin());
+            m_.note(file,
+                    devs[0] + " taken to be the first NIC function " + nics[0]->bdf +
+                        " (nothing in the capture ties them directly); not used: " + join(cands));
+        } else if (devs.size() == nics.size()) {
+            for (std::size_t i = 0; i < devs.size(); ++i) device_bdf_[devs[i]] = nics[i]->bdf;
+            m_.note(file,
+                    "PCI functions " + join(cands) + " matched to RDMA devices " + join(devs) +
+                        " by order (BDF order to name order): nothing in the "
+                        "capture ties them directly (a GID MAC, parentdev or bus-info would)");
         } else {
-            m_.note(file, std::to_string(nics.size()) + " NIC functions for " +
-                              std::to_string(devs.size()) +
-                              " RDMA devices: cannot tell which is which; PCIe links left out");
+            m_.note(file, std::to_string(nics.size()) + " NIC functions (" + join(cands) +
+                              ") for RDMA devices " + join(devs) +
+                              ": cannot tell which is which; their PCIe links are left out");
         }
     }
 
-    /// Step 4.
+    /// Step 5.
     void remaining_links() {
         std::set<std::string> used;
         for (const auto& [k, name] : links_) used.insert(name);
@@ -198,6 +337,9 @@ class Merger {
             if (auto b = device_bdf_.find(k.device); b != device_bdf_.end())
                 for (const auto& [name, bdf] : netdev_bdf_)
                     if (bdf == b->second && !used.count(name)) same_fn.push_back(name);
+            std::vector<std::string> free;
+            for (const auto& n : netdevs_)
+                if (!used.count(n)) free.push_back(n);
             if (same_fn.size() == 1) {
                 links_[k] = same_fn[0];
                 used.insert(same_fn[0]);
@@ -205,40 +347,66 @@ class Merger {
                 links_[k] = *netdevs_.begin();
                 m_.note(port_name(k), "netdev " + links_[k] +
                                           " assumed: the capture's only RDMA port and only netdev");
-            } else if (m_.port(k.device, k.port).link_layer != "InfiniBand") {
-                m_.note(port_name(k), "netdev unknown: no GID ndevs, `rdma link` or `ip -d link` "
-                                      "parentdev ties one to this port");
+            } else if (m_.port(k.device, k.port).link_layer != "InfiniBand" && !netdevs_.empty()) {
+                m_.note(port_name(k),
+                        "netdev unknown: no GID ndev or MAC, `rdma link`, parentdev or bus-info "
+                        "ties one to this port; candidates: " +
+                            join(same_fn.empty() ? free : same_fn));
             }
         }
     }
 
-    /// Step 5.
+    /// The port a file goes to when nothing named its interface: the command's port, else
+    /// the only RDMA port.
+    std::optional<PortKey> lone_port() const {
+        if (ports_.size() == 1) return ports_[0];
+        return std::nullopt;
+    }
+
+    /// Step 7.
     void place_leftovers() {
-        const bool one = ports_.size() == 1;
+        std::vector<std::string> port_names;
+        for (const auto& k : ports_) port_names.push_back(port_name(k));
         for (std::size_t i = 0; i < m_.iface_files.size(); ++i) {
             if (!target_[i].empty()) continue;
             const auto& f = m_.iface_files[i];
-            if (one) {
+            if (auto one = lone_port()) {
                 to_single_port_.push_back(i);
-                m_.note(f.file, f.kind + ": interface not known; attached to the only RDMA port, " +
-                                    port_name(ports_[0]));
+                std::string how = links_.count(*one) ? " (its netdev " + links_.at(*one) +
+                                                           " decided by the capture's evidence)"
+                                                     : std::string{};
+                m_.note(f.file, f.kind + ": interface not named; attached to the only RDMA port, " +
+                                    port_name(*one) + how);
             } else {
-                m_.note(f.file, f.kind + ": cannot tell which interface this is (name it in the "
-                                         "file name, e.g. ethtool-S-<if>.txt); not used");
+                std::vector<std::string> cands(netdevs_.begin(), netdevs_.end());
+                m_.note(f.file, f.kind + ": cannot tell which interface this is (candidates: " +
+                                    join(cands) +
+                                    "; name it in the file name, e.g. ethtool-S-<if>.txt, or "
+                                    "keep the prompt line with the command); not used");
             }
         }
         for (auto& u : m_.unplaced) {
-            if (!one) {
-                m_.note(u.file, u.kind + " does not say which RDMA port its counters belong to, "
-                                         "and the capture has " + std::to_string(ports_.size()) +
-                                         " ports; not used");
+            std::optional<PortKey> to = u.port_hint;
+            if (to && !std::count(ports_.begin(), ports_.end(), *to)) {
+                m_.port(to->device, to->port);  // the command's path names a port: it exists
+                ports_.push_back(*to);
+            }
+            const bool by_command = to.has_value();
+            if (!to) to = lone_port();
+            if (!to) {
+                m_.note(u.file, u.kind +
+                                    " does not say which RDMA port its counters belong to "
+                                    "(candidates: " +
+                                    join(port_names) + "); not used");
                 continue;
             }
-            Port& p = m_.port(ports_[0].device, ports_[0].port);
+            Port& p = m_.port(to->device, to->port);
             for (auto& c : u.hw_counters) add_counter(p.hw_counters, std::move(c), m_, u.file);
             for (auto& c : u.counters) add_counter(p.counters, std::move(c), m_, u.file);
-            m_.note(u.file, u.kind + " does not name its port; attached to the only RDMA port, " +
-                                port_name(ports_[0]));
+            if (!by_command)
+                m_.note(u.file, u.kind +
+                                    " does not name its port; attached to the only RDMA port, " +
+                                    port_name(*to));
         }
     }
 
@@ -262,6 +430,13 @@ class Merger {
             if (auto g = m_.gids.find(k); g != m_.gids.end())
                 for (const auto& [idx, gid] : g->second)
                     if (!gid.gid.empty() && !is_zero_gid(gid.gid)) p.gids.push_back(gid);
+            if (!m_.gid_table_seen.count(k) && p.gids.empty())
+                p.gids_unavailable =
+                    m_.port_sources[k].count("state")
+                        ? "no GID table in the capture (ibv_devinfo without -v)"
+                        : "no GID table in the capture (no ibv_devinfo -v or gids/ listing)";
+            if (auto src = m_.port_sources.find(k); src != m_.port_sources.end())
+                p.sources = src->second;
             const auto files = files_for(ifname, ports_.size() == 1);
             auto nd_it = m_.netdevs.find(ifname);
             if (nd_it != m_.netdevs.end() || !files.empty()) {
@@ -288,7 +463,8 @@ class Merger {
     void apply_files(Netdev& nd, const std::vector<const IfaceFile*>& files) {
         std::string stats_from, qos_from;
         for (const IfaceFile* f : files) {
-            if (nd.source.empty()) nd.source = "bundle:" + f->file;
+            if (nd.source.empty())
+                nd.source = f->ethtool_stats.empty() ? f->file : f->ethtool_stats[0].source;
             if (!f->ethtool_stats.empty()) {
                 if (stats_from.empty()) {
                     nd.ethtool_stats = f->ethtool_stats;
@@ -323,36 +499,116 @@ class Merger {
         p.normalized = normalize_port(p, rdma, net);
     }
 
+    // --- PCIe ------------------------------------------------------------------------------
+
+    const PciFunction* function(const std::string& bdf) const {
+        auto it = std::find_if(m_.pci.begin(), m_.pci.end(),
+                               [&](const PciFunction& f) { return f.bdf == bdf; });
+        return it == m_.pci.end() ? nullptr : &*it;
+    }
+
+    /// The bridge whose secondary bus is `bus` in `domain` (lspci -vv Bus lines first, then an
+    /// `lspci -t` range); "" at a root bus.
+    std::string bridge_above(unsigned domain, unsigned bus) const {
+        for (const auto& fn : m_.pci)
+            if (fn.secondary_bus && *fn.secondary_bus == bus && domain_bus(fn.bdf).first == domain)
+                return fn.bdf;
+        for (const auto& b : m_.tree_bridges)
+            if (b.secondary_bus == bus && domain_bus(b.bdf).first == domain) return b.bdf;
+        return {};
+    }
+
+    static PcieLink link_of(const PciFunction& fn, bool is_function) {
+        PcieLink l;
+        l.bdf = fn.bdf;
+        l.sysfs_path = "";
+        l.source = fn.file + ":" + std::to_string(fn.sta_line ? fn.sta_line : fn.line);
+        l.is_function = is_function;
+        l.current_speed_gts = fn.sta_speed_gts;
+        l.max_speed_gts = fn.cap_speed_gts;
+        l.current_width = fn.sta_width;
+        l.max_width = fn.cap_width;
+        l.numa_node = fn.numa_node;
+        l.port_type = fn.port_type;
+        return l;
+    }
+
     void pcie() {
+        const std::string& dir = m_.dir;
         for (auto& [name, d] : m_.devices) {
             auto b = device_bdf_.find(name);
             if (b == device_bdf_.end()) continue;
-            auto fn = std::find_if(m_.pci.begin(), m_.pci.end(),
-                                   [&](const PciFunction& f) { return f.bdf == b->second; });
-            if (fn == m_.pci.end()) {
+            const std::string& bdf = b->second;
+            const PciFunction* fn = function(bdf);
+            std::vector<const DmesgPcieLink*> printed;
+            for (const auto& x : m_.dmesg_pcie)
+                if (x.function == bdf) printed.push_back(&x);
+            if (!fn && printed.empty()) {
                 if (!m_.pci.empty())
-                    m_.note(name, "PCI function " + b->second + " is not in the lspci output");
+                    m_.note(name, "PCI function " + bdf + " is not in the lspci output");
                 continue;
             }
-            PcieLink l;
-            l.bdf = fn->bdf;
-            l.sysfs_path = fn->file;
-            l.is_function = true;
-            l.current_speed_gts = fn->sta_speed_gts;
-            l.max_speed_gts = fn->cap_speed_gts;
-            l.current_width = fn->sta_width;
-            l.max_width = fn->cap_width;
-            l.numa_node = fn->numa_node;
-            d.pcie.push_back(std::move(l));
-            if (fn->caps_denied)
-                m_.note(fn->file, fn->bdf + ": lspci shows \"Capabilities: <access denied>\" "
-                                            "(run as root): link speed/width unknown");
+            if (fn) {
+                d.pcie.push_back(link_of(*fn, true));
+                if (fn->caps_denied)
+                    m_.note(fn->file, fn->bdf +
+                                          ": lspci shows \"Capabilities: <access denied>\" "
+                                          "(run as root): link speed/width unknown");
+            } else {
+                PcieLink l;
+                l.bdf = bdf;
+                l.is_function = true;
+                l.source = printed[0]->source;
+                l.max_speed_gts = printed[0]->cap_speed_gts;
+                l.max_width = printed[0]->cap_width;
+                if (printed[0]->limited_at.empty() || printed[0]->limited_at == bdf) {
+                    l.current_speed_gts = printed[0]->speed_gts;
+                    l.current_width = printed[0]->width;
+                }
+                d.pcie.push_back(std::move(l));
+            }
+            // Upstream: bridge above the function's bus, then above that bridge's bus, ...
+            std::set<std::string> seen{bdf};
+            auto [domain, bus] = domain_bus(bdf);
+            for (std::string up = bridge_above(domain, bus); !up.empty() && !seen.count(up);
+                 up = bridge_above(domain, bus)) {
+                seen.insert(up);
+                if (const PciFunction* br = function(up))
+                    d.pcie.push_back(link_of(*br, false));
+                else
+                    m_.note(name, "upstream bridge " + up +
+                                      " (from lspci -t) has no lspci -vv "
+                                      "block: its link is not known");
+                bus = domain_bus(up).second;
+            }
+            // dmesg names the limiting link: add it when lspci did not show it.
+            for (const auto* x : printed) {
+                if (x->limited_at.empty() || x->limited_at == bdf) continue;
+                const bool known =
+                    std::any_of(d.pcie.begin(), d.pcie.end(), [&](const PcieLink& l) {
+                        return l.bdf == x->limited_at && l.current_speed_gts;
+                    });
+                if (known) continue;
+                PcieLink l;
+                l.bdf = x->limited_at;
+                l.is_function = false;
+                l.source = x->source;
+                l.current_speed_gts = x->speed_gts;
+                l.current_width = x->width;
+                d.pcie.push_back(std::move(l));
+            }
+            for (auto& l : d.pcie)
+                if (!dir.empty() && !l.source.empty() && l.source.find('/') == std::string::npos)
+                    l.source = dir + "/" + l.source;
         }
+        std::set<std::string> placed;
+        for (const auto& [name, d] : m_.devices)
+            for (const auto& l : d.pcie) placed.insert(l.bdf);
         for (const auto& fn : m_.pci)
-            if (fn.class_name == "PCI bridge" && fn.sta_downgraded)
+            if (fn.class_name == "PCI bridge" && fn.sta_downgraded && !placed.count(fn.bdf))
                 m_.note(fn.file + ":" + std::to_string(fn.line),
                         "PCI bridge " + fn.bdf + " link is downgraded (" + link_text(fn) +
-                            "); without `lspci -t` it cannot be placed on a device's PCIe path");
+                            ") but is not on the PCIe path of any RDMA device in the capture");
     }
 
     static std::string link_text(const PciFunction& fn) {

@@ -5,8 +5,10 @@
 
 #include <compare>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,14 +17,19 @@
 
 namespace rh::bundle {
 
-/// One capture file: its name in the directory and its lines (CR of CRLF stripped).
-/// Line numbers in notes are 1-based indexes into `lines`.
+/// One capture file (or one command's part of it, see bundle.cpp split_commands): its name in
+/// the directory and its lines (CR of CRLF stripped; lines of other parts blanked, so line
+/// numbers stay the file's). Line numbers in notes are 1-based indexes into `lines`.
 struct TextFile {
     std::string name;
     std::vector<std::string> lines;
+    std::string dir;      ///< the capture directory's base name ("t0"), for sources
+    std::string command;  ///< command of the shell prompt line above the output, else ""
 };
 
-/// "bundle:<file>": the source of every value read from a capture file.
+/// "<dir>/<file>:<line>" (line = index + 1): the source of a value read from that line.
+std::string source_of(const TextFile& f, std::size_t line_index);
+/// "<dir>/<file>": the source of a value read from the file as a whole.
 std::string source_of(const TextFile& f);
 
 struct PortKey {
@@ -36,6 +43,7 @@ struct NetdevFacts {
     Netdev netdev;  ///< name, mtu_bytes, operstate, rx/tx stats (ip -s), source
     std::vector<std::string> altnames;
     std::string parentdev;  ///< PCI function "0000:3b:00.0" (`ip -d link` parentbus pci)
+    std::string mac;        ///< `link/ether` address, lower case "0c:42:a1:65:4e:9a"; "" if none
     bool loopback = false;
 };
 
@@ -49,6 +57,7 @@ struct IfaceFile {
     std::string bus_info;                ///< ethtool -i `bus-info:` as a PCI BDF, else empty
     std::optional<QosConfig> qos;        ///< mlnx_qos trust
     std::optional<DcbConfig> dcb;        ///< mlnx_qos PFC / ETS / dscp2prio
+    std::string iface_hint;  ///< interface named by the prompt's command (`ethtool -S <if>`)
 };
 
 /// One PCI function from `lspci -vv`. Speeds GT/s, widths lanes.
@@ -63,6 +72,30 @@ struct PciFunction {
     bool sta_downgraded = false;  ///< lspci printed "(downgraded)" on LnkSta
     std::optional<int> numa_node;
     bool caps_denied = false;  ///< "Capabilities: <access denied>" (lspci run without root)
+    unsigned cap_line = 0, sta_line = 0;  ///< 1-based lines of LnkCap / LnkSta, 0 if none
+    /// "Express (v2) Root Port (Slot+)" -> "Root Port"; "Downstream Port", "Upstream Port",
+    /// "Endpoint", "Legacy Endpoint", ...; empty without an Express capability line.
+    std::string port_type;
+    /// Bridges: "Bus: primary=00, secondary=3b, subordinate=3b" (hex), or `lspci -t`.
+    std::optional<unsigned> secondary_bus, subordinate_bus;
+};
+
+/// A `pcie_print_link_status` line (drivers/pci/pci.c): "<driver> <bdf>: 63.008 Gb/s available
+/// PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:b2:00.0 (capable of 252.048 Gb/s
+/// with 16.0 GT/s PCIe x16 link)". Speeds GT/s, widths lanes.
+struct DmesgPcieLink {
+    std::string source;      ///< "t0/dmesg.txt:12"
+    std::string function;    ///< the NIC function that printed it
+    std::string limited_at;  ///< the port whose link limits ("" when not limited)
+    std::optional<double> speed_gts, cap_speed_gts;
+    std::optional<unsigned> width, cap_width;
+};
+
+/// A bridge from `lspci -t`: its BDF and the bus range behind it ("-[3b-3c]").
+struct TreeBridge {
+    std::string bdf;
+    unsigned secondary_bus = 0, subordinate_bus = 0;
+    std::string source;
 };
 
 /// Counters of a file that does not say which RDMA port they belong to.
@@ -70,11 +103,15 @@ struct UnplacedCounters {
     std::string file;
     std::string kind;
     std::vector<Counter> hw_counters, counters;
+    std::optional<PortKey> port_hint;  ///< port named by the prompt's command (a sysfs path)
 };
 
 /// Everything the parsers found in one capture directory.
 struct Model {
+    std::string dir;  ///< the capture directory's base name (TextFile::dir)
     std::map<std::string, Device> devices;
+    /// Device -> `sys_image_guid` as ibv_devinfo prints it ("0c42:a103:0065:4e9a").
+    std::map<std::string, std::string> sys_image_guid;
     /// Port -> netdev from a source that says so (GID ndevs, `rdma link show`), and that source.
     std::map<PortKey, std::pair<std::string, std::string>> port_netdev;
     /// Port -> GID index -> entry, filled field by field (ibv_devinfo, sysfs listings).
@@ -83,6 +120,13 @@ struct Model {
     std::vector<IfaceFile> iface_files;
     std::vector<UnplacedCounters> unplaced;
     std::vector<PciFunction> pci;
+    std::vector<DmesgPcieLink> dmesg_pcie;
+    std::vector<TreeBridge> tree_bridges;
+    /// Port -> attribute -> "t0/ibv_devinfo-v.txt:97" (Port::sources).
+    std::map<PortKey, std::map<std::string, std::string>> port_sources;
+    /// Ports whose GID table a capture showed (ibv_devinfo -v, a gids/ listing): without one,
+    /// Port::gids_unavailable says why.
+    std::set<PortKey> gid_table_seen;
     std::vector<Note> notes;
 
     /// The device, created on first use with its name.
@@ -126,8 +170,26 @@ bool is_rdma_tool(const TextFile& f);
 std::string parse_rdma_tool(const TextFile& f, Model& m);
 bool is_hw_counters_listing(const TextFile& f);
 std::string parse_hw_counters_listing(const TextFile& f, Model& m);
+bool is_dmesg(const TextFile& f);
+std::string parse_dmesg(const TextFile& f, Model& m);
+bool is_lspci_tree(const TextFile& f);
+std::string parse_lspci_tree(const TextFile& f, Model& m);
 bool is_counter_list(const TextFile& f);
 std::string parse_counter_list(const TextFile& f, Model& m);
+
+/// The interface a shell command names after one of `flags` ("ethtool -S ens1f0np0 | grep
+/// pause" with {"-S", "--statistics"} -> "ens1f0np0"), only when `tool` is one of its words
+/// (a path ending in it counts: "/usr/sbin/ethtool"); "" otherwise.
+std::string iface_in_command(std::string_view command, std::string_view tool,
+                             std::initializer_list<std::string_view> flags);
+/// The RDMA port a command's sysfs path names (".../infiniband/mlx5_0/ports/1/hw_counters/*").
+std::optional<PortKey> port_in_command(std::string_view command);
+
+/// The PCI function a udev/systemd predictable name encodes, "P<domain>p<bus>s<slot>f<fn>"
+/// in decimal after `prefix` (rdma-core rdma_rename by_pci: "roceP2p1s0f1" = 0002:01:00.1,
+/// "rocep59s0f1" = 0000:3b:00.1; systemd: "enp59s0f1np1" = 0000:3b:00.1); "" when the name is
+/// not of that form (slot names "ens4f0", onboard "eno1", VFs "...v3", kernel names).
+std::string bdf_from_pci_name(std::string_view name);
 
 /// IB port state / physical state names as sysfs prints them ("ACTIVE", "LinkUp") by code;
 /// empty for an unknown code.

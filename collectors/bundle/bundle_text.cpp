@@ -14,7 +14,88 @@
 namespace rh::bundle {
 
 std::string source_of(const TextFile& f) {
-    return "bundle:" + f.name;
+    return f.dir.empty() ? f.name : f.dir + "/" + f.name;
+}
+
+std::string source_of(const TextFile& f, std::size_t line_index) {
+    return source_of(f) + ":" + std::to_string(line_index + 1);
+}
+
+std::string iface_in_command(std::string_view command, std::string_view tool,
+                             std::initializer_list<std::string_view> flags) {
+    const auto t = tokens(command);
+    bool tool_seen = false;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (t[i] == "|" || t[i] == ";" || t[i] == "&&") break;  // the first command only
+        const auto slash = t[i].rfind('/');
+        if (t[i].substr(slash == std::string_view::npos ? 0 : slash + 1) == tool) tool_seen = true;
+        if (!tool_seen) continue;
+        for (auto flag : flags)
+            if (t[i] == flag && i + 1 < t.size() && t[i + 1][0] != '-' && t[i + 1] != "|") {
+                std::string out(t[i + 1]);
+                std::erase(out, '\'');
+                std::erase(out, '"');
+                return out;
+            }
+    }
+    return {};
+}
+
+std::optional<PortKey> port_in_command(std::string_view command) {
+    const auto at = command.find("infiniband/");
+    if (at == std::string_view::npos) return std::nullopt;
+    const auto rest = command.substr(at + 11);
+    const auto slash = rest.find('/');
+    if (slash == std::string_view::npos || slash == 0) return std::nullopt;
+    const std::string dev(rest.substr(0, slash));
+    if (dev.find_first_of("*?[") != std::string::npos) return std::nullopt;
+    if (!starts_with(rest.substr(slash), "/ports/")) return std::nullopt;
+    const auto num = rest.substr(slash + 7);
+    std::size_t n = 0;
+    while (n < num.size() && std::isdigit(static_cast<unsigned char>(num[n]))) ++n;
+    const auto port = to_u64(num.substr(0, n));
+    if (!port || *port == 0 || *port > 255) return std::nullopt;
+    return PortKey{dev, static_cast<unsigned>(*port)};
+}
+
+std::string bdf_from_pci_name(std::string_view name) {
+    std::size_t i = 0;
+    auto number = [&](char tag) -> std::optional<unsigned> {
+        if (i >= name.size() || name[i] != tag) return std::nullopt;
+        std::size_t b = ++i;
+        while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
+        if (i == b || i - b > 5) return std::nullopt;
+        return static_cast<unsigned>(std::stoul(std::string(name.substr(b, i - b))));
+    };
+    for (const char* prefix : {"roce", "ib", "iw", "rdma", "opa", "en"})
+        if (starts_with(name, prefix)) {
+            i = std::string_view(prefix).size();
+            break;
+        }
+    if (i == 0) return {};
+    unsigned domain = 0;
+    if (i < name.size() && name[i] == 'P') {
+        const auto d = number('P');
+        if (!d) return {};
+        domain = *d;
+    }
+    const auto bus = number('p');
+    const auto slot = number('s');
+    if (!bus || !slot || *bus > 255 || *slot > 31 || domain > 0xffff) return {};
+    unsigned fn = 0;
+    if (i < name.size() && name[i] == 'f') {
+        const auto f = number('f');
+        if (!f || *f > 255) return {};
+        fn = *f;
+    }
+    // What may follow: systemd's "n<phys_port_name>" / "d<dev_port>"; a VF ("v<n>") is
+    // another function, and anything else is not this scheme.
+    if (i < name.size() && name[i] != 'n' && name[i] != 'd') return {};
+    unsigned dev = *slot;
+    if (fn > 7) dev = fn / 8, fn %= 8;  // ARI: "f<slot*8+fn>" (rdma_rename, systemd)
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%u", domain, *bus, dev, fn);
+    return buf;
 }
 
 Device& Model::device(const std::string& name) {
@@ -103,16 +184,15 @@ std::string canonical_gid(std::string_view s) {
 }
 
 void add_counter(std::vector<Counter>& list, Counter c, Model& m, const std::string& subject) {
-    auto it = std::find_if(list.begin(), list.end(),
-                           [&](const Counter& o) { return o.name == c.name; });
+    auto it =
+        std::find_if(list.begin(), list.end(), [&](const Counter& o) { return o.name == c.name; });
     if (it == list.end()) {
         list.push_back(std::move(c));
         return;
     }
     if (it->value == c.value) return;
     auto show = [](const Counter& x) {
-        return (x.value ? std::to_string(*x.value) : std::string("unreadable")) + " in " +
-               x.source;
+        return (x.value ? std::to_string(*x.value) : std::string("unreadable")) + " in " + x.source;
     };
     m.note(subject, "counter " + c.name + " given twice with different values (" + show(*it) +
                         ", " + show(c) + "): kept the first");
@@ -126,10 +206,14 @@ std::string port_state_name(unsigned code) {
 
 std::string phys_state_name(unsigned code) {
     // drivers/infiniband/core/sysfs.c phys_state_to_str()
-    static const char* const names[] = {"",       "Sleep",
-                                        "Polling", "Disabled",
-                                        "PortConfigurationTraining", "LinkUp",
-                                        "LinkErrorRecovery",         "Phy Test"};
+    static const char* const names[] = {"",
+                                        "Sleep",
+                                        "Polling",
+                                        "Disabled",
+                                        "PortConfigurationTraining",
+                                        "LinkUp",
+                                        "LinkErrorRecovery",
+                                        "Phy Test"};
     return code < std::size(names) ? names[code] : "";
 }
 

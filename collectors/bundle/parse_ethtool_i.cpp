@@ -26,6 +26,7 @@ std::string parse_ethtool_i(const TextFile& f, Model& m) {
     IfaceFile out;
     out.file = f.name;
     out.kind = "ethtool -i";
+    out.iface_hint = iface_in_command(f.command, "ethtool", {"-i", "--driver"});
     out.driver = field(f, "driver").value_or("");
     const std::string bus = field(f, "bus-info").value_or("");
     // Virtual interfaces print an empty or non-PCI bus-info ("tap", "N/A"): left empty.

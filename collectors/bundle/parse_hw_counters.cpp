@@ -74,7 +74,7 @@ bool mostly(const TextFile& f, Pred pred, bool strong = false) {
 
 Counter counter(const TextFile& f, std::size_t i, std::string name, std::string_view value,
                 Model& m) {
-    Counter c{std::move(name), to_u64(value), source_of(f), {}};
+    Counter c{std::move(name), to_u64(value), source_of(f, i), {}};
     if (!c.value) {
         c.error = "not an unsigned decimal: " + quote_value(trim(value));
         // "N/A (no PMA)" is what core sysfs.c prints when the MAD fails: a value, not a typo.
@@ -88,6 +88,13 @@ void port_attr(const TextFile& f, std::size_t i, const PortKey& k, std::string_v
                std::string_view value, Model& m) {
     Port& p = m.port(k.device, k.port);
     const auto last = rel.substr(rel.rfind('/') + 1);
+    auto& sources = m.port_sources[k];
+    for (const char* attr : {"state", "phys_state", "rate", "link_layer"})
+        if (rel == attr) sources.try_emplace(attr, source_of(f, i));
+    if (starts_with(rel, "gids/")) {
+        sources.try_emplace("gids", source_of(f, i));
+        m.gid_table_seen.insert(k);
+    }
     const auto index = [&] { return to_u64(last); };
     if (starts_with(rel, "hw_counters/")) {
         if (last != "lifespan")  // cache time in ms, not a counter
@@ -96,7 +103,9 @@ void port_attr(const TextFile& f, std::size_t i, const PortKey& k, std::string_v
         add_counter(p.counters, counter(f, i, std::string(last), value, m), m, f.name);
     } else if (rel == "state" || rel == "phys_state") {
         auto s = parse_port_state(value);
-        if (!s) return m.note(f, i, std::string(rel) + " not \"<code>: <NAME>\": " + quote_value(value));
+        if (!s)
+            return m.note(f, i,
+                          std::string(rel) + " not \"<code>: <NAME>\": " + quote_value(value));
         auto& code = rel == "state" ? p.state_code : p.phys_state_code;
         auto& name = rel == "state" ? p.state : p.phys_state;
         if (!code) code = s->code, name = s->name;
@@ -107,7 +116,8 @@ void port_attr(const TextFile& f, std::size_t i, const PortKey& k, std::string_v
     } else if (starts_with(rel, "gids/") || starts_with(rel, "gid_attrs/types/") ||
                starts_with(rel, "gid_attrs/ndevs/")) {
         const auto idx = index();
-        if (!idx || *idx > 65535) return m.note(f, i, "GID index not a number: " + quote_value(rel));
+        if (!idx || *idx > 65535)
+            return m.note(f, i, "GID index not a number: " + quote_value(rel));
         Gid& g = m.gids[k][static_cast<unsigned>(*idx)];
         g.index = static_cast<unsigned>(*idx);
         const std::string v(trim(value));
@@ -143,7 +153,7 @@ bool is_hw_counters_listing(const TextFile& f) {
 }
 
 std::string parse_hw_counters_listing(const TextFile& f, Model& m) {
-    UnplacedCounters unplaced{f.name, "hw_counters listing", {}, {}};
+    UnplacedCounters unplaced{f.name, "hw_counters listing", {}, {}, port_in_command(f.command)};
     bool device_level = false;
     for (std::size_t i = 0; i < f.lines.size(); ++i) {
         if (trim(f.lines[i]).empty()) continue;
@@ -182,8 +192,8 @@ std::string parse_hw_counters_listing(const TextFile& f, Model& m) {
         }
         // Relative: "hw_counters/<name>", "counters/<name>" or a bare "<name>".
         const auto last = path.substr(path.rfind('/') + 1);
-        const bool pma = starts_with(path, "counters/") ||
-                         path.find("/counters/") != std::string_view::npos;
+        const bool pma =
+            starts_with(path, "counters/") || path.find("/counters/") != std::string_view::npos;
         if (last == "lifespan") continue;
         add_counter(pma ? unplaced.counters : unplaced.hw_counters,
                     counter(f, i, std::string(last), pv->value, m), m, f.name);
@@ -200,7 +210,7 @@ bool is_counter_list(const TextFile& f) {
 }
 
 std::string parse_counter_list(const TextFile& f, Model& m) {
-    UnplacedCounters unplaced{f.name, "counter list", {}, {}};
+    UnplacedCounters unplaced{f.name, "counter list", {}, {}, port_in_command(f.command)};
     for (std::size_t i = 0; i < f.lines.size(); ++i) {
         if (trim(f.lines[i]).empty()) continue;
         const auto nv = name_value(f.lines[i]);
@@ -209,8 +219,8 @@ std::string parse_counter_list(const TextFile& f, Model& m) {
             continue;
         }
         if (nv->first == "lifespan") continue;
-        add_counter(unplaced.hw_counters, Counter{std::string(nv->first), nv->second, source_of(f), {}},
-                    m, f.name);
+        add_counter(unplaced.hw_counters,
+                    Counter{std::string(nv->first), nv->second, source_of(f, i), {}}, m, f.name);
     }
     m.unplaced.push_back(std::move(unplaced));
     return "counter list (name value)";

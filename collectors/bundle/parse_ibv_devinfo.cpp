@@ -38,6 +38,12 @@ struct Cursor {
 void port_line(const TextFile& f, std::size_t i, std::string_view key, std::string_view value,
                Cursor& cur, Model& m) {
     Port& p = m.port(cur.device, *cur.port);
+    const PortKey k{cur.device, *cur.port};
+    auto& sources = m.port_sources[k];
+    for (const char* attr : {"state", "phys_state", "link_layer", "active_mtu", "max_mtu"})
+        if (key == attr) sources.try_emplace(attr, source_of(f, i));
+    if (key == "active_speed") sources.try_emplace("rate", source_of(f, i));
+    if (starts_with(key, "GID[")) sources.try_emplace("gids", source_of(f, i));
     const auto bad = [&](const char* what) {
         m.note(f, i, std::string("ibv_devinfo ") + what + ": " + quote_value(value));
     };
@@ -46,7 +52,8 @@ void port_line(const TextFile& f, std::size_t i, std::string_view key, std::stri
         if (!c) return bad("state is not \"NAME (code)\"");
         p.state_code = c->second;
         p.state = port_state_name(c->second);
-        if (p.state.empty()) p.state = starts_with(c->first, "PORT_") ? c->first.substr(5) : c->first;
+        if (p.state.empty())
+            p.state = starts_with(c->first, "PORT_") ? c->first.substr(5) : c->first;
     } else if (key == "phys_state") {
         cur.verbose = true;
         auto c = coded(value);
@@ -59,8 +66,9 @@ void port_line(const TextFile& f, std::size_t i, std::string_view key, std::stri
         if (!c) return bad("MTU is not \"BYTES (enum)\"");
         auto& slot = key == "max_mtu" ? p.verbs.max_mtu_bytes : p.verbs.active_mtu_bytes;
         slot = ibv_mtu_to_bytes(static_cast<int>(c->second));
-        if (!slot) p.verbs.unavailable = "ibv_devinfo printed " + std::string(key) + " " +
-                                         std::string(trim(value));
+        if (!slot)
+            p.verbs.unavailable =
+                "ibv_devinfo printed " + std::string(key) + " " + std::string(trim(value));
     } else if (key == "link_layer") {
         p.link_layer = std::string(value);
     } else if (key == "active_width" || key == "active_speed") {
@@ -95,7 +103,8 @@ std::string compose_rate(const std::string& width, const std::string& speed) {
     if (width.size() < 2 || width.back() != 'X') return {};
     const auto gbps_pos = speed.find(" Gbps");
     if (gbps_pos == std::string::npos) return {};
-    const std::uint64_t lanes = to_u64(std::string_view(width).substr(0, width.size() - 1)).value_or(0);
+    const std::uint64_t lanes =
+        to_u64(std::string_view(width).substr(0, width.size() - 1)).value_or(0);
     const double lane_gbps = to_double(speed.substr(0, gbps_pos)).value_or(0);
     if (lanes == 0 || lane_gbps <= 0) return {};
     char buf[64];
@@ -148,6 +157,8 @@ std::string parse_ibv_devinfo(const TextFile& f, Model& m) {
             m.device(cur.device).fw_ver = std::string(value);
         } else if (key == "node_guid") {
             m.device(cur.device).node_guid = std::string(value);
+        } else if (key == "sys_image_guid") {
+            m.sys_image_guid[cur.device] = std::string(value);
         }
     }
     for (const auto& [k, ws] : cur.width_speed) {
@@ -155,6 +166,9 @@ std::string parse_ibv_devinfo(const TextFile& f, Model& m) {
         if (p.rate.empty()) p.rate = compose_rate(ws.first, ws.second);
     }
     if (seen.empty()) m.note(f.name, "ibv_devinfo output lists no port");
+    // -v prints every populated GID: its ports' tables are known, even when empty.
+    if (cur.verbose)
+        for (const auto& k : seen) m.gid_table_seen.insert(k);
     return cur.verbose ? "ibv_devinfo -v" : "ibv_devinfo";
 }
 

@@ -57,13 +57,18 @@ void merge_facts(NetdevFacts& into, NetdevFacts from) {
     const Netdev& b = from.netdev;
     if (!a.mtu_bytes) a.mtu_bytes = b.mtu_bytes;
     if (a.operstate.empty()) a.operstate = b.operstate;
-    for (auto [x, y] : {std::pair{&a.rx_bytes, &b.rx_bytes}, {&a.tx_bytes, &b.tx_bytes},
-                        {&a.rx_packets, &b.rx_packets}, {&a.tx_packets, &b.tx_packets},
-                        {&a.rx_errors, &b.rx_errors}, {&a.tx_errors, &b.tx_errors},
-                        {&a.rx_dropped, &b.rx_dropped}, {&a.tx_dropped, &b.tx_dropped},
+    for (auto [x, y] : {std::pair{&a.rx_bytes, &b.rx_bytes},
+                        {&a.tx_bytes, &b.tx_bytes},
+                        {&a.rx_packets, &b.rx_packets},
+                        {&a.tx_packets, &b.tx_packets},
+                        {&a.rx_errors, &b.rx_errors},
+                        {&a.tx_errors, &b.tx_errors},
+                        {&a.rx_dropped, &b.rx_dropped},
+                        {&a.tx_dropped, &b.tx_dropped},
                         {&a.carrier_changes, &b.carrier_changes}})
         if (!*x) *x = *y;
     if (into.parentdev.empty()) into.parentdev = from.parentdev;
+    if (into.mac.empty()) into.mac = from.mac;
     for (auto& alt : from.altnames) into.altnames.push_back(std::move(alt));
     into.loopback = into.loopback || from.loopback;
 }
@@ -91,7 +96,7 @@ std::string parse_ip_link(const TextFile& f, Model& m) {
                 continue;
             }
             cur->netdev.name = name;
-            cur->netdev.source = source_of(f);
+            cur->netdev.source = source_of(f, i);
             const auto t = tokens(line.substr(line.find('>') + 1));
             if (const auto mtu = after(t, "mtu"); !mtu.empty()) {
                 const auto parsed = parse_mtu(mtu);
@@ -102,7 +107,8 @@ std::string parse_ip_link(const TextFile& f, Model& m) {
             }
             if (const auto st = after(t, "state"); !st.empty()) {
                 std::string s(st);
-                for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                for (auto& c : s)
+                    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
                 cur->netdev.operstate = s;
             }
             cur->loopback = line.find("LOOPBACK") != std::string_view::npos;
@@ -112,6 +118,11 @@ std::string parse_ip_link(const TextFile& f, Model& m) {
         const auto t = tokens(line);
         if (t.empty()) continue;
         if (t[0] == "link/loopback") cur->loopback = true;
+        if (t[0] == "link/ether" && t.size() >= 2) {
+            cur->mac = std::string(t[1]);
+            for (auto& c : cur->mac)
+                c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
         if (t[0] == "altname" && t.size() == 2) cur->altnames.emplace_back(t[1]);
         if (after(t, "parentbus") == "pci") {
             details = true;
@@ -132,8 +143,8 @@ std::string parse_ip_link(const TextFile& f, Model& m) {
             for (std::size_t k = 0; k < values.size(); ++k) {
                 const auto v = to_u64(values[k]);
                 if (!v) {  // -h prints "1.2M": not a count
-                    m.note(f, i + 2, "ip -s link value not a whole number: " +
-                                         quote_value(values[k]));
+                    m.note(f, i + 2,
+                           "ip -s link value not a whole number: " + quote_value(values[k]));
                     continue;
                 }
                 store_stat(cur->netdev, rx, errors_table, names[k], *v);

@@ -5,6 +5,7 @@
 // "(downgraded)" except on root and downstream ports). Without root, lspci prints
 // "Capabilities: <access denied>" and no link lines. Plain `lspci` (headers only) is accepted.
 #include <cctype>
+#include <cstdio>
 
 #include "collectors/bundle/bundle_model.h"
 #include "core/sysfs.h"
@@ -68,12 +69,15 @@ void link_line(const TextFile& f, std::size_t i, std::string_view body, bool cap
     // "Speed unknown" / "Width x0": a link that is down; absent, not an error.
     if (body.find("Speed ") == std::string_view::npos ||
         body.find("Width x") == std::string_view::npos)
-        m.note(f, i, std::string("lspci ") + (cap ? "LnkCap" : "LnkSta") +
-                         " line without Speed and Width: " + quote_value(body));
+        m.note(f, i,
+               std::string("lspci ") + (cap ? "LnkCap" : "LnkSta") +
+                   " line without Speed and Width: " + quote_value(body));
     if (cap) {
+        fn.cap_line = static_cast<unsigned>(i + 1);
         fn.cap_speed_gts = speed;
         fn.cap_width = width;
     } else {
+        fn.sta_line = static_cast<unsigned>(i + 1);
         fn.sta_speed_gts = speed;
         fn.sta_width = width;
         fn.sta_downgraded = body.find("(downgraded)") != std::string_view::npos;
@@ -124,10 +128,113 @@ std::string parse_lspci(const TextFile& f, Model& m) {
                 m.note(f, i, "lspci NUMA node not a number: " + quote_value(v));
         } else if (starts_with(body, "Capabilities: <access denied>")) {
             fn.caps_denied = true;
+        } else if (starts_with(body, "Capabilities:") &&
+                   body.find("] Express") != std::string_view::npos && fn.port_type.empty()) {
+            // "Capabilities: [40] Express (v2) Root Port (Slot+), MSI 00"
+            std::string_view t = body.substr(body.find("] Express") + 9);
+            if (const auto v = t.find(") ");
+                starts_with(trim(t), "(v") && v != std::string_view::npos)
+                t = t.substr(v + 2);
+            t = trim(t.substr(0, t.find_first_of(",(")));
+            fn.port_type = std::string(t);
+        } else if (starts_with(body, "Bus: primary=")) {
+            // "Bus: primary=00, secondary=3b, subordinate=3b, sec-latency=0" (hex)
+            auto hex = [&](std::string_view key) -> std::optional<unsigned> {
+                const auto at = body.find(key);
+                if (at == std::string_view::npos) return std::nullopt;
+                const auto v = body.substr(at + key.size(), 2);
+                unsigned out = 0;
+                for (char c : v) {
+                    if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
+                    out =
+                        out * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c))
+                                                             ? c - '0'
+                                                             : std::tolower(c) - 'a' + 10);
+                }
+                return out;
+            };
+            fn.secondary_bus = hex("secondary=");
+            fn.subordinate_bus = hex("subordinate=");
+            if (!fn.secondary_bus)
+                m.note(f, i, "lspci Bus line not understood: " + quote_value(body));
         }
     }
     close();
     return verbose ? "lspci -vv" : "lspci";
+}
+
+// `lspci -t` / `-tv` (pciutils ls-tree.c): "-[0000:00]-+-00.0  Intel ..." then per bridge
+// "+-01.0-[01-02]--+-00.0" (its bus range), children after "--" or on the following lines at
+// deeper columns ("|  " / "\\-"). Each "<dev>.<fn>-[<sec>[-<sub>]]" is a bridge whose bus is
+// the one of the bracket that contains it: the column where a bracket starts opens that bus
+// for everything drawn to its right on this and the following lines.
+bool is_lspci_tree(const TextFile& f) {
+    for (const auto& l : f.lines) {
+        const auto t = trim(l);
+        if (starts_with(t, "-[") && t.find("]-") != std::string_view::npos) return true;
+    }
+    return false;
+}
+
+std::string parse_lspci_tree(const TextFile& f, Model& m) {
+    // column -> (domain, bus) of the bracket opened at that column, kept while lines go on.
+    std::vector<std::pair<std::size_t, std::pair<unsigned, unsigned>>> open;  // (column, dom/bus)
+    unsigned domain = 0;
+    auto hexnum = [](std::string_view v) -> std::optional<unsigned> {
+        if (v.empty() || v.size() > 4) return std::nullopt;
+        unsigned out = 0;
+        for (char c : v) {
+            if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
+            out = out * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c))
+                                                       ? c - '0'
+                                                       : std::tolower(c) - 'a' + 10);
+        }
+        return out;
+    };
+    for (std::size_t i = 0; i < f.lines.size(); ++i) {
+        const std::string_view line = f.lines[i];
+        for (std::size_t at = line.find('['); at != std::string_view::npos;
+             at = line.find('[', at + 1)) {
+            const auto close = line.find(']', at);
+            if (close == std::string_view::npos) break;
+            const std::string_view inside = line.substr(at + 1, close - at - 1);
+            // Tree brackets follow a '-' ("-[0000:00]-", "01.0-[01-02]--"); `-tv` / `-nn`
+            // descriptions ("[ConnectX-6 Dx]", "[15b3:101d]") follow a space.
+            if (at == 0 || line[at - 1] != '-') continue;
+            // brackets opened at or right of this column on earlier lines are closed
+            while (!open.empty() && open.back().first >= at) open.pop_back();
+            std::optional<unsigned> sec, sub;
+            if (const auto colon = inside.find(':'); colon != std::string_view::npos) {
+                // "-[0000:00]-": a domain's root bus
+                const auto d = hexnum(inside.substr(0, colon));
+                sec = hexnum(inside.substr(colon + 1));
+                if (d) domain = *d;
+                sub = sec;
+            } else {
+                const auto dash = inside.find('-');
+                sec = hexnum(inside.substr(0, dash));
+                sub = dash == std::string_view::npos ? sec : hexnum(inside.substr(dash + 1));
+                // the bridge: "<dd>.<f>" just left of "-["
+                if (sec && at >= 5 && line[at - 1] == '-') {
+                    const std::string_view devfn = line.substr(at - 5, 4);
+                    const auto parent =
+                        open.empty() ? std::nullopt : std::optional(open.back().second);
+                    if (parent && devfn.size() == 4 && devfn[2] == '.') {
+                        char buf[24];
+                        std::snprintf(buf, sizeof buf, "%04x:%02x:%.4s", parent->first,
+                                      parent->second, std::string(devfn).c_str());
+                        const std::string bdf = canonical_bdf(buf);
+                        if (!bdf.empty() && sub)
+                            m.tree_bridges.push_back({bdf, *sec, *sub, source_of(f, i)});
+                    }
+                }
+            }
+            if (!sec) continue;
+            open.emplace_back(at, std::pair{domain, *sec});
+        }
+    }
+    if (m.tree_bridges.empty()) m.note(f.name, "lspci -t output with no bridge");
+    return "lspci -t";
 }
 
 }  // namespace rh::bundle

@@ -74,11 +74,12 @@ std::string parse_mlnx_qos(const TextFile& f, Model& m) {
         const std::string_view body = trim(f.lines[i]);
         const auto t = tokens(body);
         if (t.empty()) continue;
-        if (starts_with(body, "Priority trust state:") || starts_with(body, "Priority trust mode:")) {
+        if (starts_with(body, "Priority trust state:") ||
+            starts_with(body, "Priority trust mode:")) {
             const auto v = trim(body.substr(body.find(':') + 1));
             if (v == "dscp" || v == "pcp") {
                 qos.trust = std::string(v);
-                qos.trust_source = source;
+                qos.trust_source = source_of(f, i) + " (mlnx_qos)";
             } else if (v != "none") {
                 m.note(f, i, "mlnx_qos trust state not understood: " + quote_value(v));
             }
@@ -93,7 +94,8 @@ std::string parse_mlnx_qos(const TextFile& f, Model& m) {
                 if (ok)
                     dcb.apps.push_back(DcbApp{5, static_cast<std::uint8_t>(*prio),
                                               static_cast<std::uint16_t>(*d)});
-                list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+                list =
+                    comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
             }
             if (!ok) m.note(f, i, "mlnx_qos dscp2prio line not understood: " + quote_value(body));
         } else if (t[0] == "enabled") {
@@ -107,8 +109,8 @@ std::string parse_mlnx_qos(const TextFile& f, Model& m) {
             if (ok)
                 dcb.pfc_enabled = mask;
             else
-                m.note(f, i, "mlnx_qos PFC \"enabled\" line is not 8 values 0/1: " +
-                                 quote_value(body));
+                m.note(f, i,
+                       "mlnx_qos PFC \"enabled\" line is not 8 values 0/1: " + quote_value(body));
         } else if (t[0] == "tc:") {
             const auto parsed = tc_line(body);
             tc = -1;
@@ -142,6 +144,7 @@ std::string parse_mlnx_qos(const TextFile& f, Model& m) {
     IfaceFile out;
     out.file = f.name;
     out.kind = "mlnx_qos";
+    out.iface_hint = iface_in_command(f.command, "mlnx_qos", {"-i", "--interface"});
     if (!qos.trust.empty()) out.qos = qos;
     if (dcb.pfc_enabled || dcb.prio_tc || !dcb.apps.empty()) out.dcb = dcb;
     if (!out.qos && !out.dcb) m.note(f.name, "mlnx_qos output with no trust, PFC or TC mapping");

@@ -66,12 +66,12 @@ void pair(const TextFile& f, std::size_t i, const PortKey& k, std::string_view k
         }
     } else if (key == "netdev") {
         seen.link = true;
-        m.port_netdev.try_emplace(k, std::string(value), source_of(f) + " (rdma link)");
+        m.port_netdev.try_emplace(k, std::string(value), source_of(f, i) + " (rdma link)");
     } else if (kLinkInfo.count(key)) {
         seen.link = true;
     } else {
         seen.stats = true;
-        Counter c{std::string(key), to_u64(value), source_of(f), {}};
+        Counter c{std::string(key), to_u64(value), source_of(f, i), {}};
         if (!c.value) {
             c.error = "not an unsigned decimal: " + quote_value(value);
             m.note(f, i, "rdma statistic " + c.name + ": " + c.error);
@@ -116,7 +116,8 @@ std::string parse_rdma_tool(const TextFile& f, Model& m) {
             m.note(f, i, "rdma line is not \"name value\" pairs: " + quote_value(line));
             continue;
         }
-        for (std::size_t k = first; k + 1 < t.size(); k += 2) pair(f, i, *cur, t[k], t[k + 1], seen, m);
+        for (std::size_t k = first; k + 1 < t.size(); k += 2)
+            pair(f, i, *cur, t[k], t[k + 1], seen, m);
     }
     if (seen.qp) m.note(f.name, "per-QP counter lines (rdma statistic qp show) left out");
     if (seen.link && seen.stats) return "rdma link + statistic show";
