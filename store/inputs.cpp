@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -34,6 +35,117 @@ Result<InputReport> load_recording(SeriesStore& store, const std::string& path) 
     return r;
 }
 
+namespace {
+
+/// One host's captures, in the order given, and what decided each one's place.
+struct HostGroup {
+    std::string name;
+    CaptureIdentity identity;  ///< merged over the captures so far
+    std::vector<std::size_t> captures;
+    std::vector<std::string> decisions;  ///< per capture: why it is this host
+};
+
+std::string dir_basename(const std::string& dir) {
+    std::filesystem::path p(dir);
+    while (!p.empty() && p.filename().empty()) p = p.parent_path();
+    const std::string base = p.filename().string();
+    return base.empty() || base == "." ? std::filesystem::absolute(p).filename().string() : base;
+}
+
+/// "caseA/t0" for a basename another host already uses.
+std::string parent_and_base(const std::string& dir) {
+    std::filesystem::path p(dir);
+    while (!p.empty() && p.filename().empty()) p = p.parent_path();
+    const std::string parent = std::filesystem::absolute(p).parent_path().filename().string();
+    return parent.empty() ? dir_basename(dir) : parent + "/" + dir_basename(dir);
+}
+
+/// Groups captures into hosts by their identity (collectors/bundle/capture_identity.h): a capture
+/// joins the first host whose identity agrees; a capture with no evidence in common with any
+/// host joins the only host when there is just one it does not contradict; else it is a host of
+/// its own. Names: the `hostname` file of the group if any, else the first directory's basename
+/// (made unique: "parent/base", then "#N").
+std::vector<HostGroup> group_captures(const std::vector<BundleCapture>& caps) {
+    std::vector<HostGroup> groups;
+    for (std::size_t i = 0; i < caps.size(); ++i) {
+        const BundleCapture& c = caps[i];
+        std::vector<std::size_t> unknown;
+        std::optional<std::size_t> same;
+        std::string same_why, conflicts;
+        for (std::size_t g = 0; g < groups.size() && !same; ++g) {
+            IdentityMatch m = compare_identity(groups[g].identity, c.identity);
+            const std::string first = caps[groups[g].captures.front()].dir;
+            // Weak or no evidence, and the capture is not later than the host's last one:
+            // identical servers captured at the same times, not one host's timeline.
+            const BundleCapture& last = caps[groups[g].captures.back()];
+            if (m.weak && m.verdict != IdentityMatch::Verdict::different && c.timestamp_s &&
+                last.timestamp_s && *c.timestamp_s <= *last.timestamp_s) {
+                m.verdict = IdentityMatch::Verdict::different;
+                m.evidence = "its timestamp is not later than " + last.dir +
+                             "'s and no hardware identity (node_guid, MAC, GID) ties them" +
+                             (m.evidence.empty() ? "" : "; " + m.evidence);
+            }
+            if (m.verdict == IdentityMatch::Verdict::same) {
+                same = g;
+                same_why = "same host as " + first + " (" + m.evidence + ")";
+                if (!m.disagreeing.empty())
+                    same_why += "; disagreeing weaker evidence: " + m.disagreeing +
+                                " (hardware identity outranks a hostname file)";
+            } else if (m.verdict == IdentityMatch::Verdict::unknown) {
+                unknown.push_back(g);
+            } else {
+                conflicts += (conflicts.empty() ? "" : "; ") + std::string("not ") + first +
+                             "'s host (" + m.evidence + ")";
+                if (!m.disagreeing.empty()) conflicts += ", although " + m.disagreeing;
+            }
+        }
+        if (!same && unknown.size() == 1 && groups.size() == 1) {
+            same = unknown.front();
+            same_why = "treated as the same host as " + caps[groups[*same].captures.front()].dir +
+                       ": the two captures hold no identity evidence in common (node_guid, MAC, "
+                       "GID, hostname file, PCI slot, device names) and nothing contradicts it; "
+                       "add a `hostname` file to each capture to say otherwise";
+        }
+        if (same) {
+            HostGroup& g = groups[*same];
+            g.identity.merge(c.identity);
+            g.captures.push_back(i);
+            g.decisions.push_back(c.dir + ": " + same_why);
+            continue;
+        }
+        HostGroup g;
+        g.identity = c.identity;
+        g.captures.push_back(i);
+        std::string why = c.dir + ": first capture of its host";
+        if (!conflicts.empty()) why += "; " + conflicts;
+        if (!unknown.empty() && groups.size() > 1)
+            why += "; no identity evidence in common with " + std::to_string(unknown.size()) +
+                   " of the other hosts, so it cannot be placed with one of them";
+        g.decisions.push_back(std::move(why));
+        groups.push_back(std::move(g));
+    }
+    std::set<std::string> used;
+    for (HostGroup& g : groups) {
+        const std::string& dir = caps[g.captures.front()].dir;
+        std::string name = g.identity.hostname.empty() ? dir_basename(dir) : g.identity.hostname;
+        if (used.count(name)) {
+            const std::string alt = g.identity.hostname.empty()
+                                        ? parent_and_base(dir)
+                                        : g.identity.hostname + "/" + dir_basename(dir);
+            name = alt;
+            for (unsigned n = 2; used.count(name); ++n) name = alt + "#" + std::to_string(n);
+            g.decisions.front() +=
+                "; named " + name + " (another host is named " +
+                (g.identity.hostname.empty() ? dir_basename(dir) : g.identity.hostname) + ")";
+        }
+        used.insert(name);
+        g.name = std::move(name);
+    }
+    return groups;
+}
+
+}  // namespace
+
 Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                                               const std::vector<std::string>& dirs,
                                               std::optional<double> interval_s) {
@@ -43,42 +155,75 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
         if (!c) return c.error();
         caps.push_back(std::move(*c));
     }
-    std::map<std::string, std::vector<const BundleCapture*>> by_host;
-    for (const auto& c : caps) by_host[c.snapshot.host].push_back(&c);
+    const std::vector<HostGroup> groups = group_captures(caps);
     bool all_stamped = true;
     for (const auto& c : caps) all_stamped = all_stamped && c.timestamp_s.has_value();
 
-    std::vector<InputReport> out;
-    for (const auto& [host, list] : by_host) {
-        if (list.size() > 1 && !all_stamped && !interval_s)
-            return Error{"diagnose --bundle", list[1]->dir, 0,
-                         "host " + host + " has " + std::to_string(list.size()) +
-                             " captures but not every capture has a `timestamp` file: give "
-                             "--interval SECONDS (the time between captures)"};
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const BundleCapture& c = *list[i];
+    // Capture times per host: wall clock when every capture of the run has a timestamp; else a
+    // host whose captures all have one keeps their spacing (relative to its first capture, so
+    // hosts on different clocks do not mix), and a host with none is spaced --interval apart.
+    // A host with some of each is spaced by --interval (noted), or refused without it.
+    std::vector<std::optional<InputReport>> reports(caps.size());
+    for (const HostGroup& g : groups) {
+        std::size_t stamped = 0;
+        for (std::size_t i : g.captures) stamped += caps[i].timestamp_s.has_value();
+        const bool use_stamps = stamped == g.captures.size();
+        std::string time_note;
+        if (g.captures.size() > 1 && !use_stamps) {
+            if (!interval_s) {
+                std::string missing;
+                for (std::size_t i : g.captures)
+                    if (!caps[i].timestamp_s)
+                        missing += (missing.empty() ? "" : ", ") + caps[i].dir;
+                return Error{"diagnose --bundle", caps[g.captures[1]].dir, 0,
+                             "host " + g.name + " has " + std::to_string(g.captures.size()) +
+                                 " captures but not every capture has a `timestamp` file (" +
+                                 missing +
+                                 " has none): give --interval SECONDS (the time between "
+                                 "captures)"};
+            }
+            if (stamped > 0)
+                time_note = "host " + g.name + ": only " + std::to_string(stamped) + " of " +
+                            std::to_string(g.captures.size()) +
+                            " captures have a `timestamp` file; all are spaced --interval " +
+                            std::to_string(*interval_s) +
+                            " s apart and the timestamps are not used";
+        }
+        for (std::size_t k = 0; k < g.captures.size(); ++k) {
+            const BundleCapture& c = caps[g.captures[k]];
             SampleTime when;
-            if (all_stamped) {
-                when.t_s = *c.timestamp_s;
-                when.wall_ms = static_cast<std::int64_t>(std::llround(*c.timestamp_s * 1000.0));
-                if (i > 0 && *c.timestamp_s <= *list[i - 1]->timestamp_s)
+            if (use_stamps) {
+                const double first = *caps[g.captures.front()].timestamp_s;
+                if (k > 0 && *c.timestamp_s <= *caps[g.captures[k - 1]].timestamp_s)
                     return Error{"diagnose --bundle", c.dir, 0,
                                  "its timestamp is not later than the previous capture of host " +
-                                     host + " (" + list[i - 1]->dir +
+                                     g.name + " (" + caps[g.captures[k - 1]].dir +
                                      "): give the captures in time order"};
+                if (all_stamped) {
+                    when.t_s = *c.timestamp_s;
+                    when.wall_ms = static_cast<std::int64_t>(std::llround(*c.timestamp_s * 1000.0));
+                } else {
+                    when.t_s = *c.timestamp_s - first;
+                }
             } else {
-                when.t_s = static_cast<double>(i) * interval_s.value_or(0);
+                when.t_s = static_cast<double>(k) * interval_s.value_or(0);
             }
-            const auto samples = samples_from_snapshot(c.snapshot, when, i == 0);
+            Snapshot snap = c.snapshot;
+            snap.host = g.name;
+            const auto samples = samples_from_snapshot(snap, when, k == 0);
             for (const Sample& s : samples) store.add(s);
-            InputReport r{c.dir, samples.size(), {host}, {}};
+            InputReport r{c.dir, samples.size(), {g.name}, {}};
+            r.notes.push_back(g.decisions[k]);
+            if (k == 0 && !time_note.empty()) r.notes.push_back(time_note);
             for (const auto& f : c.recognized) r.notes.push_back("read " + f);
             for (const auto& f : c.unrecognized)
                 r.notes.push_back(f + ": not a format rocehealth reads; ignored");
             for (const Note& n : c.snapshot.notes) r.notes.push_back(n.subject + ": " + n.text);
-            out.push_back(std::move(r));
+            reports[g.captures[k]] = std::move(r);
         }
     }
+    std::vector<InputReport> out;
+    for (auto& r : reports) out.push_back(std::move(*r));
     return out;
 }
 

@@ -14,22 +14,34 @@ namespace rh {
 
 /// What loading said about its input, for the report (not errors: the evidence still counts).
 struct InputReport {
-    std::string name;                 ///< the file or directory
-    std::size_t samples = 0;          ///< samples added
-    std::vector<std::string> hosts;   ///< hosts seen in it
-    std::vector<std::string> notes;   ///< e.g. truncated last line, unrecognised files
+    std::string name;                ///< the file or directory
+    std::size_t samples = 0;         ///< samples added
+    std::vector<std::string> hosts;  ///< hosts seen in it
+    /// e.g. truncated last line, unrecognised files. Bundles: the first note says which host
+    /// the capture was taken to be and the evidence that decided ("capture-1010: same host as
+    /// capture-1000 (node_guid 0c42:a103:0065:4e9a, MAC 0c:42:a1:65:4e:9a)").
+    std::vector<std::string> notes;
 };
 
 /// Adds every sample of recording `path` to `store`. Error: unreadable file or a bad line
 /// ("FILE:LINE: field ...", store/sample_json.h); nothing is added then.
 Result<InputReport> load_recording(SeriesStore& store, const std::string& path);
 
-/// Adds bundle captures `dirs` (one host's captures in time order; several hosts may be mixed,
-/// each capture names its host) to `store`, one collection pass per directory, the first with
-/// the host's inventory. Capture times: the `timestamp` file of every DIR when all have one
-/// (wall clock), else `interval_s` apart (captures of each host numbered in the given order).
-/// Error: a directory that cannot be read; two or more captures of a host with neither all
-/// timestamps nor `interval_s` (rates would be invented); timestamps not increasing per host.
+/// Adds bundle captures `dirs` (in time order per host; several hosts may be mixed) to `store`,
+/// one collection pass per directory, the first of each host with its inventory. Hosts are
+/// decided by what the captures hold (collectors/bundle/capture_identity.h): captures whose
+/// identity agrees (node_guid, sys_image_guid, MAC, GID, `hostname` file, PCI slot, device
+/// names with the same counter names — the first kind both hold decides) are one host's
+/// timeline in the given order; conflicting ones are separate hosts; a capture with no evidence
+/// in common joins the only host so far. The host is named by a `hostname` file of any of its
+/// captures, else its first directory's basename. Each InputReport's first note says which
+/// evidence decided. Reports are in the order of `dirs`.
+/// Capture times: every capture has a `timestamp` file (seconds since the epoch) -> wall clock;
+/// else a host whose captures all have one keeps their spacing (from its first capture), and a
+/// host's captures without are `interval_s` apart (mixed: all by `interval_s`, noted).
+/// Error: a directory that cannot be read; two or more captures of a host not all timestamped
+/// and no `interval_s` (rates would be invented; names the captures lacking one); timestamps
+/// not increasing per host.
 Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                                               const std::vector<std::string>& dirs,
                                               std::optional<double> interval_s);

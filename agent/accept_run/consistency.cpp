@@ -1,7 +1,8 @@
 #include "agent/accept_run/consistency.h"
 
-#include <algorithm>
 #include <sstream>
+
+#include "rules/fabric_consistency.h"
 
 namespace rh::accept {
 
@@ -18,10 +19,7 @@ std::string text(const std::optional<T>& v) {
 }
 
 std::string text(const std::optional<std::vector<unsigned>>& v) {
-    if (!v) return kUnknown;
-    std::string s;
-    for (unsigned p : *v) s += (s.empty() ? "" : ",") + std::to_string(p);
-    return s.empty() ? "none" : s;
+    return priorities_text(v);
 }
 
 std::string text(const std::string& v) {
@@ -34,19 +32,10 @@ ConsistencyRow consistency_row(const FactValues& f) {
     ConsistencyRow row;
     row.fact = f.fact;
     row.must_match = f.must_match;
-    for (const auto& [host, value] : f.by_host) {
-        auto it = std::find_if(row.values.begin(), row.values.end(),
-                               [&](const auto& g) { return g.value == value; });
-        if (it == row.values.end())
-            row.values.push_back({value, {host}});
-        else
-            it->hosts.push_back(host);
-    }
-    std::stable_sort(row.values.begin(), row.values.end(),
-                     [](const auto& a, const auto& b) { return a.hosts.size() > b.hosts.size(); });
-    for (std::size_t i = 1; i < row.values.size(); ++i)
-        for (const auto& h : row.values[i].hosts) row.differing_hosts.push_back(h);
-    row.consistent = row.values.size() <= 1;
+    const FactGroups g = group_fact_values(f.by_host);  // one grouping for accept and diagnose
+    for (const auto& group : g.groups) row.values.push_back({group.value, group.members});
+    row.differing_hosts = g.differing;
+    row.consistent = g.consistent;
     return row;
 }
 

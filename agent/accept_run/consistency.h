@@ -1,6 +1,7 @@
 // Consistency of inventory facts across hosts (acceptance stage `inventory`): for each fact, the
 // groups of hosts sharing a value (most common first) and the hosts outside the most common one.
-// Pure; unit-tested.
+// Pure; unit-tested. The grouping and how PFC/ECN priorities are read and printed are shared with
+// diagnose's fabric_consistency rule (rules/fabric_consistency.h).
 #pragma once
 
 #include <string>

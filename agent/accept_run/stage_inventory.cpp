@@ -5,6 +5,7 @@
 #include "agent/accept_run/control_client.h"
 #include "agent/accept_run/stages.h"
 #include "collectors/inventory_from_json.h"
+#include "rules/fabric_consistency.h"
 #include "rules/pcie_math.h"
 
 namespace rh::accept {
@@ -33,26 +34,6 @@ std::string limiting_link(const std::vector<PcieLink>& chain) {
     const bool below = *worst->current_speed_gts < *worst->max_speed_gts ||
                        *worst->current_width < *worst->max_width;
     return below ? worst->bdf : "";
-}
-
-std::optional<std::vector<unsigned>> bits(std::optional<std::uint8_t> mask) {
-    if (!mask) return std::nullopt;
-    std::vector<unsigned> v;
-    for (unsigned p = 0; p < 8; ++p)
-        if (*mask & (1u << p)) v.push_back(p);
-    return v;
-}
-
-std::optional<std::vector<unsigned>> ecn_priorities(const QosConfig& q) {
-    std::vector<unsigned> v;
-    bool known = false;
-    for (unsigned p = 0; p < 8; ++p) {
-        known |= q.ecn_rp_enabled[p].has_value() || q.ecn_np_enabled[p].has_value();
-        if (q.ecn_rp_enabled[p].value_or(false) || q.ecn_np_enabled[p].value_or(false))
-            v.push_back(p);
-    }
-    if (!known) return std::nullopt;
-    return v;
 }
 
 /// The inventory_reply (probes/control_inventory.h) as the report's host entry.
@@ -85,7 +66,7 @@ Result<InventoryHost> host_from_reply(const std::string& name, const nlohmann::j
             }
             if (p.netdev) {
                 if (p.netdev->mtu_bytes) n.netdev_mtu_bytes = *p.netdev->mtu_bytes;
-                if (p.netdev->dcb) n.pfc_priorities = bits(p.netdev->dcb->pfc_enabled);
+                n.pfc_priorities = pfc_priorities(p.netdev->dcb);  // rules/fabric_consistency.h
                 n.ecn_priorities = ecn_priorities(p.netdev->qos);
                 n.trust = p.netdev->qos.trust;
             }
