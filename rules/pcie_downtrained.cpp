@@ -158,6 +158,13 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
                                " (or enable it in BIOS); reseating will not help"
                          : "the slot the PCIe switch sits in limits: move the switch/riser to a "
                            "slot of its width and speed";
+        } else if (below(s, w, limiting->max_speed_gts, limiting->max_width)) {
+            why = role(*limiting) + " " + limiting->bdf + " trained at " + describe(*limiting);
+            advice =
+                down ? "reseat the card, check BIOS lane bifurcation and AER errors on that link"
+                     : "the capture does not show the port above it, so slot and card "
+                       "cannot be told apart: check the slot's capability (lspci -vv of the "
+                       "root port), reseat, check BIOS lane bifurcation and AER errors";
         } else if (up && !up->is_function &&
                    below(up->max_speed_gts, up->max_width, fn.max_speed_gts, fn.max_width)) {
             why = role(*up) + " " + up->bdf + " is itself capable of only " +
