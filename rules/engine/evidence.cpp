@@ -53,6 +53,19 @@ Evidence evidence_of(const Condition& c, double v, const Series* s) {
             s && !s->metas.empty() ? s->metas.back().source : ""};
 }
 
+/// Evidence and timeline sources as the report cites them: paths under the host's sysfs root
+/// (a fixture or copied tree given as --sysfs-root) relative to it (cite_sysfs), so no path of
+/// the machine that ran the tool is cited.
+void cite_sources(const FindingContext& ctx, Finding& f) {
+    const auto inv = ctx.store.inventories().find(ctx.group.host);
+    if (inv == ctx.store.inventories().end()) return;
+    const auto root = inv->second.snapshot.find("sysfs_root");
+    if (root == inv->second.snapshot.end() || !root->is_string()) return;
+    const std::string r = root->get<std::string>();
+    for (Evidence& e : f.evidence) e.source = cite_sysfs(r, e.source);
+    for (TimelineEvent& e : f.timeline) e.source = cite_sysfs(r, e.source);
+}
+
 Peak peak_of(const FindingContext& ctx, const Condition& c) {
     Peak p;
     for (std::size_t k = 1; k < ctx.passes.size(); ++k) {
@@ -278,6 +291,7 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
     std::stable_sort(f.timeline.begin(), f.timeline.end(),
                      [](const TimelineEvent& a, const TimelineEvent& b) { return a.t < b.t; });
     f.summary = render_summary(ctx, f, peaks);
+    cite_sources(ctx, f);
 }
 
 }  // namespace rh

@@ -282,7 +282,11 @@ BOOST_AUTO_TEST_CASE(engine_notes_the_unused_port_and_link_flap_stays_silent) {
                 c.value = 208475320068u;
                 p.normalized.push_back(c);
             }
-            const Snapshot s = host_with(p);
+            // A fixture tree given as --sysfs-root: sources are cited relative to it.
+            p.netdev->source = "/home/user/fx/sys/devices/pci0000:00/net/ens1f1np1";
+            p.netdev->carrier_changes = used ? 4u : 1u;
+            Snapshot s = host_with(p);
+            s.sysfs_root = "/home/user/fx/sys";
             SeriesStore store;
             for (double t : {0.0, 30.0, 60.0})
                 for (const Sample& x : samples_from_snapshot(s, SampleTime{t, 0}, t == 0))
@@ -299,6 +303,9 @@ BOOST_AUTO_TEST_CASE(engine_notes_the_unused_port_and_link_flap_stays_silent) {
                 return contains(n.text, "taken as not cabled");
             });
             BOOST_TEST(noted == !used);
+            for (const Finding& f : r.findings)
+                for (const Evidence& e : f.evidence)
+                    BOOST_TEST(!contains(e.source, "/home/user"), f.rule_id << ": " << e.source);
             if (used)
                 for (const Finding& f : r.findings)
                     if (f.rule_id == "link_flap")
