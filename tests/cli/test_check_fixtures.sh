@@ -37,7 +37,8 @@ json=$("$bin" check --list-rules --json); rc=$?
 python3 -c '
 import json, sys
 rules = json.loads(sys.argv[1])
-assert [r["id"] for r in rules] == ["port_not_active", "no_roce_v2_gid", "pcie_downtrained", "roce_mtu"], rules
+assert [r["id"] for r in rules] == ["port_not_active", "no_roce_v2_gid", "pcie_downtrained", "roce_mtu",
+                                  "fabric_consistency"], rules
 pcie = rules[2]
 assert pcie["severity"] == "warning" and pcie["severities"] == ["warning", "error"], pcie
 assert all(r["description"] and r["severities"][0] == r["severity"] for r in rules), rules

@@ -305,3 +305,34 @@ BOOST_AUTO_TEST_CASE(identical_servers_with_only_counters_are_told_apart_by_time
     BOOST_TEST(contains(two.reports[2].notes.front(), "rnr_nak_retry_err went down (1543 -> 7)"),
                two.reports[2].notes.front());
 }
+
+BOOST_AUTO_TEST_CASE(compare_identity_kind_by_kind) {
+    using V = rh::IdentityMatch::Verdict;
+    rh::CaptureIdentity a, b;
+    BOOST_TEST((rh::compare_identity(a, b).verdict == V::unknown));
+    // Hostname files only: they decide.
+    a.hostname = "node01";
+    b.hostname = "node02";
+    auto m = rh::compare_identity(a, b);
+    BOOST_TEST((m.verdict == V::different));
+    BOOST_TEST(m.evidence == "hostname files node01 vs node02");
+    BOOST_TEST(!m.weak);
+    // The MAC inside a link-local GID of one capture is the `ip link` MAC of the other: the MAC
+    // outranks the hostname files, which are reported as disagreeing.
+    a.mac["mlx5_0 port 1 GID 0"].insert(
+        rh::mac_of_link_local_gid("fe80:0000:0000:0000:0e42:a1ff:fe65:4e9a"));
+    b.mac["ens1f0np0"].insert("0c:42:a1:65:4e:9a");
+    m = rh::compare_identity(a, b);
+    BOOST_TEST((m.verdict == V::same));
+    BOOST_TEST(m.evidence == "MAC 0c:42:a1:65:4e:9a");
+    BOOST_TEST(m.disagreeing == "hostname files node01 vs node02");
+    // PCI slots: port 0 and port 1 of one card share domain:bus:device; weak evidence.
+    rh::CaptureIdentity c, d;
+    c.pci_slots.insert("0000:3b:00");
+    d.pci_slots.insert("0000:3b:00");
+    m = rh::compare_identity(c, d);
+    BOOST_TEST((m.verdict == V::same));
+    BOOST_TEST(m.weak);
+    d.pci_slots = {"0000:5e:00"};
+    BOOST_TEST((rh::compare_identity(c, d).verdict == V::different));
+}
