@@ -2,11 +2,17 @@
 // `rocehealth record` (--replay), operators' text captures (--bundle) — or over this host sampled
 // live for a while (--live), and prints the findings with their evidence and the timeline. All
 // three fill the same store and run the same engine.
-// Exit: 0 no finding, 1 findings, 2 could not run (bad input, bad rules file, no data).
+// Exit: 0 no finding and every applicable rule judged, 1 findings, 2 could not run (bad input,
+// bad rules file, no data) or could not judge (one capture, or a span shorter than a rule's
+// window or hold: "could not judge rates: ..."). With --json every exit 2 prints a JSON
+// document on stdout with an "error" (agent/diagnose_report.h).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <sstream>
+#include <streambuf>
 #include <thread>
 
 #include "agent/commands.h"
@@ -37,7 +43,9 @@ bool sample_live(SeriesStore& store, const std::string& root, const std::string&
                   << "/class/infiniband\n";
         return false;
     }
-    InputReport in{"live:" + root, 0, {sampler.snapshot().host}, {}};
+    InputReport in;
+    in.name = "live:" + root;
+    in.hosts = {sampler.snapshot().host};
     PassSchedule schedule(interval_s, duration_s, monotonic_now_s());
     for (;;) {
         std::vector<std::string> rediscovered;
@@ -57,9 +65,83 @@ bool sample_live(SeriesStore& store, const std::string& root, const std::string&
     return true;
 }
 
+/// Passes everything written to it on to `to` and keeps a copy (up to 64 KiB): the messages
+/// of this run, for the JSON error document of an exit 2.
+class TeeBuf : public std::streambuf {
+  public:
+    explicit TeeBuf(std::streambuf* to) : to_(to) {}
+    const std::string& text() const { return text_; }
+
+  protected:
+    int overflow(int c) override {
+        if (c == traits_type::eof()) return traits_type::not_eof(c);
+        if (text_.size() < kKeep) text_.push_back(static_cast<char>(c));
+        return to_->sputc(static_cast<char>(c));
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        if (text_.size() < kKeep) text_.append(s, static_cast<std::size_t>(n));
+        return to_->sputn(s, n);
+    }
+    int sync() override { return to_->pubsync(); }
+
+  private:
+    static constexpr std::size_t kKeep = 65536;
+    std::streambuf* to_;
+    std::string text_;
+};
+
+/// The JSON of an exit 2 before (or instead of) a diagnosis: {"schema": 1, "verdict": "error",
+/// "error": the first "rocehealth diagnose: ..." message that is not a note (without the
+/// prefix), "notes": the notes, "messages": every stderr line}.
+nlohmann::json error_json(const std::string& messages) {
+    nlohmann::json doc{{"schema", 1}, {"verdict", "error"}};
+    std::string error;
+    auto notes = nlohmann::json::array(), lines = nlohmann::json::array();
+    std::istringstream in(messages);
+    const std::string prefix = "rocehealth diagnose: ";
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty()) continue;
+        lines.push_back(line);
+        if (line.rfind(prefix, 0) != 0) continue;
+        const std::string text = line.substr(prefix.size());
+        if (text.rfind("note: ", 0) == 0)
+            notes.push_back(text.substr(6));
+        else if (error.empty())
+            error = text;
+    }
+    doc["error"] = error.empty() ? "could not run (no message)" : error;
+    doc["notes"] = std::move(notes);
+    doc["messages"] = std::move(lines);
+    return doc;
+}
+
+int diagnose(const std::vector<std::string>& args, bool& printed_json);
+
 }  // namespace
 
 int run_diagnose(const std::vector<std::string>& args) {
+    const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+    TeeBuf tee(std::cerr.rdbuf());
+    std::streambuf* const saved = std::cerr.rdbuf(&tee);
+    bool printed_json = false;
+    int rc = kExitCannotRun;
+    try {
+        rc = diagnose(args, printed_json);
+    } catch (...) {
+        std::cerr.rdbuf(saved);
+        throw;
+    }
+    std::cerr.rdbuf(saved);
+    if (rc == kExitCannotRun && json && !printed_json)
+        std::cout
+            << error_json(tee.text()).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+            << "\n";
+    return rc;
+}
+
+namespace {
+
+int diagnose(const std::vector<std::string>& args, bool& printed_json) {
     po::options_description desc("options");
     std::vector<std::string> replays, bundles, required_ports;
     std::string rules_file, duration_text = "30s", live_interval_text = "1s", save_path,
@@ -215,13 +297,20 @@ int run_diagnose(const std::vector<std::string>& args) {
 
     EngineOptions engine_opts;
     engine_opts.required_ports = required_ports;
+    engine_opts.lifetime_rules = true;  // one capture's counts since the reset are evidence too
     const EngineResult result = run_rules(store, *rules, engine_opts);
-    const auto doc = diagnose_json(result, rules_file, inputs);
-    if (vm.count("json"))
+    const auto doc = diagnose_json(result, rules_file, inputs, !bundles.empty());
+    if (vm.count("json")) {
         std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    else
+        printed_json = true;
+    } else {
         render_diagnose_text(std::cout, doc, vm.count("verbose") > 0);
-    return result.findings.empty() ? kExitOk : kExitFindings;
+    }
+    // "No findings" is healthy only when every applicable rule saw enough data.
+    if (!result.findings.empty()) return kExitFindings;
+    return result.not_judged.empty() ? kExitOk : kExitCannotRun;
 }
+
+}  // namespace
 
 }  // namespace rh::cli

@@ -19,11 +19,52 @@ nlohmann::json notes_json(const std::vector<Note>& notes) {
 
 std::string labels_text(const nlohmann::json& labels) {
     std::string s;
-    for (const auto& [k, v] : labels.items()) s += (s.empty() ? "" : " ") + k + "=" + v.get<std::string>();
+    for (const auto& [k, v] : labels.items())
+        s += (s.empty() ? "" : " ") + k + "=" + v.get<std::string>();
     return s;
 }
 
+std::string seconds_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", std::round(s * 10) / 10);
+    return buf;
+}
+
 }  // namespace
+
+std::string not_judged_sentence(const EngineResult& r, bool captures) {
+    if (r.not_judged.empty()) return {};
+    std::vector<std::string> parts;
+    std::vector<std::string> hosts;
+    for (const NotJudged& n : r.not_judged)
+        if (std::find(hosts.begin(), hosts.end(), n.host) == hosts.end()) hosts.push_back(n.host);
+    for (const std::string& h : hosts) {
+        std::string one;
+        for (const NotJudged& n : r.not_judged)
+            if (n.host == h && n.kind == "one_capture")
+                one += (one.empty() ? "" : ", ") + n.rule_id;
+        if (!one.empty())
+            parts.push_back(std::string(captures ? "one capture of " : "one pass of data of ") + h +
+                            ", rates need two (" + one + ")");
+        for (const NotJudged& n : r.not_judged) {
+            if (n.host != h || n.kind == "one_capture") continue;
+            if (n.kind == "short_span") {
+                std::string what;
+                if (n.window_s > 0) what = "a " + seconds_text(n.window_s) + " window";
+                if (n.hold_s > 0)
+                    what += (what.empty() ? "a " : ", a ") + seconds_text(n.hold_s) + " hold";
+                parts.push_back(n.rule_id + " needs " + seconds_text(n.need_s) + " of data (" +
+                                what + "), the " + (captures ? "captures of " : "data of ") + h +
+                                (captures ? " span " : " spans ") + seconds_text(n.span_s));
+            } else {
+                parts.push_back(n.text + " (" + h + ")");
+            }
+        }
+    }
+    std::string out = "could not judge rates: ";
+    for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i];
+    return out;
+}
 
 std::string format_engine_time(double t, bool wall_clock, double t_first) {
     char buf[64];
@@ -41,7 +82,7 @@ std::string format_engine_time(double t, bool wall_clock, double t_first) {
 }
 
 nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_file,
-                             const std::vector<InputReport>& inputs) {
+                             const std::vector<InputReport>& inputs, bool captures) {
     nlohmann::json doc;
     doc["schema"] = 1;
     doc["rules_file"] = rules_file;
@@ -70,6 +111,22 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
     doc["not_applicable"] = notes_json(r.not_applicable);
     doc["unevaluated"] = notes_json(r.unevaluated);
     doc["notes"] = notes_json(r.notes);
+    doc["not_judged"] = nlohmann::json::array();
+    for (const NotJudged& n : r.not_judged)
+        doc["not_judged"].push_back({{"host", n.host},
+                                     {"rule", n.rule_id},
+                                     {"kind", n.kind},
+                                     {"window_s", n.window_s},
+                                     {"hold_s", n.hold_s},
+                                     {"need_s", n.need_s},
+                                     {"span_s", n.span_s},
+                                     {"captures", n.passes},
+                                     {"text", n.text}});
+    doc["history"] = notes_json(r.history);
+    const std::string cnj = not_judged_sentence(r, captures);
+    doc["verdict"] = !r.findings.empty() ? "findings" : cnj.empty() ? "healthy" : "could_not_judge";
+    if (!cnj.empty()) doc["could_not_judge"] = cnj;
+    if (r.findings.empty() && !cnj.empty()) doc["error"] = cnj;
     return doc;
 }
 
@@ -86,11 +143,25 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
         << " of data";
     if (wall) out << " from " << format_engine_time(t0, true, t0);
     out << ": ";
-    if (findings.empty())
+    const std::string cnj = doc.value("could_not_judge", std::string());
+    if (findings.empty() && cnj.empty())
         out << "no findings";
+    else if (!findings.empty())
+        out << findings.size() << (findings.size() == 1 ? " finding" : " findings")
+            << (cnj.empty() ? "" : "; " + cnj);
     else
-        out << findings.size() << (findings.size() == 1 ? " finding" : " findings");
+        out << cnj;
     out << " (rules: " << doc["rules_file"].get<std::string>() << ")\n";
+    // Bundles: which captures were taken as one host and the evidence that decided (the first
+    // note of each capture, store/inputs.h); a capture that starts a host alone is not printed.
+    for (const auto& in : doc["inputs"]) {
+        if (!in.contains("notes") || in["notes"].empty()) continue;
+        const std::string n = in["notes"][0].get<std::string>();
+        if (n.find(": same host as ") != std::string::npos ||
+            n.find("'s host (") != std::string::npos ||
+            n.find("treated as the same host as ") != std::string::npos)
+            out << "  " << n << "\n";
+    }
 
     for (const auto& f : findings) {
         out << "\n[" << f["severity"].get<std::string>() << "] " << f["rule"].get<std::string>()
@@ -132,9 +203,24 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
             out << "  " << format_engine_time(e["t"].get<double>(), wall, t0) << "  "
                 << e["host"].get<std::string>() << "  [" << e["rule"].get<std::string>() << "] "
                 << e["what"].get<std::string>();
-            if (!e["value"].get<std::string>().empty()) out << " (" << e["value"].get<std::string>() << ")";
+            if (!e["value"].get<std::string>().empty())
+                out << " (" << e["value"].get<std::string>() << ")";
             out << "\n";
         }
+    }
+    if (doc.contains("not_judged") && !doc["not_judged"].empty()) {
+        out << "\ncould not judge (too little data for these rules; no finding from them does not "
+               "mean healthy):\n";
+        for (const auto& n : doc["not_judged"])
+            out << "  " << n["host"].get<std::string>() << ": " << n["text"].get<std::string>()
+                << "\n";
+    }
+    if (doc.contains("history") && !doc["history"].empty()) {
+        out << "\nhistory (counts since the counters were last reset that the rates show are not "
+               "growing now):\n";
+        for (const auto& n : doc["history"])
+            out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
+                << "\n";
     }
     if (doc.contains("notes") && !doc["notes"].empty()) {
         out << "\nnotes (not findings):\n";
@@ -156,12 +242,13 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
                     << n["text"].get<std::string>() << "\n";
         }
         for (const auto& in : doc["inputs"]) {
-            out << "\ninput " << in["name"].get<std::string>() << ": " << in["samples"].get<std::size_t>()
-                << " samples\n";
+            out << "\ninput " << in["name"].get<std::string>() << ": "
+                << in["samples"].get<std::size_t>() << " samples\n";
             for (const auto& n : in["notes"]) out << "  " << n.get<std::string>() << "\n";
         }
     } else if (!doc["not_applicable"].empty()) {
-        out << "\n" << doc["not_applicable"].size()
+        out << "\n"
+            << doc["not_applicable"].size()
             << " rule/host pairs not applicable to this data (--verbose lists them)\n";
     }
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "collectors/inventory_from_json.h"
@@ -46,8 +48,7 @@ std::vector<Group> groups_for(const SeriesStore& store, const RuleSpec& rule,
     std::vector<Group> out;
     for (const Labels& l : seen) {
         const bool contained = std::any_of(seen.begin(), seen.end(), [&](const Labels& o) {
-            return o.size() > l.size() &&
-                   std::all_of(l.begin(), l.end(), [&](const auto& kv) {
+            return o.size() > l.size() && std::all_of(l.begin(), l.end(), [&](const auto& kv) {
                        const auto it = o.find(kv.first);
                        return it != o.end() && it->second == kv.second;
                    });
@@ -116,6 +117,99 @@ std::string group_subject(const Group& g) {
     return s;
 }
 
+/// Whether every condition of `e` can be read on one pass (a gauge or a lifetime count): such
+/// a rule is evaluated on a single capture too.
+bool reads_one_pass(const Expr& e) {
+    const auto leaves = leaf_conditions(e);
+    return std::all_of(leaves.begin(), leaves.end(), [](const Condition* c) {
+        return c->measure == Measure::value || is_lifetime(c->measure);
+    });
+}
+
+/// The longest window_s of the conditions of `e` that measure over time, seconds.
+double longest_window_s(const Expr& e) {
+    double w = 0;
+    for (const Condition* c : leaf_conditions(e))
+        if (c->measure != Measure::value && !is_lifetime(c->measure)) w = std::max(w, c->window_s);
+    return w;
+}
+
+/// A condition's result at one pass and whether more data before it could change it.
+struct Verdict {
+    std::optional<bool> holds;
+    bool conclusive = false;
+};
+
+/// Like holds(), plus whether the result stands on the data it had. A counter increase over a
+/// window the data covers only partly is a lower bound: "grew" (> / >=) and "did not stay
+/// below" (< / <= / == false) stand, as does "did not grow at all" (nothing happened in the
+/// data); "stayed at zero over 30 s" measured over 10 s does not. Any other windowed measure
+/// stands only over its full window; gauges, per-interval rates and lifetime counts always.
+Verdict judge(const SeriesStore& store, const Expr& e, const Group& g, double t, double step_s) {
+    if (e.kind == Expr::Kind::cond) {
+        const Condition& c = e.cond;
+        const Measurement m = measure(store, c, g, t, step_s);
+        Verdict v{holds(c, m), false};
+        if (!v.holds) return v;
+        if (c.window_s <= 0 || c.measure == Measure::value || is_lifetime(c.measure)) {
+            v.conclusive = true;
+            return v;
+        }
+        double covered = 0;
+        for (const Series* s : m.series)
+            covered =
+                std::max(covered, increase_in(*s, t - std::max(c.window_s, step_s), t).covered_s);
+        const bool full = covered + kWindowSlackS >= c.window_s;
+        const bool grows = c.op == Compare::gt || c.op == Compare::ge;
+        const bool stays_low = c.op == Compare::lt || c.op == Compare::le || c.op == Compare::eq;
+        v.conclusive =
+            full || (c.measure == Measure::increase &&
+                     ((grows && (*v.holds || *m.value == 0)) || (stays_low && !*v.holds)));
+        return v;
+    }
+    bool unknown = false, any_present = false, decisive = false, all_conclusive = true;
+    bool value_false = false, value_true = false;
+    for (const Expr& child : e.children) {
+        if (e.kind == Expr::Kind::any && child.kind == Expr::Kind::cond) {  // as holds() skips
+            const auto chosen = select_series(store, child.cond, g, t);
+            if (std::none_of(chosen.begin(), chosen.end(),
+                             [](const Series* s) { return s->ever_valued; }))
+                continue;
+        }
+        any_present = true;
+        const Verdict r = judge(store, child, g, t, step_s);
+        if (!r.holds) {
+            unknown = true;
+            continue;
+        }
+        all_conclusive = all_conclusive && r.conclusive;
+        if (*r.holds) value_true = true;
+        if (!*r.holds) value_false = true;
+        // all: a conclusive false decides; any: a conclusive true decides.
+        if (r.conclusive && *r.holds == (e.kind == Expr::Kind::any)) decisive = true;
+    }
+    Verdict v;
+    if (e.kind == Expr::Kind::all) {
+        if (value_false) return {false, decisive};
+        if (unknown || !any_present) return v;
+        return {true, all_conclusive};
+    }
+    if (value_true) return {true, decisive};
+    if (unknown || !any_present) return v;
+    return {false, all_conclusive};
+}
+
+/// The passes a rule is evaluated at, as (pass index, interval ending there in seconds): every
+/// pass after the first; on a single pass, that pass (interval 0) for a rule reading only
+/// gauges or lifetime counts, else none.
+std::vector<std::pair<std::size_t, double>> evaluation_passes(const RuleSpec& rule,
+                                                              const std::vector<double>& passes) {
+    std::vector<std::pair<std::size_t, double>> out;
+    if (passes.size() == 1 && reads_one_pass(rule.when)) out.emplace_back(0, 0.0);
+    for (std::size_t k = 1; k < passes.size(); ++k) out.emplace_back(k, passes[k] - passes[k - 1]);
+    return out;
+}
+
 /// Evaluates one time-based rule for one group: the episodes where `when` held long enough.
 /// `known` tells whether it could be evaluated at any pass, `undecided` whether it was unknown
 /// at some pass.
@@ -128,12 +222,12 @@ std::vector<Episode> episodes_for(const SeriesStore& store, const RuleSpec& rule
         if (run && run->end - run->start + kWindowSlackS >= rule.hold_s) out.push_back(*run);
         run.reset();
     };
-    for (std::size_t k = 1; k < passes.size(); ++k) {
-        const auto r = holds(store, rule.when, g, passes[k], passes[k] - passes[k - 1]);
+    for (const auto& [k, step_s] : evaluation_passes(rule, passes)) {
+        const auto r = holds(store, rule.when, g, passes[k], step_s);
         if (r) known = true;
         if (!r) undecided = true;
         if (r && *r) {
-            if (!run) run = Episode{passes[k - 1], passes[k]};
+            if (!run) run = Episode{passes[k > 0 ? k - 1 : 0], passes[k]};
             run->end = passes[k];
         } else {
             close();
@@ -157,6 +251,67 @@ Severity escalated(const SeriesStore& store, const RuleSpec& rule, const Group& 
                 return e.severity;
         }
     return rule.severity;
+}
+
+/// Fills a finding's identity (host, device, port, labels) from its group.
+void set_location(const Group& g, Finding& f) {
+    f.host = g.host;
+    if (g.labels.count("device")) f.device = g.labels.at("device");
+    if (const auto p = g.labels.find("port"); p != g.labels.end()) {
+        unsigned port = 0;  // 0 = unknown: a label that is not a number is data, not a bug
+        const auto [end, ec] =
+            std::from_chars(p->second.data(), p->second.data() + p->second.size(), port);
+        if (ec == std::errc{} && end == p->second.data() + p->second.size()) f.port = port;
+    }
+    for (const auto& [k, v] : g.labels)
+        if (!is_location_label(k)) f.labels[k] = v;
+}
+
+std::string seconds_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", std::round(s * 10) / 10);
+    return buf;
+}
+
+/// Records that `rule` could not be judged on `host` (once per host and rule).
+void add_not_judged(const RuleSpec& rule, const std::string& host,
+                    const std::vector<double>& passes, EngineResult& out) {
+    for (const NotJudged& n : out.not_judged)
+        if (n.host == host && n.rule_id == rule.id) return;
+    NotJudged n;
+    n.host = host;
+    n.rule_id = rule.id;
+    n.window_s = longest_window_s(rule.when);
+    n.hold_s = rule.hold_s;
+    n.need_s = std::max(n.window_s, n.hold_s);
+    n.span_s = passes.back() - passes.front();
+    n.passes = passes.size();
+    std::string what;
+    if (n.window_s > 0) what = "a " + seconds_text(n.window_s) + " window";
+    if (n.hold_s > 0) what += (what.empty() ? "a " : ", a ") + seconds_text(n.hold_s) + " hold";
+    if (passes.size() == 1) {
+        n.kind = "one_capture";
+        n.text = rule.id + " needs two captures" +
+                 (n.need_s > 0 ? " at least " + seconds_text(n.need_s) + " apart (" + what + ")"
+                               : " (its rates are changes between captures)") +
+                 "; there is one";
+    } else {
+        n.kind = "short_span";
+        n.text = rule.id + " needs " + seconds_text(n.need_s) + " of data (" + what +
+                 "); the data spans " + seconds_text(n.span_s);
+    }
+    out.not_judged.push_back(std::move(n));
+}
+
+/// Whether the data already rules the rule out for `g` although it spans less than the rule
+/// needs: known, false and conclusive (judge()) at every pass it was evaluated at.
+bool ruled_out_on_short_data(const SeriesStore& store, const RuleSpec& rule, const Group& g,
+                             const std::vector<double>& passes) {
+    const auto at = evaluation_passes(rule, passes);
+    return !at.empty() && std::all_of(at.begin(), at.end(), [&](const auto& kp) {
+        const Verdict v = judge(store, rule.when, g, passes[kp.first], kp.second);
+        return v.holds && !*v.holds && v.conclusive;
+    });
 }
 
 void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
@@ -197,6 +352,19 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
                                            " in the data"});
                 continue;
             }
+            // Too little data to judge: one capture for a rule that measures rates, or a span
+            // shorter than its window or hold that does not already rule it out. Not healthy.
+            if (eps.empty()) {
+                const bool one_pass = passes.size() == 1;
+                const double need = std::max(longest_window_s(rule.when), rule.hold_s);
+                const bool short_data =
+                    one_pass ? !reads_one_pass(rule.when)
+                             : known && passes.back() - passes.front() + kWindowSlackS < need;
+                if (short_data && (one_pass || !ruled_out_on_short_data(store, rule, g, passes))) {
+                    add_not_judged(rule, host, passes, out);
+                    continue;
+                }
+            }
             if (!known || (blocked && !possible(true))) {
                 const std::string never = absent_series(store, rule, g, passes.back(), true);
                 out.unevaluated.push_back(
@@ -211,16 +379,7 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             Finding f;
             f.rule_id = rule.id;
             f.severity = escalated(store, rule, g, passes, eps);
-            f.host = host;
-            if (g.labels.count("device")) f.device = g.labels.at("device");
-            if (const auto p = g.labels.find("port"); p != g.labels.end()) {
-                unsigned port = 0;  // 0 = unknown: a label that is not a number is data, not a bug
-                const auto [end, ec] =
-                    std::from_chars(p->second.data(), p->second.data() + p->second.size(), port);
-                if (ec == std::errc{} && end == p->second.data() + p->second.size()) f.port = port;
-            }
-            for (const auto& [k, v] : g.labels)
-                if (!is_location_label(k)) f.labels[k] = v;
+            set_location(g, f);
             f.opened_t = eps.front().start;
             f.closed_t = eps.back().end < passes.back() ? eps.back().end : 0;
             f.opened_wall_ms = wall_ms_of(store, f.opened_t);
@@ -233,12 +392,136 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
     }
 }
 
+/// A lifetime rule (RuleSpec::instead_of) on each host's latest pass. Where one of the rate
+/// rules it stands in for could not be judged on the host, it may give a finding (confidence
+/// low); where they were judged, rates outrank it and a holding lifetime rule is a historical
+/// note. Runs after the rate rules (their not_judged entries are in `out`).
+void run_lifetime_rule(const SeriesStore& store, const RuleSpec& rule, EngineResult& out) {
+    for (const std::string& host : store.hosts()) {
+        const auto& passes = store.pass_times(host);
+        if (passes.empty()) continue;
+        std::string rates_reason;
+        for (const NotJudged& n : out.not_judged)
+            if (n.host == host && std::find(rule.instead_of.begin(), rule.instead_of.end(),
+                                            n.rule_id) != rule.instead_of.end()) {
+                rates_reason = "rates could not be judged (" + n.text + ")";
+                break;
+            }
+        const bool rates_judged = rates_reason.empty();
+        const auto groups = groups_for(store, rule, host);
+        if (groups.empty()) {
+            if (!rates_judged)
+                out.not_applicable.push_back(
+                    {host, rule.id + ": no data for " + series_list(rule) + " on this host"});
+            continue;
+        }
+        const double t = passes.back();
+        for (const Group& g : groups) {
+            const auto r = holds(store, rule.when, g, t, 0);
+            if (!r) {
+                if (rates_judged) continue;  // the rates decided; nothing to add
+                // Counters there with nothing to weigh them against: say so. Any other
+                // unknown (a driver without one of the counters) leaves this rule silent; the
+                // rate rules it stands in for are named as not judged already.
+                std::set<std::string> per;
+                for (const Condition* c : leaf_conditions(rule.when)) {
+                    if (c->per.empty()) continue;
+                    Condition count = *c;
+                    count.measure = Measure::lifetime_value;
+                    count.per.clear();
+                    const auto n = measure(store, count, g, t, 0).value;
+                    if (n && *n > 0 && !measure(store, *c, g, t, 0).value)
+                        for (const auto& p : c->per) per.insert(p);
+                }
+                if (!per.empty()) {
+                    std::string names;
+                    for (const auto& p : per) names += (names.empty() ? "" : " or ") + p;
+                    NotJudged n;
+                    n.host = host;
+                    n.rule_id = rule.id;
+                    n.kind = "no_reference";
+                    n.span_s = passes.back() - passes.front();
+                    n.passes = passes.size();
+                    n.text = rule.id + " weighs " + series_list(rule) +
+                             " since the counters were last reset against " + names +
+                             ", which the capture does not have";
+                    if (std::none_of(out.not_judged.begin(), out.not_judged.end(),
+                                     [&](const NotJudged& o) {
+                                         return o.host == host && o.rule_id == rule.id;
+                                     }))
+                        out.not_judged.push_back(std::move(n));
+                }
+                continue;
+            }
+            if (!*r) continue;
+            Finding f;
+            f.rule_id = rule.id;
+            f.severity = rule.severity;
+            set_location(g, f);
+            f.opened_t = t;
+            f.opened_wall_ms = wall_ms_of(store, t);
+            f.explanation = rule.explanation;
+            const std::vector<Episode> eps{Episode{t, t}};
+            attach_lifetime_evidence(FindingContext{store, rule, g, passes, eps, 0}, rates_reason,
+                                     f);
+            if (rates_judged) {
+                out.history.push_back(
+                    {group_subject(g),
+                     rule.id + ": " + f.summary +
+                         " Historical: the captures' rates were judged and outrank this."});
+                continue;
+            }
+            out.findings.push_back(std::move(f));
+        }
+    }
+}
+
+/// A check comparing hosts (fabric_consistency): every host's inventory at once; findings open
+/// at the latest inventory's time. Fewer than two hosts with an inventory: not applicable.
+void run_hosts_check(const SeriesStore& store, const RuleSpec& rule, HostsRule across,
+                     EngineResult& out) {
+    std::vector<Snapshot> snaps;
+    double t = 0;
+    for (const std::string& host : store.hosts()) {
+        const auto inv = store.inventories().find(host);
+        if (inv == store.inventories().end()) continue;
+        auto snap = snapshot_from_json(inv->second.snapshot);
+        if (!snap) {
+            out.unevaluated.push_back({host, rule.id + ": " + snap.error().message()});
+            continue;
+        }
+        if (snap->host.empty()) snap->host = host;
+        t = std::max(t, inv->second.t);
+        snaps.push_back(std::move(*snap));
+    }
+    if (snaps.size() < 2) {
+        out.not_applicable.push_back(
+            {"hosts", rule.id + ": " + std::to_string(snaps.size()) +
+                          " host(s) with an inventory: nothing to compare across hosts"});
+        return;
+    }
+    RuleOutput ro;
+    across(snaps, ro);
+    for (Finding& f : ro.findings) {
+        f.rule_id = rule.id;
+        if (f.explanation.empty()) f.explanation = rule.explanation;
+        f.opened_t = t;
+        out.findings.push_back(std::move(f));
+    }
+    for (Note& n : ro.unevaluated) out.unevaluated.push_back(std::move(n));
+    for (Note& n : ro.notes) out.notes.push_back(std::move(n));
+}
+
 void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
                          EngineResult& out) {
     const RuleDef* def = nullptr;
     for (const RuleDef& d : all_rules())
         if (rule.check == d.id) def = &d;
     if (!def) return;  // parse_rules rejects unknown checks
+    if (const HostsRule across = hosts_rule(rule.check)) {
+        run_hosts_check(store, rule, across, out);
+        return;
+    }
     for (const std::string& host : store.hosts()) {
         const auto inv = store.inventories().find(host);
         if (inv == store.inventories().end()) {
@@ -287,12 +570,16 @@ EngineResult run_rules(const SeriesStore& store, const RuleSet& rules, const Eng
         first = false;
     }
     for (const RuleSpec& rule : rules.rules) {
+        if (!rule.instead_of.empty()) continue;  // after the rules it stands in for
         if (rule.check.empty()) {
             run_time_rule(store, rule, opts, out);
         } else {
             run_inventory_check(store, rule, opts, out);
         }
     }
+    if (opts.lifetime_rules)
+        for (const RuleSpec& rule : rules.rules)
+            if (!rule.instead_of.empty()) run_lifetime_rule(store, rule, out);
     std::stable_sort(out.findings.begin(), out.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.opened_t < b.opened_t; });
     return out;

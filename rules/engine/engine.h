@@ -21,6 +21,29 @@ struct EngineOptions {
     std::vector<std::string> required_ports;
     /// How far before a finding opened the timeline looks for the first rise of its signals.
     double lookback_s = 60;
+    /// Run the lifetime rules (RuleSpec::instead_of). Off by default: a live loop's short
+    /// history at start-up would make them open and close findings (the agent); diagnose on
+    /// recorded data or captures turns them on.
+    bool lifetime_rules = false;
+};
+
+/// A time-based rule the data could not judge for a host, so "no finding" from it would not
+/// mean healthy. kind: "one_capture" (one pass: no interval to measure a rate over),
+/// "short_span" (the host's data spans less than the rule's longest window or its hold, and
+/// what it saw does not already rule the condition out), "no_reference" (a lifetime rule
+/// whose counters are there but the counter it weighs them against is not).
+struct NotJudged {
+    std::string host;
+    std::string rule_id;
+    std::string kind;
+    double window_s = 0;     ///< the longest window_s of the rule's conditions, seconds
+    double hold_s = 0;       ///< the rule's hold_s, seconds
+    double need_s = 0;       ///< data span the rule needs: max(window_s, hold_s), seconds
+    double span_s = 0;       ///< seconds the host's data spans (its last pass - its first)
+    std::size_t passes = 0;  ///< collection passes (bundle captures) of the host
+    /// "ecn_counters_inconsistent needs 30 s of data (a 30 s window, a 20 s hold); the data
+    /// spans 10 s"
+    std::string text;
 };
 
 struct EngineResult {
@@ -34,12 +57,19 @@ struct EngineResult {
     /// What the inventory checks took into account without a finding (RuleOutput::notes), e.g.
     /// "gpu01 mlx5_0 port 2 (ens1f1np1): DOWN, ... taken as not cabled". Not a verdict.
     std::vector<Note> notes;
+    /// Rule/host pairs the data could not judge (see NotJudged); empty when every applicable
+    /// time-based rule saw enough data. A finding of the rule for the host means it was judged.
+    std::vector<NotJudged> not_judged;
+    /// Lifetime rules (RuleSpec::instead_of) that hold on a host whose rate rules were judged:
+    /// counts since the last reset that the rates show are not growing now (historical).
+    std::vector<Note> history;
     std::vector<std::string> hosts;
     double t_first = 0, t_last = 0;  ///< engine time span of the data
     bool wall_clock = false;         ///< engine times are UTC seconds (else monotonic)
 };
 
-/// Runs every rule of `rules` over `store`. Never throws for data content.
+/// Runs every rule of `rules` over `store` (lifetime rules after the rules they stand in for).
+/// Never throws for data content.
 EngineResult run_rules(const SeriesStore& store, const RuleSet& rules,
                        const EngineOptions& opts = {});
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "rules/evidence_format.h"
 #include "store/window.h"
@@ -53,6 +54,21 @@ Evidence evidence_of(const Condition& c, double v, const Series* s) {
             s && !s->metas.empty() ? s->metas.back().source : ""};
 }
 
+/// First pass index evaluated: 1 (the first interval's end), or 0 on a single pass.
+std::size_t first_evaluated(const FindingContext& ctx) {
+    return ctx.passes.size() == 1 ? 0 : 1;
+}
+
+/// The pass interval ending at pass k (0 for a single pass).
+double step_at(const FindingContext& ctx, std::size_t k) {
+    return k == 0 ? 0 : ctx.passes[k] - ctx.passes[k - 1];
+}
+
+/// Whether t is inside an episode; on a single pass, whether it is that pass.
+bool evaluated_in_episodes(const FindingContext& ctx, double t) {
+    return ctx.passes.size() == 1 ? true : in_episodes(ctx.episodes, t);
+}
+
 /// Evidence and timeline sources as the report cites them: paths under the host's sysfs root
 /// (a fixture or copied tree given as --sysfs-root) relative to it (cite_sysfs), so no path of
 /// the machine that ran the tool is cited.
@@ -68,10 +84,10 @@ void cite_sources(const FindingContext& ctx, Finding& f) {
 
 Peak peak_of(const FindingContext& ctx, const Condition& c) {
     Peak p;
-    for (std::size_t k = 1; k < ctx.passes.size(); ++k) {
+    for (std::size_t k = first_evaluated(ctx); k < ctx.passes.size(); ++k) {
         const double t = ctx.passes[k];
-        if (!in_episodes(ctx.episodes, t)) continue;
-        const Measurement m = measure(ctx.store, c, ctx.group, t, t - ctx.passes[k - 1]);
+        if (!evaluated_in_episodes(ctx, t)) continue;
+        const Measurement m = measure(ctx.store, c, ctx.group, t, step_at(ctx, k));
         if (!m.value) continue;
         // For "stays below" conditions the telling value is the largest seen, too.
         if (!p.value || *m.value > *p.value) {
@@ -137,10 +153,10 @@ void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
 /// Whether an expression held at any pass inside the episodes: true / false / unknown.
 std::optional<bool> held_during(const FindingContext& ctx, const Expr& e, double* at) {
     bool known = false;
-    for (std::size_t k = 1; k < ctx.passes.size(); ++k) {
+    for (std::size_t k = first_evaluated(ctx); k < ctx.passes.size(); ++k) {
         const double t = ctx.passes[k];
-        if (!in_episodes(ctx.episodes, t)) continue;
-        const auto r = holds(ctx.store, e, ctx.group, t, t - ctx.passes[k - 1]);
+        if (!evaluated_in_episodes(ctx, t)) continue;
+        const auto r = holds(ctx.store, e, ctx.group, t, step_at(ctx, k));
         if (!r) continue;
         known = true;
         if (*r) {
@@ -290,6 +306,60 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
     }
     std::stable_sort(f.timeline.begin(), f.timeline.end(),
                      [](const TimelineEvent& a, const TimelineEvent& b) { return a.t < b.t; });
+    f.summary = render_summary(ctx, f, peaks);
+    cite_sources(ctx, f);
+}
+
+void attach_lifetime_evidence(const FindingContext& ctx, const std::string& rates_reason,
+                              Finding& f) {
+    const double t = ctx.passes.back();
+    std::vector<std::pair<const Condition*, Peak>> peaks;
+    for (const Condition* c : leaf_conditions(ctx.rule.when)) {
+        const Measurement m = measure(ctx.store, *c, ctx.group, t, 0);
+        Peak p{m.value, m.strongest ? m.strongest : (m.series.empty() ? nullptr : m.series.front())};
+        peaks.emplace_back(c, p);
+        if (!p.value) continue;
+        // Each counter read on its own line (a person finds it in the capture), then the
+        // ratio and the counter it is weighed against.
+        const auto add = [&](const Evidence& e) {
+            if (std::none_of(f.evidence.begin(), f.evidence.end(), [&](const Evidence& o) {
+                    return o.name == e.name && o.value == e.value;
+                }))
+                f.evidence.push_back(e);
+        };
+        std::set<std::string> names;
+        for (const Series* s : m.series) names.insert(s->key.series);
+        for (const std::string& name : names) {
+            Condition one = *c;
+            one.measure = Measure::lifetime_value;
+            one.per.clear();
+            one.series = {name};
+            const Measurement v = measure(ctx.store, one, ctx.group, t, 0);
+            if (v.value && v.strongest) add(evidence_of(one, *v.value, v.strongest));
+        }
+        if (c->measure != Measure::lifetime_per_million) continue;
+        Evidence ratio = evidence_of(*c, *p.value, p.series);
+        ratio.name = c->signal;
+        add(ratio);
+        for (const std::string& name : c->per) {
+            Condition d = *c;
+            d.measure = Measure::lifetime_value;
+            d.per.clear();
+            d.series = {name};
+            d.match.clear();
+            const Measurement v = measure(ctx.store, d, ctx.group, t, 0);
+            if (!v.value || !v.strongest) continue;
+            add(evidence_of(d, *v.value, v.strongest));
+            break;
+        }
+    }
+    f.confidence = "low";
+    f.confidence_reason =
+        "lifetime evidence: counts since the counters were last reset, read from one capture, so "
+        "when they happened is unknown (they may be old); " +
+        rates_reason +
+        ". A second capture 30 s or more later shows whether they still grow, and rates "
+        "outrank this";
     f.summary = render_summary(ctx, f, peaks);
     cite_sources(ctx, f);
 }

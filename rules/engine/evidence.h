@@ -33,6 +33,13 @@ std::vector<const Condition*> leaf_conditions(const Expr& e);
 /// Fills evidence, timeline, alternatives, confidence and the summary sentence of `f`.
 void attach_evidence(const FindingContext& ctx, Finding& f);
 
+/// For a lifetime rule (RuleSpec::instead_of) that holds at the host's last pass: the lifetime
+/// values as evidence, the summary, and confidence "low" with its reason, which includes
+/// `rates_reason` (why the rate rules could not judge, e.g. "rates could not be judged: one
+/// capture"). No timeline: lifetime counts have no time.
+void attach_lifetime_evidence(const FindingContext& ctx, const std::string& rates_reason,
+                              Finding& f);
+
 /// Engine time -> UTC ms when the store has a wall clock, else 0.
 std::int64_t wall_ms_of(const SeriesStore& store, double t);
 

@@ -52,7 +52,8 @@ std::optional<double> port_rate_for(const SeriesStore& store, const Series& s, d
         if (l.count("device") && s.key.labels.count("device") &&
             l.at("device") != s.key.labels.at("device"))
             continue;
-        if (l.count("port") && s.key.labels.count("port") && l.at("port") != s.key.labels.at("port"))
+        if (l.count("port") && s.key.labels.count("port") &&
+            l.at("port") != s.key.labels.at("port"))
             continue;
         if (const auto v = value_at(*r, t)) return v;
     }
@@ -62,10 +63,60 @@ std::optional<double> port_rate_for(const SeriesStore& store, const Series& s, d
 /// Whether the driver also gives pause duration for the same port/priority/direction (then
 /// the frame-count estimate is not used).
 bool has_duration_series(const std::vector<const Series*>& chosen, const Series& frames) {
+    const char* duration = frames.key.series == "link_pause_frames" ? "link_pause_duration_us"
+                                                                    : "pfc_pause_duration_us";
     return std::any_of(chosen.begin(), chosen.end(), [&](const Series* d) {
-        return d->key.series == "pfc_pause_duration_us" && d->key.host == frames.key.host &&
+        return d->key.series == duration && d->key.host == frames.key.host &&
                d->key.labels == frames.key.labels;
     });
+}
+
+bool same_label(const Labels& a, const Labels& b, const char* key) {
+    const auto i = a.find(key), j = b.find(key);
+    return (i == a.end()) == (j == b.end()) && (i == a.end() || i->second == j->second);
+}
+
+/// Increase of `s` over [t0, t] divided by the increase summed over the series of the same
+/// name, host, device and port (its siblings, `s` included); nullopt when that sum is 0 or
+/// no sibling has a value.
+std::optional<double> share_of_siblings(const SeriesStore& store, const Series& s, double t0,
+                                        double t) {
+    const auto own = increase_in(s, t0, t).increase;
+    if (!own) return std::nullopt;
+    double total = 0;
+    for (const Series* o : store.find(s.key.series)) {
+        if (o->key.host != s.key.host || !same_label(o->key.labels, s.key.labels, "device") ||
+            !same_label(o->key.labels, s.key.labels, "port"))
+            continue;
+        if (const auto w = increase_in(*o, t0, t).increase) total += static_cast<double>(*w);
+    }
+    if (total <= 0) return std::nullopt;
+    return static_cast<double>(*own) / total;
+}
+
+/// A counter's reading at or before t (its count since the last reset), as a double.
+std::optional<double> lifetime_count(const Series& s, double t) {
+    for (auto it = s.points.rbegin(); it != s.points.rend(); ++it) {
+        if (it->t > t + kWindowSlackS) continue;
+        if (it->count) return static_cast<double>(*it->count);
+    }
+    return std::nullopt;
+}
+
+/// The lifetime reading of the first of `c.per`'s names that has one for the group (its series
+/// summed), or nullopt.
+std::optional<double> per_denominator(const SeriesStore& store, const Condition& c, const Group& g,
+                                      double t) {
+    for (const std::string& name : c.per) {
+        Condition d;
+        d.series = {name};
+        d.host = c.host;
+        std::optional<double> sum;
+        for (const Series* s : select_series(store, d, g, t))
+            if (const auto v = lifetime_count(*s, t)) sum = sum.value_or(0) + *v;
+        if (sum) return sum;
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -124,8 +175,22 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
             case Measure::value:
                 v = value_at(*s, t);
                 break;
+            case Measure::per_bit: {
+                const auto r = rate_in(*s, t0, t);
+                const auto gbps = port_rate_for(store, *s, t);
+                if (r && gbps && *gbps > 0) v = *r / (*gbps * 1e9);
+                break;
+            }
+            case Measure::share:
+                v = share_of_siblings(store, *s, t0, t);
+                break;
+            case Measure::lifetime_value:
+            case Measure::lifetime_per_million:
+                v = lifetime_count(*s, t);
+                break;
             case Measure::pause_fraction:
-                if (s->key.series == "pfc_pause_duration_us") {
+                if (s->key.series == "pfc_pause_duration_us" ||
+                    s->key.series == "link_pause_duration_us") {
                     if (auto r = rate_in(*s, t0, t)) v = std::min(1.0, *r / 1e6);
                 } else if (!has_duration_series(m.series, *s)) {
                     const auto r = rate_in(*s, t0, t);
@@ -135,12 +200,17 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
                 break;
         }
         if (!v) continue;
-        const bool sums = c.measure == Measure::increase || c.measure == Measure::rate_per_s;
+        const bool sums = c.measure == Measure::increase || c.measure == Measure::rate_per_s ||
+                          is_lifetime(c.measure);
         m.value = sums ? m.value.value_or(0) + *v : std::max(m.value.value_or(-INFINITY), *v);
         if (*v > best) {
             best = *v;
             m.strongest = s;
         }
+    }
+    if (c.measure == Measure::lifetime_per_million && m.value) {
+        const auto per = per_denominator(store, c, g, t);
+        m.value = per && *per > 0 ? std::optional<double>(*m.value * 1e6 / *per) : std::nullopt;
     }
     return m;
 }
@@ -200,8 +270,22 @@ std::string format_measure(const Condition& c, double v, const std::string& unit
         case Measure::pause_fraction:
             std::snprintf(buf, sizeof buf, "%.0f%% of the time", v * 100);
             break;
+        case Measure::per_bit:
+            std::snprintf(buf, sizeof buf, "%.2g %s per bit on the line", v,
+                          unit.empty() ? "errors" : unit.c_str());
+            break;
+        case Measure::share:
+            std::snprintf(buf, sizeof buf, "%.0f%% of the port's %s", v * 100, unit.c_str());
+            break;
         case Measure::rate_per_s:
             std::snprintf(buf, sizeof buf, "%.3g %s/s", v, unit.empty() ? "" : unit.c_str());
+            break;
+        case Measure::lifetime_value:
+            std::snprintf(buf, sizeof buf, "%.0f %s", v, unit.c_str());
+            break;
+        case Measure::lifetime_per_million:
+            std::snprintf(buf, sizeof buf, "%.3g %s per million %s", v, unit.c_str(),
+                          c.per.empty() ? "" : c.per.front().c_str());
             break;
         case Measure::increase:
             std::snprintf(buf, sizeof buf, "%.0f %s", v, unit.c_str());

@@ -47,7 +47,8 @@ std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& 
 /// an upper bound, because switches refresh pause before it expires.
 double pause_quanta_s(double port_gbps);
 
-/// "12.3/s", "63%", "1532 packets" — a measured value as printed in sentences.
+/// "12.3/s", "63%", "1532 packets", "1e-05 bits per bit on the line", "98% of the port's
+/// bits" — a measured value as printed in sentences.
 std::string format_measure(const Condition& c, double v, const std::string& unit);
 
 }  // namespace rh

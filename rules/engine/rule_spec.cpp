@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/json_file.h"
+#include "rules/engine/evidence.h"
 #include "rules/rule.h"
 #include "store/series_names.h"
 
@@ -97,10 +98,23 @@ Labels labels(const nlohmann::json& j, const std::string& path) {
     return out;
 }
 
+/// An optional list of strings `key` (absent: empty).
+std::vector<std::string> names(const nlohmann::json& j, const char* key, const std::string& path) {
+    std::vector<std::string> out;
+    const auto it = j.find(key);
+    if (it == j.end()) return out;
+    if (!it->is_array() || it->empty()) bad(path + "." + key, "expected a non-empty list of names");
+    for (const auto& e : *it) {
+        if (!e.is_string()) bad(path + "." + key, "expected strings");
+        out.push_back(e.get<std::string>());
+    }
+    return out;
+}
+
 Condition condition(const nlohmann::json& j, const std::string& path) {
     only_keys(j, path,
               {"signal", "series", "match", "measure", "op", "threshold", "window_s", "host",
-               "on_pfc_priorities"});
+               "on_pfc_priorities", "per"});
     Condition c;
     c.signal = str(j, "signal", path, true);
     const auto s = j.find("series");
@@ -133,9 +147,18 @@ Condition condition(const nlohmann::json& j, const std::string& path) {
         c.measure = Measure::value;
     } else if (measure == "pause_fraction") {
         c.measure = Measure::pause_fraction;
+    } else if (measure == "per_bit") {
+        c.measure = Measure::per_bit;
+    } else if (measure == "share") {
+        c.measure = Measure::share;
+    } else if (measure == "lifetime_value") {
+        c.measure = Measure::lifetime_value;
+    } else if (measure == "lifetime_per_million") {
+        c.measure = Measure::lifetime_per_million;
     } else {
-        bad(path + ".measure",
-            "unknown measure \"" + measure + "\" (increase, rate_per_s, value, pause_fraction)");
+        bad(path + ".measure", "unknown measure \"" + measure +
+                                   "\" (increase, rate_per_s, value, pause_fraction, per_bit, "
+                                   "share, lifetime_value, lifetime_per_million)");
     }
     const std::string op = str(j, "op", path, true);
     static const std::pair<const char*, Compare> kOps[] = {
@@ -158,6 +181,15 @@ Condition condition(const nlohmann::json& j, const std::string& path) {
     }
     if (j.contains("on_pfc_priorities"))
         c.on_pfc_priorities = static_cast<int>(num(j, "on_pfc_priorities", path, 1, 0, 1));
+    c.per = names(j, "per", path);
+    for (const std::string& name : c.per)
+        if (!is_known_series(name)) bad(path + ".per", "unknown series \"" + name + "\"");
+    if ((c.measure == Measure::lifetime_per_million) != !c.per.empty())
+        bad(path + ".per", c.per.empty() ? "missing: lifetime_per_million needs the counters "
+                                           "it is weighed against"
+                                         : "only with measure lifetime_per_million");
+    if (is_lifetime(c.measure) && c.window_s > 0)
+        bad(path + ".window_s", "a lifetime measure has no window (it reads one capture)");
     return c;
 }
 
@@ -186,10 +218,10 @@ bool is_inventory_check(const std::string& id) {
 }
 
 RuleSpec rule(const nlohmann::json& j, const std::string& path) {
-    only_keys(
-        j, path,
-        {"id", "title", "severity", "summary", "label_text", "explanation", "thresholds_reason",
-         "check", "group_by", "hold_s", "when", "supports", "alternatives", "escalate"});
+    only_keys(j, path,
+              {"id", "title", "severity", "summary", "label_text", "explanation",
+               "thresholds_reason", "check", "group_by", "hold_s", "when", "supports",
+               "alternatives", "escalate", "instead_of"});
     RuleSpec r;
     r.id = str(j, "id", path, true);
     if (r.id.empty() ||
@@ -203,7 +235,8 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
     if (!r.check.empty()) {
         if (!is_inventory_check(r.check))
             bad(path + ".check", "unknown inventory check \"" + r.check + "\"");
-        for (const char* k : {"when", "supports", "alternatives", "escalate", "hold_s", "group_by"})
+        for (const char* k :
+             {"when", "supports", "alternatives", "escalate", "hold_s", "group_by", "instead_of"})
             if (j.contains(k)) bad(path + "." + k, "not allowed with \"check\"");
         return r;
     }
@@ -216,6 +249,22 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
     if (!j.contains("when")) bad(path + ".when", "missing (or give \"check\")");
     r.when = expr(j.at("when"), path + ".when");
     r.hold_s = num(j, "hold_s", path, 0, 0, 86400);
+    r.instead_of = names(j, "instead_of", path);
+    const auto leaves = leaf_conditions(r.when);
+    const bool reads_lifetime = std::any_of(
+        leaves.begin(), leaves.end(), [](const Condition* c) { return is_lifetime(c->measure); });
+    if (reads_lifetime && r.instead_of.empty())
+        bad(path + ".instead_of",
+            "missing: a rule reading lifetime counters names the rate rules that outrank it");
+    if (!r.instead_of.empty()) {
+        for (const Condition* c : leaves)
+            if (!is_lifetime(c->measure) && c->measure != Measure::value)
+                bad(path + ".when",
+                    "a lifetime rule (instead_of) reads one capture: only "
+                    "lifetime_value, lifetime_per_million and value measures");
+        for (const char* k : {"hold_s", "supports", "alternatives", "escalate"})
+            if (j.contains(k)) bad(path + "." + k, "not allowed in a lifetime rule (instead_of)");
+    }
     if (const auto g = j.find("group_by"); g != j.end()) {
         if (!g->is_array()) bad(path + ".group_by", "expected a list of label names");
         for (const auto& e : *g) {
@@ -254,6 +303,10 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
 
 }  // namespace
 
+bool is_lifetime(Measure m) {
+    return m == Measure::lifetime_value || m == Measure::lifetime_per_million;
+}
+
 Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name) {
     try {
         only_keys(j, "(top)", {"schema", "comment", "rules"});
@@ -270,6 +323,15 @@ Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name) {
                 bad("rules[" + std::to_string(i) + "].id", "duplicate id \"" + spec.id + "\"");
             set.rules.push_back(std::move(spec));
         }
+        // A lifetime rule names time-based rules (not checks, not other lifetime rules).
+        for (std::size_t i = 0; i < set.rules.size(); ++i)
+            for (const std::string& id : set.rules[i].instead_of) {
+                const auto it = std::find_if(set.rules.begin(), set.rules.end(),
+                                             [&](const RuleSpec& o) { return o.id == id; });
+                if (it == set.rules.end() || !it->check.empty() || !it->instead_of.empty())
+                    bad("rules[" + std::to_string(i) + "].instead_of",
+                        "\"" + id + "\" is not a time-based rate rule of this file");
+            }
         return set;
     } catch (const SpecError& e) {
         return Error{"load rules", name, 0, e.what()};

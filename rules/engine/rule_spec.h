@@ -24,7 +24,21 @@ enum class Measure {
     value,           ///< gauge: latest value in the window
     pause_fraction,  ///< fraction of time paused, 0..1: rate of pfc_pause_duration_us / 1e6, or
                      ///< pfc_pause_frames rate x 65535 quanta x 512 bit times / port rate
+                     ///< (link_pause_duration_us / link_pause_frames alike for 802.3x pause)
+    per_bit,         ///< errors per bit the line carried: rate / (port_rate_gbps x 1e9), max
+                     ///< over the series (a bit error ratio; an error is at least one bit)
+    share,           ///< the group's increase / the increase summed over the series of the same
+                     ///< name on the same host, device and port (e.g. one lane of four), 0..1
+    /// A cumulative counter's reading at t: its count since the counters were last reset (one
+    /// capture is enough; a 32-bit counter that wrapped reads low). Only in lifetime rules.
+    lifetime_value,
+    /// lifetime_value per million of the condition's `per` counter (same host and port), e.g.
+    /// ACK timeouts per million RoCE packets sent; unknown without a `per` reading above 0.
+    lifetime_per_million,
 };
+
+/// Whether `m` reads counters since their last reset (valid on a single capture).
+bool is_lifetime(Measure m);
 
 enum class Compare { gt, ge, lt, le, eq, ne };
 
@@ -45,6 +59,9 @@ struct Condition {
     /// For a per-priority group: compare against the priorities whose gauge `pfc_enabled`
     /// equals this (1 = the lossless priorities, 0 = the others) instead of the group's own.
     std::optional<int> on_pfc_priorities;
+    /// For lifetime_per_million: the counters it is weighed against, tried in order (the first
+    /// series name with a reading for the group is used, its series summed).
+    std::vector<std::string> per;
 };
 
 /// A boolean combination of conditions: all / any of children, or one condition.
@@ -85,6 +102,12 @@ struct RuleSpec {
     std::vector<Condition> supports;  ///< corroborating signals (confidence, timeline)
     std::vector<Alternative> alternatives;
     std::vector<Escalation> escalate;  ///< first matching one sets the severity
+    /// A lifetime rule (its `when` reads lifetime_value / lifetime_per_million / value): the
+    /// time-based rules whose rate evidence outranks it. It is evaluated on a host's latest
+    /// capture only where one of them could not be judged (EngineResult::not_judged: one
+    /// capture, or a span shorter than its window or hold); elsewhere, if it holds, it is a
+    /// historical note. Its findings have confidence "low". Empty for other rules.
+    std::vector<std::string> instead_of;
 };
 
 struct RuleSet {
