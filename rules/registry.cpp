@@ -1,3 +1,4 @@
+#include "rules/fabric_consistency.h"
 #include "rules/rule.h"
 
 #include "rules/evidence_format.h"
@@ -10,6 +11,11 @@ void rule_pcie_downtrained(const RuleInput&, RuleOutput&);
 void rule_roce_mtu(const RuleInput&, RuleOutput&);
 
 namespace {
+/// fabric_consistency on one host: nothing to compare (see hosts_rule).
+void rule_fabric_consistency_one_host(const RuleInput&, RuleOutput&) {}
+}  // namespace
+
+namespace {
 constexpr RuleDef kRules[] = {
     {"port_not_active", "RDMA port state is not ACTIVE or its physical state is not LinkUp",
      Severity::error, Severity::error, rule_port_not_active},
@@ -20,6 +26,9 @@ constexpr RuleDef kRules[] = {
      Severity::warning, Severity::error, rule_pcie_downtrained},
     {"roce_mtu", "RoCE active_mtu limited by the netdev MTU, or different from the peer's",
      Severity::warning, Severity::error, rule_roce_mtu},
+    {"fabric_consistency",
+     "netdev MTU, active_mtu, PFC priorities, trust or ECN differ between the hosts of a run",
+     Severity::warning, Severity::error, rule_fabric_consistency_one_host},
 };
 }  // namespace
 
@@ -35,6 +44,10 @@ RuleOutput evaluate_rules(const RuleInput& input) {
                 {d.name, "no readable port: nothing about it can be checked"});
     for (const auto& r : kRules) r.evaluate(input, out);
     return out;
+}
+
+HostsRule hosts_rule(const std::string& id) {
+    return id == "fabric_consistency" ? evaluate_fabric_consistency : nullptr;
 }
 
 std::string port_subject(const Device& d, const Port& p) {

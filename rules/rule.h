@@ -52,6 +52,13 @@ struct RuleDef {
 /// All rules, in evaluation order.
 std::span<const RuleDef> all_rules();
 
+/// A rule that compares hosts (fabric-wide): reads every host's inventory at once.
+using HostsRule = void (*)(std::span<const Snapshot> hosts, RuleOutput& out);
+/// The across-hosts evaluation of inventory check `id` (fabric_consistency), nullptr for a
+/// per-host rule. Such a rule's per-host `evaluate` does nothing (one host: nothing to compare);
+/// the engine (rules/engine/engine.cpp) runs this one once over all hosts instead.
+HostsRule hosts_rule(const std::string& id);
+
 /// Runs every rule; findings in rule order, then device/port order. A device with no ports is
 /// itself unevaluated.
 RuleOutput evaluate_rules(const RuleInput& input);
