@@ -45,7 +45,14 @@ void to_json(nlohmann::json& j, const Finding& f) {
          {"port", f.port},        {"summary", f.summary},
          {"evidence", f.evidence}};
     j["labels"] = f.labels.empty() ? nlohmann::json::object() : nlohmann::json(f.labels);
-    if (f.episodes == 0) return;  // inventory check: no time dimension
+    if (f.episodes == 0) {  // inventory check or lifetime finding: no time dimension
+        // A lifetime finding (rules/engine, one capture's counts) states its confidence.
+        if (!f.confidence.empty()) {
+            j["explanation"] = f.explanation;
+            j["confidence"] = {{"level", f.confidence}, {"reason", f.confidence_reason}};
+        }
+        return;
+    }
     j["opened_t"] = f.opened_t;
     j["opened_wall_ms"] = f.opened_wall_ms;
     j["closed_t"] = f.closed_t != 0 ? nlohmann::json(f.closed_t) : nlohmann::json(nullptr);

@@ -90,7 +90,7 @@ std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
             if (auto r = parse_port_rate_gbps(p.rate))
                 gauge(out, snap, when, "port_rate_gbps", pl, "Gb/s", *r, cited("rate", "rate"));
             if (auto w = port_width_lanes(p.rate))
-                gauge(out, snap, when, "port_width_lanes", pl, "lanes", *w, dir + "rate");
+                gauge(out, snap, when, "port_width_lanes", pl, "lanes", *w, cited("rate", "rate"));
             for (const NormalizedCounter& c : p.normalized) {
                 Labels l = pl;
                 for (const auto& [k, v] : c.labels) l[k] = v;
