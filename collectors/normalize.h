@@ -41,10 +41,10 @@
 //   symbol_errors (errors)             physical symbol errors
 //   fcs_errors (frames)                frames received with a bad FCS (CRC): lost, retransmitted
 //   pcs_symbol_errors (errors)         symbol errors FEC could not correct (mlx5 statistical)
-//   fec_corrected_bits (bits)          bits the FEC corrected (pre-FEC errors; a marginal link)
+//   fec_corrected_bit_errors (bits)          bits the FEC corrected (pre-FEC errors; a marginal link)
 //   fec_corrected_blocks (blocks)      RS-FEC codewords with errors, all corrected
 //   fec_uncorrectable_blocks (blocks)  RS-FEC codewords FEC could not correct (frames lost)
-//   lane_corrected_bits (bits; lane=0..3) FEC-corrected bits per physical lane
+//   lane_corrected_bit_errors (bits; lane=0..3) FEC-corrected bits per physical lane
 //   port_rcv_errors (packets)          IB PMA: packets received with an error
 //   link_error_recovery (events)       IB PMA: link retrains (error recovery) that succeeded
 //   local_link_integrity_errors (events) IB PMA: LocalPhyErrors threshold crossings

@@ -68,12 +68,12 @@ constexpr MapEntry kBnxt[] = {
     eth("fcs_errors", "", "rx_fcs_err_frames", "frames"),
     // port ext stats (firmware-size dependent): FEC-corrected bits, RS-FEC blocks corrected /
     // not correctable
-    eth("fec_corrected_bits", "", "rx_corrected_bits", "bits"),
+    eth("fec_corrected_bit_errors", "", "rx_corrected_bits", "bits"),
     eth("fec_corrected_blocks", "", "rx_fec_corrected_blocks", "blocks"),
     eth("fec_uncorrectable_blocks", "", "rx_fec_uncorrectable_blocks", "blocks"),
     // no equivalent: pause_storm_events (continuous_pause_events has no warning/error split),
     // cnp_ignored, rnr_nak_sent, rnr_retry_exceeded, adaptive_retransmits, PMA counters/,
-    // link_pause_duration_us (no global pause duration), lane_corrected_bits (no per-lane
+    // link_pause_duration_us (no global pause duration), lane_corrected_bit_errors (no per-lane
     // counters), pcs_symbol_errors (rx_pcs_symbol_err is symbol_errors already)
     kDcbRx,
     kDcbTx,

@@ -37,7 +37,7 @@ constexpr MapEntry kIrdmaIce[] = {
     eth("symbol_errors", "", "illegal_bytes.nic", "errors"),
     // no equivalent: pfc_pause_duration_us, pause_storm_events, ack_timeouts, out_of_sequence,
     // duplicate_requests, retry_exceeded, rx_out_of_buffer, link_down_events,
-    // link_pause_duration_us, fec_* and lane_corrected_bits (ethtool -S has no FEC counters),
+    // link_pause_duration_us, fec_* and lane_corrected_bit_errors (ethtool -S has no FEC counters),
     // roce_*_bytes (ip4/ip6 octets are split by IP version), PMA counters/
     kDcbRx,
     kDcbTx,

@@ -83,13 +83,13 @@ constexpr MapEntry kMlx5[] = {
     // physical statistical group (PCAM ppcnt_statistical_group): phy_symbol_errors = symbol
     // errors FEC could not correct, phy_corrected_bits = bits FEC corrected
     eth("pcs_symbol_errors", "", "rx_pcs_symbol_err_phy", "errors"),
-    eth("fec_corrected_bits", "", "rx_corrected_bits_phy", "bits"),
+    eth("fec_corrected_bit_errors", "", "rx_corrected_bits_phy", "bits"),
     // per_lane_error_counters: rx_err_lane_<l>_phy = phy_corrected_bits_lane<l> (FEC-corrected
     // bits per physical lane, 0..3)
-    eth("lane_corrected_bits", "lane=0", "rx_err_lane_0_phy", "bits"),
-    eth("lane_corrected_bits", "lane=1", "rx_err_lane_1_phy", "bits"),
-    eth("lane_corrected_bits", "lane=2", "rx_err_lane_2_phy", "bits"),
-    eth("lane_corrected_bits", "lane=3", "rx_err_lane_3_phy", "bits"),
+    eth("lane_corrected_bit_errors", "lane=0", "rx_err_lane_0_phy", "bits"),
+    eth("lane_corrected_bit_errors", "lane=1", "rx_err_lane_1_phy", "bits"),
+    eth("lane_corrected_bit_errors", "lane=2", "rx_err_lane_2_phy", "bits"),
+    eth("lane_corrected_bit_errors", "lane=3", "rx_err_lane_3_phy", "bits"),
     // vport RDMA traffic (real bytes). Note: ethtool rx_out_of_buffer is the *Ethernet* RQ
     // counter and is deliberately not mapped (normalized rx_out_of_buffer is the RDMA one).
     eth("roce_rx_bytes", "", "rx_vport_rdma_unicast_bytes", "bytes"),

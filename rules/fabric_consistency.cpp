@@ -93,8 +93,10 @@ std::string value_source(const FactDef& def, const Member& m) {
 FactGroups group_fact_values(const std::vector<std::pair<std::string, std::string>>& by_member) {
     FactGroups out;
     for (const auto& [member, value] : by_member) {
+        // A named copy: clang 14 (the fuzz build) cannot capture a structured binding.
+        const std::string& v = value;
         auto it = std::find_if(out.groups.begin(), out.groups.end(),
-                               [&](const auto& g) { return g.value == value; });
+                               [&](const auto& g) { return g.value == v; });
         if (it == out.groups.end())
             out.groups.push_back({value, {member}});
         else

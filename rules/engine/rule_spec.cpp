@@ -46,9 +46,11 @@ void check_label(const std::string& label, const std::string& path) {
 void only_keys(const nlohmann::json& j, const std::string& path,
                std::initializer_list<const char*> allowed) {
     if (!j.is_object()) bad(path, "expected an object");
-    for (const auto& [k, _] : j.items())
+    for (const auto& item : j.items()) {
+        const std::string& k = item.key();
         if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
             bad(path + "." + k, "unknown field");
+    }
 }
 
 std::string str(const nlohmann::json& j, const char* key, const std::string& path, bool required) {
@@ -155,10 +157,13 @@ Condition condition(const nlohmann::json& j, const std::string& path) {
         c.measure = Measure::lifetime_value;
     } else if (measure == "lifetime_per_million") {
         c.measure = Measure::lifetime_per_million;
+    } else if (measure == "lifetime_share_of_uptime") {
+        c.measure = Measure::lifetime_share_of_uptime;
     } else {
         bad(path + ".measure", "unknown measure \"" + measure +
                                    "\" (increase, rate_per_s, value, pause_fraction, per_bit, "
-                                   "share, lifetime_value, lifetime_per_million)");
+                                   "share, lifetime_value, lifetime_per_million, "
+                                   "lifetime_share_of_uptime)");
     }
     const std::string op = str(j, "op", path, true);
     static const std::pair<const char*, Compare> kOps[] = {
@@ -261,7 +266,8 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
             if (!is_lifetime(c->measure) && c->measure != Measure::value)
                 bad(path + ".when",
                     "a lifetime rule (instead_of) reads one capture: only "
-                    "lifetime_value, lifetime_per_million and value measures");
+                    "lifetime_value, lifetime_per_million, lifetime_share_of_uptime and value "
+                    "measures");
         for (const char* k : {"hold_s", "supports", "alternatives", "escalate"})
             if (j.contains(k)) bad(path + "." + k, "not allowed in a lifetime rule (instead_of)");
     }
@@ -304,7 +310,8 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
 }  // namespace
 
 bool is_lifetime(Measure m) {
-    return m == Measure::lifetime_value || m == Measure::lifetime_per_million;
+    return m == Measure::lifetime_value || m == Measure::lifetime_per_million ||
+           m == Measure::lifetime_share_of_uptime;
 }
 
 Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name) {

@@ -393,9 +393,9 @@ BOOST_AUTO_TEST_CASE(mlx5_global_pause_and_phy_errors) {
     expect(p, "fcs_errors", {}, "rx_crc_errors_phy", 107, "frames");
     expect(p, "symbol_errors", {}, "rx_symbol_err_phy", 108, "errors");
     expect(p, "pcs_symbol_errors", {}, "rx_pcs_symbol_err_phy", 109, "errors");
-    expect(p, "fec_corrected_bits", {}, "rx_corrected_bits_phy", 110, "bits");
+    expect(p, "fec_corrected_bit_errors", {}, "rx_corrected_bits_phy", 110, "bits");
     for (unsigned l = 0; l < 4; ++l)
-        expect(p, "lane_corrected_bits", {{"lane", std::to_string(l)}},
+        expect(p, "lane_corrected_bit_errors", {{"lane", std::to_string(l)}},
                "rx_err_lane_" + std::to_string(l) + "_phy", 111 + l, "bits");
     // mlx5e has no RS-FEC block counters in ethtool -S.
     expect_absent(p, "fec_uncorrectable_blocks");
@@ -427,12 +427,12 @@ BOOST_AUTO_TEST_CASE(bnxt_link_pause_and_phy_errors) {
     expect(p, "link_pause_frames", {{"direction", "tx"}}, "tx_pause_frames", 202, "frames");
     expect(p, "fcs_errors", {}, "rx_fcs_err_frames", 203, "frames");
     expect(p, "symbol_errors", {}, "rx_pcs_symbol_err", 204, "errors");
-    expect(p, "fec_corrected_bits", {}, "rx_corrected_bits", 205, "bits");
+    expect(p, "fec_corrected_bit_errors", {}, "rx_corrected_bits", 205, "bits");
     expect(p, "fec_corrected_blocks", {}, "rx_fec_corrected_blocks", 206, "blocks");
     expect(p, "fec_uncorrectable_blocks", {}, "rx_fec_uncorrectable_blocks", 207, "blocks");
     // bnxt has no global pause duration, no per-lane counters; rx_pcs_symbol_err is mapped once
     expect_absent(p, "link_pause_duration_us", {{"direction", "rx"}});
-    expect_absent(p, "lane_corrected_bits", {{"lane", "0"}});
+    expect_absent(p, "lane_corrected_bit_errors", {{"lane", "0"}});
     expect_absent(p, "pcs_symbol_errors");
 }
 
@@ -446,7 +446,7 @@ BOOST_AUTO_TEST_CASE(ice_link_pause_and_phy_errors) {
     expect(p, "link_pause_frames", {{"direction", "tx"}}, "link_xoff_tx.nic", 303, "frames");
     expect(p, "fcs_errors", {}, "rx_crc_errors.nic", 304, "frames");
     expect(p, "symbol_errors", {}, "illegal_bytes.nic", 305, "errors");
-    expect_absent(p, "fec_corrected_bits");
+    expect_absent(p, "fec_corrected_bit_errors");
     expect_absent(p, "link_pause_duration_us", {{"direction", "tx"}});
 }
 

@@ -180,9 +180,9 @@ BOOST_AUTO_TEST_CASE(clean_link_has_no_physical_finding) {
     auto st = port_store();
     for (const char* s : {"fcs_errors", "symbol_errors", "pcs_symbol_errors"})
         counter(st, s, {}, 0, "errors");
-    counter(st, "fec_corrected_bits", {}, 500, "bits");  // 5e-9: a healthy optic
+    counter(st, "fec_corrected_bit_errors", {}, 500, "bits");  // 5e-9: a healthy optic
     for (int l = 0; l < 4; ++l)
-        counter(st, "lane_corrected_bits", {{"lane", std::to_string(l)}}, 125, "bits");
+        counter(st, "lane_corrected_bit_errors", {{"lane", std::to_string(l)}}, 125, "bits");
     const auto r = rh::run_rules(st, shipped());
     for (const char* id : {"physical_errors", "fec_marginal_link", "lane_errors"})
         BOOST_TEST(of_rule(r, id).empty(), id);
@@ -192,10 +192,10 @@ BOOST_AUTO_TEST_CASE(healthy_pam4_link_at_1e_6_raw_ber_is_not_marginal) {
     // 200 Gb/s over 4 PAM4 lanes: raw (pre-FEC) BER around 1e-6 is normal there, far below the
     // RS(544,514) limit, and one lane somewhat worse than the others at that level is not a fault.
     auto st = port_store(200, 4);
-    counter(st, "fec_corrected_bits", {}, 200000, "bits");  // 2e11 line bits a pass: 1e-6
-    counter(st, "lane_corrected_bits", {{"lane", "0"}}, 160000, "bits");
+    counter(st, "fec_corrected_bit_errors", {}, 200000, "bits");  // 2e11 line bits a pass: 1e-6
+    counter(st, "lane_corrected_bit_errors", {{"lane", "0"}}, 160000, "bits");
     for (int l = 1; l < 4; ++l)
-        counter(st, "lane_corrected_bits", {{"lane", std::to_string(l)}}, 13300, "bits");
+        counter(st, "lane_corrected_bit_errors", {{"lane", std::to_string(l)}}, 13300, "bits");
     const auto r = rh::run_rules(st, shipped());
     BOOST_TEST(of_rule(r, "fec_marginal_link").empty());
     BOOST_TEST(of_rule(r, "lane_errors").empty());
@@ -203,7 +203,7 @@ BOOST_AUTO_TEST_CASE(healthy_pam4_link_at_1e_6_raw_ber_is_not_marginal) {
 
 BOOST_AUTO_TEST_CASE(fec_corrected_1e_4_is_a_marginal_link_error) {
     auto st = port_store();
-    counter(st, "fec_corrected_bits", {}, 10000000, "bits");  // 1e-4
+    counter(st, "fec_corrected_bit_errors", {}, 10000000, "bits");  // 1e-4
     const auto f = only(rh::run_rules(st, shipped()), "fec_marginal_link");
     BOOST_TEST(f.severity == rh::Severity::error);
     BOOST_TEST(has(f.summary, "0.0001 bits per bit on the line"), f.summary);
@@ -213,18 +213,18 @@ BOOST_AUTO_TEST_CASE(fec_corrected_1e_4_is_a_marginal_link_error) {
 
 BOOST_AUTO_TEST_CASE(fec_corrected_2e_5_is_a_marginal_link_warning) {
     auto st = port_store();
-    counter(st, "fec_corrected_bits", {}, 2000000, "bits");  // 2e-5
+    counter(st, "fec_corrected_bit_errors", {}, 2000000, "bits");  // 2e-5
     BOOST_TEST(only(rh::run_rules(st, shipped()), "fec_marginal_link").severity ==
                rh::Severity::warning);
 }
 
 BOOST_AUTO_TEST_CASE(one_lane_with_98_percent_of_the_errors_is_named) {
     auto st = port_store();
-    counter(st, "fec_corrected_bits", {}, 5000000, "bits");
-    counter(st, "lane_corrected_bits", {{"lane", "0"}}, 30000, "bits");
-    counter(st, "lane_corrected_bits", {{"lane", "1"}}, 30000, "bits");
-    counter(st, "lane_corrected_bits", {{"lane", "2"}}, 4900000, "bits");
-    counter(st, "lane_corrected_bits", {{"lane", "3"}}, 40000, "bits");
+    counter(st, "fec_corrected_bit_errors", {}, 5000000, "bits");
+    counter(st, "lane_corrected_bit_errors", {{"lane", "0"}}, 30000, "bits");
+    counter(st, "lane_corrected_bit_errors", {{"lane", "1"}}, 30000, "bits");
+    counter(st, "lane_corrected_bit_errors", {{"lane", "2"}}, 4900000, "bits");
+    counter(st, "lane_corrected_bit_errors", {{"lane", "3"}}, 40000, "bits");
     const auto f = only(rh::run_rules(st, shipped()), "lane_errors");
     BOOST_TEST(f.labels.at("lane") == "2");
     BOOST_TEST(has(f.summary, "lane 2 has 98% of the port's bits"), f.summary);
@@ -235,14 +235,14 @@ BOOST_AUTO_TEST_CASE(errors_spread_over_lanes_or_a_one_lane_port_name_no_lane) {
     {
         auto st = port_store();
         for (int l = 0; l < 4; ++l)
-            counter(st, "lane_corrected_bits", {{"lane", std::to_string(l)}}, 100000, "bits");
+            counter(st, "lane_corrected_bit_errors", {{"lane", std::to_string(l)}}, 100000, "bits");
         BOOST_TEST(of_rule(rh::run_rules(st, shipped()), "lane_errors").empty());
     }
     {
         auto st = port_store(25, 1);  // 25 Gb/s (1X): lane 0 always has everything
-        counter(st, "lane_corrected_bits", {{"lane", "0"}}, 100000, "bits");
+        counter(st, "lane_corrected_bit_errors", {{"lane", "0"}}, 100000, "bits");
         for (int l = 1; l < 4; ++l)
-            counter(st, "lane_corrected_bits", {{"lane", std::to_string(l)}}, 0, "bits");
+            counter(st, "lane_corrected_bit_errors", {{"lane", std::to_string(l)}}, 0, "bits");
         BOOST_TEST(of_rule(rh::run_rules(st, shipped()), "lane_errors").empty());
     }
 }
