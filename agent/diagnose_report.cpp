@@ -89,7 +89,11 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
     doc["inputs"] = nlohmann::json::array();
     for (const InputReport& in : inputs)
         doc["inputs"].push_back(
-            {{"name", in.name}, {"samples", in.samples}, {"hosts", in.hosts}, {"notes", in.notes}});
+            {{"name", in.name},
+             {"samples", in.samples},
+             {"hosts", in.hosts},
+             {"notes", in.notes},
+             {"warnings", in.warnings}});
     doc["hosts"] = r.hosts;
     doc["span"] = {{"t_first", r.t_first},
                    {"t_last", r.t_last},
@@ -222,6 +226,14 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
             out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
                 << "\n";
     }
+    // Input warnings (store/inputs.h): files not read, hosts mixed in one file; always shown.
+    bool warned = false;
+    for (const auto& in : doc["inputs"])
+        for (const auto& w : in.value("warnings", nlohmann::json::array())) {
+            if (!warned) out << "\ninput notes (what was not read or was matched weakly):\n";
+            warned = true;
+            out << "  " << w.get<std::string>() << "\n";
+        }
     if (doc.contains("notes") && !doc["notes"].empty()) {
         out << "\nnotes (not findings):\n";
         for (const auto& n : doc["notes"])

@@ -219,6 +219,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
             for (const auto& f : c.unrecognized)
                 r.notes.push_back(f + ": not a format rocehealth reads; ignored");
             for (const Note& n : c.snapshot.notes) r.notes.push_back(n.subject + ": " + n.text);
+            r.warnings = c.warnings;
             reports[g.captures[k]] = std::move(r);
         }
     }

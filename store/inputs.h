@@ -21,6 +21,9 @@ struct InputReport {
     /// the capture was taken to be and the evidence that decided ("capture-1010: same host as
     /// capture-1000 (node_guid 0c42:a103:0065:4e9a, MAC 0c:42:a1:65:4e:9a)").
     std::vector<std::string> notes;
+    /// Notes shown without --verbose (bundles: a binary file not read, two hosts' output in
+    /// one file, facts kept by a weak match); each is also in `notes`.
+    std::vector<std::string> warnings = {};
 };
 
 /// Adds every sample of recording `path` to `store`. Error: unreadable file or a bad line

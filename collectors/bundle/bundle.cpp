@@ -37,6 +37,7 @@ struct Format {
 
 /// Most specific first: the generic counter listings last.
 constexpr Format kFormats[] = {
+    {bundle::is_ethtool_link, bundle::parse_ethtool_link},
     {bundle::is_ethtool_s, bundle::parse_ethtool_s},
     {bundle::is_ethtool_i, bundle::parse_ethtool_i},
     {bundle::is_ibv_devinfo, bundle::parse_ibv_devinfo},
@@ -46,6 +47,7 @@ constexpr Format kFormats[] = {
     {bundle::is_lspci_tree, bundle::parse_lspci_tree},
     {bundle::is_dmesg, bundle::parse_dmesg},
     {bundle::is_rdma_tool, bundle::parse_rdma_tool},
+    {bundle::is_uptime, bundle::parse_uptime},
     {bundle::is_hw_counters_listing, bundle::parse_hw_counters_listing},
     {bundle::is_counter_list, bundle::parse_counter_list},
 };
@@ -61,11 +63,94 @@ bool looks_like_text(const std::string& s) {
     return control * 100 <= s.size();
 }
 
+/// UTF-16 text (as PowerShell `>` or Notepad "Unicode" saves it) with its byte order mark
+/// (FF FE little endian, FE FF big endian) as UTF-8; nullopt when `s` has no UTF-16 BOM.
+/// Surrogate pairs are joined; a lone surrogate becomes U+FFFD.
+std::optional<std::string> utf16_to_utf8(const std::string& s) {
+    if (s.size() < 2) return std::nullopt;
+    const auto b0 = static_cast<unsigned char>(s[0]), b1 = static_cast<unsigned char>(s[1]);
+    bool little;
+    if (b0 == 0xFF && b1 == 0xFE)
+        little = true;
+    else if (b0 == 0xFE && b1 == 0xFF)
+        little = false;
+    else
+        return std::nullopt;
+    auto unit = [&](std::size_t i) -> unsigned {
+        const auto lo = static_cast<unsigned char>(s[little ? i : i + 1]);
+        const auto hi = static_cast<unsigned char>(s[little ? i + 1 : i]);
+        return (static_cast<unsigned>(hi) << 8) | lo;
+    };
+    std::string out;
+    out.reserve(s.size() / 2);
+    auto put = [&](unsigned cp) {
+        if (cp < 0x80) {
+            out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+            out += static_cast<char>(0xC0 | (cp >> 6));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            out += static_cast<char>(0xE0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+            out += static_cast<char>(0xF0 | (cp >> 18));
+            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+    };
+    for (std::size_t i = 2; i + 1 < s.size(); i += 2) {
+        const unsigned u = unit(i);
+        if (u >= 0xD800 && u < 0xDC00 && i + 3 < s.size()) {
+            const unsigned v = unit(i + 2);
+            if (v >= 0xDC00 && v < 0xE000) {
+                put(0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00));
+                i += 2;
+                continue;
+            }
+        }
+        put(u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
+    }
+    return out;
+}
+
+/// Unicode spaces that pasted text carries where the tool printed ASCII spaces (U+00A0
+/// no-break space from web pages and Windows clipboards, U+2000..U+200A, U+202F, U+205F,
+/// U+3000), each replaced by one ASCII space; tabs stay (every parser reads them as spaces).
+std::string normalize_spaces(std::string text) {
+    if (text.find('\xC2') == std::string::npos && text.find('\xE2') == std::string::npos &&
+        text.find('\xE3') == std::string::npos)
+        return text;
+    std::string out;
+    out.reserve(text.size());
+    const auto at = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (at(i) == 0xC2 && i + 1 < text.size() && at(i + 1) == 0xA0) {
+            out += ' ';
+            i += 1;
+            continue;
+        }
+        if (i + 2 < text.size() &&
+            ((at(i) == 0xE2 && at(i + 1) == 0x80 && (at(i + 2) <= 0x8A || at(i + 2) == 0xAF)) ||
+             (at(i) == 0xE2 && at(i + 1) == 0x81 && at(i + 2) == 0x9F) ||
+             (at(i) == 0xE3 && at(i + 1) == 0x80 && at(i + 2) == 0x80))) {
+            out += ' ';
+            i += 2;
+            continue;
+        }
+        out += text[i];
+    }
+    return out;
+}
+
 /// Pasted text as lines: a UTF-8 byte order mark dropped, CRLF or lone-CR line ends, ANSI
-/// colour sequences (ESC [ ... letter, from `grep --color`, `ip -c`) removed.
+/// colour sequences (ESC [ ... letter, from `grep --color`, `ip -c`) removed, Unicode spaces
+/// (normalize_spaces) made ASCII spaces.
 TextFile split_lines(std::string name, std::string text, const std::string& dir) {
     TextFile f{std::move(name), {}, dir, {}};
     if (bundle::starts_with(text, "\xEF\xBB\xBF")) text.erase(0, 3);
+    text = normalize_spaces(std::move(text));
     if (text.find('\n') == std::string::npos) std::replace(text.begin(), text.end(), '\r', '\n');
     std::size_t start = 0;
     while (start < text.size()) {
@@ -128,6 +213,29 @@ std::optional<std::string> prompt_command(std::string_view line) {
     return ws == std::string_view::npos ? std::string{} : rest(ws);
 }
 
+/// The host a prompt line names ("[root@gpu01 ~]# ..." and "user@gpu01:~$ ..." -> "gpu01"),
+/// "" for a prompt without one ("$ cmd", "# cmd"), a placeholder ("localhost", "hostname",
+/// "host") or a line that is not a prompt.
+std::string prompt_host(std::string_view line) {
+    if (!prompt_command(line)) return {};
+    line = bundle::trim(line);
+    std::string_view who;
+    if (line[0] == '[') {
+        who = line.substr(1, line.find(']') - 1);  // "root@gpu01 ~"
+        who = who.substr(0, who.find(' '));
+    } else {
+        who = line.substr(0, line.find(' '));  // "user@gpu01:~$"
+        who = who.substr(0, std::min(who.find(':'), who.size() - 1));
+    }
+    const auto at = who.find('@');
+    if (at == std::string_view::npos) return {};
+    const std::string host(who.substr(at + 1));
+    // Placeholders of redacted or template prompts name no host.
+    for (const char* placeholder : {"localhost", "localhost.localdomain", "hostname", "host"})
+        if (host == placeholder) return {};
+    return host;
+}
+
 /// Splits a file at its shell prompt lines: each part holds the lines after one prompt (the
 /// lines before the first prompt are a part of their own), with that prompt's command; the
 /// prompt lines and the other parts' lines are blanked, so line numbers stay the file's. Parts
@@ -140,6 +248,12 @@ std::vector<TextFile> split_commands(const TextFile& f) {
     std::vector<TextFile> parts;
     auto part = [&](std::size_t from, std::size_t to, const std::string& command) {
         TextFile p{f.name, std::vector<std::string>(f.lines.size()), f.dir, command};
+        // The host of the nearest prompt above that names one ("$ cmd" keeps the last host).
+        for (std::size_t i = from; i-- > 0;)
+            if (auto h = prompt_host(f.lines[i]); !h.empty()) {
+                p.prompt_host = std::move(h);
+                break;
+            }
         bool content = false;
         for (std::size_t i = from; i < to; ++i) {
             p.lines[i] = f.lines[i];
@@ -201,6 +315,8 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     const std::string label = basename_of(dir);
     m.dir = label;
     std::string hostname;
+    std::string prompt_hostname;           // host the first prompt naming one names
+    std::vector<std::string> other_hosts;  // other hosts prompts name
     for (const auto& [name, text] : files) {
         if (is_named(name, "timestamp")) {
             std::string value = text;  // "$ date +%s" above the number: the number
@@ -229,12 +345,43 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
             m.note(name, "hostname file is empty or not one name; the directory name is used");
             continue;
         }
-        if (!looks_like_text(text)) {
+        const auto utf8 = utf16_to_utf8(text);
+        const std::string& body = utf8 ? *utf8 : text;
+        if (!looks_like_text(body)) {
             cap.unrecognized.push_back(name);
-            m.note(name, "binary content, not a text capture");
+            m.warn(name, "binary content, not a text capture; not read");
             continue;
         }
-        const auto parts = split_commands(split_lines(name, text, label));
+        auto parts = split_commands(split_lines(name, body, label));
+        // Output of several hosts in one capture: the first host's parts are read, the others'
+        // are not mixed into its snapshot (a warning names them).
+        for (const TextFile& f : parts)
+            if (!f.prompt_host.empty()) {
+                if (prompt_hostname.empty()) prompt_hostname = f.prompt_host;
+                if (f.prompt_host != prompt_hostname &&
+                    std::find(other_hosts.begin(), other_hosts.end(), f.prompt_host) ==
+                        other_hosts.end())
+                    other_hosts.push_back(f.prompt_host);
+            }
+        if (!other_hosts.empty()) {
+            std::vector<TextFile> kept;
+            std::size_t dropped = 0;
+            for (auto& f : parts)
+                if (f.prompt_host.empty() || f.prompt_host == prompt_hostname)
+                    kept.push_back(std::move(f));
+                else
+                    ++dropped;
+            if (dropped > 0) {
+                std::string list = prompt_hostname;
+                for (const auto& h : other_hosts) list += ", " + h;
+                m.warn(name, "holds output of " + std::to_string(other_hosts.size() + 1) +
+                                 " hosts (" + list + "): only " + prompt_hostname + "'s is read; " +
+                                 std::to_string(dropped) +
+                                 " command output(s) of the other host(s) are not used (put each "
+                                 "host's output in its own capture directory)");
+            }
+            parts = std::move(kept);
+        }
         std::vector<std::string> kinds;
         for (const TextFile& f : parts) {
             const Format* fmt = std::find_if(std::begin(kFormats), std::end(kFormats),
@@ -263,6 +410,11 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
         cap.recognized.push_back(name + ": " + joined);
     }
 
+    // A prompt's host name is hostname evidence like a `hostname` file (weaker than hardware).
+    if (hostname.empty() && !prompt_hostname.empty()) {
+        hostname = prompt_hostname;
+        m.note(label, "host name " + hostname + " taken from the shell prompts (no hostname file)");
+    }
     Snapshot& s = cap.snapshot;
     s.host = hostname.empty() ? label : hostname;
     s.sysfs_root = "bundle:" + dir;
@@ -272,6 +424,9 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     cap.identity = identity_from_model(m, hostname);
     bundle::merge_into(m, s);
     add_snapshot_identity(cap.identity, s);
+    cap.warnings = m.warnings;
+    cap.uptime_s = m.uptime_s;
+    cap.uptime_source = m.uptime_source;
     return cap;
 }
 
@@ -281,14 +436,32 @@ Result<BundleCapture> import(const std::string& dir) {
     if (!fs::is_directory(root, ec))
         return Error{"open", dir, ec ? ec.value() : ENOTDIR,
                      "bundle directory does not exist or is not a directory"};
+    const std::string label = basename_of(dir);
     std::vector<fs::path> paths;
     std::vector<std::string> subdirs;
+    // A capture file that cannot be read is an error naming it: a diagnosis without it could
+    // read as healthy. First error in name order, so the message does not depend on listing.
+    std::vector<std::pair<std::string, Error>> bad;
     for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
         std::error_code st;
-        if (it->is_regular_file(st))
+        const std::string name = it->path().filename().string();
+        const auto status = it->status(st);  // follows symlinks
+        if (st) {
+            bad.emplace_back(name, Error{"", label + "/" + name, st.value(), {}});
+        } else if (fs::is_regular_file(status)) {
             paths.push_back(it->path());
-        else if (it->is_directory(st))
-            subdirs.push_back(it->path().filename().string());
+        } else if (fs::is_directory(status)) {
+            // A directory named like a capture file ("hw_counters.txt") stands where a file
+            // should be; others are subdirectories, not read (captures are not recursive).
+            std::error_code ls;
+            if (name.find('.') != std::string::npos && name.front() != '.' && !it->is_symlink(ls))
+                bad.emplace_back(name, Error{"", label + "/" + name, EISDIR, {}});
+            else
+                subdirs.push_back(name);
+        } else {
+            bad.emplace_back(name, Error{"", label + "/" + name, 0,
+                                         "not a regular file (FIFO, socket or device); not read"});
+        }
     }
     if (ec) return Error{"list", dir, ec.value(), "cannot read the bundle directory"};
     std::sort(paths.begin(), paths.end());
@@ -296,24 +469,38 @@ Result<BundleCapture> import(const std::string& dir) {
 
     Model m;
     Files files;
-    std::vector<std::string> unreadable;
     for (const auto& p : paths) {
         const std::string name = p.filename().string();
         auto text = read_file(p);
         if (!text) {
-            unreadable.push_back(name);
-            m.note(name, "not read: " + text.error().message());
+            Error e = text.error();
+            bad.emplace_back(name, Error{"", label + "/" + name, e.err_no, e.detail});
             continue;
         }
         files.emplace_back(name, std::move(*text));
     }
-    if (!subdirs.empty() && paths.empty()) {
+    if (!bad.empty()) {
+        std::sort(bad.begin(), bad.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        Error e = bad.front().second;
+        if (bad.size() > 1)
+            e.detail += (e.detail.empty() ? "" : "; ") + std::string("and ") +
+                        std::to_string(bad.size() - 1) + " more file(s) not read (" +
+                        bad[1].second.message() + (bad.size() > 2 ? ", ..." : "") + ")";
+        return e;
+    }
+    if (!subdirs.empty()) {
         std::string list;
         for (const auto& s : subdirs) list += (list.empty() ? "" : ", ") + s;
-        m.note(basename_of(dir), "no capture files here, only subdirectories (" + list +
-                                     "): each capture is its own bundle directory");
+        if (paths.empty())
+            m.note(label, "no capture files here, only subdirectories (" + list +
+                              "): each capture is its own bundle directory");
+        else
+            m.warn(label, "subdirectories not read (" + list +
+                              "): captures are not read recursively; give each capture "
+                              "directory as its own --bundle");
     }
-    return import_files(dir, files, m, std::move(unreadable));
+    return import_files(dir, files, m, {});
 }
 
 }  // namespace

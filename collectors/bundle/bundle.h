@@ -20,24 +20,36 @@ namespace rh {
 struct BundleCapture {
     std::string dir;
     std::optional<double> timestamp_s;    ///< from a `timestamp` file (seconds since epoch), if any
+    std::optional<double> uptime_s;  ///< seconds since boot, from `uptime` or /proc/uptime output
+    std::string uptime_source;       ///< "<dir>/<file>:<line>" of uptime_s
     Snapshot snapshot;                    ///< host from a `hostname` file, else the dir's basename
     std::vector<std::string> recognized;  ///< "<file>: <kind>" e.g. "eth0.txt: ethtool -S"
     std::vector<std::string> unrecognized;  ///< files whose content matched no known format
+    /// Notes to show without --verbose ("c1/blob.bin: binary content, not a text capture; not
+    /// read", two hosts' output in one file, PCIe facts kept by a vendor match).
+    std::vector<std::string> warnings;
     /// What names the host (GUIDs, MACs, PCI slots, counter sets, the `hostname` file), for
     /// grouping captures of one host without a `hostname` file (capture_identity.h).
     CaptureIdentity identity;
 };
 
 /// Reads every regular file in `dir` (not recursive, sorted by name) and imports them as
-/// import_bundle_files does. Errors: `dir` missing, not a directory or unreadable, and those of
-/// import_bundle_files; a file that cannot be read is a note and listed in `unrecognized`.
-/// Never throws.
+/// import_bundle_files does. Errors: `dir` missing, not a directory or unreadable; a file in it
+/// that cannot be read (permission denied, I/O error, larger than 32 MiB, a FIFO, device or
+/// dangling/looping symlink, a directory named like a file "hw_counters.txt"): the Error's
+/// message is "<base of dir>/<file>: <reason>" ("t1/hw_counters.txt: Permission denied");
+/// and those of import_bundle_files. Other subdirectories are warnings (not read). Never throws.
 Result<BundleCapture> import_bundle_dir(const std::string& dir);
 
 /// The pure import (no file system): `files` are (file name, bytes) pairs of one capture
 /// directory `dir`, in order. Each file is recognised by CONTENT (never by name; the only
 /// names read are `timestamp` and `hostname`), parsed and merged into one Snapshot:
-/// - Text is read as pasted: UTF-8 BOM, CRLF / CR line ends and ANSI colour codes removed.
+/// - Text is read as pasted: UTF-8 BOM, CRLF / CR line ends and ANSI colour codes removed,
+///   Unicode spaces (U+00A0, U+2000..U+200A, U+202F, U+205F, U+3000) read as spaces, UTF-16
+///   with a BOM decoded. Other binary content is a warning ("not a text capture").
+/// - Prompts naming a host ("[root@gpu01 ~]#", "user@gpu01:~$") are hostname evidence when
+///   there is no `hostname` file; a capture whose prompts name several hosts keeps only the
+///   parts of the first host named, with a warning naming the others.
 ///   A file is split at shell prompt lines ("[root@h ~]# ethtool -S ens1f0np0", "u@h:~$ cmd",
 ///   "$ cmd", "# cmd"); each part is recognised on its own and its command is evidence (the
 ///   interface of `ethtool -S|-i <if>` / `mlnx_qos -i <if>`, the port of a

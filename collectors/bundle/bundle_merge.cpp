@@ -25,6 +25,7 @@
 //    command names, else the only RDMA port; else a note naming the candidates.
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -135,6 +136,7 @@ class Merger {
         mac_links();
         for (const auto& [k, name] : links_) netdevs_.insert(name);
         resolve_iface_files();
+        ethtool_only_ports();
         named_functions();
         link_device_functions();
         device_functions();
@@ -169,6 +171,56 @@ class Merger {
                     "RDMA-capable NIC functions " +
                         join(made) +
                         " are taken as devices, named by PCI address, for the PCIe checks");
+    }
+
+    /// A ticket with `ethtool -S` of an RDMA NIC's netdev but no RDMA port (no ibv_devinfo,
+    /// hw_counters or rdma output): each such netdev becomes a device named after it with
+    /// port 1 and that netdev, so the netdev-side rules (pause, physical errors, discards) run.
+    /// An RDMA NIC's netdev: its `ethtool -i` driver is mlx5_core, bnxt_en or ice, or its
+    /// `ethtool -S` carries that driver's names (mlx5 "*_phy"/"*_vport", bnxt
+    /// "*_pfc_ena_frames_pri*"/"pfc_pri*", ice "*.nic"/"*_priority_<p>_xoff"/"link_xoff_*").
+    void ethtool_only_ports() {
+        if (!ports_.empty()) return;
+        std::map<std::string, std::string> made;  // netdev -> driver
+        for (std::size_t i = 0; i < m_.iface_files.size(); ++i) {
+            const IfaceFile& f = m_.iface_files[i];
+            const std::string& nd = target_[i];
+            if (nd.empty()) continue;
+            std::string driver;
+            if (auto d = driver_.find(nd); d != driver_.end()) driver = d->second;
+            if (netdev_family(driver) == DriverFamily::unknown) driver = driver_from_stats(f);
+            if (netdev_family(driver) == DriverFamily::unknown) continue;
+            made.try_emplace(nd, driver);
+        }
+        for (const auto& [nd, driver] : made) {
+            m_.port(nd, 1).link_layer = "Ethernet";
+            const PortKey k{nd, 1};
+            ports_.push_back(k);
+            links_[k] = nd;
+            netdevs_.insert(nd);
+            driver_.try_emplace(nd, driver);
+            m_.warn(nd, "no RDMA device in the capture: ethtool -S of " + nd + " (" + driver +
+                            ") read as its port, device " + nd +
+                            "; add ibv_devinfo -v for the RDMA side");
+        }
+    }
+
+    /// The netdev driver whose ethtool -S names `f` carries ("" when none fits).
+    static std::string driver_from_stats(const IfaceFile& f) {
+        auto ends = [](const std::string& n, std::string_view suf) {
+            return n.size() > suf.size() && n.compare(n.size() - suf.size(), suf.size(), suf) == 0;
+        };
+        for (const Counter& c : f.ethtool_stats) {
+            const std::string& n = c.name;
+            if (ends(n, "_phy") || n.find("_vport_") != std::string::npos) return "mlx5_core";
+            if (n.find("_pfc_ena_frames_pri") != std::string::npos || starts_with(n, "pfc_pri"))
+                return "bnxt_en";
+            if (ends(n, ".nic") || starts_with(n, "link_xoff_") || starts_with(n, "link_xon_") ||
+                ((starts_with(n, "rx_priority_") || starts_with(n, "tx_priority_")) &&
+                 (ends(n, "_xoff") || ends(n, "_xon"))))
+                return "ice";
+        }
+        return {};
     }
 
     void explicit_links() {
@@ -445,6 +497,16 @@ class Merger {
                 apply_files(nd, files);
                 p.netdev = std::move(nd);
             }
+            // `ethtool <if>` Speed: the port rate when no capture gave one.
+            for (const IfaceFile* f : files)
+                if (p.rate.empty() && f->speed_mbps) {
+                    char buf[48];
+                    std::snprintf(buf, sizeof buf, "%g Gb/sec", *f->speed_mbps / 1000.0);
+                    p.rate = buf;
+                    p.sources.try_emplace("rate", f->speed_source);
+                    m_.note(f->file, port_name(k) + " rate " + p.rate +
+                                         " taken from the ethtool link speed");
+                }
             if (!p.verbs.active_mtu_bytes && !p.verbs.max_mtu_bytes && p.verbs.unavailable.empty())
                 p.verbs.unavailable = "no ibv_devinfo for this port in the capture";
             std::sort(p.hw_counters.begin(), p.hw_counters.end(),
@@ -533,7 +595,74 @@ class Merger {
         return l;
     }
 
+    /// When no RDMA device of the capture is tied to an lspci function (its parentdev /
+    /// bus-info names a function lspci does not show) but lspci holds RDMA-capable NIC
+    /// functions, their PCIe facts are kept: with one device and one candidate card (vendor
+    /// fitting), the card's first function is taken as the device's; else each candidate
+    /// becomes a device named by its BDF, as in lspci_only_devices. Both are warnings.
+    void pcie_fallback() {
+        if (m_.pci.empty()) return;
+        std::set<std::string> printed;
+        for (const auto& x : m_.dmesg_pcie) printed.insert(x.function);
+        std::vector<std::string> lost;  // devices whose function is in neither lspci nor dmesg
+        for (const auto& [name, d] : m_.devices) {
+            auto b = device_bdf_.find(name);
+            if (b != device_bdf_.end() && (function(b->second) || printed.count(b->second)))
+                return;  // one device is tied: the capture's mapping holds
+            if (b != device_bdf_.end()) lost.push_back(name);
+        }
+        if (lost.empty()) return;
+        std::set<DriverFamily> families;
+        for (const auto& name : lost) {
+            DriverFamily f = rdma_family(name);
+            if (f == DriverFamily::unknown)
+                for (const auto& [k, nd] : links_)
+                    if (k.device == name)
+                        if (auto it = driver_.find(nd); it != driver_.end())
+                            f = netdev_family(it->second);
+            families.insert(f);
+        }
+        std::vector<const PciFunction*> cands;
+        for (const auto& fn : m_.pci)
+            if (rdma_capable_nic(fn) &&
+                (families.size() != 1 || *families.begin() == DriverFamily::unknown ||
+                 vendor_fits(*families.begin(), fn)))
+                cands.push_back(&fn);
+        if (cands.empty()) return;
+        std::sort(cands.begin(), cands.end(),
+                  [](const PciFunction* a, const PciFunction* b) { return a->bdf < b->bdf; });
+        std::set<std::string> cards;  // "0000:b3:00" of "0000:b3:00.1"
+        for (auto* fn : cands) cards.insert(fn->bdf.substr(0, fn->bdf.rfind('.')));
+        std::vector<std::string> bdfs;
+        for (auto* fn : cands) bdfs.push_back(fn->bdf);
+        const std::string file = cands.front()->file;
+        if (lost.size() == 1 && cards.size() == 1) {
+            const std::string was = device_bdf_[lost[0]];
+            device_bdf_[lost[0]] = cands.front()->bdf;
+            m_.warn(file, lost[0] + "'s PCI function " + was +
+                              " (from the netdev's parentdev/bus-info) is not in the lspci "
+                              "output; lspci's only RDMA-capable NIC, " +
+                              cands.front()->bdf + " (" + cands.front()->description +
+                              "), is taken as " + lost[0] + "'s by vendor");
+            return;
+        }
+        for (auto* fn : cands)
+            if (!m_.devices.count(fn->bdf)) {
+                m_.device(fn->bdf);
+                device_bdf_[fn->bdf] = fn->bdf;
+            }
+        std::string was;
+        for (const auto& name : lost)
+            was += (was.empty() ? "" : ", ") + name + " at " + device_bdf_[name];
+        m_.warn(file, "the RDMA devices' PCI functions (" + was +
+                          ") are not in the lspci output; its RDMA-capable NIC functions " +
+                          join(bdfs) +
+                          " are kept as devices named by PCI address for the "
+                          "PCIe checks");
+    }
+
     void pcie() {
+        pcie_fallback();
         const std::string& dir = m_.dir;
         for (auto& [name, d] : m_.devices) {
             auto b = device_bdf_.find(name);
@@ -545,7 +674,7 @@ class Merger {
                 if (x.function == bdf) printed.push_back(&x);
             if (!fn && printed.empty()) {
                 if (!m_.pci.empty())
-                    m_.note(name, "PCI function " + bdf + " is not in the lspci output");
+                    m_.warn(name, "PCI function " + bdf + " is not in the lspci output");
                 continue;
             }
             if (fn) {

@@ -25,6 +25,8 @@ struct TextFile {
     std::vector<std::string> lines;
     std::string dir;      ///< the capture directory's base name ("t0"), for sources
     std::string command;  ///< command of the shell prompt line above the output, else ""
+    /// Host the nearest prompt above names ("[root@gpu01 ~]#" -> "gpu01"), else "".
+    std::string prompt_host = {};
 };
 
 /// "<dir>/<file>:<line>" (line = index + 1): the source of a value read from that line.
@@ -58,6 +60,9 @@ struct IfaceFile {
     std::optional<QosConfig> qos;        ///< mlnx_qos trust
     std::optional<DcbConfig> dcb;        ///< mlnx_qos PFC / ETS / dscp2prio
     std::string iface_hint;  ///< interface named by the prompt's command (`ethtool -S <if>`)
+    std::optional<double> speed_mbps;   ///< `ethtool <if>` "Speed: 100000Mb/s", in Mb/s
+    std::string speed_source;           ///< "t0/ethtool.txt:8", the Speed line
+    std::optional<bool> link_detected;  ///< `ethtool <if>` "Link detected: yes|no"
 };
 
 /// One PCI function from `lspci -vv`. Speeds GT/s, widths lanes.
@@ -128,6 +133,12 @@ struct Model {
     /// Port::gids_unavailable says why.
     std::set<PortKey> gid_table_seen;
     std::vector<Note> notes;
+    /// Notes a reader must see without --verbose ("<subject>: <text>"): a file not read, two
+    /// hosts in one file, facts kept by a weaker match. Each is also in `notes`.
+    std::vector<std::string> warnings;
+    /// Seconds since boot from `uptime` / `cat /proc/uptime` (parse_uptime.cpp), and its source.
+    std::optional<double> uptime_s;
+    std::string uptime_source;
 
     /// The device, created on first use with its name.
     Device& device(const std::string& name);
@@ -135,6 +146,8 @@ struct Model {
     Port& port(const std::string& dev, unsigned number);
     void note(const TextFile& f, std::size_t line_index, std::string text);
     void note(std::string subject, std::string text);
+    /// A note that is also a warning (see `warnings`).
+    void warn(std::string subject, std::string text);
 };
 
 // --- text helpers (bundle_text.cpp) -------------------------------------------------------
@@ -160,6 +173,8 @@ bool is_ethtool_i(const TextFile& f);
 std::string parse_ethtool_i(const TextFile& f, Model& m);
 bool is_ibv_devinfo(const TextFile& f);
 std::string parse_ibv_devinfo(const TextFile& f, Model& m);
+bool is_ethtool_link(const TextFile& f);
+std::string parse_ethtool_link(const TextFile& f, Model& m);
 bool is_mlnx_qos(const TextFile& f);
 std::string parse_mlnx_qos(const TextFile& f, Model& m);
 bool is_ip_link(const TextFile& f);
@@ -168,6 +183,8 @@ bool is_lspci(const TextFile& f);
 std::string parse_lspci(const TextFile& f, Model& m);
 bool is_rdma_tool(const TextFile& f);
 std::string parse_rdma_tool(const TextFile& f, Model& m);
+bool is_uptime(const TextFile& f);
+std::string parse_uptime(const TextFile& f, Model& m);
 bool is_hw_counters_listing(const TextFile& f);
 std::string parse_hw_counters_listing(const TextFile& f, Model& m);
 bool is_dmesg(const TextFile& f);

@@ -122,6 +122,13 @@ void Model::note(std::string subject, std::string text) {
     notes.push_back(Note{std::move(subject), std::move(text)});
 }
 
+void Model::warn(std::string subject, std::string text) {
+    // The warning names the capture: "t1/core.bin: ...", "t1/mlx5_0: ...".
+    const bool named = dir.empty() || subject == dir || starts_with(subject, dir + "/");
+    warnings.push_back((named ? "" : dir + "/") + subject + ": " + text);
+    notes.push_back(Note{std::move(subject), std::move(text)});
+}
+
 std::string_view trim(std::string_view s) {
     const auto b = s.find_first_not_of(" \t\r\n");
     if (b == std::string_view::npos) return {};

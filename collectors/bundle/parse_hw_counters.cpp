@@ -6,6 +6,8 @@
 //   counters/<name> -> Port::counters, state, phys_state, rate, link_layer, gids/<i>,
 //   gid_attrs/{types,ndevs}/<i>; `infiniband/<dev>/{fw_ver,node_guid}` -> Device. Relative
 //   paths (`cd hw_counters; grep . *`) do not say which port: UnplacedCounters.
+// - `tail -n +1 <dir>/*` / `head <dir>/*`: "==> <path> <==" header lines, each followed by the
+//   file's value on the next line(s): read as "path:value" lines (the value's line number).
 // - one "name value" counter per line (e.g. `for f in *; do echo $f $(cat $f); done`): only
 //   when the file has no other format; also UnplacedCounters.
 #include <cctype>
@@ -134,9 +136,33 @@ void port_attr(const TextFile& f, std::size_t i, const PortKey& k, std::string_v
     // other port attributes (lid, cap_mask, ...) are not part of the inventory
 }
 
-}  // namespace
+/// `tail -n +1 dir/*` / `head dir/*` output as grep would print it: each "==> <path> <=="
+/// header is blanked and the non-blank lines below it (up to the next header) become
+/// "<path>:<line>". A file without any header is returned as it is.
+TextFile tail_as_grep(const TextFile& f) {
+    auto header = [](std::string_view l) -> std::optional<std::string_view> {
+        l = trim(l);
+        if (l.size() < 9 || !starts_with(l, "==> ") || l.substr(l.size() - 4) != " <==")
+            return std::nullopt;
+        return trim(l.substr(4, l.size() - 8));
+    };
+    bool any = false;
+    for (const auto& l : f.lines) any = any || header(l).has_value();
+    if (!any) return f;
+    TextFile g = f;
+    std::string path;
+    for (auto& l : g.lines) {
+        if (auto h = header(l)) {
+            path = std::string(*h);
+            l.clear();
+        } else if (!path.empty() && !trim(l).empty()) {
+            l = path + ":" + std::string(trim(l));
+        }
+    }
+    return g;
+}
 
-bool is_hw_counters_listing(const TextFile& f) {
+bool is_grep_listing(const TextFile& f) {
     const bool placed = mostly(
         f,
         [](const std::string& l) {
@@ -152,7 +178,14 @@ bool is_hw_counters_listing(const TextFile& f) {
     });
 }
 
-std::string parse_hw_counters_listing(const TextFile& f, Model& m) {
+}  // namespace
+
+bool is_hw_counters_listing(const TextFile& f) {
+    return is_grep_listing(tail_as_grep(f));
+}
+
+std::string parse_hw_counters_listing(const TextFile& file, Model& m) {
+    const TextFile f = tail_as_grep(file);
     UnplacedCounters unplaced{f.name, "hw_counters listing", {}, {}, port_in_command(f.command)};
     bool device_level = false;
     for (std::size_t i = 0; i < f.lines.size(); ++i) {
