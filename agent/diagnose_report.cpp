@@ -56,6 +56,8 @@ std::string not_judged_sentence(const EngineResult& r, bool captures) {
                 parts.push_back(n.rule_id + " needs " + seconds_text(n.need_s) + " of data (" +
                                 what + "), the " + (captures ? "captures of " : "data of ") + h +
                                 (captures ? " span " : " spans ") + seconds_text(n.span_s));
+            } else if (n.kind == "no_verdict") {
+                parts.push_back(n.text);  // names its host and port already
             } else {
                 parts.push_back(n.text + " (" + h + ")");
             }
@@ -88,12 +90,11 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
     doc["rules_file"] = rules_file;
     doc["inputs"] = nlohmann::json::array();
     for (const InputReport& in : inputs)
-        doc["inputs"].push_back(
-            {{"name", in.name},
-             {"samples", in.samples},
-             {"hosts", in.hosts},
-             {"notes", in.notes},
-             {"warnings", in.warnings}});
+        doc["inputs"].push_back({{"name", in.name},
+                                 {"samples", in.samples},
+                                 {"hosts", in.hosts},
+                                 {"notes", in.notes},
+                                 {"warnings", in.warnings}});
     doc["hosts"] = r.hosts;
     doc["span"] = {{"t_first", r.t_first},
                    {"t_last", r.t_last},
@@ -213,8 +214,8 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
         }
     }
     if (doc.contains("not_judged") && !doc["not_judged"].empty()) {
-        out << "\ncould not judge (too little data for these rules; no finding from them does not "
-               "mean healthy):\n";
+        out << "\ncould not judge (too little data, or values that gave no verdict; no finding "
+               "from these rules does not mean healthy):\n";
         for (const auto& n : doc["not_judged"])
             out << "  " << n["host"].get<std::string>() << ": " << n["text"].get<std::string>()
                 << "\n";

@@ -16,7 +16,7 @@ const std::vector<std::string>& known_series() {
         // Added by store/from_snapshot.cpp and the probes (store/README.md).
         for (const char* n : {"carrier_changes", "port_state_code", "port_rate_gbps",
                               "port_width_lanes", "pfc_enabled", "ecn_np_enabled", "ecn_rp_enabled",
-                              "probe_latency_us", "probe_errors"})
+                              "probe_latency_us", "probe_errors", "uptime_s"})
             s.emplace(n);
         return std::vector<std::string>(s.begin(), s.end());
     }();

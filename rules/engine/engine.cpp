@@ -314,6 +314,81 @@ bool ruled_out_on_short_data(const SeriesStore& store, const RuleSpec& rule, con
     });
 }
 
+/// Whether series `s` has a reading (count or value) at pass time t.
+bool has_reading_at(const Series& s, double t) {
+    return std::any_of(s.points.begin(), s.points.end(), [&](const Point& p) {
+        return std::abs(p.t - t) <= kWindowSlackS && (p.count || p.value);
+    });
+}
+
+/// Why `rule` reached no verdict for `g` although its series had values: each series that had
+/// values before but none at the last pass ("rnr_nak_received has no value in the last capture;
+/// last read from cap-0/hw_counters.txt:4"), else a pause fraction or per-bit ratio without a
+/// port rate ("no port rate in the capture to turn pause frames into time"), else a generic
+/// sentence. `t_last` is the host's last pass.
+std::string no_verdict_reason(const SeriesStore& store, const RuleSpec& rule, const Group& g,
+                              double t_last) {
+    std::vector<std::string> lost, lost_files;
+    bool no_rate_pause = false, no_rate_bits = false;
+    for (const Condition* c : leaf_conditions(rule.when)) {
+        for (const Series* s : select_series(store, *c, g, t_last)) {
+            if (!s->ever_valued) continue;
+            if (!has_reading_at(*s, t_last)) {
+                if (std::find(lost.begin(), lost.end(), s->key.series) == lost.end())
+                    lost.push_back(s->key.series);
+                // "cap-0/hw_counters.txt:18" -> "cap-0/hw_counters.txt"
+                const std::string src = s->metas.empty() ? "" : s->metas.back().source;
+                const std::string file = src.substr(
+                    0, src.rfind(':') == std::string::npos ? src.size() : src.rfind(':'));
+                if (!file.empty() &&
+                    std::find(lost_files.begin(), lost_files.end(), file) == lost_files.end())
+                    lost_files.push_back(file);
+                continue;
+            }
+            const bool frames =
+                s->key.series == "pfc_pause_frames" || s->key.series == "link_pause_frames";
+            if (c->measure == Measure::pause_fraction && frames) no_rate_pause = true;
+            if (c->measure == Measure::per_bit) no_rate_bits = true;
+        }
+    }
+    if (!lost.empty()) {
+        std::string out, files;
+        for (const auto& l : lost) out += (out.empty() ? "" : ", ") + l;
+        for (const auto& f : lost_files) files += (files.empty() ? "" : ", ") + f;
+        out += lost.size() == 1 ? " has" : " have";
+        out += " no value in the last capture";
+        if (!files.empty()) out += " (last read from " + files + ")";
+        return out;
+    }
+    if (no_rate_pause)
+        return "no port rate in the capture to turn pause frames into time (and the frames "
+               "alone neither reach the threshold at the fastest port rate nor stay below it at "
+               "the slowest)";
+    if (no_rate_bits) return "no port rate in the capture to turn errors into a share of line bits";
+    return "its series (" + series_list(rule) +
+           ") had values, but no verdict could be reached "
+           "from them at any capture";
+}
+
+/// Records that `rule` reached no verdict for `g` on data it had values for (kind
+/// "no_verdict"; text "pause_storm on gpu01 mlx5_0 port 1 direction rx priority 3: no port
+/// rate ...").
+void add_no_verdict(const SeriesStore& store, const RuleSpec& rule, const Group& g,
+                    const std::vector<double>& passes, EngineResult& out) {
+    NotJudged n;
+    n.host = g.host;
+    n.rule_id = rule.id;
+    n.kind = "no_verdict";
+    n.window_s = longest_window_s(rule.when);
+    n.hold_s = rule.hold_s;
+    n.need_s = std::max(n.window_s, n.hold_s);
+    n.span_s = passes.back() - passes.front();
+    n.passes = passes.size();
+    n.text = rule.id + " on " + group_subject(g) + ": " +
+             no_verdict_reason(store, rule, g, passes.back());
+    out.not_judged.push_back(std::move(n));
+}
+
 void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
                    EngineResult& out) {
     for (const std::string& host : store.hosts()) {
@@ -362,6 +437,18 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
                              : known && passes.back() - passes.front() + kWindowSlackS < need;
                 if (short_data && (one_pass || !ruled_out_on_short_data(store, rule, g, passes))) {
                     add_not_judged(rule, host, passes, out);
+                    continue;
+                }
+            }
+            // Series with values that gave no verdict (pause frames without a port rate that
+            // bound nothing, a counter that lost its value at the last capture): not healthy.
+            if (eps.empty() && possible(true)) {
+                const auto at = evaluation_passes(rule, passes);
+                const bool last_unknown =
+                    !at.empty() &&
+                    !holds(store, rule.when, g, passes[at.back().first], at.back().second);
+                if (!known || last_unknown) {
+                    add_no_verdict(store, rule, g, passes, out);
                     continue;
                 }
             }
@@ -425,6 +512,14 @@ void run_lifetime_rule(const SeriesStore& store, const RuleSpec& rule, EngineRes
                 // rate rules it stands in for are named as not judged already.
                 std::set<std::string> per;
                 for (const Condition* c : leaf_conditions(rule.when)) {
+                    if (c->measure == Measure::lifetime_share_of_uptime) {
+                        Condition count = *c;
+                        count.measure = Measure::lifetime_value;
+                        const auto n = measure(store, count, g, t, 0).value;
+                        if (n && *n > 0 && !uptime_s(store, host, t))
+                            per.insert("uptime_s (an `uptime` or `cat /proc/uptime` capture)");
+                        continue;
+                    }
                     if (c->per.empty()) continue;
                     Condition count = *c;
                     count.measure = Measure::lifetime_value;

@@ -31,7 +31,10 @@ struct EngineOptions {
 /// mean healthy. kind: "one_capture" (one pass: no interval to measure a rate over),
 /// "short_span" (the host's data spans less than the rule's longest window or its hold, and
 /// what it saw does not already rule the condition out), "no_reference" (a lifetime rule
-/// whose counters are there but the counter it weighs them against is not).
+/// whose counters are there but the counter it weighs them against is not), "no_verdict" (one
+/// entry per group: its series had values that gave no verdict at any pass or at the last one:
+/// a counter missing from the last capture, pause frames without a port rate whose bounds
+/// straddle the threshold; `text` names the rule, group and why).
 struct NotJudged {
     std::string host;
     std::string rule_id;

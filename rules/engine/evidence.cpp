@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "rules/evidence_format.h"
@@ -31,26 +32,63 @@ std::string where(const Series& s) {
 struct Peak {
     std::optional<double> value;
     const Series* series = nullptr;
+    bool bounded = false;  ///< only a lower bound is known (Measurement::high)
+    std::string name;      ///< evidence name of a sum over several series (summed_name)
 };
+
+/// The evidence name of a value summed over `summed` (Measurement::summed): one series' own
+/// name when there is one; else the names joined by " + " and, per label, its values joined by
+/// "+" where they differ ("priority_bytes (rx+tx, priority 0)", "roce_rx_bytes + roce_tx_bytes"),
+/// so the label says what was added up. Empty for fewer than two series.
+std::string summed_name(const std::vector<const Series*>& summed) {
+    if (summed.size() < 2) return {};
+    std::vector<std::string> names;
+    std::map<std::string, std::vector<std::string>> values;
+    for (const Series* s : summed) {
+        if (std::find(names.begin(), names.end(), s->key.series) == names.end())
+            names.push_back(s->key.series);
+        for (const auto& [k, v] : s->key.labels) {
+            auto& vs = values[k];
+            if (std::find(vs.begin(), vs.end(), v) == vs.end()) vs.push_back(v);
+        }
+    }
+    Labels merged;
+    for (auto& [k, vs] : values) {
+        std::sort(vs.begin(), vs.end());
+        std::string j;
+        for (const auto& v : vs) j += (j.empty() ? "" : "+") + v;
+        merged[k] = j;
+    }
+    std::string joined;
+    for (const auto& n : names) joined += (joined.empty() ? "" : " + ") + n;
+    return series_display_name(joined, merged);
+}
 
 /// A measured value as a person reads it: a gauge's value by its unit ("off", "4 (ACTIVE)",
 /// "100 Gb/s", rules/evidence_format.h), a rate, increase or pause fraction by format_measure.
-std::string measured_text(const Condition& c, double v, const std::string& unit) {
+std::string measured_text(const Condition& c, double v, const std::string& unit,
+                          bool bounded = false) {
+    if (bounded) return format_bounded_measure(c, v, unit);
     return c.measure == Measure::value ? format_value(v, unit) : format_measure(c, v, unit);
 }
 
 /// The unit of measured_text's value alone, for machines: "" for on/off, states and fractions.
 std::string measured_unit(const Condition& c, const std::string& unit) {
-    if (unit == "bool" || unit == "state" || c.measure == Measure::pause_fraction) return "";
+    if (unit == "bool" || unit == "state" || c.measure == Measure::pause_fraction ||
+        c.measure == Measure::lifetime_share_of_uptime)
+        return "";
     return c.measure == Measure::rate_per_s && !unit.empty() ? unit + "/s" : unit;
 }
 
 /// One evidence line for a condition's peak: named after the series it read ("PFC on priority
 /// 3", "ack_timeouts"), not the rule's signal name, so a person can find it in the capture.
-Evidence evidence_of(const Condition& c, double v, const Series* s) {
+Evidence evidence_of(const Condition& c, double v, const Series* s, bool bounded = false,
+                     const std::string& name = {}) {
     const std::string unit = s ? s->unit() : "";
-    return {s ? series_display_name(s->key.series, s->key.labels) : c.signal,
-            measured_text(c, v, unit), measured_unit(c, unit),
+    return {!name.empty() ? name
+            : s           ? series_display_name(s->key.series, s->key.labels)
+                          : c.signal,
+            measured_text(c, v, unit, bounded), measured_unit(c, unit),
             s && !s->metas.empty() ? s->metas.back().source : ""};
 }
 
@@ -92,6 +130,8 @@ Peak peak_of(const FindingContext& ctx, const Condition& c) {
         // For "stays below" conditions the telling value is the largest seen, too.
         if (!p.value || *m.value > *p.value) {
             p.value = m.value;
+            p.bounded = m.high.has_value();
+            p.name = summed_name(m.summed);
             p.series = m.strongest ? m.strongest : (m.series.empty() ? nullptr : m.series.front());
         }
     }
@@ -137,13 +177,13 @@ void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
         e.host = s.key.host;
         e.series = s.key.series;
         e.labels = s.key.labels;
-        e.value = measured_text(step, *m.value, s.unit());
+        e.value = measured_text(step, *m.value, s.unit(), m.high.has_value());
         e.unit = measured_unit(step, s.unit());
         e.source = s.metas.empty() ? "" : s.metas.back().source;
         const bool at_start = k == 1;
-        e.what = c.signal + (at_start ? " already present when the data begins: "
-                                      : (c.measure == Measure::value ? " condition met: "
-                                                                     : " started: ")) +
+        e.what = c.signal +
+                 (at_start ? " already present when the data begins: "
+                           : (c.measure == Measure::value ? " condition met: " : " started: ")) +
                  s.key.series + " on " + where(s) + host_word(c);
         f.timeline.push_back(std::move(e));
         return;
@@ -185,8 +225,9 @@ std::string render_summary(const FindingContext& ctx, const Finding& f,
     }
     for (const auto& [c, p] : peaks)
         replace_all(s, "{" + c->signal + "}",
-                    p.value ? measured_text(*c, *p.value, p.series ? p.series->unit() : "")
-                            : "unknown");
+                    p.value
+                        ? measured_text(*c, *p.value, p.series ? p.series->unit() : "", p.bounded)
+                        : "unknown");
     char held[64];
     const double dur = ctx.episodes.back().end - ctx.episodes.front().start;
     std::snprintf(held, sizeof held, "%.0f s", dur);
@@ -222,7 +263,7 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
     for (const Condition* c : leaf_conditions(ctx.rule.when)) {
         Peak p = peak_of(ctx, *c);
         peaks.emplace_back(c, p);
-        if (p.value) f.evidence.push_back(evidence_of(*c, *p.value, p.series));
+        if (p.value) f.evidence.push_back(evidence_of(*c, *p.value, p.series, p.bounded, p.name));
         first_rise(ctx, *c, f);
     }
     // Supporting signals: seen or not, each one said.
@@ -274,17 +315,18 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
     } else {
         f.confidence = "medium";
     }
-    std::string reason = "the condition held for " +
-                         std::to_string(static_cast<long>(ctx.episodes.back().end -
-                                                          ctx.episodes.front().start)) +
-                         " s";
+    std::string reason =
+        "the condition held for " +
+        std::to_string(static_cast<long>(ctx.episodes.back().end - ctx.episodes.front().start)) +
+        " s";
     if (n_sup > 0)
         reason += "; " + std::to_string(seen) + " of " + std::to_string(n_sup) +
                   " supporting signals seen" + (seen ? " (" + seen_names + ")" : "") +
                   (seen < n_sup ? ", not seen: " + unseen_names : "");
     if (n_alt > 0)
         reason += "; " + std::to_string(ruled_out) + " of " + std::to_string(n_alt) +
-                  " alternatives ruled out" + (open ? ", " + std::to_string(open) + " still possible" : "");
+                  " alternatives ruled out" +
+                  (open ? ", " + std::to_string(open) + " still possible" : "");
     (void)known;
     f.confidence_reason = reason;
 
@@ -295,7 +337,9 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
     opened.host = f.host;
     opened.labels = ctx.group.labels;
     opened.what = ctx.rule.title + ": condition started holding" +
-                  (ctx.rule.hold_s > 0 ? " (held >= " + std::to_string(static_cast<long>(ctx.rule.hold_s)) + " s)" : "");
+                  (ctx.rule.hold_s > 0
+                       ? " (held >= " + std::to_string(static_cast<long>(ctx.rule.hold_s)) + " s)"
+                       : "");
     f.timeline.push_back(opened);
     if (f.closed_t != 0) {
         TimelineEvent closed = opened;
@@ -316,7 +360,8 @@ void attach_lifetime_evidence(const FindingContext& ctx, const std::string& rate
     std::vector<std::pair<const Condition*, Peak>> peaks;
     for (const Condition* c : leaf_conditions(ctx.rule.when)) {
         const Measurement m = measure(ctx.store, *c, ctx.group, t, 0);
-        Peak p{m.value, m.strongest ? m.strongest : (m.series.empty() ? nullptr : m.series.front())};
+        Peak p{m.value, m.strongest ? m.strongest : (m.series.empty() ? nullptr : m.series.front()),
+               m.high.has_value(), summed_name(m.summed)};
         peaks.emplace_back(c, p);
         if (!p.value) continue;
         // Each counter read on its own line (a person finds it in the capture), then the
@@ -336,6 +381,19 @@ void attach_lifetime_evidence(const FindingContext& ctx, const std::string& rate
             one.series = {name};
             const Measurement v = measure(ctx.store, one, ctx.group, t, 0);
             if (v.value && v.strongest) add(evidence_of(one, *v.value, v.strongest));
+        }
+        if (c->measure == Measure::lifetime_share_of_uptime) {
+            Evidence share = evidence_of(*c, *p.value, p.series);
+            share.name = c->signal;
+            add(share);
+            for (const Series* s : ctx.store.find("uptime_s")) {
+                if (s->key.host != ctx.group.host) continue;
+                if (const auto up = value_at(*s, t))
+                    add({"uptime", format_value(*up, "s"), "s",
+                         s->metas.empty() ? "" : s->metas.back().source});
+                break;
+            }
+            continue;
         }
         if (c->measure != Measure::lifetime_per_million) continue;
         Evidence ratio = evidence_of(*c, *p.value, p.series);

@@ -121,6 +121,13 @@ std::optional<double> per_denominator(const SeriesStore& store, const Condition&
 
 }  // namespace
 
+std::optional<double> uptime_s(const SeriesStore& store, const std::string& host, double t) {
+    for (const Series* s : store.find("uptime_s"))
+        if (s->key.host == host)
+            if (const auto v = value_at(*s, t)) return v;
+    return std::nullopt;
+}
+
 double pause_quanta_s(double port_gbps) {
     return 65535.0 * 512.0 / (port_gbps * 1e9);
 }
@@ -159,8 +166,10 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
     const double window = std::max(c.window_s, step_s);
     const double t0 = t - window;
     double best = -INFINITY;
+    bool bounded = false;
+    std::optional<double> high;
     for (const Series* s : m.series) {
-        std::optional<double> v;
+        std::optional<double> v, v_high;
         switch (c.measure) {
             case Measure::increase:
                 if (auto w = increase_in(*s, t0, t); w.increase) {
@@ -178,7 +187,15 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
             case Measure::per_bit: {
                 const auto r = rate_in(*s, t0, t);
                 const auto gbps = port_rate_for(store, *s, t);
-                if (r && gbps && *gbps > 0) v = *r / (*gbps * 1e9);
+                if (r && gbps && *gbps > 0) {
+                    v = *r / (*gbps * 1e9);
+                } else if (r && !gbps) {
+                    // No port rate: bounded by the fastest and slowest rates a port can have
+                    // (no error at all is 0 at any rate).
+                    v = *r / (kMaxPlausiblePortGbps * 1e9);
+                    v_high = *r / (kMinPlausiblePortGbps * 1e9);
+                    bounded = true;
+                }
                 break;
             }
             case Measure::share:
@@ -186,6 +203,7 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
                 break;
             case Measure::lifetime_value:
             case Measure::lifetime_per_million:
+            case Measure::lifetime_share_of_uptime:
                 v = lifetime_count(*s, t);
                 break;
             case Measure::pause_fraction:
@@ -195,18 +213,33 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
                 } else if (!has_duration_series(m.series, *s)) {
                     const auto r = rate_in(*s, t0, t);
                     const auto gbps = port_rate_for(store, *s, t);
-                    if (r && gbps && *gbps > 0) v = std::min(1.0, *r * pause_quanta_s(*gbps));
+                    if (r && gbps && *gbps > 0) {
+                        v = std::min(1.0, *r * pause_quanta_s(*gbps));
+                    } else if (r && !gbps) {
+                        // No port rate: the frames still bound the time paused, from below
+                        // at the fastest rate a port can have, from above at the slowest.
+                        v = std::min(1.0, *r * pause_quanta_s(kMaxPlausiblePortGbps));
+                        v_high = std::min(1.0, *r * pause_quanta_s(kMinPlausiblePortGbps));
+                        bounded = true;
+                    }
                 }
                 break;
         }
         if (!v) continue;
+        high = std::max(high.value_or(-INFINITY), v_high.value_or(*v));
         const bool sums = c.measure == Measure::increase || c.measure == Measure::rate_per_s ||
                           is_lifetime(c.measure);
         m.value = sums ? m.value.value_or(0) + *v : std::max(m.value.value_or(-INFINITY), *v);
+        if (sums) m.summed.push_back(s);
         if (*v > best) {
             best = *v;
             m.strongest = s;
         }
+    }
+    if (bounded && m.value && high) m.high = std::max(*high, *m.value);
+    if (c.measure == Measure::lifetime_share_of_uptime && m.value) {
+        const auto up = uptime_s(store, g.host, t);
+        m.value = up && *up > 0 ? std::optional<double>(*m.value / 1e6 / *up) : std::nullopt;
     }
     if (c.measure == Measure::lifetime_per_million && m.value) {
         const auto per = per_denominator(store, c, g, t);
@@ -215,10 +248,10 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
     return m;
 }
 
-std::optional<bool> holds(const Condition& c, const Measurement& m) {
-    if (!m.value) return std::nullopt;
-    const double v = *m.value, x = c.threshold;
-    switch (c.op) {
+namespace {
+
+bool compare(Compare op, double v, double x) {
+    switch (op) {
         case Compare::gt:
             return v > x;
         case Compare::ge:
@@ -232,7 +265,16 @@ std::optional<bool> holds(const Condition& c, const Measurement& m) {
         case Compare::ne:
             return v != x;
     }
-    return std::nullopt;
+    return false;
+}
+
+}  // namespace
+
+std::optional<bool> holds(const Condition& c, const Measurement& m) {
+    if (!m.value) return std::nullopt;
+    const bool low = compare(c.op, *m.value, c.threshold);
+    if (m.high && compare(c.op, *m.high, c.threshold) != low) return std::nullopt;
+    return low;
 }
 
 std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& g, double t,
@@ -283,6 +325,9 @@ std::string format_measure(const Condition& c, double v, const std::string& unit
         case Measure::lifetime_value:
             std::snprintf(buf, sizeof buf, "%.0f %s", v, unit.c_str());
             break;
+        case Measure::lifetime_share_of_uptime:
+            std::snprintf(buf, sizeof buf, "%.2g%% of the uptime", v * 100);
+            break;
         case Measure::lifetime_per_million:
             std::snprintf(buf, sizeof buf, "%.3g %s per million %s", v, unit.c_str(),
                           c.per.empty() ? "" : c.per.front().c_str());
@@ -297,6 +342,19 @@ std::string format_measure(const Condition& c, double v, const std::string& unit
             std::snprintf(buf, sizeof buf, "%g%s%s", v, unit.empty() ? "" : " ", unit.c_str());
             break;
     }
+    return buf;
+}
+
+std::string format_bounded_measure(const Condition& c, double low, const std::string& unit) {
+    if (c.measure == Measure::per_bit)
+        return "at least " + format_measure(c, low, unit) +
+               " (taking the fastest port rate it can be, 400 Gb/s: the data has no port rate)";
+    if (c.measure != Measure::pause_fraction) return "at least " + format_measure(c, low, unit);
+    char buf[224];
+    std::snprintf(buf, sizeof buf,
+                  "%s%.0f%% of the time (pause frames x 65535 quanta even at %.0f Gb/s, the "
+                  "fastest port rate it can be: the data has no port rate)",
+                  low >= 1.0 ? "" : "at least ", std::min(low, 1.0) * 100, kMaxPlausiblePortGbps);
     return buf;
 }
 

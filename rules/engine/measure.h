@@ -20,9 +20,18 @@ struct Group {
 
 /// A measurement: the aggregated value and the series that produced it (for citing sources).
 struct Measurement {
-    std::optional<double> value;              ///< nullopt = unknown (no series or no data)
-    const Series* strongest = nullptr;        ///< the series contributing most
-    std::vector<const Series*> series;        ///< every series read
+    std::optional<double> value;  ///< nullopt = unknown (no series or no data)
+    /// Set when the measure is only bounded: the true value lies in [value, high] (possibly
+    /// value == high when both ends are clamped at 100%). Used by
+    /// pause_fraction from pause frames and per_bit on a port whose rate the data lacks: value at
+    /// the fastest plausible rate (kMaxPlausiblePortGbps), high at the slowest
+    /// (kMinPlausiblePortGbps). holds() decides only when both ends agree.
+    std::optional<double> high;
+    const Series* strongest = nullptr;  ///< the series contributing most
+    std::vector<const Series*> series;  ///< every series read
+    /// The series whose values were added up (increase, rate_per_s, lifetime measures): the
+    /// value is their sum, so it is named after all of them (evidence), not the strongest.
+    std::vector<const Series*> summed;
 };
 
 /// Series `c` reads for `g` (at time t for the pfc_enabled-based priority selection).
@@ -34,13 +43,24 @@ std::vector<const Series*> select_series(const SeriesStore& store, const Conditi
 Measurement measure(const SeriesStore& store, const Condition& c, const Group& g, double t,
                     double step_s);
 
-/// Compares with the condition's operator and threshold; nullopt when the value is unknown.
+/// Compares with the condition's operator and threshold; nullopt when the value is unknown, or
+/// bounded (Measurement::high) with the two ends on different sides of the threshold.
 std::optional<bool> holds(const Condition& c, const Measurement& m);
 
 /// Evaluates a boolean expression; unknown when it depends on unknown conditions. In "any",
 /// conditions whose series the host does not have are skipped (all of them: unknown).
 std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& g, double t,
                           double step_s);
+
+/// Port rates a pause fraction from frames is bounded with when the data has no port rate,
+/// Gb/s: RoCE NICs run from 1 Gb/s (E810 at its lowest) to 400 Gb/s. A frame asks for at
+/// least 65535 x 512 bit times at 400 Gb/s (83.9 us), at most at 1 Gb/s (33.6 ms).
+inline constexpr double kMaxPlausiblePortGbps = 400;
+inline constexpr double kMinPlausiblePortGbps = 1;
+
+/// The host's `uptime_s` gauge (seconds since boot, from a captured `uptime` or /proc/uptime)
+/// at or before t; nullopt when the data has none.
+std::optional<double> uptime_s(const SeriesStore& store, const std::string& host, double t);
 
 /// Pause time one PFC frame asks for at most (65535 quanta x 512 bit times) at
 /// `port_gbps`, in seconds: 335.5 us at 100 Gb/s. Used when the driver gives no pause duration;
@@ -50,5 +70,9 @@ double pause_quanta_s(double port_gbps);
 /// "12.3/s", "63%", "1532 packets", "1e-05 bits per bit on the line", "98% of the port's
 /// bits" — a measured value as printed in sentences.
 std::string format_measure(const Condition& c, double v, const std::string& unit);
+
+/// format_measure for a bounded measurement (Measurement::high set): "at least 34% of the time
+/// (pause frames at 400 Gb/s, the fastest port rate it can be: the data has no port rate)".
+std::string format_bounded_measure(const Condition& c, double low, const std::string& unit);
 
 }  // namespace rh

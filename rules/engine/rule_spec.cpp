@@ -266,8 +266,8 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
             if (!is_lifetime(c->measure) && c->measure != Measure::value)
                 bad(path + ".when",
                     "a lifetime rule (instead_of) reads one capture: only "
-                    "lifetime_value, lifetime_per_million, lifetime_share_of_uptime and value "
-                    "measures");
+                    "lifetime_value, lifetime_per_million and value measures (and "
+                    "lifetime_share_of_uptime)");
         for (const char* k : {"hold_s", "supports", "alternatives", "escalate"})
             if (j.contains(k)) bad(path + "." + k, "not allowed in a lifetime rule (instead_of)");
     }

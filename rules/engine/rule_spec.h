@@ -35,6 +35,11 @@ enum class Measure {
     /// lifetime_value per million of the condition's `per` counter (same host and port), e.g.
     /// ACK timeouts per million RoCE packets sent; unknown without a `per` reading above 0.
     lifetime_per_million,
+    /// A duration counter's reading in microseconds (pfc_pause_duration_us) / 10^6 / the
+    /// host's `uptime_s` gauge in the same capture: the share of the time since boot it counts,
+    /// 0..1. Holds only if the counters were not reset since boot (else it reads low); unknown
+    /// without an uptime above 0.
+    lifetime_share_of_uptime,
 };
 
 /// Whether `m` reads counters since their last reset (valid on a single capture).
