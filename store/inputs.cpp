@@ -210,7 +210,19 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
             }
             Snapshot snap = c.snapshot;
             snap.host = g.name;
-            const auto samples = samples_from_snapshot(snap, when, k == 0);
+            auto samples = samples_from_snapshot(snap, when, k == 0);
+            if (c.uptime_s) {  // the host's uptime_s gauge (lifetime_pause_share)
+                Sample up;
+                up.t_s = when.t_s;
+                up.wall_ms = when.wall_ms;
+                up.host = g.name;
+                up.series = "uptime_s";
+                up.kind = SampleKind::gauge;
+                up.unit = "s";
+                up.value = *c.uptime_s;
+                up.source = c.uptime_source;
+                samples.push_back(std::move(up));
+            }
             for (const Sample& s : samples) store.add(s);
             InputReport r{c.dir, samples.size(), {g.name}, {}};
             r.notes.push_back(g.decisions[k]);
