@@ -941,9 +941,10 @@ struct CounterPoller::Impl {
 
 CounterPoller::CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered, DirWatch watch)
     : impl_(std::make_unique<Impl>(sysfs, discovered,
-                                   sysfs.is_live()
-                                       ? std::optional<CounterSources>(make_live_counter_sources())
-                                       : std::nullopt,
+                                   std::optional<CounterSources>(
+                                       sysfs.is_live()
+                                           ? make_live_counter_sources()
+                                           : make_fixture_counter_sources(sysfs.root())),
                                    watch)) {
     // Netdev values now come from class/net/<if>/ (rtnetlink on a live discovery pass).
 }

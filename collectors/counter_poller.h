@@ -14,10 +14,11 @@
 //                                                           Netdev::source)
 //   <pci function or bridge>/aer_dev_{correctable,nonfatal,fatal}, aer_rootport_total_err_*
 //                                                         -> PcieLink::aer (those discovered)
-// Only with a live root (or injected sources), once per pass: ethtool -S (SIOCETHTOOL), link
-// pause (ethtool netlink) and DCB (rtnetlink) per netdev, RDMA netlink hw counters per port, over
-// one socket per kind kept for the poller's life (collectors/counter_sources.h). On a fixture
-// root their recordings do not change, so the discovered values stay.
+// Once per pass: ethtool -S (SIOCETHTOOL), link pause (ethtool netlink) and DCB (rtnetlink) per
+// netdev, RDMA netlink hw counters per port, over one socket per kind kept for the poller's life
+// (collectors/counter_sources.h). On a fixture root the same sources replay the tree's
+// recordings (ethtool/<if>.txt, dcb/, rdma_netlink/), read again every pass, so a test that
+// grows a recording sees the counters grow as on a live host.
 //
 // The directories of those files are watched (DirWatch): a removed directory makes its files'
 // values absent (with an error) and a counter directory that gains a file makes poll() ask for
@@ -64,8 +65,9 @@ enum class DirWatch {
 
 class CounterPoller {
   public:
-    /// Opens the files of `discovered` (as collect_snapshot returned it for `sysfs`). Live
-    /// sources (ethtool, netlink) are used per pass only when `sysfs` is the live /sys. Never
+    /// Opens the files of `discovered` (as collect_snapshot returned it for `sysfs`). Per pass it
+    /// reads the live sources (ethtool, netlink) on the live /sys, their recordings on a fixture
+    /// root (make_fixture_counter_sources). Never
     /// throws for sysfs content: a file that cannot be opened is retried by every poll() and
     /// reported there. Keeps at most (RLIMIT_NOFILE soft limit - 256) descriptors; files beyond
     /// that are opened and closed on each pass.

@@ -227,7 +227,9 @@ std::string render_summary(const FindingContext& ctx, const Finding& f,
         replace_all(s, "{" + c->signal + "}",
                     p.value
                         ? measured_text(*c, *p.value, p.series ? p.series->unit() : "", p.bounded)
-                        : "unknown");
+                        : c->measure == Measure::lifetime_per_million
+                            ? "no packet count in the capture to weigh it against"
+                            : "unknown");
     char held[64];
     const double dur = ctx.episodes.back().end - ctx.episodes.front().start;
     std::snprintf(held, sizeof held, "%.0f s", dur);

@@ -46,14 +46,15 @@ PY
 }
 stop_growing() { [ -n "$writer" ] && kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null; writer=; }
 
-# live FIXTURE IFNAME WANT_EXIT "NAME=RATE ..." TEXT...: diagnose --live for 7 s on a copy.
+# live FIXTURE IFNAME WANT_EXIT "NAME=RATE ..." TEXT...: diagnose --live for 12 s on a copy
+# (longer than the 10 s windows of the physical-layer rules, so they can be judged).
 live() {
     local fixture=$1 ifname=$2 want=$3 rates=$4; shift 4
     rm -rf "$work/fx"; cp -a "$fx/$fixture" "$work/fx"
     # shellcheck disable=SC2086
     [ -n "$rates" ] && grow "$work/fx" "$ifname" $rates
     local out rc
-    out=$("$bin" diagnose --live --duration 7s --live-interval 500ms \
+    out=$("$bin" diagnose --live --duration 12s --live-interval 500ms \
           --sysfs-root "$work/fx/sys" 2>&1); rc=$?
     stop_growing
     # "0|2": healthy, or healthy except for rules the span cannot judge (no finding either way)
@@ -78,7 +79,7 @@ live bnxt_pfc enp65s0f0np0 "0|2" "rx_pause_frames=30" "!link_pause_storm"
 
 # Class 7. mlx5: FCS errors lose frames; lane 2 carries most of the FEC-corrected bits.
 live mlx5_phy_errors ens1f0np0 1 \
-    "rx_crc_errors_phy=50 rx_corrected_bits_phy=500000 rx_err_lane_0_phy=3000 rx_err_lane_1_phy=3000 rx_err_lane_2_phy=490000 rx_err_lane_3_phy=4000" \
+    "rx_crc_errors_phy=50 rx_corrected_bits_phy=2000000 rx_err_lane_0_phy=12000 rx_err_lane_1_phy=12000 rx_err_lane_2_phy=1960000 rx_err_lane_3_phy=16000" \
     "physical_errors" "cable, optic or connector" "fec_marginal_link" "lane_errors" "lane 2 has 9"
 # bnxt: uncorrectable RS-FEC blocks.
 live bnxt_pfc enp65s0f0np0 1 "rx_fec_uncorrectable_blocks=40 rx_fcs_err_frames=40" "physical_errors"
@@ -109,7 +110,7 @@ else
     [ -n "$found" ] || fail "agent: no link_pause_storm finding: $(curl -s "http://127.0.0.1:$port/api/v1/findings")"
     m=$(curl -s "http://127.0.0.1:$port/metrics")
     for s in 'rocehealth_link_pause_duration_seconds_total{' 'direction="rx"' \
-             'rocehealth_fcs_errors_total{' 'rocehealth_lane_corrected_bits_total{' 'lane="2"' \
+             'rocehealth_fcs_errors_total{' 'rocehealth_lane_corrected_bit_errors_total{' 'lane="2"' \
              'rocehealth_port_width_lanes{'; do
         grep -qF -- "$s" <<<"$m" || fail "/metrics lacks $s"
     done

@@ -302,3 +302,21 @@ BOOST_AUTO_TEST_CASE(lifetime_losses_against_traffic) {
     BOOST_TEST(n->kind == "no_reference");
     BOOST_TEST(n->text.find("roce_tx_packets") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(tens_of_thousands_of_failed_wrs_need_no_packet_count) {
+    // A pasted hw_counters listing alone (no ethtool -S, so no RoCE packet count): 31,170 RNR
+    // retries exceeded are 31,170 work requests failed with IBV_WC_RNR_RETRY_EXC_ERR.
+    const auto rules = shipped();
+    const std::vector<Reading> rnr = {{"rnr_nak_received", 8841000}, {"rnr_retry_exceeded", 31170}};
+    const auto r = rh::run_rules(host_counters(rnr, {0}), rules, with_lifetime());
+    BOOST_REQUIRE(has_finding(r, "lifetime_rnr"));
+    const auto f = *std::find_if(r.findings.begin(), r.findings.end(),
+                                 [](const rh::Finding& x) { return x.rule_id == "lifetime_rnr"; });
+    BOOST_TEST(f.confidence == "low");
+    BOOST_TEST(f.summary.find("RNR retries exceeded: 31170") != std::string::npos, f.summary);
+    BOOST_TEST(f.summary.find("no packet count in the capture") != std::string::npos, f.summary);
+    // The 400-day host's 57 transport retries exceeded, without its packet counters: no finding.
+    const std::vector<Reading> old = {{"ack_timeouts", 18234}, {"retry_exceeded", 57}};
+    const auto o = rh::run_rules(host_counters(old, {0}), rules, with_lifetime());
+    BOOST_TEST(!has_finding(o, "lifetime_transport_loss"));
+}

@@ -627,10 +627,12 @@ def cnp_not_handled():
 
     return ("gpu01 (notification point) sends ~50 CNPs/s to gpu02 for 90 s; gpu02's "
             "rp_cnp_handled stays 0 (its rp_cnp_ignored grows: DCQCN reaction point off). "
-            "Upstream kernels, so no ECN enable gauges. The finding is on the host whose CNPs "
-            "go unhandled (gpu01, where cnp_sent grows).",
+            "Upstream kernels, so no ECN enable gauges. One finding is on the host whose CNPs "
+            "go unhandled (gpu01, where cnp_sent grows), the other on the sender that ignores "
+            "them (gpu02, cnp_ignored).",
             [(np_, 90, receiver), (rp, 90, sender)],
-            [finding("cnp_not_handled", "gpu01", "warning")])
+            [finding("cnp_not_handled", "gpu01", "warning"),
+             finding("cnp_ignored", "gpu02", "warning")])
 
 
 @scenario
