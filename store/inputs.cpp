@@ -85,6 +85,16 @@ std::vector<HostGroup> group_captures(const std::vector<BundleCapture>& caps) {
                              "'s and no hardware identity (node_guid, MAC, GID) ties them" +
                              (m.evidence.empty() ? "" : "; " + m.evidence);
             }
+            // Weak evidence (names only): the capture must also be able to follow the host's
+            // last one: no counter going down, no byte counter faster than any port.
+            if (m.weak && m.verdict == IdentityMatch::Verdict::same) {
+                std::optional<double> dt;
+                if (c.timestamp_s && last.timestamp_s) dt = *c.timestamp_s - *last.timestamp_s;
+                if (auto why = implausible_successor(last.identity, c.identity, dt)) {
+                    m.verdict = IdentityMatch::Verdict::different;
+                    m.evidence = "only weak evidence ties it to " + last.dir + ", and " + *why;
+                }
+            }
             if (m.verdict == IdentityMatch::Verdict::same) {
                 same = g;
                 same_why = "same host as " + first + " (" + m.evidence + ")";

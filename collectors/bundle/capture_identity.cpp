@@ -279,14 +279,52 @@ void add_snapshot_identity(CaptureIdentity& id, const Snapshot& snap) {
                 id.gid[key].insert(lower(g.gid));
             }
             if (p.netdev && !p.netdev->ethtool_stats.empty()) {
-                auto& nd = id.counter_names[p.netdev->name.empty() ? key + " ethtool -S"
-                                                                   : "netdev " + p.netdev->name];
-                for (const Counter& c : p.netdev->ethtool_stats) nd.insert(c.name);
+                const std::string nkey =
+                    p.netdev->name.empty() ? key + " ethtool -S" : "netdev " + p.netdev->name;
+                auto& nd = id.counter_names[nkey];
+                for (const Counter& c : p.netdev->ethtool_stats) {
+                    nd.insert(c.name);
+                    // Only traffic counters: some ethtool -S fields are gauges (queue levels,
+                    // cache sizes) that may fall, while bytes and packets only grow.
+                    const bool traffic = c.name.find("bytes") != std::string::npos ||
+                                         c.name.find("packets") != std::string::npos;
+                    if (c.value && traffic) id.counter_values[nkey][c.name] = *c.value;
+                }
             }
         }
     }
     // A port known only by name (ibv_devinfo without counters) stays, with no names: it still
     // names its device for kind 7.
+}
+
+std::optional<std::string> implausible_successor(const CaptureIdentity& last,
+                                                 const CaptureIdentity& next,
+                                                 std::optional<double> dt_s) {
+    for (const auto& [key, before_values] : last.counter_values) {
+        const auto it = next.counter_values.find(key);
+        if (it == next.counter_values.end()) continue;
+        for (const auto& [name, before] : before_values) {
+            if (name == "lifespan") continue;  // mlx5: the counters' cache time (ms), a setting
+            const auto a = it->second.find(name);
+            if (a == it->second.end()) continue;
+            const std::uint64_t after = a->second;
+            if (after < before)
+                return key + " " + name + " went down (" + std::to_string(before) + " -> " +
+                       std::to_string(after) + "): another host, or its counters were reset";
+            if (dt_s && *dt_s > 0 && name.find("bytes") != std::string::npos) {
+                const double rate = static_cast<double>(after - before) / *dt_s;
+                if (rate > kMaxPlausiblePortBytesPerS) {
+                    char buf[160];
+                    std::snprintf(buf, sizeof buf,
+                                  " grew %.3g bytes in %.3g s (%.3g Gb/s, above "
+                                  "any port's 400 Gb/s): another host's counters",
+                                  static_cast<double>(after - before), *dt_s, rate * 8 / 1e9);
+                    return key + " " + name + buf;
+                }
+            }
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace rh

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -75,6 +76,18 @@ struct IdentityMatch {
 /// Unknown when no kind is held by both (the caller decides; store/inputs.cpp treats a capture
 /// that contradicts nothing as the same host and says so). Pure.
 IdentityMatch compare_identity(const CaptureIdentity& a, const CaptureIdentity& b);
+
+/// Fastest port a capture can come from (400 Gb/s = 50e9 B/s): a byte counter that grew faster
+/// between two captures cannot be one port's.
+inline constexpr double kMaxPlausiblePortBytesPerS = 400e9 / 8;
+
+/// Why capture `next` cannot follow capture `last` on one host, judged from their counters
+/// alone (for matches on weak evidence): a cumulative counter of a device or netdev both hold
+/// went down (another host, or a reset), or, with `dt_s` (seconds between them) known, a counter
+/// whose name says bytes grew faster than kMaxPlausiblePortBytesPerS. nullopt when neither.
+std::optional<std::string> implausible_successor(const CaptureIdentity& last,
+                                                 const CaptureIdentity& next,
+                                                 std::optional<double> dt_s);
 
 /// The MAC address inside a link-local GID ("fe80:0000:0000:0000:0e42:a1ff:fe65:4e9a" ->
 /// "0c:42:a1:65:4e:9a", the EUI-64 with the universal/local bit flipped back); "" when `gid`

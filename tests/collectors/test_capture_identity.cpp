@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "collectors/bundle/bundle.h"
@@ -335,4 +336,36 @@ BOOST_AUTO_TEST_CASE(compare_identity_kind_by_kind) {
     BOOST_TEST(m.weak);
     d.pci_slots = {"0000:5e:00"};
     BOOST_TEST((rh::compare_identity(c, d).verdict == V::different));
+}
+
+BOOST_AUTO_TEST_CASE(interleaved_hosts_with_only_counters_split_by_impossible_traffic) {
+    // From a new-user trial: two healthy hosts' captures given A0 B0 A1 B1, 1 s apart at the
+    // start, only counter listings (same names). B's byte counters are far above A's: joining
+    // B0 to A would mean terabytes in a second. That cannot be one port: two hosts, no finding.
+    Root root;
+    auto ethtool = [](std::uint64_t rx_bytes) {
+        return "NIC statistics:\n     rx_bytes: " + std::to_string(rx_bytes) +
+               "\n     tx_bytes: " + std::to_string(rx_bytes) +
+               "\n     rx_packets: " + std::to_string(rx_bytes / 4096) + "\n";
+    };
+    const std::string a0 = root.dir("A0"), b0 = root.dir("B0"), a1 = root.dir("A1"),
+                      b1 = root.dir("B1");
+    const std::uint64_t a = 2'000'000'000'000, b = 6'500'000'000'000,
+                        per_min = 60ull * 10'000'000'000;
+    for (const auto& [d, rx, t] : {std::tuple{a0, a, "1000"},
+                                   {b0, b, "1001"},
+                                   {a1, a + per_min, "1060"},
+                                   {b1, b + per_min, "1061"}}) {
+        write(d, "ethtool-S-ens1f0np0.txt", ethtool(rx));
+        write(d, "hwc.txt", hw_counters("mlx5_0", 0));
+        write(d, "timestamp", std::string(t) + "\n");
+    }
+    const Loaded l = load({a0, b0, a1, b1}, std::nullopt);
+    BOOST_TEST(l.store.hosts().size() == 2u);
+    BOOST_TEST(contains(l.reports[1].notes.front(), "above any port's 400 Gb/s"),
+               l.reports[1].notes.front());
+    BOOST_TEST(contains(l.reports[2].notes.front(), "same host as " + a0),
+               l.reports[2].notes.front());
+    BOOST_TEST(contains(l.reports[3].notes.front(), "same host as " + b0),
+               l.reports[3].notes.front());
 }
