@@ -13,6 +13,7 @@
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/bundle_model.h"
 #include "rules/rule.h"
+#include "tests/support/bundle_support.h"
 #include "tests/support/test_support.h"
 
 // Bundle import on inputs a new-user trial found wrong verdicts with (issue 12 classes 1, 4, 8):
@@ -23,26 +24,11 @@
 namespace {
 
 namespace fs = std::filesystem;
-using Files = std::vector<std::pair<std::string, std::string>>;
+using rh::test::Files;
 
-rh::BundleCapture import(const Files& files, const std::string& dir = "cases/x/t0") {
-    auto r = rh::import_bundle_files(dir, files);
-    BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? "" : r.error().message()));
-    return std::move(*r);
-}
-
-const rh::Device* device(const rh::BundleCapture& c, const std::string& name) {
-    for (const auto& d : c.snapshot.devices)
-        if (d.name == name) return &d;
-    return nullptr;
-}
-
-const rh::Port& port1(const rh::BundleCapture& c, const std::string& dev) {
-    const auto* d = device(c, dev);
-    BOOST_TEST_REQUIRE(d, "device " << dev);
-    BOOST_TEST_REQUIRE(!d->ports.empty());
-    return d->ports[0];
-}
+using rh::test::device;
+using rh::test::import;
+using rh::test::port1;
 
 const rh::Counter* find(const std::vector<rh::Counter>& list, const std::string& name) {
     for (const auto& c : list)
