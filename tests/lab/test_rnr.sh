@@ -131,7 +131,7 @@ assert_contains "$(jq -r '.findings[0].summary' <<<"$diag")" "not the network" "
 assert_contains "$(jq -r '[.findings[0].timeline[].series] | join(" ")' <<<"$diag")" \
   "rnr_nak_sent" "g2's RNR NAKs sent support the finding in its timeline"
 assert_contains "$(jq -r '[.findings[0].evidence[] | "\(.name)=\(.value)"] | join(" ")' <<<"$diag")" \
-  "probe_rnr_errors=1" "the probe's IBV_WC_RNR_RETRY_EXC_ERR completion is evidence"
+  "status IBV_WC_RNR_RETRY_EXC_ERR)=1 events" "the probe's IBV_WC_RNR_RETRY_EXC_ERR completion is evidence"
 
 # --- 3. rnr_retry 7 = forever: the probe's own deadline ends it
 t0=$(date +%s%N)
