@@ -24,11 +24,12 @@ stage "fuzz the decoders of untrusted bytes (clang, libFuzzer + ASan + UBSan, ${
 tests/fuzz/run.sh
 
 stage "build"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# Prefix /usr: the same tree builds the Debian package at the end (no fourth compile).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
 cmake --build build -j"$jobs"
 stage "unit and lab tests"
 # Lab tests boot QEMU guests and must not share the 2 cores with each other: serial.
 ctest --test-dir build --output-on-failure
 
 stage "Debian package (build with prefix /usr, dpkg -i, systemd-analyze verify, purge)"
-tests/packaging/test_deb.sh
+RH_DEB_BUILD="$repo/build" tests/packaging/test_deb.sh

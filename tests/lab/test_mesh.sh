@@ -1,12 +1,15 @@
 #!/bin/bash
 # test_mesh.sh -- the scheduled probe mesh (`rocehealth mesh`) on real Soft-RoCE, 4 QEMU guests.
-#  1. Every guest probes the other three every second for a minute (64 B WRITE, 20 timed pings a
+#  1. Every guest probes the other three every second for 90 s (64 B WRITE, 20 timed pings a
 #     round, jitter 0.1), each into its own recording: every ordered pair has probe_latency_us
-#     samples through the minute (>= 30 rounds measured of ~60), one session per pair kept
-#     between rounds. 20 s in, g3's responder is stopped, and started again 10 s later: g1, g2
-#     and g4 count the failures toward g3 (probe_errors, cumulative from 0), back off, reconnect
-#     (2 sessions to g3) and g3's latency samples resume after the restart; `diagnose --replay`
-#     reads the recordings.
+#     samples through the run (>= 30 rounds measured), one session per pair kept between
+#     rounds. 20 s in, g3's responder is stopped, and started again 10 s later: g1, g2 and g4
+#     count the failures toward g3 (probe_errors, cumulative from 0), back off, reconnect (2
+#     sessions to g3) and g3's latency samples resume after the restart (>= 3 rounds); nothing
+#     is measured toward g3 while it is away; `diagnose --replay` reads the recordings.
+#     The restart's own time is the lab's: under CI load starting a process in a TCG guest has
+#     taken 35 s, so the checks count rounds before the stop and after the restart, each on
+#     the prober's own clock, not rounds in a fixed minute.
 #  2. CPU of a 1/s mesh to 8 peers: g1 probes 8 responders (g2, g3, g4 on ports 18520-18522)
 #     for 30 s; every round of every peer is measured (>= 20 rounds each: in TCG a round of 8
 #     peers takes longer than the interval, so rounds run back to back); the CPU the mesh
@@ -23,11 +26,11 @@ done
 for g in g1 g2 g3 g4; do lab_wait_port $g 18520; done
 ips() { local g s=""; for g in "$@"; do s+="${s:+,}$(lab_ip "$g")"; done; echo "$s"; }
 
-# --- 1. a minute of mesh among the four guests, with g3 away for 10 s
+# --- 1. 90 s of mesh among the four guests, with g3 away for (at least) 10 s
 declare -A mid
 for g in g1 g2 g3 g4; do
   others=$(ips $(printf '%s\n' g1 g2 g3 g4 | grep -vx "$g"))
-  mid[$g]=$(lab spawn $g -- bash -c "'$bin' mesh --peers $others --duration 60s --host $g \
+  mid[$g]=$(lab spawn $g -- bash -c "'$bin' mesh --peers $others --duration 90s --host $g \
     --out '$out/$g.jsonl' --json >'$out/$g.json' 2>'$out/$g.err'") || fail "cannot start the mesh on $g"
 done
 t0=$SECONDS
@@ -56,10 +59,11 @@ for g in g1 g2 g3 g4; do
     n=$(jq --arg p "$ip" '[.[] | select(.series == "probe_latency_us" and .labels.peer == $p
           and .labels.quantile == "p50")] | length' <(jq -s . "$out/$g.jsonl"))
     # Rounds run back to back when the loaded lab makes them longer than 1 s (~45 a minute on a
-    # quiet host, 34 seen with two builds beside it): half the minute is "through the minute".
-    # Toward g3, ~10 s away plus the backoff (1, 2, 4, 8 s) are missing.
-    want=30; [ "$p" = g3 ] && want=15
-    [ "$n" -ge "$want" ] || fail "$g -> $p: $n rounds with latency samples in a minute (expected >= $want)"
+    # quiet host, 34 seen with two builds beside it): a third of 90 s is "through the run".
+    # Toward g3 the rounds before the stop and after the restart are counted below.
+    if [ "$p" != g3 ]; then
+      [ "$n" -ge 30 ] || fail "$g -> $p: $n rounds with latency samples in 90 s (expected >= 30)"
+    fi
     conn=$(jq --arg p "$ip" '.peers[] | select(.peer == $p) | .connects' "$out/$g.json")
     if [ "$p" = g3 ]; then
       [ "$conn" -ge 2 ] || fail "$g -> g3: $conn sessions; expected a reconnect after g3 came back"
@@ -70,8 +74,8 @@ for g in g1 g2 g3 g4; do
           | (min == 0) and (max >= 1)' <(jq -s . "$out/$g.jsonl") >/dev/null \
         || fail "$g: probe_errors toward g3 not counted from 0"
       after=$(jq --arg p "$ip" --argjson t "${restarted_ms[$g]}" '[.[] | select(.series == "probe_latency_us"
-          and .labels.peer == $p and .wall_ms > $t)] | length' <(jq -s . "$out/$g.jsonl"))
-      [ "$after" -gt 0 ] || fail "$g -> g3: no latency samples after g3 came back"
+          and .labels.quantile == "p50" and .labels.peer == $p and .wall_ms > $t)] | length' <(jq -s . "$out/$g.jsonl"))
+      [ "$after" -ge 3 ] || fail "$g -> g3: $after rounds with latency samples after g3 came back (expected >= 3)"
       # From the first failure the mesh counted toward g3 (its own clock; the host's view of
       # when the responder process ended can be seconds off under TCG) to the restart.
       first_err=$(jq --arg p "$ip" '[.[] | select(.series == "probe_errors" and .labels.peer == $p
@@ -80,6 +84,10 @@ for g in g1 g2 g3 g4; do
         '[.[] | select(.series == "probe_latency_us" and .labels.peer == $p and .wall_ms > $a
           and .wall_ms < $b)] | length' <(jq -s . "$out/$g.jsonl"))
       assert_eq 0 "$during" "$g -> g3 latency samples while g3's responder was stopped"
+      before=$(jq --arg p "$ip" --argjson a "$first_err" '[.[] | select(.series == "probe_latency_us"
+          and .labels.quantile == "p50" and .labels.peer == $p and .wall_ms < $a)] | length' \
+        <(jq -s . "$out/$g.jsonl"))
+      [ "$before" -ge 5 ] || fail "$g -> g3: $before rounds with latency samples in the 20 s before the stop (expected >= 5)"
     else
       assert_eq 1 "$conn" "$g -> $p sessions (kept between rounds)"
     fi

@@ -12,8 +12,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || fail "must run as root (dpkg -i)"
 if dpkg -s rocehealth >/dev/null 2>&1; then fail "a rocehealth package is already installed; not touching it"; fi
 
-cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
-  -DROCEHEALTH_TESTS=OFF >/dev/null
+# RH_DEB_BUILD may name a build tree already configured with prefix /usr (tests/run.sh's own,
+# so CI compiles the project once for tests and package); only its prefix is checked then.
+if [ -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$repo" -B "$build" -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+else
+  cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
+    -DROCEHEALTH_TESTS=OFF >/dev/null
+fi
 cmake --build "$build" -j"$(nproc)" --target rocehealth >/dev/null
 (cd "$build" && rm -f rocehealth_*.deb && cpack -G DEB >/dev/null)
 deb=$(ls "$build"/rocehealth_*_amd64.deb) || fail "cpack made no .deb"
