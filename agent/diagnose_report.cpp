@@ -56,8 +56,8 @@ std::string not_judged_sentence(const EngineResult& r, bool captures) {
                 parts.push_back(n.rule_id + " needs " + seconds_text(n.need_s) + " of data (" +
                                 what + "), the " + (captures ? "captures of " : "data of ") + h +
                                 (captures ? " span " : " spans ") + seconds_text(n.span_s));
-            } else if (n.kind == "no_verdict") {
-                parts.push_back(n.text);  // names its host and port already
+            } else if (n.kind == "no_verdict" || n.kind == "no_counters") {
+                parts.push_back(n.text);  // names its host (and port) already
             } else {
                 parts.push_back(n.text + " (" + h + ")");
             }

@@ -44,9 +44,10 @@ const CounterCollector::NetdevExtras& CounterCollector::extras(const std::string
     if (auto it = cache_.find(ifname); it != cache_.end()) return it->second;
     NetdevExtras x;
     auto why = [&](const Error& e) {
-        return src_.replay && e.err_no == ENOENT
-                   ? std::string(kNoRecording) + " (" + e.subject + ")"
-                   : e.message();
+        if (!(src_.replay && e.err_no == ENOENT)) return e.message();
+        std::string s = kNoRecording;
+        s.append(" (").append(e.subject).append(")");
+        return s;
     };
 
     if (src_.ethtool) {

@@ -7,7 +7,11 @@ const nlohmann::json kEmptyArray = nlohmann::json::array();
 
 std::string shown(const nlohmann::json& v) {
     std::string s = v.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
-    return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+    if (s.size() > 40) {
+        s.resize(40);
+        s += "...";
+    }
+    return s;
 }
 }  // namespace
 

@@ -154,6 +154,97 @@ std::vector<HostGroup> group_captures(const std::vector<BundleCapture>& caps) {
     return groups;
 }
 
+/// The fastest rate `s`'s device/port had on its host from engine time t0 to t1, Gb/s (the
+/// port_rate_gbps gauge; a port that went down in between reads a low rate at the end), or
+/// nullopt.
+std::optional<double> port_gbps_of(const SeriesStore& store, const Series& s, double t0,
+                                   double t1) {
+    std::optional<double> best;
+    for (const Series* r : store.find("port_rate_gbps")) {
+        if (r->key.host != s.key.host) continue;
+        const auto agree = [&](const char* k) {
+            const auto a = r->key.labels.find(k), b = s.key.labels.find(k);
+            return a == r->key.labels.end() || b == s.key.labels.end() || a->second == b->second;
+        };
+        if (!agree("device") || !agree("port")) continue;
+        for (const Point& p : r->points)
+            if (p.t >= t0 - 0.25 && p.t <= t1 + 0.25 && p.value && *p.value > 0)
+                best = std::max(best.value_or(0), *p.value);
+    }
+    return best;
+}
+
+/// Whether the captures' spacing can be true: between two captures of a host no byte counter
+/// may grow faster than its port (or than 400 Gb/s, the fastest RoCE port, when the port rate
+/// is unknown) and no pause duration by more than the time that passed. A wrong --interval or
+/// timestamp would otherwise scale every rate it makes (a pause "100% of the time", a healthy
+/// port at 240 Gb/s) without a word. Returns what is impossible, naming the host, the two
+/// captures, the counter and the spacing it needs; nullopt when everything fits. A 10 %
+/// margin allows for counters read a moment apart within one capture.
+std::optional<std::string> impossible_spacing(const SeriesStore& store,
+                                              const std::set<std::string>& series_names,
+                                              const std::vector<HostGroup>& groups,
+                                              const std::vector<BundleCapture>& caps,
+                                              bool from_interval) {
+    constexpr double kMargin = 1.10;
+    for (const std::string& name : series_names) {
+        const bool duration = name.size() > 12 && name.ends_with("_duration_us");
+        for (const Series* s : store.find(name)) {
+            if (s->kind != SampleKind::counter) continue;
+            const HostGroup* g = nullptr;
+            for (const HostGroup& h : groups)
+                if (h.name == s->key.host) g = &h;
+            if (!g) continue;
+            // Which capture a point came from: its place among the host's pass times.
+            const auto& passes = store.pass_times(s->key.host);
+            const auto capture_at = [&](double t) -> const std::string& {
+                const auto i = static_cast<std::size_t>(
+                    std::lower_bound(passes.begin(), passes.end(), t - 0.25) - passes.begin());
+                return caps[g->captures[std::min(i, g->captures.size() - 1)]].dir;
+            };
+            for (std::size_t k = 1; k < s->points.size(); ++k) {
+                const Point& a = s->points[k - 1];
+                const Point& b = s->points[k];
+                const double dt = b.t_s - a.t_s;
+                if (dt <= 0 || !a.count || !b.count || *b.count < *a.count) continue;
+                const double grew = static_cast<double>(*b.count - *a.count);
+                double most = 0;
+                char what[200];
+                if (duration) {
+                    most = dt * 1e6 * kMargin;
+                    if (grew <= most) continue;
+                    std::snprintf(what, sizeof what, "grew by %.3g s of pause in %.3g s",
+                                  grew / 1e6, dt);
+                } else {
+                    const auto gbps = port_gbps_of(store, *s, a.t, b.t);
+                    const double limit_gbps = gbps.value_or(400);
+                    most = dt * limit_gbps * 1e9 / 8 * kMargin;
+                    if (grew <= most) continue;
+                    std::snprintf(what, sizeof what,
+                                  "grew by %.3g bytes in %.3g s, i.e. %.3g Gb/s, more than %s "
+                                  "%.4g Gb/s",
+                                  grew, dt, grew * 8 / dt / 1e9,
+                                  gbps ? "its port's" : "any RoCE port's (no port rate captured)",
+                                  limit_gbps);
+                }
+                char need[96];
+                std::snprintf(need, sizeof need, "; they must be at least %.3g s apart",
+                              dt * grew / most * kMargin);
+                std::string labels;
+                for (const auto& [lk, lv] : s->key.labels)
+                    labels += (labels.empty() ? "" : ",") + lk + "=" + lv;
+                return "host " + s->key.host + ", captures " + capture_at(a.t) + " -> " +
+                       capture_at(b.t) + ": " + name + (labels.empty() ? "" : "{" + labels + "}") +
+                       " " + what + need + " (" +
+                       (from_interval ? "--interval is too short for them"
+                                      : "their `timestamp` files cannot both be right") +
+                       "); rates from this spacing would be wrong";
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
@@ -174,6 +265,8 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     // hosts on different clocks do not mix), and a host with none is spaced --interval apart.
     // A host with some of each is spaced by --interval (noted), or refused without it.
     std::vector<std::optional<InputReport>> reports(caps.size());
+    std::set<std::string> spaced_series;  // byte and pause-duration counters (impossible_spacing)
+    bool from_interval = false;
     for (const HostGroup& g : groups) {
         std::size_t stamped = 0;
         for (std::size_t i : g.captures) stamped += caps[i].timestamp_s.has_value();
@@ -217,6 +310,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                 }
             } else {
                 when.t_s = static_cast<double>(k) * interval_s.value_or(0);
+                from_interval = from_interval || k > 0;
             }
             Snapshot snap = c.snapshot;
             snap.host = g.name;
@@ -233,7 +327,12 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                 up.source = c.uptime_source;
                 samples.push_back(std::move(up));
             }
-            for (const Sample& s : samples) store.add(s);
+            for (const Sample& s : samples) {
+                if (s.kind == SampleKind::counter &&
+                    (s.unit == "bytes" || s.series.ends_with("_duration_us")))
+                    spaced_series.insert(s.series);
+                store.add(s);
+            }
             InputReport r{c.dir, samples.size(), {g.name}, {}};
             r.notes.push_back(g.decisions[k]);
             if (k == 0 && !time_note.empty()) r.notes.push_back(time_note);
@@ -245,6 +344,8 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
             reports[g.captures[k]] = std::move(r);
         }
     }
+    if (const auto bad = impossible_spacing(store, spaced_series, groups, caps, from_interval))
+        return Error{"diagnose --bundle", "", 0, *bad};
     std::vector<InputReport> out;
     for (auto& r : reports) out.push_back(std::move(*r));
     return out;

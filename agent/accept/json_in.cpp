@@ -14,7 +14,10 @@ const nlohmann::json& null_json() {
 /// A string shown in a message: quoted, and cut at 60 characters (values come from the network).
 std::string short_dump(const nlohmann::json& v) {
     std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (s.size() > 60) s = s.substr(0, 57) + "...";
+    if (s.size() > 60) {
+        s.resize(57);
+        s += "...";
+    }
     return s;
 }
 

@@ -401,9 +401,9 @@ std::string heat_map(const HeatMap& h) {
             o += rect(x, y, cell - 1, cell - 1, v ? colour(*v) : "#f1f1f1");
             if (v && cell >= 30) {
                 const double t = hi > lo ? (*v - lo) / (hi - lo) : 0.0;
-                o += text(x + cell / 2, y + cell / 2 + 4, sig3(*v),
-                          std::string("text-anchor=\"middle\" font-size=\"10\" fill=\"") +
-                              (t > 0.6 ? "#fff" : "#222") + "\"");
+                std::string attrs = "text-anchor=\"middle\" font-size=\"10\" fill=\"";
+                attrs += t > 0.6 ? "#fff\"" : "#222\"";
+                o += text(x + cell / 2, y + cell / 2 + 4, sig3(*v), attrs);
             } else if (!v && cell >= 20) {
                 o += text(x + cell / 2, y + cell / 2 + 4, "\xE2\x80\x93",
                           "text-anchor=\"middle\" fill=\"#aaa\"");

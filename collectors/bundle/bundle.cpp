@@ -15,6 +15,7 @@
 
 #include "collectors/bundle/bundle_model.h"
 #include "collectors/bundle/capture_identity.h"
+#include "collectors/bundle/parse_timestamp.h"
 #include "collectors/parse.h"
 #include "core/sysfs.h"
 
@@ -287,12 +288,11 @@ bool is_named(const std::string& file, const char* base) {
     return file == base || file == std::string(base) + ".txt";
 }
 
-/// `timestamp`: seconds since the epoch ("1718900000", "1718900000.25", `date +%s` output).
+/// `timestamp`: when the capture was taken (bundle::parse_timestamp_text: `date +%s`, `date -u`
+/// or ISO 8601 output); errors name the file.
 Result<double> parse_timestamp(const fs::path& p, const std::string& text) {
-    const auto v = bundle::to_double(text);
-    if (!v || *v < 0 || *v > 1e11)
-        return Error{"parse", p.string(), 0,
-                     "not a number of seconds since the epoch: " + quote_value(bundle::trim(text))};
+    auto v = bundle::parse_timestamp_text(text);
+    if (!v) return Error{"parse", p.string(), 0, v.error().detail};
     return *v;
 }
 

@@ -19,11 +19,11 @@ namespace rh {
 /// One capture directory of one host, as an operator pasted it.
 struct BundleCapture {
     std::string dir;
-    std::optional<double> timestamp_s;    ///< from a `timestamp` file (seconds since epoch), if any
+    std::optional<double> timestamp_s;  ///< from a `timestamp` file (seconds since epoch), if any
     std::optional<double> uptime_s;  ///< seconds since boot, from `uptime` or /proc/uptime output
     std::string uptime_source;       ///< "<dir>/<file>:<line>" of uptime_s
-    Snapshot snapshot;                    ///< host from a `hostname` file, else the dir's basename
-    std::vector<std::string> recognized;  ///< "<file>: <kind>" e.g. "eth0.txt: ethtool -S"
+    Snapshot snapshot;               ///< host from a `hostname` file, else the dir's basename
+    std::vector<std::string> recognized;    ///< "<file>: <kind>" e.g. "eth0.txt: ethtool -S"
     std::vector<std::string> unrecognized;  ///< files whose content matched no known format
     /// Notes to show without --verbose ("c1/blob.bin: binary content, not a text capture; not
     /// read", two hosts' output in one file, PCIe facts kept by a vendor match).
@@ -56,7 +56,8 @@ Result<BundleCapture> import_bundle_dir(const std::string& dir);
 ///   `.../infiniband/<dev>/ports/<p>/...` path). Line numbers stay those of the file.
 /// - Snapshot::host from a `hostname` file (first line that is not a prompt), else the base
 ///   name of `dir`; sysfs_root = "bundle:<dir>"; collected_at = the `timestamp` file as UTC
-///   ISO 8601, else "". `timestamp` (or `timestamp.txt`): seconds since the epoch, decimal.
+///   ISO 8601, else "". `timestamp` (or `timestamp.txt`): seconds since the epoch, or `date -u` /
+///   ISO 8601 output (parse_timestamp.h).
 /// - Formats: `ethtool -S` (with its "NIC statistics:" header, or without it as `ethtool -S
 ///   <if> | grep ...` prints it: indented or "name: value" lines, see parse_ethtool_s.cpp),
 ///   `ethtool -i`, `ibv_devinfo [-v]`, `mlnx_qos`, `ip [-d] [-s] link|addr`, `lspci [-vv]`,

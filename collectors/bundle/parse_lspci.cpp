@@ -70,8 +70,9 @@ void link_line(const TextFile& f, std::size_t i, std::string_view body, bool cap
     if (body.find("Speed ") == std::string_view::npos ||
         body.find("Width x") == std::string_view::npos)
         m.note(f, i,
-               std::string("lspci ") + (cap ? "LnkCap" : "LnkSta") +
-                   " line without Speed and Width: " + quote_value(body));
+               std::string(cap ? "lspci LnkCap" : "lspci LnkSta")
+                   .append(" line without Speed and Width: ")
+                   .append(quote_value(body)));
     if (cap) {
         fn.cap_line = static_cast<unsigned>(i + 1);
         fn.cap_speed_gts = speed;
@@ -168,10 +169,19 @@ std::string parse_lspci(const TextFile& f, Model& m) {
 // deeper columns ("|  " / "\\-"). Each "<dev>.<fn>-[<sec>[-<sub>]]" is a bridge whose bus is
 // the one of the bracket that contains it: the column where a bracket starts opens that bus
 // for everything drawn to its right on this and the following lines.
+// A root bus bracket "-[dddd:bb]-": the first line of a one-root tree ("-[0000:00]-+-00.0"),
+// or a branch of a many-root one (two-socket servers: "-+-[0000:80]-+-00.0" then
+// " \-[0000:00]-+-00.0").
 bool is_lspci_tree(const TextFile& f) {
+    const auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
     for (const auto& l : f.lines) {
-        const auto t = trim(l);
-        if (starts_with(t, "-[") && t.find("]-") != std::string_view::npos) return true;
+        for (std::size_t at = l.find("-["); at != std::string_view::npos;
+             at = l.find("-[", at + 1)) {
+            const std::string_view rest = std::string_view(l).substr(at + 2);
+            if (rest.size() >= 9 && hex(rest[0]) && hex(rest[1]) && hex(rest[2]) && hex(rest[3]) &&
+                rest[4] == ':' && hex(rest[5]) && hex(rest[6]) && rest[7] == ']' && rest[8] == '-')
+                return true;
+        }
     }
     return false;
 }

@@ -156,9 +156,11 @@ Verdict judge(const SeriesStore& store, const Expr& e, const Group& g, double t,
             return v;
         }
         double covered = 0;
-        for (const Series* s : m.series)
-            covered =
-                std::max(covered, increase_in(*s, t - std::max(c.window_s, step_s), t).covered_s);
+        for (const Series* s : m.series) {
+            const double t_s = read_time_for(store, *s, g, t, step_s);
+            covered = std::max(covered,
+                               increase_in(*s, t_s - std::max(c.window_s, step_s), t_s).covered_s);
+        }
         const bool full = covered + kWindowSlackS >= c.window_s;
         const bool grows = c.op == Compare::gt || c.op == Compare::ge;
         const bool stays_low = c.op == Compare::lt || c.op == Compare::le || c.op == Compare::eq;
@@ -325,15 +327,16 @@ bool has_reading_at(const Series& s, double t) {
 /// values before but none at the last pass ("rnr_nak_received has no value in the last capture;
 /// last read from cap-0/hw_counters.txt:4"), else a pause fraction or per-bit ratio without a
 /// port rate ("no port rate in the capture to turn pause frames into time"), else a generic
-/// sentence. `t_last` is the host's last pass.
+/// sentence. `t_last` is the host's last pass and `step_s` the interval ending there (another
+/// host's series are read at that host's own nearest capture, read_time_for).
 std::string no_verdict_reason(const SeriesStore& store, const RuleSpec& rule, const Group& g,
-                              double t_last) {
+                              double t_last, double step_s) {
     std::vector<std::string> lost, lost_files;
     bool no_rate_pause = false, no_rate_bits = false;
     for (const Condition* c : leaf_conditions(rule.when)) {
         for (const Series* s : select_series(store, *c, g, t_last)) {
             if (!s->ever_valued) continue;
-            if (!has_reading_at(*s, t_last)) {
+            if (!has_reading_at(*s, read_time_for(store, *s, g, t_last, step_s))) {
                 if (std::find(lost.begin(), lost.end(), s->key.series) == lost.end())
                     lost.push_back(s->key.series);
                 // "cap-0/hw_counters.txt:18" -> "cap-0/hw_counters.txt"
@@ -385,12 +388,15 @@ void add_no_verdict(const SeriesStore& store, const RuleSpec& rule, const Group&
     n.span_s = passes.back() - passes.front();
     n.passes = passes.size();
     n.text = rule.id + " on " + group_subject(g) + ": " +
-             no_verdict_reason(store, rule, g, passes.back());
+             no_verdict_reason(store, rule, g, passes.back(),
+                               passes.size() > 1 ? passes.back() - passes[passes.size() - 2] : 0);
     out.not_judged.push_back(std::move(n));
 }
 
+/// Runs one time-based rule on every host; adds each host where some group of the rule had
+/// the series it needs to `applicable_hosts`.
 void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
-                   EngineResult& out) {
+                   EngineResult& out, std::set<std::string>& applicable_hosts) {
     for (const std::string& host : store.hosts()) {
         const auto& passes = store.pass_times(host);
         const auto groups = groups_for(store, rule, host);
@@ -407,11 +413,13 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
                 uncabled.count({g.labels.at("device"), g.labels.at("port")}))
                 continue;
             // A series the rule needs that this host never recorded (upstream kernels have
-            // no ECN enable state, one host has no peer's CNP counters) makes the rule not
-            // applicable here when it left the rule undecided at some pass, even if other
-            // conditions were false at other passes (false at every pass: decided, healthy).
-            // Series that exist without usable values leave it unevaluated, likewise. Checked
-            // at every pass: which priorities have PFC, so which series count, may change.
+            // no ECN enable state, one host has no peer's CNP counters) means the rule cannot
+            // hold here whatever the other series do: not applicable when that left it
+            // undecided at some pass; false at every pass is decided (healthy). Either way a
+            // span shorter than its window does not matter, so a busier host is not judged on
+            // other grounds than a quiet one. Series that exist without usable values leave it
+            // unevaluated. Checked at every pass: which priorities have PFC, so which series
+            // count, may change.
             const auto possible = [&](bool need_values) {
                 return std::any_of(passes.begin(), passes.end(), [&](double t) {
                     return can_hold(store, rule.when, g, t, need_values);
@@ -420,13 +428,17 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             bool known = false, undecided = false;
             const auto eps = episodes_for(store, rule, g, passes, known, undecided);
             const bool blocked = undecided || !known;
-            if (blocked && !possible(false)) {
-                out.not_applicable.push_back(
-                    {group_subject(g), rule.id + ": no " +
-                                           absent_series(store, rule, g, passes.back(), false) +
-                                           " in the data"});
+            if (!possible(false)) {
+                if (blocked)
+                    out.not_applicable.push_back(
+                        {group_subject(g),
+                         rule.id + ": no " + absent_series(store, rule, g, passes.back(), false) +
+                             " in the data"});
+                else
+                    applicable_hosts.insert(host);
                 continue;
             }
+            applicable_hosts.insert(host);
             // Too little data to judge: one capture for a rule that measures rates, or a span
             // shorter than its window or hold that does not already rule it out. Not healthy.
             if (eps.empty()) {
@@ -664,14 +676,34 @@ EngineResult run_rules(const SeriesStore& store, const RuleSet& rules, const Eng
         out.t_last = first ? p.back() : std::max(out.t_last, p.back());
         first = false;
     }
+    std::set<std::string> applicable_hosts;
+    bool time_rules = false;
     for (const RuleSpec& rule : rules.rules) {
         if (!rule.instead_of.empty()) continue;  // after the rules it stands in for
         if (rule.check.empty()) {
-            run_time_rule(store, rule, opts, out);
+            time_rules = true;
+            run_time_rule(store, rule, opts, out, applicable_hosts);
         } else {
             run_inventory_check(store, rule, opts, out);
         }
     }
+    // A host whose data holds none of the counters any time rule reads (a ticket with only
+    // `lspci -vv` or `ibv_devinfo`): the less was captured, the less was judged; not healthy.
+    if (time_rules)
+        for (const std::string& host : out.hosts) {
+            const auto& passes = store.pass_times(host);
+            if (passes.empty() || applicable_hosts.count(host)) continue;
+            NotJudged n;
+            n.host = host;
+            n.rule_id = "counters";
+            n.kind = "no_counters";
+            n.span_s = passes.back() - passes.front();
+            n.passes = passes.size();
+            n.text = "the data of " + host +
+                     " holds none of the counters the rate and lifetime rules read (no "
+                     "ethtool -S, hw_counters or port counters): only its inventory was checked";
+            out.not_judged.push_back(std::move(n));
+        }
     if (opts.lifetime_rules)
         for (const RuleSpec& rule : rules.rules)
             if (!rule.instead_of.empty()) run_lifetime_rule(store, rule, out);

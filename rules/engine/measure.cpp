@@ -132,6 +132,21 @@ double pause_quanta_s(double port_gbps) {
     return 65535.0 * 512.0 / (port_gbps * 1e9);
 }
 
+double read_time_for(const SeriesStore& store, const Series& s, const Group& g, double t,
+                     double step_s) {
+    if (s.key.host == g.host) return t;
+    const double reach = std::max(step_s / 2, kWindowSlackS);
+    double best = t, best_d = INFINITY;
+    for (const double p : store.pass_times(s.key.host)) {
+        const double d = std::abs(p - t);
+        if (d <= reach && d < best_d) {
+            best = p;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
 std::vector<const Series*> select_series(const SeriesStore& store, const Condition& c,
                                          const Group& g, double t) {
     std::vector<const Series*> out;
@@ -164,29 +179,29 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
     // the interval; an increase is then scaled back to "per window_s", so thresholds keep
     // their meaning as rates.
     const double window = std::max(c.window_s, step_s);
-    const double t0 = t - window;
     double best = -INFINITY;
     bool bounded = false;
     std::optional<double> high;
     for (const Series* s : m.series) {
         std::optional<double> v, v_high;
+        const double t_s = read_time_for(store, *s, g, t, step_s), t0_s = t_s - window;
         switch (c.measure) {
             case Measure::increase:
-                if (auto w = increase_in(*s, t0, t); w.increase) {
+                if (auto w = increase_in(*s, t0_s, t_s); w.increase) {
                     v = static_cast<double>(*w.increase);
                     if (c.window_s > 0 && w.covered_s > c.window_s + kWindowSlackS)
                         *v *= c.window_s / w.covered_s;
                 }
                 break;
             case Measure::rate_per_s:
-                v = rate_in(*s, t0, t);
+                v = rate_in(*s, t0_s, t_s);
                 break;
             case Measure::value:
-                v = value_at(*s, t);
+                v = value_at(*s, t_s);
                 break;
             case Measure::per_bit: {
-                const auto r = rate_in(*s, t0, t);
-                const auto gbps = port_rate_for(store, *s, t);
+                const auto r = rate_in(*s, t0_s, t_s);
+                const auto gbps = port_rate_for(store, *s, t_s);
                 if (r && gbps && *gbps > 0) {
                     v = *r / (*gbps * 1e9);
                 } else if (r && !gbps) {
@@ -199,20 +214,20 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
                 break;
             }
             case Measure::share:
-                v = share_of_siblings(store, *s, t0, t);
+                v = share_of_siblings(store, *s, t0_s, t_s);
                 break;
             case Measure::lifetime_value:
             case Measure::lifetime_per_million:
             case Measure::lifetime_share_of_uptime:
-                v = lifetime_count(*s, t);
+                v = lifetime_count(*s, t_s);
                 break;
             case Measure::pause_fraction:
                 if (s->key.series == "pfc_pause_duration_us" ||
                     s->key.series == "link_pause_duration_us") {
-                    if (auto r = rate_in(*s, t0, t)) v = std::min(1.0, *r / 1e6);
+                    if (auto r = rate_in(*s, t0_s, t_s)) v = std::min(1.0, *r / 1e6);
                 } else if (!has_duration_series(m.series, *s)) {
-                    const auto r = rate_in(*s, t0, t);
-                    const auto gbps = port_rate_for(store, *s, t);
+                    const auto r = rate_in(*s, t0_s, t_s);
+                    const auto gbps = port_rate_for(store, *s, t_s);
                     if (r && gbps && *gbps > 0) {
                         v = std::min(1.0, *r * pause_quanta_s(*gbps));
                     } else if (r && !gbps) {

@@ -47,6 +47,13 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
 /// bounded (Measurement::high) with the two ends on different sides of the threshold.
 std::optional<bool> holds(const Condition& c, const Measurement& m);
 
+/// The time at which series `s` is read when group `g` is judged at `t` over an interval of
+/// `step_s` seconds: `t` for `g`'s own host; for another host, that host's own pass nearest to
+/// `t` within half the interval (captures of two hosts are taken seconds apart; reading the
+/// other host at exactly `t` would find no capture there), else `t`.
+double read_time_for(const SeriesStore& store, const Series& s, const Group& g, double t,
+                     double step_s);
+
 /// Evaluates a boolean expression; unknown when it depends on unknown conditions. In "any",
 /// conditions whose series the host does not have are skipped (all of them: unknown).
 std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& g, double t,

@@ -1,0 +1,19 @@
+// The `timestamp` file of a bundle capture: when the capture was taken, as people write it.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace rh::bundle {
+
+/// UTC seconds since the epoch from the text of a `timestamp` file: `date +%s` output
+/// ("1718900000", "1718900000.25"), `date -u` / `date` output in the C locale ("Thu Dec  3
+/// 07:42:39 UTC 2026", zone UTC/GMT/Z or a numeric offset "+0100"), or ISO 8601 (`date -Is`:
+/// "2026-12-03T07:42:39+00:00", "2026-12-03 07:42:39Z"). A shell prompt line or `$ date` above
+/// the value is skipped. Errors (Error::detail) name what was not understood: a named zone
+/// other than UTC/GMT is ambiguous ("CST" is three zones), so it is refused with the fix.
+Result<double> parse_timestamp_text(std::string_view text);
+
+}  // namespace rh::bundle
