@@ -65,7 +65,11 @@ Bad Patterns::check(std::span<const std::byte> slot, std::uint64_t n, std::uint6
     }
     // An intact trailer, but is it the one of the payload this message should carry?
     if (slot::load_checksum(s) != slot::checksum(hash_[k], seq)) return Bad::bad_checksum;
-    if (full && slot::payload_hash(s) != hash_[k]) return Bad::payload_mismatch;
+    // The receiver holds the expected bytes: memcmp (glibc AVX2) ran 4x faster than the
+    // library's xxh3 on the bench host (bench/README.md), and it is exact.
+    const std::size_t body = size_ - slot::kTrailerBytes;
+    if (full && std::memcmp(s.data(), payload_.data() + k * body, body) != 0)
+        return Bad::payload_mismatch;
     return Bad::none;
 }
 

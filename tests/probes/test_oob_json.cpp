@@ -39,7 +39,7 @@ BOOST_AUTO_TEST_CASE(round_trip_and_header) {
     BOOST_REQUIRE(f.ok());
     BOOST_TEST(std::memcmp(f->data(), "RHOB", 4) == 0);
     // Version 3 and type json in the header; the length covers header + body.
-    BOOST_TEST(std::to_integer<int>((*f)[5]) == 3);
+    BOOST_TEST(std::to_integer<int>((*f)[5]) == 4);
     BOOST_TEST(std::to_integer<int>((*f)[7]) == 10);
     BOOST_TEST(is_json_header(*f));
     auto len = frame_length(*f);
