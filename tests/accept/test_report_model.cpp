@@ -194,9 +194,9 @@ BOOST_AUTO_TEST_CASE(incast_integrity_fields_read_back_and_are_checked) {
     // What "0 bad slots" looked at (protocol 4 receivers): read, written back, range-checked.
     json in = fixture();
     auto& res = in["stages"][4]["results"];
-    res["bad_slots"] = 0;
-    res["verified_messages"] = 450;
-    res["verified_bytes"] = 450 * 65536;
+    res["bad_slots"] = 0u;  // counts are unsigned in JSON written by the agent
+    res["verified_messages"] = 450u;
+    res["verified_bytes"] = 450u * 65536u;
     res["verified_fraction"] = 0.25;
     const ParsedReport p = report_from_json(in);
     BOOST_TEST_REQUIRE(p.report.has_value(), all_errors(p));
