@@ -31,6 +31,13 @@ json counters_json(const incast::HostRun& h) {
 }
 
 /// One sender's row; its share for the figures is appended to `shares`.
+/// Share of received messages whose whole payload was hashed; null when none arrived (a 0 would
+/// read as "looked at nothing" rather than "nothing to look at").
+json verified_fraction(std::uint64_t verified, std::uint64_t received) {
+    if (received == 0) return nullptr;
+    return static_cast<double>(verified) / static_cast<double>(received);
+}
+
 json sender_json(const incast::SenderRun& s, const incast::HostRun& host,
                  std::vector<incast::SenderShare>& shares,
                  std::map<std::string, std::uint64_t>& all_errors, json& integrity) {
@@ -40,6 +47,7 @@ json sender_json(const incast::SenderRun& s, const incast::HostRun& host,
            {"error", s.error},
            {"clock_offset_ms", s.offset_ms}};
     std::uint64_t posted = 0, completed = 0, failed = 0, received = 0, intact = 0, bad = 0;
+    std::uint64_t full = 0, full_bytes = 0;  // messages/bytes given the full payload pass
     std::map<std::string, std::uint64_t> errors, rx_errors, bad_kinds;
     json notes = json::array();
     double active_s = 0;
@@ -61,6 +69,8 @@ json sender_json(const incast::SenderRun& s, const incast::HostRun& host,
                 received += q.messages;
                 intact += q.bytes;
                 bad += q.bad_slots;
+                full += q.verified_messages;
+                full_bytes += q.verified_bytes;
                 add_counts(rx_errors, q.errors);
                 add_counts(bad_kinds, q.bad);
                 if (!q.error.empty()) notes.push_back("receiver QP: " + q.error);
@@ -78,6 +88,9 @@ json sender_json(const incast::SenderRun& s, const incast::HostRun& host,
     j["messages_received"] = received;
     j["intact_bytes"] = intact;
     j["bad_slots"] = bad;
+    j["verified_messages"] = full;
+    j["verified_bytes"] = full_bytes;
+    j["verified_fraction"] = verified_fraction(full, received);
     j["bad"] = ctl::counts_json(bad_kinds);
     j["errors"] = ctl::counts_json(errors);
     j["receiver_errors"] = ctl::counts_json(rx_errors);
@@ -88,6 +101,11 @@ json sender_json(const incast::SenderRun& s, const incast::HostRun& host,
     add_counts(all_errors, rx_errors);
     integrity["messages_verified"] = integrity["messages_verified"].get<std::uint64_t>() + received;
     integrity["bad_slots"] = integrity["bad_slots"].get<std::uint64_t>() + bad;
+    integrity["verified_messages"] = integrity["verified_messages"].get<std::uint64_t>() + full;
+    integrity["verified_bytes"] = integrity["verified_bytes"].get<std::uint64_t>() + full_bytes;
+    integrity["verified_fraction"] =
+        verified_fraction(integrity["verified_messages"].get<std::uint64_t>(),
+                          integrity["messages_verified"].get<std::uint64_t>());
     for (const auto& [k, v] : bad_kinds)
         integrity["bad"][k] = integrity["bad"].value(k, std::uint64_t{0}) + v;
     shares.push_back({s.name, intact, s.status == "completed" ? active_s : 0});
@@ -196,9 +214,9 @@ json incast_json(const incast::Run& run, const IncastAnalysis& a) {
 
     std::vector<incast::SenderShare> shares;
     std::map<std::string, std::uint64_t> errors;
-    json integrity{{"messages_verified", std::uint64_t{0}},
-                   {"bad_slots", std::uint64_t{0}},
-                   {"bad", json::object()}};
+    json integrity{{"messages_verified", std::uint64_t{0}}, {"verified_messages", std::uint64_t{0}},
+                   {"verified_bytes", std::uint64_t{0}},    {"verified_fraction", nullptr},
+                   {"bad_slots", std::uint64_t{0}},         {"bad", json::object()}};
     json senders = json::array();
     for (std::size_t i = 0; i < run.senders.size(); ++i)
         senders.push_back(
@@ -312,8 +330,13 @@ void render_incast_text(std::ostream& out, const json& doc) {
             << num("%.2f", cp["last_finish_s"].get<double>()) << " s after the start: spread "
             << num("%.0f", cp["spread_ms"].get<double>()) << " ms\n";
     const auto& in = doc["integrity"];
-    out << "integrity: " << in["messages_verified"] << " slots verified at the receiver, "
-        << in["bad_slots"] << " bad"
+    out << "integrity: " << in["messages_verified"]
+        << " slots checked at the receiver (seq, checksum, first 64 B), "
+        << in.value("verified_messages", json(0)) << " of them in full ("
+        << (in.value("verified_fraction", json()).is_number()
+                ? num("%.1f", 100 * in["verified_fraction"].get<double>()) + "%, "
+                : std::string())
+        << in.value("verified_bytes", json(0)) << " bytes), " << in["bad_slots"] << " bad"
         << (in["bad"].empty() ? "" : " (" + counts_text(in["bad"]) + ")") << "\n";
     out << "errors by completion status: " << counts_text(doc["errors"]) << "\n";
     const auto& v = doc["victim"];

@@ -11,14 +11,21 @@
 //                 clock_offset_ms, rtt_ms, counters: {sampled, passes, samples, error}},
 //    "senders": [{name, hostname, status, error, clock_offset_ms, start_late_ms, qps,
 //                 messages_posted, messages_completed, messages_failed, messages_received,
-//                 intact_bytes, bad_slots, bad: {kind: n}, errors: {IBV_WC_*: n},
+//                 intact_bytes, bad_slots, verified_messages, verified_bytes,
+//                 verified_fraction, bad: {kind: n}, errors: {IBV_WC_*: n},
 //                 receiver_errors: {IBV_WC_*: n}, active_s, goodput_gbps, goodput_mib_per_s,
 //                 notes: [...], counters: {...}}],
 //    "aggregate": {goodput_gbps, goodput_mib_per_s, link_rate_gbps, share_of_link, senders_ran,
 //                  senders_total},
 //    "fairness": {jain_index, senders},
 //    "completion": {first_finish_s, last_finish_s, spread_ms},
-//    "integrity": {messages_verified, bad_slots, bad: {kind: n}},
+//    "integrity": {messages_verified, verified_messages, verified_bytes, verified_fraction,
+//                  bad_slots, bad: {kind: n}},
+//      messages_verified: received messages, each checked at least by its trailer (seq, checksum
+//      field, first 64 payload bytes); verified_messages/_bytes: of them, those whose whole
+//      payload was hashed too (stream_protocol.h verify_ppm); verified_fraction =
+//      verified_messages / messages_verified (null when none arrived). "0 bad slots" covers
+//      the trailers of all messages and the payloads of verified_bytes.
 //    "errors": {IBV_WC_*: n}                          (senders' and receiver's completions),
 //    "victim": {ran, error, from, to, size_bytes, before: LatencyStats, during: LatencyStats,
 //               p99_ratio, p99_rose, verdict},

@@ -50,6 +50,16 @@ Error bad(std::string detail) {
     return Error{"decode", "handshake message", 0, std::move(detail)};
 }
 
+/// Names both versions and what to do: every version change so far changed what a peer must
+/// understand (version 4: slot checksums), so there is no partial compatibility to offer.
+Error version_mismatch(unsigned peer, unsigned ours, const char* what) {
+    return bad(
+        "unsupported version: peer speaks protocol version " + std::to_string(peer) + " in a " +
+        what + ", this build speaks " + std::to_string(ours) +
+        (peer < ours ? " (upgrade rocehealth on the peer: " : " (upgrade this rocehealth: ") +
+        "both ends must speak the same version)");
+}
+
 Result<std::string> str(std::span<const std::byte> f, Field fl, const char* name) {
     std::string s;
     for (std::size_t i = 0; i < fl.len; ++i) {
@@ -143,18 +153,14 @@ Status check_header(std::span<const std::byte> h) {
     const auto v = be(h, 4, 2);
     const auto len = u32(h, 8);
     if (be(h, 6, 2) == static_cast<std::uint16_t>(Type::json)) {
-        if (v != kJsonVersion)
-            return bad("unsupported version " + std::to_string(v) + " for a json frame (this " +
-                       "build speaks " + std::to_string(kJsonVersion) + ")");
+        if (v != kJsonVersion) return version_mismatch(v, kJsonVersion, "json frame");
         if (len < kHeaderSize + 2 || len > kHeaderSize + kMaxJsonBytes)
             return bad("json frame length " + std::to_string(len) + " (expected " +
                        std::to_string(kHeaderSize + 2) + ".." +
                        std::to_string(kHeaderSize + kMaxJsonBytes) + ")");
         return ok_status();
     }
-    if (v != kVersion)
-        return bad("unsupported version " + std::to_string(v) + " (this build speaks " +
-                   std::to_string(kVersion) + ")");
+    if (v != kVersion) return version_mismatch(v, kVersion, "frame");
     if (len != kMessageSize)
         return bad("length " + std::to_string(len) + " (expected " + std::to_string(kMessageSize) +
                    ")");

@@ -3,7 +3,7 @@
 //
 //   off size field            off size field
 //     0  4  magic "RHOB"        72  8  max_msg_size (request) / msg size (phase)
-//     4  2  version (2)         80  4  queue_depth
+//     4  2  version (4)         80  4  queue_depth
 //     6  2  type                84  4  rd_atomic (max outstanding RDMA READs)
 //     8  4  length (= 320)      88  4  count (phase: messages incl. warm-up)
 //    12  4  ops (bits, below)   92  4  seq_base (phase: seq of the first message)
@@ -25,14 +25,16 @@
 // receive WQEs before it replies (how many it keeps posted is recv_depth in its probe_reply; 0 =
 // none, so every SEND meets receiver-not-ready) and grants no remote access for SEND alone.
 // Version history: 1 = WRITE/READ, offset 100 reserved; 2 = adds SEND and recv_depth; 3 = adds
-// json frames (below). A fixed frame of another version is refused with "unsupported version N
-// (this build speaks 2)".
+// json frames (below; fixed frames stayed 2); 4 = message slots carry xxh3 checksums in a 16-byte
+// trailer (probes/slot.h layout 2) instead of FNV-1a in 8 bytes, fixed and json frames both 4.
+// Since a peer of another version would misread every slot, a frame of another version is
+// refused by tcp::recv_any with "peer HOST:PORT: ... peer speaks protocol version N, this build
+// speaks 4 ...".
 //
-// Json frames (version 3, type 10): the 12-byte header (magic, version 3, type json, length =
+// Json frames (version 4, type 10): the 12-byte header (magic, version 4, type json, length =
 // 12 + N, 2 <= N <= kMaxJsonBytes) followed by N bytes of UTF-8 JSON, an object whose "cmd" is a
 // string: the control channel of `rocehealth incast` (probes/incast_control.h lists the
-// commands). Fixed frames keep version 2 in their header, so a version-2 responder still serves
-// probes from this build and refuses a json frame by name ("unsupported version 3").
+// commands).
 #pragma once
 
 #include <array>
@@ -49,8 +51,8 @@
 namespace rh::oob {
 
 inline constexpr std::uint32_t kMagic = 0x52484F42;     // "RHOB"
-inline constexpr std::uint16_t kVersion = 2;            ///< version in the header of fixed frames
-inline constexpr std::uint16_t kJsonVersion = 3;        ///< version in the header of json frames
+inline constexpr std::uint16_t kVersion = 4;            ///< version in the header of fixed frames
+inline constexpr std::uint16_t kJsonVersion = 4;        ///< version in the header of json frames
 inline constexpr std::size_t kMaxJsonBytes = 1u << 20;  ///< largest json body (1 MiB)
 inline constexpr std::size_t kHeaderSize = 12;
 inline constexpr std::size_t kMessageSize = 320;
@@ -76,7 +78,7 @@ enum class Type : std::uint16_t {
     phase_done = 7,
     bye = 8,
     error = 9,
-    json = 10,  ///< variable length: header + JSON object (version 3)
+    json = 10,  ///< variable length: header + JSON object
 };
 const char* to_string(Type t);
 
@@ -118,7 +120,8 @@ Frame encode(const Message& m);
 
 /// Validates the first kHeaderSize bytes (magic, version, length). Lets a reader reject garbage
 /// before waiting for a whole frame. Fixed types: version kVersion, length kMessageSize; json:
-/// version kJsonVersion, length 12 + 2 .. 12 + kMaxJsonBytes.
+/// version kJsonVersion, length 12 + 2 .. 12 + kMaxJsonBytes. Another version: detail "peer speaks
+/// protocol version N, this build speaks V (...)" (the caller adds which peer, tcp::recv_any).
 Status check_header(std::span<const std::byte> header);
 
 /// Total frame length in bytes that a valid header announces (check_header first).

@@ -83,7 +83,12 @@ nlohmann::json to_json(const Open& m) {
             {"active_mtu", m.active_mtu},
             {"hostname", m.hostname},
             {"device", m.device},
-            {"max_ms", m.max_ms}};
+            {"max_ms", m.max_ms},
+            {"verify_ppm", m.verify_ppm}};
+}
+
+std::uint32_t default_verify_ppm(std::uint64_t size_bytes) {
+    return static_cast<std::uint32_t>(slot::default_verify_fraction(size_bytes) * kPpm + 0.5);
 }
 
 nlohmann::json to_json(const Ready& m) {
@@ -101,6 +106,8 @@ nlohmann::json to_json(const QpReceived& q) {
     return {{"messages", q.messages},
             {"bytes", q.bytes},
             {"bad_slots", q.bad_slots},
+            {"verified_messages", q.verified_messages},
+            {"verified_bytes", q.verified_bytes},
             {"bad", ctl::counts_json(q.bad)},
             {"errors", ctl::counts_json(q.errors)},
             {"first_wall_ms", q.first_wall_ms},
@@ -127,11 +134,14 @@ Result<Open> parse_open(const nlohmann::json& j) {
     m.hostname = f.str("hostname", 63);
     m.device = f.str("device", 63);
     m.max_ms = f.u32("max_ms", 1, kMaxStreamMs);
+    const bool ppm_given = f.has("verify_ppm");
+    if (ppm_given) m.verify_ppm = f.u32("verify_ppm", 0, kPpm);
     if (!f.ok()) return f.error();
     if (f.cmd() != "stream_open") return semantic("stream_open", "cmd is " + f.cmd());
     const auto o = parse_op(op);
     if (!o) return semantic("stream_open", "\"op\": '" + op + "' (expected write or send)");
     m.op = *o;
+    if (!ppm_given) m.verify_ppm = default_verify_ppm(m.size_bytes);
     if (!slot::valid_size(m.size_bytes))
         return semantic("stream_open", "\"size_bytes\": " + std::to_string(m.size_bytes) +
                                            " is not a multiple of 8");
@@ -190,6 +200,8 @@ Result<Received> parse_received(const nlohmann::json& j, std::size_t qps) {
         r.messages = q.u64("messages", 0, UINT64_MAX);
         r.bytes = q.u64("bytes", 0, UINT64_MAX);
         r.bad_slots = q.u64("bad_slots", 0, UINT64_MAX);
+        r.verified_messages = q.u64("verified_messages", 0, r.messages);
+        r.verified_bytes = q.u64("verified_bytes", 0, UINT64_MAX);
         r.first_wall_ms = q.i64("first_wall_ms");
         r.last_wall_ms = q.i64("last_wall_ms");
         r.error = q.str("error", 4096);

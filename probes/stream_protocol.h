@@ -3,14 +3,18 @@
 // verifies every slot (probes/stream_slots.h). On its own TCP connection to the receiver:
 //
 //   S -> R  stream_open   {op, size_bytes, queue_depth, seed, qps: [{qpn, psn}], gid,
-//                          active_mtu, hostname, device, max_ms}
+//                          active_mtu, hostname, device, max_ms, verify_ppm}
 //   R -> S  stream_ready  {slots, recv_depth, qps: [{qpn, psn, rkey, addr}], gid, active_mtu,
 //                          hostname, device}     (receives posted, QPs ready to receive)
 //           ... S streams: message n of a QP to ring slot n % slots, as RDMA WRITE with
 //               immediate ("write") or SEND ("send"); each consumes one receive WQE at R ...
 //   S -> R  stream_end    {completed: [per QP: messages that completed successfully at S]}
-//   R -> S  stream_result {qps: [{messages, bytes, bad_slots, bad: {kind: n}, errors: {IBV_WC_*:
-//                          n}, first_wall_ms, last_wall_ms, error}], note}
+//   R -> S  stream_result {qps: [{messages, bytes, bad_slots, verified_messages, verified_bytes,
+//                          bad: {kind: n}, errors: {IBV_WC_*: n}, first_wall_ms, last_wall_ms,
+//                          error}], note}
+//
+// verify_ppm (optional; absent = slot::default_verify_fraction of size_bytes): parts per million
+// of messages whose whole payload the receiver hashes; every message gets the trailer check.
 //
 // R waits for stream_end at most max_ms after stream_ready (a sender that vanished), then for
 // its completed messages at most kDrainMs. Any message may instead be {cmd: "error", error}.
@@ -62,7 +66,13 @@ struct Open {
     std::string hostname;
     std::string device;
     std::uint32_t max_ms = 60000;
+    /// Fully verified share of messages, parts per million (0..1'000'000); see verify_ppm above.
+    std::uint32_t verify_ppm = 1'000'000;
 };
+
+inline constexpr std::uint32_t kPpm = 1'000'000;
+/// verify_ppm of the default policy for a message size (slot::default_verify_fraction).
+std::uint32_t default_verify_ppm(std::uint64_t size_bytes);
 
 struct Ready {
     unsigned slots = 0;
@@ -80,9 +90,13 @@ struct End {
 
 /// What the receiver saw on one QP.
 struct QpReceived {
-    std::uint64_t messages = 0;                   ///< receive completions with success status
-    std::uint64_t bytes = 0;                      ///< of them, bytes of intact slots
-    std::uint64_t bad_slots = 0;                  ///< wrong length, seq, checksum or payload
+    std::uint64_t messages = 0;   ///< receive completions with success status
+    std::uint64_t bytes = 0;      ///< of them, bytes of intact slots
+    std::uint64_t bad_slots = 0;  ///< wrong length, seq, checksum or payload
+    /// Of `messages`, how many (and their bytes, good or bad) got the full payload pass; the
+    /// rest got the trailer check only (seq, checksum field, first slot::kPrefixBytes).
+    std::uint64_t verified_messages = 0;
+    std::uint64_t verified_bytes = 0;
     std::map<std::string, std::uint64_t> bad;     ///< by kind (stream_slots.h Bad)
     std::map<std::string, std::uint64_t> errors;  ///< error completions by IBV_WC_* name
     std::int64_t first_wall_ms = 0;  ///< first receive completion, receiver's UTC ms; 0 = none

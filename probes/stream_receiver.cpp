@@ -43,6 +43,10 @@ Result<std::unique_ptr<Receiver>> Receiver::open(const Open& req, const PortChoi
         if (!c) return c.error();
         Qp q;
         q.conn = std::move(*c);
+        // Seeded per QP and run so that the skipped messages differ between QPs and runs.
+        q.sampler = slot::Sampler(static_cast<double>(req.verify_ppm) / kPpm,
+                                  (std::uint64_t(req.seed) << 32) ^ r->qps_.size() ^
+                                      static_cast<std::uint64_t>(wall_now_ms()));
         const unsigned mtu = std::min(q.conn->active_mtu_bytes(), req.active_mtu);
         if (auto s = q.conn->connect({peer.qpn, peer.psn, req.gid}, mtu, 1); !s) return s.error();
         // Receives posted before the sender learns our QPN: its first message finds one.
@@ -89,7 +93,12 @@ bool Receiver::reap(Qp& q) {
         q.r.last_wall_ms = now;
         ++q.r.messages;
         const auto slot = q.conn->buffer().subspan((m % slots_) * size, size);
-        Bad b = wc.opcode == want ? patterns_.check(slot, m, wc.byte_len) : Bad::wrong_length;
+        const bool full = q.sampler.next();
+        Bad b = wc.opcode == want ? patterns_.check(slot, m, wc.byte_len, full) : Bad::wrong_length;
+        if (full && b != Bad::wrong_length) {
+            ++q.r.verified_messages;
+            q.r.verified_bytes += size;
+        }
         if (b == Bad::none) {
             q.r.bytes += size;
         } else {

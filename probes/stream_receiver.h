@@ -1,8 +1,9 @@
 // The receiving end of a stream session (probes/stream_protocol.h), run by `rocehealth responder`
 // for each sender of an incast: one RC QP per sender QP, each with a ring of
 // stream::ring_slots(queue depth) message slots and stream::recv_depth receive WQEs posted. Every
-// receive completion is checked (stream_slots.h: length, seq, checksum, payload), counted, and its
-// receive WQE re-posted (for the slot recv_depth messages ahead) only after that check.
+// receive completion is checked (stream_slots.h: length, seq, trailer; the whole payload for the
+// share Open::verify_ppm picks), counted, and its receive WQE re-posted (for the slot recv_depth
+// messages ahead) only after that check.
 #pragma once
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include "core/result.h"
 #include "probes/device_select.h"
 #include "probes/rc_connection.h"
+#include "probes/slot.h"
 #include "probes/stream_protocol.h"
 #include "probes/stream_slots.h"
 #include "probes/tcp.h"
@@ -44,6 +46,7 @@ class Receiver {
         std::uint64_t received = 0;  ///< receive completions so far (= next message's number)
         bool dead = false;           ///< an error completion put the QP in error
         QpReceived r;
+        slot::Sampler sampler;  ///< which messages get the full payload pass
     };
     Receiver(const Open& req, const PortChoice& where, std::string hostname);
     /// Reaps up to a batch of completions of one QP; true when any arrived.

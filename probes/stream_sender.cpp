@@ -30,6 +30,8 @@ Result<std::unique_ptr<Sender>> Sender::open(const SenderConfig& cfg) {
     req.hostname = cfg.hostname;
     req.device = cfg.where.device;
     req.max_ms = cfg.max_ms;
+    // The receiver's policy (slot::default_verify_fraction), stated so its result is explicit.
+    req.verify_ppm = default_verify_ppm(cfg.size_bytes);
     // Buffers registered before connecting (the responder wants the first message within 5 s).
     for (unsigned q = 0; q < cfg.qps; ++q) {
         auto c = RcConnection::open({cfg.where, cfg.size_bytes * cfg.queue_depth,

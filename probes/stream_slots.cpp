@@ -14,6 +14,8 @@ const char* to_string(Bad b) {
             return "wrong_length";
         case Bad::wrong_seq:
             return "wrong_seq";
+        case Bad::bad_trailer:
+            return "bad_trailer";
         case Bad::bad_checksum:
             return "bad_checksum";
         case Bad::payload_mismatch:
@@ -42,20 +44,32 @@ void Patterns::stamp(std::span<std::byte> slot, std::uint64_t n) const {
     slot::stamp(slot.first(size_), hash_[n % hash_.size()], seq_of(n));
 }
 
-Bad Patterns::check(std::span<const std::byte> slot, std::uint64_t n,
-                    std::uint64_t byte_len) const {
+std::span<const std::byte> Patterns::payload(unsigned k) const {
+    const std::size_t body = size_ - slot::kTrailerBytes;
+    return std::span(payload_).subspan(k * body, body);
+}
+
+Bad Patterns::check(std::span<const std::byte> slot, std::uint64_t n, std::uint64_t byte_len,
+                    bool full) const {
     if (byte_len != size_ || slot.size() < size_) return Bad::wrong_length;
     const auto s = slot.first(size_);
     const unsigned k = static_cast<unsigned>(n % hash_.size());
+    const std::uint32_t seq = seq_of(n);
+    switch (slot::verify_trailer(s, seq)) {
+        case slot::Check::ok:
+            break;
+        case slot::Check::wrong_seq:
+            return Bad::wrong_seq;
+        default:
+            return Bad::bad_trailer;
+    }
+    // An intact trailer, but is it the one of the payload this message should carry?
+    if (slot::load_checksum(s) != slot::checksum(hash_[k], seq)) return Bad::bad_checksum;
+    // The receiver holds the expected bytes: memcmp (glibc AVX2) ran 4x faster than the
+    // library's xxh3 on the bench host (bench/README.md), and it is exact.
     const std::size_t body = size_ - slot::kTrailerBytes;
-    if (slot::load_seq(s) != seq_of(n)) return Bad::wrong_seq;
-    // The trailer's checksum must be the one of the expected payload and this seq ...
-    std::byte le[4];  // little-endian in the slot (slot.h)
-    const std::uint32_t want = slot::checksum(hash_[k], seq_of(n));
-    for (int i = 0; i < 4; ++i) le[i] = static_cast<std::byte>(want >> (8 * i));
-    if (std::memcmp(s.data() + body, le, 4) != 0) return Bad::bad_checksum;
-    // ... and the payload byte for byte the expected one.
-    if (std::memcmp(s.data(), payload_.data() + k * body, body) != 0) return Bad::payload_mismatch;
+    if (full && std::memcmp(s.data(), payload_.data() + k * body, body) != 0)
+        return Bad::payload_mismatch;
     return Bad::none;
 }
 

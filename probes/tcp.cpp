@@ -286,7 +286,11 @@ Result<Received> recv_any(const Socket& s, Deadline deadline) {
     std::array<std::byte, oob::kHeaderSize> h{};
     if (auto r = recv_all(s, h, deadline); !r) return r.error();
     auto len = oob::frame_length(h);
-    if (!len) return len.error();
+    if (!len) {
+        Error e = len.error();
+        e.subject = peer_of(s);  // a refused version must say whose it is
+        return e;
+    }
     std::vector<std::byte> f(*len);
     std::copy(h.begin(), h.end(), f.begin());
     if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), deadline); !r)

@@ -250,6 +250,11 @@ std::string incast_html(const IncastResults& r, const Rows& rows) {
         " Gb/s (" + fixed(r.aggregate_goodput_mib_s, 0) + " MiB/s), " + pct(r.fraction) +
         " of the receiver's " + fixed(r.link_gbps, 0) + " Gb/s link; Jain fairness index " +
         fixed(r.jain_index, 3) + " (1 = equal shares).</p>";
+    if (r.verified_messages)  // what "N bad slots" covers (protocol 4 receivers report it)
+        o += "<p>Integrity: " + std::to_string(r.bad_slots.value_or(0)) +
+             " bad slots; every message's trailer checked (seq, checksum, first 64 B), " +
+             std::to_string(*r.verified_messages) + " payloads (" + pct(r.verified_fraction) +
+             ", " + std::to_string(r.verified_bytes.value_or(0)) + " bytes) hashed in full.</p>";
     o += charts({incast_bars(r)});
     o += "<table id=\"" + evidence_anchor(rows.id, "/results/senders") +
          "\"><thead><tr><th>sender</th><th class=\"num\">Gb/s</th><th class=\"num\">MiB/s</th>"

@@ -287,6 +287,12 @@ IncastResults incast_from(const JsonIn& in, const std::set<std::string>& hosts) 
     r.jain_index = in.opt_number("jain_index");
     if (r.jain_index && (*r.jain_index < 0 || *r.jain_index > 1.000001))
         in.error_at("jain_index", "expected 0..1");
+    r.bad_slots = in.opt_uint("bad_slots");
+    r.verified_messages = in.opt_uint("verified_messages");
+    r.verified_bytes = in.opt_uint("verified_bytes");
+    r.verified_fraction = in.opt_number("verified_fraction");  // a share of counts: 0..1 exactly
+    if (r.verified_fraction && (*r.verified_fraction < 0 || *r.verified_fraction > 1))
+        in.error_at("verified_fraction", "expected 0..1");
     if (in.has("victim")) {
         const JsonIn v = in.member("victim");
         if (v.expect_object()) {
@@ -303,7 +309,8 @@ IncastResults incast_from(const JsonIn& in, const std::set<std::string>& hosts) 
     return r;
 }
 
-json incast_to(const IncastResults& r) {
+/// The incast results every report has.
+json incast_core_to(const IncastResults& r) {
     json senders = json::array();
     for (const auto& s : r.senders)
         senders.push_back({{"host", s.host},
@@ -329,6 +336,18 @@ json incast_to(const IncastResults& r) {
               {"fraction", nullable(r.fraction)}}},
             {"jain_index", nullable(r.jain_index)},
             {"victim", std::move(victim)}};
+}
+
+json incast_to(const IncastResults& r) {
+    json out = incast_core_to(r);
+    // Written only when known, so that reports from before protocol 4 read back unchanged.
+    if (r.bad_slots) out["bad_slots"] = *r.bad_slots;
+    if (r.verified_messages) {
+        out["verified_messages"] = *r.verified_messages;
+        out["verified_bytes"] = nullable(r.verified_bytes);
+        out["verified_fraction"] = nullable(r.verified_fraction);
+    }
+    return out;
 }
 
 // ---- fault, rkey ----

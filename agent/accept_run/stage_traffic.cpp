@@ -88,7 +88,14 @@ Stage run_incast_stage(RunContext& cx) {
                      number_at(v["during"], "p999_us")};
         res.victim = vi;
     }
-    std::uint64_t bad = d["integrity"].value("bad_slots", std::uint64_t{0});
+    const auto& integ = d["integrity"];
+    std::uint64_t bad = integ.value("bad_slots", std::uint64_t{0});
+    res.bad_slots = bad;
+    if (integ.contains("verified_messages")) {
+        res.verified_messages = integ["verified_messages"].get<std::uint64_t>();
+        res.verified_bytes = integ.value("verified_bytes", std::uint64_t{0});
+        res.verified_fraction = number_at(integ, "verified_fraction");
+    }
     attach_traffic(st, t, "incast " + std::to_string(senders.size()) + " -> 1");
     if (!v.value("verdict", std::string()).empty())
         st.reason = v["verdict"].get<std::string>() + (st.reason.empty() ? "" : "; " + st.reason);

@@ -189,3 +189,23 @@ BOOST_AUTO_TEST_CASE(a_skipped_stage_without_results_is_accepted) {
     BOOST_TEST(std::holds_alternative<std::monostate>(p.report->stage(StageId::fault)->results));
     BOOST_TEST(p.report->verdict == Verdict::fail);  // incast still fails
 }
+
+BOOST_AUTO_TEST_CASE(incast_integrity_fields_read_back_and_are_checked) {
+    // What "0 bad slots" looked at (protocol 4 receivers): read, written back, range-checked.
+    json in = fixture();
+    auto& res = in["stages"][4]["results"];
+    res["bad_slots"] = 0u;  // counts are unsigned in JSON written by the agent
+    res["verified_messages"] = 450u;
+    res["verified_bytes"] = 450u * 65536u;
+    res["verified_fraction"] = 0.25;
+    const ParsedReport p = report_from_json(in);
+    BOOST_TEST_REQUIRE(p.report.has_value(), all_errors(p));
+    const auto& incast = std::get<IncastResults>(p.report->stage(StageId::incast)->results);
+    BOOST_TEST(incast.bad_slots.value() == 0u);
+    BOOST_TEST(incast.verified_messages.value() == 450u);
+    BOOST_TEST(incast.verified_bytes.value() == 450u * 65536u);
+    BOOST_TEST(incast.verified_fraction.value() == 0.25);
+    BOOST_TEST(json::diff(in, report_to_json(*p.report)).empty());
+    expect_refused([](json& j) { j["stages"][4]["results"]["verified_fraction"] = 1.5; },
+                   "stages[4].results.verified_fraction", "expected 0..1");
+}

@@ -35,6 +35,8 @@ Outcome outcome(std::uint64_t messages, std::uint64_t size, std::int64_t last_ms
     r.messages = messages;
     r.bytes = (messages - bad) * size;
     r.bad_slots = bad;
+    r.verified_messages = messages / 4;  // 64 KiB: the default policy hashes a quarter in full
+    r.verified_bytes = r.verified_messages * size;
     if (bad) r.bad["payload_mismatch"] = bad;
     o.receiver.qps = {r};
     return o;
@@ -155,6 +157,14 @@ BOOST_AUTO_TEST_CASE(result_json_figures_and_failed_sender) {
     BOOST_TEST(doc["completion"]["spread_ms"].get<double>() == 200.0, tt::tolerance(1e-6));
     BOOST_TEST(doc["integrity"]["messages_verified"] == 1800);
     BOOST_TEST(doc["integrity"]["bad_slots"] == 2);
+    // What "2 bad slots" looked at: every trailer, and 250 + 200 whole payloads.
+    BOOST_TEST(doc["integrity"]["verified_messages"] == 450);
+    BOOST_TEST(doc["integrity"]["verified_bytes"] == 450u * 65536u);
+    BOOST_TEST(doc["integrity"]["verified_fraction"].get<double>() == 0.25, tt::tolerance(1e-12));
+    BOOST_TEST(s[1]["verified_messages"] == 200);
+    BOOST_TEST(s[1]["verified_bytes"] == 200u * 65536u);
+    BOOST_TEST(s[0]["verified_fraction"].get<double>() == 0.25, tt::tolerance(1e-12));
+    BOOST_TEST(s[2]["verified_fraction"].is_null());  // nothing arrived: no fraction
     BOOST_TEST(doc["integrity"]["bad"]["payload_mismatch"] == 2);
     BOOST_TEST(doc["errors"]["IBV_WC_RETRY_EXC_ERR"] == 1);
     // Victim: 400 -> 2000 us p99 is a rise (5x).
@@ -186,6 +196,9 @@ BOOST_AUTO_TEST_CASE(result_json_figures_and_failed_sender) {
     BOOST_TEST(t.find("10.0.0.4") != std::string::npos);
     BOOST_TEST(t.find("unreachable") != std::string::npos);
     BOOST_TEST(t.find("Jain's index") != std::string::npos);
+    BOOST_TEST(t.find("1800 slots checked at the receiver (seq, checksum, first 64 B), 450 of "
+                      "them in full (25.0%, 29491200 bytes), 2 bad") != std::string::npos,
+               t);
     BOOST_TEST(t.find("victim p99 rose") != std::string::npos);
     BOOST_TEST(t.find("of the receiver's 2.5 Gb/s link") != std::string::npos);
     BOOST_TEST(t.find("[warning] retransmits on g3") != std::string::npos);

@@ -39,7 +39,7 @@ BOOST_AUTO_TEST_CASE(round_trip_and_header) {
     BOOST_REQUIRE(f.ok());
     BOOST_TEST(std::memcmp(f->data(), "RHOB", 4) == 0);
     // Version 3 and type json in the header; the length covers header + body.
-    BOOST_TEST(std::to_integer<int>((*f)[5]) == 3);
+    BOOST_TEST(std::to_integer<int>((*f)[5]) == 4);
     BOOST_TEST(std::to_integer<int>((*f)[7]) == 10);
     BOOST_TEST(is_json_header(*f));
     auto len = frame_length(*f);
@@ -53,25 +53,28 @@ BOOST_AUTO_TEST_CASE(round_trip_and_header) {
     BOOST_TEST((*d == body));
 }
 
-BOOST_AUTO_TEST_CASE(fixed_frames_keep_version_2) {
-    // A version-2 peer must still accept our probe frames: their header says 2, not 3.
+BOOST_AUTO_TEST_CASE(fixed_and_json_frames_speak_version_4) {
+    // Version 4 (xxh3 slots): both kinds of frame carry it; older ones are refused by name.
     Message m;
     m.type = Type::query;
     const Frame f = encode(m);
-    BOOST_TEST(std::to_integer<int>(f[5]) == 2);
+    BOOST_TEST(std::to_integer<int>(f[5]) == 4);
     BOOST_TEST(!is_json_header(f));
     BOOST_TEST(*frame_length(f) == kMessageSize);
-    // A json frame carrying version 2 is refused by name (and a fixed one carrying 3).
     auto j = raw_json_frame(R"({"cmd":"x"})");
-    put(j, 4, 2, 2);
-    BOOST_TEST(
-        decode_error(j).find("unsupported version 2 for a json frame (this build speaks 3)") !=
-        std::string::npos);
+    put(j, 4, 3, 2);
+    BOOST_TEST(decode_error(j).find("peer speaks protocol version 3 in a json frame, this build "
+                                    "speaks 4 (upgrade rocehealth on the peer") !=
+               std::string::npos);
     Frame g = encode(m);
-    g[5] = std::byte{3};
+    g[5] = std::byte{2};
     BOOST_TEST(!check_header(g).ok());
     BOOST_TEST(check_header(g).error().message().find(
-                   "unsupported version 3 (this build speaks 2)") != std::string::npos);
+                   "peer speaks protocol version 2 in a frame, this build speaks 4") !=
+               std::string::npos);
+    g[5] = std::byte{5};  // a newer peer: this side is the one to upgrade
+    BOOST_TEST(check_header(g).error().message().find("upgrade this rocehealth") !=
+               std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(limits_and_malformed_bodies) {
@@ -93,8 +96,9 @@ BOOST_AUTO_TEST_CASE(limits_and_malformed_bodies) {
     BOOST_TEST(decode_error(raw_json_frame("{\"cmd\": ")).find("not JSON") != std::string::npos);
     // Found by tests/fuzz (fuzz_oob_frame): a number no double holds threw out of the decoder
     // and took the responder down; now it is an error naming the place, as is a key given twice.
-    BOOST_TEST(decode_error(raw_json_frame(R"({"cmd":"x","n":7e400})")).find("not JSON at line 1") !=
-               std::string::npos);
+    BOOST_TEST(
+        decode_error(raw_json_frame(R"({"cmd":"x","n":7e400})")).find("not JSON at line 1") !=
+        std::string::npos);
     BOOST_TEST(decode_error(raw_json_frame(R"({"cmd":"x","cmd":"y"})")).find("duplicate key cmd") !=
                std::string::npos);
     BOOST_TEST(decode_error(raw_json_frame("[1,2]")).find("not a JSON object") !=

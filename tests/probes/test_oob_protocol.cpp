@@ -73,11 +73,13 @@ BOOST_AUTO_TEST_CASE(rejects_bad_magic_version_length) {
     f[0] = std::byte{'g'};
     BOOST_TEST(error_of(f).find("bad magic") != std::string::npos);
 
-    // Version 1 peers (WRITE/READ only, no recv_depth) are refused by name, not misread.
-    f = encode(sample_request());
-    f[5] = std::byte{1};
-    BOOST_TEST(error_of(f).find("unsupported version 1 (this build speaks 2)") !=
-               std::string::npos);
+    // Older peers (1: no SEND; 2 and 3: FNV-1a slots) are refused with both versions, not misread.
+    for (int v : {1, 2, 3}) {
+        f = encode(sample_request());
+        f[5] = std::byte(v);
+        BOOST_TEST(error_of(f).find("peer speaks protocol version " + std::to_string(v) +
+                                    " in a frame, this build speaks 4") != std::string::npos);
+    }
 
     f = encode(sample_request());
     put32(f, 8, 1u << 30);  // oversize length prefix

@@ -52,6 +52,15 @@ BOOST_AUTO_TEST_CASE(open_round_trip) {
     BOOST_TEST(d->qps[0].psn == 0xabcdefu);
     BOOST_TEST((d->gid == m.gid));
     BOOST_TEST(d->hostname == "g2");
+    // verify_ppm: carried when given, else the default policy for the size.
+    BOOST_TEST(d->verify_ppm == m.verify_ppm);
+    auto k = to_json(m);
+    k.erase("verify_ppm");
+    BOOST_TEST(parse_open(k)->verify_ppm == default_verify_ppm(65536));
+    BOOST_TEST(default_verify_ppm(65536) == 250000u);
+    BOOST_TEST(default_verify_ppm(4096) == kPpm);
+    k["verify_ppm"] = kPpm + 1;
+    BOOST_TEST(open_error(k).find("verify_ppm") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(open_limits_are_named) {
@@ -60,7 +69,7 @@ BOOST_AUTO_TEST_CASE(open_limits_are_named) {
     BOOST_TEST(open_error(j).find("not a multiple of 8") != std::string::npos);
     j = to_json(sample_open());
     j["size_bytes"] = -1;
-    BOOST_TEST(open_error(j).find("\"size_bytes\": expected a whole number from 16 to 16777216, "
+    BOOST_TEST(open_error(j).find("\"size_bytes\": expected a whole number from 24 to 16777216, "
                                   "got -1") != std::string::npos);
     j = to_json(sample_open());
     j["queue_depth"] = 65;
@@ -119,6 +128,8 @@ BOOST_AUTO_TEST_CASE(results_round_trip) {
     q.messages = 10;
     q.bytes = 9 * 4096;
     q.bad_slots = 1;
+    q.verified_messages = 4;
+    q.verified_bytes = 4 * 4096;
     q.bad = {{"payload_mismatch", 1}};
     q.errors = {{"IBV_WC_WR_FLUSH_ERR", 3}};
     q.first_wall_ms = 1000;
@@ -128,6 +139,11 @@ BOOST_AUTO_TEST_CASE(results_round_trip) {
     auto d = parse_received(to_json(r), 1);
     BOOST_REQUIRE_MESSAGE(d.ok(), (d.ok() ? "" : d.error().message()));
     BOOST_TEST(d->qps[0].bad_slots == 1u);
+    BOOST_TEST(d->qps[0].verified_messages == 4u);
+    BOOST_TEST(d->qps[0].verified_bytes == 4u * 4096u);
+    auto more = to_json(r);
+    more["qps"][0]["verified_messages"] = 11;  // more verified than received
+    BOOST_TEST(!parse_received(more, 1).ok());
     BOOST_TEST(d->qps[0].bad.at("payload_mismatch") == 1u);
     BOOST_TEST(d->qps[0].errors.at("IBV_WC_WR_FLUSH_ERR") == 3u);
     BOOST_TEST(d->note == "sender closed");
@@ -156,11 +172,15 @@ BOOST_AUTO_TEST_CASE(patterns_verify_and_name_bad_slots) {
     BOOST_TEST((rx.check(slot, 5, size - 8) == Bad::wrong_length));
     BOOST_TEST((rx.check(slot, 9, size) == Bad::wrong_seq));  // same transmit slot, other seq
     auto flipped = slot;
-    flipped[17] ^= std::byte{0x40};
+    flipped[200] ^= std::byte{0x40};  // past the 64-byte prefix: only the full pass sees it
     BOOST_TEST((rx.check(flipped, 5, size) == Bad::payload_mismatch));
+    BOOST_TEST((rx.check(flipped, 5, size, false) == Bad::none));
     flipped = slot;
-    flipped[size - 8] ^= std::byte{1};
-    BOOST_TEST((rx.check(flipped, 5, size) == Bad::bad_checksum));
+    flipped[17] ^= std::byte{0x40};  // in the prefix: the trailer check sees it
+    BOOST_TEST((rx.check(flipped, 5, size, false) == Bad::bad_trailer));
+    flipped = slot;
+    flipped[size - 16] ^= std::byte{1};  // the checksum field
+    BOOST_TEST((rx.check(flipped, 5, size, false) == Bad::bad_trailer));
     // Another stream (seed) or another transmit slot's payload under this seq is not intact.
     const Patterns other(size, qd, 100);
     BOOST_TEST((other.check(slot, 5, size) != Bad::none));

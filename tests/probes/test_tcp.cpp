@@ -92,3 +92,47 @@ BOOST_AUTO_TEST_CASE(closed_peer_is_named_and_seen_during_a_phase) {
                                         ": peer closed the connection") == 0u,
                r.error().message());
 }
+
+BOOST_AUTO_TEST_CASE(old_protocol_peer_is_refused_by_name_with_both_versions) {
+    // A peer of protocol 2 (FNV-1a slots) answers; its frame must be refused, not misread, and
+    // the error must say who and which versions (slots would fail every checksum otherwise).
+    const auto [l, port] = listen_on_free_port();
+    auto c = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(1000));
+    BOOST_REQUIRE(c.ok());
+    std::string name;
+    auto a = tcp::accept(l, 1000, name);
+    BOOST_REQUIRE(a.ok());
+    BOOST_REQUIRE(a->has_value());
+    oob::Message m;
+    m.type = oob::Type::query_reply;
+    oob::Frame old = oob::encode(m);
+    old[4] = std::byte{0};
+    old[5] = std::byte{2};
+    BOOST_REQUIRE(tcp::send_all(**a, old, tcp::deadline_in(1000)).ok());
+    auto r = tcp::recv_msg(*c, tcp::deadline_in(1000));
+    BOOST_REQUIRE(!r.ok());
+    const std::string e = r.error().message();
+    BOOST_TEST(e.find("peer 127.0.0.1:" + std::to_string(port)) != std::string::npos, e);
+    BOOST_TEST(e.find("peer speaks protocol version 2") != std::string::npos, e);
+    BOOST_TEST(e.find("this build speaks 4") != std::string::npos, e);
+    BOOST_TEST(e.find("upgrade rocehealth on the peer") != std::string::npos, e);
+
+    // A protocol-3 incast peer's json frame likewise (new connection: the refused frame's body
+    // is still unread on the old one).
+    auto c2 = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(1000));
+    BOOST_REQUIRE(c2.ok());
+    auto a2 = tcp::accept(l, 1000, name);
+    BOOST_REQUIRE(a2.ok());
+    BOOST_REQUIRE(a2->has_value());
+    auto j = oob::encode_json({{"cmd", "stream_ready"}});
+    BOOST_REQUIRE(j.ok());
+    (*j)[5] = std::byte{3};
+    BOOST_REQUIRE(tcp::send_all(**a2, *j, tcp::deadline_in(1000)).ok());
+    auto r2 = tcp::recv_any(*c2, tcp::deadline_in(1000));
+    BOOST_REQUIRE(!r2.ok());
+    const std::string e2 = r2.error().message();
+    BOOST_TEST(e2.find("peer 127.0.0.1:" + std::to_string(port)) != std::string::npos, e2);
+    BOOST_TEST(
+        e2.find("protocol version 3 in a json frame, this build speaks 4") != std::string::npos,
+        e2);
+}
