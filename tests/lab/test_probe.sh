@@ -89,7 +89,10 @@ assert_contains "$out" "1 failed phase, 3 skipped phases"
 [ "$ms" -lt 15000 ] || fail "client took ${ms} ms to give up after the responder died"
 log "client gave up ${ms} ms after the responder was killed"
 rout=$(lab wait "$rid" --timeout 10 2>&1)
-assert_contains "$rout" "bad handshake: decode handshake message: bad magic" "garbage logged"
+assert_match "$rout" "bad handshake: decode peer [0-9.]+:[0-9]+: bad magic" "garbage logged, naming the peer"
 assert_contains "$rout" "bad handshake: recv peer" "truncated handshake logged"
+# An old peer (a version-1 frame) is refused naming the peer and both versions.
+assert_match "$rout" "peer [0-9.]+:[0-9]+: unsupported version: peer speaks protocol version 1 in a frame, this build speaks [0-9]+" \
+  "old-protocol peer refused by name"
 
 pass
