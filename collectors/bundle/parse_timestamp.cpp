@@ -107,9 +107,8 @@ Result<double> from_iso(std::string_view line) {
     return utc_seconds(*year, *mon - 1, *day, *day_s, *off);
 }
 
-}  // namespace
-
-Result<double> parse_timestamp_text(std::string_view text) {
+/// The time in `text`, any of the accepted forms (parse_timestamp_text), unbounded.
+Result<double> parse_any(std::string_view text) {
     // The last line that is not empty, a prompt or the command itself ("$ date -u").
     std::string_view line;
     std::size_t at = 0;
@@ -133,6 +132,17 @@ Result<double> parse_timestamp_text(std::string_view text) {
     }
     if (std::isdigit(static_cast<unsigned char>(line.front()))) return from_iso(line);
     return from_date_words(line, tokens(line));
+}
+
+}  // namespace
+
+Result<double> parse_timestamp_text(std::string_view text) {
+    // 1970 .. 2200: later times overflow a nanosecond clock (std::chrono, 2262) downstream.
+    constexpr double kLatestS = 7258118400;  // 2200-01-01T00:00:00Z
+    auto t = parse_any(text);
+    if (t && !(*t >= 0 && *t < kLatestS))  // NaN too
+        return Error{"", "", 0, "a time outside 1970..2200: " + quote_value(trim(text))};
+    return t;
 }
 
 }  // namespace rh::bundle

@@ -13,7 +13,8 @@ namespace rh::bundle {
 /// 07:42:39 UTC 2026", zone UTC/GMT/Z or a numeric offset "+0100"), or ISO 8601 (`date -Is`:
 /// "2026-12-03T07:42:39+00:00", "2026-12-03 07:42:39Z"). A shell prompt line or `$ date` above
 /// the value is skipped. Errors (Error::detail) name what was not understood: a named zone
-/// other than UTC/GMT is ambiguous ("CST" is three zones), so it is refused with the fix.
+/// other than UTC/GMT is ambiguous ("CST" is three zones), so it is refused with the fix; a
+/// time outside 1970..2200 is refused (a nanosecond clock overflows in 2262).
 Result<double> parse_timestamp_text(std::string_view text);
 
 }  // namespace rh::bundle
