@@ -298,6 +298,8 @@ int diagnose(const std::vector<std::string>& args, bool& printed_json) {
     EngineOptions engine_opts;
     engine_opts.required_ports = required_ports;
     engine_opts.lifetime_rules = true;  // one capture's counts since the reset are evidence too
+    // A ticket's captures are there to show counters; a recording may hold probes only (mesh).
+    engine_opts.counters_expected = !bundles.empty();
     const EngineResult result = run_rules(store, *rules, engine_opts);
     const auto doc = diagnose_json(result, rules_file, inputs, !bundles.empty());
     if (vm.count("json")) {

@@ -25,6 +25,11 @@ struct EngineOptions {
     /// history at start-up would make them open and close findings (the agent); diagnose on
     /// recorded data or captures turns them on.
     bool lifetime_rules = false;
+    /// A host whose data holds none of the counters any time rule reads is "not judged"
+    /// (NotJudged kind "no_counters"): on for operators' captures (`diagnose --bundle`: a
+    /// ticket with only `lspci -vv`), off where the data may rightly be probes only (a mesh
+    /// recording) or come from the live tree.
+    bool counters_expected = false;
 };
 
 /// A time-based rule the data could not judge for a host, so "no finding" from it would not
@@ -34,7 +39,8 @@ struct EngineOptions {
 /// whose counters are there but the counter it weighs them against is not), "no_verdict" (one
 /// entry per group: its series had values that gave no verdict at any pass or at the last one:
 /// a counter missing from the last capture, pause frames without a port rate whose bounds
-/// straddle the threshold; `text` names the rule, group and why).
+/// straddle the threshold; `text` names the rule, group and why), "no_counters" (with
+/// EngineOptions::counters_expected: the host's data holds no counter any time rule reads).
 struct NotJudged {
     std::string host;
     std::string rule_id;
