@@ -30,7 +30,7 @@ extern "C" void on_mesh_signal(int) {
 
 constexpr const char* kUsage =
     "rocehealth mesh --peers H1,H2,... [--op write] [--sizes 64] [--iterations 20] "
-    "[--interval 1s] [--jitter 0.1] [--duration 60s] [--out FILE] [--host NAME] [--json]";
+    "[--interval 1s] [--jitter 0.1] [--duration 60s] [--backoff-max 60s] [--out FILE] [--host NAME] [--json]";
 
 int usage_error(const std::string& msg) {
     std::cerr << "rocehealth mesh: " << msg << "\nusage: " << kUsage
@@ -70,7 +70,8 @@ nlohmann::json summary_json(const Mesh& m, double wall_s, double cpu_s, std::siz
 int run_mesh(const std::vector<std::string>& args) {
     MeshSchedule s;
     std::string peers, ops = "write", sizes = "64", iterations = std::to_string(s.iterations),
-                       interval = "1s", duration = "60s", out_path, host, timeout = "2000";
+                       interval = "1s", duration = "60s", out_path, host, timeout = "2000",
+                       backoff_max = "60s";
     double jitter = s.jitter;
     bool json = false;
     po::options_description desc("options");
@@ -84,6 +85,8 @@ int run_mesh(const std::vector<std::string>& args) {
         "jitter", po::value(&jitter)->default_value(jitter),
         "each round starts up to +-jitter x interval off the grid, 0..0.5")(
         "duration", po::value(&duration)->default_value(duration), "how long to run")(
+        "backoff-max", po::value(&backoff_max)->default_value(backoff_max),
+        "after an error a peer is retried in 1 s, doubling up to this")(
         "timeout-ms", po::value(&timeout)->default_value(timeout), "deadline of each wait")(
         "out", po::value(&out_path), "append the samples to this recording (JSON lines)")(
         "host", po::value(&host), "host name in the samples (default: this host's name)")(
@@ -111,6 +114,8 @@ int run_mesh(const std::vector<std::string>& args) {
     if (auto e = parse_duration_s("--interval", interval, 0.1, 3600, s.interval_s))
         return usage_error(*e);
     s.jitter = jitter;
+    if (auto e = parse_duration_s("--backoff-max", backoff_max, 1, 3600, s.backoff_max_s))
+        return usage_error(*e);
     double duration_s = 0;
     if (auto e = parse_duration_s("--duration", duration, 0.1, 7 * 86400, duration_s))
         return usage_error(*e);
