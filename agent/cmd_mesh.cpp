@@ -30,7 +30,8 @@ extern "C" void on_mesh_signal(int) {
 
 constexpr const char* kUsage =
     "rocehealth mesh --peers H1,H2,... [--op write] [--sizes 64] [--iterations 20] "
-    "[--interval 1s] [--jitter 0.1] [--duration 60s] [--backoff-max 60s] [--out FILE] [--host NAME] [--json]";
+    "[--interval 1s] [--jitter 0.1] [--duration 60s] [--backoff-max 60s] [--out FILE] [--host "
+    "NAME] [--json]";
 
 int usage_error(const std::string& msg) {
     std::cerr << "rocehealth mesh: " << msg << "\nusage: " << kUsage
