@@ -31,6 +31,7 @@ class StrictChecker : public nlohmann::json_sax<json> {
     bool string(string_t&) override { return value(); }
     bool binary(binary_t&) override { return value(); }
     bool start_object(std::size_t) override {
+        if (too_deep()) return false;
         frames_.push_back({true, {}, {}, 0});
         return true;
     }
@@ -46,6 +47,7 @@ class StrictChecker : public nlohmann::json_sax<json> {
         return value();
     }
     bool start_array(std::size_t) override {
+        if (too_deep()) return false;
         frames_.push_back({false, {}, {}, 0});
         return true;
     }
@@ -68,6 +70,15 @@ class StrictChecker : public nlohmann::json_sax<json> {
         std::string key;             ///< the current key (objects)
         std::size_t index;           ///< the current element (arrays)
     };
+
+    /// Nesting past kMaxJsonDepth is refused before it is built: nlohmann's dump() and the
+    /// readers after it recurse once per level, so 300,000 levels from a peer overflow the stack.
+    bool too_deep() {
+        if (frames_.size() < kMaxJsonDepth) return false;
+        problem_ = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at " +
+                   (path().empty() ? std::string("the top") : path());
+        return true;
+    }
 
     /// A value ended: in an array, the next one has the next index.
     bool value() {

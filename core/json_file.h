@@ -10,8 +10,13 @@
 
 namespace rh {
 
+/// Deepest nesting of objects and arrays parse_json_text accepts. Every document rocehealth reads
+/// (config, rules, specs, control frames) nests under 10 levels.
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
 /// Parses `text`, the content of `name` (a path, or "body" for a request), as one JSON document.
 /// Errors (op `op`, subject `name`, err_no 0):
+///  - nesting deeper than kMaxJsonDepth: "nested deeper than 64 levels at op[0][0]...";
 ///  - a key given twice in one object (nlohmann would keep the last silently), named by its
 ///    path: "duplicate key http.listen (each key once per object)", "duplicate key
 ///    rules[3].when.window_s (...)";

@@ -71,6 +71,20 @@ BOOST_AUTO_TEST_CASE(syntax_errors_say_where_once) {
                std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(deep_nesting_is_refused_before_it_is_built) {
+    // A peer's 300,000-level frame overflowed the stack of whatever recursed over it.
+    const std::size_t n = 300000;
+    const std::string deep =
+        R"({"cmd":"stream_open","op":)" + std::string(n, '[') + std::string(n, ']') + "}";
+    const std::string e = error_of(deep);
+    BOOST_TEST(e.find(": nested deeper than 64 levels at op[0][0]") != std::string::npos, e);
+    // The limit itself is accepted: 63 arrays inside the top object.
+    const std::string at_limit = R"({"a":)" + std::string(63, '[') + std::string(63, ']') + "}";
+    BOOST_TEST(rh::parse_json_text(at_limit, "frame", "decode").ok());
+    BOOST_TEST(error_of(std::string(65, '[') + std::string(65, ']')).find("nested deeper") !=
+               std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(files_are_named_and_read) {
     const auto p = std::filesystem::temp_directory_path() /
                    ("rh_json_file_" + std::to_string(getpid()) + ".json");
