@@ -15,6 +15,7 @@
 #include "agent/accept_run/runner.h"
 #include "agent/accept_run/spec.h"
 #include "agent/commands.h"
+#include "agent/key_option.h"
 #include "agent/options.h"
 
 namespace rh::cli {
@@ -60,6 +61,8 @@ int run_accept(const std::vector<std::string>& args) {
                              "print report.json instead of the summary (no progress)")(
         "render", po::value(&render_dir),
         "render DIR/report.json into DIR/report.html and DIR/report.md");
+    std::string key_file;
+    add_key_file_option(desc, key_file);
     po::variables_map vm;
     if (auto exit = parse_options(
             "accept", "rocehealth accept --spec FILE --out DIR [--json] | --render DIR",
@@ -91,6 +94,7 @@ int run_accept(const std::vector<std::string>& args) {
         std::cout << accept::spec_to_json(*parsed.spec).dump(2) << "\n";
         return kExitOk;
     }
+    if (auto exit = install_fabric_key("accept", key_file)) return *exit;
     if (out_dir.empty()) {
         std::cerr << "rocehealth accept: --spec needs --out DIR\n";
         return kExitCannotRun;

@@ -12,6 +12,7 @@
 #include "agent/duration_arg.h"
 #include "agent/incast_analysis.h"
 #include "agent/incast_report.h"
+#include "agent/key_option.h"
 #include "agent/options.h"
 #include "agent/probe_args.h"
 #include "probes/incast_coordinator.h"
@@ -88,6 +89,8 @@ int run_incast(const std::vector<std::string>& args) {
         "rules", po::value(&rules_file),
         "rules file (default: $ROCEHEALTH_RULES, /etc/rocehealth/rules.json, the packaged one)")(
         "json", po::bool_switch(&json), "print JSON (no progress line)");
+    std::string key_file;
+    add_key_file_option(desc, key_file);
     po::variables_map vm;
     if (auto exit = parse_options(
             "incast", kUsage,
@@ -128,6 +131,7 @@ int run_incast(const std::vector<std::string>& args) {
         o.gid_index = static_cast<unsigned>(v);
     }
     if (auto c = incast::check_options(o); !c) return usage_error(c.error().detail);
+    if (auto exit = install_fabric_key("incast", key_file)) return *exit;
     if (rules_file.empty()) rules_file = default_rules_path();
     const auto rules = load_rules_file(rules_file);
     if (!rules) {

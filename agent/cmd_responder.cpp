@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "agent/commands.h"
+#include "agent/key_option.h"
 #include "agent/options.h"
 #include "agent/probe_args.h"
 #include "agent/responder_sampler.h"
@@ -13,15 +14,19 @@
 namespace rh::cli {
 
 namespace {
-std::atomic<bool> g_stop{false};  // the one global: set by the signal handler
+std::atomic<bool> g_stop{false};    // set by SIGINT/SIGTERM
+std::atomic<bool> g_reload{false};  // set by SIGHUP: read the fabric key again
 static_assert(std::atomic<bool>::is_always_lock_free);
 extern "C" void on_signal(int) {
     g_stop.store(true);
 }
+extern "C" void on_hangup(int) {
+    g_reload.store(true);
+}
 
 constexpr const char* kUsage =
     "rocehealth responder [--port 18520] [--listen ADDR] [--device NAME] [--gid-index N] "
-    "[--max-sessions N] [--recv-depth N] [--allow-fault]";
+    "[--max-sessions N] [--recv-depth N] [--allow-fault] [--key-file FILE]";
 
 int usage_error(const std::string& msg) {
     std::cerr << "rocehealth responder: " << msg << "\nusage: " << kUsage
@@ -57,12 +62,15 @@ int run_responder(const std::vector<std::string>& args) {
         "allow-fault", po::bool_switch(&o.allow_fault),
         "let `rocehealth accept` (stage fault) take this host's RDMA link down and up "
         "(needs CAP_NET_ADMIN); off by default");
+    add_key_file_option(desc, o.key_file);
     po::variables_map vm;
     if (auto exit = parse_options(
             "responder", kUsage,
             "Serve `rocehealth probe` and `check --peer` until SIGINT/SIGTERM. Each session gets\n"
             "its own QP and buffer. A new connection must send its first message within 5 s;\n"
-            "between the phases of a session the responder waits up to 120 s.\n"
+            "between the phases of a session the responder waits up to 120 s. Control commands\n"
+            "(incast, accept) need the fabric key (--key-file; reloaded on SIGHUP); without one\n"
+            "only latency probes and hello are served.\n"
             "Exit: 0 stopped, 2 could not start.",
             args, desc, vm))
         return *exit;
@@ -85,12 +93,16 @@ int run_responder(const std::vector<std::string>& args) {
         }
     }
 
+    if (auto exit = install_fabric_key("responder", o.key_file)) return *exit;
+    o.reload_key = &g_reload;
     o.sampler = host_pass_source(o.sysfs_root.string());  // counters for `rocehealth incast`
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    sa.sa_handler = on_hangup;
+    sigaction(SIGHUP, &sa, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 
     if (auto s = rh::run_responder(o, g_stop); !s) {

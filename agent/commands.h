@@ -24,5 +24,6 @@ int run_agent(const std::vector<std::string>& args);
 int run_incast(const std::vector<std::string>& args);
 int run_mesh(const std::vector<std::string>& args);
 int run_accept(const std::vector<std::string>& args);
+int run_keygen(const std::vector<std::string>& args);
 
 }  // namespace rh::cli

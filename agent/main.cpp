@@ -30,6 +30,7 @@ constexpr Subcommand kSubcommands[] = {
     {"mesh", rh::cli::run_mesh, "probe every peer on a schedule; samples for diagnose"},
     {"accept", rh::cli::run_accept,
      "acceptance of a fabric against a spec, with a report (or --render report.json)"},
+    {"keygen", rh::cli::run_keygen, "write a new fabric key for the control channel"},
 };
 
 void usage(std::FILE* out) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/clock.h"
+#include "probes/auth/handshake.h"
 #include "probes/control_fault.h"
 #include "probes/control_inventory.h"
 #include "probes/control_probe.h"
@@ -47,6 +48,13 @@ void serve_control(const tcp::Socket& s, const nlohmann::json& first, const Cont
     nlohmann::json msg = first;
     for (;;) {
         const std::string cmd = msg["cmd"].get<std::string>();
+        if (cmd != "hello" && !cx.key_proven) {
+            const bool keyed = auth::process_key() != nullptr;
+            const std::string why = keyed ? auth::kNotProven : auth::kNoKeyHere;
+            log("'" + cmd + "' refused: " + why);
+            (void)tcp::send_json(s, stream::error_message(why), tcp::deadline_in(2000));
+            return;
+        }
         if (cmd == "sample") return incast::serve_sample(s, msg, cx.opts.sampler, cx.stop, log);
         if (cmd == "stream_open") return stream::serve_stream(s, msg, cx.where, cx.stop, log);
         if (cmd == "incast_prepare") return incast::serve_sender(s, msg, cx);
@@ -60,7 +68,7 @@ void serve_control(const tcp::Socket& s, const nlohmann::json& first, const Cont
                 s,
                 stream::error_message("unknown command '" + cmd +
                                       "' (this responder serves hello, sample, stream_open, "
-                                      "incast_prepare, inventory, probe, rkey_open)"),
+                                      "incast_prepare, inventory, probe, rkey_open, fault)"),
                 tcp::deadline_in(2000));
             return;
         }

@@ -12,8 +12,11 @@
 //   probe           -> a latency probe from here to a peer  (probes/control_probe.h)
 //   rkey_open       -> rkey revocation test, responder side (probes/rkey_revocation.h)
 //   fault           -> take this host's link down and up     (probes/control_fault.h)
-// Anything else gets {cmd: "error", error: "unknown command ..."}. Every session runs in the
-// responder's per-connection thread and counts against --max-sessions.
+// Anything else gets {cmd: "error", error: "unknown command ..."}. Every command but hello
+// needs a connection that proved the fabric key first (probes/auth/handshake.h); without it the
+// answer is {cmd: "error", error: "peer did not prove the fabric key"} or, on a responder with
+// no key, "this responder has no key configured: control commands are off". Every session runs in
+// the responder's per-connection thread and counts against --max-sessions.
 #pragma once
 
 #include <atomic>
@@ -32,6 +35,9 @@ struct ControlContext {
     const PortChoice& where;
     const std::atomic<bool>& stop;
     std::string peer;  ///< "peer HOST:PORT", for log lines
+    /// The client proved the fabric key (probes/auth/handshake.h); every command but hello
+    /// needs it.
+    bool key_proven = false;
     /// One stderr line "rocehealth responder: <peer>: <what>".
     void log(const std::string& what) const;
 };

@@ -1,4 +1,5 @@
 #include "probes/incast_links.h"
+#include "probes/auth/handshake.h"
 
 #include <chrono>
 #include <cmath>
@@ -51,7 +52,7 @@ void to_our_clock(nlohmann::json& samples, double offset_ms) {
 
 Result<tcp::Socket> say_hello(const tcp::HostPort& hp, int timeout_ms, Hello& hello,
                               double& offset_ms, double& rtt_ms) {
-    auto s = tcp::connect(hp, tcp::deadline_in(timeout_ms));
+    auto s = auth::connect_control(hp, tcp::deadline_in(timeout_ms));
     if (!s) return s.error();
     const auto dl = tcp::deadline_in(timeout_ms);
     const double t0 = wall_ms_precise();

@@ -9,6 +9,8 @@
 #include <memory>
 #include <thread>
 
+#include "probes/auth/failure_limiter.h"
+#include "probes/auth/handshake.h"
 #include "probes/device_select.h"
 #include "probes/incast_control.h"
 #include "probes/latency_phases.h"
@@ -44,6 +46,7 @@ struct Shared {
     const ResponderOptions& opts;
     const PortChoice& where;
     const std::atomic<bool>& stop;
+    auth::FailureLimiter& failures;
 };
 
 /// Best-effort error reply to a client (it may already be gone).
@@ -248,8 +251,47 @@ void serve(tcp::Socket s, const std::string& peer, const Shared& sh) {
         return;
     }
     if (first->json) {
-        // The incast control channel: commands in json frames (probes/incast_control.h).
-        serve_control(s, *first->json, ControlContext{sh.opts, sh.where, sh.stop, peer});
+        // The control channel: commands in json frames (probes/incast_control.h), each but hello
+        // only after the client proved the fabric key (probes/auth/handshake.h).
+        nlohmann::json cmd = std::move(*first->json);
+        bool proven = false;
+        if (cmd["cmd"] == "auth") {
+            // Latency probes stay open to an address that failed (a host mid key rotation
+            // keeps its mesh); only its control connections wait out the block.
+            if (bool first = false; sh.failures.blocked(
+                    auth::address_of_peer(peer), auth::FailureLimiter::Clock::now(), first)) {
+                if (first)
+                    log(peer, "control connections refused for " +
+                                  std::to_string(auth::FailureLimiter::kWindow.count()) +
+                                  " s: " + std::to_string(auth::FailureLimiter::kMaxFailures) +
+                                  " failed fabric-key proofs from this address");
+                (void)tcp::send_json(s, {{"cmd", "error"}, {"error", auth::kTooManyFailures}},
+                                     tcp::deadline_in(500));
+                return;
+            }
+            const auto key = auth::process_key();
+            const auto dl = tcp::deadline_in(sh.opts.handshake_timeout_ms);
+            if (auto v = auth::verify_client(s, cmd, key.get(), dl); !v) {
+                log(peer, "control connection refused: " + v.error().detail);
+                if (key)
+                    sh.failures.failed(auth::address_of_peer(peer),
+                                       auth::FailureLimiter::Clock::now());
+                return;
+            }
+            auto next = next_frame(s, sh.opts.handshake_timeout_ms, sh.stop);
+            if (!next) {
+                if (next.error().detail.rfind("peer closed the connection after 0 of", 0) != 0)
+                    log(peer, "no command after the key was proven: " + next.error().message());
+                return;
+            }
+            if (!next->json) {
+                log(peer, "a fixed frame after the key was proven");
+                return;
+            }
+            cmd = std::move(*next->json);
+            proven = true;
+        }
+        serve_control(s, cmd, ControlContext{sh.opts, sh.where, sh.stop, peer, proven});
         return;
     }
     switch (first->fixed->type) {
@@ -264,6 +306,20 @@ void serve(tcp::Socket s, const std::string& peer, const Shared& sh) {
                           oob::to_string(first->fixed->type));
             send_error(s, "expected query or probe_request");
     }
+}
+
+/// SIGHUP: the key file read again; a bad one keeps the key in use (logged by name).
+void reload_key(const std::string& key_file) {
+    auto k = auth::key_for_command(key_file);
+    if (!k) {
+        std::fprintf(
+            stderr, "rocehealth responder: SIGHUP: key not reloaded, still using the old one: %s\n",
+            k.error().message().c_str());
+        return;
+    }
+    auth::set_process_key(*k);
+    std::fprintf(stderr, "rocehealth responder: SIGHUP: fabric key %s\n",
+                 *k ? ("reloaded from " + (*k)->path).c_str() : "gone: control commands are off");
 }
 
 struct Session {
@@ -290,7 +346,19 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
                  where->device.c_str(), where->port, where->gid_index, where->gid_text.c_str(),
                  where->gid_type.c_str(), *mtu, o.listen_addr.c_str(), o.port, o.max_sessions,
                  o.recv_depth);
-    const Shared sh{o, *where, stop};
+    const auto key = auth::process_key();
+    if (key)
+        std::fprintf(stderr,
+                     "rocehealth responder: control commands need the fabric key (%s); latency "
+                     "probes and hello are open to all\n",
+                     key->path.c_str());
+    else
+        std::fprintf(stderr,
+                     "rocehealth responder: no fabric key (--key-file, or %s): control commands "
+                     "are off; serving latency probes and hello only\n",
+                     auth::kDefaultKeyFile);
+    auth::FailureLimiter failures;
+    const Shared sh{o, *where, stop, failures};
     std::list<Session> sessions;
     auto reap = [&sessions](bool all) {
         for (auto it = sessions.begin(); it != sessions.end();) {
@@ -304,6 +372,7 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
     };
     while (!stop.load()) {
         reap(false);
+        if (o.reload_key && o.reload_key->exchange(false)) reload_key(o.key_file);
         std::string peer;
         auto a = tcp::accept(*listener, kSlice_ms, peer);
         if (!a) {

@@ -41,6 +41,11 @@ struct ResponderOptions {
     /// Serve the "fault" control command (probes/control_fault.h): let an acceptance run take
     /// this host's RDMA link down and up. Off unless asked for (`--allow-fault`).
     bool allow_fault = false;
+    /// The fabric key file (probes/auth/fabric_key.h) read again when *reload_key turns true
+    /// (the command's SIGHUP handler sets it; checked between connections). The key in use is
+    /// auth::process_key(), set by the command before run_responder; "" = the default path.
+    std::string key_file;
+    std::atomic<bool>* reload_key = nullptr;
 };
 
 /// Runs until `stop` becomes true (then waits for sessions to wind down, ~0.2 s). An Error means

@@ -1,4 +1,5 @@
 #include "probes/rkey_revocation.h"
+#include "probes/auth/handshake.h"
 
 #include <algorithm>
 #include <chrono>
@@ -64,7 +65,7 @@ Result<RkeyOutcome> run_rkey_revocation(const RkeyOptions& o) {
     auto conn = RcConnection::open({*where, kBufferBytes, access_flags(), 2, 1});
     if (!conn) return conn.error();
     RcConnection& c = **conn;
-    auto s = tcp::connect(*hp, tcp::deadline_in(o.timeout_ms));
+    auto s = auth::connect_control(*hp, tcp::deadline_in(o.timeout_ms));
     if (!s) return s.error();
     const nlohmann::json open{{"cmd", "rkey_open"},
                               {"qpn", c.qpn()},

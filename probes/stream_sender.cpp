@@ -1,4 +1,5 @@
 #include "probes/stream_sender.h"
+#include "probes/auth/handshake.h"
 
 #include "probes/stream_backoff.h"
 #include "probes/wc_status.h"
@@ -43,7 +44,8 @@ Result<std::unique_ptr<Sender>> Sender::open(const SenderConfig& cfg) {
         req.active_mtu = (*c)->active_mtu_bytes();
         s->conns_.push_back(std::move(*c));
     }
-    auto sock = tcp::connect(cfg.receiver, tcp::deadline_in(std::min(cfg.setup_timeout_ms, 10000)));
+    auto sock = auth::connect_control(cfg.receiver,
+                                      tcp::deadline_in(std::min(cfg.setup_timeout_ms, 10000)));
     if (!sock) return sock.error();
     s->control_ = std::move(*sock);
     const auto dl = tcp::deadline_in(cfg.setup_timeout_ms);

@@ -1,5 +1,6 @@
 #include "agent/accept_run/control_client.h"
 
+#include "probes/auth/handshake.h"
 #include "probes/oob_protocol.h"
 #include "probes/tcp.h"
 
@@ -9,7 +10,7 @@ Result<nlohmann::json> control_request(const std::string& address, const nlohman
                                        const std::string& want, int timeout_ms) {
     auto hp = tcp::parse_host_port(address, oob::kDefaultPort);
     if (!hp) return hp.error();
-    auto s = tcp::connect(*hp, tcp::deadline_in(5000));
+    auto s = auth::connect_control(*hp, tcp::deadline_in(5000));
     if (!s) return s.error();
     if (auto st = tcp::send_json(*s, msg, tcp::deadline_in(5000)); !st) return st.error();
     auto r = tcp::recv_any(*s, tcp::deadline_in(timeout_ms));

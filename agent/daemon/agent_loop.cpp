@@ -329,6 +329,7 @@ void Agent::reload() {
         (nc.mesh.enabled() && (probe_device(old) != probe_device(nc) ||
                                old.responder.gid_index != nc.responder.gid_index));
     rt_ = std::move(*next);
+    auth::set_process_key(rt_.key);  // read again on every reload: a rotated key takes effect
     declare_findings_opened();
     if (responder_changed) {
         responder_.reset();
@@ -369,6 +370,7 @@ void Agent::stop() {
 }
 
 int Agent::run() {
+    auth::set_process_key(rt_.key);
     declare_findings_opened();
     start_collection();
     configure_incast();
@@ -392,6 +394,7 @@ int Agent::run() {
                {"rules", rt_.rules.rules.size()},
                {"responder", rt_.cfg.responder.enabled},
                {"allow_fault", rt_.cfg.responder.enabled && rt_.cfg.responder.allow_fault},
+               {"fabric_key", rt_.key ? rt_.key->path : std::string()},
                {"mesh_peers", rt_.cfg.mesh.peers.size()}});
     log_event("info", "http_listening",
               {{"listen", listen_text(rt_.cfg.http, http_->port())},
@@ -450,6 +453,9 @@ Result<Runtime> prepare_runtime(AgentConfig cfg) {
         if (!token) return Error{"config", cfg.source, 0, token.error().message()};
         rt.token = std::move(*token);
     }
+    auto key = auth::key_for_command(cfg.responder.key_file);
+    if (!key) return Error{"config", cfg.source, 0, "responder.key_file: " + key.error().message()};
+    rt.key = std::move(*key);
     rt.cfg = std::move(cfg);
     return rt;
 }

@@ -9,6 +9,7 @@
 
 #include "agent/daemon/config.h"
 #include "core/result.h"
+#include "probes/auth/fabric_key.h"
 #include "rules/engine/rule_spec.h"
 
 namespace rh::agent {
@@ -20,10 +21,14 @@ struct Runtime {
     std::string rules_path;  ///< cfg.rules_file or the default lookup's answer
     RuleSet rules;
     std::string token;  ///< empty when http.token_file is empty
+    /// responder.key_file (or the default key file when it exists); nullptr: none, so the
+    /// responder serves no control commands and the incast API cannot command responders.
+    std::shared_ptr<const auth::FabricKey> key;
 };
 
-/// Loads the rules file and the token file, and checks that sysfs_root is a directory. Error
-/// names the field and file ("rules_file: ...", "http.token_file ...: empty").
+/// Loads the rules file, the token file and the fabric key, and checks that sysfs_root is a
+/// directory. Error names the field and file ("rules_file: ...", "http.token_file ...: empty",
+/// "responder.key_file: fabric key ...: is readable ...").
 Result<Runtime> prepare_runtime(AgentConfig cfg);
 
 /// Blocks SIGHUP, SIGTERM and SIGINT in the calling thread, so every thread started after it

@@ -79,6 +79,7 @@ void read_responder(ObjectReader& r, const json& obj, ResponderConfig& c,
     }
     o.integer("max_sessions", c.max_sessions, 1, 1024);
     o.boolean("allow_fault", c.allow_fault);
+    o.string("key_file", c.key_file);
     if (c.allow_fault && !c.enabled)  // the responder serves the fault command: nothing would
         o.fail("allow_fault", "true has no effect while responder.enabled is false");
 }

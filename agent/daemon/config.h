@@ -41,6 +41,9 @@ struct ResponderConfig {
     std::optional<unsigned> gid_index;  ///< 0..255; absent: RoCE v2, IPv4-mapped preferred
     unsigned max_sessions = 16;         ///< 1..1024
     bool allow_fault = false;  ///< serve `accept`'s "fault" command (probes/control_fault.h)
+    /// The fabric key (probes/auth/fabric_key.h) control commands need, both served by this
+    /// responder and sent by the incast API; empty: /etc/rocehealth/fabric.key when it exists.
+    std::string key_file;
     bool operator==(const ResponderConfig&) const = default;
 };
 

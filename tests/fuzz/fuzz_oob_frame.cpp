@@ -1,10 +1,12 @@
 // libFuzzer harness: what a peer sends on the control port (TCP 18520) — fixed probe frames and
 // json control frames — through the same checks the responder and clients apply: header, length,
-// decode, request checks, then every json command's field reader.
+// decode, request checks, then every json command's field reader and the fabric-key handshake's
+// messages (probes/auth/handshake.h).
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "probes/auth/handshake.h"
 #include "probes/incast_messages.h"
 #include "probes/oob_protocol.h"
 #include "probes/stream_protocol.h"
@@ -27,6 +29,9 @@ void json_commands(const nlohmann::json& j) {
         (void)st::parse_received(j, qps);
     }
     (void)st::error_text(j);
+    (void)rh::auth::parse_auth_request(j);
+    (void)rh::auth::parse_auth_challenge(j);
+    (void)rh::auth::parse_auth_proof(j);
     // The responder logs and echoes parts of what it got: dumping must be safe for any frame.
     (void)j.dump();
 }

@@ -1,11 +1,13 @@
 // Writes the seed corpus of fuzz_oob_frame into DIR: one file per fixed frame type (as encode()
-// lays them out) and json frames of each control command (as the responder's peers send them).
+// lays them out) and json frames of each control command and of the fabric-key handshake (as
+// the responder's peers send them).
 // Built and run by tests/fuzz/run.sh before fuzzing; plain C++, no fuzzer runtime needed.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <string>
 
+#include "probes/auth/handshake.h"
 #include "probes/incast_messages.h"
 #include "probes/oob_protocol.h"
 #include "probes/stream_protocol.h"
@@ -68,6 +70,9 @@ int main(int argc, char** argv) {
         {{"cmd", "sample"}},
         {{"cmd", "fault"}, {"action", "link_down"}, {"duration_ms", 2000}},
         rh::stream::error_message("refused"),
+        rh::auth::auth_request(rh::auth::Nonce{1, 2, 3}),
+        rh::auth::auth_challenge(rh::auth::Nonce{4, 5, 6}, rh::auth::Mac{7, 8, 9}),
+        rh::auth::auth_proof(rh::auth::Mac{10, 11, 12}),
     };
     int i = 0;
     for (const auto& d : docs)

@@ -50,6 +50,10 @@ mkdir -p "$gdir/cmd" || die "cannot write to /lab"
 
 # --- network + rxe ---------------------------------------------------------
 log "mounts done"
+# The lab's fabric key (lab.sh writes it), where every rocehealth command looks by default.
+if [ -s /lab/fabric.key ]; then
+  mkdir -p /etc/rocehealth && ln -sf /lab/fabric.key /etc/rocehealth/fabric.key
+fi
 [ -d /sys/module/rdma_rxe ] && [ -e /sys/class/net/eth0 ] ||
   modprobe -q -a virtio_net rdma_rxe   # normally already loaded by stage 1
 echo "$name" >/proc/sys/kernel/hostname

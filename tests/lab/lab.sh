@@ -151,6 +151,11 @@ cmd_up() {
   echo "$port" >"$dir/port"
   rm -f "$dir/shutdown"
   : >"$dir/names"
+  # One fabric key per lab, which every guest holds as /etc/rocehealth/fabric.key (guest-init.sh):
+  # control commands (incast, accept, the agent's incast API) work between the guests as on a
+  # fabric whose hosts got the key from configuration management.
+  [ -s "$dir/fabric.key" ] || (umask 077 && head -c 32 /dev/urandom >"$dir/fabric.key") \
+    || die "cannot write the lab's fabric key"
 
   # The guests' "wire" is a UDP multicast socket per qemu; with the default
   # 208 KiB receive buffer, bursts (large RDMA messages) overflow it and the
