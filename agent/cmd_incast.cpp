@@ -71,8 +71,8 @@ int run_incast(const std::vector<std::string>& args) {
         "comma-separated HOST[:PORT] of the senders' responders; each must reach the receiver "
         "by the name given to --receiver")(
         "size", po::value(&size)->default_value(size),
-        "message size, k = KiB, m = MiB: a multiple of 8 from 16 B to 16 MiB (each slot ends "
-        "with an 8-byte checksum and sequence number the receiver verifies)")(
+        "message size, k = KiB, m = MiB: a multiple of 8 from 24 B to 16 MiB (each slot ends "
+        "with a 16-byte trailer, sequence number and checksum, the receiver verifies)")(
         "qps-per-sender", po::value(&qps)->default_value(qps), "RC QPs per sender, 1..16")(
         "queue-depth", po::value(&qd)->default_value(qd),
         "messages outstanding per QP, 1..64 (the receiver keeps 2x posted, ring 3x)")(

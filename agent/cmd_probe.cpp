@@ -124,7 +124,7 @@ int run_probe(const std::vector<std::string>& args) {
         "operations, comma-separated, run in that order: write, read, send (SEND/RECV; the "
         "responder must keep receives posted)")(
         "sizes", po::value(&sizes)->default_value(sizes),
-        "message sizes, comma-separated, k = KiB, m = MiB; multiples of 8 from 16 B to 16 MiB "
+        "message sizes, comma-separated, k = KiB, m = MiB; multiples of 8 from 24 B to 16 MiB "
         "(each message slot ends with an 8-byte checksum and sequence number)")(
         "iterations", po::value(&iterations)->default_value(iterations),
         "timed messages per op and size, 1..1000000 (p99.9 is shown from 1000)")(

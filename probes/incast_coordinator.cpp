@@ -146,8 +146,9 @@ Status check_options(const Options& o) {
     }
     if (!slot::valid_size(o.size_bytes) || o.size_bytes > oob::kMaxMessageBytes)
         return bad_option("--size " + std::to_string(o.size_bytes) +
-                          ": must be a multiple of 8 from 16 B to 16 MiB (each slot ends with "
-                          "an 8-byte checksum and sequence number)");
+                          ": must be a multiple of 8 from " + std::to_string(slot::kMinSize) +
+                          " B to 16 MiB (each slot ends with a 16-byte trailer: sequence number "
+                          "and checksum)");
     if (o.queue_depth < 1 || o.queue_depth > stream::kMaxQueueDepth)
         return bad_option("--queue-depth must be 1.." + std::to_string(stream::kMaxQueueDepth));
     if (o.qps < 1 || o.qps > stream::kMaxQps)

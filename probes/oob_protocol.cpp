@@ -304,7 +304,7 @@ Status check_probe_request(const Message& m) {
     if (m.ops == 0) return semantic("no operation requested");
     if (!slot::valid_size(m.max_msg_size))
         return semantic("message size " + std::to_string(m.max_msg_size) +
-                        " is not a multiple of 8 >= 16");
+                        " is not a multiple of 8 >= " + std::to_string(slot::kMinSize));
     if ((m.ops & kOpRead) && m.queue_depth == 0) return semantic("READ needs queue depth >= 1");
     if ((m.ops & kOpRead) && m.rd_atomic == 0) return semantic("READ needs rd_atomic >= 1");
     const auto need = buffer_bytes(m.ops, m.max_msg_size, m.queue_depth);

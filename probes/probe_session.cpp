@@ -1,4 +1,5 @@
 #include "probes/probe_session.h"
+#include "probes/slot.h"
 
 #include <unistd.h>
 
@@ -20,10 +21,10 @@ Status validate(const ProbeOptions& o) {
     if (o.ops.empty()) return bad_option("no operation");
     if (o.sizes.empty()) return bad_option("no message size");
     for (auto s : o.sizes)
-        if (s < 16 || s % 8 != 0 || s > oob::kMaxMessageBytes)
+        if (!slot::valid_size(s) || s > oob::kMaxMessageBytes)
             return bad_option("message size " + std::to_string(s) +
-                              " must be a multiple of 8 in [16, " +
-                              std::to_string(oob::kMaxMessageBytes) + "]");
+                              " must be a multiple of 8 in [" + std::to_string(slot::kMinSize) +
+                              ", " + std::to_string(oob::kMaxMessageBytes) + "]");
     if (o.iterations == 0) return bad_option("iterations must be >= 1");
     if (std::uint64_t(o.iterations) + o.warmup > oob::kMaxCount)
         return bad_option("too many iterations");

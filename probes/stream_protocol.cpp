@@ -143,8 +143,9 @@ Result<Open> parse_open(const nlohmann::json& j) {
     m.op = *o;
     if (!ppm_given) m.verify_ppm = default_verify_ppm(m.size_bytes);
     if (!slot::valid_size(m.size_bytes))
-        return semantic("stream_open", "\"size_bytes\": " + std::to_string(m.size_bytes) +
-                                           " is not a multiple of 8");
+        return semantic("stream_open",
+                        "\"size_bytes\": " + std::to_string(m.size_bytes) +
+                            " is not a multiple of 8 >= " + std::to_string(slot::kMinSize));
     if (const auto ring = ring_bytes(m.size_bytes, m.queue_depth); ring > oob::kMaxBufferBytes)
         return semantic("stream_open", "ring of " + std::to_string(ring_slots(m.queue_depth)) +
                                            " slots x " + std::to_string(m.size_bytes) +

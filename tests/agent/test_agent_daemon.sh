@@ -72,6 +72,11 @@ bad_config() {  # bad_config TEXT WANT: --check-config exits 2 naming the file a
 }
 bad_config '{"http": {"max_threads": 2, "max_threads": 0}}' "duplicate key http.max_threads"
 bad_config '{"retention_s": 1e400}' "not valid JSON at line 1, column 21 (retention_s): number overflow parsing '1e400'"
+# A fabric key others can read would let them command every responder: refused by name.
+head -c 32 /dev/urandom > "$work/world.key"
+chmod 644 "$work/world.key"
+bad_config "{\"sysfs_root\": \"$sys\", \"responder\": {\"key_file\": \"$work/world.key\"}}" \
+    "responder.key_file: fabric key $work/world.key: is readable or writable by group or others (mode 0644): chmod 600 it"
 
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 agent_pid=$!

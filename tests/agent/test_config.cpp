@@ -189,7 +189,8 @@ BOOST_AUTO_TEST_CASE(every_field_is_read) {
                  "max_threads": 2, "max_queued": 8, "max_request_bytes": 0,
                  "read_timeout_s": 1.5, "write_timeout_s": 2},
         "responder": {"enabled": true, "listen": "10.0.0.1", "port": 18600, "device": "mlx5_0",
-                      "gid_index": 3, "max_sessions": 4, "allow_fault": true}})"),
+                      "gid_index": 3, "max_sessions": 4, "allow_fault": true,
+                      "key_file": "/etc/rocehealth/fabric-a.key"}})"),
                                 "agent.json");
     BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
     BOOST_TEST(r->host == "gpu07");
@@ -208,6 +209,7 @@ BOOST_AUTO_TEST_CASE(every_field_is_read) {
     BOOST_TEST(*r->responder.gid_index == 3u);
     BOOST_TEST(r->responder.max_sessions == 4u);
     BOOST_TEST(r->responder.allow_fault);
+    BOOST_TEST(r->responder.key_file == "/etc/rocehealth/fabric-a.key");
 }
 
 BOOST_AUTO_TEST_CASE(one_error_is_one_line_naming_file_and_field) {
