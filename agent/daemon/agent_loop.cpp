@@ -10,6 +10,7 @@
 
 #include "agent/daemon/board.h"
 #include "agent/daemon/finding_events.h"
+#include "agent/daemon/host_info.h"
 #include "agent/daemon/http.h"
 #include "agent/daemon/incast_action.h"
 #include "agent/daemon/log.h"
@@ -279,6 +280,8 @@ void Agent::publish_metrics() {
         stats_.probes = probe_summaries_.view(monotonic_now_s());
     else
         stats_.probes.reset();
+    const Snapshot& snap = sampler_->snapshot();
+    stats_.host_info = HostInfo{snap.host, rt_.cfg.topology, port_config_rows(snap)};
     auto text = std::make_shared<std::string>(render_metrics(*store_, last_.findings, stats_));
     board_.update([&](BoardView& v) { v.metrics = std::move(text); });
 }

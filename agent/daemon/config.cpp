@@ -118,6 +118,34 @@ void read_incast(ObjectReader& r, const json& obj, IncastConfig& c,
     o.number("max_duration_s", c.max_duration_s, 0.1, 600, "seconds");
 }
 
+/// `topology`: label name -> string value, each checked (topology.h), at most
+/// kMaxTopologyLabels. "comment" is free text, as in every object.
+void read_topology(ObjectReader& r, const json& obj, Topology& t,
+                   std::vector<std::string>& errors) {
+    ObjectReader o(obj, r.path("topology."), errors);
+    Topology labels;
+    for (const auto& [name, value] : obj.items()) {
+        if (name == "comment") continue;
+        o.allow(name.c_str());
+        if (const std::string why = check_topology_label_name(name); !why.empty())
+            o.fail(name, why);
+        else if (!value.is_string())
+            o.fail(name, "expected a string, got " + std::string(value.type_name()) +
+                             (value.is_number() ? " (write it in quotes: \"" + value.dump() + "\")"
+                                                : ""));
+        else if (const std::string bad = check_topology_label_value(value.get<std::string>());
+                 !bad.empty())
+            o.fail(name, bad);
+        else
+            labels.emplace(name, value.get<std::string>());
+    }
+    if (labels.size() > kMaxTopologyLabels)
+        r.fail("topology", std::to_string(labels.size()) + " labels: expected at most " +
+                               std::to_string(kMaxTopologyLabels));
+    else
+        t = std::move(labels);
+}
+
 }  // namespace
 
 std::string check_message_size(std::uint64_t size) {
@@ -152,6 +180,7 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
         r.string("rules_file", c.rules_file);
         r.string_list("required_ports", c.required_ports, 0, kMaxRequiredPorts, true,
                       check_port_entry);
+        if (const json* t = r.object("topology")) read_topology(r, *t, c.topology, errors);
         if (const json* h = r.object("http")) read_http(r, *h, c.http, errors);
         if (const json* p = r.object("responder")) read_responder(r, *p, c.responder, errors);
         if (const json* m = r.object("mesh")) read_mesh(r, *m, c.mesh, errors);

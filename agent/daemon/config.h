@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/daemon/topology.h"
 #include "core/result.h"
 
 namespace rh::agent {
@@ -95,6 +96,9 @@ struct AgentConfig {
     /// cabled (a note); a required one that is down is a port_not_active error whatever its
     /// history (rules/port_usage.h). Empty: none required.
     std::vector<std::string> required_ports;
+    /// Where the host sits in the fabric ({"tor": "r07"}): labels of rocehealth_host_info only
+    /// (agent/daemon/topology.h). Empty: host_info carries `host` alone.
+    Topology topology;
     HttpConfig http;
     ResponderConfig responder;
     MeshConfig mesh;

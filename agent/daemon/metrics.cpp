@@ -27,7 +27,8 @@ const std::map<std::string_view, std::string_view>& help_table() {
         {"pfc_pause_transitions", "PFC XOFF to XON transitions per priority"},
         {"pause_storm_events", "NIC pause-storm watchdog triggers"},
         {"link_pause_frames", "IEEE 802.3x link-level pause frames"},
-        {"link_pause_duration_us", "Time paused by (rx) or pausing (tx) the peer with 802.3x pause"},
+        {"link_pause_duration_us",
+         "Time paused by (rx) or pausing (tx) the peer with 802.3x pause"},
         {"priority_bytes", "Bytes per priority and direction"},
         {"priority_packets", "Packets per priority and direction"},
         {"ecn_marked_packets", "RoCE packets received with ECN CE (notification point)"},
@@ -251,6 +252,35 @@ void add_findings(Exposition& ex, const std::vector<Finding>& findings) {
     }
 }
 
+void add_host_info(Exposition& ex, const HostInfo& hi) {
+    std::vector<std::pair<std::string, std::string>> labels = {{"host", hi.host}};
+    for (const auto& [k, v] : hi.topology) labels.emplace_back(k, v);
+    ex.add("rocehealth_host_info", "gauge",
+           "This host's name and its place in the fabric (the agent config's topology); always 1. "
+           "Join other series to it on instance",
+           labels, "1");
+    for (const PortConfigRow& r : hi.ports) {
+        std::vector<std::pair<std::string, std::string>> pl = {{"device", r.device},
+                                                               {"port", std::to_string(r.port)}};
+        if (!r.netdev.empty()) pl.emplace_back("netdev", r.netdev);
+        if (r.netdev_mtu_bytes)
+            ex.add("rocehealth_netdev_mtu_bytes", "gauge", "MTU of the RDMA port's netdev (bytes)",
+                   pl, std::to_string(*r.netdev_mtu_bytes));
+        if (r.active_mtu_bytes)
+            ex.add("rocehealth_port_active_mtu_bytes", "gauge",
+                   "RoCE active_mtu of the port from ibv_query_port (bytes)", pl,
+                   std::to_string(*r.active_mtu_bytes));
+        if (!r.trust.empty()) {
+            auto tl = pl;
+            tl.emplace_back("trust", r.trust);
+            ex.add("rocehealth_port_trust_info", "gauge",
+                   "QoS trust mode of the port's netdev (dscp or pcp: what selects the priority); "
+                   "always 1",
+                   tl, "1");
+        }
+    }
+}
+
 void add_self(Exposition& ex, const SeriesStore& store, const AgentStats& st,
               std::size_t unreadable) {
     ex.add("rocehealth_build_info", "gauge", "rocehealth build; the value is always 1",
@@ -347,6 +377,7 @@ std::string render_metrics(const SeriesStore& store, const std::vector<Finding>&
     const std::size_t unreadable = add_series(ex, store);
     if (stats.probes) add_probes(ex, *stats.probes);
     add_findings(ex, findings);
+    if (stats.host_info) add_host_info(ex, *stats.host_info);
     add_self(ex, store, stats, unreadable);
     return ex.text();
 }

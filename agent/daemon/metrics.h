@@ -14,6 +14,10 @@
 //   rocehealth_probe_latency_seconds{peer,op,size_bytes,quantile="0.5"|"0.99"|"0.999"} summary
 //     with _sum and _count (every sample since the agent started), and
 //   rocehealth_probe_errors_total{peer,op} counter, every configured pair from 0.
+// The host itself (agent/daemon/host_info.h): rocehealth_host_info{host,<topology>} 1 once per
+// host (the topology is not copied onto other series: join on `instance`), and the port
+// configuration rocehealth_netdev_mtu_bytes, rocehealth_port_active_mtu_bytes,
+// rocehealth_port_trust_info{trust}.
 // A counter whose latest read failed, or a series not seen in the host's latest pass, is left
 // out (absent is never exported as 0); rocehealth_series_unreadable counts the failed ones.
 #pragma once
@@ -25,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/daemon/host_info.h"
 #include "agent/daemon/probe_summary.h"
 #include "core/finding.h"
 #include "core/sample.h"
@@ -44,6 +49,9 @@ struct AgentStats {
     std::uint64_t reloads_ok = 0, reloads_failed = 0;  ///< SIGHUP reloads applied / rejected
     std::optional<bool> responder_up;                  ///< nullopt: responder not enabled
     std::optional<ProbeMetrics> probes;                ///< nullopt: no mesh configured
+    /// rocehealth_host_info and the port configuration (host_info.h); nullopt: not exported
+    /// (tests of other families).
+    std::optional<HostInfo> host_info;
     /// finding_opened events logged, by (rule, severity): rocehealth_findings_opened_total, so
     /// a finding shorter than the scrape interval still shows as an increase. The agent puts
     /// every (rule, severity) of its rules file here at 0 first.

@@ -38,9 +38,11 @@ printf '%s\n' "$token" > "$work/token"
 chmod 600 "$work/token"
 
 mesh_peer=127.0.0.1:1
+tor=r07
 write_config() {  # write_config PROTECT_READ [EXTRA_TOP_LEVEL_JSON]
     cat > "$work/agent.json" <<EOF
 {"sysfs_root": "$sys", "host": "fixture-host", "collect_interval_s": 0.5,
+ "topology": {"pod": "p1", "tor": "$tor", "rail": "2"},
  "rules_interval_s": 0.5, "inventory_interval_s": 1, "retention_s": 120 ${2:-},
  "mesh": {"peers": ["$mesh_peer"], "interval_s": 0.5, "timeout_s": 0.2},
  "incast": {"max_duration_s": 10},
@@ -71,6 +73,7 @@ bad_config() {  # bad_config TEXT WANT: --check-config exits 2 naming the file a
     grep -qF "$work/bad.json: $2" <<<"$out" || fail "--check-config on $1 does not say '$2': $out"
 }
 bad_config '{"http": {"max_threads": 2, "max_threads": 0}}' "duplicate key http.max_threads"
+bad_config '{"topology": {"host": "gpu01"}}' 'topology.host: "host" is a label rocehealth or Prometheus already uses'
 bad_config '{"retention_s": 1e400}' "not valid JSON at line 1, column 21 (retention_s): number overflow parsing '1e400'"
 # A fabric key others can read would let them command every responder: refused by name.
 head -c 32 /dev/urandom > "$work/world.key"
@@ -165,6 +168,9 @@ for line in \
     'rocehealth_ecn_np_enabled{device="mlx5_0",netdev="ens1f0np0",port="1",priority="3"} 1' \
     'rocehealth_port_state_code{device="mlx5_0",netdev="ens1f0np0",port="1"} 4' \
     'rocehealth_findings_opened_total{rule="link_flap",severity="error"} 0' \
+    'rocehealth_host_info{host="fixture-host",pod="p1",rail="2",tor="r07"} 1' \
+    'rocehealth_netdev_mtu_bytes{device="mlx5_0",port="1",netdev="ens1f0np0"} 9000' \
+    'rocehealth_port_trust_info{device="mlx5_0",port="1",netdev="ens1f0np0",trust="dscp"} 1' \
     'rocehealth_build_info{version="0.1.0"} 1'; do
     grep -qxF "$line" "$work/metrics.txt" || fail "/metrics lacks: $line"
 done
@@ -185,6 +191,8 @@ for line in \
     grep -qxF "$line" "$work/metrics-mesh.txt" || fail "/metrics lacks: $line"
 done
 grep -q '"event":"probe_failed".*"peer":"127.0.0.1:1"' "$work/agent.log" || fail "no probe_failed event"
+# The topology is host_info's alone: no other series carries it (the rules join on instance).
+[ "$(grep -c 'tor="r07"' "$work/metrics.txt")" = 1 ] || fail "tor=\"r07\" is on more than host_info"
 
 # POST /api/v1/incast: the token always; a bad body named; this host's responder is off: 503.
 incast() { get /api/v1/incast -X POST -H 'Content-Type: application/json' "$@"; }
@@ -216,9 +224,12 @@ wait_for 10 not_active || fail "port_not_active never opened: the agent kept the
 get /metrics "${auth[@]}" > "$work/metrics-finding.txt"
 promtool check metrics < "$work/metrics-finding.txt" || fail "promtool check metrics rejected /metrics with a finding"
 
-# Every rocehealth_* name the shipped alerts and dashboard query is one the agent exports (the
+# Every rocehealth_* name the shipped alerts, fabric rules and dashboard query is one the agent exports (the
 # probe latency summary is there because the mesh is configured, even without samples).
+# Not from a fixture tree: rocehealth_port_active_mtu_bytes needs verbs (ibv_query_port),
+# rocehealth_pfc_enabled DCB netlink (tests/collectors/test_dcb_netlink.cpp covers it).
 for name in $(grep -ohE 'rocehealth_[a-z_]+' "$packaging"/prometheus/*.yml "$packaging"/prometheus/*.json | sort -u); do
+    case $name in rocehealth_port_active_mtu_bytes | rocehealth_pfc_enabled) continue ;; esac
     grep -q "^# TYPE $name " "$work/metrics-finding.txt" || fail "packaging/prometheus queries $name, which /metrics does not export"
 done
 
@@ -281,6 +292,7 @@ get /metrics "${auth[@]}" | grep -q '^rocehealth_config_reloads_total{result="fa
 # SIGHUP with a good config that opens the read endpoints and changes the mesh's peer: applied
 # (a new port, as listen is :0; the mesh restarted toward the new peer only).
 mesh_peer=127.0.0.1:2
+tor=r08
 write_config false
 kill -HUP "$agent_pid"
 reloaded() { grep -q '"event":"config_reloaded"' "$work/agent.log"; }
@@ -292,6 +304,8 @@ grep -q '"event":"config_reloaded".*"mesh_restarted":true' "$work/agent.log" || 
 new_peer_failed() { get /metrics | grep -qE '^rocehealth_probe_errors_total\{peer="127.0.0.1:2",op="connect"\} [1-9]'; }
 wait_for 10 new_peer_failed || fail "the reloaded mesh does not probe 127.0.0.1:2"
 ! get /metrics | grep -q 'peer="127.0.0.1:1"' || fail "/metrics still has the old mesh peer after the reload"
+get /metrics | grep -qxF 'rocehealth_host_info{host="fixture-host",pod="p1",rail="2",tor="r08"} 1' ||
+    fail "host_info does not carry the reloaded topology (tor r08)"
 
 # SIGTERM: clean stop, exit 0.
 kill -TERM "$agent_pid"

@@ -75,6 +75,32 @@ const BadConfig kBadConfigs[] = {
      "incast.max_duration_s: 601 is out of range: expected 0.1 to 600 seconds"},
     {R"({"incast": {"receiver_address": "h:x"}})",
      "incast.receiver_address: expected HOST or HOST:PORT"},
+    // topology: label names Prometheus accepts and nobody else uses, short non-empty values
+    {R"({"topology": {"rack-id": "r1"}})",
+     "topology.rack-id: not a Prometheus label name: expected letters, digits and '_'"},
+    {R"({"topology": {"2tor": "r1"}})", "topology.2tor: not a Prometheus label name"},
+    {R"({"topology": {"__tor": "r1"}})",
+     "topology.__tor: label names starting with \"__\" are Prometheus' own"},
+    {R"({"topology": {"host": "gpu01"}})",
+     "topology.host: \"host\" is a label rocehealth or Prometheus already uses"},
+    {R"({"topology": {"instance": "gpu01:9477"}})",
+     "topology.instance: \"instance\" is a label rocehealth or Prometheus already uses"},
+    {R"({"topology": {"job": "x"}})", "topology.job: \"job\" is a label"},
+    {R"({"topology": {"fabric": "a"}})",
+     "topology.fabric: \"fabric\" is the scrape config's target label"},
+    {R"({"topology": {"priority": "3"}})",
+     "topology.priority: \"priority\" is a label of the agent's own series"},
+    {R"({"topology": {"device": "x"}})", "topology.device: \"device\" is a label of the agent's"},
+    {R"({"topology": {"tor": ""}})", "topology.tor: must not be empty"},
+    {R"({"topology": {"rail": 2}})",
+     "topology.rail: expected a string, got number (write it in quotes: \"2\")"},
+    {R"({"topology": {"tor": ["r1"]}})", "topology.tor: expected a string, got array"},
+    {R"({"topology": {"tor": "r\n1"}})", "topology.tor: contains a control character"},
+    {R"({"topology": "tor=r1"})", "topology: expected an object, got string"},
+    {R"({"topology": {"a0": "1", "a1": "1", "a2": "1", "a3": "1", "a4": "1", "a5": "1",
+         "a6": "1", "a7": "1", "a8": "1", "a9": "1", "b0": "1", "b1": "1", "b2": "1", "b3": "1",
+         "b4": "1", "b5": "1", "b6": "1"}})",
+     "topology: 17 labels: expected at most 16"},
     // unknown fields
     {R"({"colect_interval_s": 1})", "colect_interval_s: unknown field"},
     {R"({"http": {"listn": "127.0.0.1:1"}})", "http.listn: unknown field"},
@@ -210,6 +236,27 @@ BOOST_AUTO_TEST_CASE(every_field_is_read) {
     BOOST_TEST(r->responder.max_sessions == 4u);
     BOOST_TEST(r->responder.allow_fault);
     BOOST_TEST(r->responder.key_file == "/etc/rocehealth/fabric-a.key");
+}
+
+BOOST_AUTO_TEST_CASE(topology_labels_are_read_and_optional) {
+    auto none = parse_agent_config(json::object(), "agent.json");
+    BOOST_REQUIRE(none);
+    BOOST_TEST(none->topology.empty());  // no topology: host_info carries host alone
+    auto r = parse_agent_config(json::parse(R"({"topology": {"comment": "where gpu07 is",
+        "pod": "p1", "tor": "r07", "rail": "2", "Plane_B": "b"}})"),
+                                "agent.json");
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    // "comment" is free text as in every object, not a label
+    BOOST_TEST(
+        (r->topology ==
+         rh::agent::Topology{{"Plane_B", "b"}, {"pod", "p1"}, {"rail", "2"}, {"tor", "r07"}}));
+    // the bounds themselves are allowed: 64-character name, 128-character value
+    const std::string name64 = "t" + std::string(63, 'x'), value128(128, 'v');
+    BOOST_TEST(error_of(json{{"topology", {{name64, value128}}}}.dump()) == "");
+    BOOST_TEST(contains(error_of(json{{"topology", {{name64 + "x", "v"}}}}.dump()),
+                        "label name longer than 64 characters"));
+    BOOST_TEST(contains(error_of(json{{"topology", {{"tor", value128 + "v"}}}}.dump()),
+                        "topology.tor: 129 characters: expected at most 128"));
 }
 
 BOOST_AUTO_TEST_CASE(one_error_is_one_line_naming_file_and_field) {

@@ -258,3 +258,45 @@ BOOST_AUTO_TEST_CASE(self_metrics_and_one_help_and_type_per_family) {
     }
     BOOST_TEST(help["rocehealth_cnp_sent_total"] == 1);
 }
+
+BOOST_AUTO_TEST_CASE(host_info_carries_the_topology_once_and_only_there) {
+    SeriesStore store;
+    store.add(counter("pfc_pause_frames", with(with(kPort, "priority", "3"), "direction", "tx"), 7,
+                      0, "frames"));
+    AgentStats st;
+    st.host_info =
+        rh::agent::HostInfo{"gpu07", {{"pod", "p1"}, {"rail", "2"}, {"tor", "r\"07"}}, {}};
+    const std::string m = render_metrics(store, {}, st);
+    BOOST_TEST(has_line(m, "# TYPE rocehealth_host_info gauge"));
+    BOOST_TEST(has_line(m, R"(rocehealth_host_info{host="gpu07",pod="p1",rail="2",tor="r\"07"} 1)"),
+               m);
+    // not copied onto the host's other series: the rules join on instance
+    BOOST_TEST(has_line(m, R"(rocehealth_pfc_pause_frames_total{device="mlx5_0",direction="tx",)"
+                           R"(netdev="ens1f0np0",port="1",priority="3"} 7)"),
+               m);
+    std::size_t pods = 0;
+    for (auto at = m.find("pod=\"p1\""); at != std::string::npos; at = m.find("pod=", at + 1))
+        ++pods;
+    BOOST_TEST(pods == 1u, m);
+
+    // without a topology host_info names the host alone
+    st.host_info->topology.clear();
+    BOOST_TEST(has_line(render_metrics(store, {}, st), R"(rocehealth_host_info{host="gpu07"} 1)"));
+}
+
+BOOST_AUTO_TEST_CASE(port_configuration_in_bytes_and_trust_unknown_left_out) {
+    AgentStats st;
+    rh::agent::PortConfigRow known{"mlx5_0", 1, "ens1f0np0", 9000, 4096, "dscp"};
+    rh::agent::PortConfigRow unknown{"mlx5_1", 1, "", std::nullopt, std::nullopt, ""};
+    st.host_info = rh::agent::HostInfo{"gpu07", {}, {known, unknown}};
+    const std::string m = render_metrics(SeriesStore{}, {}, st);
+    BOOST_TEST(has_line(
+        m, R"(rocehealth_netdev_mtu_bytes{device="mlx5_0",port="1",netdev="ens1f0np0"} 9000)"));
+    BOOST_TEST(has_line(
+        m,
+        R"(rocehealth_port_active_mtu_bytes{device="mlx5_0",port="1",netdev="ens1f0np0"} 4096)"));
+    BOOST_TEST(has_line(
+        m,
+        R"(rocehealth_port_trust_info{device="mlx5_0",port="1",netdev="ens1f0np0",trust="dscp"} 1)"));
+    BOOST_TEST(!contains(m, "device=\"mlx5_1\""), m);  // unknown: absent, never 0
+}

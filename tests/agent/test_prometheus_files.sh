@@ -1,6 +1,8 @@
 #!/bin/bash
-# packaging/prometheus: the alert rules and scrape config pass promtool, and every query of the
-# Grafana dashboard parses as PromQL (checked as recording rules by promtool).
+# packaging/prometheus: the alert rules, fabric rules and scrape config pass promtool, the fabric
+# rules' unit tests (prometheus/tests/*.yml: synthetic series, a firing case and controls for
+# every alert) pass `promtool test rules`, the generated mesh tests are current, and every query
+# of the Grafana dashboard parses as PromQL (checked as recording rules by promtool).
 # usage: test_prometheus_files.sh PACKAGING_DIR
 set -euo pipefail
 dir=$1/prometheus
@@ -8,8 +10,20 @@ command -v promtool >/dev/null || { echo "FAIL: promtool missing (Debian package
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-promtool check rules "$dir/rocehealth-alerts.yml"
+promtool check rules "$dir/rocehealth-alerts.yml" "$dir/rocehealth-fabric-rules.yml"
 promtool check config "$dir/prometheus-scrape.yml"
+grep -q '^  - rocehealth-fabric-rules.yml$' "$dir/prometheus-scrape.yml" ||
+    { echo "FAIL: prometheus-scrape.yml does not load rocehealth-fabric-rules.yml"; exit 1; }
+
+# Every alert of the fabric rules has a test that expects it to fire.
+python3 "$dir/tests/make_mesh_tests.py" > "$work/mesh.yml"
+diff -u "$dir/tests/mesh.yml" "$work/mesh.yml" ||
+    { echo "FAIL: tests/mesh.yml is not what make_mesh_tests.py writes: regenerate it"; exit 1; }
+for alert in $(sed -n 's/^ *- alert: //p' "$dir/rocehealth-fabric-rules.yml"); do
+    grep -h -A1 "alertname: $alert\$" "$dir"/tests/*.yml | grep -q "exp_alerts:" ||
+        { echo "FAIL: no test in tests/*.yml expects $alert to fire"; exit 1; }
+done
+(cd "$dir/tests" && promtool test rules *.yml)
 
 python3 - "$dir/grafana-dashboard.json" "$work/dashboard-rules.yml" <<'PY'
 import json, sys

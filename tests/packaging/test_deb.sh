@@ -30,7 +30,8 @@ trap 'dpkg --purge rocehealth >/dev/null 2>&1 || true' EXIT
 dpkg -i "$deb" || fail "dpkg -i $deb failed"
 for f in /usr/bin/rocehealth /usr/share/rocehealth/rules.json /etc/rocehealth/agent.json \
          /usr/lib/systemd/system/rocehealth-agent.service /usr/share/doc/rocehealth/agent.md \
-         /usr/share/doc/rocehealth/prometheus/rocehealth-alerts.yml; do
+         /usr/share/doc/rocehealth/prometheus/rocehealth-alerts.yml \
+         /usr/share/doc/rocehealth/prometheus/rocehealth-fabric-rules.yml; do
   [ -e "$f" ] || [ -e "${f/#\/usr\/lib\/systemd/\/lib\/systemd}" ] || fail "$f not installed"
 done
 dpkg-query -W -f='${Conffiles}\n' rocehealth | grep -q /etc/rocehealth/agent.json \

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Writes mesh.yml: promtool unit tests of the ToR localisation rules (rocehealth-fabric-rules.yml,
+group rocehealth-fabric-mesh). A full mesh of six agents is 30 probe pairs per test, too many to
+write by hand. Fabric: h1, h2 under ToR r1; h3, h4 under r2; h5, h6 under r3. Each agent probes
+the other five; peers are written as "hN" or "hN:18520" (both forms of mesh.peers).
+usage: make_mesh_tests.py > mesh.yml   (tests/agent/test_prometheus_files.sh checks it is current)
+"""
+
+HOSTS = {"h1": "r1", "h2": "r1", "h3": "r2", "h4": "r2", "h5": "r3", "h6": "r3"}
+HEALTHY_S, SLOW_S = "0.000005", "0.00005"  # p50 5 us; 50 us is 10x the fabric's median
+
+
+def series(fails, slow):
+    """Input series: host_info of every agent, and per pair its connect failures (one per 15 s
+    when failing) and p50 write latency (NaN when failing: no sample in the window)."""
+    out = []
+    for h, tor in HOSTS.items():
+        out += [f"      - series: 'rocehealth_host_info{{instance=\"{h}:9477\",job=\"rocehealth\","
+                f"host=\"{h}\",tor=\"{tor}\"}}'", "        values: '1x40'"]
+    for src in HOSTS:
+        for dst in HOSTS:
+            if src == dst:
+                continue
+            peer = f"{dst}:18520" if dst in ("h2", "h4", "h6") else dst
+            lbl = f'instance="{src}:9477",job="rocehealth",peer="{peer}"'
+            bad = fails(src, dst)
+            out += [f"      - series: 'rocehealth_probe_errors_total{{{lbl},op=\"connect\"}}'",
+                    f"        values: '{'0+1x40' if bad else '0x40'}'"]
+            # NaN has no "x40" shorthand in promtool
+            lat = " ".join(["NaN"] * 41) if bad else (SLOW_S if slow(src, dst) else HEALTHY_S) + "+0x40"
+            out += [f"      - series: 'rocehealth_probe_latency_seconds{{{lbl},op=\"write\","
+                    f"size_bytes=\"64\",quantile=\"0.5\"}}'",
+                    f"        values: '{lat}'"]
+    return "\n".join(out)
+
+
+def never(_s, _d):
+    return False
+
+
+CASES = [
+    ("ToR r3 dead: every pair into it fails, and its hosts' probes out",
+     lambda s, d: "r3" in (HOSTS[s], HOSTS[d]), never,
+     """    promql_expr_test:
+      # into r3: 8 of 8 pairs from other ToRs; into r1 (and r2): the 4 of 8 from h5, h6
+      - expr: rocehealth:probe_pairs_into_tor:bad_ratio
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r1"}'
+            value: 0.5
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r2"}'
+            value: 0.5
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
+            value: 1
+    alert_rule_test:
+      - eval_time: 1m
+        alertname: RocehealthTorProbesFailing
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+        exp_alerts:
+          - exp_labels:
+              severity: critical
+              tor: r3
+            exp_annotations:
+              summary: "Probes into ToR r3 fail or are slow (100% of pairs)"
+              description: >-
+                100% of the mesh's probe pairs from other ToRs toward hosts under ToR r3 failed
+                or had over 3x the fabric's median latency in the last 2 minutes, while pairs
+                toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
+                hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
+"""),
+    ("uplink into r3 congested: pairs from other ToRs into it are 10x slower, none fails",
+     never, lambda s, d: HOSTS[d] == "r3" and HOSTS[s] != "r3",
+     """    alert_rule_test:
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+        exp_alerts:
+          - exp_labels:
+              severity: critical
+              tor: r3
+            exp_annotations:
+              summary: "Probes into ToR r3 fail or are slow (100% of pairs)"
+              description: >-
+                100% of the mesh's probe pairs from other ToRs toward hosts under ToR r3 failed
+                or had over 3x the fabric's median latency in the last 2 minutes, while pairs
+                toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
+                hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
+"""),
+    ("control: one dead host (h5) is half of r3's pairs, not more: no ToR alert",
+     lambda s, d: "h5" in (s, d), never,
+     """    promql_expr_test:
+      - expr: rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
+            value: 0.5
+    alert_rule_test:
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+"""),
+    ("control: a healthy fabric", never, never,
+     """    promql_expr_test:
+      - expr: sum(rocehealth:probe_pair_bad_between_tors:2m)
+        eval_time: 5m
+        exp_samples:
+          - value: 0
+      - expr: count(rocehealth:probe_pair_bad_between_tors:2m)
+        eval_time: 5m
+        exp_samples:
+          - value: 24
+    alert_rule_test:
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+"""),
+]
+
+print("# Generated by make_mesh_tests.py (edit that, then: make_mesh_tests.py > mesh.yml).")
+print("# promtool test rules: ToR localisation from the probe mesh.")
+print("rule_files:\n  - ../rocehealth-fabric-rules.yml\nevaluation_interval: 15s\ntests:")
+for name, fails, slow, checks in CASES:
+    print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:")
+    print(series(fails, slow))
+    print(checks, end="")
