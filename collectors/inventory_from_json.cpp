@@ -88,7 +88,7 @@ DcbConfig dcb_from(const nlohmann::json& j, const std::string& path) {
         if (!en->is_array()) throw BadField(path + ".pfc_enabled_priorities: expected an array");
         std::uint8_t mask = 0;
         for (const auto& p : *en) {
-            if (!p.is_number_unsigned() || p.get<unsigned>() > 7)
+            if (!p.is_number_unsigned() || p.get<std::uint64_t>() > 7)
                 throw BadField(path + ".pfc_enabled_priorities: expected priorities 0..7");
             mask = static_cast<std::uint8_t>(mask | (1u << p.get<unsigned>()));
         }

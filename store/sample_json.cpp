@@ -73,7 +73,7 @@ Result<Sample> sample_from_json(const nlohmann::json& j) {
     if (!j.is_object()) return Error{"parse sample", "line", 0, "expected a JSON object"};
     const auto schema = j.find("schema");
     if (schema == j.end()) return field_error("schema", "missing");
-    if (!schema->is_number_integer() || schema->get<int>() != kSampleSchema)
+    if (!schema->is_number_integer() || schema->get<std::int64_t>() != kSampleSchema)
         return field_error("schema", "unsupported version " + schema->dump() +
                                          " (this build reads " + std::to_string(kSampleSchema) +
                                          ")");

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "collectors/collect.h"
+#include "collectors/inventory_from_json.h"
 
 using nlohmann::json;
 
@@ -49,4 +50,24 @@ BOOST_AUTO_TEST_CASE(snapshot_of_fixture_round_trips_to_json) {
     for (const auto& c : port.at("counters"))
         if (c.at("name") == "port_xmit_wait") saw_missing = c.at("value").is_null();
     BOOST_TEST(saw_missing);
+}
+
+BOOST_AUTO_TEST_CASE(a_peers_inventory_reads_back_and_out_of_range_numbers_are_refused) {
+    // accept's inventory stage reads other hosts' snapshots: what it got must read back, and a
+    // number no field can hold is an error naming the field, never truncated.
+    rh::CollectOptions o{rh::SysfsRoot(std::string(RH_FIXTURES_DIR) + "/mlx5_x8/sys"), {}};
+    json j = rh::collect_snapshot(o);
+    auto back = rh::snapshot_from_json(j);
+    BOOST_REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error().message()));
+    BOOST_TEST(back->devices.size() == j.at("devices").size());
+    BOOST_TEST(back->devices.at(0).pcie.at(0).current_width.value_or(0) == 8u);
+    // 2^32 + 1 truncated to unsigned is priority 1, which would pass 0..7.
+    j["devices"][0]["ports"][0]["netdev"]["dcb"] = {{"source", "netlink"},
+                                                    {"pfc_enabled_priorities", {4294967297ull}}};
+    auto wrapped = rh::snapshot_from_json(j);
+    BOOST_REQUIRE(!wrapped.ok());
+    BOOST_TEST(wrapped.error().message().find(
+                   "devices[0].ports[0].netdev.dcb.pfc_enabled_priorities: expected priorities "
+                   "0..7") != std::string::npos,
+               wrapped.error().message());
 }

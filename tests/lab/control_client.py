@@ -35,6 +35,13 @@ def recv_exact(s, n):
 
 
 def recv(s):
+    try:
+        return recv_frame(s)
+    except OSError:  # reset: the responder closed with our bytes unread
+        return {"cmd": "closed"}
+
+
+def recv_frame(s):
     h = recv_exact(s, 12)
     if h is None:
         return {"cmd": "closed"}

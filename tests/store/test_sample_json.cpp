@@ -150,6 +150,11 @@ BOOST_AUTO_TEST_CASE(errors_name_the_field) {
     BOOST_TEST(e3.find("field \"schema\"") != std::string::npos, e3);
     BOOST_TEST(e3.find("2") != std::string::npos, e3);
 
+    // 2^32 + 1 is not schema 1 (it was, truncated to an int).
+    auto wrapped = good_line();
+    wrapped["schema"] = 4294967297ull;
+    BOOST_TEST(parse_error(wrapped).find("unsupported version 4294967297") != std::string::npos);
+
     auto no_schema = good_line();
     no_schema.erase("schema");
     BOOST_TEST(parse_error(no_schema).find("field \"schema\"") != std::string::npos);
