@@ -27,7 +27,8 @@ const std::map<std::string_view, std::string_view>& help_table() {
         {"pfc_pause_transitions", "PFC XOFF to XON transitions per priority"},
         {"pause_storm_events", "NIC pause-storm watchdog triggers"},
         {"link_pause_frames", "IEEE 802.3x link-level pause frames"},
-        {"link_pause_duration_us", "Time paused by (rx) or pausing (tx) the peer with 802.3x pause"},
+        {"link_pause_duration_us",
+         "Time paused by (rx) or pausing (tx) the peer with 802.3x pause"},
         {"priority_bytes", "Bytes per priority and direction"},
         {"priority_packets", "Packets per priority and direction"},
         {"ecn_marked_packets", "RoCE packets received with ECN CE (notification point)"},
@@ -279,6 +280,12 @@ void add_self(Exposition& ex, const SeriesStore& store, const AgentStats& st,
                "Findings opened since the agent started, by rule and severity (a short finding "
                "between two scrapes still counts)",
                {{"rule", key.first}, {"severity", key.second}}, std::to_string(n));
+    for (const auto& [reason, n] : st.http_refused)
+        ex.add("rocehealth_http_connections_refused_total", "counter",
+               "HTTP connections closed without being served, by reason: per_address_cap and "
+               "total_cap (503 at accept), request_timeout (request not complete within "
+               "http.request_timeout_s, 408), too_large, chunked_body, bad_request",
+               {{"reason", reason}}, std::to_string(n));
     if (st.responder_up)
         ex.add("rocehealth_responder_up", "gauge", "1 when the probe responder is serving", {},
                *st.responder_up ? "1" : "0");
