@@ -8,7 +8,6 @@
 #include <httplib.h>
 
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 

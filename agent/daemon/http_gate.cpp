@@ -16,6 +16,7 @@
 #include <cstring>
 #include <optional>
 
+#include "agent/daemon/log.h"
 #include "core/clock.h"
 
 namespace rh::agent {
@@ -25,6 +26,8 @@ namespace {
 /// A refused connection is drained (so closing it does not reset the connection before the
 /// client read our answer) for at most this long after the answer is sent.
 constexpr double kLingerS = 1.0;
+/// A refusal is logged at most this often per reason (with the count since the last log).
+constexpr double kLogEveryS = 60;
 /// Refused connections draining at once; beyond, one is closed at once (descriptors are shared
 /// with the collector's kept-open counter files).
 constexpr std::size_t kMaxLingering = 64;
@@ -257,6 +260,20 @@ void HttpGate::forget(const GateConn& c) {
 
 void HttpGate::refuse(Slot& s, int status, GateRefusal why, const std::string& error, double now) {
     counters_.add(why);
+    // The metric has no address (unbounded labels); the log names one, at most once a minute
+    // per reason so a flood does not flood the journal.
+    const unsigned r = static_cast<unsigned>(why);
+    ++unlogged_[r];
+    if (now >= next_log_s_[r]) {
+        log_event("warning", "http_connections_refused",
+                  {{"reason", refusal_reason(why)},
+                   {"peer", s.c->peer_ip},
+                   {"status", status},
+                   {"error", error},
+                   {"count", unlogged_[r]}});
+        unlogged_[r] = 0;
+        next_log_s_[r] = now + kLogEveryS;
+    }
     const std::string text = refusal_text(status, error);
     ::send(s.c->fd, text.data(), text.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     ::shutdown(s.c->fd, SHUT_WR);

@@ -5,7 +5,8 @@
 // client that trickles bytes (or sends nothing) holds a gate slot, never a thread: /healthz and
 // /metrics keep answering. After a response a keep-alive connection comes back to the gate to
 // wait for its next request. Refused connections get a short JSON error (503, 408, 400, 411,
-// 413), are closed within a second and are counted by reason (GateCounters).
+// 413), are closed within a second, are counted by reason (GateCounters) and logged
+// (http_connections_refused, at most once a minute per reason, naming the last client).
 // The handler (http.cpp: cpp-httplib's request processing) reads only the buffered request and
 // writes its response under a total deadline, so no thread waits on a client's reads.
 #pragma once
@@ -126,6 +127,8 @@ class HttpGate {
     std::vector<std::thread> workers_;
     std::vector<Slot> slots_;  ///< gate thread only
     std::size_t lingering_ = 0;
+    std::array<double, kGateRefusals> next_log_s_{};       ///< gate thread only
+    std::array<std::uint64_t, kGateRefusals> unlogged_{};  ///< refusals since the last log
 
     std::mutex m_;  ///< guards what follows
     std::condition_variable ready_cv_;

@@ -239,6 +239,14 @@ def main():
         if cap_n != SLOW - CAP + 1 or timeout_n != CAP + SLOW:
             fail("expected per_address_cap %d and request_timeout %d"
                  % (SLOW - CAP + 1, CAP + SLOW), log)
+        # 6. The log names the address, once per reason (not once per refusal).
+        events = [json.loads(l) for l in open(log) if '"event":"http_connections_refused"' in l]
+        capped = [e for e in events if e["reason"] == "per_address_cap"]
+        if len(capped) != 1 or capped[0]["peer"] != "127.0.0.1" or capped[0]["status"] != 503:
+            fail("expected one http_connections_refused event for per_address_cap naming "
+                 "127.0.0.1, got %s" % capped, log)
+        print("log: %d http_connections_refused events for %d refusals" % (len(events),
+                                                                           cap_n + timeout_n))
         print("OK")
     finally:
         if agent and agent.poll() is None:
