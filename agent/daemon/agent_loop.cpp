@@ -111,7 +111,8 @@ class Agent {
     Runtime rt_;
     std::string config_path_;
     Board board_;
-    IncastAction incast_;  ///< before http_, whose handler calls it: destroyed after it
+    GateCounters http_refused_;  ///< for the agent's life: HTTP restarts keep counting
+    IncastAction incast_;        ///< before http_, whose handler calls it: destroyed after it
     ProbeSummaries probe_summaries_;
     std::unique_ptr<MeshThread> mesh_;  ///< after probe_summaries_: destroyed first
     std::unique_ptr<HttpServer> http_;
@@ -282,6 +283,7 @@ void Agent::publish_metrics() {
         stats_.probes.reset();
     const Snapshot& snap = sampler_->snapshot();
     stats_.host_info = HostInfo{snap.host, rt_.cfg.topology, port_config_rows(snap)};
+    stats_.http_refused = http_refused_.snapshot();
     auto text = std::make_shared<std::string>(render_metrics(*store_, last_.findings, stats_));
     board_.update([&](BoardView& v) { v.metrics = std::move(text); });
 }
@@ -307,7 +309,8 @@ void Agent::reload() {
         const bool same_addr = old.http.listen_host == nc.http.listen_host &&
                                old.http.listen_port == nc.http.listen_port &&
                                nc.http.listen_port != 0;
-        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, board_, incast_handler());
+        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, board_, http_refused_,
+                                                  incast_handler());
         if (same_addr) http_->stop();
         if (auto s = fresh->start(); !s) {
             if (same_addr)
@@ -377,7 +380,8 @@ int Agent::run() {
     declare_findings_opened();
     start_collection();
     configure_incast();
-    http_ = std::make_unique<HttpServer>(rt_.cfg.http, rt_.token, board_, incast_handler());
+    http_ = std::make_unique<HttpServer>(rt_.cfg.http, rt_.token, board_, http_refused_,
+                                         incast_handler());
     if (auto s = http_->start(); !s) {
         log_event("error", "http_bind_failed", {{"error", s.error().message()}});
         return 2;

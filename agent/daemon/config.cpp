@@ -53,7 +53,10 @@ void read_http(ObjectReader& r, const json& obj, HttpConfig& h, std::vector<std:
     o.boolean("protect_read", h.protect_read);
     o.integer("max_threads", h.max_threads, 1, 64);
     o.integer("max_queued", h.max_queued, 1, 1024);
+    o.integer("max_connections", h.max_connections, 1, 4096);
+    o.integer("max_connections_per_address", h.max_connections_per_address, 1, 1024);
     o.integer("max_request_bytes", h.max_request_bytes, 0, 1 << 20);
+    o.number("request_timeout_s", h.request_timeout_s, 0.1, 300, "seconds");
     o.number("read_timeout_s", h.read_timeout_s, 0.1, 300, "seconds");
     o.number("write_timeout_s", h.write_timeout_s, 0.1, 300, "seconds");
     if (h.protect_read && h.token_file.empty())

@@ -23,13 +23,16 @@ namespace rh::agent {
 struct HttpConfig {
     std::string listen_host = "127.0.0.1";  ///< IP literal (IPv4 or IPv6), from "listen"
     std::uint16_t listen_port = 9477;       ///< 1..65535 (0 in tests: any free port)
-    std::string token_file;     ///< file holding the bearer token; empty: no token configured
-    bool protect_read = false;  ///< read-only endpoints (/metrics, /api/v1/*) need the token
-    unsigned max_threads = 4;   ///< requests served at once, 1..64
-    unsigned max_queued = 16;   ///< accepted connections waiting for a thread, 1..1024
-    std::size_t max_request_bytes = 8192;  ///< request body limit, 0..1 MiB
-    double read_timeout_s = 5;             ///< per read from a client, 0.1..300
-    double write_timeout_s = 5;            ///< per write to a client, 0.1..300
+    std::string token_file;          ///< file holding the bearer token; empty: no token configured
+    bool protect_read = false;       ///< read-only endpoints (/metrics, /api/v1/*) need the token
+    unsigned max_threads = 4;        ///< requests served at once, 1..64
+    unsigned max_queued = 16;        ///< complete requests waiting for a thread, 1..1024
+    unsigned max_connections = 256;  ///< open connections in all, 1..4096
+    unsigned max_connections_per_address = 8;  ///< open connections per client IP, 1..1024
+    std::size_t max_request_bytes = 8192;      ///< request body limit, 0..1 MiB
+    double request_timeout_s = 5;              ///< a request's head and body, in total, 0.1..300
+    double read_timeout_s = 5;                 ///< keep-alive idle time between requests, 0.1..300
+    double write_timeout_s = 5;                ///< a whole response, 0.1..300
     bool operator==(const HttpConfig&) const = default;
 };
 

@@ -1,15 +1,15 @@
 #include "agent/daemon/http.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <httplib.h>
 
 #include <cctype>
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
+#include <cstring>
 
 #include "agent/daemon/healthz.h"
 #include "agent/daemon/log.h"
@@ -21,53 +21,68 @@ namespace rh::agent {
 
 namespace {
 
-/// httplib's ThreadPool with a bounded queue: enqueue blocks the acceptor while max_queued
-/// connections wait, so a connection flood queues in the kernel, not in our memory.
-class BoundedPool : public httplib::TaskQueue {
+/// Requests per connection before the server closes it (the last answer says so).
+constexpr unsigned kKeepAliveMax = 100;
+
+/// The connection as cpp-httplib reads and writes it. Reads come only from the buffered
+/// request (end of stream after it: a thread never waits on a client's bytes); the response
+/// must be taken by the client within write_timeout_s of its first byte, in total.
+class GateStream : public httplib::Stream {
   public:
-    BoundedPool(unsigned threads, unsigned max_queued) : max_queued_(max_queued) {
-        for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
-    }
+    GateStream(GateConn& c, double write_timeout_s) : c_(c), write_timeout_s_(write_timeout_s) {}
 
-    void enqueue(std::function<void()> fn) override {
-        std::unique_lock<std::mutex> l(m_);
-        space_.wait(l, [&] { return jobs_.size() < max_queued_ || shutdown_; });
-        jobs_.push_back(std::move(fn));
-        ready_.notify_one();
+    bool is_readable() const override { return c_.in_off < c_.request_end; }
+    bool is_writable() const override {
+        pollfd p{c_.fd, POLLOUT, 0};
+        return ::poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
     }
-
-    void shutdown() override {
-        {
-            std::lock_guard<std::mutex> l(m_);
-            shutdown_ = true;
+    ssize_t read(char* ptr, size_t size) override {
+        const std::size_t n = std::min(size, c_.request_end - c_.in_off);
+        std::memcpy(ptr, c_.in.data() + c_.in_off, n);
+        c_.in_off += n;
+        return static_cast<ssize_t>(n);
+    }
+    ssize_t write(const char* ptr, size_t size) override {
+        if (deadline_ == 0) deadline_ = monotonic_now_s() + write_timeout_s_;
+        for (;;) {
+            const ssize_t n = ::send(c_.fd, ptr, size, MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n >= 0) return n;
+            if (errno == EINTR) continue;
+            if (errno != EAGAIN) return -1;
+            const double left_s = deadline_ - monotonic_now_s();
+            if (left_s <= 0) return -1;
+            pollfd p{c_.fd, POLLOUT, 0};
+            if (::poll(&p, 1, static_cast<int>(std::ceil(left_s * 1000))) <= 0) return -1;
         }
-        ready_.notify_all();
-        space_.notify_all();
-        for (auto& t : workers_) t.join();
     }
+    void get_remote_ip_and_port(std::string& ip, int& port) const override {
+        ip = c_.peer_ip;
+        port = c_.peer_port;
+    }
+    void get_local_ip_and_port(std::string& ip, int& port) const override {
+        sockaddr_storage ss{};
+        socklen_t len = sizeof ss;
+        char buf[INET6_ADDRSTRLEN] = "";
+        port = 0;
+        if (::getsockname(c_.fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
+            if (ss.ss_family == AF_INET) {
+                const auto& a = reinterpret_cast<const sockaddr_in&>(ss);
+                inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
+                port = ntohs(a.sin_port);
+            } else if (ss.ss_family == AF_INET6) {
+                const auto& a = reinterpret_cast<const sockaddr_in6&>(ss);
+                inet_ntop(AF_INET6, &a.sin6_addr, buf, sizeof buf);
+                port = ntohs(a.sin6_port);
+            }
+        }
+        ip = buf;
+    }
+    socket_t socket() const override { return c_.fd; }
 
   private:
-    void work() {
-        for (;;) {
-            std::function<void()> fn;
-            {
-                std::unique_lock<std::mutex> l(m_);
-                ready_.wait(l, [&] { return !jobs_.empty() || shutdown_; });
-                if (jobs_.empty()) return;  // shut down and drained
-                fn = std::move(jobs_.front());
-                jobs_.pop_front();
-                space_.notify_one();
-            }
-            fn();
-        }
-    }
-
-    unsigned max_queued_;
-    std::mutex m_;
-    std::condition_variable ready_, space_;
-    std::deque<std::function<void()>> jobs_;
-    bool shutdown_ = false;
-    std::vector<std::thread> workers_;
+    GateConn& c_;
+    double write_timeout_s_;
+    double deadline_ = 0;
 };
 
 void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
@@ -102,6 +117,18 @@ double wall_now_s() {
 
 }  // namespace
 
+/// cpp-httplib's request processing on a connection the gate (http_gate.h) has read a whole
+/// request from: process_request is the library's parser, router and response writer.
+class GatedServer : public httplib::Server {
+  public:
+    /// True: the connection may carry another request.
+    bool serve(httplib::Stream& strm, bool last) {
+        bool closed = false;
+        const bool ok = process_request(strm, last, closed, nullptr);
+        return ok && !closed;
+    }
+};
+
 bool token_equal(std::string_view a, std::string_view b) {
     // Every byte of the longer one is visited; the result is accumulated without branches.
     const std::size_t n = std::max(a.size(), b.size());
@@ -114,8 +141,13 @@ bool token_equal(std::string_view a, std::string_view b) {
     return diff == 0 && n > 0;
 }
 
-HttpServer::HttpServer(HttpConfig cfg, std::string token, const Board& board, Action incast)
-    : cfg_(std::move(cfg)), token_(std::move(token)), board_(board), incast_(std::move(incast)) {}
+HttpServer::HttpServer(HttpConfig cfg, std::string token, const Board& board,
+                       GateCounters& counters, Action incast)
+    : cfg_(std::move(cfg)),
+      token_(std::move(token)),
+      board_(board),
+      counters_(counters),
+      incast_(std::move(incast)) {}
 
 HttpServer::~HttpServer() {
     stop();
@@ -131,14 +163,8 @@ bool HttpServer::authorized(const std::string& h) const {
 
 void HttpServer::routes() {
     srv_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-        // Before any body is read: cpp-httplib 0.11 applies max_request_bytes to Content-Length
-        // bodies only and would buffer a chunked one whole (memory exhaustion by any client).
-        // No endpoint needs chunked bodies; the connection is closed with the body unread.
-        if (req.has_header("Transfer-Encoding")) {
-            res.set_header("Connection", "close");
-            error_reply(res, 411, "request bodies need Content-Length (Transfer-Encoding refused)");
-            return httplib::Server::HandlerResponse::Handled;
-        }
+        // Bodies without Content-Length (Transfer-Encoding) never get here: the gate refuses
+        // them with 411 before reading one (http_gate.h).
         if (req.path == "/healthz" || !cfg_.protect_read)
             return httplib::Server::HandlerResponse::Unhandled;
         if (authorized(req.get_header_value("Authorization")))
@@ -221,45 +247,43 @@ void HttpServer::routes() {
 }
 
 Status HttpServer::start() {
-    srv_ = std::make_unique<httplib::Server>();
-    const unsigned threads = cfg_.max_threads, queued = cfg_.max_queued;
-    srv_->new_task_queue = [threads, queued] { return new BoundedPool(threads, queued); };
-    const auto secs = [](double s) {
-        return std::chrono::microseconds(static_cast<std::int64_t>(s * 1e6));
-    };
-    srv_->set_read_timeout(secs(cfg_.read_timeout_s));
-    srv_->set_write_timeout(secs(cfg_.write_timeout_s));
+    srv_ = std::make_unique<GatedServer>();
+    // Used by the response headers ("Keep-Alive: timeout=N, max=M") and the body limit; reads,
+    // writes and keep-alive waits are the gate's (http_gate.h).
     srv_->set_keep_alive_timeout(static_cast<time_t>(std::ceil(cfg_.read_timeout_s)));
-    srv_->set_keep_alive_max_count(100);
+    srv_->set_keep_alive_max_count(kKeepAliveMax);
     srv_->set_payload_max_length(cfg_.max_request_bytes);
-    // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, with which a second agent
-    // (or a reload onto another agent's port) binds the same port and scrapes reach either.
-    srv_->set_socket_options([](socket_t sock) {
-        int yes = 1;
-        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    });
     routes();
-    if (cfg_.listen_port == 0) {
-        port_ = srv_->bind_to_any_port(cfg_.listen_host);
-        if (port_ < 0) port_ = 0;
-    } else if (srv_->bind_to_port(cfg_.listen_host, cfg_.listen_port)) {
-        port_ = cfg_.listen_port;
-    }
-    if (port_ == 0) {
+    GateLimits lim;
+    lim.threads = cfg_.max_threads;
+    lim.max_queued = cfg_.max_queued;
+    lim.max_connections = cfg_.max_connections;
+    lim.max_per_address = cfg_.max_connections_per_address;
+    lim.max_body_bytes = cfg_.max_request_bytes;
+    lim.request_timeout_s = cfg_.request_timeout_s;
+    lim.idle_timeout_s = cfg_.read_timeout_s;
+    lim.keep_alive_max = kKeepAliveMax;
+    const double write_timeout_s = cfg_.write_timeout_s;
+    gate_ = std::make_unique<HttpGate>(lim, counters_, [this, write_timeout_s](GateConn& c) {
+        GateStream strm(c, write_timeout_s);
+        return srv_->serve(strm, c.served + 1 >= kKeepAliveMax);
+    });
+    if (auto s = gate_->start(cfg_.listen_host, cfg_.listen_port); !s) {
+        gate_.reset();
         srv_.reset();
-        return Error{"bind", cfg_.listen_host + ":" + std::to_string(cfg_.listen_port), 0,
-                     "cannot listen there (port in use, or not an address of this host)"};
+        return s;
     }
-    thread_ = std::thread([this] { srv_->listen_after_bind(); });
     return ok_status();
 }
 
+int HttpServer::port() const {
+    return gate_ ? gate_->port() : 0;
+}
+
 void HttpServer::stop() {
-    if (!srv_) return;
-    srv_->stop();
-    if (thread_.joinable()) thread_.join();
+    if (gate_) gate_->stop();
+    gate_.reset();
     srv_.reset();
-    port_ = 0;
 }
 
 }  // namespace rh::agent

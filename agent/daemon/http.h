@@ -10,27 +10,24 @@
 //   POST /api/v1/incast          an incast with this host as receiver (incast_action.h); always
 //                                needs the token (401 without; 403 when none is configured)
 // With http.protect_read every endpoint but /healthz needs "Authorization: Bearer TOKEN"
-// (compared in constant time; 401 otherwise). Bounded: http.max_threads handler threads,
-// http.max_queued connections waiting (the acceptor blocks beyond that, so the kernel backlog
-// absorbs a flood), request bodies over http.max_request_bytes get 413, headers and URI are
-// capped at 8 KiB by the library, reads and writes time out. Handlers only copy published
-// pointers, so no client can delay collection.
+// (compared in constant time; 401 otherwise). Connections go through HttpGate (http_gate.h):
+// at most http.max_connections_per_address per source address and http.max_connections in all,
+// each request read whole (head <= 16 KiB, body <= http.max_request_bytes by Content-Length)
+// within http.request_timeout_s before one of http.max_threads threads serves it, each response
+// taken within http.write_timeout_s; refusals are counted in GateCounters. Handlers only copy
+// published pointers, so no client can delay collection.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "agent/daemon/board.h"
 #include "agent/daemon/config.h"
+#include "agent/daemon/http_gate.h"
 #include "agent/daemon/incast_action.h"
 #include "core/result.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace rh::agent {
 
@@ -38,14 +35,18 @@ namespace rh::agent {
 /// they first differ.
 bool token_equal(std::string_view a, std::string_view b);
 
+class GatedServer;  // http.cpp: cpp-httplib's server, fed by the gate
+
 class HttpServer {
   public:
     /// Handles an action's request body (runs in the HTTP thread that received it).
     using Action = std::function<ActionReply(const std::string& body)>;
 
     /// `token` empty: no token configured (then protect_read must be false, config.h ensures it,
-    /// and actions answer 403). `incast` serves POST /api/v1/incast (empty: 404).
-    HttpServer(HttpConfig cfg, std::string token, const Board& board, Action incast = {});
+    /// and actions answer 403). `counters` (outliving this) counts refused connections.
+    /// `incast` serves POST /api/v1/incast (empty: 404).
+    HttpServer(HttpConfig cfg, std::string token, const Board& board, GateCounters& counters,
+               Action incast = {});
     ~HttpServer();  ///< stop()
     HttpServer(const HttpServer&) = delete;
     HttpServer& operator=(const HttpServer&) = delete;
@@ -53,8 +54,9 @@ class HttpServer {
     /// Binds http.listen and starts serving in a thread. Error: the address cannot be bound.
     Status start();
     /// The bound port (the chosen one when listen_port is 0); 0 before start().
-    int port() const { return port_; }
-    /// Stops accepting, finishes requests in flight (bounded by the timeouts), joins threads.
+    int port() const;
+    /// Stops accepting, finishes requests in flight (bounded by the write timeout), closes
+    /// every connection, joins threads.
     void stop();
 
   private:
@@ -64,10 +66,10 @@ class HttpServer {
     HttpConfig cfg_;
     std::string token_;
     const Board& board_;
+    GateCounters& counters_;
     Action incast_;
-    std::unique_ptr<httplib::Server> srv_;
-    std::thread thread_;
-    int port_ = 0;
+    std::unique_ptr<GatedServer> srv_;  ///< routes; before gate_, whose threads use it
+    std::unique_ptr<HttpGate> gate_;
 };
 
 }  // namespace rh::agent

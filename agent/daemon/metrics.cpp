@@ -309,6 +309,12 @@ void add_self(Exposition& ex, const SeriesStore& store, const AgentStats& st,
                "Findings opened since the agent started, by rule and severity (a short finding "
                "between two scrapes still counts)",
                {{"rule", key.first}, {"severity", key.second}}, std::to_string(n));
+    for (const auto& [reason, n] : st.http_refused)
+        ex.add("rocehealth_http_connections_refused_total", "counter",
+               "HTTP connections closed without being served, by reason: per_address_cap and "
+               "total_cap (503 at accept), request_timeout (request not complete within "
+               "http.request_timeout_s, 408), too_large, chunked_body, bad_request",
+               {{"reason", reason}}, std::to_string(n));
     if (st.responder_up)
         ex.add("rocehealth_responder_up", "gauge", "1 when the probe responder is serving", {},
                *st.responder_up ? "1" : "0");

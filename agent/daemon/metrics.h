@@ -52,6 +52,10 @@ struct AgentStats {
     /// rocehealth_host_info and the port configuration (host_info.h); nullopt: not exported
     /// (tests of other families).
     std::optional<HostInfo> host_info;
+    /// Connections the HTTP gate refused or closed unserved, by reason (http_gate.h:
+    /// per_address_cap, total_cap, request_timeout, too_large, chunked_body, bad_request):
+    /// rocehealth_http_connections_refused_total{reason}. Empty: not exported.
+    std::map<std::string, std::uint64_t> http_refused;
     /// finding_opened events logged, by (rule, severity): rocehealth_findings_opened_total, so
     /// a finding shorter than the scrape interval still shows as an increase. The agent puts
     /// every (rule, severity) of its rules file here at 0 first.

@@ -126,6 +126,12 @@ const BadConfig kBadConfigs[] = {
     {R"({"responder": {"gid_index": 256}})",
      "responder.gid_index: 256 is out of range: expected 0 to 255"},
     {R"({"http": {"max_request_bytes": -1}})", "http.max_request_bytes: -1 is out of range"},
+    {R"({"http": {"max_connections_per_address": 0}})",
+     "http.max_connections_per_address: 0 is out of range: expected 1 to 1024"},
+    {R"({"http": {"max_connections": 5000}})",
+     "http.max_connections: 5000 is out of range: expected 1 to 4096"},
+    {R"({"http": {"request_timeout_s": 0}})",
+     "http.request_timeout_s: 0 is out of range: expected 0.1 to 300 seconds"},
     {R"({"retention_s": 60, "collect_interval_s": 10})",
      "retention_s: 60 keeps fewer than 10 passes"},
     // listen addresses: an IP and a port
@@ -164,6 +170,9 @@ BOOST_AUTO_TEST_CASE(empty_object_gives_the_documented_defaults) {
     BOOST_TEST(r->http.listen_port == 9477);
     BOOST_TEST(r->http.protect_read == false);
     BOOST_TEST(r->http.max_threads == 4u);
+    BOOST_TEST(r->http.max_connections == 256u);
+    BOOST_TEST(r->http.max_connections_per_address == 8u);
+    BOOST_TEST(r->http.request_timeout_s == 5.0);
     BOOST_TEST(r->sysfs_root == "/sys");
     BOOST_TEST(r->collect_interval_s == 1.0);
     BOOST_TEST(r->rules_interval_s == 5.0);
@@ -213,7 +222,8 @@ BOOST_AUTO_TEST_CASE(every_field_is_read) {
         "rules_file": "/etc/r.json",
         "http": {"listen": "[::1]:9500", "token_file": "/etc/t", "protect_read": true,
                  "max_threads": 2, "max_queued": 8, "max_request_bytes": 0,
-                 "read_timeout_s": 1.5, "write_timeout_s": 2},
+                 "max_connections": 64, "max_connections_per_address": 3,
+                 "request_timeout_s": 0.5, "read_timeout_s": 1.5, "write_timeout_s": 2},
         "responder": {"enabled": true, "listen": "10.0.0.1", "port": 18600, "device": "mlx5_0",
                       "gid_index": 3, "max_sessions": 4, "allow_fault": true,
                       "key_file": "/etc/rocehealth/fabric-a.key"}})"),
@@ -229,6 +239,9 @@ BOOST_AUTO_TEST_CASE(every_field_is_read) {
     BOOST_TEST(r->http.protect_read);
     BOOST_TEST(r->http.max_request_bytes == 0u);
     BOOST_TEST(r->http.read_timeout_s == 1.5);
+    BOOST_TEST(r->http.max_connections == 64u);
+    BOOST_TEST(r->http.max_connections_per_address == 3u);
+    BOOST_TEST(r->http.request_timeout_s == 0.5);
     BOOST_TEST(r->responder.listen == "10.0.0.1");
     BOOST_TEST(r->responder.port == 18600);
     BOOST_REQUIRE(r->responder.gid_index.has_value());

@@ -232,6 +232,7 @@ BOOST_AUTO_TEST_CASE(self_metrics_and_one_help_and_type_per_family) {
     st.responder_up = false;
     st.findings_opened[{"link_flap", "error"}] = 2;
     st.rss_bytes = 1048576;
+    st.http_refused = {{"per_address_cap", 56}, {"request_timeout", 0}};
     const std::string m = render_metrics(store, {}, st);
     BOOST_TEST(has_line(m, "rocehealth_build_info{version=\"0.1.0\"} 1"));
     BOOST_TEST(has_line(m, "rocehealth_collection_passes_total 3"));
@@ -240,6 +241,10 @@ BOOST_AUTO_TEST_CASE(self_metrics_and_one_help_and_type_per_family) {
     BOOST_TEST(
         has_line(m, "rocehealth_findings_opened_total{rule=\"link_flap\",severity=\"error\"} 2"));
     BOOST_TEST(has_line(m, "process_resident_memory_bytes 1048576"));
+    BOOST_TEST(
+        has_line(m, "rocehealth_http_connections_refused_total{reason=\"per_address_cap\"} 56"));
+    BOOST_TEST(
+        has_line(m, "rocehealth_http_connections_refused_total{reason=\"request_timeout\"} 0"));
     // Every sample's family has exactly one HELP and one TYPE, before its samples.
     std::map<std::string, int> help, type;
     std::istringstream is(m);

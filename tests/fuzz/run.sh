@@ -8,7 +8,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
 seconds=${FUZZ_SECONDS:-45}
 out=build-fuzz
-harnesses=(fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs)
+harnesses=(fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs fuzz_http_request)
 
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF >/dev/null
@@ -47,6 +47,13 @@ done
 printf '\x03{"senders":["10.0.0.2","10.0.0.3"],"size":"64k","duration_s":5}' \
   >"$corpus/fuzz_json_docs/doc-incast"
 "$out/tests/fuzz/fuzz_make_seeds" "$corpus/fuzz_oob_frame"
+# fuzz_http_request: requests as clients send them (a GET, a POST with a body, two pipelined).
+printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n\r\n' \
+  >"$corpus/fuzz_http_request/get"
+printf 'POST /api/v1/incast HTTP/1.1\r\nContent-Length: 24\r\n\r\n{"senders":["10.0.0.2"]}' \
+  >"$corpus/fuzz_http_request/post"
+printf 'GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' \
+  >"$corpus/fuzz_http_request/pipelined"
 
 status=0
 for h in "${harnesses[@]}"; do

@@ -1,0 +1,141 @@
+// The HTTP endpoint's front door (agent/daemon/README.md, "HTTP: slow clients"): it owns the
+// listening socket, accepts, caps connections per source address and in total, and reads each
+// request — head and Content-Length body — in one poll() thread under a total deadline. Only a
+// connection whose whole request is already in memory is handed to a handler thread, so a
+// client that trickles bytes (or sends nothing) holds a gate slot, never a thread: /healthz and
+// /metrics keep answering. After a response a keep-alive connection comes back to the gate to
+// wait for its next request. Refused connections get a short JSON error (503, 408, 400, 411,
+// 413), are closed within a second, are counted by reason (GateCounters) and logged
+// (http_connections_refused, at most once a minute per reason, naming the last client).
+// The handler (http.cpp: cpp-httplib's request processing) reads only the buffered request and
+// writes its response under a total deadline, so no thread waits on a client's reads.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "core/result.h"
+
+namespace rh::agent {
+
+/// Why the gate closed a connection without a handler seeing it.
+enum class GateRefusal : unsigned {
+    per_address_cap,  ///< already max_per_address connections open from that address (503)
+    total_cap,        ///< already max_connections open (503)
+    request_timeout,  ///< request not complete within request_timeout_s of its first byte (408)
+    too_large,        ///< head over max_head_bytes (400) or Content-Length over max_body (413)
+    chunked_body,     ///< Transfer-Encoding: bodies need Content-Length (411)
+    bad_request,      ///< unreadable Content-Length (400)
+};
+inline constexpr std::size_t kGateRefusals = 6;
+/// Label value of rocehealth_http_connections_refused_total{reason}: "per_address_cap", ...
+const char* refusal_reason(GateRefusal r);
+
+/// Refusals since the agent started. The agent owns one for its whole life (HTTP restarts on
+/// reload keep counting); gate threads add, the run loop reads.
+struct GateCounters {
+    std::array<std::atomic<std::uint64_t>, kGateRefusals> refused{};
+    void add(GateRefusal r) { refused[static_cast<unsigned>(r)].fetch_add(1); }
+    /// Every reason, from 0: reason label -> count.
+    std::map<std::string, std::uint64_t> snapshot() const;
+};
+
+struct GateLimits {
+    unsigned threads = 4;            ///< handler threads
+    unsigned max_queued = 16;        ///< complete requests waiting for a thread (more wait unread)
+    unsigned max_connections = 256;  ///< open connections in total
+    unsigned max_per_address = 8;    ///< open connections per source address
+    std::size_t max_head_bytes = 16384;  ///< request line + headers
+    std::size_t max_body_bytes = 8192;   ///< Content-Length limit
+    double request_timeout_s = 5;        ///< first byte -> whole request (accept -> for a new one)
+    double idle_timeout_s = 5;           ///< keep-alive: response -> first byte of the next request
+    unsigned keep_alive_max = 100;       ///< requests per connection
+};
+
+/// Where a request ends in the bytes received so far. `bytes`: head + body length when
+/// complete; `status`/`reason`/`error` when refused.
+struct Framing {
+    enum Kind { incomplete, complete, refuse } kind = incomplete;
+    std::size_t bytes = 0;
+    int status = 0;
+    GateRefusal reason = GateRefusal::bad_request;
+    std::string error;
+};
+/// HTTP/1.1 framing (RFC 9112 §6): the head ends at the first CRLF CRLF; the body is
+/// Content-Length bytes (none without one). Refused: a head over max_head_bytes, any
+/// Transfer-Encoding, a Content-Length that is not one decimal number or is over max_body_bytes.
+Framing frame_request(std::string_view buf, std::size_t max_head_bytes, std::size_t max_body_bytes);
+
+/// A client connection as a handler sees it: the socket and its buffered request.
+struct GateConn {
+    int fd = -1;
+    std::string peer_ip;  ///< text form; an IPv4-mapped IPv6 address as IPv4
+    int peer_port = 0;
+    std::string in;          ///< received bytes; [in_off, request_end) is the current request
+    std::size_t in_off = 0;  ///< consumed by the handler so far
+    std::size_t request_end = 0;
+    unsigned served = 0;  ///< requests answered on this connection before the current one
+};
+
+class HttpGate {
+  public:
+    /// Serves the request in c.in[in_off, request_end) and writes the response to c.fd. True:
+    /// keep the connection open for another request.
+    using Handler = std::function<bool(GateConn& c)>;
+
+    HttpGate(GateLimits limits, GateCounters& counters, Handler handler);
+    ~HttpGate();  ///< stop()
+    HttpGate(const HttpGate&) = delete;
+    HttpGate& operator=(const HttpGate&) = delete;
+
+    /// Binds HOST:PORT (IP literal; port 0: any free port), listens, starts the gate thread and
+    /// the handler threads. Error: the address cannot be bound.
+    Status start(const std::string& host, std::uint16_t port);
+    int port() const { return port_; }  ///< bound port; 0 before start()
+    /// Stops accepting, lets handlers finish the request in hand, closes every connection.
+    void stop();
+
+  private:
+    struct Slot;
+    void gate_loop();
+    void work();
+    void accept_ready(double now);
+    void read_slot(Slot& s, double now);
+    void examine(Slot& s, double now);
+    void refuse(Slot& s, int status, GateRefusal why, const std::string& error, double now);
+    void release(GateConn& c);       ///< closes an admitted connection and frees its count
+    void forget(const GateConn& c);  ///< frees its count only
+    void wake();
+
+    GateLimits lim_;
+    GateCounters& counters_;
+    Handler handler_;
+    int listen_fd_ = -1, wake_fd_ = -1, port_ = 0;
+    std::thread gate_;
+    std::vector<std::thread> workers_;
+    std::vector<Slot> slots_;  ///< gate thread only
+    std::size_t lingering_ = 0;
+    std::array<double, kGateRefusals> next_log_s_{};       ///< gate thread only
+    std::array<std::uint64_t, kGateRefusals> unlogged_{};  ///< refusals since the last log
+
+    std::mutex m_;  ///< guards what follows
+    std::condition_variable ready_cv_;
+    std::deque<std::unique_ptr<GateConn>> ready_, back_;
+    std::map<std::string, unsigned> per_address_;
+    unsigned open_ = 0;
+    bool stop_ = false;
+};
+
+}  // namespace rh::agent
