@@ -62,20 +62,10 @@ class GateStream : public httplib::Stream {
     void get_local_ip_and_port(std::string& ip, int& port) const override {
         sockaddr_storage ss{};
         socklen_t len = sizeof ss;
-        char buf[INET6_ADDRSTRLEN] = "";
         port = 0;
-        if (::getsockname(c_.fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
-            if (ss.ss_family == AF_INET) {
-                const auto& a = reinterpret_cast<const sockaddr_in&>(ss);
-                inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
-                port = ntohs(a.sin_port);
-            } else if (ss.ss_family == AF_INET6) {
-                const auto& a = reinterpret_cast<const sockaddr_in6&>(ss);
-                inet_ntop(AF_INET6, &a.sin6_addr, buf, sizeof buf);
-                port = ntohs(a.sin6_port);
-            }
-        }
-        ip = buf;
+        ip.clear();
+        if (::getsockname(c_.fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0)
+            ip = peer_text(ss, port);
     }
     socket_t socket() const override { return c_.fd; }
 

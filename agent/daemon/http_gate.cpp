@@ -49,23 +49,6 @@ Framing refused(int status, GateRefusal why, std::string error) {
     return Framing{Framing::refuse, 0, status, why, std::move(error)};
 }
 
-std::string peer_text(const sockaddr_storage& ss, int& port) {
-    char buf[INET6_ADDRSTRLEN] = "";
-    if (ss.ss_family == AF_INET) {
-        const auto& a = reinterpret_cast<const sockaddr_in&>(ss);
-        inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
-        port = ntohs(a.sin_port);
-    } else if (ss.ss_family == AF_INET6) {
-        const auto& a = reinterpret_cast<const sockaddr_in6&>(ss);
-        port = ntohs(a.sin6_port);
-        if (IN6_IS_ADDR_V4MAPPED(&a.sin6_addr))  // one client, one key, whatever the listener
-            inet_ntop(AF_INET, &a.sin6_addr.s6_addr[12], buf, sizeof buf);
-        else
-            inet_ntop(AF_INET6, &a.sin6_addr, buf, sizeof buf);
-    }
-    return buf;
-}
-
 /// The whole answer of a refusal, sent without waiting (it fits any socket buffer).
 std::string refusal_text(int status, const std::string& error) {
     const char* phrase = status == 503   ? "Service Unavailable"
@@ -94,6 +77,23 @@ void drain(int fd) {
 }
 
 }  // namespace
+
+std::string peer_text(const sockaddr_storage& ss, int& port) {
+    char buf[INET6_ADDRSTRLEN] = "";
+    if (ss.ss_family == AF_INET) {
+        const auto& a = reinterpret_cast<const sockaddr_in&>(ss);
+        inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
+        port = ntohs(a.sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+        const auto& a = reinterpret_cast<const sockaddr_in6&>(ss);
+        port = ntohs(a.sin6_port);
+        if (IN6_IS_ADDR_V4MAPPED(&a.sin6_addr))  // one client, one key, whatever the listener
+            inet_ntop(AF_INET, &a.sin6_addr.s6_addr[12], buf, sizeof buf);
+        else
+            inet_ntop(AF_INET6, &a.sin6_addr, buf, sizeof buf);
+    }
+    return buf;
+}
 
 const char* refusal_reason(GateRefusal r) {
     switch (r) {

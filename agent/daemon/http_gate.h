@@ -11,12 +11,14 @@
 // writes its response under a total deadline, so no thread waits on a client's reads.
 #pragma once
 
+#include <sys/socket.h>
 #include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,6 +44,10 @@ enum class GateRefusal : unsigned {
 inline constexpr std::size_t kGateRefusals = 6;
 /// Label value of rocehealth_http_connections_refused_total{reason}: "per_address_cap", ...
 const char* refusal_reason(GateRefusal r);
+
+/// "10.0.0.2" (an IPv4-mapped IPv6 address as IPv4, so one client is one address whatever the
+/// listener) and its port into `port`; "" and port 0 for another family.
+std::string peer_text(const sockaddr_storage& ss, int& port);
 
 /// Refusals since the agent started. The agent owns one for its whole life (HTTP restarts on
 /// reload keep counting); gate threads add, the run loop reads.

@@ -70,8 +70,9 @@ f = [f for f in d["findings"] if f["rule"] == "link_flap" and f["device"] == "rx
 assert f, d["findings"]
 print("g2 finding:", f[0]["summary"])' || fail "g2 /api/v1/findings lacks link_flap"
 # The alert rule file loaded and evaluating: the short-finding alert fires for g2.
-wait_until 30 count_is 'ALERTS{alertname="RocehealthShortErrorFinding",guest="g2"}' 1 ||
-  fail "the packaged alert RocehealthShortErrorFinding did not fire for g2"
+wait_until 30 count_is 'ALERTS{alertname="RocehealthShortErrorFinding",guest="g2",rule="link_flap"}' 1 ||
+  { query 'ALERTS'; query 'rocehealth_findings_opened_total > 0';
+    fail "the packaged alert RocehealthShortErrorFinding did not fire for g2's link_flap"; }
 
 # Clean stop: SIGTERM, exit 0, last events logged.
 for g in g1 g2; do
