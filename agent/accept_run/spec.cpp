@@ -185,7 +185,7 @@ double Spec::default_time_limit_s(StageId id) const {
         case StageId::inventory:
             return 30 + 10 * n;
         case StageId::idle_latency:
-            return 60 * n * (n - 1);
+            return 180 * n * (n - 1);
         case StageId::bandwidth:
             return (bandwidth.duration_s + 30) * n;
         case StageId::concurrency:

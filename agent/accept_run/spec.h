@@ -90,10 +90,11 @@ struct Spec {
     /// Seconds a stage may run: the spec's stage_time_limit_s, else default_time_limit_s.
     double stage_time_limit_s(StageId id) const;
     /// The default limit, from the stage's own work plus a margin for set-up on a loaded host:
-    /// inventory 30 + 10 per host; idle_latency 60 per ordered pair (the lab's 50-iteration
-    /// pairs take 7-20 s); bandwidth (duration_s + 30) per ring pair; concurrency and incast
-    /// duration_s + 60; fault 15 + down_s + recovery_timeout_s + 60 (what its own wait allows,
-    /// plus a margin); rkey_revocation 30 + 10 per host.
+    /// inventory 30 + 10 per host; idle_latency 180 per ordered pair (the lab's 50-iteration
+    /// pairs take 7-20 s, up to 100 s on a host running 9 guests on 2 cores); bandwidth (duration_s
+    /// + 30) per ring pair; concurrency and incast duration_s + 60; fault 15 + down_s +
+    /// recovery_timeout_s + 60 (what its own wait allows, plus a margin); rkey_revocation 30 + 10
+    /// per host.
     double default_time_limit_s(StageId id) const;
 };
 

@@ -204,8 +204,8 @@ BOOST_AUTO_TEST_CASE(stage_time_limits_default_from_the_stage_and_can_be_set) {
     BOOST_TEST(s.stage_time_limit_s(StageId::bandwidth) == (2.0 + 30) * 3);  // 3 ring pairs
     BOOST_TEST(s.stage_time_limit_s(StageId::concurrency) == 2.0 + 60);
     BOOST_TEST(s.stage_time_limit_s(StageId::incast) == 3.0 + 60);
-    BOOST_TEST(s.stage_time_limit_s(StageId::idle_latency) == 900.0);       // the spec's own
-    BOOST_TEST(s.default_time_limit_s(StageId::idle_latency) == 60.0 * 6);  // 6 ordered pairs
+    BOOST_TEST(s.stage_time_limit_s(StageId::idle_latency) == 900.0);        // the spec's own
+    BOOST_TEST(s.default_time_limit_s(StageId::idle_latency) == 180.0 * 6);  // 6 ordered pairs
     BOOST_TEST(s.stage_time_limit_s(StageId::fault) == 15 + 5 + 60 + 60.0);
     const json j = spec_to_json(s);
     BOOST_TEST(j["stage_time_limit_s"]["bandwidth"].get<double>() == 96.0);
