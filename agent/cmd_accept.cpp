@@ -5,7 +5,8 @@
 //   accept --render DIR            renders an existing DIR/report.json into DIR/report.html (one
 //                                  self-contained page) and DIR/report.md (a summary for tickets)
 // Exit: 0 the verdict is pass, 1 fail, 2 could not run (bad spec — each problem names its field
-// — unreadable or invalid report.json, or an incomplete report).
+// — unreadable or invalid report.json, or an incomplete report: a stage could not run, or the run
+// was stopped by SIGINT/SIGTERM or a stage's time limit, and the report keeps what was measured).
 #include <unistd.h>
 
 #include <filesystem>
@@ -71,6 +72,8 @@ int run_accept(const std::vector<std::string>& args) {
             "spec lists it and the host's responder runs with --allow-fault), rkey revocation,\n"
             "through every host's `rocehealth responder`; writes report.json, report.html,\n"
             "report.md and the run's samples.\n"
+            "SIGINT/SIGTERM or a stage past its time limit (spec stage_time_limit_s) stop the\n"
+            "run and still write an incomplete report of what was measured.\n"
             "Exit: 0 pass, 1 fail, 2 could not run or incomplete.",
             args, desc, vm))
         return *exit;
@@ -110,7 +113,10 @@ int run_accept(const std::vector<std::string>& args) {
     accept::RunnerOptions o;
     o.out_dir = out_dir;
     o.json = json;
-    o.progress = !json && ::isatty(STDERR_FILENO);
+    // A terminal gets the line rewritten in place; a CI log a timestamped line per stage and pair.
+    o.progress = json                      ? accept::ProgressMode::off
+                 : ::isatty(STDERR_FILENO) ? accept::ProgressMode::tty
+                                           : accept::ProgressMode::log;
     o.rules_file = rules_file;
     return accept::run_acceptance(*parsed.spec, o);
 }

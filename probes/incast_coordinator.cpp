@@ -198,6 +198,13 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
     auto event = [&run](std::string host, std::string text) {
         run.events.push_back({wall_now_ms(), std::move(host), std::move(text)});
     };
+    auto stopping = [&o] { return o.stop && o.stop->load(); };
+    // Cuts the test short (Options::stop): every sender link closes, the run says when.
+    auto stop_now = [&](std::vector<std::unique_ptr<SenderLink>>& links, const char* when) {
+        for (auto& l : links) l->call_off();
+        event("", std::string("stopped ") + when);
+        run.notes.push_back(std::string("the run was stopped ") + when);
+    };
     event("", "incast " + run.id + " begins");
 
     // 1. hello and sampling on every participant.
@@ -210,7 +217,7 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
         samplers.push_back(
             std::make_unique<SampleLink>(run.sender_hosts[i], shp[i], o, sample_max));
     const auto hello_dl = Clock::now() + std::chrono::milliseconds(2 * o.connect_timeout_ms + 1000);
-    while (Clock::now() < hello_dl &&
+    while (Clock::now() < hello_dl && !stopping() &&
            !std::all_of(samplers.begin(), samplers.end(), [](auto& l) { return l->hello_done(); }))
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (!run.receiver.hello) {
@@ -235,7 +242,7 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
         return std::any_of(links.begin(), links.end(),
                            [](auto& l) { return l->state() == SenderLink::State::preparing; });
     };
-    while (Clock::now() < prep_dl && preparing())
+    while (Clock::now() < prep_dl && preparing() && !stopping())
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::size_t ready = 0;
     for (std::size_t i = 0; i < links.size(); ++i) {
@@ -248,6 +255,11 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
         }
     }
 
+    if (ready > 0 && stopping()) {
+        stop_now(links, "before the start");
+        ready = 0;
+    }
+
     // 3. the victim's baseline, while the counters cover the pre-window.
     Victim victim(o, run.victim, ready == 0);
     if (ready == 0) {
@@ -257,7 +269,7 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
         const auto base_dl = Clock::now() + std::chrono::milliseconds(kBaselineMaxMs);
         unsigned warm = 10;
         while (victim.alive() && run.victim.before_us.size() < kBaselineSamples &&
-               Clock::now() < base_dl) {
+               Clock::now() < base_dl && !stopping()) {
             victim.round(run.victim.before_us, secs, 2 * kVictimRoundMs, warm);
             warm = 0;
         }
@@ -266,7 +278,13 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
             event("",
                   "victim baseline: " + std::to_string(run.victim.before_us.size()) + " samples");
         const auto pre_end = sampling_t0 + std::chrono::milliseconds(o.pre_ms);
-        if (Clock::now() < pre_end) std::this_thread::sleep_until(pre_end);
+        while (Clock::now() < pre_end && !stopping())
+            std::this_thread::sleep_for(
+                std::min<Clock::duration>(pre_end - Clock::now(), std::chrono::milliseconds(100)));
+        if (stopping()) {
+            stop_now(links, "before the start");
+            ready = 0;
+        }
     }
 
     // 4. one start for all ready senders.
@@ -302,7 +320,7 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
     };
     double during_s = 0;
     auto next_live = Clock::now();
-    while (ready > 0 && wall_now_ms() < run.end_wall_ms) {
+    while (ready > 0 && wall_now_ms() < run.end_wall_ms && !stopping()) {
         if (Clock::now() >= next_live) {
             report_live();
             next_live = Clock::now() + std::chrono::milliseconds(500);
@@ -313,7 +331,11 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
         else
             std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp(left, 1, 100)));
     }
-    if (ready > 0) {
+    const bool cut = ready > 0 && stopping();
+    if (cut) {
+        run.end_wall_ms = std::max(run.start_wall_ms, wall_now_ms());
+        stop_now(links, "during the traffic");
+    } else if (ready > 0) {
         report_live();
         run.events.push_back({run.end_wall_ms, "", "end of the traffic"});
     }
@@ -322,7 +344,7 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
 
     // 6. results (each link ends by its own deadline), then the post-window, then sampling ends.
     for (auto& l : links) l->join();
-    if (ready > 0) sleep_until_wall(run.end_wall_ms + o.post_ms);
+    if (ready > 0 && !cut) sleep_until_wall(run.end_wall_ms + o.post_ms);
     for (auto& l : samplers) l->request_stop();
     for (auto& l : samplers) l->join();
     for (const auto& s : run.senders) sender_events(s, run.events);

@@ -241,7 +241,13 @@ void SenderLink::run_test(const tcp::Socket& s, std::int64_t start_wall_ms) {
     const auto dl =
         tcp::deadline_in(static_cast<int>(std::max<std::int64_t>(until - wall_now_ms(), 1000)));
     for (;;) {
-        auto j = expect_json(tcp::recv_any(s, dl), "its progress or result");
+        auto j = expect_json(tcp::recv_any(s, dl, called_off_), "its progress or result");
+        if (!j && called_off_.load()) {
+            run_.status = "stopped";
+            run_.error = "the coordinator stopped the test (after " +
+                         std::to_string(run_.progress.size()) + " progress reports)";
+            return;
+        }
         if (!j) {
             run_.status = "died";
             run_.error = j.error().message() + " (after " + std::to_string(run_.progress.size()) +

@@ -66,7 +66,8 @@ class SenderLink {
     State state() const { return state_.load(); }
     /// Starts the sender at `start_wall_ms` (our clock; sent in its clock, via its offset).
     void go(std::int64_t start_wall_ms);
-    /// The test is called off before go(): the link closes (the sender tears its stream down).
+    /// The test is called off, before go() or while it runs: the link closes (the sender tears
+    /// its stream down).
     void call_off();
     /// Latest progress report: seconds since its start, bytes and errors; nullopt before any.
     std::optional<Progress> latest() const;

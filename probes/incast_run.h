@@ -4,6 +4,7 @@
 // own times convert with its clock offset (its clock - the coordinator's).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -36,6 +37,10 @@ struct Options {
     std::string device;            ///< for the victim probe (this host); empty = auto
     std::optional<unsigned> gid_index;
     std::filesystem::path sysfs_root = "/sys";
+    /// When set and it becomes true, the run ends early (looked at every <= 500 ms): senders not
+    /// started are called off, running ones are cut (status "stopped": their closed control
+    /// connection makes them tear their streams down), the post-window is skipped.
+    const std::atomic<bool>* stop = nullptr;
 };
 
 /// A participant host (the receiver or a sender) as the coordinator saw it.
@@ -59,7 +64,8 @@ struct SenderRun {
     std::string name;
     /// "completed" (a result arrived), "unreachable" (connect or hello failed), "failed to
     /// start" (its incast_prepare failed), "died" (lost during the test, no result), "not
-    /// started" (the test was called off before its start).
+    /// started" (the test was called off before its start), "stopped" (Options::stop cut the
+    /// test: no result).
     std::string status = "not started";
     std::string error;     ///< the reason for any status but completed
     double offset_ms = 0;  ///< its clock - ours

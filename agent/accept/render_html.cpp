@@ -1,5 +1,7 @@
 #include "agent/accept/render_html.h"
 
+#include <algorithm>
+
 #include "agent/accept/evidence_text.h"
 #include "agent/accept/report_charts.h"
 #include "agent/accept/report_style.h"
@@ -15,7 +17,9 @@ std::string esc(const std::string& s) {
 }
 
 std::string badge(const std::string& verdict) {
-    return "<span class=\"badge " + verdict + "\">" + verdict + "</span>";
+    std::string text = verdict;  // "not_run" reads "not run"
+    std::replace(text.begin(), text.end(), '_', ' ');
+    return "<span class=\"badge " + verdict + "\">" + text + "</span>";
 }
 
 std::string criterion_anchor(const Stage& s, std::size_t i) {
@@ -45,7 +49,7 @@ std::string evidence_links(const Stage& s, const std::vector<std::string>& point
 // ---- summary at the top ----
 
 std::string summary_html(const Report& r) {
-    std::size_t failed = 0, errors = 0, skipped = 0;
+    std::size_t failed = 0, errors = 0, skipped = 0, not_run = 0;
     std::string failed_names;
     for (const auto& s : r.stages) {
         if (s.verdict == StageVerdict::fail) {
@@ -54,6 +58,7 @@ std::string summary_html(const Report& r) {
         }
         errors += s.verdict == StageVerdict::error;
         skipped += s.verdict == StageVerdict::skipped;
+        not_run += s.verdict == StageVerdict::not_run;
     }
     const std::string v = to_string(r.verdict);
     std::string line;
@@ -62,7 +67,15 @@ std::string summary_html(const Report& r) {
     else if (r.verdict == Verdict::fail)
         line = std::to_string(failed) + " of " + std::to_string(r.stages.size()) +
                " stages failed: " + failed_names + ".";
-    else
+    else if (r.interrupted) {
+        const Stage* cut = r.stage(r.interrupted->stage);
+        line = "The run was stopped: " + r.interrupted->reason + " (stage " +
+               (cut ? title_of(*cut) : to_string(r.interrupted->stage)) + "). What was measured " +
+               "before is kept below; " + std::to_string(not_run) + " stage" +
+               (not_run == 1 ? "" : "s") + " not run. The fabric is not accepted until a run " +
+               "completes.";
+        if (failed) line += " Failed before the stop: " + failed_names + ".";
+    } else
         line = std::to_string(errors) + " stage" + (errors == 1 ? "" : "s") +
                " could not complete; the fabric is not accepted until they run.";
     if (skipped) line += " " + std::to_string(skipped) + " skipped by the spec.";
@@ -228,7 +241,7 @@ std::string stage_html(const Report& r, const Stage& s, const std::vector<std::s
         o += "<h3>Findings in this stage's window (" + std::to_string(s.findings.size()) + ")</h3>";
         for (std::size_t i = 0; i < s.findings.size(); ++i)
             o += finding_html(r, s, i, flagged.count("/findings/" + std::to_string(i)) > 0);
-    } else if (s.verdict != StageVerdict::skipped) {
+    } else if (s.verdict != StageVerdict::skipped && s.verdict != StageVerdict::not_run) {
         o += "<p class=\"dim\">No findings in this stage's window.</p>";
     }
     if (!s.evidence_links.empty()) {

@@ -121,7 +121,17 @@ std::string render_md(const Report& r) {
     o += "- Run: " + utc_text(r.started_wall_ms) + " to " + utc_text(r.finished_wall_ms) + " (" +
          duration_text(static_cast<double>(r.finished_wall_ms - r.started_wall_ms) / 1000) + ")\n";
     o += "- Full report: `report.html`; data: `report.json` (schema " + std::to_string(r.schema) +
-         ")\n\n";
+         ")\n";
+    if (r.interrupted) {
+        std::string not_run;
+        for (const auto& s : r.stages)
+            if (s.verdict == StageVerdict::not_run)
+                not_run += (not_run.empty() ? "" : ", ") + md_title(s);
+        o += "- **Interrupted**: " + md_escape(r.interrupted->reason) + " (stage " +
+             md_escape(to_string(r.interrupted->stage)) + "); what was measured before is kept" +
+             (not_run.empty() ? "" : "; not run: " + not_run) + "\n";
+    }
+    o += "\n";
 
     o += "| # | stage | verdict | criteria met | findings (error/warning) "
          "|\n|---:|---|---|---:|---:|\n";

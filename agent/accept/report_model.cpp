@@ -30,10 +30,9 @@ constexpr Names<StageId> kStageNames[] = {
     {StageId::rkey_revocation, "rkey_revocation"},
 };
 constexpr Names<StageVerdict> kStageVerdictNames[] = {
-    {StageVerdict::pass, "pass"},
-    {StageVerdict::fail, "fail"},
-    {StageVerdict::skipped, "skipped"},
-    {StageVerdict::error, "error"},
+    {StageVerdict::pass, "pass"},       {StageVerdict::fail, "fail"},
+    {StageVerdict::skipped, "skipped"}, {StageVerdict::error, "error"},
+    {StageVerdict::not_run, "not_run"},
 };
 constexpr Names<Verdict> kVerdictNames[] = {
     {Verdict::pass, "pass"}, {Verdict::fail, "fail"}, {Verdict::incomplete, "incomplete"}};
@@ -224,7 +223,10 @@ Stage stage_from(const JsonIn& in, const std::set<std::string>& hosts) {
     if (s.verdict == StageVerdict::skipped && failing > 0)
         in.error_at("verdict",
                     "skipped, but " + std::to_string(failing) + " criteria were measured and fail");
-    if ((s.verdict == StageVerdict::skipped || s.verdict == StageVerdict::error) &&
+    if (s.verdict == StageVerdict::not_run && !s.criteria.empty())
+        in.error_at("criteria", "not_run, but the stage has criteria");
+    if ((s.verdict == StageVerdict::skipped || s.verdict == StageVerdict::error ||
+         s.verdict == StageVerdict::not_run) &&
         s.reason.empty())
         in.error_at("reason", "missing: a " + verdict + " stage says why");
     for (std::size_t ci = 0; ci < s.criteria.size(); ++ci)
@@ -368,11 +370,15 @@ Verdict derived_verdict(const std::vector<Stage>& stages) {
     bool error = false, measured = false;
     for (const auto& s : stages) {
         if (s.verdict == StageVerdict::fail) return Verdict::fail;
-        error = error || s.verdict == StageVerdict::error;
+        error = error || s.verdict == StageVerdict::error || s.verdict == StageVerdict::not_run;
         measured = measured || s.verdict == StageVerdict::pass;
     }
     // A run where every stage was skipped measured nothing: it proves no readiness.
     return error || !measured ? Verdict::incomplete : Verdict::pass;
+}
+
+Verdict derived_verdict(const Report& r) {
+    return r.interrupted ? Verdict::incomplete : derived_verdict(r.stages);
 }
 
 const Stage* Report::stage(StageId id) const {
@@ -416,14 +422,40 @@ ParsedReport report_from_json(const json& j) {
             s.error_at("id", "stage " + to_string(st.id) + " appears twice");
         r.stages.push_back(std::move(st));
     });
+    if (in.has("interrupted")) {
+        const JsonIn x = in.member("interrupted");
+        if (x.expect_object()) {
+            Interruption i;
+            const std::string id = x.req_enum("stage", all_names(kStageNames));
+            if (auto sid = stage_id_from(id)) i.stage = *sid;
+            i.cause = x.req_enum("cause", {"signal", "time_limit"});
+            i.reason = x.req_string("reason");
+            if (x.has("reason") && i.reason.empty()) x.error_at("reason", "empty");
+            if (stage_id_from(id))
+                for (const auto& st : r.stages)
+                    if (st.id == i.stage && st.verdict != StageVerdict::error &&
+                        st.verdict != StageVerdict::not_run)
+                        x.error_at("stage", id + " was interrupted, but its verdict is " +
+                                                to_string(st.verdict) +
+                                                " (expected error or not_run)");
+            r.interrupted = std::move(i);
+        }
+    }
+    for (std::size_t i = 0; i < r.stages.size(); ++i)
+        if (r.stages[i].verdict == StageVerdict::not_run && !r.interrupted)
+            in.error_at("stages[" + std::to_string(i) + "].verdict",
+                        "not_run, but the report has no \"interrupted\" (a run that was not "
+                        "stopped runs every stage of its spec)");
     for (StageId id : all_stage_ids())
         if (!seen.count(id))
             in.error_at("stages", "stage " + to_string(id) +
                                       " is missing (a stage that did not run is listed as "
                                       "skipped or error, with a reason)");
-    if (out.errors.empty() && verdict_from(verdict) && r.verdict != derived_verdict(r.stages))
-        in.error_at("verdict",
-                    verdict + ", but the stages make it " + to_string(derived_verdict(r.stages)));
+    if (out.errors.empty() && verdict_from(verdict) && r.verdict != derived_verdict(r))
+        in.error_at("verdict", verdict + ", but " +
+                                   (r.interrupted ? std::string("the run was interrupted: ")
+                                                  : std::string("the stages make it ")) +
+                                   to_string(derived_verdict(r)));
     if (out.errors.empty()) out.report = std::move(r);
     return out;
 }
@@ -445,13 +477,19 @@ json report_to_json(const Report& r) {
         hosts.push_back({{"name", h.name}, {"address", h.address}, {"version", h.version}});
     json stages = json::array();
     for (const auto& s : r.stages) stages.push_back(stage_to(s));
-    return {{"schema", r.schema},
-            {"verdict", to_string(r.verdict)},
-            {"spec", r.spec},
-            {"started_wall_ms", r.started_wall_ms},
-            {"finished_wall_ms", r.finished_wall_ms},
-            {"hosts", std::move(hosts)},
-            {"stages", std::move(stages)}};
+    json j{{"schema", r.schema},
+           {"verdict", to_string(r.verdict)},
+           {"spec", r.spec},
+           {"started_wall_ms", r.started_wall_ms},
+           {"finished_wall_ms", r.finished_wall_ms},
+           {"hosts", std::move(hosts)},
+           {"stages", std::move(stages)}};
+    // Only a stopped run has it: a finished run's report reads as before.
+    if (r.interrupted)
+        j["interrupted"] = {{"stage", to_string(r.interrupted->stage)},
+                            {"cause", r.interrupted->cause},
+                            {"reason", r.interrupted->reason}};
+    return j;
 }
 
 }  // namespace rh::accept

@@ -27,7 +27,8 @@ namespace rh::accept {
 inline constexpr int kReportSchema = 1;
 
 enum class Verdict { pass, fail, incomplete };
-enum class StageVerdict { pass, fail, skipped, error };
+/// not_run: the run stopped (Report::interrupted) before the stage began.
+enum class StageVerdict { pass, fail, skipped, error, not_run };
 enum class StageId {
     inventory,
     idle_latency,
@@ -282,6 +283,15 @@ StageCounts stage_counts(const Stage& s);
 /// The stage's title, or default_title(id) when it has none.
 std::string title_of(const Stage& s);
 
+/// Why a run ended before its last stage (issue 16 §3): SIGINT/SIGTERM, or a stage that ran past
+/// its time limit (the spec's stage_time_limit_s).
+struct Interruption {
+    StageId stage = StageId::inventory;  ///< the stage cut short (or the next one, between stages)
+    std::string cause;                   ///< "signal" | "time_limit"
+    /// "interrupted by SIGTERM 12 s into the stage", "stage bandwidth exceeded its 120 s limit"
+    std::string reason;
+};
+
 struct Report {
     int schema = kReportSchema;
     Verdict verdict = Verdict::incomplete;
@@ -289,13 +299,19 @@ struct Report {
     std::int64_t started_wall_ms = 0, finished_wall_ms = 0;  ///< UTC ms since the epoch
     std::vector<Host> hosts;
     std::vector<Stage> stages;
+    /// Set when the run was stopped early: then the verdict is incomplete, the stage it names is
+    /// `error` (cut short, keeping what it measured) or `not_run`, and later stages `not_run`.
+    std::optional<Interruption> interrupted;
 
     const Stage* stage(StageId id) const;
 };
 
 /// The verdict the stages imply: fail if any stage failed, else incomplete if any ended in
-/// error, else pass (skipped stages do not count against it).
+/// error or was not run, else pass (skipped stages do not count against it).
 Verdict derived_verdict(const std::vector<Stage>& stages);
+/// The report's verdict: incomplete when it was interrupted (even if a finished stage failed:
+/// the run did not finish; the failing stage shows in the table), else derived_verdict(stages).
+Verdict derived_verdict(const Report& r);
 
 /// Reading gives either a report or every problem found (paths from the document root).
 struct ParsedReport {

@@ -24,7 +24,7 @@ a{color:#175cd3}
 .badge{display:inline-block;border-radius:10px;padding:1px 9px;font-size:12px;font-weight:600;text-transform:uppercase;letter-spacing:.3px}
 .badge.pass{background:#dcfae6;color:#067647}
 .badge.fail{background:#fee4e2;color:#b42318}
-.badge.skipped{background:#f2f4f7;color:#475467}
+.badge.skipped,.badge.not_run{background:#f2f4f7;color:#475467}
 .badge.error,.badge.incomplete{background:#fef0c7;color:#93370d}
 .badge.sev-error{background:#fee4e2;color:#b42318}
 .badge.sev-warning{background:#fef0c7;color:#93370d}

@@ -7,13 +7,15 @@
 namespace rh::accept {
 
 Result<nlohmann::json> control_request(const std::string& address, const nlohmann::json& msg,
-                                       const std::string& want, int timeout_ms) {
+                                       const std::string& want, int timeout_ms,
+                                       const std::atomic<bool>* stop) {
     auto hp = tcp::parse_host_port(address, oob::kDefaultPort);
     if (!hp) return hp.error();
     auto s = auth::connect_control(*hp, tcp::deadline_in(5000));
     if (!s) return s.error();
     if (auto st = tcp::send_json(*s, msg, tcp::deadline_in(5000)); !st) return st.error();
-    auto r = tcp::recv_any(*s, tcp::deadline_in(timeout_ms));
+    auto r = stop ? tcp::recv_any(*s, tcp::deadline_in(timeout_ms), *stop)
+                  : tcp::recv_any(*s, tcp::deadline_in(timeout_ms));
     if (!r) return r.error();
     const std::string what = msg.value("cmd", std::string("request"));
     if (!r->json) {

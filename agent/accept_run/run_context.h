@@ -17,6 +17,7 @@
 
 #include "agent/accept/report_model.h"
 #include "agent/accept_run/progress.h"
+#include "agent/accept_run/run_stop.h"
 #include "agent/accept_run/spec.h"
 #include "rules/engine/rule_spec.h"
 
@@ -27,6 +28,7 @@ struct RunContext {
     std::int64_t started_wall_ms = 0;
     std::filesystem::path out_dir;
     Progress& progress;
+    RunStop& stop;  ///< a signal or the stage's time limit: end the stage with what it measured
     const RuleSet& rules;
     std::string rules_file;
     std::vector<nlohmann::json> samples;  ///< recording lines (store/sample_json.h) of the run
@@ -38,6 +40,8 @@ struct RunContext {
 
     /// Seconds since started_wall_ms, now.
     double now_s() const;
+    /// True once the run is to stop (run_stop.h): stages look between pairs and in long waits.
+    bool stopping() const { return stop.requested.load(); }
     /// Seconds since started_wall_ms of a UTC ms time.
     double t_of(std::int64_t wall_ms) const {
         return static_cast<double>(wall_ms - started_wall_ms) / 1000.0;

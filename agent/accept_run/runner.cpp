@@ -1,5 +1,6 @@
 #include "agent/accept_run/runner.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -41,12 +42,38 @@ Stage run_stage(StageId id, RunContext& cx) {
     return not_run(id, "unknown stage", StageVerdict::error);
 }
 
+/// Ends a stage the run stopped in the middle of (run_stop.h): `error` with `why`, keeping its
+/// results, findings and counters; its criteria go, as they judge the whole stage.
+void cut_short(Stage& st, const std::string& why, double now_s) {
+    st.verdict = StageVerdict::error;
+    st.reason = why + (st.reason.empty() ? "" : "; " + st.reason);
+    st.criteria.clear();
+    if (!st.end_s) st.end_s = now_s;
+}
+
+/// "interrupted by SIGTERM 12 s into the stage" / "stage bandwidth exceeded its 120 s limit".
+Interruption interruption_of(StageId id, const RunStop& stop, double limit_s, double ran_s) {
+    char text[160];
+    if (const int sig = stop.signal.load(); sig != 0) {
+        std::snprintf(text, sizeof text, "interrupted by %s %.0f s into the stage",
+                      signal_name(sig).c_str(), ran_s);
+        return {id, "signal", text};
+    }
+    std::snprintf(text, sizeof text, "stage %s exceeded its %.0f s limit", to_string(id).c_str(),
+                  limit_s);
+    return {id, "time_limit", text};
+}
+
 void print_summary(const Report& r, const RenderOutcome& out, std::ostream& os) {
     os << "acceptance " << to_string(r.verdict) << " (" << r.spec.value("name", "")
        << "): " << out.html.string() << "\n";
+    if (r.interrupted)
+        os << "  stopped: " << r.interrupted->reason << " (" << to_string(r.interrupted->stage)
+           << "); report.json, report.html and report.md keep what was measured\n";
     for (const auto& s : r.stages) {
         os << "  " << to_string(s.id) << ": " << to_string(s.verdict);
-        if (s.verdict == StageVerdict::error || s.verdict == StageVerdict::skipped)
+        if (s.verdict == StageVerdict::error || s.verdict == StageVerdict::skipped ||
+            s.verdict == StageVerdict::not_run)
             os << " (" << s.reason << ")";
         os << "\n";
         for (const auto& c : s.criteria)
@@ -70,8 +97,13 @@ int run_acceptance(const Spec& spec, const RunnerOptions& o) {
         std::cerr << "rocehealth accept: " << rules.error().message() << "\n";
         return 2;
     }
+    // From here SIGINT/SIGTERM only ask the run to stop: the report of what was measured is
+    // still written (a second signal ends the process at once).
+    const StopSignals signals;
+    RunStop& stop = process_run_stop();
     Progress progress(o.progress);
-    RunContext cx{spec, wall_now_ms(), o.out_dir, progress, *rules, rules_file, {}, {}, {}, {}, {}};
+    RunContext cx{
+        spec, wall_now_ms(), o.out_dir, progress, stop, *rules, rules_file, {}, {}, {}, {}, {}};
     Report r;
     r.spec = spec_to_json(spec);
     r.started_wall_ms = cx.started_wall_ms;
@@ -82,18 +114,42 @@ int run_acceptance(const Spec& spec, const RunnerOptions& o) {
             r.stages.push_back(not_run(id, "not in the spec's stages", StageVerdict::skipped));
             continue;
         }
+        if (r.interrupted) {
+            r.stages.push_back(not_run(id,
+                                       "not run: the run stopped in stage " +
+                                           to_string(r.interrupted->stage) + " (" +
+                                           r.interrupted->reason + ")",
+                                       StageVerdict::not_run));
+            continue;
+        }
+        if (stop.requested.load()) {  // a signal between two stages: this one never began
+            r.interrupted = interruption_of(id, stop, 0, 0);
+            r.interrupted->reason =
+                "interrupted by " + signal_name(stop.signal.load()) + " before the stage began";
+            r.stages.push_back(not_run(id, r.interrupted->reason, StageVerdict::not_run));
+            continue;
+        }
         if (!none_answered.empty()) {
             r.stages.push_back(not_run(id, none_answered, StageVerdict::error));
             continue;
         }
-        r.stages.push_back(run_stage(id, cx));
-        if (const auto* inv = std::get_if<InventoryResults>(&r.stages.back().results);
-            id == StageId::inventory && inv && inv->hosts.empty())
+        const double limit_s = spec.stage_time_limit_s(id);
+        progress.stage_started(to_string(id), limit_s);
+        const double t0 = cx.now_s();
+        Stage st;
+        {
+            const StageTimer timer(stop, limit_s);
+            st = run_stage(id, cx);
+        }
+        if (stop.requested.load()) {
+            r.interrupted = interruption_of(id, stop, limit_s, cx.now_s() - t0);
+            cut_short(st, r.interrupted->reason, cx.now_s());
+        }
+        if (const auto* inv = std::get_if<InventoryResults>(&st.results);
+            id == StageId::inventory && inv && inv->hosts.empty() && !r.interrupted)
             none_answered = "not run: no host's responder answered the inventory";
-        progress.finish();
-        if (o.progress)
-            std::cerr << "  " << to_string(id) << ": " << to_string(r.stages.back().verdict)
-                      << "\n";
+        progress.stage_ended(to_string(id), to_string(st.verdict), cx.now_s() - t0);
+        r.stages.push_back(std::move(st));
     }
     {
         std::ofstream f(o.out_dir / kSamplesFile);
@@ -104,13 +160,14 @@ int run_acceptance(const Spec& spec, const RunnerOptions& o) {
                       << "\n";
     }
     for (auto& s : r.stages)
-        if (s.verdict != StageVerdict::skipped && !cx.samples.empty())
+        if (s.verdict != StageVerdict::skipped && s.verdict != StageVerdict::not_run &&
+            !cx.samples.empty())
             s.evidence_links.push_back(
                 {"samples of the whole run (rocehealth diagnose --replay)", kSamplesFile});
     for (auto& h : r.hosts)
         if (auto it = cx.version.find(h.name); it != cx.version.end()) h.version = it->second;
     r.finished_wall_ms = wall_now_ms();
-    r.verdict = derived_verdict(r.stages);
+    r.verdict = derived_verdict(r);
     const std::string text =
         report_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     if (auto e = write_file_atomically(o.out_dir / "report.json", text); !e.empty()) {
@@ -126,6 +183,10 @@ int run_acceptance(const Spec& spec, const RunnerOptions& o) {
         std::cout << text << "\n";
     else
         print_summary(r, out, std::cout);
+    if (r.interrupted)  // stderr too: with --json, or stdout going nowhere, the log says where
+        std::cerr << "rocehealth accept: " << r.interrupted->reason << " (stage "
+                  << to_string(r.interrupted->stage) << "): the incomplete report is in "
+                  << o.out_dir.string() << " (report.json, report.html, report.md)\n";
     switch (r.verdict) {
         case Verdict::pass:
             return 0;

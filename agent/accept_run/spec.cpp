@@ -155,7 +155,55 @@ void read_fault(const JsonIn& in, FaultSpec& f, const std::set<std::string>& nam
     f.recovery_timeout_s = number_in(in, "recovery_timeout_s", 1, 600, f.recovery_timeout_s);
 }
 
+/// `stage_time_limit_s`: {STAGE_ID: SECONDS}, each 1..86400.
+void read_time_limits(const JsonIn& in, std::map<StageId, double>& limits) {
+    if (!in.json().is_object()) {
+        in.error("expected an object {\"STAGE_ID\": SECONDS, ...}");
+        return;
+    }
+    for (const auto& [k, v] : in.json().items()) {
+        const auto id = stage_id_from(k);
+        if (!id) {
+            std::string all;
+            for (StageId x : all_stage_ids()) all += (all.empty() ? "" : ", ") + to_string(x);
+            in.error_at(k, "unknown stage (expected one of " + all + ")");
+            continue;
+        }
+        if (!v.is_number() || !(v.get<double>() >= 1 && v.get<double>() <= 86400)) {
+            in.error_at(k, "expected a number of seconds from 1 to 86400, got " + v.dump());
+            continue;
+        }
+        limits[*id] = v.get<double>();
+    }
+}
+
 }  // namespace
+
+double Spec::default_time_limit_s(StageId id) const {
+    const double n = static_cast<double>(hosts.size());
+    switch (id) {
+        case StageId::inventory:
+            return 30 + 10 * n;
+        case StageId::idle_latency:
+            return 180 * n * (n - 1);
+        case StageId::bandwidth:
+            return (bandwidth.duration_s + 30) * n;
+        case StageId::concurrency:
+            return bandwidth.duration_s + 60;
+        case StageId::incast:
+            return incast.traffic.duration_s + 60;
+        case StageId::fault:
+            return 15 + fault.down_s + fault.recovery_timeout_s + 60;
+        case StageId::rkey_revocation:
+            return 30 + 10 * n;
+    }
+    return 600;
+}
+
+double Spec::stage_time_limit_s(StageId id) const {
+    const auto it = time_limit_s.find(id);
+    return it != time_limit_s.end() ? it->second : default_time_limit_s(id);
+}
 
 bool Spec::runs(StageId id) const {
     return std::find(stages.begin(), stages.end(), id) != stages.end();
@@ -180,7 +228,7 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
     const JsonIn in(j, "", errs);
     if (in.expect_object()) {
         unknown_members(in, {"name", "hosts", "stages", "latency", "bandwidth", "incast", "fault",
-                             "criteria", "device", "gid_index"});
+                             "criteria", "device", "gid_index", "stage_time_limit_s"});
         if (in.has("name")) s.name = in.opt_string("name");
         std::set<std::string> names;
         in.each("hosts", true, [&](const JsonIn& h) {
@@ -265,6 +313,8 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
             const JsonIn c = in.member("criteria");
             if (c.expect_object()) read_criteria(c, s.criteria);
         }
+        if (in.has("stage_time_limit_s"))
+            read_time_limits(in.member("stage_time_limit_s"), s.time_limit_s);
         s.device = in.opt_string("device");
         if (in.has("gid_index")) s.gid_index = uint_in<unsigned>(in, "gid_index", 0, 255, 0);
     }
@@ -335,6 +385,9 @@ nlohmann::json spec_to_json(const Spec& s) {
                        {"max_traffic_recovery_s", s.criteria.max_traffic_recovery_s}}},
                      {"device", s.device}};
     j["gid_index"] = s.gid_index ? nlohmann::json(*s.gid_index) : nlohmann::json(nullptr);
+    nlohmann::json limits = nlohmann::json::object();
+    for (StageId id : s.stages) limits[to_string(id)] = s.stage_time_limit_s(id);
+    j["stage_time_limit_s"] = limits;
     return j;
 }
 

@@ -79,11 +79,23 @@ struct Spec {
     Criteria criteria;
     std::string device;                 ///< this host's device for rkey/victim; "" = auto
     std::optional<unsigned> gid_index;  ///< this host's GID index; nullopt = auto
+    /// `stage_time_limit_s`: a stage still running after this many seconds is cut short and the
+    /// run ends `incomplete`. Stages not given here get default_time_limit_s.
+    std::map<StageId, double> time_limit_s;
 
     bool runs(StageId id) const;
     /// fault.host / fault.peer with their defaults applied (names of hosts[]).
     std::string fault_host() const;
     std::string fault_peer() const;
+    /// Seconds a stage may run: the spec's stage_time_limit_s, else default_time_limit_s.
+    double stage_time_limit_s(StageId id) const;
+    /// The default limit, from the stage's own work plus a margin for set-up on a loaded host:
+    /// inventory 30 + 10 per host; idle_latency 180 per ordered pair (the lab's 50-iteration
+    /// pairs take 7-20 s, up to 100 s on a host running 9 guests on 2 cores); bandwidth (duration_s
+    /// + 30) per ring pair; concurrency and incast duration_s + 60; fault 15 + down_s +
+    /// recovery_timeout_s + 60 (what its own wait allows, plus a margin); rkey_revocation 30 + 10
+    /// per host.
+    double default_time_limit_s(StageId id) const;
 };
 
 struct ParsedSpec {

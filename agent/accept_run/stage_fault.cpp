@@ -2,14 +2,12 @@
 // responder's "fault" command (probes/control_fault.h), which measures link and traffic recovery
 // on that host's clock; meanwhile every host's counters are sampled, so the rules must see the
 // flap (link_flap on the fault host) and the counter timelines show it.
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <future>
+#include <iostream>
 
 #include "agent/accept_run/control_client.h"
 #include "agent/accept_run/stage_sampler.h"
@@ -30,51 +28,16 @@ bool caused_by_fault(const Finding& f, const std::string& host) {
     return f.host == host && (f.rule_id == "link_flap" || f.rule_id == "port_not_active");
 }
 
-/// While the fault runs, a Ctrl-C or SIGTERM to the runner cannot stop it (the fault host runs
-/// it alone): say so on the way out. The note is written before the signal, so the handler
-/// only calls write(2) and re-raises (async-signal-safe).
-char g_note[512];
-std::size_t g_note_len = 0;
-
-void on_stop_signal(int sig) {
-    (void)!::write(STDERR_FILENO, g_note, g_note_len);
-    ::signal(sig, SIG_DFL);
-    ::raise(sig);
+/// Local time `s` seconds from now, "HH:MM:SS": when a fault the run stopped waiting for ends.
+std::string clock_in(double s) {
+    const auto t = std::chrono::system_clock::to_time_t(
+        std::chrono::system_clock::now() +
+        std::chrono::milliseconds(static_cast<long long>(s * 1000)));
+    char when[16] = "?";
+    std::tm tm{};
+    if (::localtime_r(&t, &tm)) std::strftime(when, sizeof when, "%H:%M:%S", &tm);
+    return when;
 }
-
-class StopNote {
-  public:
-    StopNote(const std::string& host, const std::string& netdev_hint, double down_s) {
-        const auto until = std::chrono::system_clock::to_time_t(
-            std::chrono::system_clock::now() +
-            std::chrono::milliseconds(static_cast<long long>(down_s * 1000)));
-        char when[16] = "?";
-        std::tm tm{};
-        if (::localtime_r(&until, &tm)) std::strftime(when, sizeof when, "%H:%M:%S", &tm);
-        const int n = std::snprintf(g_note, sizeof g_note,
-                                    "\nrocehealth accept: interrupted during the fault: %s runs it "
-                                    "on its own; its %s stays down until about %s, then comes "
-                                    "back up (no report was written)\n",
-                                    host.c_str(), netdev_hint.c_str(), when);
-        g_note_len =
-            n > 0 ? std::min<std::size_t>(static_cast<std::size_t>(n), sizeof g_note - 1) : 0;
-        struct sigaction sa {};
-        sa.sa_handler = on_stop_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_int_);
-        sigaction(SIGTERM, &sa, &old_term_);
-    }
-    ~StopNote() {
-        sigaction(SIGINT, &old_int_, nullptr);
-        sigaction(SIGTERM, &old_term_, nullptr);
-    }
-    StopNote(const StopNote&) = delete;
-    StopNote& operator=(const StopNote&) = delete;
-
-  private:
-    struct sigaction old_int_ {
-    }, old_term_{};
-};
 
 Scalar seconds(std::optional<double> v) {
     return v ? Scalar(*v) : Scalar();
@@ -99,8 +62,9 @@ Stage run_fault_stage(RunContext& cx) {
     const double budget_s = 15 + f.down_s + f.recovery_timeout_s;  // baseline probe + fault + wait
     StageSampler sampler(cx, budget_s + 30);
     const double t_req = cx.now_s();
-    // The fault host runs the whole sequence; meanwhile the progress line counts the time.
-    const StopNote note(host->name, "RDMA netdev", f.down_s + 2);
+    // The fault host runs the whole sequence; meanwhile the progress line counts the time. A stop
+    // (run_stop.h) ends the wait, not the fault: the host restores its link on its own.
+    const std::string link_back_at = clock_in(f.down_s + 2);
     auto pending = std::async(std::launch::async, [&] {
         return control_request(
             host->address,
@@ -108,20 +72,26 @@ Stage run_fault_stage(RunContext& cx) {
              {"peer", peer->address},
              {"down_ms", static_cast<unsigned>(f.down_s * 1000)},
              {"recovery_timeout_ms", static_cast<unsigned>(f.recovery_timeout_s * 1000)}},
-            "fault_reply", static_cast<int>(budget_s * 1000));
+            "fault_reply", static_cast<int>(budget_s * 1000), &cx.stop.requested);
     });
     while (pending.wait_for(std::chrono::milliseconds(500)) != std::future_status::ready) {
         const double t = cx.now_s() - t_req;
-        cx.progress.update("fault",
-                           host->name + (t < f.down_s + 1 ? " link down, " : " recovering, ") +
-                               std::to_string(static_cast<int>(t)) + " s",
-                           std::min(99.0, 100.0 * t / (f.down_s + 2)));
+        cx.progress.update("fault", host->name + (t < f.down_s + 1 ? " link down" : " recovering"),
+                           std::min(99.0, 100.0 * t / (f.down_s + 2)),
+                           ", " + std::to_string(static_cast<int>(t)) + " s");
     }
     auto r = pending.get();
     sampler.finish(st, {"port_state_code"});
     const std::string sampled = st.reason;  // hosts not sampled, notes
     st.reason = std::string(what) + " (its responder measures both recoveries on its own clock)" +
                 (sampled.empty() ? "" : "; " + sampled);
+    if (!r && cx.stopping()) {
+        const std::string note = host->name + " runs the fault on its own: its RDMA netdev stays " +
+                                 "down until about " + link_back_at + ", then comes back up";
+        std::cerr << "rocehealth accept: stopped during the fault: " << note << "\n";
+        end_stage_in_error(st, cx, std::move(res), "stopped waiting for the fault: " + note);
+        return st;
+    }
     if (!r) {
         // A refusal changed nothing; a lost connection may have left the link down (the
         // responder and its guard process both gone): say where to look.

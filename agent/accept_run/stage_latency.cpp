@@ -62,7 +62,7 @@ Stage run_latency_stage(RunContext& cx) {
                                 ls.ops.size() * ls.sizes.size()));
     for (const auto& src : hosts)
         for (const auto& dst : hosts) {
-            if (src.name == dst.name) continue;
+            if (src.name == dst.name || cx.stopping()) continue;
             cx.progress.update("idle_latency", src.name + " -> " + dst.name,
                                100.0 * done++ / res.pairs_total);
             const nlohmann::json req{{"cmd", "probe"},
@@ -74,7 +74,8 @@ Stage run_latency_stage(RunContext& cx) {
                                      {"timeout_ms", ls.timeout_ms},
                                      {"host", src.name},
                                      {"peer_name", dst.name}};
-            auto r = control_request(src.address, req, "probe_reply", reply_ms);
+            auto r = control_request(src.address, req, "probe_reply", reply_ms, &cx.stop.requested);
+            if (!r && cx.stopping()) continue;  // cut mid-pair: nothing measured to keep
             nlohmann::json report =
                 r ? (*r)["report"] : nlohmann::json{{"ok", false}, {"error", r.error().message()}};
             raw.push_back({{"src", src.name}, {"dst", dst.name}, {"report", report}});

@@ -14,6 +14,7 @@ Stage run_rkey_stage(RunContext& cx) {
     const auto& hosts = cx.spec.hosts;
     for (std::size_t i = 0; i < hosts.size(); ++i)
         for (bool write : {true, false}) {
+            if (cx.stopping()) break;  // each attempt takes about a second: not cut mid-way
             cx.progress.update("rkey_revocation", hosts[i].name + (write ? " write" : " read"),
                                100.0 * (2 * i + !write) / (2 * hosts.size()));
             RkeyOptions o;

@@ -11,7 +11,7 @@ Stage run_bandwidth_stage(RunContext& cx) {
     Stage st = begin_stage(StageId::bandwidth, cx);
     const auto& hosts = cx.spec.hosts;
     BandwidthResults res;
-    for (std::size_t i = 0; i < hosts.size(); ++i) {
+    for (std::size_t i = 0; i < hosts.size() && !cx.stopping(); ++i) {
         const SpecHost& src = hosts[i];
         const SpecHost& dst = hosts[(i + 1) % hosts.size()];
         auto t = run_traffic(cx, dst, {src}, cx.spec.bandwidth, false, "bandwidth",

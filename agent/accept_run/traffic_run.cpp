@@ -57,6 +57,7 @@ TrafficOutcome run_traffic(RunContext& cx, const SpecHost& receiver,
     o.device = cx.spec.device;
     o.gid_index = cx.spec.gid_index;
     o.pre_ms = o.post_ms = victim ? 2000 : 1000;
+    o.stop = &cx.stop.requested;
     if (auto c = incast::check_options(o); !c) {
         out.error = c.error().detail;
         return out;

@@ -191,3 +191,42 @@ BOOST_AUTO_TEST_CASE(facts_come_from_the_first_nic) {
     BOOST_TEST(facts[1].by_host[0].second == "4096");
     BOOST_TEST(facts[3].by_host[0].second == "unknown");  // roce_version not read
 }
+
+// Issue 16 §3: each stage has a time limit, by default from its own work plus a margin, stated in
+// the spec report.json keeps; the spec may set it per stage, and a bad one is named.
+BOOST_AUTO_TEST_CASE(stage_time_limits_default_from_the_stage_and_can_be_set) {
+    json in = json::parse(R"({"hosts": [{"address": "a"}, {"address": "b"}, {"address": "c"}],
+                              "bandwidth": {"duration_s": 2}, "incast": {"duration_s": 3},
+                              "stage_time_limit_s": {"idle_latency": 900}})");
+    const auto p = spec_from_json(in);
+    BOOST_REQUIRE_MESSAGE(p.spec, (p.errors.empty() ? "" : p.errors.front()));
+    const Spec& s = *p.spec;
+    BOOST_TEST(s.stage_time_limit_s(StageId::bandwidth) == (2.0 + 30) * 3);  // 3 ring pairs
+    BOOST_TEST(s.stage_time_limit_s(StageId::concurrency) == 2.0 + 60);
+    BOOST_TEST(s.stage_time_limit_s(StageId::incast) == 3.0 + 60);
+    BOOST_TEST(s.stage_time_limit_s(StageId::idle_latency) == 900.0);        // the spec's own
+    BOOST_TEST(s.default_time_limit_s(StageId::idle_latency) == 180.0 * 6);  // 6 ordered pairs
+    BOOST_TEST(s.stage_time_limit_s(StageId::fault) == 15 + 5 + 60 + 60.0);
+    const json j = spec_to_json(s);
+    BOOST_TEST(j["stage_time_limit_s"]["bandwidth"].get<double>() == 96.0);
+    BOOST_TEST(j["stage_time_limit_s"]["idle_latency"].get<double>() == 900.0);
+    BOOST_TEST(!j["stage_time_limit_s"].contains("fault"));  // not a stage this spec runs
+    const auto again = spec_from_json(j);
+    BOOST_REQUIRE(again.spec);
+    BOOST_TEST(spec_to_json(*again.spec) == j);
+
+    json bad = kTwoHosts;
+    bad["stage_time_limit_s"] = {{"bandwith", 60}, {"incast", 0}, {"fault", "1h"}};
+    const std::string e = errors_of(bad);
+    BOOST_TEST(has(e, "stage_time_limit_s.bandwith: unknown stage (expected one of inventory,"), e);
+    BOOST_TEST(has(e,
+                   "stage_time_limit_s.incast: expected a number of seconds from 1 to 86400, "
+                   "got 0"),
+               e);
+    BOOST_TEST(has(e,
+                   "stage_time_limit_s.fault: expected a number of seconds from 1 to 86400, "
+                   "got \"1h\""),
+               e);
+    bad["stage_time_limit_s"] = 60;
+    BOOST_TEST(has(errors_of(bad), "stage_time_limit_s: expected an object"), errors_of(bad));
+}

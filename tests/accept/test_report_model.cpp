@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "agent/accept/report_model.h"
+#include "tests/accept/interrupted_report.h"
 #include "tests/support/test_support.h"
 
 using nlohmann::json;
@@ -208,4 +209,69 @@ BOOST_AUTO_TEST_CASE(incast_integrity_fields_read_back_and_are_checked) {
     BOOST_TEST(json::diff(in, report_to_json(*p.report)).empty());
     expect_refused([](json& j) { j["stages"][4]["results"]["verified_fraction"] = 1.5; },
                    "stages[4].results.verified_fraction", "expected 0..1");
+}
+
+// Issue 16 §3: a run stopped by SIGTERM keeps what it measured and says where it stopped.
+BOOST_AUTO_TEST_CASE(an_interrupted_run_is_incomplete_and_keeps_what_was_measured) {
+    const json in = rh::test::interrupted_during_bandwidth(fixture());
+    const ParsedReport p = report_from_json(in);
+    BOOST_TEST_REQUIRE(p.report.has_value(), all_errors(p));
+    const Report& r = *p.report;
+    BOOST_TEST(r.verdict == Verdict::incomplete);
+    BOOST_TEST_REQUIRE(r.interrupted.has_value());
+    BOOST_TEST(r.interrupted->stage == StageId::bandwidth);
+    BOOST_TEST(r.interrupted->cause == "signal");
+    BOOST_TEST(r.interrupted->reason == rh::test::kCutReason);
+    // The stages finished before keep their verdicts and every measured row.
+    BOOST_TEST(r.stage(StageId::inventory)->verdict == StageVerdict::pass);
+    BOOST_TEST(r.stage(StageId::idle_latency)->verdict == StageVerdict::pass);
+    BOOST_TEST(
+        std::get<IdleLatencyResults>(r.stage(StageId::idle_latency)->results).latency.size() ==
+        fixture()["stages"][1]["results"]["latency"].size());
+    // The cut stage keeps the pairs it measured.
+    const Stage& bw = *r.stage(StageId::bandwidth);
+    BOOST_TEST(bw.verdict == StageVerdict::error);
+    const auto& pairs = std::get<BandwidthResults>(bw.results).pairs;
+    BOOST_TEST_REQUIRE(pairs.size() == 2u);
+    BOOST_TEST(*pairs[0].gbps == 97.4);
+    for (StageId id :
+         {StageId::concurrency, StageId::incast, StageId::fault, StageId::rkey_revocation})
+        BOOST_TEST(r.stage(id)->verdict == StageVerdict::not_run, to_string(id));
+    BOOST_TEST(report_to_json(r) == in);
+}
+
+BOOST_AUTO_TEST_CASE(an_interrupted_run_is_incomplete_even_after_a_failed_stage) {
+    Report r;
+    r.stages.resize(2);
+    r.stages[0].verdict = StageVerdict::fail;
+    r.stages[1].verdict = StageVerdict::error;
+    BOOST_TEST(derived_verdict(r) == Verdict::fail);
+    r.interrupted = Interruption{StageId::idle_latency, "time_limit",
+                                 "stage idle_latency exceeded its 360 s limit"};
+    BOOST_TEST(derived_verdict(r) == Verdict::incomplete);
+    r.stages[1].verdict = StageVerdict::not_run;
+    r.interrupted.reset();
+    BOOST_TEST(derived_verdict(r.stages) == Verdict::fail);
+    r.stages[0].verdict = StageVerdict::pass;
+    BOOST_TEST(derived_verdict(r.stages) == Verdict::incomplete);  // a stage not run: not a pass
+}
+
+BOOST_AUTO_TEST_CASE(inconsistent_interruptions_are_refused) {
+    using rh::test::interrupted_during_bandwidth;
+    auto edit = [](const std::function<void(json&)>& f) {
+        return [f](json& j) {
+            j = interrupted_during_bandwidth(j);
+            f(j);
+        };
+    };
+    expect_refused(edit([](json& j) { j["verdict"] = "fail"; }), "verdict",
+                   "the run was interrupted: incomplete");
+    expect_refused(edit([](json& j) { j["interrupted"] = nullptr; }), "stages[3].verdict",
+                   "not_run, but the report has no \"interrupted\"");
+    expect_refused(edit([](json& j) { j["interrupted"]["stage"] = "idle_latency"; }),
+                   "interrupted.stage", "its verdict is pass");
+    expect_refused(edit([](json& j) { j["interrupted"]["cause"] = "boredom"; }),
+                   "interrupted.cause", "");
+    expect_refused(edit([](json& j) { j["stages"][4]["reason"] = ""; }), "stages[4].reason",
+                   "a not_run stage says why");
 }

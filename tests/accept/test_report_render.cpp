@@ -15,8 +15,10 @@
 #include "agent/accept/render_dir.h"
 #include "agent/accept/render_html.h"
 #include "agent/accept/render_md.h"
+#include "agent/accept/results_html.h"
 #include "agent/accept/svg.h"
 #include "agent/accept/text_format.h"
+#include "tests/accept/interrupted_report.h"
 #include "tests/support/test_support.h"
 
 using nlohmann::json;
@@ -307,5 +309,45 @@ BOOST_AUTO_TEST_CASE(a_failed_write_says_why) {
     BOOST_TEST(e.find("Success") == std::string::npos, e);
     BOOST_TEST(e.find("directory") != std::string::npos, e);  // EISDIR / ENOTEMPTY text
     BOOST_TEST(!std::filesystem::exists(dir / "report.html.tmp"));
+    std::filesystem::remove_all(dir);
+}
+
+// Issue 16 §3: what a user opening the report of a run stopped by SIGTERM needs to see — that it
+// is incomplete, where and why it stopped, what was measured before, and what never ran.
+BOOST_AUTO_TEST_CASE(an_interrupted_run_renders_incomplete_naming_the_stage) {
+    const Report r = read(rh::test::interrupted_during_bandwidth(fixture_json()));
+    const std::string html = render_html(r);
+    BOOST_TEST(html.find("<div class=\"big\">INCOMPLETE</div>") != std::string::npos);
+    BOOST_TEST(html.find("The run was stopped: interrupted by SIGTERM 12 s into the stage (stage "
+                         "Bandwidth per pair)") != std::string::npos);
+    BOOST_TEST(html.find("4 stages not run") != std::string::npos);
+    std::size_t not_run = 0;
+    for (std::size_t p = 0;
+         (p = html.find("<span class=\"badge not_run\">not run</span>", p)) != std::string::npos;
+         ++p)
+        ++not_run;
+    BOOST_TEST(not_run == 8u);  // each not-run stage: its table row and its section heading
+    // Measured before the stop: the latency rows and the bandwidth pairs done.
+    BOOST_TEST(html.find(">97.4<") != std::string::npos);
+    BOOST_TEST(html.find("id=\"" + evidence_anchor(StageId::idle_latency, "/results/latency/0") +
+                         "\"") != std::string::npos);
+
+    const std::string md = render_md(r);
+    BOOST_TEST(md.rfind("# RoCE fabric acceptance: INCOMPLETE", 0) == 0u);
+    BOOST_TEST(md.find("- **Interrupted**: interrupted by SIGTERM 12 s into the stage (stage "
+                       "bandwidth); what was measured before is kept; not run: ") !=
+               std::string::npos);
+    BOOST_TEST(md.find("| Bandwidth per pair | error |") != std::string::npos);
+
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("rh-accept-interrupted-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "report.json")
+        << rh::test::interrupted_during_bandwidth(fixture_json()).dump(2);
+    const RenderOutcome out = render_report_dir(dir);
+    BOOST_TEST(out.errors.empty());
+    BOOST_TEST((out.verdict == Verdict::incomplete));
+    BOOST_TEST(rh::test::slurp(dir / "report.html").find("INCOMPLETE") != std::string::npos);
+    BOOST_TEST(rh::test::slurp(dir / "report.md").find("**Interrupted**") != std::string::npos);
     std::filesystem::remove_all(dir);
 }

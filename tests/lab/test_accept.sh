@@ -11,6 +11,9 @@
 #     found by the rules, eth0 up again afterwards; rkey revocation ends
 #     IBV_WC_REM_ACCESS_ERR for WRITE and READ on every host; report.html/.md written;
 #     the latency stage's counters were sampled (timelines); samples.jsonl replays with `diagnose --replay` (exit 0 or 1, not 2). Prints the time.
+#  1b. The same run (fewer stages) stopped by SIGTERM during bandwidth: exit 2 within seconds,
+#     report.json incomplete naming bandwidth, inventory and latency results kept, html/md
+#     written, stderr had a timestamped line per stage and pair and says where the report is.
 #  2. g3 at MTU 1500: the inventory stage fails, naming g3 for netdev_mtu_bytes and
 #     active_mtu_bytes; exit 1.
 #  3. netem loss 5% on g3's egress (latency stage only): exit 1, the latency stage fails and
@@ -132,6 +135,47 @@ if command -v chromium >/dev/null; then
 else
   log "report kept in $keep (chromium not installed: no screenshot)"
 fi
+
+# --- 1b. SIGTERM part-way (a CI job timeout): the run stops within seconds and still writes an
+# incomplete report naming the stage it cut short, keeping what the stages before it measured;
+# stderr (a file: not a TTY) had a timestamped line per stage and pair.
+jq '.stages = ["inventory", "idle_latency", "bandwidth", "concurrency"]
+    | .latency.ops = ["write"] | .latency.sizes = [64] | .latency.iterations = 20
+    | .bandwidth.duration_s = 6' "$out/spec.json" >"$out/spec-sigterm.json"
+st=$out/sigterm
+kid=$(lab spawn g1 -- sh -c "exec '$bin' accept --spec '$out/spec-sigterm.json' --out '$st' >'$st.out' 2>'$st.err'") \
+  || fail "cannot start the acceptance to interrupt"
+t0=$SECONDS
+until grep -q '\[bandwidth\] ' "$st.err" 2>/dev/null || [ $((SECONDS - t0)) -ge 180 ]; do sleep 0.2; done
+grep -q '\[bandwidth\] ' "$st.err" || { cat "$st.err" >&2; fail "the bandwidth stage did not start within 180 s"; }
+sleep 2  # into the first pair's run
+lab kill "$kid" TERM >/dev/null || fail "cannot SIGTERM the acceptance"
+t_term=$SECONDS
+lab wait "$kid" --timeout 60 >/dev/null 2>&1; rc=$?
+stop_s=$((SECONDS - t_term))
+cat "$st.out" "$st.err" >&2
+assert_eq 2 "$rc" "acceptance stopped by SIGTERM: exit status"
+[ $stop_s -le 10 ] || fail "the acceptance took $stop_s s to stop after SIGTERM"
+[ -f "$st/report.json" ] || fail "no report.json after SIGTERM"
+assert_eq incomplete "$(r "$st" .verdict)" "verdict after SIGTERM"
+assert_eq "bandwidth signal" "$(r "$st" '"\(.interrupted.stage) \(.interrupted.cause)"')" "the interrupted stage and cause"
+assert_contains "$(r "$st" .interrupted.reason)" "interrupted by SIGTERM" "the reason names the signal"
+assert_eq "pass pass error not_run skipped" \
+  "$(r "$st" '[.stages[] | select(.id == ("inventory", "idle_latency", "bandwidth", "concurrency", "incast")) | .verdict] | join(" ")')" \
+  "stage verdicts: finished, finished, cut short, not run, not in the spec"
+assert_contains "$(jq -r .reason <<<"$(stage "$st" bandwidth)")" "interrupted by SIGTERM" "the bandwidth stage says why it stopped"
+assert_eq 3 "$(jq '.results.hosts | length' <<<"$(stage "$st" inventory)")" "inventory results kept"
+assert_eq 6 "$(jq '[.results.latency[] | select(.p50_us > 0)] | length' <<<"$(stage "$st" idle_latency)")" \
+  "latency results kept (6 pairs, 64 B WRITE)"
+for f in report.html report.md samples.jsonl; do [ -s "$st/$f" ] || fail "$f missing after SIGTERM"; done
+grep -q 'INCOMPLETE' "$st/report.html" || fail "report.html does not say INCOMPLETE"
+assert_contains "$(cat "$st/report.md")" "**Interrupted**: interrupted by SIGTERM" "report.md names the interruption"
+assert_contains "$(cat "$st.err")" "the incomplete report is in $st" "stderr says where the report is"
+ts='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z accept: '
+grep -Eq "${ts}stage idle_latency started" "$st.err" || fail "no timestamped stage start line on stderr"
+grep -Eq "${ts}stage idle_latency ended: pass" "$st.err" || fail "no timestamped stage end line on stderr"
+assert_eq 6 "$(grep -Ec "${ts}\[idle_latency\] g[123] -> g[123]$" "$st.err")" "timestamped lines, one per latency pair"
+log "SIGTERM during bandwidth: exit 2 after $stop_s s, incomplete report; $(r "$st" .interrupted.reason)"
 
 # --- 2. g3 at MTU 1500
 lab_exec g3 -- ip link set eth0 mtu 1500 || fail "cannot set g3's MTU"
