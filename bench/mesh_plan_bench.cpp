@@ -41,9 +41,18 @@ std::vector<FleetHost> make_fleet(unsigned hosts) {
     return f;
 }
 
+/// Every occurrence of `from` in `text` replaced by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+    for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
+}
+
 /// /metrics bytes of `rows` latency rows (one op, one size) and their error counters, rendered
 /// by the agent, minus the same page without the mesh: what the mesh adds to every scrape.
-std::size_t scrape_bytes(const std::vector<std::string>& row_keys) {
+/// `by_tor`: the rows are destination ToRs, renamed to the dst_tor families
+/// (agent/daemon/README.md) in the rendered text, as the agent will render them.
+std::size_t scrape_bytes(const std::vector<std::string>& row_keys, bool by_tor = false) {
     SeriesStore store(StoreLimits{300, 316});
     agent::AgentStats base;
     base.version = "bench";
@@ -67,7 +76,13 @@ std::size_t scrape_bytes(const std::vector<std::string>& row_keys) {
     }
     agent::AgentStats with = base;
     with.probes = pm;
-    return agent::render_metrics(store, {}, with).size() - without;
+    std::string text = agent::render_metrics(store, {}, with);
+    if (by_tor) {
+        text = replace_all(text, "peer=\"", "dst_tor=\"");
+        text = replace_all(text, "rocehealth_probe_latency", "rocehealth_probe_tor_latency");
+        text = replace_all(text, "rocehealth_probe_errors", "rocehealth_probe_tor_errors");
+    }
+    return text.size() - without;
 }
 
 void run(unsigned hosts) {
@@ -106,11 +121,11 @@ void run(unsigned hosts) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // Series: per (row) 3 quantiles + _sum + _count, and 2 error counters (write, connect).
     const unsigned per_row = 5 + 2;
-    std::vector<std::string> full, planned;
+    std::vector<std::string> full, own, dst_tors;
     for (unsigned i = 1; i < hosts; ++i) full.push_back(fleet[i].address);
-    for (unsigned i = 1; i < kPerTor && i < hosts; ++i) planned.push_back(fleet[i].address);
-    for (unsigned t = 1; t < tors; ++t) planned.push_back(tor_name(t));  // one row per dst_tor
-    std::printf("%u hosts, %u ToRs x %u, K=%u, interval %.0f s (simulated in %.1f s)\n", hosts,
+    for (unsigned i = 1; i < kPerTor && i < hosts; ++i) own.push_back(fleet[i].address);
+    for (unsigned t = 1; t < tors; ++t) dst_tors.push_back(tor_name(t));
+    std::printf("%u hosts, %u ToRs x %u, K=%u, interval %.0f s (simulated in %.2f s)\n", hosts,
                 tors, kPerTor, kInterTor, kIntervalS, sim_s);
     std::printf("  probes sent per host per s:    planned mean %.1f, max %zu | full mesh %u\n",
                 static_cast<double>(sent_total) / static_cast<double>(hosts * rounds) / kIntervalS,
@@ -122,11 +137,12 @@ void run(unsigned hosts) {
         static_cast<unsigned long long>(rounds), static_cast<double>(rounds) * kIntervalS,
         static_cast<unsigned long long>(plans[0].cover_rounds()));
     std::printf(
-        "  probe series per host:         planned %zu (own ToR %u + dst_tor %u rows x %u) "
+        "  probe series per host:         planned %zu (own ToR %zu + dst_tor %zu rows x %u) "
         "| full mesh %zu\n",
-        planned.size() * per_row, kPerTor - 1, tors - 1, per_row, full.size() * per_row);
+        (own.size() + dst_tors.size()) * per_row, own.size(), dst_tors.size(), per_row,
+        full.size() * per_row);
     std::printf("  probe bytes per scrape:        planned %zu | full mesh %zu\n",
-                scrape_bytes(planned), scrape_bytes(full));
+                scrape_bytes(own) + scrape_bytes(dst_tors, true), scrape_bytes(full));
 }
 
 }  // namespace
