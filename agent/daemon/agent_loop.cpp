@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "agent/daemon/board.h"
 #include "agent/daemon/finding_events.h"
@@ -130,6 +131,7 @@ class Agent {
     Board board_;
     IncastAction incast_;  ///< before http_, whose handler calls it: destroyed after it
     ProbeSummaries probe_summaries_;
+    ProbeSummaries tor_summaries_;      ///< with mesh.peers_file: inter-ToR rows by dst_tor
     std::unique_ptr<MeshThread> mesh_;  ///< after probe_summaries_: destroyed first
     std::unique_ptr<HttpServer> http_;
     std::unique_ptr<ResponderThread> responder_;
@@ -182,8 +184,18 @@ void Agent::start_mesh() {
     probe_summaries_.configure(per_peer_rows(c, rt_.mesh_plan.get()), c.mesh.ops,
                                c.mesh.sizes_bytes, c.mesh.summary_window_s);
     if (!c.mesh.enabled()) return;
+    std::map<std::string, std::string> tor_of;  // inter-ToR peers' address -> ToR
+    std::set<std::string> other_tors;
+    if (const MeshPlan* plan = rt_.mesh_plan.get())
+        for (const FleetHost& h : plan->fleet())
+            if (h.tor != plan->own_tor()) {
+                tor_of.emplace(h.address, h.tor);
+                other_tors.insert(h.tor);
+            }
+    tor_summaries_.configure({other_tors.begin(), other_tors.end()}, c.mesh.ops, c.mesh.sizes_bytes,
+                             c.mesh.summary_window_s);
     mesh_ = std::make_unique<MeshThread>(mesh_schedule(c, rt_.mesh_plan), sampler_->snapshot().host,
-                                         probe_summaries_);
+                                         probe_summaries_, std::move(tor_of), &tor_summaries_);
     log_event("info", "mesh_started",
               {{"peers", c.mesh.peers},
                {"peers_file", c.mesh.peers_file},
@@ -301,6 +313,10 @@ void Agent::publish_metrics() {
         stats_.probes = probe_summaries_.view(monotonic_now_s());
     else
         stats_.probes.reset();
+    if (rt_.cfg.mesh.enabled() && rt_.mesh_plan)
+        stats_.tor_probes = tor_summaries_.view(monotonic_now_s());
+    else
+        stats_.tor_probes.reset();
     const Snapshot& snap = sampler_->snapshot();
     stats_.host_info = HostInfo{snap.host, rt_.cfg.topology, port_config_rows(snap)};
     auto text = std::make_shared<std::string>(render_metrics(*store_, last_.findings, stats_));
