@@ -41,17 +41,10 @@ std::vector<FleetHost> make_fleet(unsigned hosts) {
     return f;
 }
 
-/// Every occurrence of `from` in `text` replaced by `to`.
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-    for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-        text.replace(at, from.size(), to);
-    return text;
-}
-
 /// /metrics bytes of `rows` latency rows (one op, one size) and their error counters, rendered
 /// by the agent, minus the same page without the mesh: what the mesh adds to every scrape.
-/// `by_tor`: the rows are destination ToRs, renamed to the dst_tor families
-/// (agent/daemon/README.md) in the rendered text, as the agent will render them.
+/// `by_tor`: the rows are destination ToRs, rendered as the dst_tor families
+/// (AgentStats::tor_probes, agent/daemon/README.md).
 std::size_t scrape_bytes(const std::vector<std::string>& row_keys, bool by_tor = false) {
     SeriesStore store(StoreLimits{300, 316});
     agent::AgentStats base;
@@ -75,14 +68,11 @@ std::size_t scrape_bytes(const std::vector<std::string>& row_keys, bool by_tor =
         pm.errors[{k, "connect"}] = 0;
     }
     agent::AgentStats with = base;
-    with.probes = pm;
-    std::string text = agent::render_metrics(store, {}, with);
-    if (by_tor) {
-        text = replace_all(text, "peer=\"", "dst_tor=\"");
-        text = replace_all(text, "rocehealth_probe_latency", "rocehealth_probe_tor_latency");
-        text = replace_all(text, "rocehealth_probe_errors", "rocehealth_probe_tor_errors");
-    }
-    return text.size() - without;
+    if (by_tor)
+        with.tor_probes = pm;
+    else
+        with.probes = pm;
+    return agent::render_metrics(store, {}, with).size() - without;
 }
 
 void run(unsigned hosts) {
