@@ -158,7 +158,23 @@ void Mesh::probe_peer(std::size_t i) {
 }
 
 void Mesh::round() {
-    for (std::size_t i = 0; i < peers_.size() && !stopping(); ++i) probe_peer(i);
+    if (!s_.plan) {
+        for (std::size_t i = 0; i < peers_.size() && !stopping(); ++i) probe_peer(i);
+        return;
+    }
+    std::vector<std::size_t> chosen = s_.plan(round_++);
+    std::vector<bool> in_round(peers_.size(), false);
+    for (std::size_t i : chosen)
+        if (i < peers_.size()) in_round[i] = true;
+    for (std::size_t i = 0; i < peers_.size(); ++i)
+        if (!in_round[i] && peers_[i].session) {
+            peers_[i].session->close();
+            peers_[i].session.reset();
+        }
+    for (std::size_t i : chosen) {
+        if (stopping()) break;
+        if (i < peers_.size()) probe_peer(i);
+    }
 }
 
 void Mesh::run(const std::atomic<bool>& stop, Clock::time_point until) {

@@ -27,6 +27,10 @@ namespace rh {
 
 struct MeshSchedule {
     std::vector<std::string> peers;  ///< HOST[:PORT] of each peer's responder
+    /// Empty: every round probes every peer. Set: round r (0, 1, ...) probes only the peers at
+    /// the indices plan(r) returns (probes/mesh_plan.h), in that order, and closes the sessions
+    /// of those it does not name (a rotating plan would otherwise keep a QP to every peer).
+    std::function<std::vector<std::size_t>(std::uint64_t round)> plan;
     std::vector<ProbeOp> ops{ProbeOp::write};
     std::vector<std::uint64_t> sizes{64};
     unsigned iterations = 20;  ///< timed messages per (op, size) per round
@@ -78,7 +82,8 @@ class Mesh {
          MeshHooks hooks = {});
     ~Mesh();
 
-    /// One round now: every peer that is not backing off is probed (connecting if needed).
+    /// One round now: every peer (or every peer the schedule's plan names for this round) that
+    /// is not backing off is probed (connecting if needed).
     /// After request_stop() (or the run's `stop`), the round ends before the next peer or phase.
     void round();
 
@@ -122,6 +127,7 @@ class Mesh {
     double start_t_s_ = 0;
     std::int64_t start_wall_ms_ = 0;
     std::mt19937 rng_;
+    std::uint64_t round_ = 0;  ///< rounds started, the plan's round index
 };
 
 }  // namespace rh

@@ -2,11 +2,13 @@
 
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "agent/daemon/board.h"
 #include "agent/daemon/finding_events.h"
@@ -63,9 +65,25 @@ std::string probe_device(const AgentConfig& c) {
     return c.responder.device.empty() ? c.device : c.responder.device;
 }
 
-MeshSchedule mesh_schedule(const AgentConfig& c) {
+/// The peers whose latency /metrics shows per peer: mesh.peers, or with a peers file the hosts
+/// of this host's ToR (the others' latency is not exported per peer: series would grow with the
+/// fleet; agent/daemon/README.md).
+std::vector<std::string> per_peer_rows(const AgentConfig& c, const MeshPlan* plan) {
+    if (!plan) return c.mesh.peers;
+    std::vector<std::string> out;
+    for (const FleetHost& h : plan->fleet())
+        if (h.tor == plan->own_tor() && h.host != plan->self().host) out.push_back(h.address);
+    return out;
+}
+
+MeshSchedule mesh_schedule(const AgentConfig& c, std::shared_ptr<const MeshPlan> plan) {
     MeshSchedule s;
     s.peers = c.mesh.peers;
+    if (plan) {
+        s.peers.clear();
+        for (const FleetHost& h : plan->fleet()) s.peers.push_back(h.address);
+        s.plan = [plan](std::uint64_t round) { return plan->peers(round); };
+    }
     s.ops.clear();
     for (const auto& op : c.mesh.ops)
         s.ops.push_back(op == "read" ? ProbeOp::read : ProbeOp::write);
@@ -114,6 +132,7 @@ class Agent {
     GateCounters http_refused_;  ///< for the agent's life: HTTP restarts keep counting
     IncastAction incast_;        ///< before http_, whose handler calls it: destroyed after it
     ProbeSummaries probe_summaries_;
+    ProbeSummaries tor_summaries_;      ///< with mesh.peers_file: inter-ToR rows by dst_tor
     std::unique_ptr<MeshThread> mesh_;  ///< after probe_summaries_: destroyed first
     std::unique_ptr<HttpServer> http_;
     std::unique_ptr<ResponderThread> responder_;
@@ -163,13 +182,27 @@ void Agent::start_mesh() {
         log_event("info", "mesh_stopped", {{"reason", "reload"}});
     }
     const AgentConfig& c = rt_.cfg;
-    probe_summaries_.configure(c.mesh.peers, c.mesh.ops, c.mesh.sizes_bytes,
-                               c.mesh.summary_window_s);
+    probe_summaries_.configure(per_peer_rows(c, rt_.mesh_plan.get()), c.mesh.ops,
+                               c.mesh.sizes_bytes, c.mesh.summary_window_s);
     if (!c.mesh.enabled()) return;
-    mesh_ =
-        std::make_unique<MeshThread>(mesh_schedule(c), sampler_->snapshot().host, probe_summaries_);
+    std::map<std::string, std::string> tor_of;  // inter-ToR peers' address -> ToR
+    std::set<std::string> other_tors;
+    if (const MeshPlan* plan = rt_.mesh_plan.get())
+        for (const FleetHost& h : plan->fleet())
+            if (h.tor != plan->own_tor()) {
+                tor_of.emplace(h.address, h.tor);
+                other_tors.insert(h.tor);
+            }
+    tor_summaries_.configure({other_tors.begin(), other_tors.end()}, c.mesh.ops, c.mesh.sizes_bytes,
+                             c.mesh.summary_window_s);
+    mesh_ = std::make_unique<MeshThread>(mesh_schedule(c, rt_.mesh_plan), sampler_->snapshot().host,
+                                         probe_summaries_, std::move(tor_of), &tor_summaries_);
     log_event("info", "mesh_started",
               {{"peers", c.mesh.peers},
+               {"peers_file", c.mesh.peers_file},
+               {"fleet_hosts", c.mesh.fleet.size()},
+               {"tor", rt_.mesh_plan ? rt_.mesh_plan->own_tor() : std::string()},
+               {"cover_rounds", rt_.mesh_plan ? rt_.mesh_plan->cover_rounds() : 0},
                {"ops", c.mesh.ops},
                {"sizes_bytes", c.mesh.sizes_bytes},
                {"interval_s", c.mesh.interval_s}});
@@ -281,6 +314,10 @@ void Agent::publish_metrics() {
         stats_.probes = probe_summaries_.view(monotonic_now_s());
     else
         stats_.probes.reset();
+    if (rt_.cfg.mesh.enabled() && rt_.mesh_plan)
+        stats_.tor_probes = tor_summaries_.view(monotonic_now_s());
+    else
+        stats_.tor_probes.reset();
     const Snapshot& snap = sampler_->snapshot();
     stats_.host_info = HostInfo{snap.host, rt_.cfg.topology, port_config_rows(snap)};
     stats_.http_refused = http_refused_.snapshot();
@@ -463,6 +500,26 @@ Result<Runtime> prepare_runtime(AgentConfig cfg) {
     auto key = auth::key_for_command(cfg.responder.key_file);
     if (!key) return Error{"config", cfg.source, 0, "responder.key_file: " + key.error().message()};
     rt.key = std::move(*key);
+    if (!cfg.mesh.fleet.empty()) {
+        std::string host = cfg.host;
+        if (host.empty()) {
+            char b[256] = {};
+            ::gethostname(b, sizeof b - 1);
+            host = b;
+        }
+        auto plan = MeshPlan::make(
+            cfg.mesh.fleet, host, MeshPlanParams{cfg.mesh.inter_tor_peers, cfg.mesh.intra_tor_cap});
+        if (!plan)
+            return Error{"config", cfg.source, 0,
+                         "mesh.peers_file " + cfg.mesh.peers_file + ": " + plan.error().message()};
+        if (auto t = cfg.topology.find("tor");
+            t != cfg.topology.end() && t->second != plan->own_tor())
+            return Error{"config", cfg.source, 0,
+                         "topology.tor: \"" + t->second + "\" but mesh.peers_file " +
+                             cfg.mesh.peers_file + " puts host " + host + " in tor \"" +
+                             plan->own_tor() + "\""};
+        rt.mesh_plan = std::make_shared<const MeshPlan>(std::move(*plan));
+    }
     rt.cfg = std::move(cfg);
     return rt;
 }

@@ -24,11 +24,15 @@ struct Runtime {
     /// responder.key_file (or the default key file when it exists); nullptr: none, so the
     /// responder serves no control commands and the incast API cannot command responders.
     std::shared_ptr<const auth::FabricKey> key;
+    /// With mesh.peers_file: this host's plan over cfg.mesh.fleet; nullptr otherwise.
+    std::shared_ptr<const MeshPlan> mesh_plan;
 };
 
-/// Loads the rules file, the token file and the fabric key, and checks that sysfs_root is a
-/// directory. Error names the field and file ("rules_file: ...", "http.token_file ...: empty",
-/// "responder.key_file: fabric key ...: is readable ...").
+/// Loads the rules file, the token file and the fabric key, checks that sysfs_root is a
+/// directory, and plans the mesh over mesh.peers_file's fleet for `host` (the kernel's name
+/// when empty). Error names the field and file ("rules_file: ...", "http.token_file ...: empty",
+/// "responder.key_file: fabric key ...: is readable ...", "mesh.peers_file FILE: mesh plan host
+/// gpu07: not in the fleet list (960 hosts)", or a topology.tor that is not the file's).
 Result<Runtime> prepare_runtime(AgentConfig cfg);
 
 /// Blocks SIGHUP, SIGTERM and SIGINT in the calling thread, so every thread started after it

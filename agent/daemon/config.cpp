@@ -9,6 +9,7 @@
 
 #include "agent/daemon/json_fields.h"
 #include "core/json_file.h"
+#include "probes/mesh_peers_file.h"
 #include "rules/port_usage.h"
 
 namespace rh::agent {
@@ -103,6 +104,11 @@ std::string check_op(const std::string& op) {
 void read_mesh(ObjectReader& r, const json& obj, MeshConfig& m, std::vector<std::string>& errors) {
     ObjectReader o(obj, r.path("mesh."), errors);
     o.string_list("peers", m.peers, 0, kMaxMeshPeers, true, check_peer);
+    o.string("peers_file", m.peers_file);
+    if (!m.peers_file.empty() && !m.peers.empty())
+        o.fail("peers_file", "give either mesh.peers or mesh.peers_file, not both");
+    o.integer("inter_tor_peers", m.inter_tor_peers, 1, 64);
+    o.integer("intra_tor_cap", m.intra_tor_cap, 1, 256);
     o.string_list("ops", m.ops, 1, 2, true, check_op);
     o.integer_list("sizes_bytes", m.sizes_bytes, 1, 8, 16, 16u << 20, check_message_size);
     o.integer("iterations", m.iterations, 1, 100000);
@@ -200,7 +206,12 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
 Result<AgentConfig> load_agent_config(const std::string& path) {
     auto doc = read_json_file(path, "config");
     if (!doc) return doc.error();
-    return parse_agent_config(*doc, path);
+    auto c = parse_agent_config(*doc, path);
+    if (!c || c->mesh.peers_file.empty()) return c;
+    auto fleet = load_mesh_peers_file(c->mesh.peers_file);
+    if (!fleet) return Error{"config", path, 0, fleet.error().message()};
+    c->mesh.fleet = std::move(*fleet);
+    return c;
 }
 
 Result<std::string> load_token_file(const std::string& path) {

@@ -16,6 +16,7 @@
 
 #include "agent/daemon/topology.h"
 #include "core/result.h"
+#include "probes/mesh_plan.h"
 
 namespace rh::agent {
 
@@ -51,9 +52,16 @@ struct ResponderConfig {
     bool operator==(const ResponderConfig&) const = default;
 };
 
-/// The probe mesh (probes/mesh.h) the agent runs in a thread when `peers` is not empty.
+/// The probe mesh (probes/mesh.h) the agent runs in a thread when `peers` or `peers_file` is set.
 struct MeshConfig {
-    std::vector<std::string> peers;              ///< HOST[:PORT] of peers' responders; empty: off
+    std::vector<std::string> peers;  ///< HOST[:PORT] of peers' responders; empty: off
+    /// The fleet list (probes/mesh_peers_file.h), exclusive with `peers`: each round probes the
+    /// peers probes/mesh_plan.h picks for this host. Empty: `peers` alone.
+    std::string peers_file;
+    unsigned inter_tor_peers = 4;  ///< with peers_file: hosts of other ToRs per round, 1..64
+    unsigned intra_tor_cap = 64;   ///< with peers_file: own-ToR peers per round at most, 1..256
+    /// peers_file's hosts, read by load_agent_config (empty from parse_agent_config alone).
+    std::vector<FleetHost> fleet;
     std::vector<std::string> ops{"write"};       ///< "write" and/or "read"
     std::vector<std::uint64_t> sizes_bytes{64};  ///< message sizes (check_message_size)
     unsigned iterations = 20;                    ///< timed messages per (op, size) per round
@@ -62,7 +70,7 @@ struct MeshConfig {
     double timeout_s = 2;                        ///< per wait (connect, each message), 0.01..60
     double summary_window_s = 60;  ///< quantiles of /metrics over this much history, 10..3600
     bool operator==(const MeshConfig&) const = default;
-    bool enabled() const { return !peers.empty(); }
+    bool enabled() const { return !peers.empty() || !peers_file.empty(); }
 };
 
 /// POST /api/v1/incast: this host is the receiver.
@@ -117,8 +125,9 @@ struct AgentConfig {
 /// address, got \"localhost\"" or "colect_interval_s: unknown field".
 Result<AgentConfig> parse_agent_config(const nlohmann::json& doc, const std::string& name);
 
-/// Reads FILE through read_json_file (core/json_file.h) and parse_agent_config. Errors name
-/// the file: missing, unreadable, not JSON (with line, column and field: "not valid JSON at
+/// Reads FILE through read_json_file (core/json_file.h) and parse_agent_config, then
+/// mesh.peers_file when set (load_mesh_peers_file: its errors name that file and line). Errors
+/// name the file: missing, unreadable, not JSON (with line, column and field: "not valid JSON at
 /// line 2, column 28 (collect_interval_s): number overflow parsing '1e400'"), a key given
 /// twice ("duplicate key http.listen"), then every problem of parse_agent_config.
 Result<AgentConfig> load_agent_config(const std::string& path);

@@ -6,15 +6,25 @@
 
 namespace rh::agent {
 
-MeshThread::MeshThread(MeshSchedule schedule, std::string host, ProbeSummaries& summaries) {
-    MeshHooks hooks;
-    hooks.on_phase = [&summaries](const std::string& peer, const LatencyStats& phase,
-                                  const std::vector<double>& raw_us) {
-        summaries.add_phase(peer, phase.op, phase.size_bytes, raw_us, monotonic_now_s());
+MeshThread::MeshThread(MeshSchedule schedule, std::string host, ProbeSummaries& summaries,
+                       std::map<std::string, std::string> tor_of, ProbeSummaries* tor_summaries) {
+    // Where a peer's results go: its own row, or its ToR's row in tor_summaries.
+    auto row = [&summaries, tor_of = std::move(tor_of),
+                tor_summaries](const std::string& peer) -> std::pair<ProbeSummaries*, std::string> {
+        if (tor_summaries)
+            if (auto t = tor_of.find(peer); t != tor_of.end()) return {tor_summaries, t->second};
+        return {&summaries, peer};
     };
-    hooks.on_error = [&summaries](const std::string& peer, const std::string& op,
-                                  const std::string& status) {
-        summaries.add_error(peer, op);
+    MeshHooks hooks;
+    hooks.on_phase = [row](const std::string& peer, const LatencyStats& phase,
+                           const std::vector<double>& raw_us) {
+        const auto [to, key] = row(peer);
+        to->add_phase(key, phase.op, phase.size_bytes, raw_us, monotonic_now_s());
+    };
+    hooks.on_error = [row](const std::string& peer, const std::string& op,
+                           const std::string& status) {
+        const auto [to, key] = row(peer);
+        to->add_error(key, op);
         log_event("warning", "probe_failed", {{"peer", peer}, {"op", op}, {"status", status}});
     };
     auto sink = [this](std::vector<Sample> round) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,8 +22,12 @@ namespace rh::agent {
 
 class MeshThread {
   public:
-    /// Starts the mesh at once. `summaries` must outlive this object.
-    MeshThread(MeshSchedule schedule, std::string host, ProbeSummaries& summaries);
+    /// Starts the mesh at once. `summaries` (and `tor_summaries`) must outlive this object.
+    /// Peers in `tor_of` (address -> ToR: the inter-ToR peers of a peers file) go to
+    /// `tor_summaries` under their ToR's name instead of `summaries` under their own.
+    MeshThread(MeshSchedule schedule, std::string host, ProbeSummaries& summaries,
+               std::map<std::string, std::string> tor_of = {},
+               ProbeSummaries* tor_summaries = nullptr);
     ~MeshThread();  ///< stop()
     MeshThread(const MeshThread&) = delete;
     MeshThread& operator=(const MeshThread&) = delete;

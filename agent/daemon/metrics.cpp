@@ -203,15 +203,21 @@ std::size_t add_series(Exposition& ex, const SeriesStore& store) {
     return unreadable;
 }
 
-void add_probes(Exposition& ex, const ProbeMetrics& pm) {
-    const std::string family = "rocehealth_probe_latency_seconds";
-    const std::string help =
-        "RDMA probe latency of the mesh per peer, operation and message size (write: half round "
-        "trip, read: post to completion); quantiles over the last " +
-        number_text(pm.window_s) + " s, _sum and _count since the agent started";
+/// The mesh's summaries and failure counters: per peer (`by_tor` false) or, with a peers file,
+/// per destination ToR (the rows' `peer` is the ToR: families *_tor_*, label dst_tor).
+void add_probes(Exposition& ex, const ProbeMetrics& pm, bool by_tor) {
+    const std::string family =
+        by_tor ? "rocehealth_probe_tor_latency_seconds" : "rocehealth_probe_latency_seconds";
+    const std::string key = by_tor ? "dst_tor" : "peer";
+    const std::string per = by_tor ? "every probed host of each other ToR" : "per peer";
+    const std::string help = "RDMA probe latency of the mesh " + per +
+                             ", operation and message size (write: half round trip, read: post "
+                             "to completion); quantiles over the last " +
+                             number_text(pm.window_s) +
+                             " s, _sum and _count since the agent started";
     for (const ProbeLatencyRow& r : pm.latency) {
         std::vector<std::pair<std::string, std::string>> labels = {
-            {"peer", r.peer}, {"op", r.op}, {"size_bytes", std::to_string(r.size_bytes)}};
+            {key, r.peer}, {"op", r.op}, {"size_bytes", std::to_string(r.size_bytes)}};
         const std::pair<const char*, std::optional<double>> qs[] = {
             {"0.5", r.p50_s}, {"0.99", r.p99_s}, {"0.999", r.p999_s}};
         for (const auto& [q, v] : qs) {
@@ -224,12 +230,13 @@ void add_probes(Exposition& ex, const ProbeMetrics& pm) {
         ex.add_sample(family, "summary", help, family + "_sum", labels, number_text(r.sum_s));
         ex.add_sample(family, "summary", help, family + "_count", labels, std::to_string(r.count));
     }
-    for (const auto& [key, n] : pm.errors)
-        ex.add("rocehealth_probe_errors_total", "counter",
-               "RDMA probe failures of the mesh per peer and operation since the agent started "
-               "(op \"connect\": no session could be set up; a failed phase's completion status "
-               "is in the log and the findings)",
-               {{"peer", key.first}, {"op", key.second}}, std::to_string(n));
+    for (const auto& [row, n] : pm.errors)
+        ex.add(by_tor ? "rocehealth_probe_tor_errors_total" : "rocehealth_probe_errors_total",
+               "counter",
+               "RDMA probe failures of the mesh " + per +
+                   " and operation since the agent started (op \"connect\": no session could be "
+                   "set up; a failed phase's completion status is in the log and the findings)",
+               {{key, row.first}, {"op", row.second}}, std::to_string(n));
 }
 
 void add_findings(Exposition& ex, const std::vector<Finding>& findings) {
@@ -381,7 +388,8 @@ std::string render_metrics(const SeriesStore& store, const std::vector<Finding>&
                            const AgentStats& stats) {
     Exposition ex;
     const std::size_t unreadable = add_series(ex, store);
-    if (stats.probes) add_probes(ex, *stats.probes);
+    if (stats.probes) add_probes(ex, *stats.probes, false);
+    if (stats.tor_probes) add_probes(ex, *stats.tor_probes, true);
     add_findings(ex, findings);
     if (stats.host_info) add_host_info(ex, *stats.host_info);
     add_self(ex, store, stats, unreadable);

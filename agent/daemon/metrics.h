@@ -49,6 +49,10 @@ struct AgentStats {
     std::uint64_t reloads_ok = 0, reloads_failed = 0;  ///< SIGHUP reloads applied / rejected
     std::optional<bool> responder_up;                  ///< nullopt: responder not enabled
     std::optional<ProbeMetrics> probes;                ///< nullopt: no mesh configured
+    /// With mesh.peers_file: inter-ToR latency and failures by destination ToR (the rows'
+    /// `peer` is the ToR), exported as rocehealth_probe_tor_latency_seconds{dst_tor,...} and
+    /// rocehealth_probe_tor_errors_total{dst_tor,op}; nullopt: not exported.
+    std::optional<ProbeMetrics> tor_probes;
     /// rocehealth_host_info and the port configuration (host_info.h); nullopt: not exported
     /// (tests of other families).
     std::optional<HostInfo> host_info;

@@ -71,6 +71,14 @@ const BadConfig kBadConfigs[] = {
     {R"({"mesh": {"timeout_s": 0}})", "mesh.timeout_s: 0 is out of range"},
     {R"({"mesh": {"iterations": 0}})", "mesh.iterations: 0 is out of range: expected 1 to 100000"},
     {R"({"mesh": {"peer": ["a"]}})", "mesh.peer: unknown field"},
+    {R"({"mesh": {"peers": ["a"], "peers_file": "/etc/rocehealth/fleet.jsonl"}})",
+     "mesh.peers_file: give either mesh.peers or mesh.peers_file, not both"},
+    {R"({"mesh": {"inter_tor_peers": 0}})",
+     "mesh.inter_tor_peers: 0 is out of range: expected 1 to 64"},
+    {R"({"mesh": {"intra_tor_cap": 300}})",
+     "mesh.intra_tor_cap: 300 is out of range: expected 1 to 256"},
+    {R"({"mesh": {"peers_file": "/nonexistent/fleet.jsonl"}})",
+     "mesh.peers_file /nonexistent/fleet.jsonl: No such file or directory"},
     {R"({"incast": {"max_duration_s": 601}})",
      "incast.max_duration_s: 601 is out of range: expected 0.1 to 600 seconds"},
     {R"({"incast": {"receiver_address": "h:x"}})",
@@ -163,6 +171,69 @@ BOOST_DATA_TEST_CASE(each_error_names_the_file_and_the_field,
     }
 }
 
+/// A peers file (probes/mesh_peers_file.h) and what its error must say: the line and field.
+struct BadPeersFile {
+    const char* text;
+    const char* line_and_what;
+};
+
+const BadPeersFile kBadPeersFiles[] = {
+    {"", "no host listed"},
+    {"# only a comment\n\n", "no host listed"},
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}\n{\"host\": \"b\"",
+     "2: not valid JSON"},
+    {"[1, 2]", "1: expected an object, got array"},
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\"}", "1: field \"tor\": missing"},
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"\"}",
+     "1: field \"tor\": expected a non-empty string, got \"\""},
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": 7}",
+     "1: field \"tor\": expected a non-empty string, got 7"},
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\", \"rack\": \"x\"}",
+     "1: field \"rack\": unknown field"},
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1:0\", \"tor\": \"r1\"}",
+     "1: field \"address\": expected HOST or HOST:PORT"},
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}\n"
+     "{\"host\": \"a\", \"address\": \"10.0.0.2\", \"tor\": \"r1\"}",
+     "2: field \"host\": \"a\" already on line 1"},
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}\n"
+     "{\"host\": \"b\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}",
+     "2: field \"address\": \"10.0.0.1\" already on line 1"},
+};
+
+BOOST_DATA_TEST_CASE(each_peers_file_error_names_the_file_line_and_field,
+                     boost::unit_test::data::xrange(std::size(kBadPeersFiles)), i) {
+    const BadPeersFile& c = kBadPeersFiles[i];
+    BOOST_TEST_CONTEXT(c.text) {
+        const auto peers = temp_file("fleet.jsonl", c.text, 0644);
+        const std::string m = error_of(R"({"mesh": {"peers_file": ")" + peers.string() + R"("}})");
+        const std::string want = "mesh.peers_file " + peers.string() + ": ";
+        BOOST_TEST(contains(m, want), "want \"" << want << "\" in: " << m);
+        BOOST_TEST(contains(m, c.line_and_what), "want \"" << c.line_and_what << "\" in: " << m);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_peers_file_is_read_into_the_fleet) {
+    const auto peers =
+        temp_file("fleet.jsonl",
+                  "# generated\n"
+                  "{\"host\": \"gpu01\", \"address\": \"10.0.1.1\", \"tor\": \"r01\"}\n"
+                  "\n"
+                  "{\"host\": \"gpu02\", \"address\": \"10.0.2.1:18600\", "
+                  "\"tor\": \"r02\"}\r\n",
+                  0644);
+    const auto path = temp_file("agent.json",
+                                R"({"mesh": {"peers_file": ")" + peers.string() +
+                                    R"(", "inter_tor_peers": 2, "intra_tor_cap": 16}})",
+                                0600);
+    auto r = load_agent_config(path.string());
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    BOOST_TEST(r->mesh.enabled());
+    BOOST_TEST(r->mesh.inter_tor_peers == 2u);
+    BOOST_TEST(r->mesh.intra_tor_cap == 16u);
+    BOOST_REQUIRE(r->mesh.fleet.size() == 2u);
+    BOOST_TEST((r->mesh.fleet[1] == rh::FleetHost{"gpu02", "10.0.2.1:18600", "r02"}));
+}
+
 BOOST_AUTO_TEST_CASE(empty_object_gives_the_documented_defaults) {
     auto r = parse_agent_config(json::object(), "agent.json");
     BOOST_REQUIRE(r);
@@ -182,6 +253,9 @@ BOOST_AUTO_TEST_CASE(empty_object_gives_the_documented_defaults) {
     BOOST_TEST(!r->responder.allow_fault);  // taking a link down needs consent
     BOOST_TEST(r->max_points() == 316u);    // 300 s at 1 s plus headroom
     BOOST_TEST(!r->mesh.enabled());         // no peers: no mesh
+    BOOST_TEST(r->mesh.peers_file.empty());
+    BOOST_TEST(r->mesh.inter_tor_peers == 4u);
+    BOOST_TEST(r->mesh.intra_tor_cap == 64u);
     BOOST_TEST((r->mesh.ops == std::vector<std::string>{"write"}));
     BOOST_TEST((r->mesh.sizes_bytes == std::vector<std::uint64_t>{64}));
     BOOST_TEST(r->mesh.iterations == 20u);

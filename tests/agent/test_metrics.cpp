@@ -189,6 +189,29 @@ BOOST_AUTO_TEST_CASE(probe_latency_is_a_summary_in_seconds_per_peer_op_and_size)
     BOOST_TEST(n == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(inter_tor_latency_is_a_summary_per_destination_tor) {
+    // With a peers file: own-ToR peers per peer, the other ToRs' hosts by dst_tor.
+    SeriesStore store;
+    rh::agent::ProbeSummaries own, tors;
+    own.configure({"10.7.0.2"}, {"write"}, {64}, 60);
+    tors.configure({"r08", "r09"}, {"write"}, {64}, 60);
+    tors.add_phase("r08", "write", 64, {2, 4}, 1);  // two hosts of r08 in one window
+    tors.add_phase("r08", "write", 64, {6}, 1);
+    tors.add_error("r09", "connect");
+    AgentStats st;
+    st.probes = own.view(1);
+    st.tor_probes = tors.view(1);
+    const std::string m = render_metrics(store, {}, st);
+    BOOST_TEST(has_line(m, "# TYPE rocehealth_probe_tor_latency_seconds summary"));
+    const std::string r08 = "dst_tor=\"r08\",op=\"write\",size_bytes=\"64\"";
+    BOOST_TEST(
+        has_line(m, "rocehealth_probe_tor_latency_seconds{" + r08 + ",quantile=\"0.5\"} 4e-06"));
+    BOOST_TEST(has_line(m, "rocehealth_probe_tor_latency_seconds_count{" + r08 + "} 3"));
+    BOOST_TEST(has_line(m, "rocehealth_probe_tor_errors_total{dst_tor=\"r09\",op=\"connect\"} 1"));
+    BOOST_TEST(has_line(m, "rocehealth_probe_errors_total{peer=\"10.7.0.2\",op=\"connect\"} 0"));
+    BOOST_TEST(!contains(m, "peer=\"r08\""));
+}
+
 BOOST_AUTO_TEST_CASE(escaped_label_values) {
     SeriesStore store;
     store.add(counter("cnp_sent", {{"device", "dev \"b\"\\x\n"}}, 1, 0));

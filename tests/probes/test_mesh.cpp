@@ -117,3 +117,30 @@ BOOST_AUTO_TEST_CASE(stop_ends_the_round_before_the_next_peer) {
     BOOST_TEST(m.status().at(2).rounds_failed == 0u);
     BOOST_TEST(sunk == 1u);
 }
+
+BOOST_AUTO_TEST_CASE(a_plan_chooses_the_peers_of_each_round) {
+    // With a plan (probes/mesh_plan.h), round r probes only the peers plan(r) names.
+    auto s = schedule();
+    s.peers = {"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"};
+    s.backoff_min_s = 5;  // a failed peer stays backed off for the whole test
+    s.backoff_max_s = 10;
+    std::vector<std::uint64_t> asked;
+    s.plan = [&asked](std::uint64_t round) {
+        asked.push_back(round);
+        return round == 0 ? std::vector<std::size_t>{2} : std::vector<std::size_t>{0, 2};
+    };
+    std::vector<std::string> probed;
+    MeshHooks hooks;
+    hooks.on_error = [&probed](const std::string& peer, const std::string&, const std::string&) {
+        probed.push_back(peer);
+    };
+    Mesh m(
+        s, "h1", [](std::vector<Sample>) {}, hooks);
+    m.round();
+    m.round();
+    BOOST_TEST((asked == std::vector<std::uint64_t>{0, 1}));
+    // Round 0: peer 3 (fails); round 1: peer 1 (fails), peer 3 backing off (skipped).
+    BOOST_TEST((probed == std::vector<std::string>{"127.0.0.1:3", "127.0.0.1:1"}));
+    BOOST_TEST(m.status().at(1).rounds_failed + m.status().at(1).rounds_skipped == 0u);
+    BOOST_TEST(m.status().at(2).rounds_skipped == 1u);
+}
