@@ -67,7 +67,10 @@ std::optional<double> parse_pcie_speed_gts(std::string_view text) {
     const std::string_view t = trim(text);
     double v = 0;
     auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::fixed);
-    if (ec != std::errc() || ptr == t.data() || !(v > 0)) return std::nullopt;
+    // "inf GT/s" and "nan GT/s" parse as numbers: no link runs faster than kMaxPcieGts.
+    if (ec != std::errc() || ptr == t.data() || !(v > 0) || !(v <= kMaxPcieGts))
+        return std::nullopt;
+    if (ptr != t.data() + t.size() && *ptr != ' ') return std::nullopt;  // "1e400": not "1"
     return v;
 }
 
@@ -127,7 +130,8 @@ std::optional<double> parse_port_rate_gbps(std::string_view rate) {
     const std::string s(rate);
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
-    if (end == s.c_str() || v <= 0) return std::nullopt;
+    // strtod takes "inf", "nan" and "1E6666" (inf): a rate must be a port's, 0 < v <= kMax.
+    if (end == s.c_str() || !(v > 0) || !(v <= kMaxPortRateGbps)) return std::nullopt;
     std::string_view rest(end);
     while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
     if (rest.substr(0, 6) != "Gb/sec") return std::nullopt;

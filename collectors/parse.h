@@ -38,6 +38,8 @@ MtuParse check_mtu(std::uint64_t mtu);
 /// (kernel >= 5.5) or "8 GT/s" (older). "Unknown", "Unknown speed", "" and anything not starting
 /// with a positive number -> nullopt.
 std::optional<double> parse_pcie_speed_gts(std::string_view text);
+/// Fastest PCIe link a sysfs value may claim (Gen 7 is 128 GT/s); above it, or inf/nan: nullopt.
+inline constexpr double kMaxPcieGts = 256;
 
 /// `current_link_width` / `max_link_width`: plain decimal lanes ("16"); a leading "x" is
 /// tolerated. 0, garbage or "" -> nullopt (0 is what the kernel prints for an unknown width).
@@ -60,7 +62,9 @@ std::optional<unsigned> ibv_mtu_to_bytes(int mtu_enum);
 std::string utc_iso8601(std::chrono::system_clock::time_point t);
 
 /// Port rate in Gb/s from `ports/<p>/rate` ("100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)");
-/// nullopt when it does not start with a number followed by "Gb/sec".
+/// nullopt when it does not start with a number followed by "Gb/sec", or the number is not in
+/// 0 < v <= kMaxPortRateGbps (inf, nan and overflow included: a peer's reply carries rates too).
+inline constexpr double kMaxPortRateGbps = 10000;
 std::optional<double> parse_port_rate_gbps(std::string_view rate);
 
 }  // namespace rh

@@ -78,6 +78,10 @@ BOOST_AUTO_TEST_CASE(pcie_speed_parses_leading_float_of_new_and_old_formats) {
         {"", std::nullopt},
         {"GT/s", std::nullopt},
         {"0 GT/s", std::nullopt},
+        {"inf GT/s", std::nullopt},
+        {"nan GT/s", std::nullopt},
+        {"1e400 GT/s", std::nullopt},
+        {"512.0 GT/s PCIe", std::nullopt},
     };
     for (const auto& c : cases) {
         BOOST_TEST_CONTEXT("text '" << c.text << "'") {

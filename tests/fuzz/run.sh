@@ -8,7 +8,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
 seconds=${FUZZ_SECONDS:-45}
 out=build-fuzz
-harnesses=(fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs fuzz_http_request)
+harnesses=(fuzz_netlink fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs fuzz_http_request)
 
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF >/dev/null
@@ -54,6 +54,16 @@ printf 'POST /api/v1/incast HTTP/1.1\r\nContent-Length: 24\r\n\r\n{"senders":["1
   >"$corpus/fuzz_http_request/post"
 printf 'GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' \
   >"$corpus/fuzz_http_request/pipelined"
+# fuzz_netlink: `ethtool -S` text from the captures (selector 5), and one well-formed netlink
+# attribute (u32, type 1) for each binary decoder (selectors 0..4); the fuzzer grows the rest.
+n=0
+while IFS= read -r -d '' f; do
+  n=$((n + 1))
+  { printf '\x05'; head -c 65536 "$f"; } >"$corpus/fuzz_netlink/ethtool-$n"
+done < <(find tests/cases tests/fixtures/bundles -type f -name '*ethtool*' -print0 2>/dev/null)
+for sel in 0 1 2 3 4; do
+  printf "\\x0$sel\\x08\\x00\\x01\\x00\\x2a\\x00\\x00\\x00" >"$corpus/fuzz_netlink/attr-$sel"
+done
 
 status=0
 for h in "${harnesses[@]}"; do

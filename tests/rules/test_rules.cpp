@@ -201,6 +201,10 @@ BOOST_AUTO_TEST_CASE(pcie_math) {
     BOOST_TEST(*parse_port_rate_gbps("100 Gb/sec (4X EDR)") == 100.0);
     BOOST_TEST(*parse_port_rate_gbps("2.5 Gb/sec (1X SDR)") == 2.5);
     BOOST_TEST(!parse_port_rate_gbps("").has_value());
+    // Not finite, or no port's: refused, so no share of link divides by them.
+    for (const char* bad :
+         {"inf Gb/sec", "nan Gb/sec", "1E6666Gb/sec", "-100 Gb/sec", "100000 Gb/sec"})
+        BOOST_TEST(!parse_port_rate_gbps(bad).has_value(), bad);
     BOOST_TEST(!parse_port_rate_gbps("fast").has_value());
 }
 
