@@ -11,7 +11,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-    for (const auto [head, body] : {std::pair<std::size_t, std::size_t>{16384, 8192}, {32, 4}}) {
+    for (const auto& [head, body] : {std::pair<std::size_t, std::size_t>{16384, 8192}, {32, 4}}) {
         const rh::agent::Framing f = rh::agent::frame_request(bytes, head, body);
         if (f.kind == rh::agent::Framing::complete &&
             (f.bytes > size || f.bytes < 4 || f.bytes > head + body ||
