@@ -144,50 +144,73 @@ bool is_absence(const Condition& c) {
     return c.op == Compare::lt || c.op == Compare::le || c.op == Compare::eq;
 }
 
-/// First pass (from lookback before the finding to its end) where the condition's signal moved
-/// as the condition means it, measured over that pass interval alone: a gauge or pause fraction
-/// meeting the threshold, a counter growing at a rate that would meet the threshold over the
-/// condition's window (any growth for "> 0"). A first rise in the data's first interval says the
-/// signal was already there when the data began.
+/// Sample times, per host, of the series `c` reads, from `from` to `to`: the intervals each
+/// host's own counters moved over. Hosts are sampled on their own clocks, and probe results add
+/// passes between counter samples, so the group's passes can split another host's (or its own)
+/// sample interval in two, each half holding one point and no delta.
+std::map<std::string, std::vector<double>> sample_times(const FindingContext& ctx,
+                                                        const Condition& c, double from,
+                                                        double to) {
+    std::map<std::string, std::set<double>> by_host;
+    for (const Series* s : select_series(ctx.store, c, ctx.group, to))
+        for (const Point& p : s->points)
+            if (p.t >= from - kWindowSlackS && p.t <= to + kWindowSlackS)
+                by_host[s->key.host].insert(p.t);
+    std::map<std::string, std::vector<double>> out;
+    for (auto& [host, times] : by_host) out[host].assign(times.begin(), times.end());
+    return out;
+}
+
+/// First sample (from lookback before the finding to its end) where the condition's signal
+/// moved as the condition means it, measured over that host's sample interval alone: a gauge or
+/// pause fraction meeting the threshold, a counter growing at a rate that would meet the
+/// threshold over the condition's window (any growth for "> 0"). The earliest over the hosts
+/// the condition reads. A first rise in the data's first interval says the signal was already
+/// there when the data began.
 void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
     if (is_absence(c)) return;
     const double from = f.opened_t - ctx.lookback_s;
-    const double to = ctx.episodes.back().end;
+    const double to = ctx.episodes.back().end + kWindowSlackS;
     Condition step = c;
     step.window_s = 0;
-    for (std::size_t k = 1; k < ctx.passes.size(); ++k) {
-        const double t = ctx.passes[k];
-        if (t < from || t > to + kWindowSlackS) continue;
-        const double dt = t - ctx.passes[k - 1];
-        const Measurement m = measure(ctx.store, step, ctx.group, t, dt);
-        if (!m.value || !m.strongest) continue;
-        bool moved = false;
-        if (c.measure == Measure::increase && c.window_s > 0 && dt > 0) {
-            Measurement scaled = m;
-            scaled.value = *m.value * c.window_s / dt;
-            moved = *m.value > 0 && holds(c, scaled).value_or(false);
-        } else {
-            moved = holds(c, m).value_or(false);
+    std::optional<TimelineEvent> first;
+    for (const auto& [host, times] : sample_times(ctx, c, from, to)) {
+        for (std::size_t k = 1; k < times.size(); ++k) {
+            const double t = times[k];
+            if (first && t >= first->t) break;
+            const double dt = t - times[k - 1];
+            const Measurement m = measure(ctx.store, step, ctx.group, t, dt);
+            if (!m.value || !m.strongest || m.strongest->key.host != host) continue;
+            bool moved = false;
+            if (c.measure == Measure::increase && c.window_s > 0 && dt > 0) {
+                Measurement scaled = m;
+                scaled.value = *m.value * c.window_s / dt;
+                moved = *m.value > 0 && holds(c, scaled).value_or(false);
+            } else {
+                moved = holds(c, m).value_or(false);
+            }
+            if (!moved) continue;
+            const Series& s = *m.strongest;
+            TimelineEvent e;
+            e.t = t;
+            e.wall_ms = wall_ms_of(ctx.store, t);
+            e.host = s.key.host;
+            e.series = s.key.series;
+            e.labels = s.key.labels;
+            e.value = measured_text(step, *m.value, s.unit(), m.high.has_value());
+            e.unit = measured_unit(step, s.unit());
+            e.source = s.metas.empty() ? "" : s.metas.back().source;
+            const bool at_start = k == 1 && s.points.front().t >= times.front() - kWindowSlackS;
+            e.what =
+                c.signal +
+                (at_start ? " already present when the data begins: "
+                          : (c.measure == Measure::value ? " condition met: " : " started: ")) +
+                s.key.series + " on " + where(s) + host_word(c);
+            first = std::move(e);
+            break;
         }
-        if (!moved) continue;
-        const Series& s = *m.strongest;
-        TimelineEvent e;
-        e.t = t;
-        e.wall_ms = wall_ms_of(ctx.store, t);
-        e.host = s.key.host;
-        e.series = s.key.series;
-        e.labels = s.key.labels;
-        e.value = measured_text(step, *m.value, s.unit(), m.high.has_value());
-        e.unit = measured_unit(step, s.unit());
-        e.source = s.metas.empty() ? "" : s.metas.back().source;
-        const bool at_start = k == 1;
-        e.what = c.signal +
-                 (at_start ? " already present when the data begins: "
-                           : (c.measure == Measure::value ? " condition met: " : " started: ")) +
-                 s.key.series + " on " + where(s) + host_word(c);
-        f.timeline.push_back(std::move(e));
-        return;
     }
+    if (first) f.timeline.push_back(std::move(*first));
 }
 
 /// Whether an expression held at any pass inside the episodes: true / false / unknown.
@@ -227,9 +250,9 @@ std::string render_summary(const FindingContext& ctx, const Finding& f,
         replace_all(s, "{" + c->signal + "}",
                     p.value
                         ? measured_text(*c, *p.value, p.series ? p.series->unit() : "", p.bounded)
-                        : c->measure == Measure::lifetime_per_million
-                            ? "no packet count in the capture to weigh it against"
-                            : "unknown");
+                    : c->measure == Measure::lifetime_per_million
+                        ? "no packet count in the capture to weigh it against"
+                        : "unknown");
     char held[64];
     const double dur = ctx.episodes.back().end - ctx.episodes.front().start;
     std::snprintf(held, sizeof held, "%.0f s", dur);

@@ -529,3 +529,47 @@ BOOST_AUTO_TEST_CASE(non_numeric_port_label_does_not_throw) {
     BOOST_TEST(f.device == "mlx5_0");
     BOOST_TEST(f.port == 0u);  // unknown, not a guess
 }
+
+namespace {
+
+/// Events of f's timeline on `series` (first rises).
+std::size_t rises_of(const rh::Finding& f, const std::string& series) {
+    return static_cast<std::size_t>(
+        std::count_if(f.timeline.begin(), f.timeline.end(),
+                      [&](const rh::TimelineEvent& e) { return e.series == series; }));
+}
+
+}  // namespace
+
+// As in the lab's RNR recordings: each host samples on its own clock (every 0.5 s, but a loaded
+// guest drifts to 0.53 s), and the requester's probe results add passes between its counter
+// samples. The first rise of the responder's RNR NAKs is found on its own sample intervals, not
+// on the requester's, whatever the phase between the two hosts.
+BOOST_AUTO_TEST_CASE(first_rise_of_another_host_is_found_on_its_own_samples) {
+    for (const double phase : {0.0, 0.1, 0.2, 0.27, 0.4, 0.49}) {
+        for (const double period : {0.5, 0.53, 0.6}) {
+            BOOST_TEST_CONTEXT("gpu02 phase " << phase << " s, period " << period << " s") {
+                SeriesStore store;
+                std::uint64_t naks = 1000;
+                for (int k = 0; k <= 60; ++k) {
+                    const double t = 0.5 * k;
+                    if (t > 15 && t <= 17) naks += 6;
+                    store.add(rh::test::counter("gpu01", "rnr_nak_received", kPort, t, naks));
+                }
+                for (const double t : {14.9, 15.3, 16.2, 16.7})  // probe results
+                    store.add(rh::test::gauge("gpu01", "probe_errors", {}, t, 1));
+                for (int k = 0; phase + period * k <= 30; ++k) {  // 12 NAKs sent at 14.8 s
+                    const double t = phase + period * k;
+                    const std::uint64_t sent = t > 14.8 ? 512 : 500;
+                    store.add(rh::test::counter("gpu02", "rnr_nak_sent", kPort, t, sent));
+                }
+                const Growth flat = during(0, 0, 0);
+                add_counter(store, "gpu01", "ack_timeouts", kPort, 30, flat);
+                const auto& f = only_finding(rh::run_rules(store, one_rule(kRnrWithAlternative)));
+                BOOST_TEST(f.confidence == "high");
+                BOOST_TEST(rises_of(f, "rnr_nak_received") == 1u);
+                BOOST_TEST(rises_of(f, "rnr_nak_sent") == 1u);
+            }
+        }
+    }
+}
