@@ -2,7 +2,9 @@
 """Writes mesh.yml: promtool unit tests of the ToR localisation rules (rocehealth-fabric-rules.yml,
 group rocehealth-fabric-mesh). A full mesh of six agents is 30 probe pairs per test, too many to
 write by hand. Fabric: h1, h2 under ToR r1; h3, h4 under r2; h5, h6 under r3. Each agent probes
-the other five; peers are written as "hN" or "hN:18520" (both forms of mesh.peers).
+the other five; peers are written as "hN" or "hN:18520" (both forms of mesh.peers). The
+topology-aware cases (mesh.peers_file) have per-peer series only inside a ToR and one row per
+host and other ToR (rocehealth_probe_tor_*{dst_tor}).
 usage: make_mesh_tests.py > mesh.yml   (tests/agent/test_prometheus_files.sh checks it is current)
 """
 
@@ -32,6 +34,80 @@ def series(fails, slow):
                     f"size_bytes=\"64\",quantile=\"0.5\"}}'",
                     f"        values: '{lat}'"]
     return "\n".join(out)
+
+
+def tor_series(fails):
+    """Input series of the topology-aware mesh: host_info, per-peer series inside each ToR
+    (healthy), and per host and other ToR its connect failures and p50 (as series())."""
+    out = []
+    for h, tor in HOSTS.items():
+        out += [f"      - series: 'rocehealth_host_info{{instance=\"{h}:9477\",job=\"rocehealth\","
+                f"host=\"{h}\",tor=\"{tor}\"}}'", "        values: '1x40'"]
+        for mate in HOSTS:
+            if mate != h and HOSTS[mate] == tor:
+                lbl = f'instance="{h}:9477",job="rocehealth",peer="{mate}"'
+                out += [f"      - series: 'rocehealth_probe_errors_total{{{lbl},op=\"connect\"}}'",
+                        "        values: '0x40'",
+                        f"      - series: 'rocehealth_probe_latency_seconds{{{lbl},op=\"write\","
+                        f"size_bytes=\"64\",quantile=\"0.5\"}}'",
+                        f"        values: '{HEALTHY_S}+0x40'"]
+        for dst_tor in sorted(set(HOSTS.values()) - {tor}):
+            lbl = f'instance="{h}:9477",job="rocehealth",dst_tor="{dst_tor}"'
+            bad = fails(tor, dst_tor)
+            lat = " ".join(["NaN"] * 41) if bad else HEALTHY_S + "+0x40"
+            out += [f"      - series: 'rocehealth_probe_tor_errors_total{{{lbl},op=\"connect\"}}'",
+                    f"        values: '{'0+1x40' if bad else '0x40'}'",
+                    f"      - series: 'rocehealth_probe_tor_latency_seconds{{{lbl},op=\"write\","
+                    f"size_bytes=\"64\",quantile=\"0.5\"}}'",
+                    f"        values: '{lat}'"]
+    return "\n".join(out)
+
+
+TOR_CASES = [
+    ("topology-aware mesh, ToR r3 dead: every row into r3 fails, and r3's rows out",
+     lambda src_tor, dst_tor: "r3" in (src_tor, dst_tor),
+     """    promql_expr_test:
+      # into r3: the rows of h1..h4; into r1 (and r2): 2 of 4 rows (h5, h6) bad
+      - expr: rocehealth:probe_pairs_into_tor:bad_ratio
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r1"}'
+            value: 0.5
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r2"}'
+            value: 0.5
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
+            value: 1
+    alert_rule_test:
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+        exp_alerts:
+          - exp_labels:
+              severity: critical
+              tor: r3
+            exp_annotations:
+              summary: "Probes into ToR r3 fail or are slow (100% of pairs)"
+              description: >-
+                100% of the mesh's probe pairs from other ToRs toward hosts under ToR r3 failed
+                or had over 3x the fabric's median latency in the last 2 minutes, while pairs
+                toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
+                hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
+"""),
+    ("control: a healthy topology-aware mesh (rows between ToRs only, none bad)",
+     lambda _s, _d: False,
+     """    promql_expr_test:
+      - expr: sum(rocehealth:probe_pair_bad_between_tors:2m)
+        eval_time: 5m
+        exp_samples:
+          - value: 0
+      - expr: count(rocehealth:probe_pair_bad_between_tors:2m)
+        eval_time: 5m
+        exp_samples:
+          - value: 12
+    alert_rule_test:
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+"""),
+]
 
 
 def never(_s, _d):
@@ -120,4 +196,8 @@ print("rule_files:\n  - ../rocehealth-fabric-rules.yml\nevaluation_interval: 15s
 for name, fails, slow, checks in CASES:
     print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:")
     print(series(fails, slow))
+    print(checks, end="")
+for name, fails, checks in TOR_CASES:
+    print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:")
+    print(tor_series(fails))
     print(checks, end="")
