@@ -56,8 +56,8 @@ int run_fabric(const std::vector<std::string>& args) {
                                "connect and read timeout per request, seconds (default 30)")(
         "max-answer-bytes", po::value(&limits.max_answer_bytes),
         "largest answer of one request, bytes (default 268435456)")(
-        "max-series", po::value(&limits.max_series),
-        "most series of one query (default 50000)")("verbose,v", "also list notes");
+        "max-series", po::value(&limits.max_series), "most series of one query (default 50000)")(
+        "verbose,v", "also list notes");
     po::variables_map vm;
     if (auto exit = parse_options(
             "fabric",
@@ -136,9 +136,12 @@ int run_fabric(const std::vector<std::string>& args) {
     nlohmann::json queries = nlohmann::json::array();
     for (const auto& q : fabric::fabric_queries(match, step_s))
         queries.push_back({{"name", q.name}, {"promql", q.promql}});
-    doc["fabric"] = {{"prometheus", url},          {"from", fabric::rfc3339(from_s)},
-                     {"to", fabric::rfc3339(to_s)}, {"step_s", step_s},
-                     {"match", match},              {"queries", queries}};
+    doc["fabric"] = {{"prometheus", url},
+                     {"from", fabric::rfc3339(from_s)},
+                     {"to", fabric::rfc3339(to_s)},
+                     {"step_s", step_s},
+                     {"match", match},
+                     {"queries", queries}};
     const std::string json_text =
         doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (!out_dir.empty()) {

@@ -144,8 +144,8 @@ void analyse_pause(const FabricSeries& in, const Topology& topo, const FabricThr
         std::set<std::string> priorities_with_origin;
         for (auto& [key, h] : hosts) {
             const auto tx = at(h.tx, t), rx = at(h.rx, t);
-            const bool origin = tx && *tx > th.origin_tx_fraction &&
-                                !(rx && *rx > th.origin_rx_fraction_max);
+            const bool origin =
+                tx && *tx > th.origin_tx_fraction && !(rx && *rx > th.origin_rx_fraction_max);
             h.origin.step(t, origin, th.hold_s);
             if (origin) {
                 priorities_with_origin.insert(key.first);
@@ -170,11 +170,11 @@ void analyse_pause(const FabricSeries& in, const Topology& topo, const FabricThr
         f.labels = {{"priority", priority}};
         if (!tor.empty()) f.labels["tor"] = tor;
         open_finding(f, *h.origin.run_start, h.origin.stopped);
-        f.timeline.push_back(event_at(
-            *h.origin.run_start, host,
-            "started sending PFC pause on priority " + priority +
-                " while not paused itself: origin of the storm",
-            percent_text(h.max_tx), "%", "rocehealth_pfc_pause_duration_seconds_total"));
+        f.timeline.push_back(event_at(*h.origin.run_start, host,
+                                      "started sending PFC pause on priority " + priority +
+                                          " while not paused itself: origin of the storm",
+                                      percent_text(h.max_tx), "%",
+                                      "rocehealth_pfc_pause_duration_seconds_total"));
         f.timeline.back().labels = f.labels;
         // Victims: paused on this priority while an origin existed, in time order.
         std::vector<std::pair<TimeKey, std::string>> victims;
@@ -190,11 +190,11 @@ void analyse_pause(const FabricSeries& in, const Topology& topo, const FabricThr
         for (const auto& [t, vinst] : victims) {
             const std::string vtor = topo.tor(vinst);
             const PauseHost& v = hosts.at({priority, vinst});
-            TimelineEvent e = event_at(t, topo.host(vinst),
-                                       "paused on priority " + priority + " by the storm from " +
-                                           host + (vtor.empty() ? "" : " (victim under ToR " + vtor + ")"),
-                                       percent_text(v.victim_rx), "%",
-                                       "rocehealth_pfc_pause_duration_seconds_total");
+            TimelineEvent e = event_at(
+                t, topo.host(vinst),
+                "paused on priority " + priority + " by the storm from " + host +
+                    (vtor.empty() ? "" : " (victim under ToR " + vtor + ")"),
+                percent_text(v.victim_rx), "%", "rocehealth_pfc_pause_duration_seconds_total");
             e.labels = {{"priority", priority}};
             if (!vtor.empty()) e.labels["tor"] = vtor;
             f.timeline.push_back(std::move(e));
@@ -207,14 +207,15 @@ void analyse_pause(const FabricSeries& in, const Topology& topo, const FabricThr
                     percent_text(h.max_tx) + " % of the time while paused under " +
                     percent_text(th.origin_rx_fraction_max) + " % itself, and " +
                     std::to_string(victims.size()) + " host(s) were paused after it";
-        f.evidence.push_back({"pause_tx_share_max", percent_text(h.max_tx), "%",
-                              "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"tx\"})"});
-        f.evidence.push_back({"pause_rx_share_max_while_origin", percent_text(h.max_rx_at_origin),
-                              "%",
-                              "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"rx\"})"});
-        f.evidence.push_back({"victims_in_time_order", victim_list.empty() ? "none" : victim_list,
-                              "", "hosts paused > " + percent_text(th.victim_rx_fraction) +
-                                      " % while the origin held"});
+        f.evidence.push_back(
+            {"pause_tx_share_max", percent_text(h.max_tx), "%",
+             "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"tx\"})"});
+        f.evidence.push_back(
+            {"pause_rx_share_max_while_origin", percent_text(h.max_rx_at_origin), "%",
+             "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"rx\"})"});
+        f.evidence.push_back(
+            {"victims_in_time_order", victim_list.empty() ? "none" : victim_list, "",
+             "hosts paused > " + percent_text(th.victim_rx_fraction) + " % while the origin held"});
         if (!tor_list.empty())
             f.evidence.push_back({"victims_per_tor", tor_list, "", "rocehealth_host_info{tor}"});
         f.explanation =
@@ -223,8 +224,8 @@ void analyse_pause(const FabricSeries& in, const Topology& topo, const FabricThr
             "the hosts whose traffic shares the paused links. Fix the origin; the others are "
             "victims (rules: RocehealthPauseStormOrigin, RocehealthPauseStormBlastRadius).";
         f.confidence = "high";
-        f.confidence_reason = "the origin condition held for " + number_text(th.hold_s) +
-                              " s, the rule's `for`";
+        f.confidence_reason =
+            "the origin condition held for " + number_text(th.hold_s) + " s, the rule's `for`";
         out.findings.push_back(std::move(f));
     }
 }
@@ -254,7 +255,8 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
         std::string dst_tor = label(l, "dst_tor"), dst = "ToR " + dst_tor;
         if (dst_tor.empty()) {
             std::string peer = label(l, "peer");
-            dst = peer.substr(0, peer.rfind(':') == std::string::npos ? peer.size() : peer.rfind(':'));
+            dst = peer.substr(0,
+                              peer.rfind(':') == std::string::npos ? peer.size() : peer.rfind(':'));
             const auto it = topo.tor_of_host.find(dst);
             if (it == topo.tor_of_host.end()) {
                 if (!peer.empty()) unknown_peers.insert(peer);
@@ -342,11 +344,10 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
         for (const auto& [tor, bc] : into) {
             const double ratio = static_cast<double>(bc.first) / static_cast<double>(bc.second);
             const std::size_t other = count_all - bc.second;
-            const bool holds = other > 0 && ratio > th.tor_bad_ratio &&
-                               bc.second >= th.tor_min_pairs &&
-                               static_cast<double>(bad_all - bc.first) /
-                                       static_cast<double>(other) <=
-                                   th.elsewhere_vs_tor * ratio;
+            const bool holds =
+                other > 0 && ratio > th.tor_bad_ratio && bc.second >= th.tor_min_pairs &&
+                static_cast<double>(bad_all - bc.first) / static_cast<double>(other) <=
+                    th.elsewhere_vs_tor * ratio;
             HeldCondition& st = tor_state[tor];
             const bool fired_before = st.fired_at.has_value();
             st.step(t, holds, th.hold_s);
@@ -355,8 +356,8 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
                 elsewhere_at_fire[tor] =
                     static_cast<double>(bad_all - bc.first) / static_cast<double>(other);
                 // The pairs bad now, each with the time it went bad: the timeline.
-                Finding f = make_finding("fabric_tor_probes_failing", Severity::error,
-                                         "ToR " + tor, "", 0);
+                Finding f =
+                    make_finding("fabric_tor_probes_failing", Severity::error, "ToR " + tor, "", 0);
                 f.labels = {{"tor", tor}};
                 open_finding(f, *st.run_start, std::nullopt);
                 std::vector<const PairRows*> bad_pairs;
@@ -368,16 +369,16 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
                           });
                 for (const PairRows* p : bad_pairs) {
                     const bool failed = p->why == "failed";
-                    TimelineEvent e = event_at(
-                        *p->bad_since, topo.host(p->src_instance),
-                        "probes to " + p->dst_label + " (ToR " + tor + ") " +
-                            (failed ? "failed" : "slow: p50 over " +
-                                                     number_text(th.slow_vs_median) +
-                                                     "x the fabric's median"),
-                        failed ? number_text(p->value) : number_text(p->value * 1e6),
-                        failed ? "errors in 2 m" : "us",
-                        failed ? "rocehealth_probe_errors_total"
-                               : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
+                    TimelineEvent e =
+                        event_at(*p->bad_since, topo.host(p->src_instance),
+                                 "probes to " + p->dst_label + " (ToR " + tor + ") " +
+                                     (failed ? "failed"
+                                             : "slow: p50 over " + number_text(th.slow_vs_median) +
+                                                   "x the fabric's median"),
+                                 failed ? number_text(p->value) : number_text(p->value * 1e6),
+                                 failed ? "errors in 2 m" : "us",
+                                 failed ? "rocehealth_probe_errors_total"
+                                        : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
                     e.labels = {{"tor", tor}, {"peer", p->dst_label}};
                     f.timeline.push_back(std::move(e));
                 }
@@ -393,8 +394,8 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
                 f.evidence.push_back({"pairs_into_tor", std::to_string(bc.second), "",
                                       "pairs from hosts of other ToRs"});
                 f.evidence.push_back({"bad_share_into_tor", percent_text(ratio), "%", ""});
-                f.evidence.push_back({"bad_share_into_other_tors",
-                                      percent_text(elsewhere_at_fire[tor]), "%", ""});
+                f.evidence.push_back(
+                    {"bad_share_into_other_tors", percent_text(elsewhere_at_fire[tor]), "%", ""});
                 f.explanation =
                     "Most pairs into one ToR fail or are slow while pairs elsewhere are fine: a "
                     "dead host makes at most its own share bad, a ToR or its uplinks all of them "
@@ -471,15 +472,17 @@ void analyse_config(const FabricSeries& in, const Topology& topo, const FabricTh
             const std::string host = topo.host(pv.instance);
             unsigned port_no = 0;
             for (char c : pv.port)
-                port_no = c >= '0' && c <= '9' && port_no < 100000 ? port_no * 10 + (c - '0') : port_no;
-            Finding f = make_finding("fabric_config_drift", Severity::warning, host, pv.device,
-                                     port_no);
+                port_no =
+                    c >= '0' && c <= '9' && port_no < 100000 ? port_no * 10 + (c - '0') : port_no;
+            Finding f =
+                make_finding("fabric_config_drift", Severity::warning, host, pv.device, port_no);
             f.labels = {{"setting", setting}, {"value", pv.value}, {"fabric_value", majority}};
             if (!priority.empty()) f.labels["priority"] = priority;
             open_finding(f, pv.since, std::nullopt);
-            const std::string what = setting + (priority.empty() ? "" : " (priority " + priority + ")");
-            const std::string share = std::to_string(n_major) + " of " +
-                                      std::to_string(ports.size()) + " ports";
+            const std::string what =
+                setting + (priority.empty() ? "" : " (priority " + priority + ")");
+            const std::string share =
+                std::to_string(n_major) + " of " + std::to_string(ports.size()) + " ports";
             f.summary = host + " " + pv.device + " port " + pv.port +
                         (pv.netdev.empty() ? "" : " (" + pv.netdev + ")") + ": " + what + " is " +
                         pv.value + ", the fabric's is " + majority + " (" + share + ")";

@@ -22,13 +22,12 @@ std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s)
     const std::string error_window = seconds(std::max(120.0, step_s));
     return {
         {"host_info", "rocehealth_host_info" + match},
-        {"pause_fraction",
-         only("max by (instance, priority, direction) "
-              "(rate(rocehealth_pfc_pause_duration_seconds_total[" +
-              pause_window + "]))")},
-        {"probe_errors", only("increase(rocehealth_probe_errors_total[" + error_window +
-                              "]) or increase(rocehealth_probe_tor_errors_total[" + error_window +
-                              "])")},
+        {"pause_fraction", only("max by (instance, priority, direction) "
+                                "(rate(rocehealth_pfc_pause_duration_seconds_total[" +
+                                pause_window + "]))")},
+        {"probe_errors",
+         only("increase(rocehealth_probe_errors_total[" + error_window +
+              "]) or increase(rocehealth_probe_tor_errors_total[" + error_window + "])")},
         {"probe_p50_s", only("rocehealth_probe_latency_seconds{quantile=\"0.5\"} or "
                              "rocehealth_probe_tor_latency_seconds{quantile=\"0.5\"}")},
         {"port_config",

@@ -12,7 +12,8 @@ namespace rh::fabric {
 
 /// One query of the fetch: which FabricSeries member it fills and its PromQL.
 struct FabricQuery {
-    std::string name;  ///< "host_info", "pause_fraction", "probe_errors", "probe_p50_s", "port_config"
+    std::string
+        name;  ///< "host_info", "pause_fraction", "probe_errors", "probe_p50_s", "port_config"
     std::string promql;
 };
 

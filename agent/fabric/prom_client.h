@@ -30,7 +30,7 @@ struct PromLimits {
 /// the system's CA store).
 struct PromEndpoint {
     std::string scheme_host_port;  ///< "http://prom.example:9090"
-    std::string path_prefix;       ///< "" or "/prometheus" (a reverse proxy's prefix), no "/" at the end
+    std::string path_prefix;  ///< "" or "/prometheus" (a reverse proxy's prefix), no "/" at the end
 };
 
 /// Parses --prometheus. Errors: not http:// or https://, no host, a bad port.

@@ -63,15 +63,16 @@ Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t
     const auto data = doc.find("data");
     if (data == doc.end() || !data->is_object()) return malformed("no \"data\" object");
     const auto type = data->find("resultType");
-    if (type == data->end() || !type->is_string()) return malformed("no \"data.resultType\" string");
+    if (type == data->end() || !type->is_string())
+        return malformed("no \"data.resultType\" string");
     if (*type != "matrix")
         return malformed("\"data.resultType\" is " + clipped(type->get<std::string>()) +
                          ", expected matrix");
     const auto result = data->find("result");
     if (result == data->end() || !result->is_array()) return malformed("no \"data.result\" array");
     if (result->size() > max_series)
-        return Error("query", "Prometheus", 0, "more than " + std::to_string(max_series) + " series",
-                     kCauseTooManySeries);
+        return Error("query", "Prometheus", 0,
+                     "more than " + std::to_string(max_series) + " series", kCauseTooManySeries);
     std::vector<PromSeries> out;
     out.reserve(result->size());
     for (const auto& s : *result) {

@@ -28,11 +28,17 @@ std::optional<std::string> parse_time_arg(const std::string& option, const std::
         return std::nullopt;
     }
     std::string rel;
-    if (text.rfind("now-", 0) == 0) rel = text.substr(4);
-    else if (text.rfind('-', 0) == 0) rel = text.substr(1);
+    if (text.rfind("now-", 0) == 0)
+        rel = text.substr(4);
+    else if (text.rfind('-', 0) == 0)
+        rel = text.substr(1);
     if (!rel.empty()) {
         const char unit = rel.back();
-        const double mul = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
+        const double mul = unit == 's'   ? 1
+                           : unit == 'm' ? 60
+                           : unit == 'h' ? 3600
+                           : unit == 'd' ? 86400
+                                         : 0;
         double n = 0;
         if (mul == 0 || !parse_number(rel.substr(0, rel.size() - 1), n)) return bad;
         out_s = now_s - n * mul;

@@ -34,7 +34,8 @@ std::string inst(int i) {
 std::vector<PromSeries> host_info(int hosts = 6) {
     std::vector<PromSeries> out;
     for (int i = 1; i <= hosts; ++i)
-        out.push_back(series({{"instance", inst(i)}, {"host", "h" + std::to_string(i)},
+        out.push_back(series({{"instance", inst(i)},
+                              {"host", "h" + std::to_string(i)},
                               {"tor", i <= 3 ? "r01" : "r02"}},
                              [](double) { return 1.0; }));
     return out;
@@ -56,9 +57,8 @@ const rh::Finding* find(const FabricResult& r, const std::string& rule) {
 BOOST_AUTO_TEST_CASE(pause_origin_then_victims_in_time_order) {
     FabricSeries in;
     in.host_info = host_info();
-    in.pause_fraction = {pause(2, "tx", 300, 0.3), pause(2, "rx", 0, 0.0),
-                         pause(5, "rx", 600, 0.2), pause(1, "rx", 420, 0.2),
-                         pause(3, "rx", 0, 0.01)};
+    in.pause_fraction = {pause(2, "tx", 300, 0.3), pause(2, "rx", 0, 0.0), pause(5, "rx", 600, 0.2),
+                         pause(1, "rx", 420, 0.2), pause(3, "rx", 0, 0.01)};
     const FabricResult r = analyse_fabric(in);
     const rh::Finding* f = find(r, "fabric_pause_storm_origin");
     BOOST_REQUIRE(f);
@@ -84,8 +84,9 @@ BOOST_AUTO_TEST_CASE(pause_everywhere_has_no_origin_and_short_bursts_do_not_coun
     }
     BOOST_TEST(analyse_fabric(in).findings.empty());
     // A 1-minute burst is shorter than the rule's 2-minute hold.
-    in.pause_fraction = {series({{"instance", inst(2)}, {"priority", "3"}, {"direction", "tx"}},
-                                [](double t) { return t >= kT0 + 300 && t < kT0 + 360 ? 0.5 : 0; })};
+    in.pause_fraction = {
+        series({{"instance", inst(2)}, {"priority", "3"}, {"direction", "tx"}},
+               [](double t) { return t >= kT0 + 300 && t < kT0 + 360 ? 0.5 : 0; })};
     BOOST_TEST(analyse_fabric(in).findings.empty());
 }
 
@@ -100,14 +101,14 @@ FabricSeries mesh(double p50_into_r02, int dead_host, double from_s = 600) {
         for (int d = 1; d <= 6; ++d) {
             if (s == d) continue;
             const bool into = s <= 3 && d >= 4;
-            const rh::Labels l = {{"instance", inst(s)}, {"peer", "h" + std::to_string(d) + ":18515"},
-                                  {"op", "write"}, {"size_bytes", "64"}};
-            in.probe_p50_s.push_back(series(l, [=](double t) {
-                return into && t >= kT0 + from_s ? p50_into_r02 : 5e-6;
-            }));
-            in.probe_errors.push_back(series(l, [=](double t) {
-                return d == dead_host && t >= kT0 + from_s ? 3.0 : 0.0;
-            }));
+            const rh::Labels l = {{"instance", inst(s)},
+                                  {"peer", "h" + std::to_string(d) + ":18515"},
+                                  {"op", "write"},
+                                  {"size_bytes", "64"}};
+            in.probe_p50_s.push_back(series(
+                l, [=](double t) { return into && t >= kT0 + from_s ? p50_into_r02 : 5e-6; }));
+            in.probe_errors.push_back(series(
+                l, [=](double t) { return d == dead_host && t >= kT0 + from_s ? 3.0 : 0.0; }));
         }
     return in;
 }
@@ -174,11 +175,13 @@ BOOST_AUTO_TEST_CASE(decoder_takes_the_api_shape_only) {
     BOOST_REQUIRE(!err);
     BOOST_TEST(err.error().cause == kCausePrometheusError);
     BOOST_TEST(err.error().detail == "Prometheus error bad_data: parse error at char 3");
-    for (const char* bad :
-         {"", "[]", "{\"status\":1}", R"({"status":"success","data":{"resultType":"vector","result":[]}})",
-          R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":1},"values":[]}]}})",
-          R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x"]]}]}})",
-          R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[["1","2"]]}]}})"}) {
+    for (
+        const char* bad :
+        {"", "[]", "{\"status\":1}",
+         R"({"status":"success","data":{"resultType":"vector","result":[]}})",
+         R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":1},"values":[]}]}})",
+         R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x"]]}]}})",
+         R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[["1","2"]]}]}})"}) {
         const auto r = decode_matrix(bad, 10);
         BOOST_TEST(!r, bad);
         if (!r) BOOST_TEST(r.error().cause == kCauseMalformed, bad);
@@ -216,7 +219,8 @@ BOOST_AUTO_TEST_CASE(step_and_url) {
     BOOST_TEST((30 * 86400) / fabric_step_s(0, 30 * 86400, 15) + 1 <= 11000);
     BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->path_prefix == "/p");
     BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->scheme_host_port == "http://prom:9090");
-    for (const char* bad : {"prom:9090", "http://", "http://:9090", "http://a:0", "http://a:x", "ftp://a"})
+    for (const char* bad :
+         {"prom:9090", "http://", "http://:9090", "http://a:0", "http://a:x", "ftp://a"})
         BOOST_TEST(!parse_prometheus_url(bad), bad);
     const auto qs = fabric_queries("{tor=\"r07\"}", 15);
     BOOST_TEST(qs.front().promql == "rocehealth_host_info{tor=\"r07\"}");
