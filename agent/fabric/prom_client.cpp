@@ -1,7 +1,7 @@
 #include "agent/fabric/prom_client.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include <httplib.h>
@@ -13,8 +13,8 @@ namespace {
 /// Seconds as Prometheus takes them: decimal, up to milliseconds.
 std::string seconds_param(double t_s) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3f", t_s);
-    return buf;
+    const auto r = std::to_chars(buf, buf + sizeof buf, t_s, std::chars_format::fixed, 3);
+    return std::string(buf, r.ptr);
 }
 
 }  // namespace

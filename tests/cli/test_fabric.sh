@@ -153,7 +153,7 @@ errcase "too many bytes" "is too large" "bytes" -- \
   --prometheus "$url" --from "$from" --to "$to" --max-answer-bytes 2000
 errcase "bad --from" "--from: 'yesterday' is not a time" -- \
   --prometheus "$url" --from yesterday
-errcase "no URL" "--prometheus URL is required" -- --from -1h
+errcase "no URL" "--prometheus URL is required" -- --from now-1h
 
 [ "$failed" = 0 ] && echo "test_fabric: ok"
 exit "$failed"
