@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <limits>
+#include <sstream>
 
 #include "agent/commands.h"
 #include "agent/diagnose_report.h"
@@ -32,6 +32,16 @@ std::string narrow_hint(const fabric::FabricSeries& got) {
             break;
         }
     return "--match '{tor=\"" + tor + "\"}'";
+}
+
+/// diagnose's text rendering of `doc`, its verdict line naming this command.
+std::string fabric_text(const nlohmann::json& doc, bool verbose) {
+    std::ostringstream out;
+    render_diagnose_text(out, doc, verbose);
+    std::string text = out.str();
+    const std::string from = "rocehealth diagnose: ", to = "rocehealth fabric: ";
+    if (text.rfind(from, 0) == 0) text.replace(0, from.size(), to);
+    return text;
 }
 
 }  // namespace
@@ -150,13 +160,13 @@ int run_fabric(const std::vector<std::string>& args) {
         std::ofstream j(out_dir + "/fabric.json"), t(out_dir + "/fabric.txt");
         if (ec || !j || !t) return fail("cannot write into --out " + out_dir);
         j << json_text;
-        render_diagnose_text(t, doc, true);
+        t << fabric_text(doc, true);
         if (!j.flush() || !t.flush()) return fail("cannot write into --out " + out_dir);
     }
     if (json)
         std::cout << json_text;
     else
-        render_diagnose_text(std::cout, doc, vm.count("verbose") > 0);
+        std::cout << fabric_text(doc, vm.count("verbose") > 0);
     return fr.findings.empty() ? kExitOk : kExitFindings;
 }
 

@@ -78,7 +78,11 @@ Result<std::vector<PromSeries>> PromClient::query_range(const std::string& promq
                          "the answer is over " + std::to_string(lim_.max_answer_bytes) + " bytes",
                          kCauseTooManyBytes);
         if (!res)
-            return Error("connect", url, 0, httplib::to_string(res.error()), kCauseUnreachable);
+            return Error("connect", url, 0,
+                         "no HTTP answer (connection refused, no route, timeout or TLS; "
+                         "cpp-httplib: " +
+                             httplib::to_string(res.error()) + ")",
+                         kCauseUnreachable);
         auto page = decode_matrix(body, lim_.max_series);
         if (!page) {
             // The API's own error comes with 4xx/5xx; only a body without one is an HTTP error.

@@ -115,7 +115,7 @@ check "MTU drift on h5 only" '[.findings[] | select(.rule == "fabric_config_drif
   and .[0].labels.fabric_value == "9000"'
 check "verdict and hosts" '.verdict == "findings" and (.hosts | length == 6)'
 check "queries listed" '.fabric.queries | length == 5'
-[ -s "$work/out/fabric.json" ] && grep -q 'fabric_pause_storm_origin' "$work/out/fabric.txt" ||
+[ -s "$work/out/fabric.json" ] && grep -q "rocehealth fabric: .*3 findings" "$work/out/fabric.txt" && grep -q fabric_pause_storm_origin "$work/out/fabric.txt" ||
   fail "--out: fabric.json/fabric.txt missing or incomplete"
 
 # Text: the origin named before the victims.
