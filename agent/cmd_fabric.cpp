@@ -67,6 +67,8 @@ int run_fabric(const std::vector<std::string>& args) {
         "max-answer-bytes", po::value(&limits.max_answer_bytes),
         "largest answer of one request, bytes (default 268435456)")(
         "max-series", po::value(&limits.max_series), "most series of one query (default 50000)")(
+        "page-points", po::value(&limits.page_points),
+        "points per series per request: longer ranges are fetched in pages (default 250)")(
         "verbose,v", "also list notes");
     po::variables_map vm;
     if (auto exit = parse_options(
@@ -103,6 +105,8 @@ int run_fabric(const std::vector<std::string>& args) {
     if (!(min_step_s >= 1 && min_step_s <= 86400))
         return fail("--min-step: expected 1 to 86400 seconds");
     if (!(timeout_s >= 1 && timeout_s <= 3600)) return fail("--timeout: expected 1 to 3600 s");
+    if (limits.page_points < 2 || limits.page_points > 11000)
+        return fail("--page-points: expected 2 to 11000");
     if (limits.max_answer_bytes == 0 || limits.max_series == 0)
         return fail("--max-answer-bytes and --max-series must be positive");
     limits.timeout_s = timeout_s;

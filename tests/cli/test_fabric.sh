@@ -118,6 +118,11 @@ check "queries listed" '.fabric.queries | length == 5'
 [ -s "$work/out/fabric.json" ] && grep -q "rocehealth fabric: .*3 findings" "$work/out/fabric.txt" && grep -q fabric_pause_storm_origin "$work/out/fabric.txt" ||
   fail "--out: fabric.json/fabric.txt missing or incomplete"
 
+# Paged by time (15 pages of 17 points): the same findings and timeline.
+paged=$("$bin" fabric --prometheus "$url" --from "$from" --to "$to" --json --page-points 17 2>&1)
+[ "$(jq -c '[.findings, .timeline]' <<<"$paged")" = "$(jq -c '[.findings, .timeline]' <<<"$out")" ] ||
+  fail "paged: findings differ from one page's"
+
 # Text: the origin named before the victims.
 txt=$("$bin" fabric --prometheus "$url" --from "$from" --to "$to" 2>&1)
 grep -q 'fabric_pause_storm_origin on h2' <<<"$txt" || fail "text: origin not named: $txt"
