@@ -30,13 +30,13 @@ std::string inst(int i) {
     return "h" + std::to_string(i) + ":9900";
 }
 
-/// h1..h3 under r01, h4..h6 under r02.
+/// The first half of h1..hN under r01, the rest under r02.
 std::vector<PromSeries> host_info(int hosts = 6) {
     std::vector<PromSeries> out;
     for (int i = 1; i <= hosts; ++i)
         out.push_back(series({{"instance", inst(i)},
                               {"host", "h" + std::to_string(i)},
-                              {"tor", i <= 3 ? "r01" : "r02"}},
+                              {"tor", i <= hosts / 2 ? "r01" : "r02"}},
                              [](double) { return 1.0; }));
     return out;
 }
@@ -129,6 +129,31 @@ BOOST_AUTO_TEST_CASE(tor_blamed_when_most_pairs_into_it_are_bad) {
 BOOST_AUTO_TEST_CASE(one_dead_host_is_not_its_tor) {
     // h6 fails every probe: 3 of 9 pairs into r02 from r01 (plus its ToR-mates', not counted).
     BOOST_TEST(!find(analyse_fabric(mesh(5e-6, 6)), "fabric_tor_probes_failing"));
+}
+
+BOOST_AUTO_TEST_CASE(tor_blamed_from_per_destination_tor_series) {
+    // With mesh.peers_file the agents export one row per destination ToR (dst_tor): 5 sources
+    // under r01 whose probes into r02 fail, 5 under r02 whose probes into r01 are fine.
+    FabricSeries in;
+    in.host_info = host_info(10);
+    for (int s = 1; s <= 10; ++s) {
+        const bool into_r02 = s <= 5;
+        in.probe_errors.push_back(
+            series({{"instance", inst(s)}, {"dst_tor", into_r02 ? "r02" : "r01"}, {"op", "write"}},
+                   [=](double t) { return into_r02 && t >= kT0 + 300 ? 2.0 : 0.0; }));
+    }
+    // A peer named by address cannot be placed under a ToR: left out, with a note.
+    in.probe_errors.push_back(
+        series({{"instance", inst(1)}, {"peer", "10.0.0.9:18515"}, {"op", "write"}},
+               [](double) { return 0.0; }));
+    const FabricResult r = analyse_fabric(in);
+    const rh::Finding* f = find(r, "fabric_tor_probes_failing");
+    BOOST_REQUIRE(f);
+    BOOST_TEST(f->labels.at("tor") == "r02");
+    BOOST_TEST(f->opened_t == kT0 + 300);
+    BOOST_TEST(f->timeline.size() == 5u);
+    BOOST_REQUIRE_EQUAL(r.notes.size(), 1u);
+    BOOST_TEST(r.notes[0].subject == "mesh peer 10.0.0.9:18515");
 }
 
 BOOST_AUTO_TEST_CASE(config_drift_names_the_minority_port) {
