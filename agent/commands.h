@@ -25,5 +25,6 @@ int run_incast(const std::vector<std::string>& args);
 int run_mesh(const std::vector<std::string>& args);
 int run_accept(const std::vector<std::string>& args);
 int run_keygen(const std::vector<std::string>& args);
+int run_fabric(const std::vector<std::string>& args);
 
 }  // namespace rh::cli

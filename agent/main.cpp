@@ -31,6 +31,8 @@ constexpr Subcommand kSubcommands[] = {
     {"accept", rh::cli::run_accept,
      "acceptance of a fabric against a spec, with a report (or --render report.json)"},
     {"keygen", rh::cli::run_keygen, "write a new fabric key for the control channel"},
+    {"fabric", rh::cli::run_fabric,
+     "the fabric's timeline from Prometheus: pause-storm origin, failing ToR, config drift"},
 };
 
 void usage(std::FILE* out) {

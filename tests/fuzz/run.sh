@@ -8,7 +8,8 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
 seconds=${FUZZ_SECONDS:-45}
 out=build-fuzz
-harnesses=(fuzz_netlink fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs fuzz_http_request)
+harnesses=(fuzz_netlink fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs fuzz_http_request
+  fuzz_prom_response)
 
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF >/dev/null
@@ -54,6 +55,9 @@ printf 'POST /api/v1/incast HTTP/1.1\r\nContent-Length: 24\r\n\r\n{"senders":["1
   >"$corpus/fuzz_http_request/post"
 printf 'GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' \
   >"$corpus/fuzz_http_request/pipelined"
+# fuzz_prom_response: Prometheus query_range answers (a matrix, an API error, empty, a vector,
+# edge values), the fixtures of tests/fixtures/prometheus.
+cp tests/fixtures/prometheus/*.json "$corpus/fuzz_prom_response/"
 # fuzz_netlink: `ethtool -S` text from the captures (selector 5), and one well-formed netlink
 # attribute (u32, type 1) for each binary decoder (selectors 0..4); the fuzzer grows the rest.
 n=0

@@ -1,0 +1,537 @@
+#include "agent/fabric/fabric_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace rh::fabric {
+
+namespace {
+
+using TimeKey = std::int64_t;  ///< UTC milliseconds: points of different queries meet on it
+
+TimeKey key_of(double t_s) {
+    return std::llround(t_s * 1000);
+}
+
+double seconds_of(TimeKey k) {
+    return static_cast<double>(k) / 1000;
+}
+
+/// A series' values by time, NaN points left out (no value is never 0).
+using Values = std::map<TimeKey, double>;
+
+Values values_of(const PromSeries& s) {
+    Values v;
+    for (const PromPoint& p : s.points)
+        if (!std::isnan(p.value)) v[key_of(p.t_s)] = p.value;
+    return v;
+}
+
+std::optional<double> at(const Values& v, TimeKey t) {
+    const auto it = v.find(t);
+    if (it == v.end()) return std::nullopt;
+    return it->second;
+}
+
+std::string label(const Labels& l, const std::string& k) {
+    const auto it = l.find(k);
+    return it == l.end() ? "" : it->second;
+}
+
+std::string number_text(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::string percent_text(double share) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f", share * 100);
+    return buf;
+}
+
+/// Host name and ToR of each instance, from rocehealth_host_info (its last labels win).
+struct Topology {
+    std::map<std::string, std::string> host_of_instance, tor_of_instance, tor_of_host;
+
+    std::string host(const std::string& instance) const {
+        const auto it = host_of_instance.find(instance);
+        return it == host_of_instance.end() || it->second.empty() ? instance : it->second;
+    }
+    std::string tor(const std::string& instance) const {
+        const auto it = tor_of_instance.find(instance);
+        return it == tor_of_instance.end() ? "" : it->second;
+    }
+};
+
+Topology topology_of(const std::vector<PromSeries>& host_info) {
+    Topology topo;
+    for (const PromSeries& s : host_info) {
+        const std::string inst = label(s.labels, "instance");
+        if (inst.empty()) continue;
+        topo.host_of_instance[inst] = label(s.labels, "host");
+        topo.tor_of_instance[inst] = label(s.labels, "tor");
+        if (!label(s.labels, "host").empty())
+            topo.tor_of_host[label(s.labels, "host")] = label(s.labels, "tor");
+    }
+    return topo;
+}
+
+TimelineEvent event_at(TimeKey t, std::string host, std::string what, std::string value,
+                       std::string unit, std::string source) {
+    TimelineEvent e;
+    e.t = seconds_of(t);
+    e.wall_ms = t;
+    e.host = std::move(host);
+    e.what = std::move(what);
+    e.value = std::move(value);
+    e.unit = std::move(unit);
+    e.source = std::move(source);
+    return e;
+}
+
+void open_finding(Finding& f, TimeKey opened, std::optional<TimeKey> closed) {
+    f.opened_t = seconds_of(opened);
+    f.opened_wall_ms = opened;
+    f.closed_t = closed ? seconds_of(*closed) : 0;
+    f.closed_wall_ms = closed ? *closed : 0;
+    f.episodes = 1;
+}
+
+/// Tracks one condition over the time grid: when it started holding, whether it has held for
+/// `hold_s` (the rules' `for:`), and when it stopped after that.
+struct HeldCondition {
+    std::optional<TimeKey> run_start, fired_at, stopped;
+    void step(TimeKey t, bool holds, double hold_s) {
+        if (!holds) {
+            if (fired_at && !stopped) stopped = t;
+            if (!fired_at) run_start.reset();
+            return;
+        }
+        if (!run_start) run_start = t;
+        if (!fired_at && seconds_of(t - *run_start) >= hold_s) fired_at = t;
+    }
+};
+
+// ------------------------------------------------------------------------------------------
+// Pause storm: origin and victims (rules group rocehealth-fabric-pause).
+
+struct PauseHost {
+    Values rx, tx;
+    HeldCondition origin;
+    double max_tx = 0, max_rx_at_origin = 0;
+    std::optional<TimeKey> victim_since;  ///< first time paused while an origin existed
+    double victim_rx = 0;
+};
+
+void analyse_pause(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
+                   FabricResult& out) {
+    // (priority, instance) -> rx/tx shares
+    std::map<std::pair<std::string, std::string>, PauseHost> hosts;
+    std::set<TimeKey> times;
+    for (const PromSeries& s : in.pause_fraction) {
+        const std::string dir = label(s.labels, "direction");
+        if (dir != "rx" && dir != "tx") continue;
+        auto& h = hosts[{label(s.labels, "priority"), label(s.labels, "instance")}];
+        (dir == "rx" ? h.rx : h.tx) = values_of(s);
+        for (const auto& [t, v] : dir == "rx" ? h.rx : h.tx) times.insert(t);
+    }
+    for (const TimeKey t : times) {
+        std::set<std::string> priorities_with_origin;
+        for (auto& [key, h] : hosts) {
+            const auto tx = at(h.tx, t), rx = at(h.rx, t);
+            const bool origin =
+                tx && *tx > th.origin_tx_fraction && !(rx && *rx > th.origin_rx_fraction_max);
+            h.origin.step(t, origin, th.hold_s);
+            if (origin) {
+                priorities_with_origin.insert(key.first);
+                h.max_tx = std::max(h.max_tx, *tx);
+                h.max_rx_at_origin = std::max(h.max_rx_at_origin, rx.value_or(0));
+            }
+        }
+        for (auto& [key, h] : hosts) {
+            const auto rx = at(h.rx, t);
+            if (!h.victim_since && rx && *rx > th.victim_rx_fraction &&
+                priorities_with_origin.count(key.first)) {
+                h.victim_since = t;
+                h.victim_rx = *rx;
+            }
+        }
+    }
+    for (const auto& [key, h] : hosts) {
+        if (!h.origin.fired_at) continue;
+        const auto& [priority, instance] = key;
+        const std::string host = topo.host(instance), tor = topo.tor(instance);
+        Finding f = make_finding("fabric_pause_storm_origin", Severity::error, host, "", 0);
+        f.labels = {{"priority", priority}};
+        if (!tor.empty()) f.labels["tor"] = tor;
+        open_finding(f, *h.origin.run_start, h.origin.stopped);
+        f.timeline.push_back(event_at(*h.origin.run_start, host,
+                                      "started sending PFC pause on priority " + priority +
+                                          " while not paused itself: origin of the storm",
+                                      percent_text(h.max_tx), "%",
+                                      "rocehealth_pfc_pause_duration_seconds_total"));
+        f.timeline.back().labels = f.labels;
+        // Victims: paused on this priority while an origin existed, in time order.
+        std::vector<std::pair<TimeKey, std::string>> victims;
+        std::map<std::string, int> per_tor;
+        for (const auto& [vkey, v] : hosts) {
+            if (vkey.first != priority || !v.victim_since || vkey.second == instance) continue;
+            const std::string vtor = topo.tor(vkey.second);
+            victims.emplace_back(*v.victim_since, vkey.second);
+            ++per_tor[vtor.empty() ? "(no tor)" : vtor];
+        }
+        std::sort(victims.begin(), victims.end());
+        std::string victim_list, tor_list;
+        for (const auto& [t, vinst] : victims) {
+            const std::string vtor = topo.tor(vinst);
+            const PauseHost& v = hosts.at({priority, vinst});
+            TimelineEvent e = event_at(
+                t, topo.host(vinst),
+                "paused on priority " + priority + " by the storm from " + host +
+                    (vtor.empty() ? "" : " (victim under ToR " + vtor + ")"),
+                percent_text(v.victim_rx), "%", "rocehealth_pfc_pause_duration_seconds_total");
+            e.labels = {{"priority", priority}};
+            if (!vtor.empty()) e.labels["tor"] = vtor;
+            f.timeline.push_back(std::move(e));
+            victim_list += (victim_list.empty() ? "" : ", ") + topo.host(vinst);
+        }
+        for (const auto& [t2, n] : per_tor)
+            tor_list += (tor_list.empty() ? "" : ", ") + t2 + ": " + std::to_string(n);
+        f.summary = host + (tor.empty() ? "" : " (ToR " + tor + ")") +
+                    " started a PFC pause storm on priority " + priority + ": it sent pause " +
+                    percent_text(h.max_tx) + " % of the time while paused under " +
+                    percent_text(th.origin_rx_fraction_max) + " % itself, and " +
+                    std::to_string(victims.size()) + " host(s) were paused after it";
+        f.evidence.push_back(
+            {"pause_tx_share_max", percent_text(h.max_tx), "%",
+             "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"tx\"})"});
+        f.evidence.push_back(
+            {"pause_rx_share_max_while_origin", percent_text(h.max_rx_at_origin), "%",
+             "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"rx\"})"});
+        f.evidence.push_back(
+            {"victims_in_time_order", victim_list.empty() ? "none" : victim_list, "",
+             "hosts paused > " + percent_text(th.victim_rx_fraction) + " % while the origin held"});
+        if (!tor_list.empty())
+            f.evidence.push_back({"victims_per_tor", tor_list, "", "rocehealth_host_info{tor}"});
+        f.explanation =
+            "A host is an endpoint: it pauses its switch because its own receive buffers are full "
+            "(slow receiver, PCIe, a NIC in trouble), so the storm starts there and spreads to "
+            "the hosts whose traffic shares the paused links. Fix the origin; the others are "
+            "victims (rules: RocehealthPauseStormOrigin, RocehealthPauseStormBlastRadius).";
+        f.confidence = "high";
+        f.confidence_reason =
+            "the origin condition held for " + number_text(th.hold_s) + " s, the rule's `for`";
+        out.findings.push_back(std::move(f));
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// ToR localisation from the mesh (rules group rocehealth-fabric-mesh).
+
+struct PairRows {
+    std::string src_instance, dst_label, dst_tor;  ///< dst_label: the peer or "ToR T"
+    std::vector<Values> errors;
+    std::vector<std::pair<std::string, Values>> p50;  ///< (median group, values)
+    std::optional<TimeKey> bad_since;
+    std::string why;  ///< "failed" or "slow"
+    double value = 0;
+};
+
+void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
+                  FabricResult& out) {
+    std::map<std::pair<std::string, std::string>, PairRows> pairs;  // (instance, dst) -> rows
+    std::set<std::string> unknown_peers;
+    std::map<std::string, std::vector<const Values*>> groups;  // median group -> series
+    std::vector<Values> p50_store;
+    std::set<TimeKey> times;
+    // Returns the pair of a row, or nullptr when its ends' ToRs are unknown or the same.
+    auto pair_of = [&](const Labels& l) -> PairRows* {
+        const std::string inst = label(l, "instance"), src_tor = topo.tor(inst);
+        std::string dst_tor = label(l, "dst_tor"), dst = "ToR " + dst_tor;
+        if (dst_tor.empty()) {
+            std::string peer = label(l, "peer");
+            dst = peer.substr(0,
+                              peer.rfind(':') == std::string::npos ? peer.size() : peer.rfind(':'));
+            const auto it = topo.tor_of_host.find(dst);
+            if (it == topo.tor_of_host.end()) {
+                if (!peer.empty()) unknown_peers.insert(peer);
+                return nullptr;
+            }
+            dst_tor = it->second;
+        }
+        if (src_tor.empty() || dst_tor.empty() || src_tor == dst_tor) return nullptr;
+        PairRows& p = pairs[{inst, dst}];
+        p.src_instance = inst;
+        p.dst_label = dst;
+        p.dst_tor = dst_tor;
+        return &p;
+    };
+    for (const PromSeries& s : in.probe_errors)
+        if (PairRows* p = pair_of(s.labels)) p->errors.push_back(values_of(s));
+    for (const PromSeries& s : in.probe_p50_s) {
+        const std::string group = (s.labels.count("dst_tor") ? "tor/" : "peer/") +
+                                  label(s.labels, "op") + "/" + label(s.labels, "size_bytes");
+        Values v = values_of(s);
+        for (auto it = v.begin(); it != v.end();) it = it->second < 0 ? v.erase(it) : ++it;
+        p50_store.push_back(v);
+        if (PairRows* p = pair_of(s.labels)) p->p50.emplace_back(group, std::move(v));
+    }
+    // The fabric's median per group counts every pair, inside ToRs too (as the rule does).
+    for (std::size_t i = 0; i < in.probe_p50_s.size(); ++i) {
+        const Labels& l = in.probe_p50_s[i].labels;
+        groups[(l.count("dst_tor") ? "tor/" : "peer/") + label(l, "op") + "/" +
+               label(l, "size_bytes")]
+            .push_back(&p50_store[i]);
+    }
+    for (const auto& [k, p] : pairs) {
+        for (const Values& v : p.errors)
+            for (const auto& [t, x] : v) times.insert(t);
+        for (const auto& [g, v] : p.p50)
+            for (const auto& [t, x] : v) times.insert(t);
+    }
+    std::map<std::string, HeldCondition> tor_state;
+    std::map<std::string, std::pair<double, std::size_t>> tor_at_fire;  // ratio, pairs
+    std::map<std::string, double> elsewhere_at_fire;
+    for (const TimeKey t : times) {
+        std::map<std::string, double> median;
+        for (const auto& [g, series] : groups) {
+            std::vector<double> xs;
+            for (const Values* v : series)
+                if (auto x = at(*v, t)) xs.push_back(*x);
+            if (xs.empty()) continue;
+            std::sort(xs.begin(), xs.end());
+            // Prometheus' quantile(0.5): linear interpolation between the middle ranks.
+            const double rank = 0.5 * static_cast<double>(xs.size() - 1);
+            const auto lo = static_cast<std::size_t>(std::floor(rank));
+            const std::size_t hi = std::min(lo + 1, xs.size() - 1);
+            median[g] = xs[lo] + (xs[hi] - xs[lo]) * (rank - static_cast<double>(lo));
+        }
+        std::map<std::string, std::pair<std::size_t, std::size_t>> into;  // tor -> bad, count
+        std::size_t bad_all = 0, count_all = 0;
+        for (auto& [k, p] : pairs) {
+            bool present = false, bad = false;
+            for (const Values& v : p.errors)
+                if (auto x = at(v, t)) {
+                    present = true;
+                    if (*x > 0) {
+                        bad = true;
+                        if (!p.bad_since) p.why = "failed", p.value = *x;
+                    }
+                }
+            for (const auto& [g, v] : p.p50)
+                if (auto x = at(v, t)) {
+                    present = true;
+                    const auto m = median.find(g);
+                    if (m != median.end() && *x > th.slow_vs_median * m->second) {
+                        if (!bad && !p.bad_since) p.why = "slow", p.value = *x;
+                        bad = true;
+                    }
+                }
+            if (!present) continue;
+            if (bad && !p.bad_since) p.bad_since = t;
+            if (!bad) p.bad_since.reset();
+            auto& [b, c] = into[p.dst_tor];
+            b += bad;
+            ++c;
+            bad_all += bad;
+            ++count_all;
+        }
+        for (const auto& [tor, bc] : into) {
+            const double ratio = static_cast<double>(bc.first) / static_cast<double>(bc.second);
+            const std::size_t other = count_all - bc.second;
+            const bool holds =
+                other > 0 && ratio > th.tor_bad_ratio && bc.second >= th.tor_min_pairs &&
+                static_cast<double>(bad_all - bc.first) / static_cast<double>(other) <=
+                    th.elsewhere_vs_tor * ratio;
+            HeldCondition& st = tor_state[tor];
+            const bool fired_before = st.fired_at.has_value();
+            st.step(t, holds, th.hold_s);
+            if (st.fired_at && !fired_before) {
+                tor_at_fire[tor] = {ratio, bc.second};
+                elsewhere_at_fire[tor] =
+                    static_cast<double>(bad_all - bc.first) / static_cast<double>(other);
+                // The pairs bad now, each with the time it went bad: the timeline.
+                Finding f =
+                    make_finding("fabric_tor_probes_failing", Severity::error, "ToR " + tor, "", 0);
+                f.labels = {{"tor", tor}};
+                open_finding(f, *st.run_start, std::nullopt);
+                std::vector<const PairRows*> bad_pairs;
+                for (const auto& [k2, p] : pairs)
+                    if (p.dst_tor == tor && p.bad_since) bad_pairs.push_back(&p);
+                std::sort(bad_pairs.begin(), bad_pairs.end(),
+                          [](const PairRows* a, const PairRows* b) {
+                              return *a->bad_since < *b->bad_since;
+                          });
+                for (const PairRows* p : bad_pairs) {
+                    const bool failed = p->why == "failed";
+                    TimelineEvent e =
+                        event_at(*p->bad_since, topo.host(p->src_instance),
+                                 "probes to " + p->dst_label + " (ToR " + tor + ") " +
+                                     (failed ? "failed"
+                                             : "slow: p50 over " + number_text(th.slow_vs_median) +
+                                                   "x the fabric's median"),
+                                 failed ? number_text(p->value) : number_text(p->value * 1e6),
+                                 failed ? "errors in 2 m" : "us",
+                                 failed ? "rocehealth_probe_errors_total"
+                                        : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
+                    e.labels = {{"tor", tor}, {"peer", p->dst_label}};
+                    f.timeline.push_back(std::move(e));
+                }
+                f.summary = "ToR " + tor + " (or its uplinks): " + std::to_string(bc.first) +
+                            " of " + std::to_string(bc.second) +
+                            " mesh probe pairs into it from other ToRs failed or were slow (" +
+                            percent_text(ratio) + " %), pairs into other ToRs " +
+                            percent_text(elsewhere_at_fire[tor]) +
+                            " %: suspect the ToR, not its hosts";
+                f.evidence.push_back({"bad_pairs_into_tor", std::to_string(bc.first), "",
+                                      "rocehealth_probe_errors_total, "
+                                      "rocehealth_probe_latency_seconds"});
+                f.evidence.push_back({"pairs_into_tor", std::to_string(bc.second), "",
+                                      "pairs from hosts of other ToRs"});
+                f.evidence.push_back({"bad_share_into_tor", percent_text(ratio), "%", ""});
+                f.evidence.push_back(
+                    {"bad_share_into_other_tors", percent_text(elsewhere_at_fire[tor]), "%", ""});
+                f.explanation =
+                    "Most pairs into one ToR fail or are slow while pairs elsewhere are fine: a "
+                    "dead host makes at most its own share bad, a ToR or its uplinks all of them "
+                    "(rule RocehealthTorProbesFailing).";
+                f.confidence = "high";
+                f.confidence_reason = "the condition held for " + number_text(th.hold_s) +
+                                      " s over " + std::to_string(bc.second) + " pairs";
+                out.findings.push_back(std::move(f));
+            }
+            if (st.stopped)
+                for (Finding& f : out.findings)
+                    if (f.rule_id == "fabric_tor_probes_failing" && f.labels["tor"] == tor &&
+                        f.closed_wall_ms == 0) {
+                        f.closed_wall_ms = *st.stopped;
+                        f.closed_t = seconds_of(*st.stopped);
+                    }
+        }
+    }
+    for (const std::string& p : unknown_peers)
+        out.notes.push_back({"mesh peer " + p,
+                             "no rocehealth_host_info names it as its host: its pairs are left "
+                             "out of the ToR localisation"});
+}
+
+// ------------------------------------------------------------------------------------------
+// Configuration drift (rules group rocehealth-fabric-config).
+
+void analyse_config(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
+                    FabricResult& out) {
+    static const std::map<std::string, std::string> kSettings = {
+        {"rocehealth_netdev_mtu_bytes", "netdev_mtu_bytes"},
+        {"rocehealth_port_active_mtu_bytes", "active_mtu_bytes"},
+        {"rocehealth_pfc_enabled", "pfc_enabled"},
+        {"rocehealth_port_trust_info", "trust"}};
+    struct PortValue {
+        std::string instance, device, port, value, netdev;
+        TimeKey since = 0;
+    };
+    // (setting, priority) -> (instance, device, port) -> the port's last value
+    std::map<std::pair<std::string, std::string>, std::map<std::vector<std::string>, PortValue>>
+        by_setting;
+    for (const PromSeries& s : in.port_config) {
+        const auto name = kSettings.find(label(s.labels, "__name__"));
+        if (name == kSettings.end()) continue;
+        const bool trust = name->second == "trust";
+        // The value of the last point, and since when it has been that (its trailing run).
+        std::optional<std::string> last;
+        TimeKey since = 0;
+        for (const PromPoint& p : s.points) {
+            if (std::isnan(p.value)) continue;
+            const std::string v = trust ? label(s.labels, "trust") : number_text(p.value);
+            if (!last || *last != v) since = key_of(p.t_s);
+            last = v;
+        }
+        if (!last) continue;
+        const std::vector<std::string> port = {label(s.labels, "instance"),
+                                               label(s.labels, "device"), label(s.labels, "port")};
+        PortValue& pv = by_setting[{name->second, label(s.labels, "priority")}][port];
+        if (!pv.value.empty() && pv.since > since) continue;  // trust: the newest mode wins
+        pv = {port[0], port[1], port[2], *last, label(s.labels, "netdev"), since};
+    }
+    for (const auto& [sp, ports] : by_setting) {
+        const auto& [setting, priority] = sp;
+        std::map<std::string, std::size_t> counts;
+        for (const auto& [k, pv] : ports) ++counts[pv.value];
+        std::string majority;
+        for (const auto& [v, n] : counts)
+            if (static_cast<double>(n) > th.config_majority * static_cast<double>(ports.size()))
+                majority = v;
+        if (majority.empty()) continue;  // an even split: nothing to drift from
+        const std::size_t n_major = counts[majority];
+        for (const auto& [k, pv] : ports) {
+            if (pv.value == majority) continue;
+            const std::string host = topo.host(pv.instance);
+            unsigned port_no = 0;
+            for (char c : pv.port)
+                port_no =
+                    c >= '0' && c <= '9' && port_no < 100000 ? port_no * 10 + (c - '0') : port_no;
+            Finding f =
+                make_finding("fabric_config_drift", Severity::warning, host, pv.device, port_no);
+            f.labels = {{"setting", setting}, {"value", pv.value}, {"fabric_value", majority}};
+            if (!priority.empty()) f.labels["priority"] = priority;
+            open_finding(f, pv.since, std::nullopt);
+            const std::string what =
+                setting + (priority.empty() ? "" : " (priority " + priority + ")");
+            const std::string share =
+                std::to_string(n_major) + " of " + std::to_string(ports.size()) + " ports";
+            f.summary = host + " " + pv.device + " port " + pv.port +
+                        (pv.netdev.empty() ? "" : " (" + pv.netdev + ")") + ": " + what + " is " +
+                        pv.value + ", the fabric's is " + majority + " (" + share + ")";
+            std::string series;
+            for (const auto& [name, set] : kSettings)
+                if (set == setting) series = name;
+            f.evidence.push_back({setting, pv.value, "", series});
+            f.evidence.push_back({"fabric_" + setting, majority, "", share});
+            TimelineEvent e = event_at(pv.since, host,
+                                       what + " is " + pv.value + ", unlike the fabric (" +
+                                           majority + " on " + share + ")",
+                                       pv.value, "", f.evidence.front().source);
+            e.labels = f.labels;
+            f.timeline.push_back(std::move(e));
+            f.explanation =
+                "A lossless fabric needs the same PFC priorities and trust end to end (a mismatch "
+                "drops or mis-queues RoCE), and MTU differences cap the RoCE path MTU (rule "
+                "RocehealthConfigDrift). `rocehealth check` on the host shows where it was read.";
+            f.confidence = "high";
+            f.confidence_reason = "the port's last value in the range against " + share;
+            out.findings.push_back(std::move(f));
+        }
+    }
+}
+
+}  // namespace
+
+FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th) {
+    FabricResult out;
+    const Topology topo = topology_of(in.host_info);
+    std::set<std::string> hosts, without_info;
+    for (const auto& [inst, host] : topo.host_of_instance) hosts.insert(topo.host(inst));
+    for (const auto* v : {&in.pause_fraction, &in.probe_errors, &in.probe_p50_s, &in.port_config})
+        for (const PromSeries& s : *v) {
+            const std::string inst = label(s.labels, "instance");
+            hosts.insert(topo.host(inst));
+            if (!topo.host_of_instance.count(inst)) without_info.insert(inst);
+        }
+    for (const std::string& inst : without_info)
+        out.notes.push_back({"instance " + inst,
+                             "no rocehealth_host_info: named by its instance, no ToR (left out "
+                             "of the ToR localisation)"});
+    out.hosts.assign(hosts.begin(), hosts.end());
+    analyse_pause(in, topo, th, out);
+    analyse_mesh(in, topo, th, out);
+    analyse_config(in, topo, th, out);
+    std::stable_sort(out.findings.begin(), out.findings.end(),
+                     [](const Finding& a, const Finding& b) { return a.opened_t < b.opened_t; });
+    return out;
+}
+
+}  // namespace rh::fabric

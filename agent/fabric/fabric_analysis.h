@@ -1,0 +1,76 @@
+// The fabric analysis of `rocehealth fabric`: from the fleet's series (as Prometheus returns them
+// for the queries of fabric_queries.h) to findings and one timeline. Pure: no I/O, no clock.
+// The logic and thresholds are those of packaging/prometheus/rocehealth-fabric-rules.yml (each
+// FabricThresholds member names the rule it comes from), evaluated at every step of the range
+// instead of at one instant, so the findings are dated.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agent/fabric/prom_response.h"
+#include "core/finding.h"
+
+namespace rh::fabric {
+
+/// The inputs, one vector per query (agent series; `instance` is the join key everywhere, as in
+/// the rules' `on (instance)`).
+struct FabricSeries {
+    /// rocehealth_host_info{instance, host, tor, ...} 1: host name and ToR per instance.
+    std::vector<PromSeries> host_info;
+    /// Share of time paused (0..1) per {instance, priority, direction="rx"|"tx"}: the
+    /// rate of rocehealth_pfc_pause_duration_seconds_total, max over the host's ports.
+    std::vector<PromSeries> pause_fraction;
+    /// Probe failures per pair in the rules' 2 m window: increase of
+    /// rocehealth_probe_errors_total{instance, peer, op} or rocehealth_probe_tor_errors_total
+    /// {instance, dst_tor, op}.
+    std::vector<PromSeries> probe_errors;
+    /// Median probe latency in seconds: rocehealth_probe_latency_seconds{quantile="0.5", instance,
+    /// peer, op, size_bytes} or rocehealth_probe_tor_latency_seconds{..., dst_tor, ...}.
+    std::vector<PromSeries> probe_p50_s;
+    /// Port configuration, `__name__` kept: rocehealth_netdev_mtu_bytes,
+    /// rocehealth_port_active_mtu_bytes, rocehealth_pfc_enabled{priority},
+    /// rocehealth_port_trust_info{trust}, each with {instance, device, port}.
+    std::vector<PromSeries> port_config;
+};
+
+/// Thresholds, from packaging/prometheus/rocehealth-fabric-rules.yml (why each is what it is is
+/// written there, next to the rule).
+struct FabricThresholds {
+    /// rocehealth:pause_storm_origin:tx_fraction: sends pause > 5 % of the time ...
+    double origin_tx_fraction = 0.05;
+    /// ... while paused itself < 1 % of the time.
+    double origin_rx_fraction_max = 0.01;
+    /// rocehealth:pause_storm_victim:rx_fraction: paused > 5 % while an origin exists.
+    double victim_rx_fraction = 0.05;
+    /// RocehealthPauseStormOrigin / RocehealthTorProbesFailing `for: 2m`.
+    double hold_s = 120;
+    /// rocehealth:probe_pair_bad:2m: p50 over 3x the fabric's median p50 (same op and size).
+    double slow_vs_median = 3;
+    /// RocehealthTorProbesFailing: > 50 % of the pairs into the ToR bad, ...
+    double tor_bad_ratio = 0.5;
+    /// ... at least 4 such pairs, ...
+    std::size_t tor_min_pairs = 4;
+    /// ... and pairs into the other ToRs bad at most half as often.
+    double elsewhere_vs_tor = 0.5;
+    /// rocehealth:config_value:majority: a value more than half of the ports have.
+    double config_majority = 0.5;
+};
+
+/// What the analysis found. Findings' rule ids: "fabric_pause_storm_origin" (host, labels
+/// priority, tor; its timeline: the origin then every victim in time order),
+/// "fabric_tor_probes_failing" (host "ToR T", labels tor; timeline: each bad pair's first bad
+/// time), "fabric_config_drift" (host, device, port, labels setting, value, fabric_value and
+/// priority for PFC). Times are UTC seconds; findings ordered by opened_t.
+struct FabricResult {
+    std::vector<Finding> findings;
+    std::vector<std::string> hosts;  ///< every host named by host_info (else by instance), sorted
+    std::vector<Note> notes;         ///< e.g. instances without host_info, pairs to unknown peers
+};
+
+/// Runs the three analyses over the series' common time grid (hold times are measured between
+/// the points' times). Never throws for data content (NaN and missing points are "no value",
+/// never 0).
+FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th = {});
+
+}  // namespace rh::fabric

@@ -1,0 +1,113 @@
+#include "agent/fabric/prom_client.h"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include <httplib.h>
+
+namespace rh::fabric {
+
+namespace {
+
+/// Seconds as Prometheus takes them: decimal, up to milliseconds.
+std::string seconds_param(double t_s) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, t_s, std::chars_format::fixed, 3);
+    return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+Result<PromEndpoint> parse_prometheus_url(const std::string& url) {
+    const std::string scheme = url.rfind("https://", 0) == 0 ? "https://" : "http://";
+    if (url.rfind(scheme, 0) != 0)
+        return Error("parse", "--prometheus " + url, 0,
+                     "expected http://HOST[:PORT][/PREFIX] or https://...");
+    const std::string rest = url.substr(scheme.size());
+    const std::size_t slash = rest.find('/');
+    const std::string authority = rest.substr(0, slash);
+    std::string prefix = slash == std::string::npos ? "" : rest.substr(slash);
+    while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+    if (authority.empty() || authority.front() == ':')
+        return Error("parse", "--prometheus " + url, 0, "no host name");
+    if (authority.find_first_of("@?# ") != std::string::npos)
+        return Error("parse", "--prometheus " + url, 0,
+                     "the host part holds a character a host cannot have (@, ?, #, space)");
+    const std::size_t colon = authority.rfind(':');
+    if (colon != std::string::npos && authority.find(']') == std::string::npos) {
+        const std::string port = authority.substr(colon + 1);
+        long v = -1;
+        if (port.empty() || port.size() > 5 ||
+            port.find_first_not_of("0123456789") != std::string::npos ||
+            (v = std::stol(port)) < 1 || v > 65535)
+            return Error("parse", "--prometheus " + url, 0, "bad port '" + port + "'");
+    }
+    return PromEndpoint{scheme + authority, prefix};
+}
+
+Result<std::vector<PromSeries>> PromClient::query_range(const std::string& promql, double from_s,
+                                                        double to_s, double step_s) const {
+    httplib::Client cli(ep_.scheme_host_port);
+    const auto secs = static_cast<time_t>(lim_.timeout_s);
+    cli.set_connection_timeout(secs);
+    cli.set_read_timeout(secs);
+    const std::string url = ep_.scheme_host_port + ep_.path_prefix;
+    const std::string path = ep_.path_prefix + "/api/v1/query_range";
+    const double page_s = step_s * static_cast<double>(lim_.page_points - 1);
+    std::map<Labels, std::size_t> index;
+    std::vector<PromSeries> merged;
+    for (double start = from_s; start <= to_s; start += page_s + step_s) {
+        const double end = std::min(to_s, start + page_s);
+        const httplib::Params params = {{"query", promql},
+                                        {"start", seconds_param(start)},
+                                        {"end", seconds_param(end)},
+                                        {"step", seconds_param(step_s)}};
+        std::string body;
+        bool too_big = false;
+        const auto res = cli.Get(path, params, {}, [&](const char* data, std::size_t len) {
+            if (body.size() + len > lim_.max_answer_bytes) {
+                too_big = true;
+                return false;
+            }
+            body.append(data, len);
+            return true;
+        });
+        if (too_big)
+            return Error("query", url, 0,
+                         "the answer is over " + std::to_string(lim_.max_answer_bytes) + " bytes",
+                         kCauseTooManyBytes);
+        if (!res)
+            return Error("connect", url, 0,
+                         "no HTTP answer (connection refused, no route, timeout or TLS; "
+                         "cpp-httplib: " +
+                             httplib::to_string(res.error()) + ")",
+                         kCauseUnreachable);
+        auto page = decode_matrix(body, lim_.max_series);
+        if (!page) {
+            // The API's own error comes with 4xx/5xx; only a body without one is an HTTP error.
+            if (page.error().cause == kCauseMalformed && (res->status < 200 || res->status > 299))
+                return Error("query", url, 0, "HTTP status " + std::to_string(res->status),
+                             kCauseHttpStatus);
+            Error e = page.error();
+            e.subject = url;
+            return e;
+        }
+        for (PromSeries& s : *page) {
+            const auto [it, fresh] = index.emplace(s.labels, merged.size());
+            if (fresh) {
+                if (merged.size() >= lim_.max_series)
+                    return Error("query", url, 0,
+                                 "more than " + std::to_string(lim_.max_series) + " series",
+                                 kCauseTooManySeries);
+                merged.push_back(std::move(s));
+            } else {
+                auto& pts = merged[it->second].points;
+                pts.insert(pts.end(), s.points.begin(), s.points.end());
+            }
+        }
+    }
+    return merged;
+}
+
+}  // namespace rh::fabric

@@ -1,0 +1,58 @@
+// A client of Prometheus' HTTP API (also served by Mimir, Thanos and VictoriaMetrics):
+// /api/v1/query_range, paged by time so that each answer stays bounded, with bounded bytes and
+// series. cpp-httplib.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "agent/fabric/prom_response.h"
+#include "core/result.h"
+
+namespace rh::fabric {
+
+/// Error::cause values of PromClient besides prom_response.h's.
+inline constexpr const char* kCauseUnreachable = "unreachable";  ///< no HTTP answer at all
+inline constexpr const char* kCauseTooManyBytes = "too_many_bytes";
+inline constexpr const char* kCauseHttpStatus = "http_status";  ///< non-2xx without an API error
+
+/// Bounds of one query. Points per page: Prometheus refuses more than 11,000 points per series
+/// in one answer; pages are much smaller so an answer of many series stays small.
+struct PromLimits {
+    std::size_t max_answer_bytes = 256u << 20;  ///< bytes of one page's answer
+    std::size_t max_series = 50000;             ///< series of one query (all pages merged)
+    std::size_t page_points = 250;              ///< points per series per page, 1..11000
+    double timeout_s = 30;                      ///< connect and read timeout
+};
+
+/// "http[s]://host:port[/prefix]": where the API lives (https: cpp-httplib's OpenSSL support,
+/// the system's CA store).
+struct PromEndpoint {
+    std::string scheme_host_port;  ///< "http://prom.example:9090"
+    std::string path_prefix;  ///< "" or "/prometheus" (a reverse proxy's prefix), no "/" at the end
+};
+
+/// Parses --prometheus. Errors: not http:// or https://, no host, a bad port.
+Result<PromEndpoint> parse_prometheus_url(const std::string& url);
+
+class PromClient {
+  public:
+    PromClient(PromEndpoint endpoint, PromLimits limits) : ep_(std::move(endpoint)), lim_(limits) {}
+
+    /// Runs `promql` over [from_s, to_s] (UTC seconds) at `step_s` seconds, in pages of
+    /// limits.page_points points, and merges the pages' series by label set (points in time
+    /// order). Errors (Error::cause): kCauseUnreachable (detail names the URL and httplib's
+    /// reason), kCausePrometheusError (the server's errorType and error), kCauseTooManyBytes /
+    /// kCauseTooManySeries (a limit exceeded), kCauseHttpStatus, kCauseMalformed.
+    Result<std::vector<PromSeries>> query_range(const std::string& promql, double from_s,
+                                                double to_s, double step_s) const;
+
+    const PromLimits& limits() const { return lim_; }
+
+  private:
+    PromEndpoint ep_;
+    PromLimits lim_;
+};
+
+}  // namespace rh::fabric

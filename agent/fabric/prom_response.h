@@ -1,0 +1,46 @@
+// The answer of Prometheus' HTTP API to /api/v1/query_range, decoded strictly. The body is
+// untrusted input (any server, any proxy in between): every field is type-checked and the
+// series count is bounded before anything is kept. Fuzzed by tests/fuzz/fuzz_prom_response.cpp.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/sample.h"
+
+namespace rh::fabric {
+
+/// One point of a range answer: UTC seconds since the epoch and the sample value (NaN and ±Inf
+/// are kept as such: Prometheus writes them "NaN", "+Inf", "-Inf").
+struct PromPoint {
+    double t_s = 0;
+    double value = 0;
+};
+
+/// One series of a range answer: its labels (`__name__` included when Prometheus kept it) and
+/// its points in the order given (Prometheus sends them in time order).
+struct PromSeries {
+    Labels labels;
+    std::vector<PromPoint> points;
+};
+
+/// Error::cause values of decode_matrix (and PromClient, prom_client.h).
+inline constexpr const char* kCausePrometheusError = "prometheus_error";  ///< status "error"
+inline constexpr const char* kCauseMalformed = "malformed";               ///< not the API's shape
+inline constexpr const char* kCauseTooManySeries = "too_many_series";
+
+/// Decodes a query_range body: {"status": "success", "data": {"resultType": "matrix",
+/// "result": [{"metric": {name: string}, "values": [[unix_s number, "value" string], ...]}]}}.
+/// Errors (Error::cause above):
+/// - status "error": detail "Prometheus error ERRORTYPE: ERROR" with the server's texts
+///   (truncated to 512 bytes each);
+/// - anything else not of that shape (not JSON, a missing or mistyped field, a resultType other
+///   than matrix, a value that is not a number): detail says which field;
+/// - more than `max_series` series: kCauseTooManySeries, detail "more than N series".
+/// Never throws.
+Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t max_series);
+
+}  // namespace rh::fabric

@@ -1,0 +1,254 @@
+// agent/fabric: the fabric analysis on series built in code (pause-storm origin and victims in
+// time order, ToR localisation against a dead host, configuration drift and an even split), the
+// strict decoder of Prometheus' answers, and the --from/--to forms.
+#define BOOST_TEST_MODULE fabric_analysis
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+
+#include "agent/fabric/fabric_analysis.h"
+#include "agent/fabric/fabric_queries.h"
+#include "agent/fabric/prom_client.h"
+#include "agent/fabric/prom_response.h"
+#include "agent/fabric/time_arg.h"
+
+using namespace rh::fabric;
+
+namespace {
+
+constexpr double kT0 = 1764763200;  // 2025-12-03T12:00:00Z
+constexpr double kStep = 15;
+
+/// A series with `value(t)` at every step of [kT0, kT0 + span_s].
+template <typename F>
+PromSeries series(rh::Labels labels, F value, double span_s = 1800) {
+    PromSeries s{std::move(labels), {}};
+    for (double t = kT0; t <= kT0 + span_s; t += kStep) s.points.push_back({t, value(t)});
+    return s;
+}
+
+std::string inst(int i) {
+    return "h" + std::to_string(i) + ":9900";
+}
+
+/// The first half of h1..hN under r01, the rest under r02.
+std::vector<PromSeries> host_info(int hosts = 6) {
+    std::vector<PromSeries> out;
+    for (int i = 1; i <= hosts; ++i)
+        out.push_back(series({{"instance", inst(i)},
+                              {"host", "h" + std::to_string(i)},
+                              {"tor", i <= hosts / 2 ? "r01" : "r02"}},
+                             [](double) { return 1.0; }));
+    return out;
+}
+
+PromSeries pause(int host, const std::string& dir, double from_s, double share) {
+    return series({{"instance", inst(host)}, {"priority", "3"}, {"direction", dir}},
+                  [=](double t) { return t >= kT0 + from_s ? share : 0.0; });
+}
+
+const rh::Finding* find(const FabricResult& r, const std::string& rule) {
+    for (const auto& f : r.findings)
+        if (f.rule_id == rule) return &f;
+    return nullptr;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(pause_origin_then_victims_in_time_order) {
+    FabricSeries in;
+    in.host_info = host_info();
+    in.pause_fraction = {pause(2, "tx", 300, 0.3), pause(2, "rx", 0, 0.0), pause(5, "rx", 600, 0.2),
+                         pause(1, "rx", 420, 0.2), pause(3, "rx", 0, 0.01)};
+    const FabricResult r = analyse_fabric(in);
+    const rh::Finding* f = find(r, "fabric_pause_storm_origin");
+    BOOST_REQUIRE(f);
+    BOOST_TEST(f->host == "h2");
+    BOOST_TEST(f->labels.at("priority") == "3");
+    BOOST_TEST(f->labels.at("tor") == "r01");
+    BOOST_TEST(f->opened_t == kT0 + 300);
+    BOOST_REQUIRE_EQUAL(f->timeline.size(), 3u);
+    BOOST_TEST(f->timeline[0].host == "h2");
+    BOOST_TEST(f->timeline[1].host == "h1");
+    BOOST_TEST(f->timeline[2].host == "h5");
+    BOOST_TEST(f->timeline[1].t == kT0 + 420);
+    BOOST_TEST(r.findings.size() == 1u);  // h3's 1 % is no victim
+}
+
+BOOST_AUTO_TEST_CASE(pause_everywhere_has_no_origin_and_short_bursts_do_not_count) {
+    FabricSeries in;
+    in.host_info = host_info();
+    // Every host pauses and is paused alike: congestion, not a storm from one place.
+    for (int h = 1; h <= 6; ++h) {
+        in.pause_fraction.push_back(pause(h, "tx", 0, 0.2));
+        in.pause_fraction.push_back(pause(h, "rx", 0, 0.2));
+    }
+    BOOST_TEST(analyse_fabric(in).findings.empty());
+    // A 1-minute burst is shorter than the rule's 2-minute hold.
+    in.pause_fraction = {
+        series({{"instance", inst(2)}, {"priority", "3"}, {"direction", "tx"}},
+               [](double t) { return t >= kT0 + 300 && t < kT0 + 360 ? 0.5 : 0; })};
+    BOOST_TEST(analyse_fabric(in).findings.empty());
+}
+
+namespace {
+
+/// Every host probes every other; pairs from r01 into r02 get `p50_into_r02`, pairs into
+/// `dead_host` fail, from `from_s` on.
+FabricSeries mesh(double p50_into_r02, int dead_host, double from_s = 600) {
+    FabricSeries in;
+    in.host_info = host_info();
+    for (int s = 1; s <= 6; ++s)
+        for (int d = 1; d <= 6; ++d) {
+            if (s == d) continue;
+            const bool into = s <= 3 && d >= 4;
+            const rh::Labels l = {{"instance", inst(s)},
+                                  {"peer", "h" + std::to_string(d) + ":18515"},
+                                  {"op", "write"},
+                                  {"size_bytes", "64"}};
+            in.probe_p50_s.push_back(series(
+                l, [=](double t) { return into && t >= kT0 + from_s ? p50_into_r02 : 5e-6; }));
+            in.probe_errors.push_back(series(
+                l, [=](double t) { return d == dead_host && t >= kT0 + from_s ? 3.0 : 0.0; }));
+        }
+    return in;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(tor_blamed_when_most_pairs_into_it_are_bad) {
+    const FabricResult r = analyse_fabric(mesh(50e-6, 0));
+    const rh::Finding* f = find(r, "fabric_tor_probes_failing");
+    BOOST_REQUIRE(f);
+    BOOST_TEST(f->labels.at("tor") == "r02");
+    BOOST_TEST(f->host == "ToR r02");
+    BOOST_TEST(f->opened_t == kT0 + 600);
+    BOOST_TEST(f->timeline.size() == 9u);
+    BOOST_TEST(r.findings.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(one_dead_host_is_not_its_tor) {
+    // h6 fails every probe: 3 of 9 pairs into r02 from r01 (plus its ToR-mates', not counted).
+    BOOST_TEST(!find(analyse_fabric(mesh(5e-6, 6)), "fabric_tor_probes_failing"));
+}
+
+BOOST_AUTO_TEST_CASE(tor_blamed_from_per_destination_tor_series) {
+    // With mesh.peers_file the agents export one row per destination ToR (dst_tor): 5 sources
+    // under r01 whose probes into r02 fail, 5 under r02 whose probes into r01 are fine.
+    FabricSeries in;
+    in.host_info = host_info(10);
+    for (int s = 1; s <= 10; ++s) {
+        const bool into_r02 = s <= 5;
+        in.probe_errors.push_back(
+            series({{"instance", inst(s)}, {"dst_tor", into_r02 ? "r02" : "r01"}, {"op", "write"}},
+                   [=](double t) { return into_r02 && t >= kT0 + 300 ? 2.0 : 0.0; }));
+    }
+    // A peer named by address cannot be placed under a ToR: left out, with a note.
+    in.probe_errors.push_back(
+        series({{"instance", inst(1)}, {"peer", "10.0.0.9:18515"}, {"op", "write"}},
+               [](double) { return 0.0; }));
+    const FabricResult r = analyse_fabric(in);
+    const rh::Finding* f = find(r, "fabric_tor_probes_failing");
+    BOOST_REQUIRE(f);
+    BOOST_TEST(f->labels.at("tor") == "r02");
+    BOOST_TEST(f->opened_t == kT0 + 300);
+    BOOST_TEST(f->timeline.size() == 5u);
+    BOOST_REQUIRE_EQUAL(r.notes.size(), 1u);
+    BOOST_TEST(r.notes[0].subject == "mesh peer 10.0.0.9:18515");
+}
+
+BOOST_AUTO_TEST_CASE(config_drift_names_the_minority_port) {
+    FabricSeries in;
+    in.host_info = host_info();
+    for (int h = 1; h <= 6; ++h) {
+        const rh::Labels port = {{"instance", inst(h)}, {"device", "mlx5_0"}, {"port", "1"}};
+        auto mtu = port, trust = port, pfc = port;
+        mtu["__name__"] = "rocehealth_netdev_mtu_bytes";
+        trust["__name__"] = "rocehealth_port_trust_info";
+        trust["trust"] = h <= 3 ? "dscp" : "pcp";  // even split: no majority, no drift
+        pfc["__name__"] = "rocehealth_pfc_enabled";
+        pfc["priority"] = "3";
+        in.port_config.push_back(series(mtu, [=](double) { return h == 4 ? 1500.0 : 9000.0; }));
+        in.port_config.push_back(series(trust, [](double) { return 1.0; }));
+        in.port_config.push_back(series(pfc, [=](double t) {
+            return h == 2 && t >= kT0 + 900 ? 0.0 : 1.0;  // turned off half way
+        }));
+    }
+    const FabricResult r = analyse_fabric(in);
+    BOOST_REQUIRE_EQUAL(r.findings.size(), 2u);
+    BOOST_TEST(r.findings[0].host == "h4");
+    BOOST_TEST(r.findings[0].labels.at("setting") == "netdev_mtu_bytes");
+    BOOST_TEST(r.findings[0].labels.at("value") == "1500");
+    BOOST_TEST(r.findings[0].labels.at("fabric_value") == "9000");
+    BOOST_TEST(r.findings[1].host == "h2");
+    BOOST_TEST(r.findings[1].labels.at("priority") == "3");
+    BOOST_TEST(r.findings[1].opened_t == kT0 + 900);
+}
+
+BOOST_AUTO_TEST_CASE(decoder_takes_the_api_shape_only) {
+    const auto ok = decode_matrix(
+        R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"instance":"a"},
+            "values":[[1764763200,"1.5"],[1764763215.5,"NaN"],[1764763230,"+Inf"]]}]}})",
+        10);
+    BOOST_REQUIRE(ok);
+    BOOST_REQUIRE_EQUAL(ok->size(), 1u);
+    BOOST_TEST((*ok)[0].labels.at("instance") == "a");
+    BOOST_TEST((*ok)[0].points[1].t_s == 1764763215.5);
+    BOOST_TEST(std::isnan((*ok)[0].points[1].value));
+    BOOST_TEST(std::isinf((*ok)[0].points[2].value));
+    const auto err = decode_matrix(
+        R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})", 10);
+    BOOST_REQUIRE(!err);
+    BOOST_TEST(err.error().cause == kCausePrometheusError);
+    BOOST_TEST(err.error().detail == "Prometheus error bad_data: parse error at char 3");
+    for (
+        const char* bad :
+        {"", "[]", "{\"status\":1}",
+         R"({"status":"success","data":{"resultType":"vector","result":[]}})",
+         R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":1},"values":[]}]}})",
+         R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x"]]}]}})",
+         R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[["1","2"]]}]}})"}) {
+        const auto r = decode_matrix(bad, 10);
+        BOOST_TEST(!r, bad);
+        if (!r) BOOST_TEST(r.error().cause == kCauseMalformed, bad);
+    }
+    const auto many = decode_matrix(
+        R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[]},{"metric":{},"values":[]}]}})",
+        1);
+    BOOST_REQUIRE(!many);
+    BOOST_TEST(many.error().cause == kCauseTooManySeries);
+}
+
+BOOST_AUTO_TEST_CASE(time_arguments) {
+    double t = 0;
+    const double now = 1764763200;
+    BOOST_TEST(!parse_time_arg("--from", "now", now, t));
+    BOOST_TEST(t == now);
+    BOOST_TEST(!parse_time_arg("--from", "-1h", now, t));
+    BOOST_TEST(t == now - 3600);
+    BOOST_TEST(!parse_time_arg("--from", "now-1.5m", now, t));
+    BOOST_TEST(t == now - 90);
+    BOOST_TEST(!parse_time_arg("--from", "1764763200.5", now, t));
+    BOOST_TEST(t == 1764763200.5);
+    BOOST_TEST(!parse_time_arg("--from", "2025-12-03T12:00:00Z", now, t));
+    BOOST_TEST(t == 1764763200);
+    BOOST_TEST(!parse_time_arg("--from", "2025-12-03T13:00:00.250+01:00", now, t));
+    BOOST_TEST(t == 1764763200.25);
+    for (const char* bad : {"", "-1x", "yesterday", "2025-13-03T12:00:00Z", "2025-12-03", "-h"})
+        BOOST_TEST(parse_time_arg("--to", bad, now, t).has_value(), bad);
+    BOOST_TEST(rfc3339(1764763200) == "2025-12-03T12:00:00Z");
+    BOOST_TEST(rfc3339(1764763200.25) == "2025-12-03T12:00:00.250Z");
+}
+
+BOOST_AUTO_TEST_CASE(step_and_url) {
+    BOOST_TEST(fabric_step_s(0, 3600, 15) == 15);
+    BOOST_TEST((30 * 86400) / fabric_step_s(0, 30 * 86400, 15) + 1 <= 11000);
+    BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->path_prefix == "/p");
+    BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->scheme_host_port == "http://prom:9090");
+    for (const char* bad :
+         {"prom:9090", "http://", "http://:9090", "http://a:0", "http://a:x", "ftp://a"})
+        BOOST_TEST(!parse_prometheus_url(bad), bad);
+    const auto qs = fabric_queries("{tor=\"r07\"}", 15);
+    BOOST_TEST(qs.front().promql == "rocehealth_host_info{tor=\"r07\"}");
+    BOOST_TEST(qs[1].promql.find("and on (instance) rocehealth_host_info{tor=\"r07\"}") !=
+               std::string::npos);
+}

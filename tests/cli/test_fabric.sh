@@ -1,0 +1,164 @@
+#!/bin/bash
+# `rocehealth fabric` against Debian's real Prometheus (issue 15 §4). Writes a synthetic fabric
+# in OpenMetrics text — 6 hosts on 2 ToRs (h1-h3 under r01, h4-h6 under r02): h2 sends PFC
+# pause on priority 3 from t0+10m while not paused itself, h4, h1 and h5 get paused on it 2, 4
+# and 6 minutes later; from t0+30m every mesh pair from r01 into r02 is slow (p50 10x) and the
+# pairs into h6 fail; h5's netdev MTU is 1500 among 9000s — backfills it with `promtool tsdb
+# create-blocks-from openmetrics`, serves it with `prometheus` on a free port, and checks what a
+# user would: the origin host and priority named and first in the timeline, the victims after
+# it in time order, ToR r02 blamed (not a host), h5's MTU drift; then the errors: unreachable
+# URL, a range without data, a bad --match (Prometheus' error text), an answer over the bounds
+# (the error names a selector to narrow with), bad --from.
+# Usage: test_fabric.sh ROCEHEALTH_BINARY
+set -u
+bin=$1 failed=0
+fail() { echo "FAIL: $*" >&2; failed=1; }
+for tool in prometheus promtool jq python3 curl; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+work=$(mktemp -d)
+prom_pid=
+cleanup() {
+  [ -n "$prom_pid" ] && kill "$prom_pid" 2>/dev/null && wait "$prom_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# t0: a whole hour 5 h ago, so that the backfilled blocks lie behind Prometheus' head.
+now=$(date +%s)
+t0=$(((now - 5 * 3600) / 3600 * 3600))
+python3 - "$t0" >"$work/fabric.om" <<'PY'
+import sys
+t0 = int(sys.argv[1])
+step, span = 15, 3600
+hosts = {f"h{i}": ("r01" if i <= 3 else "r02") for i in range(1, 7)}
+times = range(t0, t0 + span + 1, step)
+out = []
+def family(name, kind, rows):
+    out.append(f"# TYPE {name} {kind}")
+    for labels, fn in rows:
+        sample = name + ("_total" if kind == "counter" else "")
+        lab = ",".join(f'{k}="{v}"' for k, v in labels.items())
+        out.extend(f"{sample}{{{lab}}} {fn(t):g} {t}" for t in times)
+inst = lambda h: {"instance": f"{h}:9900", "job": "rocehealth"}
+family("rocehealth_host_info", "gauge",
+       [({**inst(h), "host": h, "tor": tor}, lambda t: 1) for h, tor in hosts.items()])
+# Seconds paused: a share of time from a start on, as a counter.
+def paused(start, share):
+    return lambda t: max(0, t - (t0 + start)) * share if start is not None else 0
+pause = {"h2": {"tx": paused(600, 0.30)}, "h4": {"rx": paused(720, 0.20)},
+         "h1": {"rx": paused(840, 0.20)}, "h5": {"rx": paused(960, 0.20)}}
+family("rocehealth_pfc_pause_duration_seconds", "counter",
+       [({**inst(h), "device": "mlx5_0", "port": "1", "priority": "3", "direction": d},
+         pause.get(h, {}).get(d, paused(None, 0))) for h in hosts for d in ("rx", "tx")])
+bad_from = t0 + 1800
+def slow(src, dst):
+    into = hosts[src] == "r01" and hosts[dst] == "r02"
+    return lambda t: 50e-6 if into and t >= bad_from else 5e-6
+family("rocehealth_probe_latency_seconds", "gauge",
+       [({**inst(s), "peer": f"{d}:18515", "op": "write", "size_bytes": "64", "quantile": "0.5"},
+         slow(s, d)) for s in hosts for d in hosts if s != d])
+def errors(src, dst):
+    into = hosts[src] == "r01" and dst == "h6"
+    return lambda t: (t - bad_from) // step if into and t >= bad_from else 0
+family("rocehealth_probe_errors", "counter",
+       [({**inst(s), "peer": f"{d}:18515", "op": "connect"}, errors(s, d))
+        for s in hosts for d in hosts if s != d])
+port = {"device": "mlx5_0", "port": "1", "netdev": "ens1f0np0"}
+family("rocehealth_netdev_mtu_bytes", "gauge",
+       [({**inst(h), **port}, (lambda t: 1500) if h == "h5" else (lambda t: 9000)) for h in hosts])
+family("rocehealth_port_trust_info", "gauge",
+       [({**inst(h), **port, "trust": "dscp"}, lambda t: 1) for h in hosts])
+out.append("# EOF")
+print("\n".join(out))
+PY
+mkdir -p "$work/data"
+promtool tsdb create-blocks-from openmetrics --quiet "$work/fabric.om" "$work/data" >"$work/backfill.log" 2>&1 ||
+  { cat "$work/backfill.log"; fail "promtool backfill failed"; exit 1; }
+printf 'global:\n  scrape_interval: 15s\nscrape_configs: []\n' >"$work/prometheus.yml"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
+  --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$port" \
+  >"$work/prometheus.log" 2>&1 &
+prom_pid=$!
+url="http://127.0.0.1:$port"
+for _ in $(seq 1 100); do
+  curl -sf "$url/-/ready" >/dev/null && break
+  sleep 0.2
+done
+curl -sf "$url/-/ready" >/dev/null || { tail -20 "$work/prometheus.log"; fail "prometheus not ready"; exit 1; }
+
+from=$(date -u -d "@$t0" +%Y-%m-%dT%H:%M:%SZ)
+to=$((t0 + 3600))
+
+# The fabric: exit 1 with the three findings.
+out=$("$bin" fabric --prometheus "$url" --from "$from" --to "$to" --json --out "$work/out" 2>"$work/err")
+rc=$?
+[ "$rc" = 1 ] || fail "fabric: exit $rc, expected 1; stderr: $(cat "$work/err")"
+check() {  # check LABEL JQ-EXPRESSION: must be true on $out
+  jq -e "$2" <<<"$out" >/dev/null || fail "$1: jq '$2' is not true on: $(head -c 3000 <<<"$out")"
+}
+check "origin named" '[.findings[] | select(.rule == "fabric_pause_storm_origin")] |
+  length == 1 and .[0].host == "h2" and .[0].labels.priority == "3" and .[0].labels.tor == "r01"'
+check "origin opens at t0+10m" ".findings[] | select(.rule == \"fabric_pause_storm_origin\") |
+  .opened_t >= $((t0 + 600)) and .opened_t <= $((t0 + 680))"
+check "origin first, victims after it in time order" '[.timeline[] |
+  select(.rule == "fabric_pause_storm_origin") | .host] == ["h2", "h4", "h1", "h5"]'
+check "victims timed after the origin" '[.timeline[] | select(.rule == "fabric_pause_storm_origin")
+  | .t] | . == sort and .[0] < .[1]'
+check "ToR r02 blamed, not a host" '[.findings[] | select(.rule == "fabric_tor_probes_failing")] |
+  length == 1 and .[0].labels.tor == "r02" and (.[0].host | startswith("h") | not)'
+check "failing pairs in the ToR timeline" '[.timeline[] | select(.rule == "fabric_tor_probes_failing")
+  | .host] | length == 9 and all(. == "h1" or . == "h2" or . == "h3")'
+check "MTU drift on h5 only" '[.findings[] | select(.rule == "fabric_config_drift")] | length == 1
+  and .[0].host == "h5" and .[0].labels.setting == "netdev_mtu_bytes" and .[0].labels.value == "1500"
+  and .[0].labels.fabric_value == "9000"'
+check "verdict and hosts" '.verdict == "findings" and (.hosts | length == 6)'
+check "queries listed" '.fabric.queries | length == 5'
+[ -s "$work/out/fabric.json" ] && grep -q "rocehealth fabric: .*3 findings" "$work/out/fabric.txt" && grep -q fabric_pause_storm_origin "$work/out/fabric.txt" ||
+  fail "--out: fabric.json/fabric.txt missing or incomplete"
+
+# Paged by time (15 pages of 17 points): the same findings and timeline.
+paged=$("$bin" fabric --prometheus "$url" --from "$from" --to "$to" --json --page-points 17 2>&1)
+[ "$(jq -c '[.findings, .timeline]' <<<"$paged")" = "$(jq -c '[.findings, .timeline]' <<<"$out")" ] ||
+  fail "paged: findings differ from one page's"
+
+# Text: the origin named before the victims.
+txt=$("$bin" fabric --prometheus "$url" --from "$from" --to "$to" 2>&1)
+grep -q 'fabric_pause_storm_origin on h2' <<<"$txt" || fail "text: origin not named: $txt"
+grep -q 'ToR r02' <<<"$txt" || fail "text: ToR not named: $txt"
+
+# Healthy: the first 5 minutes, before anything started, and only the r02 hosts' config.
+out=$("$bin" fabric --prometheus "$url" --from "$t0" --to $((t0 + 300)) --match '{tor="r01"}' --json 2>&1)
+rc=$?
+[ "$rc" = 0 ] || fail "healthy range: exit $rc, expected 0: $out"
+
+errcase() {  # errcase LABEL TEXT... -- ARGS...: exit 2, every TEXT in stderr, JSON error on stdout
+  local label=$1; shift
+  local want=()
+  while [ "$1" != "--" ]; do want+=("$1"); shift; done
+  shift
+  local so se rc
+  so=$("$bin" fabric "$@" --json 2>"$work/err"); rc=$?
+  se=$(cat "$work/err")
+  [ "$rc" = 2 ] || fail "$label: exit $rc, expected 2; stderr: $se"
+  for t in "${want[@]}"; do grep -qF -- "$t" <<<"$se" || fail "$label: '$t' not in stderr: $se"; done
+  jq -e '.verdict == "error" and (.error | length > 0)' <<<"$so" >/dev/null ||
+    fail "$label: no JSON error document: $so"
+}
+errcase "unreachable" "cannot reach Prometheus at http://127.0.0.1:1" -- \
+  --prometheus http://127.0.0.1:1 --from "$from" --to "$to" --timeout 2
+errcase "empty range" "no rocehealth series between" -- \
+  --prometheus "$url" --from $((t0 - 3 * 86400)) --to $((t0 - 3 * 86400 + 3600))
+errcase "bad selector" "Prometheus error bad_data" "parse error" -- \
+  --prometheus "$url" --from "$from" --to "$to" --match '{tor=~"("}'
+errcase "too many series" "query pause_fraction is too large" "--match '{tor=\"r01\"}'" -- \
+  --prometheus "$url" --from "$from" --to "$to" --max-series 8
+errcase "too many bytes" "is too large" "bytes" -- \
+  --prometheus "$url" --from "$from" --to "$to" --max-answer-bytes 2000
+errcase "bad --from" "--from: 'yesterday' is not a time" -- \
+  --prometheus "$url" --from yesterday
+errcase "no URL" "--prometheus URL is required" -- --from now-1h
+
+[ "$failed" = 0 ] && echo "test_fabric: ok"
+exit "$failed"
