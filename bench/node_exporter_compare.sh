@@ -10,6 +10,8 @@
 #   bench/node_exporter_compare.sh BENCH_BIN [SCRAPES] [SYSFS_TREE]
 # BENCH_BIN: <build>/bench/rocehealth_bench. SCRAPES (default 300): node_exporter scrapes and
 # discovery passes; the polls run 10x as many. SYSFS_TREE: default tests/fixtures/mlx5_8port/sys.
+# BASELINE_BIN=<another rocehealth_bench> (optional): also timed on the same copy, its discovery
+# rows printed beside (e.g. a build of the previous commit, for a before/after in one run).
 # Needs prometheus-node-exporter and curl (Debian: apt-get install prometheus-node-exporter
 # curl); without them it says so and exits 0 (nothing measured). Exit 1: a step failed.
 #
@@ -115,6 +117,25 @@ row "rocehealth CounterPoller::poll, changing" "$(get poll_changing_us_per_pass)
 echo "read syscalls per pass: discovery $(get collect_reads_per_pass)," \
      "poll $(get poll_reads_per_pass) ($(get poll_files_per_pass) files)"
 echo "NE/x = node_exporter's cost per pass divided by that one's (how many times cheaper)."
+
+if [[ -n ${BASELINE_BIN:-} ]]; then
+    base=$("$BASELINE_BIN" --sysfs-root "$sys" --passes "$scrapes" --poll-passes 1)
+    bget() { echo "$base" | sed -n "s/^$1=//p"; }
+    row "baseline collect_snapshot" "$(bget collect_us_per_pass)" \
+        "$(bget collect_cpu_us_per_pass)"
+    row "baseline collect_snapshot + JSON dump" "$(bget collect_json_us_per_pass)" \
+        "$(bget collect_json_cpu_us_per_pass)"
+fi
+
+# Issue 13 §3: discovery no dearer than a scrape, discovery + JSON at most twice one (CPU).
+goal() {  # label, CPU us, allowed multiple of a scrape
+    local x
+    x=$(awk -v a="$2" -v b="$ne_cpu" 'BEGIN {printf "%.2f", a / b}')
+    echo "goal ($1 <= $3x a node_exporter scrape, CPU): ${x}x," \
+        "$(awk -v x="$x" -v m="$3" 'BEGIN {print (x <= m ? "met" : "NOT met")}')"
+}
+goal "collect_snapshot" "$(get collect_cpu_us_per_pass)" 1
+goal "collect_snapshot + JSON" "$(get collect_json_cpu_us_per_pass)" 2
 
 poll_ratio=$(ratio "$ne_cpu" "$(get poll_changing_cpu_us_per_pass)")
 verdict=$(awk -v r="$poll_ratio" 'BEGIN {print (r >= 10 ? "met" : "NOT met")}')

@@ -1,5 +1,8 @@
 #include "collectors/rdma_sysfs.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -128,6 +131,8 @@ Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
 }  // namespace
 
 Result<std::string> read_attr_file(const SysfsRoot& sysfs, const std::string& rel) {
+    if (auto t = sysfs.read_regular(rel)) return std::move(*t);
+    // Absent, a link that leads nowhere, a directory, a FIFO...: say which.
     const fs::path p = sysfs.path(rel);
     fs::file_status st;
     if (std::string why = type_problem(p, st); !why.empty())
@@ -152,14 +157,20 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsRoot& sysfs, const std:
                                               const std::vector<std::string>& skip) {
     auto names = sysfs.list(dir);
     if (!names) return names.error();
+    // Each file opened relative to the directory: one lookup of its (symlinked, deep) path per
+    // directory, not per counter.
+    const int dirfd = ::open(sysfs.path(dir).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     std::vector<Counter> out;
+    out.reserve(names->size());
     for (const auto& name : *names) {
         if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
         Counter c;
         c.name = name;
         const std::string rel = dir + "/" + name;
         c.source = sysfs.path(rel).string();
-        auto text = read_attr_file(sysfs, rel);
+        std::optional<Result<std::string>> fast;
+        if (dirfd >= 0) fast = sysfs.read_regular_at(dirfd, name.c_str(), rel);
+        auto text = fast ? std::move(*fast) : read_attr_file(sysfs, rel);
         if (!text)
             c.error = text.error().message();
         else if (auto v = parse_u64(*text))
@@ -168,6 +179,7 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsRoot& sysfs, const std:
             c.error = v.error().detail;
         out.push_back(std::move(c));
     }
+    if (dirfd >= 0) ::close(dirfd);
     return out;  // list() is sorted, so counters are sorted by name
 }
 
