@@ -397,6 +397,14 @@ void add_no_verdict(const SeriesStore& store, const RuleSpec& rule, const Group&
 /// the series it needs to `applicable_hosts`.
 void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
                    EngineResult& out, std::set<std::string>& applicable_hosts) {
+    // The conditions evaluated per pass: the rule's, its escalations', its alternatives' and
+    // supporting signals' (evidence).
+    std::vector<const Condition*> conditions = leaf_conditions(rule.when);
+    for (const Escalation& e : rule.escalate)
+        for (const Condition* c : leaf_conditions(e.when)) conditions.push_back(c);
+    for (const Alternative& a : rule.alternatives)
+        for (const Condition* c : leaf_conditions(a.indicated_by)) conditions.push_back(c);
+    for (const Condition& c : rule.supports) conditions.push_back(&c);
     for (const std::string& host : store.hosts()) {
         const auto& passes = store.pass_times(host);
         const auto groups = groups_for(store, rule, host);
@@ -412,6 +420,7 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             if (g.labels.count("device") && g.labels.count("port") &&
                 uncabled.count({g.labels.at("device"), g.labels.at("port")}))
                 continue;
+            const SelectionMemo memo(store, g, conditions);
             // A series the rule needs that this host never recorded (upstream kernels have
             // no ECN enable state, one host has no peer's CNP counters) means the rule cannot
             // hold here whatever the other series do: not applicable when that left it
