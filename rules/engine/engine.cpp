@@ -76,10 +76,8 @@ bool can_hold(const SeriesStore& store, const Expr& e, const Group& g, double t,
     const auto child = [&](const Expr& c) { return can_hold(store, c, g, t, need_values); };
     switch (e.kind) {
         case Expr::Kind::cond: {
-            const auto chosen = select_series(store, e.cond, g, t);
-            return need_values ? std::any_of(chosen.begin(), chosen.end(),
-                                             [](const Series* s) { return s->ever_valued; })
-                               : !chosen.empty();
+            return need_values ? any_selected_valued(store, e.cond, g, t)
+                               : !select_series(store, e.cond, g, t).empty();
         }
         case Expr::Kind::all:
             return std::all_of(e.children.begin(), e.children.end(), child);
@@ -173,10 +171,7 @@ Verdict judge(const SeriesStore& store, const Expr& e, const Group& g, double t,
     bool value_false = false, value_true = false;
     for (const Expr& child : e.children) {
         if (e.kind == Expr::Kind::any && child.kind == Expr::Kind::cond) {  // as holds() skips
-            const auto chosen = select_series(store, child.cond, g, t);
-            if (std::none_of(chosen.begin(), chosen.end(),
-                             [](const Series* s) { return s->ever_valued; }))
-                continue;
+            if (!any_selected_valued(store, child.cond, g, t)) continue;
         }
         any_present = true;
         const Verdict r = judge(store, child, g, t, step_s);

@@ -243,6 +243,17 @@ std::vector<const Series*> select_series(const SeriesStore& store, const Conditi
     return out;
 }
 
+bool any_selected_valued(const SeriesStore& store, const Condition& c, const Group& g, double t) {
+    if (const auto* cands = SelectionMemo::lookup(store, c, g))
+        return std::any_of(cands->begin(), cands->end(), [&](const SelectionMemo::Candidate& x) {
+            return x.series->ever_valued &&
+                   (!c.on_pfc_priorities || pfc_state_is(x.pfc, *c.on_pfc_priorities, t));
+        });
+    const auto chosen = select_series(store, c, g, t);
+    return std::any_of(chosen.begin(), chosen.end(),
+                       [](const Series* s) { return s->ever_valued; });
+}
+
 Measurement measure(const SeriesStore& store, const Condition& c, const Group& g, double t,
                     double step_s) {
     Measurement m;
@@ -374,10 +385,7 @@ std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& 
         // way for the rule to hold here: skipped, not unknown. A series that has values but
         // none in this window (a read error for a while) is unknown.
         if (e.kind == Expr::Kind::any && child.kind == Expr::Kind::cond) {
-            const auto chosen = select_series(store, child.cond, g, t);
-            if (std::none_of(chosen.begin(), chosen.end(),
-                             [](const Series* s) { return s->ever_valued; }))
-                continue;
+            if (!any_selected_valued(store, child.cond, g, t)) continue;
         }
         any_present = true;
         const auto r = holds(store, child, g, t, step_s);

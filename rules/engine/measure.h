@@ -38,6 +38,10 @@ struct Measurement {
 std::vector<const Series*> select_series(const SeriesStore& store, const Condition& c,
                                          const Group& g, double t);
 
+/// Whether any series select_series gives ever had a value (without building the list when
+/// memoised: "any" rules ask this per child and pass).
+bool any_selected_valued(const SeriesStore& store, const Condition& c, const Group& g, double t);
+
 /// While alive, select_series remembers, per condition of `conditions`, which series of
 /// `store` it may read for `group` (everything but the pfc_enabled state at t), so evaluating
 /// a rule at every pass does not redo the label matching per pass. Keyed by address: only
