@@ -76,9 +76,10 @@ void SeriesStore::add_inventory(const Sample& s) {
     note_pass_time(pass_times_[s.host], t, limits_.retention_s);
 }
 
-std::vector<const Series*> SeriesStore::find(const std::string& series) const {
+const std::vector<const Series*>& SeriesStore::find(const std::string& series) const {
+    static const std::vector<const Series*> kNone;
     const auto it = by_name_.find(series);
-    return it == by_name_.end() ? std::vector<const Series*>{} : it->second;
+    return it == by_name_.end() ? kNone : it->second;
 }
 
 const Series* SeriesStore::get(const SeriesKey& key) const {

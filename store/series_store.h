@@ -85,7 +85,9 @@ class SeriesStore {
     void add(const Sample& s);
 
     /// All series named `series`, every host and label set, in key order.
-    std::vector<const Series*> find(const std::string& series) const;
+    /// A reference (no copy per query: the rule engine asks per condition and pass); valid
+    /// until the next add().
+    const std::vector<const Series*>& find(const std::string& series) const;
     /// The series with exactly this key, or nullptr.
     const Series* get(const SeriesKey& key) const;
 

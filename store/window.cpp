@@ -1,6 +1,7 @@
 #include "store/window.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "collectors/counter_delta.h"
 
@@ -8,17 +9,59 @@ namespace rh {
 
 namespace {
 
-/// First point with t >= `t` (points are in time order): windows are found by binary search,
-/// so a query costs O(log n + points in the window), not O(series length).
+/// First index of `points` where `before` turns false (it must be true up to some index and
+/// false from there: points are in time order), like std::partition_point. Passes are about
+/// evenly spaced, so it starts at the index t would have at even spacing and gallops from
+/// there: a few deque accesses instead of a full binary search's ~17 at a day of passes (the
+/// rule engine asks this per condition, series and pass).
+template <typename Before>
+std::size_t partition_index(const std::deque<Point>& points, double t, Before before) {
+    const std::size_t n = points.size();
+    if (n == 0 || !before(points[0])) return 0;
+    if (before(points[n - 1])) return n;
+    // Invariant from here: before(points[lo]) and !before(points[hi]).
+    const double span = points[n - 1].t - points[0].t;
+    const double guess = span > 0 ? (t - points[0].t) / span * static_cast<double>(n - 1) : 0;
+    const std::size_t g =
+        guess >= 1 && guess < static_cast<double>(n - 1) ? static_cast<std::size_t>(guess) : 0;
+    std::size_t lo = 0, hi = n - 1;
+    if (g > 0 && before(points[g])) {
+        lo = g;
+        for (std::size_t step = 1; lo + step < hi; step *= 2) {
+            if (!before(points[lo + step])) {
+                hi = lo + step;
+                break;
+            }
+            lo += step;
+        }
+    } else if (g > 0) {
+        hi = g;
+        for (std::size_t step = 1; step < hi - lo; step *= 2) {
+            if (before(points[hi - step])) {
+                lo = hi - step;
+                break;
+            }
+            hi -= step;
+        }
+    }
+    while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        (before(points[mid]) ? lo : hi) = mid;
+    }
+    return hi;
+}
+
+/// First point with t >= `t`: windows cost O(log gap + points in the window), not O(series
+/// length).
 std::deque<Point>::const_iterator first_at_or_after(const Series& s, double t) {
-    return std::lower_bound(s.points.begin(), s.points.end(), t,
-                            [](const Point& p, double v) { return p.t < v; });
+    return s.points.begin() + static_cast<std::ptrdiff_t>(partition_index(
+                                  s.points, t, [t](const Point& p) { return p.t < t; }));
 }
 
 /// First point with t > `t`.
 std::deque<Point>::const_iterator first_after(const Series& s, double t) {
-    return std::upper_bound(s.points.begin(), s.points.end(), t,
-                            [](double v, const Point& p) { return v < p.t; });
+    return s.points.begin() + static_cast<std::ptrdiff_t>(partition_index(
+                                  s.points, t, [t](const Point& p) { return p.t <= t; }));
 }
 
 }  // namespace

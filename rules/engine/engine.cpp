@@ -76,10 +76,8 @@ bool can_hold(const SeriesStore& store, const Expr& e, const Group& g, double t,
     const auto child = [&](const Expr& c) { return can_hold(store, c, g, t, need_values); };
     switch (e.kind) {
         case Expr::Kind::cond: {
-            const auto chosen = select_series(store, e.cond, g, t);
-            return need_values ? std::any_of(chosen.begin(), chosen.end(),
-                                             [](const Series* s) { return s->ever_valued; })
-                               : !chosen.empty();
+            return need_values ? any_selected_valued(store, e.cond, g, t)
+                               : !select_series(store, e.cond, g, t).empty();
         }
         case Expr::Kind::all:
             return std::all_of(e.children.begin(), e.children.end(), child);
@@ -173,10 +171,7 @@ Verdict judge(const SeriesStore& store, const Expr& e, const Group& g, double t,
     bool value_false = false, value_true = false;
     for (const Expr& child : e.children) {
         if (e.kind == Expr::Kind::any && child.kind == Expr::Kind::cond) {  // as holds() skips
-            const auto chosen = select_series(store, child.cond, g, t);
-            if (std::none_of(chosen.begin(), chosen.end(),
-                             [](const Series* s) { return s->ever_valued; }))
-                continue;
+            if (!any_selected_valued(store, child.cond, g, t)) continue;
         }
         any_present = true;
         const Verdict r = judge(store, child, g, t, step_s);
@@ -397,6 +392,14 @@ void add_no_verdict(const SeriesStore& store, const RuleSpec& rule, const Group&
 /// the series it needs to `applicable_hosts`.
 void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
                    EngineResult& out, std::set<std::string>& applicable_hosts) {
+    // The conditions evaluated per pass: the rule's, its escalations', its alternatives' and
+    // supporting signals' (evidence).
+    std::vector<const Condition*> conditions = leaf_conditions(rule.when);
+    for (const Escalation& e : rule.escalate)
+        for (const Condition* c : leaf_conditions(e.when)) conditions.push_back(c);
+    for (const Alternative& a : rule.alternatives)
+        for (const Condition* c : leaf_conditions(a.indicated_by)) conditions.push_back(c);
+    for (const Condition& c : rule.supports) conditions.push_back(&c);
     for (const std::string& host : store.hosts()) {
         const auto& passes = store.pass_times(host);
         const auto groups = groups_for(store, rule, host);
@@ -412,6 +415,7 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             if (g.labels.count("device") && g.labels.count("port") &&
                 uncabled.count({g.labels.at("device"), g.labels.at("port")}))
                 continue;
+            const SelectionMemo memo(store, g, conditions);
             // A series the rule needs that this host never recorded (upstream kernels have
             // no ECN enable state, one host has no peer's CNP counters) means the rule cannot
             // hold here whatever the other series do: not applicable when that left it

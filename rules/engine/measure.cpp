@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <span>
 
 #include "store/window.h"
 
@@ -31,16 +32,24 @@ bool agrees_with_group(const Labels& series, const Group& g, HostScope scope, bo
     return true;
 }
 
-/// Whether priority `prio` of the group's port has pfc_enabled == want at t.
-bool pfc_state_is(const SeriesStore& store, const Group& g, const std::string& prio, int want,
-                  double t) {
+/// The pfc_enabled series of priority `prio` on the group's port, in store order.
+std::vector<const Series*> pfc_decided_by(const SeriesStore& store, const Group& g,
+                                          const std::string& prio) {
+    std::vector<const Series*> out;
     for (const Series* s : store.find("pfc_enabled")) {
         if (s->key.host != g.host) continue;
         const auto p = s->key.labels.find("priority");
         if (p == s->key.labels.end() || p->second != prio) continue;
         if (!agrees_with_group(s->key.labels, g, HostScope::same, true)) continue;
-        if (const auto v = value_at(*s, t)) return static_cast<int>(*v) == want;
+        out.push_back(s);
     }
+    return out;
+}
+
+/// Whether the first of `pfc` with a value at t has pfc_enabled == want (none: false).
+bool pfc_state_is(const std::vector<const Series*>& pfc, int want, double t) {
+    for (const Series* p : pfc)
+        if (const auto v = value_at(*p, t)) return static_cast<int>(*v) == want;
     return false;
 }
 
@@ -137,7 +146,12 @@ double read_time_for(const SeriesStore& store, const Series& s, const Group& g, 
     if (s.key.host == g.host) return t;
     const double reach = std::max(step_s / 2, kWindowSlackS);
     double best = t, best_d = INFINITY;
-    for (const double p : store.pass_times(s.key.host)) {
+    // Only passes near t can be within reach: binary search for them (a 1 s margin keeps the
+    // choice, ties to the earlier pass included, exactly the full scan's).
+    const auto& passes = store.pass_times(s.key.host);
+    const auto from = std::lower_bound(passes.begin(), passes.end(), t - reach - 1);
+    const auto to = std::upper_bound(from, passes.end(), t + reach + 1);
+    for (const double p : std::span(from, to)) {
         const double d = std::abs(p - t);
         if (d <= reach && d < best_d) {
             best = p;
@@ -147,8 +161,14 @@ double read_time_for(const SeriesStore& store, const Series& s, const Group& g, 
     return best;
 }
 
-std::vector<const Series*> select_series(const SeriesStore& store, const Condition& c,
-                                         const Group& g, double t) {
+namespace {
+
+thread_local SelectionMemo* active_memo = nullptr;
+
+/// The series `c` may read for `g` whatever the time: all of select_series's tests but the
+/// pfc_enabled state, which pfc_decided_by lists the series for.
+std::vector<const Series*> static_candidates(const SeriesStore& store, const Condition& c,
+                                             const Group& g) {
     std::vector<const Series*> out;
     const auto gp = g.labels.find("priority");
     for (const std::string& name : c.series) {
@@ -160,7 +180,6 @@ std::vector<const Series*> select_series(const SeriesStore& store, const Conditi
                 const auto sp = s->key.labels.find("priority");
                 if (sp == s->key.labels.end()) continue;
                 if (gp != g.labels.end() && sp->second == gp->second) continue;
-                if (!pfc_state_is(store, g, sp->second, *c.on_pfc_priorities, t)) continue;
                 if (!agrees_with_group(s->key.labels, g, c.host, true)) continue;
             } else if (!agrees_with_group(s->key.labels, g, c.host, false)) {
                 continue;
@@ -169,6 +188,70 @@ std::vector<const Series*> select_series(const SeriesStore& store, const Conditi
         }
     }
     return out;
+}
+
+}  // namespace
+
+SelectionMemo::SelectionMemo(const SeriesStore& store, const Group& group,
+                             const std::vector<const Condition*>& conditions)
+    : store_(store), group_(group), outer_(active_memo) {
+    for (const Condition* c : conditions) {
+        std::vector<Candidate> cands;
+        for (const Series* s : static_candidates(store, *c, group)) {
+            Candidate cand{s, {}};
+            if (c->on_pfc_priorities)
+                cand.pfc = pfc_decided_by(store, group, s->key.labels.at("priority"));
+            cands.push_back(std::move(cand));
+        }
+        entries_.emplace_back(c, std::move(cands));
+    }
+    active_memo = this;
+}
+
+SelectionMemo::~SelectionMemo() {
+    active_memo = outer_;
+}
+
+const std::vector<SelectionMemo::Candidate>* SelectionMemo::lookup(const SeriesStore& store,
+                                                                   const Condition& c,
+                                                                   const Group& g) {
+    const SelectionMemo* m = active_memo;
+    if (!m || &m->store_ != &store || &m->group_ != &g) return nullptr;
+    for (const auto& [cond, cands] : m->entries_)
+        if (cond == &c) return &cands;
+    return nullptr;
+}
+
+std::vector<const Series*> select_series(const SeriesStore& store, const Condition& c,
+                                         const Group& g, double t) {
+    std::vector<const Series*> out;
+    if (const auto* cands = SelectionMemo::lookup(store, c, g)) {
+        out.reserve(cands->size());
+        for (const SelectionMemo::Candidate& cand : *cands) {
+            if (!c.on_pfc_priorities || pfc_state_is(cand.pfc, *c.on_pfc_priorities, t))
+                out.push_back(cand.series);
+        }
+        return out;
+    }
+    for (const Series* s : static_candidates(store, c, g)) {
+        if (c.on_pfc_priorities &&
+            !pfc_state_is(pfc_decided_by(store, g, s->key.labels.at("priority")),
+                          *c.on_pfc_priorities, t))
+            continue;
+        out.push_back(s);
+    }
+    return out;
+}
+
+bool any_selected_valued(const SeriesStore& store, const Condition& c, const Group& g, double t) {
+    if (const auto* cands = SelectionMemo::lookup(store, c, g))
+        return std::any_of(cands->begin(), cands->end(), [&](const SelectionMemo::Candidate& x) {
+            return x.series->ever_valued &&
+                   (!c.on_pfc_priorities || pfc_state_is(x.pfc, *c.on_pfc_priorities, t));
+        });
+    const auto chosen = select_series(store, c, g, t);
+    return std::any_of(chosen.begin(), chosen.end(),
+                       [](const Series* s) { return s->ever_valued; });
 }
 
 Measurement measure(const SeriesStore& store, const Condition& c, const Group& g, double t,
@@ -302,10 +385,7 @@ std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& 
         // way for the rule to hold here: skipped, not unknown. A series that has values but
         // none in this window (a read error for a while) is unknown.
         if (e.kind == Expr::Kind::any && child.kind == Expr::Kind::cond) {
-            const auto chosen = select_series(store, child.cond, g, t);
-            if (std::none_of(chosen.begin(), chosen.end(),
-                             [](const Series* s) { return s->ever_valued; }))
-                continue;
+            if (!any_selected_valued(store, child.cond, g, t)) continue;
         }
         any_present = true;
         const auto r = holds(store, child, g, t, step_s);

@@ -38,6 +38,40 @@ struct Measurement {
 std::vector<const Series*> select_series(const SeriesStore& store, const Condition& c,
                                          const Group& g, double t);
 
+/// Whether any series select_series gives ever had a value (without building the list when
+/// memoised: "any" rules ask this per child and pass).
+bool any_selected_valued(const SeriesStore& store, const Condition& c, const Group& g, double t);
+
+/// While alive, select_series remembers, per condition of `conditions`, which series of
+/// `store` it may read for `group` (everything but the pfc_enabled state at t), so evaluating
+/// a rule at every pass does not redo the label matching per pass. Keyed by address: only
+/// these conditions, this group object and this store are memoised (copies and temporaries
+/// take the plain path), and the store must not change while it lives. One per thread.
+class SelectionMemo {
+  public:
+    SelectionMemo(const SeriesStore& store, const Group& group,
+                  const std::vector<const Condition*>& conditions);
+    ~SelectionMemo();
+    SelectionMemo(const SelectionMemo&) = delete;
+    SelectionMemo& operator=(const SelectionMemo&) = delete;
+
+    /// A candidate series and, for a condition on PFC priorities, the pfc_enabled series that
+    /// decide at t whether its priority counts (in store order: the first with a value wins).
+    struct Candidate {
+        const Series* series = nullptr;
+        std::vector<const Series*> pfc;
+    };
+    /// The memoised candidates of `c` for `g` over `store`, or nullptr when not memoised here.
+    static const std::vector<Candidate>* lookup(const SeriesStore& store, const Condition& c,
+                                                const Group& g);
+
+  private:
+    const SeriesStore& store_;
+    const Group& group_;
+    std::vector<std::pair<const Condition*, std::vector<Candidate>>> entries_;
+    SelectionMemo* outer_;
+};
+
 /// `c`'s measure at time t. `step_s` is the pass interval ending at t, used when the
 /// condition has no window of its own.
 Measurement measure(const SeriesStore& store, const Condition& c, const Group& g, double t,
