@@ -1,7 +1,7 @@
 #include "agent/responder_sampler.h"
 
 #include "agent/host_sampler.h"
-#include "store/sample_json.h"
+#include "core/sample_json.h"
 
 namespace rh::cli {
 

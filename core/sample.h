@@ -1,5 +1,5 @@
 // Sample: one timestamped observation with its unit — what collectors and probes produce, what the
-// time-series store keeps (store/), what recordings hold (one JSON line each, store/sample_json.h)
+// time-series store keeps (store/), what recordings hold (one JSON line each, core/sample_json.h)
 // and what the rules read. A cumulative counter keeps its integer value (deltas of 64-bit counters
 // must be exact); a gauge (probe latency, port state, configuration) is a double.
 #pragma once

@@ -8,10 +8,10 @@
 
 #include "collectors/collect.h"
 #include "core/clock.h"
+#include "core/sample_json.h"
 #include "probes/incast_fields.h"
 #include "probes/stream_protocol.h"
 #include "store/from_snapshot.h"
-#include "store/sample_json.h"
 
 #ifndef RH_VERSION
 #define RH_VERSION "unknown"

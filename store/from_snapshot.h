@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/sample.h"
 
 namespace rh {

@@ -1,4 +1,4 @@
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 
 #include <cstdlib>
 
