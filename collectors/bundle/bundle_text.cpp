@@ -205,23 +205,4 @@ void add_counter(std::vector<Counter>& list, Counter c, Model& m, const std::str
                         ", " + show(c) + "): kept the first");
 }
 
-std::string port_state_name(unsigned code) {
-    // include/rdma/ib_verbs.h enum ib_port_state, as drivers/infiniband/core/sysfs.c prints it
-    static const char* const names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
-    return code < std::size(names) ? names[code] : "";
-}
-
-std::string phys_state_name(unsigned code) {
-    // drivers/infiniband/core/sysfs.c phys_state_to_str()
-    static const char* const names[] = {"",
-                                        "Sleep",
-                                        "Polling",
-                                        "Disabled",
-                                        "PortConfigurationTraining",
-                                        "LinkUp",
-                                        "LinkErrorRecovery",
-                                        "Phy Test"};
-    return code < std::size(names) ? names[code] : "";
-}
-
 }  // namespace rh::bundle
