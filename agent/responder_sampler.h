@@ -6,11 +6,16 @@
 #include <string>
 
 #include "probes/incast_sampling.h"
+#include "probes/responder.h"
 
 namespace rh::cli {
 
 /// A factory of PassSources on sysfs root `root` (the live /sys for a responder). Each call
 /// discovers devices anew; Error when there is no RDMA device under the root.
 incast::PassSourceFactory host_pass_source(std::string root);
+
+/// The responder's "inventory" facts (probes/responder.h InventoryReader): collect_snapshot of
+/// the device, its samples with the inventory (store/from_snapshot.h) as recording lines.
+InventoryReader host_inventory();
 
 }  // namespace rh::cli

@@ -13,6 +13,12 @@
 
 namespace rh {
 
+/// When a pass was taken (store/from_snapshot.h stamps its samples with it).
+struct SampleTime {
+    double t_s = 0;            ///< monotonic seconds of the pass
+    std::int64_t wall_ms = 0;  ///< UTC ms since the epoch, 0 = unknown
+};
+
 /// Labels of a series: device, port, netdev, priority, direction, peer, op, size_bytes, ...
 using Labels = std::map<std::string, std::string>;
 

@@ -8,7 +8,8 @@
 //                      (store/from_snapshot.h inventory_json; verbs active_mtu included),
 //            samples: [recording lines (core/sample_json.h) of that pass, with the inventory]}
 //   or      {cmd: "error", error}
-// Nothing is read by hand here: the collectors give the facts (sysfs, rtnetlink, DCB netlink).
+// Nothing is read by hand here: the collectors give the facts (sysfs, rtnetlink, DCB netlink),
+// through ResponderOptions::inventory (probes/responder.h), which the agent sets.
 #pragma once
 
 #include <nlohmann/json.hpp>
