@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectors/inventory.h"
 #include "core/finding.h"
+#include "core/inventory/inventory.h"
 #include "rules/rule.h"
 
 namespace rh::cli {

@@ -17,15 +17,15 @@
 
 #include "agent/commands.h"
 #include "agent/diagnose_report.h"
-#include "agent/duration_arg.h"
 #include "agent/host_sampler.h"
+#include "agent/inputs.h"
 #include "agent/options.h"
 #include "core/clock.h"
+#include "core/duration_arg.h"
 #include "core/pass_schedule.h"
+#include "core/sample_json.h"
 #include "rules/engine/engine.h"
 #include "rules/port_usage.h"
-#include "store/inputs.h"
-#include "store/sample_json.h"
 
 namespace rh::cli {
 

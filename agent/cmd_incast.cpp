@@ -9,12 +9,12 @@
 #include <sstream>
 
 #include "agent/commands.h"
-#include "agent/duration_arg.h"
 #include "agent/incast_analysis.h"
 #include "agent/incast_report.h"
 #include "agent/key_option.h"
 #include "agent/options.h"
 #include "agent/probe_args.h"
+#include "core/duration_arg.h"
 #include "probes/incast_coordinator.h"
 
 namespace rh::cli {

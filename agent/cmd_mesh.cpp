@@ -12,12 +12,12 @@
 #include <sstream>
 
 #include "agent/commands.h"
-#include "agent/duration_arg.h"
 #include "agent/options.h"
 #include "agent/probe_args.h"
+#include "core/duration_arg.h"
+#include "core/sample_json.h"
 #include "probes/device_select.h"
 #include "probes/mesh.h"
-#include "store/sample_json.h"
 
 namespace rh::cli {
 

@@ -12,11 +12,11 @@
 #include "agent/options.h"
 #include "agent/probe_args.h"
 #include "core/clock.h"
+#include "core/sample_json.h"
 #include "probes/oob_protocol.h"
 #include "probes/probe.h"
 #include "probes/probe_samples.h"
 #include "probes/tcp.h"
-#include "store/sample_json.h"
 
 namespace rh::cli {
 

@@ -15,12 +15,12 @@
 #include <iostream>
 
 #include "agent/commands.h"
-#include "agent/duration_arg.h"
 #include "agent/host_sampler.h"
 #include "agent/options.h"
 #include "core/clock.h"
+#include "core/duration_arg.h"
 #include "core/pass_schedule.h"
-#include "store/sample_json.h"
+#include "core/sample_json.h"
 
 namespace rh::cli {
 

@@ -96,6 +96,7 @@ int run_responder(const std::vector<std::string>& args) {
     if (auto exit = install_fabric_key("responder", o.key_file)) return *exit;
     o.reload_key = &g_reload;
     o.sampler = host_pass_source(o.sysfs_root.string());  // counters for `rocehealth incast`
+    o.inventory = host_inventory();  // facts for `rocehealth accept`'s inventory stage
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);

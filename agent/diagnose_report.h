@@ -25,8 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/inputs.h"
 #include "rules/engine/engine.h"
-#include "store/inputs.h"
 
 namespace rh::cli {
 

@@ -3,10 +3,10 @@
 #include <limits>
 
 #include "agent/diagnose_report.h"
-#include "collectors/parse.h"
+#include "agent/inputs.h"
+#include "core/inventory/parse.h"
+#include "core/sample_json.h"
 #include "rules/engine/engine.h"
-#include "store/inputs.h"
-#include "store/sample_json.h"
 #include "store/window.h"
 
 namespace rh::cli {

@@ -27,7 +27,7 @@ struct IncastAnalysis {
 };
 
 /// Loads the samples (a bad line is skipped with a note), runs `rules`, reads the link rate
-/// from the receiver's hello (collectors/parse.h parse_port_rate_gbps).
+/// from the receiver's hello (core/inventory/parse.h parse_port_rate_gbps).
 IncastAnalysis analyse_incast(const incast::Run& run, const RuleSet& rules,
                               const std::string& rules_file);
 

@@ -1,7 +1,9 @@
 #include "agent/responder_sampler.h"
 
 #include "agent/host_sampler.h"
-#include "store/sample_json.h"
+#include "collectors/collect.h"
+#include "core/sample_json.h"
+#include "store/from_snapshot.h"
 
 namespace rh::cli {
 
@@ -30,6 +32,20 @@ incast::PassSourceFactory host_pass_source(std::string root) {
         if (src->devices() == 0)
             return Error{"sample", root + "/class/infiniband", ENODEV, "no RDMA device"};
         return std::unique_ptr<incast::PassSource>(std::move(src));
+    };
+}
+
+InventoryReader host_inventory() {
+    return [](const std::filesystem::path& sysfs_root, const std::string& device,
+              const std::string& host, const SampleTime& when) {
+        CollectOptions co{SysfsRoot(sysfs_root), device};
+        Snapshot snap = collect_snapshot(co);
+        if (!host.empty()) snap.host = host;
+        InventoryFacts facts;
+        for (const Sample& smp : samples_from_snapshot(snap, when, true))
+            facts.samples.push_back(to_json_line(smp));
+        facts.snapshot = inventory_json(snap);
+        return facts;
     };
 }
 

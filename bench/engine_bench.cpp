@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "core/sample_json.h"
 #include "rules/engine/engine.h"
-#include "store/sample_json.h"
 
 namespace fs = std::filesystem;
 

@@ -9,10 +9,10 @@
 #include "collectors/counter_sources.h"
 #include "collectors/netdev.h"
 #include "collectors/normalize.h"
-#include "collectors/parse.h"
 #include "collectors/pcie.h"
 #include "collectors/rdma_sysfs.h"
 #include "collectors/verbs_port.h"
+#include "core/inventory/parse.h"
 
 namespace rh {
 

@@ -1,11 +1,11 @@
 // Entry point of the host-inventory collectors: walks `class/infiniband` under a sysfs root and
-// fills a Snapshot (collectors/inventory.h). One bad device or file never stops the others: what
+// fills a Snapshot (core/inventory/inventory.h). One bad device or file never stops the others: what
 // cannot be read is recorded as a problem/absent value, never as zero.
 #pragma once
 
 #include <string>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
 namespace rh {

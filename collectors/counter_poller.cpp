@@ -20,8 +20,8 @@
 #include <utility>
 
 #include "collectors/normalize.h"
-#include "collectors/parse.h"
 #include "collectors/rdma_sysfs.h"
+#include "core/inventory/parse.h"
 
 namespace rh {
 

@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "collectors/counter_sources.h"
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
 namespace rh {

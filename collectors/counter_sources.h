@@ -14,8 +14,8 @@
 #include "collectors/dcb_netlink.h"
 #include "collectors/ethtool_pause.h"
 #include "collectors/ethtool_stats.h"
-#include "collectors/inventory.h"
 #include "collectors/rdma_netlink.h"
+#include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
 namespace rh {

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "collectors/inventory.h"
 #include "collectors/nl_raw.h"
+#include "core/inventory/inventory.h"
 #include "core/result.h"
 
 namespace rh {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/result.h"
 
 namespace rh {

@@ -1,12 +1,12 @@
 // Netdev state for a port's network interface. One interface, two implementations:
 // rtnetlink via libnl-route (live host, netdev_rtnl.cpp) and `class/net/<if>/` files under a
-// SysfsRoot (fixtures, netdev_sysfs.cpp). Both fill the same Netdev (collectors/inventory.h).
+// SysfsRoot (fixtures, netdev_sysfs.cpp). Both fill the same Netdev (core/inventory/inventory.h).
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/result.h"
 #include "core/sysfs.h"
 

@@ -5,7 +5,7 @@
 
 #include "collectors/netdev.h"
 #include "collectors/nl_route.h"
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 
 namespace rh {
 

@@ -3,8 +3,8 @@
 #include <system_error>
 
 #include "collectors/netdev.h"
-#include "collectors/parse.h"
 #include "collectors/rdma_sysfs.h"
+#include "core/inventory/parse.h"
 
 namespace rh {
 

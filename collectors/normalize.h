@@ -1,6 +1,6 @@
 // Vendor-neutral counters: maps the raw counters of a port (hw_counters, PMA counters, ethtool -S,
 // DCB ieee_pfc, link pause) to one name, unit and label set across drivers. The raw counters stay
-// as they are; Port::normalized is an additional view (collectors/inventory.h NormalizedCounter).
+// as they are; Port::normalized is an additional view (core/inventory/inventory.h NormalizedCounter).
 //
 // The mapping is data: one table per driver family (normalize_mlx5.cpp, normalize_bnxt.cpp,
 // normalize_irdma_ice.cpp, normalize_rxe.cpp), each entry commented with its kernel source.
@@ -59,7 +59,7 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
 namespace rh {

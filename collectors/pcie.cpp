@@ -4,8 +4,8 @@
 #include <optional>
 #include <system_error>
 
-#include "collectors/parse.h"
 #include "collectors/rdma_sysfs.h"
+#include "core/inventory/parse.h"
 
 namespace rh {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
 namespace rh {

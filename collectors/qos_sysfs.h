@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
 namespace rh {

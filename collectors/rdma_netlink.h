@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "collectors/inventory.h"
 #include "collectors/nl_raw.h"
+#include "core/inventory/inventory.h"
 #include "core/result.h"
 
 namespace rh {

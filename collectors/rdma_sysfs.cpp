@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 
 namespace rh {
 

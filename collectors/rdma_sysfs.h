@@ -1,5 +1,5 @@
 // RDMA devices, ports, GID tables and counters from `class/infiniband/<dev>/` under a SysfsRoot.
-// Fills the sysfs-only parts of Device/Port (collectors/inventory.h); netdev, PCIe and verbs
+// Fills the sysfs-only parts of Device/Port (core/inventory/inventory.h); netdev, PCIe and verbs
 // values are added by their own collectors. Never throws for bad sysfs content: unreadable
 // attributes become empty/absent values plus a Note in Device::problems.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/result.h"
 #include "core/sysfs.h"
 

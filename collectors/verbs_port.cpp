@@ -7,7 +7,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 
 namespace rh {
 

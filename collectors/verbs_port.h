@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 
 namespace rh {
 

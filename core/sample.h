@@ -1,5 +1,5 @@
 // Sample: one timestamped observation with its unit — what collectors and probes produce, what the
-// time-series store keeps (store/), what recordings hold (one JSON line each, store/sample_json.h)
+// time-series store keeps (store/), what recordings hold (one JSON line each, core/sample_json.h)
 // and what the rules read. A cumulative counter keeps its integer value (deltas of 64-bit counters
 // must be exact); a gauge (probe latency, port state, configuration) is a double.
 #pragma once
@@ -12,6 +12,12 @@
 #include <nlohmann/json.hpp>
 
 namespace rh {
+
+/// When a pass was taken (store/from_snapshot.h stamps its samples with it).
+struct SampleTime {
+    double t_s = 0;            ///< monotonic seconds of the pass
+    std::int64_t wall_ms = 0;  ///< UTC ms since the epoch, 0 = unknown
+};
 
 /// Labels of a series: device, port, netdev, priority, direction, peer, op, size_bytes, ...
 using Labels = std::map<std::string, std::string>;

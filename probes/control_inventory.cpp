@@ -6,12 +6,9 @@
 
 #include <chrono>
 
-#include "collectors/collect.h"
 #include "core/clock.h"
 #include "probes/incast_fields.h"
 #include "probes/stream_protocol.h"
-#include "store/from_snapshot.h"
-#include "store/sample_json.h"
 
 #ifndef RH_VERSION
 #define RH_VERSION "unknown"
@@ -34,15 +31,10 @@ double monotonic_s() {
 }  // namespace
 
 nlohmann::json inventory_reply(const ControlContext& cx, const std::string& host) {
-    CollectOptions co{SysfsRoot(cx.opts.sysfs_root), cx.where.device};
     const SampleTime when{monotonic_s(), wall_now_ms()};
-    Snapshot snap = collect_snapshot(co);
+    InventoryFacts facts = cx.opts.inventory(cx.opts.sysfs_root, cx.where.device, host, when);
     char hn[256] = "";
     ::gethostname(hn, sizeof hn - 1);
-    if (!host.empty()) snap.host = host;
-    nlohmann::json lines = nlohmann::json::array();
-    for (const Sample& smp : samples_from_snapshot(snap, when, true))
-        lines.push_back(to_json_line(smp));
     rlimit rl{};
     nlohmann::json memlock = nullptr;
     bool unlimited = false;
@@ -50,13 +42,19 @@ nlohmann::json inventory_reply(const ControlContext& cx, const std::string& host
         unlimited = rl.rlim_cur == RLIM_INFINITY;
         if (!unlimited) memlock = static_cast<std::uint64_t>(rl.rlim_cur);
     }
-    return {{"cmd", "inventory_reply"},        {"hostname", hn},
-            {"version", RH_VERSION},           {"kernel", kernel_release()},
-            {"memlock_limit_bytes", memlock},  {"memlock_unlimited", unlimited},
-            {"device", cx.where.device},       {"port", cx.where.port},
-            {"gid_index", cx.where.gid_index}, {"gid", cx.where.gid_text},
-            {"gid_type", cx.where.gid_type},   {"snapshot", inventory_json(snap)},
-            {"samples", std::move(lines)}};
+    return {{"cmd", "inventory_reply"},
+            {"hostname", hn},
+            {"version", RH_VERSION},
+            {"kernel", kernel_release()},
+            {"memlock_limit_bytes", memlock},
+            {"memlock_unlimited", unlimited},
+            {"device", cx.where.device},
+            {"port", cx.where.port},
+            {"gid_index", cx.where.gid_index},
+            {"gid", cx.where.gid_text},
+            {"gid_type", cx.where.gid_type},
+            {"snapshot", std::move(facts.snapshot)},
+            {"samples", std::move(facts.samples)}};
 }
 
 void serve_inventory(const tcp::Socket& s, const nlohmann::json& msg, const ControlContext& cx) {
@@ -64,6 +62,11 @@ void serve_inventory(const tcp::Socket& s, const nlohmann::json& msg, const Cont
     const std::string host = f.has("host") ? f.str("host") : std::string();
     if (!f.ok()) {
         (void)tcp::send_json(s, stream::error_message(f.error().message()), tcp::deadline_in(2000));
+        return;
+    }
+    if (!cx.opts.inventory) {
+        (void)tcp::send_json(s, stream::error_message("inventory is not offered by this responder"),
+                             tcp::deadline_in(2000));
         return;
     }
     cx.log("inventory");

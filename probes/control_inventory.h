@@ -6,9 +6,10 @@
 //            memlock_unlimited: bool, device, port, gid_index, gid, gid_type,
 //            snapshot: collect_snapshot() of the responder's device without counter lists
 //                      (store/from_snapshot.h inventory_json; verbs active_mtu included),
-//            samples: [recording lines (store/sample_json.h) of that pass, with the inventory]}
+//            samples: [recording lines (core/sample_json.h) of that pass, with the inventory]}
 //   or      {cmd: "error", error}
-// Nothing is read by hand here: the collectors give the facts (sysfs, rtnetlink, DCB netlink).
+// Nothing is read by hand here: the collectors give the facts (sysfs, rtnetlink, DCB netlink),
+// through ResponderOptions::inventory (probes/responder.h), which the agent sets.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -3,10 +3,10 @@
 #include <chrono>
 
 #include "core/clock.h"
+#include "core/sample_json.h"
 #include "probes/incast_fields.h"
 #include "probes/probe_samples.h"
 #include "probes/stream_protocol.h"
-#include "store/sample_json.h"
 
 namespace rh {
 

@@ -8,8 +8,8 @@
 #include <netlink/netlink.h>
 
 #include "collectors/nl_route.h"
-#include "collectors/parse.h"
 #include "collectors/rdma_sysfs.h"
+#include "core/inventory/parse.h"
 
 namespace rh {
 

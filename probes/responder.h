@@ -11,14 +11,31 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "core/result.h"
+#include "core/sample.h"
 #include "probes/incast_sampling.h"
 #include "probes/oob_protocol.h"
 
 namespace rh {
+
+/// This host's inventory for the "inventory" control command (probes/control_inventory.h): the
+/// snapshot of one device without counter lists (inventory_json) and that pass's recording lines
+/// with the inventory (core/sample_json.h).
+struct InventoryFacts {
+    nlohmann::json snapshot;
+    nlohmann::json samples = nlohmann::json::array();
+};
+/// Reads InventoryFacts of `device` under `sysfs_root` now; `host` ("" = the hostname the
+/// snapshot found) labels the samples, stamped `when`. Probes include neither collection nor the
+/// store (README.md, "Layers"): the agent passes this in (agent/responder_sampler.h), as it
+/// passes the sampler.
+using InventoryReader =
+    std::function<InventoryFacts(const std::filesystem::path& sysfs_root, const std::string& device,
+                                 const std::string& host, const SampleTime& when)>;
 
 struct ResponderOptions {
     std::string listen_addr = "0.0.0.0";
@@ -38,6 +55,9 @@ struct ResponderOptions {
     /// Counters for `rocehealth incast` "sample" sessions (probes/incast_sampling.h); empty:
     /// such sessions are refused by name, the other incast roles still work.
     incast::PassSourceFactory sampler;
+    /// This host's inventory for the "inventory" control command; empty: that command is
+    /// refused by name.
+    InventoryReader inventory;
     /// Serve the "fault" control command (probes/control_fault.h): let an acceptance run take
     /// this host's RDMA link down and up. Off unless asked for (`--allow-fault`).
     bool allow_fault = false;

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "collectors/bundle/bundle_model.h"  // port_state_name, phys_state_name (sysfs names)
+#include "core/inventory/parse.h"  // port_state_name, phys_state_name (sysfs names)
 
 namespace rh {
 
@@ -44,12 +44,12 @@ std::string format_on_off(double v) {
 }
 
 std::string format_port_state(unsigned code) {
-    const std::string name = bundle::port_state_name(code);
+    const std::string name = port_state_name(code);
     return std::to_string(code) + " (" + (name.empty() ? "unknown state" : name) + ")";
 }
 
 std::string format_phys_state(unsigned code) {
-    const std::string name = bundle::phys_state_name(code);
+    const std::string name = phys_state_name(code);
     return std::to_string(code) + " (" + (name.empty() ? "unknown physical state" : name) + ")";
 }
 

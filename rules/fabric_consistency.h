@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "rules/rule.h"
 
 namespace rh {

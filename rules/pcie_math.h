@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-#include "collectors/parse.h"  // parse_port_rate_gbps
+#include "core/inventory/parse.h"  // parse_port_rate_gbps
 
 namespace rh {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "collectors/inventory_from_json.h"
+#include "core/inventory/inventory_from_json.h"
 #include "store/series_store.h"
 
 namespace rh {

@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 
 namespace rh {
 

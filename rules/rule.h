@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "collectors/inventory.h"
 #include "core/finding.h"
+#include "core/inventory/inventory.h"
 
 namespace rh {
 

@@ -1,6 +1,6 @@
 #include "store/from_snapshot.h"
 
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 
 namespace rh {
 

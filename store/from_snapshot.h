@@ -8,15 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/sample.h"
 
 namespace rh {
-
-struct SampleTime {
-    double t_s = 0;            ///< monotonic seconds of the pass
-    std::int64_t wall_ms = 0;  ///< UTC ms since the epoch, 0 = unknown
-};
 
 /// Samples of one pass, host = snap.host. A normalized counter whose raw value is missing
 /// becomes a counter sample with value null and the reason, never 0.

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "collectors/counter_delta.h"
+#include "store/counter_delta.h"
 
 namespace rh {
 

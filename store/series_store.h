@@ -53,7 +53,7 @@ struct Series {
     /// Some point ever had a value (a series never readable is treated like an absent one).
     bool ever_valued = false;
     /// Counters: the wrap-corrected cumulative count, i.e. the first readable raw value plus every
-    /// later width-aware delta (collectors/counter_delta.h) from the last readable point: a
+    /// later width-aware delta (store/counter_delta.h) from the last readable point: a
     /// 32-bit wrap adds the wrapped change, a reset adds the count since the reset, a saturated
     /// read or a change of raw counter adds nothing. It only grows (mod 2^64), so exporting it
     /// as a Prometheus counter never shows a wrap as a reset. nullopt until a readable point.

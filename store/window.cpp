@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "collectors/counter_delta.h"
+#include "store/counter_delta.h"
 
 namespace rh {
 

@@ -1,5 +1,5 @@
 // Window queries over one stored series: how much a cumulative counter grew between two engine
-// times, its rate, a gauge's level. Width-aware (collectors/counter_delta.h): a wrap is a wrap,
+// times, its rate, a gauge's level. Width-aware (store/counter_delta.h): a wrap is a wrap,
 // a counter that went backwards is a reset (the rate is then a lower bound, never negative), a
 // missing point or a changed raw counter leaves a gap — never a zero.
 #pragma once

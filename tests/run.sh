@@ -10,6 +10,9 @@ cd "$repo"
 jobs=$(nproc)
 stage() { echo; echo "=== $* ($(date +%T))"; }
 
+stage "includes go one way (tests/tools/check_layers.sh)"
+tests/tools/check_layers.sh
+
 stage "dependencies"
 packaging/install-deps.sh
 

@@ -4,7 +4,7 @@
 #include "agent/accept_run/consistency.h"
 #include "agent/accept_run/control_client.h"
 #include "agent/accept_run/stages.h"
-#include "collectors/inventory_from_json.h"
+#include "core/inventory/inventory_from_json.h"
 #include "rules/fabric_consistency.h"
 #include "rules/pcie_math.h"
 

@@ -57,6 +57,7 @@ ResponderOptions responder_options(const AgentConfig& c) {
     o.allow_fault = c.responder.allow_fault;
     o.sysfs_root = c.sysfs_root;
     o.sampler = cli::host_pass_source(c.sysfs_root);  // counters for `rocehealth incast` peers
+    o.inventory = cli::host_inventory();  // facts for `rocehealth accept`'s inventory stage
     return o;
 }
 

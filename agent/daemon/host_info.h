@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "agent/daemon/topology.h"
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 
 namespace rh::agent {
 

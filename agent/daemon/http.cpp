@@ -13,9 +13,9 @@
 
 #include "agent/daemon/healthz.h"
 #include "agent/daemon/log.h"
-#include "agent/duration_arg.h"
 #include "agent/host_sampler.h"
 #include "core/clock.h"
+#include "core/duration_arg.h"
 
 namespace rh::agent {
 

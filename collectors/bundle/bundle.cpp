@@ -16,7 +16,7 @@
 #include "collectors/bundle/bundle_model.h"
 #include "collectors/bundle/capture_identity.h"
 #include "collectors/bundle/parse_timestamp.h"
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 #include "core/sysfs.h"
 
 namespace rh {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "collectors/bundle/capture_identity.h"
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/result.h"
 
 namespace rh {

@@ -32,7 +32,7 @@
 #include "collectors/bundle/bundle_model.h"
 #include "collectors/bundle/capture_identity.h"
 #include "collectors/normalize.h"
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 
 namespace rh::bundle {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 
 namespace rh::bundle {
 
@@ -207,11 +207,6 @@ std::optional<PortKey> port_in_command(std::string_view command);
 /// "rocep59s0f1" = 0000:3b:00.1; systemd: "enp59s0f1np1" = 0000:3b:00.1); "" when the name is
 /// not of that form (slot names "ens4f0", onboard "eno1", VFs "...v3", kernel names).
 std::string bdf_from_pci_name(std::string_view name);
-
-/// IB port state / physical state names as sysfs prints them ("ACTIVE", "LinkUp") by code;
-/// empty for an unknown code.
-std::string port_state_name(unsigned code);
-std::string phys_state_name(unsigned code);
 
 /// Resolves what the parsers found into `snap` (devices, ports, netdevs, PCIe, normalized
 /// counters) and appends the model's notes. See bundle.h for the placement rules.

@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "collectors/bundle/bundle_model.h"
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 #include "core/sysfs.h"
 
 namespace rh::bundle {
@@ -203,25 +203,6 @@ void add_counter(std::vector<Counter>& list, Counter c, Model& m, const std::str
     };
     m.note(subject, "counter " + c.name + " given twice with different values (" + show(*it) +
                         ", " + show(c) + "): kept the first");
-}
-
-std::string port_state_name(unsigned code) {
-    // include/rdma/ib_verbs.h enum ib_port_state, as drivers/infiniband/core/sysfs.c prints it
-    static const char* const names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
-    return code < std::size(names) ? names[code] : "";
-}
-
-std::string phys_state_name(unsigned code) {
-    // drivers/infiniband/core/sysfs.c phys_state_to_str()
-    static const char* const names[] = {"",
-                                        "Sleep",
-                                        "Polling",
-                                        "Disabled",
-                                        "PortConfigurationTraining",
-                                        "LinkUp",
-                                        "LinkErrorRecovery",
-                                        "Phy Test"};
-    return code < std::size(names) ? names[code] : "";
 }
 
 }  // namespace rh::bundle

@@ -13,7 +13,7 @@
 #include <cctype>
 
 #include "collectors/bundle/bundle_model.h"
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 #include "core/sysfs.h"
 
 namespace rh::bundle {

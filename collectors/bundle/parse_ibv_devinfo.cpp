@@ -10,7 +10,7 @@
 #include <map>
 
 #include "collectors/bundle/bundle_model.h"
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 #include "core/sysfs.h"
 
 namespace rh::bundle {

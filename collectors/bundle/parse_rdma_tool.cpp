@@ -8,6 +8,7 @@
 #include <set>
 
 #include "collectors/bundle/bundle_model.h"
+#include "core/inventory/parse.h"
 #include "core/sysfs.h"
 
 namespace rh::bundle {

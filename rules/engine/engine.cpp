@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <set>
 
-#include "collectors/inventory_from_json.h"
+#include "core/inventory/inventory_from_json.h"
 #include "rules/engine/evidence.h"
 #include "rules/engine/measure.h"
 #include "rules/port_usage.h"

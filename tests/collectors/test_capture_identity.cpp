@@ -10,12 +10,12 @@
 #include <tuple>
 #include <vector>
 
+#include "agent/inputs.h"
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/capture_identity.h"
 #include "rules/engine/engine.h"
-#include "store/inputs.h"
 
-// Which captures are one host (collectors/bundle/capture_identity.h, store/inputs.cpp): tiny
+// Which captures are one host (collectors/bundle/capture_identity.h, agent/inputs.cpp): tiny
 // capture directories written by the test, loaded with load_bundles as `diagnose --bundle`
 // does, then the shipped rules run on the store.
 

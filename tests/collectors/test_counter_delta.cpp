@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/counter_delta.h"
+#include "store/counter_delta.h"
 
 namespace {
 

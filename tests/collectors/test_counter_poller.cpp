@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "collectors/collect.h"
-#include "collectors/counter_delta.h"
 #include "collectors/counter_poller.h"
+#include "store/counter_delta.h"
 
 namespace fs = std::filesystem;
 

@@ -2,7 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "collectors/collect.h"
-#include "collectors/inventory_from_json.h"
+#include "core/inventory/inventory_from_json.h"
 
 using nlohmann::json;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 
 BOOST_AUTO_TEST_CASE(port_state_accepts_only_decimal_colon_name) {
     struct Case {

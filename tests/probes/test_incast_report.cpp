@@ -9,7 +9,7 @@
 #include "agent/incast_analysis.h"
 #include "agent/incast_report.h"
 #include "core/sample.h"
-#include "store/sample_json.h"
+#include "core/sample_json.h"
 
 using namespace rh;
 using namespace rh::incast;

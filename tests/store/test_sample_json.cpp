@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/sample_json.h"
 #include "make_sample.h"
-#include "store/sample_json.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "store/sample_json.h"
+#include "core/sample_json.h"
 
 #include <cerrno>
 #include <cmath>

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 #include "core/result.h"
 
 namespace rh {

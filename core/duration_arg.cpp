@@ -1,4 +1,4 @@
-#include "agent/duration_arg.h"
+#include "core/duration_arg.h"
 
 #include <cctype>
 #include <cmath>

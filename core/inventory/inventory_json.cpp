@@ -1,6 +1,6 @@
-// JSON form of the inventory (collectors/inventory.h). Absent optionals are null, never 0.
+// JSON form of the inventory (core/inventory/inventory.h). Absent optionals are null, never 0.
 // Keys carry units: mtu_bytes, *_speed_gts, *_width_lanes, *_mtu_bytes.
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 
 namespace rh {
 

@@ -1,4 +1,4 @@
-#include "store/inputs.h"
+#include "agent/inputs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +7,8 @@
 #include <set>
 
 #include "collectors/bundle/bundle.h"
+#include "core/sample_json.h"
 #include "store/from_snapshot.h"
-#include "store/sample_json.h"
 
 namespace rh {
 

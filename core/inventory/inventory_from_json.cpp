@@ -1,4 +1,4 @@
-#include "collectors/inventory_from_json.h"
+#include "core/inventory/inventory_from_json.h"
 
 #include <stdexcept>
 

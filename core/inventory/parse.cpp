@@ -1,4 +1,4 @@
-#include "collectors/parse.h"
+#include "core/inventory/parse.h"
 
 #include <cstdlib>
 
@@ -136,6 +136,25 @@ std::optional<double> parse_port_rate_gbps(std::string_view rate) {
     while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
     if (rest.substr(0, 6) != "Gb/sec") return std::nullopt;
     return v;
+}
+
+std::string port_state_name(unsigned code) {
+    // include/rdma/ib_verbs.h enum ib_port_state, as drivers/infiniband/core/sysfs.c prints it
+    static const char* const names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+    return code < std::size(names) ? names[code] : "";
+}
+
+std::string phys_state_name(unsigned code) {
+    // drivers/infiniband/core/sysfs.c phys_state_to_str()
+    static const char* const names[] = {"",
+                                        "Sleep",
+                                        "Polling",
+                                        "Disabled",
+                                        "PortConfigurationTraining",
+                                        "LinkUp",
+                                        "LinkErrorRecovery",
+                                        "Phy Test"};
+    return code < std::size(names) ? names[code] : "";
 }
 
 }  // namespace rh

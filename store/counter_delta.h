@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include "collectors/inventory.h"
+#include "core/inventory/inventory.h"
 
 namespace rh {
 

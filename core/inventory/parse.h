@@ -21,6 +21,10 @@ struct CodedState {
     std::string name;
 };
 std::optional<CodedState> parse_port_state(std::string_view text);
+/// IB port state / physical state names as sysfs prints them ("ACTIVE", "LinkUp") by code;
+/// empty for an unknown code (the bundle parsers and the rules' evidence text use them).
+std::string port_state_name(unsigned code);
+std::string phys_state_name(unsigned code);
 
 /// Netdev MTU bounds accepted: 68 (IPv4 minimum) .. 65536 (64 KiB, loopback).
 inline constexpr std::uint64_t kMtuMin = 68, kMtuMax = 65536;

@@ -1,4 +1,4 @@
-#include "collectors/counter_delta.h"
+#include "store/counter_delta.h"
 
 #include <limits>
 

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Includes go one way (README.md, "Layers"; issue 14 §3): data flows
+#   core <- collectors, probes <- store <- rules <- agent
+# and a file may include only its own layer and the layers listed for it below. Prints
+# file:line: include (layer -> layer) for every include that goes against the rule and exits 1;
+# exits 0 when there is none. Usage: tests/tools/check_layers.sh [REPO]  (default: this checkout)
+set -euo pipefail
+repo=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+cd "$repo"
+
+# What each top-level folder may include besides itself.
+declare -A may=(
+  [core]=""
+  [collectors]="core"
+  [probes]="core"
+  [store]="core"
+  [rules]="core store"
+  [agent]="core collectors probes store rules"
+)
+# The exceptions, each with its reason; anything not listed here fails.
+#  - The fault and net-setup code of the responder changes the host's links: it uses the
+#    collectors' kernel-access helpers (rtnetlink handles and link lookup, the RDMA device's
+#    netdev in sysfs), never collect_snapshot() or the store.
+#  - The store's list of known series names is read from the driver tables until the one series
+#    catalog (issue 14 §2) holds the names below both.
+allowed_exceptions=(
+  "probes/control_fault.cpp collectors/rdma_sysfs.h"
+  "probes/link_admin.cpp collectors/nl_route.h"
+  "probes/link_admin.cpp collectors/rdma_sysfs.h"
+  "probes/net_setup.cpp collectors/nl_route.h"
+  "probes/net_setup.h collectors/nl_handles.h"
+  "store/series_names.cpp collectors/normalize.h"
+)
+
+bad=0
+for layer in "${!may[@]}"; do
+  [[ -d $layer ]] || continue
+  while IFS=: read -r file line text; do
+    inc=${text#*\"}
+    inc=${inc%%\"*}
+    target=${inc%%/*}
+    [[ $inc == */* && -n ${may[$target]+set} ]] || continue  # not one of the layers
+    [[ $target == "$layer" ]] && continue
+    [[ " ${may[$layer]} " == *" $target "* ]] && continue
+    [[ " ${allowed_exceptions[*]/%/;} " == *" $file $inc;"* ]] && continue
+    echo "$file:$line: #include \"$inc\" goes up or across ($layer may include ${may[$layer]:-only $layer}${may[$layer]:+ and $layer})"
+    bad=1
+  done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$layer" \
+             --include='*.h' --include='*.hpp' --include='*.cpp' --include='*.cc' || true)
+done
+if ((bad)); then
+  echo "check_layers: includes against the layering (README.md, \"Layers\"): move the shared" \
+       "type down to core/, or pass the behaviour in through a callback set by agent/" >&2
+  exit 1
+fi
+echo "check_layers: every include goes one way"
