@@ -12,13 +12,17 @@ HOSTS = {"h1": "r1", "h2": "r1", "h3": "r2", "h4": "r2", "h5": "r3", "h6": "r3"}
 HEALTHY_S, SLOW_S = "0.000005", "0.00005"  # p50 5 us; 50 us is 10x the fabric's median
 
 
+def host_info():
+    """rocehealth_host_info of every agent, with its ToR."""
+    return [line for h, tor in HOSTS.items() for line in (
+        f"      - series: 'rocehealth_host_info{{instance=\"{h}:9477\",job=\"rocehealth\","
+        f"host=\"{h}\",tor=\"{tor}\"}}'", "        values: '1x40'")]
+
+
 def series(fails, slow):
     """Input series: host_info of every agent, and per pair its connect failures (one per 15 s
     when failing) and p50 write latency (NaN when failing: no sample in the window)."""
-    out = []
-    for h, tor in HOSTS.items():
-        out += [f"      - series: 'rocehealth_host_info{{instance=\"{h}:9477\",job=\"rocehealth\","
-                f"host=\"{h}\",tor=\"{tor}\"}}'", "        values: '1x40'"]
+    out = host_info()
     for src in HOSTS:
         for dst in HOSTS:
             if src == dst:
@@ -39,10 +43,8 @@ def series(fails, slow):
 def tor_series(fails):
     """Input series of the topology-aware mesh: host_info, per-peer series inside each ToR
     (healthy), and per host and other ToR its connect failures and p50 (as series())."""
-    out = []
+    out = host_info()
     for h, tor in HOSTS.items():
-        out += [f"      - series: 'rocehealth_host_info{{instance=\"{h}:9477\",job=\"rocehealth\","
-                f"host=\"{h}\",tor=\"{tor}\"}}'", "        values: '1x40'"]
         for mate in HOSTS:
             if mate != h and HOSTS[mate] == tor:
                 lbl = f'instance="{h}:9477",job="rocehealth",peer="{mate}"'
