@@ -3,7 +3,6 @@
 // `rocehealth diagnose --replay`; at the end a summary per peer and the CPU the mesh used.
 // Exit: 0 every round of every peer measured, 1 some failed, 2 could not run.
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -15,6 +14,7 @@
 #include "agent/options.h"
 #include "agent/probe_args.h"
 #include "core/duration_arg.h"
+#include "core/hostname.h"
 #include "core/sample_json.h"
 #include "probes/device_select.h"
 #include "probes/mesh.h"
@@ -126,11 +126,7 @@ int run_mesh(const std::vector<std::string>& args) {
         std::cerr << "rocehealth mesh: " << where.error().message() << "\n";
         return kExitCannotRun;
     }
-    if (host.empty()) {
-        char b[256] = {};
-        ::gethostname(b, sizeof b - 1);
-        host = b;
-    }
+    if (host.empty()) host = host_name();
     std::ofstream out;
     if (!out_path.empty()) {
         out.open(out_path, std::ios::app);

@@ -1,6 +1,5 @@
 // rocehealth probe PEER[:PORT]: RDMA WRITE/READ and SEND/RECV latency to a peer's
 // `rocehealth responder`.
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include "agent/options.h"
 #include "agent/probe_args.h"
 #include "core/clock.h"
+#include "core/hostname.h"
 #include "core/sample_json.h"
 #include "probes/oob_protocol.h"
 #include "probes/probe.h"
@@ -200,10 +200,7 @@ int run_probe(const std::vector<std::string>& args) {
             std::cerr << "rocehealth probe: cannot open " << record_path << " for appending\n";
             return kExitCannotRun;
         }
-        if (host.empty()) {
-            char buf[256] = {};
-            if (gethostname(buf, sizeof buf - 1) == 0) host = buf;
-        }
+        if (host.empty()) host = host_name();
     }
     ProbeRunTimes when{monotonic_now_s(), 0, wall_now_ms(), 0};
     auto r = rh::run_probe(o);

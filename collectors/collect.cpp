@@ -1,6 +1,5 @@
 #include "collectors/collect.h"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,17 +11,12 @@
 #include "collectors/pcie.h"
 #include "collectors/rdma_sysfs.h"
 #include "collectors/verbs_port.h"
+#include "core/hostname.h"
 #include "core/inventory/parse.h"
 
 namespace rh {
 
 namespace {
-
-std::string host_name() {
-    char buf[256] = {};
-    if (gethostname(buf, sizeof buf - 1) != 0) return {};
-    return buf;
-}
 
 void add_netdevs(Device& d, const NetdevSource& source) {
     for (auto& port : d.ports) {

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "core/clock.h"
+#include "core/hostname.h"
 #include "probes/incast_fields.h"
 #include "probes/stream_protocol.h"
 
@@ -33,8 +34,6 @@ double monotonic_s() {
 nlohmann::json inventory_reply(const ControlContext& cx, const std::string& host) {
     const SampleTime when{monotonic_s(), wall_now_ms()};
     InventoryFacts facts = cx.opts.inventory(cx.opts.sysfs_root, cx.where.device, host, when);
-    char hn[256] = "";
-    ::gethostname(hn, sizeof hn - 1);
     rlimit rl{};
     nlohmann::json memlock = nullptr;
     bool unlimited = false;
@@ -43,7 +42,7 @@ nlohmann::json inventory_reply(const ControlContext& cx, const std::string& host
         if (!unlimited) memlock = static_cast<std::uint64_t>(rl.rlim_cur);
     }
     return {{"cmd", "inventory_reply"},
-            {"hostname", hn},
+            {"hostname", host_name()},
             {"version", RH_VERSION},
             {"kernel", kernel_release()},
             {"memlock_limit_bytes", memlock},

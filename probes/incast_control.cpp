@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/clock.h"
+#include "core/hostname.h"
 #include "probes/auth/handshake.h"
 #include "probes/control_fault.h"
 #include "probes/control_inventory.h"
@@ -24,9 +25,7 @@ void ControlContext::log(const std::string& what) const {
 
 nlohmann::json hello_reply(const ControlContext& cx) {
     incast::Hello h;
-    char host[256] = "";
-    ::gethostname(host, sizeof host - 1);
-    h.hostname = host;
+    h.hostname = host_name();
     h.device = cx.where.device;
     h.port = cx.where.port;
     h.gid = cx.where.gid_text;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "core/hostname.h"
 #include "probes/incast_links.h"
 #include "probes/incast_sampling.h"
 #include "probes/oob_protocol.h"
@@ -36,12 +37,6 @@ std::string random_id() {
     char b[16];
     std::snprintf(b, sizeof b, "%08x", rd());
     return b;
-}
-
-std::string hostname() {
-    char h[256] = "";
-    ::gethostname(h, sizeof h - 1);
-    return h;
 }
 
 void sleep_until_wall(std::int64_t wall_ms) {
@@ -185,7 +180,7 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
     Run run;
     run.options = o;
     run.id = random_id();
-    run.coordinator_host = hostname();
+    run.coordinator_host = host_name();
     run.receiver.name = o.receiver;
     run.receiver.role = "receiver";
     for (const auto& s : o.senders) {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "core/hostname.h"
 #include "probes/incast_messages.h"
 #include "probes/stream_sender.h"
 
@@ -14,12 +15,6 @@ namespace rh::incast {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string hostname() {
-    char h[256] = "";
-    ::gethostname(h, sizeof h - 1);
-    return h;
-}
 
 void refuse(const tcp::Socket& s, const ControlContext& cx, const std::string& why) {
     cx.log("incast sender: " + why);
@@ -77,7 +72,7 @@ void serve_sender(const tcp::Socket& s, const nlohmann::json& prepare_msg,
     // The receiver waits for our stream_end at most: the start wait, the traffic, some slack.
     cfg.max_ms =
         static_cast<std::uint32_t>(kStartWaitMs + kMaxStartAheadMs) + prep->duration_ms + 30000;
-    cfg.hostname = hostname();
+    cfg.hostname = host_name();
     const std::string what = "incast " + prep->id + " to " + hp->str();
     auto snd = stream::Sender::open(cfg);
     if (!snd) return refuse(s, cx, "cannot set up the stream: " + snd.error().message());

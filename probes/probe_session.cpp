@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/hostname.h"
 #include "probes/device_select.h"
 #include "probes/oob_protocol.h"
 #include "probes/wc_status.h"
@@ -53,12 +54,6 @@ std::uint32_t ops_mask(const std::vector<ProbeOp>& ops) {
     std::uint32_t m = 0;
     for (auto op : ops) m |= op_bit(op);
     return m;
-}
-
-std::string hostname() {
-    char h[256] = "";
-    ::gethostname(h, sizeof h - 1);
-    return h;
 }
 
 }  // namespace
@@ -122,7 +117,7 @@ Result<std::unique_ptr<ProbeSession>> ProbeSession::open(const ProbeOptions& o) 
     req.rd_atomic = c.rd_atomic();
     req.timeout_ms = static_cast<std::uint32_t>(o.timeout_ms);
     req.device = where->device;
-    req.hostname = hostname();
+    req.hostname = host_name();
     req.gid_type = where->gid_type;
     const std::string subject = "responder at " + hp->str();
     // The responder registers its own buffer before replying, which can take long under load:

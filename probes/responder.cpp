@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/hostname.h"
 #include "probes/auth/failure_limiter.h"
 #include "probes/auth/handshake.h"
 #include "probes/device_select.h"
@@ -26,12 +27,6 @@ constexpr int kSlice_ms = 200;  // how often waits look at the stop flag
 
 void log(const std::string& peer, const std::string& what) {
     std::fprintf(stderr, "rocehealth responder: %s: %s\n", peer.c_str(), what.c_str());
-}
-
-std::string hostname() {
-    char h[256] = "";
-    ::gethostname(h, sizeof h - 1);
-    return h;
 }
 
 std::string ops_text(std::uint32_t ops) {
@@ -81,7 +76,7 @@ void answer_query(const tcp::Socket& s, const Shared& sh, const std::string& pee
     m.gid = sh.where.gid;
     m.gid_index = sh.where.gid_index;
     m.gid_type = sh.where.gid_type;
-    m.hostname = hostname();
+    m.hostname = host_name();
     auto mtu = query_active_mtu(sh.where.device, sh.where.port);  // now, not at startup
     if (mtu)
         m.active_mtu = *mtu;
@@ -198,7 +193,7 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
     rep.rd_atomic = rd;
     rep.recv_depth = recv_depth;
     rep.device = sh.where.device;
-    rep.hostname = hostname();
+    rep.hostname = host_name();
     rep.gid_type = sh.where.gid_type;
     if (auto r = tcp::send_msg(s, rep, tcp::deadline_in(sh.opts.handshake_timeout_ms)); !r) {
         log(peer, "probe reply not sent: " + r.error().message());

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "core/clock.h"
+#include "core/hostname.h"
 #include "probes/stream_backoff.h"
 #include "probes/wc_status.h"
 
@@ -187,14 +188,12 @@ void serve_stream(const tcp::Socket& s, const nlohmann::json& open, const PortCh
         (void)tcp::send_json(s, error_message(req.error().message()), tcp::deadline_in(2000));
         return;
     }
-    char host[256] = "";
-    ::gethostname(host, sizeof host - 1);
+    const std::string host = host_name();
     auto r = Receiver::open(*req, where, host);
     if (!r) {
         log("cannot set up the stream: " + r.error().message());
-        (void)tcp::send_json(
-            s, error_message("receiver " + std::string(host) + ": " + r.error().message()),
-            tcp::deadline_in(2000));
+        (void)tcp::send_json(s, error_message("receiver " + host + ": " + r.error().message()),
+                             tcp::deadline_in(2000));
         return;
     }
     const std::string what = std::string(to_string(req->op)) + " stream from " + req->hostname +

@@ -1,6 +1,5 @@
 #include "agent/accept_run/run_context.h"
 
-#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -9,6 +8,7 @@
 #include "agent/accept/finding_json.h"
 #include "agent/accept/json_in.h"
 #include "core/clock.h"
+#include "core/hostname.h"
 
 namespace rh::accept {
 
@@ -27,9 +27,7 @@ std::string RunContext::name_of(const std::string& a) const {
 }
 
 std::string RunContext::self_name() const {
-    char hn[256] = "";
-    ::gethostname(hn, sizeof hn - 1);
-    const std::string n = name_of(hn);
+    const std::string n = name_of(host_name());
     for (const auto& h : spec.hosts)
         if (h.name == n) return n;
     return "";
