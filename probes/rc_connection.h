@@ -22,7 +22,7 @@
 #include "core/result.h"
 #include "probes/device_select.h"
 #include "probes/qp_timeout.h"
-#include "probes/verbs_handles.h"
+#include "core/verbs_handles.h"
 
 namespace rh {
 
