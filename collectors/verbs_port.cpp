@@ -1,29 +1,16 @@
 #include "collectors/verbs_port.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 
 #include <infiniband/verbs.h>
 
 #include "core/inventory/parse.h"
+#include "core/verbs_handles.h"
 
 namespace rh {
 
 namespace {
-
-struct DeviceListDeleter {
-    void operator()(ibv_device** l) const { ibv_free_device_list(l); }
-};
-struct ContextDeleter {
-    void operator()(ibv_context* c) const {
-        if (int e = ibv_close_device(c); e != 0)
-            std::fprintf(stderr, "rocehealth: ibv_close_device: %s\n", std::strerror(errno));
-    }
-};
-using DeviceList = std::unique_ptr<ibv_device*, DeviceListDeleter>;
-using Context = std::unique_ptr<ibv_context, ContextDeleter>;
 
 std::vector<VerbsPort> all_unavailable(std::size_t n, const std::string& why) {
     VerbsPort v;
@@ -36,7 +23,7 @@ std::vector<VerbsPort> all_unavailable(std::size_t n, const std::string& why) {
 std::vector<VerbsPort> query_verbs_ports(const std::string& dev,
                                          const std::vector<unsigned>& ports) {
     int n = 0;
-    DeviceList list(ibv_get_device_list(&n));
+    verbs::DeviceListPtr list(ibv_get_device_list(&n));
     if (!list)
         return all_unavailable(ports.size(),
                                std::string("ibv_get_device_list: ") + std::strerror(errno));
@@ -46,7 +33,7 @@ std::vector<VerbsPort> query_verbs_ports(const std::string& dev,
     if (!found)
         return all_unavailable(ports.size(),
                                "no verbs device named " + dev + " (ibv_get_device_list)");
-    Context ctx(ibv_open_device(found));
+    verbs::ContextPtr ctx(ibv_open_device(found));
     if (!ctx)
         return all_unavailable(ports.size(),
                                "ibv_open_device(" + dev + "): " + std::strerror(errno));

@@ -5,6 +5,7 @@
 // destruction runs in reverse automatically.
 #pragma once
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -23,8 +24,9 @@ struct DeviceListDeleter {
     void operator()(ibv_device** l) const { ibv_free_device_list(l); }
 };
 struct ContextDeleter {
+    // Unlike the others, ibv_close_device returns -1 and sets errno (ibv_open_device(3)).
     void operator()(ibv_context* c) const {
-        detail::report("ibv_close_device", ibv_close_device(c));
+        if (ibv_close_device(c) != 0) detail::report("ibv_close_device", errno);
     }
 };
 struct PdDeleter {
