@@ -114,7 +114,7 @@ int run_incast(const std::vector<std::string>& args) {
     std::uint64_t v = 0;
     if (auto e = parse_number("qps-per-sender", qps, 1, stream::kMaxQps, v)) return usage_error(*e);
     o.qps = static_cast<unsigned>(v);
-    if (auto e = parse_number("queue-depth", qd, 1, stream::kMaxQueueDepth, v))
+    if (auto e = parse_number("queue-depth", qd, 1, limits::kMaxQueueDepth, v))
         return usage_error(*e);
     o.queue_depth = static_cast<unsigned>(v);
     double secs = 0;

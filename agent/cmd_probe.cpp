@@ -113,7 +113,7 @@ int run_probe(const std::vector<std::string>& args) {
                 rnr_retry = std::to_string(o.rnr_retry), gid_index, sysfs_root, record_path, host;
     std::vector<std::string> peers;
     bool json = false;
-    const std::string max_qd = std::to_string(oob::kMaxQueueDepth);
+    const std::string max_qd = std::to_string(limits::kMaxQueueDepth);
     const std::string max_timeout = std::to_string(oob::kMaxTimeoutMs);
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help")(
@@ -174,13 +174,14 @@ int run_probe(const std::vector<std::string>& args) {
     o.iterations = static_cast<unsigned>(v);
     if (auto e = parse_number("warmup", warmup, 0, 100'000, v)) return usage_error(*e);
     o.warmup = static_cast<unsigned>(v);
-    if (auto e = parse_number("queue-depth", queue_depth, 1, oob::kMaxQueueDepth, v))
+    if (auto e = parse_number("queue-depth", queue_depth, 1, limits::kMaxQueueDepth, v))
         return usage_error(*e);
     o.queue_depth = static_cast<unsigned>(v);
     if (auto e = parse_number("timeout-ms", timeout, 1, oob::kMaxTimeoutMs, v))
         return usage_error(*e);
     o.timeout_ms = static_cast<int>(v);
-    if (auto e = parse_number("rnr-retry", rnr_retry, 0, kMaxRnrRetry, v)) return usage_error(*e);
+    if (auto e = parse_number("rnr-retry", rnr_retry, 0, limits::kMaxRnrRetry, v))
+        return usage_error(*e);
     o.rnr_retry = static_cast<unsigned>(v);
     if (vm.count("gid-index")) {
         if (auto e = parse_number("gid-index", gid_index, 0, 255, v)) return usage_error(*e);

@@ -37,6 +37,15 @@ std::optional<std::string> parse_number(const std::string& option, const std::st
     return std::nullopt;
 }
 
+const std::string& sizes_rule() {
+    static const std::string rule =
+        "sizes must be multiples of 8 between " + std::to_string(limits::kMinMessageBytes) +
+        " B and " + std::to_string(limits::kMaxMessageBytes >> 20) +
+        " MiB, because each message slot ends with a " + std::to_string(slot::kTrailerBytes) +
+        "-byte trailer (checksums and sequence number)";
+    return rule;
+}
+
 std::optional<std::string> parse_sizes(const std::string& text, std::vector<std::uint64_t>& out,
                                        const std::string& option) {
     out.clear();
@@ -56,11 +65,13 @@ std::optional<std::string> parse_sizes(const std::string& text, std::vector<std:
             return option + ": '" + given +
                    "' is not a size (a whole number of bytes, optionally "
                    "with k or KiB = 1024, m or MiB = 1048576)";
-        auto v = digits(num);                           // nullopt: more than 19 digits
-        const bool too_big = !v || *v > kMaxProbeSize;  // also keeps v * mult from overflowing
+        auto v = digits(num);  // nullopt: more than 19 digits
+        const bool too_big =
+            !v || *v > limits::kMaxMessageBytes;  // also keeps v * mult from overflowing
         const std::uint64_t bytes = too_big ? 0 : *v * mult;
-        if (too_big || bytes < kMinProbeSize || bytes > kMaxProbeSize || bytes % 8 != 0)
-            return option + ": " + given + (mult == 1 ? " bytes" : "") + ": " + kSizesRule;
+        if (too_big || bytes < limits::kMinMessageBytes || bytes > limits::kMaxMessageBytes ||
+            bytes % 8 != 0)
+            return option + ": " + given + (mult == 1 ? " bytes" : "") + ": " + sizes_rule();
         out.push_back(bytes);
     }
     if (out.empty()) return option + ": no sizes given";

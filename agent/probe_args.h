@@ -9,25 +9,21 @@
 #include <vector>
 
 #include "probes/probe.h"
+#include "probes/probe_limits.h"
 
 namespace rh::cli {
 
-inline constexpr std::uint64_t kMinProbeSize = 16;
-inline constexpr std::uint64_t kMaxProbeSize = 16ull << 20;
-/// --rnr-retry range: the IB attribute is 3 bits; 7 = retry without limit.
-inline constexpr std::uint64_t kMaxRnrRetry = 7;
-
-/// The rule for --sizes, as printed in --help and in its errors.
-inline constexpr const char* kSizesRule =
-    "sizes must be multiples of 8 between 16 B and 16 MiB, because each message slot ends with "
-    "an 8-byte checksum and sequence number";
+/// The rule for --sizes (probes/probe_limits.h), as printed in --help and in its errors:
+/// "sizes must be multiples of 8 between 24 B and 16 MiB, because each message slot ends with a
+/// 16-byte trailer (checksums and sequence number)".
+const std::string& sizes_rule();
 
 /// Parses `text` as a whole number in [lo, hi]. On error returns e.g.
 /// "--iterations: -1 is not allowed: expected a whole number from 1 to 1000000".
 std::optional<std::string> parse_number(const std::string& option, const std::string& text,
                                         std::uint64_t lo, std::uint64_t hi, std::uint64_t& out);
 
-/// "64,4k,64KiB,1m" -> bytes (k/KiB = 1024, m/MiB = 1048576). Each must follow kSizesRule. On
+/// "64,4k,64KiB,1m" -> bytes (k/KiB = 1024, m/MiB = 1048576). Each must follow sizes_rule(). On
 /// error returns e.g. "--sizes: 3 bytes: sizes must be multiples of 8 ...", naming `option` and
 /// echoing the item as given.
 std::optional<std::string> parse_sizes(const std::string& text, std::vector<std::uint64_t>& out,

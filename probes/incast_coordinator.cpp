@@ -139,13 +139,13 @@ Status check_options(const Options& o) {
         if (s == o.receiver) return bad_option("sender " + s + " is also the receiver");
         if (!seen.insert(s).second) return bad_option("sender " + s + " given twice");
     }
-    if (!slot::valid_size(o.size_bytes) || o.size_bytes > oob::kMaxMessageBytes)
+    if (!slot::valid_size(o.size_bytes) || o.size_bytes > limits::kMaxMessageBytes)
         return bad_option("--size " + std::to_string(o.size_bytes) +
                           ": must be a multiple of 8 from " + std::to_string(slot::kMinSize) +
                           " B to 16 MiB (each slot ends with a 16-byte trailer: sequence number "
                           "and checksum)");
-    if (o.queue_depth < 1 || o.queue_depth > stream::kMaxQueueDepth)
-        return bad_option("--queue-depth must be 1.." + std::to_string(stream::kMaxQueueDepth));
+    if (o.queue_depth < 1 || o.queue_depth > limits::kMaxQueueDepth)
+        return bad_option("--queue-depth must be 1.." + std::to_string(limits::kMaxQueueDepth));
     if (o.qps < 1 || o.qps > stream::kMaxQps)
         return bad_option("--qps-per-sender must be 1.." + std::to_string(stream::kMaxQps));
     if (const auto ring = stream::ring_bytes(o.size_bytes, o.queue_depth);

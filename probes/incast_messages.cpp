@@ -102,7 +102,7 @@ rh::Result<Prepare> parse_prepare(const nlohmann::json& j) {
     const std::string op = f.str("op", 16);
     m.size_bytes = f.u64("size_bytes", 16, 16ull << 20);
     m.qps = f.u32("qps", 1, stream::kMaxQps);
-    m.queue_depth = f.u32("queue_depth", 1, stream::kMaxQueueDepth);
+    m.queue_depth = f.u32("queue_depth", 1, limits::kMaxQueueDepth);
     m.duration_ms = f.u32("duration_ms", 1, kMaxDurationMs);
     if (f.ok() && !stream::parse_op(op)) f.invalid("op", "'" + op + "' (expected write or send)");
     if (!f.ok()) return f.error();

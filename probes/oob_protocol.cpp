@@ -256,16 +256,17 @@ Result<Message> decode(std::span<const std::byte> f) {
     if (!valid_mtu(m.active_mtu)) return bad("active_mtu " + std::to_string(m.active_mtu));
     if (m.gid_index > 0xFFFF) return bad("gid_index " + std::to_string(m.gid_index));
     if (m.port > 0xFF) return bad("port " + std::to_string(m.port));
-    if (m.max_msg_size > kMaxMessageBytes)
+    if (m.max_msg_size > limits::kMaxMessageBytes)
         return bad("message size " + std::to_string(m.max_msg_size) + " exceeds limit " +
-                   std::to_string(kMaxMessageBytes));
+                   std::to_string(limits::kMaxMessageBytes));
     if (m.buf_len > kMaxBufferBytes)
         return bad("buffer length " + std::to_string(m.buf_len) + " exceeds limit " +
                    std::to_string(kMaxBufferBytes));
     if (m.addr > UINT64_MAX - m.buf_len) return bad("buffer address + length overflows");
-    if (m.queue_depth > kMaxQueueDepth) return bad("queue depth " + std::to_string(m.queue_depth));
+    if (m.queue_depth > limits::kMaxQueueDepth)
+        return bad("queue depth " + std::to_string(m.queue_depth));
     if (m.rd_atomic > 255) return bad("rd_atomic " + std::to_string(m.rd_atomic));
-    if (m.count > kMaxCount) return bad("count " + std::to_string(m.count));
+    if (m.count > limits::kMaxCount) return bad("count " + std::to_string(m.count));
     if (m.timeout_ms > kMaxTimeoutMs) return bad("timeout_ms " + std::to_string(m.timeout_ms));
     if (m.recv_depth > kMaxRecvDepth)
         return bad("recv_depth " + std::to_string(m.recv_depth) + " exceeds limit " +
@@ -345,7 +346,7 @@ Status check_phase(const Message& p, const Message& req) {
     if (p.count == 0) return semantic("phase count is 0");
     if (p.ops == kOpRead && (p.queue_depth == 0 || p.queue_depth > req.queue_depth))
         return semantic("phase queue depth " + std::to_string(p.queue_depth) + " invalid");
-    if (p.seq_base == 0 || p.seq_base > UINT32_MAX - p.count - kMaxQueueDepth)
+    if (p.seq_base == 0 || p.seq_base > UINT32_MAX - p.count - limits::kMaxQueueDepth)
         return semantic("phase seq_base invalid");
     if (p.recv_depth != 0) return semantic("phase carries a recv_depth");
     return ok_status();

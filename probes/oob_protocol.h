@@ -48,6 +48,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "probes/probe_limits.h"
 
 namespace rh::oob {
 
@@ -59,10 +60,7 @@ inline constexpr std::size_t kHeaderSize = 12;
 inline constexpr std::size_t kMessageSize = 320;
 inline constexpr std::uint16_t kDefaultPort = 18520;
 
-inline constexpr std::uint64_t kMaxMessageBytes = 16ull << 20;  ///< largest probe message
-inline constexpr std::uint64_t kMaxBufferBytes = 64ull << 20;   ///< largest exposed buffer
-inline constexpr std::uint32_t kMaxQueueDepth = 64;
-inline constexpr std::uint32_t kMaxCount = 10'000'000;
+inline constexpr std::uint64_t kMaxBufferBytes = 64ull << 20;  ///< largest exposed buffer
 inline constexpr std::uint32_t kMaxTimeoutMs = 3'600'000;
 /// Receive WQEs a responder keeps posted per SEND session (`responder --recv-depth`): default and
 /// limit. A ping-pong needs 1 (see probes/send_latency.h); 64 is headroom.

@@ -22,19 +22,20 @@ Status validate(const ProbeOptions& o) {
     if (o.ops.empty()) return bad_option("no operation");
     if (o.sizes.empty()) return bad_option("no message size");
     for (auto s : o.sizes)
-        if (!slot::valid_size(s) || s > oob::kMaxMessageBytes)
+        if (!slot::valid_size(s) || s > limits::kMaxMessageBytes)
             return bad_option("message size " + std::to_string(s) +
                               " must be a multiple of 8 in [" + std::to_string(slot::kMinSize) +
-                              ", " + std::to_string(oob::kMaxMessageBytes) + "]");
+                              ", " + std::to_string(limits::kMaxMessageBytes) + "]");
     if (o.iterations == 0) return bad_option("iterations must be >= 1");
-    if (std::uint64_t(o.iterations) + o.warmup > oob::kMaxCount)
+    if (std::uint64_t(o.iterations) + o.warmup > limits::kMaxCount)
         return bad_option("too many iterations");
-    if (o.queue_depth == 0 || o.queue_depth > oob::kMaxQueueDepth)
-        return bad_option("queue depth must be in [1, " + std::to_string(oob::kMaxQueueDepth) +
+    if (o.queue_depth == 0 || o.queue_depth > limits::kMaxQueueDepth)
+        return bad_option("queue depth must be in [1, " + std::to_string(limits::kMaxQueueDepth) +
                           "]");
     if (o.timeout_ms <= 0 || o.timeout_ms > int(oob::kMaxTimeoutMs))
         return bad_option("timeout must be in [1, " + std::to_string(oob::kMaxTimeoutMs) + "] ms");
-    if (o.rnr_retry > kRnrRetryForever) return bad_option("rnr_retry must be in [0, 7]");
+    if (o.rnr_retry > limits::kMaxRnrRetry)
+        return bad_option("rnr_retry must be in [0, " + std::to_string(limits::kMaxRnrRetry) + "]");
     return ok_status();
 }
 
@@ -182,7 +183,7 @@ LatencyStats ProbeSession::run_phase(ProbeOp op, std::uint64_t size, unsigned it
     p.timeout_ms = o_.timeout_ms;
     p.control_fd = sock_.fd();
     p.peer_role = "responder";
-    seq_ += p.count + oob::kMaxQueueDepth;
+    seq_ += p.count + limits::kMaxQueueDepth;
 
     oob::Message m;
     m.type = oob::Type::phase;

@@ -20,16 +20,17 @@
 #include <infiniband/verbs.h>
 
 #include "core/result.h"
-#include "probes/device_select.h"
-#include "probes/qp_timeout.h"
 #include "core/verbs_handles.h"
+#include "probes/device_select.h"
+#include "probes/probe_limits.h"
+#include "probes/qp_timeout.h"
 
 namespace rh {
 
 inline constexpr unsigned kQpRetryCnt = 7;
 inline constexpr unsigned kMaxRdAtomic = 16;
-inline constexpr unsigned kMinRnrTimer = 12;     ///< IB encoding: 12 = 0.64 ms
-inline constexpr unsigned kRnrRetryForever = 7;  ///< rnr_retry 7 = retry without limit
+inline constexpr unsigned kMinRnrTimer = 12;                        ///< IB encoding: 12 = 0.64 ms
+inline constexpr unsigned kRnrRetryForever = limits::kMaxRnrRetry;  ///< rnr_retry 7: no limit
 
 /// What connect() needs to know about the other side (from the OOB handshake).
 struct RemoteQp {

@@ -125,8 +125,8 @@ Result<Open> parse_open(const nlohmann::json& j) {
     ctl::Fields f(j);
     Open m;
     const std::string op = f.str("op", 16);
-    m.size_bytes = f.u64("size_bytes", slot::kMinSize, oob::kMaxMessageBytes);
-    m.queue_depth = f.u32("queue_depth", 1, kMaxQueueDepth);
+    m.size_bytes = f.u64("size_bytes", slot::kMinSize, limits::kMaxMessageBytes);
+    m.queue_depth = f.u32("queue_depth", 1, limits::kMaxQueueDepth);
     m.seed = f.u32("seed", 0, UINT32_MAX);
     m.qps = parse_endpoints(f, 1, kMaxQps, false);
     m.gid = f.gid("gid");
@@ -163,8 +163,8 @@ Result<Open> parse_open(const nlohmann::json& j) {
 Result<Ready> parse_ready(const nlohmann::json& j, std::size_t qps) {
     ctl::Fields f(j);
     Ready m;
-    m.slots = f.u32("slots", 1, 3 * kMaxQueueDepth);
-    m.recv_depth = f.u32("recv_depth", 1, 3 * kMaxQueueDepth);
+    m.slots = f.u32("slots", 1, 3 * limits::kMaxQueueDepth);
+    m.recv_depth = f.u32("recv_depth", 1, 3 * limits::kMaxQueueDepth);
     m.qps = parse_endpoints(f, qps, qps, true);
     m.gid = f.gid("gid");
     m.active_mtu = mtu_field(f);

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "probes/probe_limits.h"
 
 namespace rh::stream {
 
@@ -39,7 +40,6 @@ const char* to_string(Op op);
 std::optional<Op> parse_op(const std::string& s);
 
 inline constexpr unsigned kMaxQps = 16;
-inline constexpr unsigned kMaxQueueDepth = 64;
 inline constexpr std::uint32_t kMaxStreamMs = 3'600'000 + 120'000;  ///< 1 h of traffic + setup
 inline constexpr int kDrainMs = 3000;  ///< receiver's wait for completed messages after the end
 
@@ -116,7 +116,7 @@ nlohmann::json to_json(const Received& m);
 nlohmann::json to_json(const QpReceived& q);
 
 /// Parse and check one message (cmd must match). Open: size a slot size <= 16 MiB, queue depth
-/// 1..kMaxQueueDepth, 1..kMaxQps QPs, ring_bytes <= 64 MiB and QPs x ring_bytes <=
+/// 1..limits::kMaxQueueDepth, 1..kMaxQps QPs, ring_bytes <= 64 MiB and QPs x ring_bytes <=
 /// kMaxSessionBytes, max_ms <= kMaxStreamMs, qpn/psn 24 bit, active_mtu 256..4096.
 /// Ready/End/Received: the QP count must be `qps`.
 Result<Open> parse_open(const nlohmann::json& j);

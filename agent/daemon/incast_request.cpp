@@ -37,7 +37,7 @@ Result<IncastRequest> parse_incast_request(std::string_view body, double max_dur
             o.fail("size_bytes", why);
         o.number("duration_s", r.duration_s, 0.1, max_duration_s, "seconds");
         o.integer("qps_per_sender", r.qps_per_sender, 1, stream::kMaxQps);
-        o.integer("queue_depth", r.queue_depth, 1, stream::kMaxQueueDepth);
+        o.integer("queue_depth", r.queue_depth, 1, limits::kMaxQueueDepth);
         o.string("op", r.op);
         if (!stream::parse_op(r.op))
             o.fail("op", "expected \"write\" or \"send\", got \"" + r.op + "\"");

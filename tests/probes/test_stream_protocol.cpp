@@ -111,7 +111,7 @@ BOOST_AUTO_TEST_CASE(ring_keeps_every_slot_until_verified) {
     // The sender posts message n only after n - qd completed; completion n - qd used receive WQE
     // n - qd, posted only after message n - qd - recv_depth was verified. That message must be
     // the previous user of n's ring slot (or older) for every queue depth.
-    for (unsigned qd = 1; qd <= kMaxQueueDepth; ++qd) {
+    for (unsigned qd = 1; qd <= limits::kMaxQueueDepth; ++qd) {
         const unsigned slots = ring_slots(qd), depth = recv_depth(qd);
         BOOST_TEST(depth >= qd);
         BOOST_TEST(slots == depth + qd);
