@@ -276,14 +276,7 @@ int diagnose(const std::vector<std::string>& args, bool& printed_json) {
                          save.is_open() ? &save : nullptr, inputs))
             return kExitCannotRun;
     }
-    // An empty capture directory or a recording of a host without RDMA devices holds nothing
-    // the rules could find fault with: "no findings" would read as healthy.
-    bool anything = store.series_count() > 0;
-    for (const auto& [host, inv] : store.inventories()) {
-        const auto d = inv.snapshot.find("devices");
-        if (d != inv.snapshot.end() && d->is_array() && !d->empty()) anything = true;
-    }
-    if (!anything) {
+    if (!holds_rdma_data(store)) {
         std::cerr << "rocehealth diagnose: nothing to diagnose: the inputs hold no RDMA device "
                      "and no counter";
         for (const auto& in : inputs) std::cerr << " (" << in.name << ")";

@@ -26,5 +26,6 @@ int run_mesh(const std::vector<std::string>& args);
 int run_accept(const std::vector<std::string>& args);
 int run_keygen(const std::vector<std::string>& args);
 int run_fabric(const std::vector<std::string>& args);
+int run_rules_command(const std::vector<std::string>& args);  ///< rules check / rules test
 
 }  // namespace rh::cli

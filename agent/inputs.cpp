@@ -351,4 +351,13 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     return out;
 }
 
+bool holds_rdma_data(const SeriesStore& store) {
+    if (store.series_count() > 0) return true;
+    for (const auto& [host, inv] : store.inventories()) {
+        const auto d = inv.snapshot.find("devices");
+        if (d != inv.snapshot.end() && d->is_array() && !d->empty()) return true;
+    }
+    return false;
+}
+
 }  // namespace rh

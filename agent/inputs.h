@@ -49,4 +49,9 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                                               const std::vector<std::string>& dirs,
                                               std::optional<double> interval_s);
 
+/// False when `store` holds no counter series and no inventory with an RDMA device (an empty
+/// capture directory, a recording of a host without RDMA devices): "no findings" from such
+/// input would read as healthy, so diagnose and rules test refuse it (exit 2).
+bool holds_rdma_data(const SeriesStore& store);
+
 }  // namespace rh

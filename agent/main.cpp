@@ -33,6 +33,8 @@ constexpr Subcommand kSubcommands[] = {
     {"keygen", rh::cli::run_keygen, "write a new fabric key for the control channel"},
     {"fabric", rh::cli::run_fabric,
      "the fabric's timeline from Prometheus: pause-storm origin, failing ToR, config drift"},
+    {"rules", rh::cli::run_rules_command,
+     "check rules files; test them on scenarios (rules check FILE..., rules test DIR...)"},
 };
 
 void usage(std::FILE* out) {

@@ -314,35 +314,58 @@ bool is_lifetime(Measure m) {
            m == Measure::lifetime_share_of_uptime;
 }
 
-Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name) {
+RuleCheck check_rules(const nlohmann::json& j, const std::string& name) {
+    RuleCheck out;
+    out.set.source = name;
+    const auto problem = [&](const SpecError& e) {
+        out.problems.push_back(name + ": " + e.what());
+    };
     try {
         only_keys(j, "(top)", {"schema", "comment", "rules"});
         if (!j.contains("schema") || j.at("schema") != 1) bad("schema", "expected 1");
         const auto r = j.find("rules");
         if (r == j.end() || !r->is_array()) bad("rules", "expected a list of rules");
         if (r->empty()) bad("rules", "empty: a rules file with no rule finds nothing");
-        RuleSet set;
-        set.source = name;
-        std::set<std::string> ids;
-        for (std::size_t i = 0; i < r->size(); ++i) {
-            RuleSpec spec = rule((*r)[i], "rules[" + std::to_string(i) + "]");
+    } catch (const SpecError& e) {
+        problem(e);
+        return out;  // no list of rules to go through
+    }
+    // Each rule is checked on its own, so one typo does not hide the next rule's.
+    const auto& r = j.at("rules");
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        try {
+            RuleSpec spec = rule(r[i], "rules[" + std::to_string(i) + "]");
             if (!ids.insert(spec.id).second)
                 bad("rules[" + std::to_string(i) + "].id", "duplicate id \"" + spec.id + "\"");
-            set.rules.push_back(std::move(spec));
+            out.set.rules.push_back(std::move(spec));
+        } catch (const SpecError& e) {
+            problem(e);
         }
-        // A lifetime rule names time-based rules (not checks, not other lifetime rules).
-        for (std::size_t i = 0; i < set.rules.size(); ++i)
-            for (const std::string& id : set.rules[i].instead_of) {
-                const auto it = std::find_if(set.rules.begin(), set.rules.end(),
-                                             [&](const RuleSpec& o) { return o.id == id; });
-                if (it == set.rules.end() || !it->check.empty() || !it->instead_of.empty())
-                    bad("rules[" + std::to_string(i) + "].instead_of",
-                        "\"" + id + "\" is not a time-based rate rule of this file");
-            }
-        return set;
-    } catch (const SpecError& e) {
-        return Error{"load rules", name, 0, e.what()};
     }
+    // A lifetime rule names time-based rules (not checks, not other lifetime rules). Checked
+    // only when every rule parsed: a rule that failed would be reported twice, and the indices
+    // below are the file's only then.
+    if (!out.problems.empty()) return out;
+    for (std::size_t i = 0; i < out.set.rules.size(); ++i)
+        for (const std::string& id : out.set.rules[i].instead_of) {
+            const auto& rules = out.set.rules;
+            const auto it = std::find_if(rules.begin(), rules.end(),
+                                         [&](const RuleSpec& o) { return o.id == id; });
+            if (it == rules.end() || !it->check.empty() || !it->instead_of.empty())
+                out.problems.push_back(name + ": rules[" + std::to_string(i) + "].instead_of: \"" +
+                                       id + "\" is not a time-based rate rule of this file");
+        }
+    return out;
+}
+
+Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name) {
+    RuleCheck c = check_rules(j, name);
+    if (!c.problems.empty()) {
+        // The first problem, without the name check_rules put in front (Error adds it).
+        return Error{"load rules", name, 0, c.problems.front().substr(name.size() + 2)};
+    }
+    return std::move(c.set);
 }
 
 Result<RuleSet> load_rules_file(const std::string& path) {

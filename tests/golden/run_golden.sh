@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Golden comparison (issue 13): `rocehealth diagnose` text and --json output, with exit codes, of
-# every scenario in tests/scenarios (as run_scenarios.sh replays them) and every case in
+# every scenario in tests/scenarios (as `rocehealth rules test` replays them) and every case in
 # tests/cases (as run_cases.sh invokes them), compared byte for byte with tests/golden/*.out.
 # Guards rule-engine changes meant to be pure speed-ups: any change of findings, timelines,
 # evidence or notes fails. The source checkout's path is replaced by @SRC@ (the rules file).
