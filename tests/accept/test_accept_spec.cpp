@@ -1,7 +1,6 @@
 // The acceptance spec (agent/accept_run/spec.h) and the consistency rows (consistency.h): the
 // packaged example reads with every default stated, each kind of bad spec is refused with an
 // error naming its field, and a host that differs from the others is the one named.
-#define BOOST_TEST_MODULE accept_spec
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -13,6 +12,8 @@
 
 #include "agent/accept_run/consistency.h"
 #include "agent/accept_run/spec.h"
+
+BOOST_AUTO_TEST_SUITE(test_accept_spec)
 
 using nlohmann::json;
 using namespace rh::accept;
@@ -230,3 +231,5 @@ BOOST_AUTO_TEST_CASE(stage_time_limits_default_from_the_stage_and_can_be_set) {
     bad["stage_time_limit_s"] = 60;
     BOOST_TEST(has(errors_of(bad), "stage_time_limit_s: expected an object"), errors_of(bad));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_accept_spec

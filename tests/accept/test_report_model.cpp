@@ -1,6 +1,5 @@
 // The acceptance report model (agent/accept/report_model.h): the example report reads back to
 // the same JSON, and each kind of broken report is refused with an error naming its JSON path.
-#define BOOST_TEST_MODULE accept_report_model
 #include <boost/test/unit_test.hpp>
 
 #include <functional>
@@ -8,6 +7,8 @@
 #include "agent/accept/report_model.h"
 #include "tests/accept/interrupted_report.h"
 #include "tests/support/test_support.h"
+
+BOOST_AUTO_TEST_SUITE(test_accept_report_model)
 
 using nlohmann::json;
 using namespace rh::accept;
@@ -275,3 +276,5 @@ BOOST_AUTO_TEST_CASE(inconsistent_interruptions_are_refused) {
     expect_refused(edit([](json& j) { j["stages"][4]["reason"] = ""; }), "stages[4].reason",
                    "a not_run stage says why");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_accept_report_model

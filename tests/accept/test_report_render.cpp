@@ -1,7 +1,6 @@
 // The acceptance report renderers: report.html (self-contained, every failing criterion linked
 // to evidence that exists on the page, hostile strings escaped), report.md, the SVG primitives,
 // and rendering a report directory.
-#define BOOST_TEST_MODULE accept_report_render
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -20,6 +19,8 @@
 #include "agent/accept/text_format.h"
 #include "tests/accept/interrupted_report.h"
 #include "tests/support/test_support.h"
+
+BOOST_AUTO_TEST_SUITE(test_accept_report_render)
 
 using nlohmann::json;
 using namespace rh::accept;
@@ -351,3 +352,5 @@ BOOST_AUTO_TEST_CASE(an_interrupted_run_renders_incomplete_naming_the_stage) {
     BOOST_TEST(rh::test::slurp(dir / "report.md").find("**Interrupted**") != std::string::npos);
     std::filesystem::remove_all(dir);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_accept_report_render

@@ -1,7 +1,6 @@
 // Stopping an acceptance run early (agent/accept_run/run_stop.h): SIGTERM and SIGINT only set the
 // flag the stages look at (the process goes on to write its report), a second signal is not held
 // back, and a stage's time limit sets the same flag — only when the stage outlives it.
-#define BOOST_TEST_MODULE accept_run_stop
 #include <boost/test/unit_test.hpp>
 
 #include <signal.h>
@@ -12,6 +11,8 @@
 #include <thread>
 
 #include "agent/accept_run/run_stop.h"
+
+BOOST_AUTO_TEST_SUITE(test_accept_run_stop)
 
 using namespace rh::accept;
 
@@ -75,3 +76,5 @@ BOOST_AUTO_TEST_CASE(a_stage_within_its_limit_is_left_alone) {
     const bool quick = std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5);
     BOOST_TEST(quick);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_accept_run_stop

@@ -1,6 +1,5 @@
 // agent/daemon/config: the agent's JSON configuration — defaults, every kind of error naming the
 // field, the token file's checks, and the shipped default config.
-#define BOOST_TEST_MODULE agent_config
 #include <sys/stat.h>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -11,6 +10,8 @@
 #include <iterator>
 
 #include "agent/daemon/config.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_config)
 
 using nlohmann::json;
 using rh::agent::AgentConfig;
@@ -397,3 +398,5 @@ BOOST_AUTO_TEST_CASE(the_shipped_default_config_is_valid_and_loopback_only) {
     BOOST_TEST(r->http.listen_host == "127.0.0.1");
     BOOST_TEST(r->sysfs_root == "/sys");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_config

@@ -1,7 +1,6 @@
 // agent/fabric: the fabric analysis on series built in code (pause-storm origin and victims in
 // time order, ToR localisation against a dead host, configuration drift and an even split), the
 // strict decoder of Prometheus' answers, and the --from/--to forms.
-#define BOOST_TEST_MODULE fabric_analysis
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 
@@ -10,6 +9,8 @@
 #include "agent/fabric/prom_client.h"
 #include "agent/fabric/prom_response.h"
 #include "agent/fabric/time_arg.h"
+
+BOOST_AUTO_TEST_SUITE(test_fabric_analysis)
 
 using namespace rh::fabric;
 
@@ -252,3 +253,5 @@ BOOST_AUTO_TEST_CASE(step_and_url) {
     BOOST_TEST(qs[1].promql.find("and on (instance) rocehealth_host_info{tor=\"r07\"}") !=
                std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_fabric_analysis

@@ -1,8 +1,9 @@
 // agent/daemon/finding_events: successive rule runs -> one log event per finding change.
-#define BOOST_TEST_MODULE agent_finding_events
 #include <boost/test/unit_test.hpp>
 
 #include "agent/daemon/finding_events.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_finding_events)
 
 using namespace rh;
 using rh::agent::FindingEvent;
@@ -80,3 +81,5 @@ BOOST_AUTO_TEST_CASE(findings_differing_in_labels_are_separate) {
     BOOST_TEST(t.open_count() == 2u);
     BOOST_TEST(agent::finding_key(tx) == "pause_storm|h1|mlx5_0|1|direction=tx|priority=3");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_finding_events

@@ -1,9 +1,10 @@
 // agent/daemon/healthz: what GET /healthz answers for each state the run loop can publish —
 // what a load balancer or systemd watchdog script sees (status code) and a person reads (body).
-#define BOOST_TEST_MODULE agent_healthz
 #include <boost/test/unit_test.hpp>
 
 #include "agent/daemon/healthz.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_healthz)
 
 using rh::agent::BoardView;
 using rh::agent::healthz;
@@ -58,3 +59,5 @@ BOOST_AUTO_TEST_CASE(starting_and_stale_come_first) {
         BOOST_TEST(st.body.at("status") == "stale");
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_healthz

@@ -2,7 +2,6 @@
 // the per-address cap answered 503 at once while another address is served, a trickled
 // request closed with 408 at its deadline, keep-alive and pipelined requests served in order,
 // each refusal counted by reason. The handler here answers with the request line it was given.
-#define BOOST_TEST_MODULE agent_http_gate
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -16,6 +15,8 @@
 #include <vector>
 
 #include "agent/daemon/http_gate.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_http_gate)
 
 using rh::agent::frame_request;
 using rh::agent::Framing;
@@ -188,3 +189,5 @@ BOOST_AUTO_TEST_CASE(keep_alive_and_pipelined_requests_are_answered_in_order) {
     for (unsigned i = 0; i < rh::agent::kGateRefusals; ++i)
         BOOST_TEST(counters.refused[i].load() == 0u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_http_gate

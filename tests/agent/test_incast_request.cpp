@@ -1,9 +1,10 @@
 // agent/daemon/incast_request: the POST /api/v1/incast body — defaults, and every kind of bad
 // field named in the 400 answer.
-#define BOOST_TEST_MODULE agent_incast_request
 #include <boost/test/unit_test.hpp>
 
 #include "agent/daemon/incast_request.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_incast_request)
 
 using rh::agent::parse_incast_request;
 
@@ -87,3 +88,5 @@ BOOST_AUTO_TEST_CASE(all_errors_are_reported_at_once) {
     BOOST_TEST(contains(e, "queue_depth: 0"));
     BOOST_TEST(contains(e, "op: expected"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_incast_request

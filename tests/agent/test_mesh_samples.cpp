@@ -1,10 +1,11 @@
 // agent/daemon/mesh_samples: the mesh's samples taken in at a collection pass keep the store's
 // pass times one per pass — the newest sample of each series at the pass, a new error counter's
 // 0 at the previous pass.
-#define BOOST_TEST_MODULE agent_mesh_samples
 #include <boost/test/unit_test.hpp>
 
 #include "agent/daemon/mesh_samples.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_mesh_samples)
 
 using namespace rh;
 using rh::agent::PassStamp;
@@ -73,3 +74,5 @@ BOOST_AUTO_TEST_CASE(without_a_previous_pass_only_the_value) {
     BOOST_REQUIRE(out.size() == 1u);
     BOOST_TEST(*out[0].count == 1u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_mesh_samples

@@ -1,11 +1,12 @@
 // agent/daemon/metrics: the Prometheus exposition of a store — names in base units, exact
 // counters, missing values left out, labels escaped, findings, HELP/TYPE for every family.
-#define BOOST_TEST_MODULE agent_metrics
 #include <boost/test/unit_test.hpp>
 #include <map>
 #include <sstream>
 
 #include "agent/daemon/metrics.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_metrics)
 
 using namespace rh;
 using rh::agent::AgentStats;
@@ -328,3 +329,5 @@ BOOST_AUTO_TEST_CASE(port_configuration_in_bytes_and_trust_unknown_left_out) {
         R"(rocehealth_port_trust_info{device="mlx5_0",port="1",netdev="ens1f0np0",trust="dscp"} 1)"));
     BOOST_TEST(!contains(m, "device=\"mlx5_1\""), m);  // unknown: absent, never 0
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_metrics

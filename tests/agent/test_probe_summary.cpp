@@ -1,10 +1,11 @@
 // agent/daemon/probe_summary: the mesh's latency as summaries — quantiles over the window only,
 // sum and count since the start, p99.9 only with 1000 samples, failures per (peer, op) from 0,
 // and what survives a reconfiguration.
-#define BOOST_TEST_MODULE agent_probe_summary
 #include <boost/test/unit_test.hpp>
 
 #include "agent/daemon/probe_summary.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_probe_summary)
 
 using rh::agent::ProbeMetrics;
 using rh::agent::ProbeSummaries;
@@ -85,3 +86,5 @@ BOOST_AUTO_TEST_CASE(errors_count_and_survive_reconfiguration_of_kept_peers) {
     BOOST_TEST(row(m, "a", "write", 4096)->count == 0u);
     BOOST_TEST(!row(m, "b", "write", 64));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_probe_summary

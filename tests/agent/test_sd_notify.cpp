@@ -1,6 +1,5 @@
 // Readiness for systemd (agent/daemon/sd_notify.h): the state arrives as one datagram on the
 // socket $NOTIFY_SOCKET names (a path or "@abstract"), and without NOTIFY_SOCKET nothing is sent.
-#define BOOST_TEST_MODULE sd_notify
 #include <boost/test/unit_test.hpp>
 
 #include <sys/socket.h>
@@ -14,6 +13,8 @@
 #include <string>
 
 #include "agent/daemon/sd_notify.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_sd_notify)
 
 namespace {
 
@@ -66,3 +67,5 @@ BOOST_AUTO_TEST_CASE(nothing_without_notify_socket) {
     ::setenv("NOTIFY_SOCKET", "/nonexistent/notify", 1);  // systemd gone: false, no crash
     BOOST_TEST(!rh::agent::sd_notify_state("READY=1"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_sd_notify

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_aer
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -7,6 +6,8 @@
 #include <fstream>
 
 #include "collectors/aer.h"
+
+BOOST_AUTO_TEST_SUITE(test_aer)
 
 namespace fs = std::filesystem;
 
@@ -62,3 +63,5 @@ BOOST_AUTO_TEST_CASE(read_from_sysfs_tree_absent_files_are_fine) {
     BOOST_TEST(none.aer.empty());
     fs::remove_all(root);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_aer

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_bundle_robust
 #include <boost/test/unit_test.hpp>
 
 #include <sys/stat.h>
@@ -15,6 +14,8 @@
 #include "rules/rule.h"
 #include "tests/support/bundle_support.h"
 #include "tests/support/test_support.h"
+
+BOOST_AUTO_TEST_SUITE(test_bundle_robust)
 
 // Bundle import on inputs a new-user trial found wrong verdicts with (issue 12 classes 1, 4, 8):
 // files that cannot be read, Unicode spaces and UTF-16 pastes, `tail -n +1 dir/*` counter
@@ -296,3 +297,5 @@ BOOST_AUTO_TEST_CASE(prompt_host_is_hostname_evidence_and_placeholders_are_not) 
     BOOST_TEST(b.identity.hostname.empty());
     BOOST_TEST(b.snapshot.host == "t0");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_bundle_robust

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_bundle_shapes
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -11,6 +10,8 @@
 #include "rules/rule.h"
 #include "tests/support/bundle_support.h"
 #include "tests/support/test_support.h"
+
+BOOST_AUTO_TEST_SUITE(test_bundle_shapes)
 
 // Bundle import on small inline captures shaped like what operators paste (issue 12 classes 4,
 // 6, 8 and 11): port <-> netdev <-> PCI function by content, PCIe chains from lspci -vv alone,
@@ -492,3 +493,5 @@ BOOST_AUTO_TEST_CASE(sources_name_capture_file_and_line) {
         BOOST_TEST(e.source.rfind("t1/", 0) == 0u, e.source);
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_bundle_shapes

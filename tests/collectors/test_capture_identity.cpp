@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE capture_identity
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -14,6 +13,8 @@
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/capture_identity.h"
 #include "rules/engine/engine.h"
+
+BOOST_AUTO_TEST_SUITE(test_capture_identity)
 
 // Which captures are one host (collectors/bundle/capture_identity.h, agent/inputs.cpp): tiny
 // capture directories written by the test, loaded with load_bundles as `diagnose --bundle`
@@ -369,3 +370,5 @@ BOOST_AUTO_TEST_CASE(interleaved_hosts_with_only_counters_split_by_impossible_tr
     BOOST_TEST(contains(l.reports[3].notes.front(), "same host as " + b0),
                l.reports[3].notes.front());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_capture_identity

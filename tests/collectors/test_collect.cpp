@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_collect
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -11,6 +10,8 @@
 #include "collectors/netdev.h"
 #include "collectors/pcie.h"
 #include "collectors/rdma_sysfs.h"
+
+BOOST_AUTO_TEST_SUITE(test_collectors_collect)
 
 namespace {
 
@@ -271,3 +272,5 @@ BOOST_AUTO_TEST_CASE(netdev_falls_back_to_device_net_without_gid_ndevs) {
     BOOST_TEST_REQUIRE(p.netdev.has_value());
     BOOST_TEST((p.netdev->mtu_bytes == 9000u));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_collectors_collect

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_counter_delta
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
@@ -7,6 +6,8 @@
 #include <vector>
 
 #include "store/counter_delta.h"
+
+BOOST_AUTO_TEST_SUITE(test_counter_delta)
 
 namespace {
 
@@ -87,3 +88,5 @@ BOOST_AUTO_TEST_CASE(normalized_counter_uses_its_metadata) {
     BOOST_TEST(rh::to_string(rh::delta(&prev, &cur).kind) == "missing");
     BOOST_TEST(rh::to_string(rh::delta(nullptr, &cur).kind) == "missing");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_counter_delta

@@ -1,7 +1,6 @@
 // CounterPoller (collectors/counter_poller.h) on private copies of fixture trees: what a periodic
 // agent sees between two discoveries when counter files change, wrap, vanish, become unreadable
 // or appear. Values that cannot be read are absent with an error, never 0.
-#define BOOST_TEST_MODULE collectors_counter_poller
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -28,6 +27,8 @@ std::ostream& operator<<(std::ostream& os, DirWatch w) {
     return os << (w == DirWatch::inotify ? "inotify" : "fstat");
 }
 }  // namespace rh
+
+BOOST_AUTO_TEST_SUITE(test_counter_poller)
 
 namespace {
 
@@ -400,3 +401,5 @@ BOOST_AUTO_TEST_CASE(snapshot_of_another_shape_is_refused) {
     BOOST_TEST(any_contains(r.rediscover_reasons, "not the one this poller was built from"));
     BOOST_TEST(r.files_read == 0u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_counter_poller

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_counter_sources
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -9,6 +8,8 @@
 
 #include "collectors/collect.h"
 #include "collectors/counter_sources.h"
+
+BOOST_AUTO_TEST_SUITE(test_counter_sources)
 
 namespace fs = std::filesystem;
 
@@ -173,3 +174,5 @@ BOOST_AUTO_TEST_CASE(dcb_not_supported_is_asked_and_noted_once_per_netdev) {
                        std::string::npos);
         }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_counter_sources

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_dcb_netlink
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -9,6 +8,8 @@
 
 #include "collectors/dcb_netlink.h"
 #include "collectors/qos_sysfs.h"
+
+BOOST_AUTO_TEST_SUITE(test_dcb_netlink)
 
 namespace {
 
@@ -105,3 +106,5 @@ BOOST_AUTO_TEST_CASE(hex_format) {
     auto round = rh::nl::from_hex(rh::nl::to_hex(*b));
     BOOST_TEST((round.ok() && *round == *b));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_dcb_netlink

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_ethtool_stats
 #include <boost/test/unit_test.hpp>
 
 #include <linux/ethtool.h>
@@ -10,6 +9,8 @@
 #include <vector>
 
 #include "collectors/ethtool_stats.h"
+
+BOOST_AUTO_TEST_SUITE(test_ethtool_stats)
 
 namespace {
 
@@ -266,3 +267,5 @@ BOOST_AUTO_TEST_CASE(replay_source_reads_recorded_file) {
     BOOST_TEST_REQUIRE(!missing.ok());
     BOOST_TEST(missing.error().err_no == ENOENT);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_ethtool_stats

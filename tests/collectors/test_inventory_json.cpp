@@ -1,8 +1,9 @@
-#define BOOST_TEST_MODULE collectors_inventory_json
 #include <boost/test/unit_test.hpp>
 
 #include "collectors/collect.h"
 #include "core/inventory/inventory_from_json.h"
+
+BOOST_AUTO_TEST_SUITE(test_collectors_inventory_json)
 
 using nlohmann::json;
 
@@ -71,3 +72,5 @@ BOOST_AUTO_TEST_CASE(a_peers_inventory_reads_back_and_out_of_range_numbers_are_r
                    "0..7") != std::string::npos,
                wrapped.error().message());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_collectors_inventory_json

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_normalize
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -13,6 +12,8 @@
 #include "collectors/collect.h"
 #include "collectors/normalize.h"
 #include "tests/support/test_support.h"
+
+BOOST_AUTO_TEST_SUITE(test_normalize)
 
 // Each check names the raw counter and the file its expected value is read from, so a fixture
 // change cannot silently make a wrong mapping pass.
@@ -467,3 +468,5 @@ BOOST_AUTO_TEST_CASE(link_pause_ethtool_netlink_fallback_for_every_family) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_normalize

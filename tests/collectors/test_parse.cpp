@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_parse
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
@@ -7,6 +6,8 @@
 #include <vector>
 
 #include "core/inventory/parse.h"
+
+BOOST_AUTO_TEST_SUITE(test_collectors_parse)
 
 BOOST_AUTO_TEST_CASE(port_state_accepts_only_decimal_colon_name) {
     struct Case {
@@ -161,3 +162,5 @@ BOOST_AUTO_TEST_CASE(utc_timestamp_is_iso8601_z) {
     const auto t = std::chrono::system_clock::time_point(std::chrono::seconds(1780317296));
     BOOST_TEST(rh::utc_iso8601(t) == "2026-06-01T12:34:56Z");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_collectors_parse

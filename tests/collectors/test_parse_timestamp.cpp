@@ -1,10 +1,11 @@
 // A capture's `timestamp` file as people write it (collectors/bundle/parse_timestamp.h): the
 // time must come out the same UTC second whichever way `date` was asked, and a time that
 // cannot be placed on the UTC axis must be refused by name, never guessed.
-#define BOOST_TEST_MODULE parse_timestamp
 #include <boost/test/unit_test.hpp>
 
 #include "collectors/bundle/parse_timestamp.h"
+
+BOOST_AUTO_TEST_SUITE(test_parse_timestamp)
 
 using rh::bundle::parse_timestamp_text;
 
@@ -55,3 +56,5 @@ BOOST_AUTO_TEST_CASE(times_that_cannot_be_placed_are_refused_by_name) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_parse_timestamp

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE collectors_rdma_netlink
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -12,6 +11,8 @@
 #include <sstream>
 
 #include "collectors/rdma_netlink.h"
+
+BOOST_AUTO_TEST_SUITE(test_rdma_netlink)
 
 namespace {
 
@@ -135,3 +136,5 @@ BOOST_AUTO_TEST_CASE(truncated_and_garbage_replies_never_crash) {
     BOOST_TEST(rh::nl::attrs(rh::nl::Bytes{8, 0, 1, 0, 1, 2}, &malformed).empty());
     BOOST_TEST(malformed);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_rdma_netlink

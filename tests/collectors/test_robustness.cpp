@@ -1,7 +1,6 @@
 // Collectors on corrupted copies of fixture trees: whatever cannot be read or made sense of is
 // recorded (absent value + a Device::problems note naming the file), never dropped silently
 // and never turned into a plausible value.
-#define BOOST_TEST_MODULE collectors_robustness
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -12,6 +11,8 @@
 #include <string>
 
 #include "collectors/collect.h"
+
+BOOST_AUTO_TEST_SUITE(test_collectors_robustness)
 
 namespace fs = std::filesystem;
 
@@ -231,3 +232,5 @@ BOOST_AUTO_TEST_CASE(fixture_root_gives_one_host_note) {
     BOOST_TEST(n == 1);
     BOOST_TEST(!s.host.empty());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_collectors_robustness

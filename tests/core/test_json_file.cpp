@@ -1,7 +1,6 @@
 // core/json_file: the strict JSON reader every config-like file goes through. What a person
 // sees: a key given twice, a syntax error or an out-of-range number is an error naming the file,
 // the key path and (for parse errors) the line and column; a valid document parses unchanged.
-#define BOOST_TEST_MODULE json_file
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -9,6 +8,8 @@
 #include <fstream>
 
 #include "core/json_file.h"
+
+BOOST_AUTO_TEST_SUITE(test_json_file)
 
 namespace {
 
@@ -103,3 +104,5 @@ BOOST_AUTO_TEST_CASE(files_are_named_and_read) {
     BOOST_TEST(missing.error().message().find(p.string() + ": No such file or directory") !=
                std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_json_file

@@ -1,7 +1,8 @@
-#define BOOST_TEST_MODULE pass_schedule
 #include <boost/test/unit_test.hpp>
 
 #include "core/pass_schedule.h"
+
+BOOST_AUTO_TEST_SUITE(test_pass_schedule)
 
 using rh::PassSchedule;
 
@@ -34,3 +35,5 @@ BOOST_AUTO_TEST_CASE(restart_takes_a_new_interval_from_now) {
     BOOST_TEST(s.next_s() == 7.3);
     BOOST_TEST(s.next_after(7.4) == 12.3);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_pass_schedule

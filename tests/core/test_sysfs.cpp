@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sysfs
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
@@ -8,6 +7,8 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+
+BOOST_AUTO_TEST_SUITE(test_sysfs)
 
 namespace fs = std::filesystem;
 
@@ -91,3 +92,5 @@ BOOST_AUTO_TEST_CASE(quote_value_is_short_and_printable) {
     BOOST_TEST(rh::quote_value(std::string(40, 'x')) == "'" + std::string(40, 'x') + "'");
     BOOST_TEST(rh::quote_value(std::string(1000, 'x')) == "'" + std::string(40, 'x') + "...'");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_sysfs

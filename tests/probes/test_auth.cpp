@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE auth
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +12,8 @@
 #include "probes/auth/failure_limiter.h"
 #include "probes/auth/handshake.h"
 #include "probes/incast_control.h"
+
+BOOST_AUTO_TEST_SUITE(test_auth)
 
 using namespace rh;
 namespace fs = std::filesystem;
@@ -256,3 +257,5 @@ BOOST_AUTO_TEST_CASE(failed_proofs_block_an_address_for_a_window) {
     BOOST_TEST(auth::address_of_peer("peer 10.0.0.9:40000") == "10.0.0.9");
     BOOST_TEST(auth::address_of_peer("peer [fe80::1]:40000") == "fe80::1");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_auth

@@ -1,10 +1,11 @@
 // The responder's "fault" control command (probes/control_fault.h): a good request decodes, and
 // each bad field is refused by name before anything touches the link (the responder sends that
 // text back to the acceptance runner, which shows it as the stage's reason).
-#define BOOST_TEST_MODULE control_fault
 #include <boost/test/unit_test.hpp>
 
 #include "probes/control_fault.h"
+
+BOOST_AUTO_TEST_SUITE(test_control_fault)
 
 using nlohmann::json;
 
@@ -50,3 +51,5 @@ BOOST_AUTO_TEST_CASE(bad_fields_are_named) {
         BOOST_TEST(e.find(field) != std::string::npos, field << "=" << value.dump() << ": " << e);
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_control_fault

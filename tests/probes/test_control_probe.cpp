@@ -1,9 +1,10 @@
 // The responder's "probe" control command (probes/control_probe.h): a good request decodes into
 // the probe's options, and each bad field is refused by name (the responder sends that text back).
-#define BOOST_TEST_MODULE control_probe
 #include <boost/test/unit_test.hpp>
 
 #include "probes/control_probe.h"
+
+BOOST_AUTO_TEST_SUITE(test_control_probe)
 
 using nlohmann::json;
 
@@ -53,3 +54,5 @@ BOOST_AUTO_TEST_CASE(bad_fields_are_named) {
     j["peer"] = "";
     BOOST_TEST(error_of(j).find("peer") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_control_probe

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE device_select
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -7,6 +6,8 @@
 #include <fstream>
 
 #include "probes/device_select.h"
+
+BOOST_AUTO_TEST_SUITE(test_device_select)
 
 namespace fs = std::filesystem;
 using namespace rh;
@@ -72,3 +73,5 @@ BOOST_AUTO_TEST_CASE(parse_gid_text) {
     BOOST_TEST(!parse_sysfs_gid("0000:0000").ok());
     BOOST_TEST(!parse_sysfs_gid("0000:0000:0000:0000:0000:ffff:0a63:00zb").ok());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_device_select

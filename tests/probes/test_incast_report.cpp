@@ -1,7 +1,6 @@
 // The result of `rocehealth incast` (agent/incast_report.h, agent/incast_analysis.h) from a run
 // built in code: per-sender figures, failed senders named, integrity, errors by status, the
 // victim's verdict, the rule engine over the participants' samples, timeline, exit codes.
-#define BOOST_TEST_MODULE incast_report
 #include <boost/test/unit_test.hpp>
 
 #include <sstream>
@@ -10,6 +9,8 @@
 #include "agent/incast_report.h"
 #include "core/sample.h"
 #include "core/sample_json.h"
+
+BOOST_AUTO_TEST_SUITE(test_incast_report)
 
 using namespace rh;
 using namespace rh::incast;
@@ -231,3 +232,5 @@ BOOST_AUTO_TEST_CASE(exit_codes) {
     cli::render_incast_text(text, doc);
     BOOST_TEST(text.str().find("rule engine: not run") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_incast_report

@@ -1,9 +1,10 @@
 // The incast figures (probes/incast_stats.h): goodput units, Jain's fairness index, aggregate
 // against the link, completion spread, per-second aggregate.
-#define BOOST_TEST_MODULE incast_stats
 #include <boost/test/unit_test.hpp>
 
 #include "probes/incast_stats.h"
+
+BOOST_AUTO_TEST_SUITE(test_incast_stats)
 
 using namespace rh::incast;
 namespace tt = boost::test_tools;
@@ -67,3 +68,5 @@ BOOST_AUTO_TEST_CASE(per_second_aggregate) {
     BOOST_TEST(s[2] == 1.0, tt::tolerance(1e-9));
     BOOST_TEST(per_second_gbps({}, 2)[1] == 0.0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_incast_stats

@@ -1,10 +1,11 @@
-#define BOOST_TEST_MODULE latency_stats
 #include <boost/test/unit_test.hpp>
 
 #include <vector>
 
 #include "probes/latency_stats.h"
 #include "probes/probe.h"
+
+BOOST_AUTO_TEST_SUITE(test_latency_stats)
 
 using namespace rh;
 
@@ -145,3 +146,5 @@ BOOST_AUTO_TEST_CASE(cdf_follows_the_samples) {
     BOOST_TEST(j["cdf"].size() == st.cdf.size());
     BOOST_TEST(j["cdf"][0][0].get<double>() == 0.5);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_latency_stats

@@ -1,12 +1,13 @@
 // The probe mesh's schedule checks, backoff after failures and error samples (probes/mesh.h).
 // Sessions cannot be set up on a host without RDMA (nor to a port nobody listens on), which is
 // exactly the path whose backoff and counters are under test here; measuring needs the lab.
-#define BOOST_TEST_MODULE mesh
 #include <boost/test/unit_test.hpp>
 
 #include <thread>
 
 #include "probes/mesh.h"
+
+BOOST_AUTO_TEST_SUITE(test_mesh)
 
 using namespace rh;
 
@@ -144,3 +145,5 @@ BOOST_AUTO_TEST_CASE(a_plan_chooses_the_peers_of_each_round) {
     BOOST_TEST(m.status().at(1).rounds_failed + m.status().at(1).rounds_skipped == 0u);
     BOOST_TEST(m.status().at(2).rounds_skipped == 1u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_mesh

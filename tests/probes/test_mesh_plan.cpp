@@ -1,7 +1,6 @@
 // probes/mesh_plan: the scalable mesh's peer planner — every ToR pair covered within
 // ceil((T-1)/K) rounds, a bounded number of probes per round, own-ToR peers always probed,
 // the same plan from the same inputs, and bad fleet lists refused by name.
-#define BOOST_TEST_MODULE mesh_plan
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <map>
@@ -9,6 +8,8 @@
 #include <string>
 
 #include "probes/mesh_plan.h"
+
+BOOST_AUTO_TEST_SUITE(test_mesh_plan)
 
 using rh::FleetHost;
 using rh::MeshPlan;
@@ -175,3 +176,5 @@ BOOST_AUTO_TEST_CASE(bad_fleet_lists_are_refused_by_name) {
     BOOST_TEST(error_of(f, "t00-h0", MeshPlanParams{0, 64}) ==
                "mesh plan inter_tor_peers: must be >= 1");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_mesh_plan

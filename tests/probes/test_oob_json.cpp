@@ -1,6 +1,5 @@
 // Json frames of the control channel (probes/oob_protocol.h version 3) and their transport
 // (probes/tcp.h send_json / recv_any) on loopback.
-#define BOOST_TEST_MODULE oob_json
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
@@ -9,6 +8,8 @@
 #include "probes/oob_protocol.h"
 #include "probes/tcp.h"
 #include "tests/support/loopback_listener.h"
+
+BOOST_AUTO_TEST_SUITE(test_oob_json)
 
 using namespace rh;
 using namespace rh::oob;
@@ -157,3 +158,5 @@ BOOST_AUTO_TEST_CASE(both_kinds_over_one_connection) {
     BOOST_REQUIRE(!r4.ok());
     BOOST_TEST(r4.error().err_no == EINTR);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_oob_json

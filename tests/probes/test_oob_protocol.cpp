@@ -1,9 +1,10 @@
-#define BOOST_TEST_MODULE oob_protocol
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
 
 #include "probes/oob_protocol.h"
+
+BOOST_AUTO_TEST_SUITE(test_oob_protocol)
 
 using namespace rh::oob;
 
@@ -240,3 +241,5 @@ BOOST_AUTO_TEST_CASE(semantic_checks) {
     BOOST_TEST(buffer_bytes(kOpSend | kOpRead, 64, 8) == 512u);
     BOOST_TEST(buffer_bytes(kOpSend | kOpRead, 64, 2) == 256u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_oob_protocol

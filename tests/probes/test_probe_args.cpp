@@ -1,7 +1,8 @@
-#define BOOST_TEST_MODULE probe_args
 #include <boost/test/unit_test.hpp>
 
 #include "agent/probe_args.h"
+
+BOOST_AUTO_TEST_SUITE(test_probe_args)
 
 using namespace rh;
 using namespace rh::cli;
@@ -101,3 +102,5 @@ BOOST_AUTO_TEST_CASE(only_the_live_sysfs) {
     BOOST_TEST(e->find("responder needs the live /sys: verbs see this host's devices, not a "
                        "fixture tree") == 0u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_probe_args

@@ -1,9 +1,10 @@
-#define BOOST_TEST_MODULE probe_samples
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 
 #include "probes/probe_samples.h"
+
+BOOST_AUTO_TEST_SUITE(test_probe_samples)
 
 // A probe run becomes samples the rules read (store/README.md): latency gauges per quantile and
 // error counters that start at 0 at the run's start.
@@ -82,3 +83,5 @@ BOOST_AUTO_TEST_CASE(latency_and_errors) {
     BOOST_TEST(std::count_if(v.begin(), v.end(),
                              [](const rh::Sample& s) { return s.series == "probe_errors"; }) == 2);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_probe_samples

@@ -1,9 +1,10 @@
-#define BOOST_TEST_MODULE qp_timeout
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
 
 #include "probes/qp_timeout.h"
+
+BOOST_AUTO_TEST_SUITE(test_qp_timeout)
 
 using namespace rh;
 
@@ -34,3 +35,5 @@ BOOST_AUTO_TEST_CASE(environment_overrides_the_default) {
     BOOST_TEST(!configured_qp_timeout());
     ::unsetenv(kQpTimeoutEnv);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_qp_timeout

@@ -1,10 +1,11 @@
-#define BOOST_TEST_MODULE slot
 #include <boost/test/unit_test.hpp>
 
 #include <vector>
 
 #include "probes/slot.h"
 #include "probes/stream_slots.h"
+
+BOOST_AUTO_TEST_SUITE(test_slot)
 
 using namespace rh;
 
@@ -121,3 +122,5 @@ BOOST_AUTO_TEST_CASE(stream_check_trailer_always_payload_when_sampled) {
     slot::stamp(other, slot::payload_hash(other), stream::seq_of(6));
     BOOST_TEST((pat.check(other, 6, size, false) == stream::Bad::bad_checksum));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_slot

@@ -1,7 +1,6 @@
 // Stream sessions (probes/stream_protocol.h, stream_slots.h) and the incast role messages
 // (probes/incast_messages.h): round trips, the limits a peer's message is checked against, and
 // what the receiver calls a bad slot.
-#define BOOST_TEST_MODULE stream_protocol
 #include <boost/test/unit_test.hpp>
 
 #include <vector>
@@ -10,6 +9,8 @@
 #include "probes/incast_sampling.h"
 #include "probes/stream_protocol.h"
 #include "probes/stream_slots.h"
+
+BOOST_AUTO_TEST_SUITE(test_stream_protocol)
 
 using namespace rh;
 using namespace rh::stream;
@@ -256,3 +257,5 @@ BOOST_AUTO_TEST_CASE(sample_passes_are_chunked_below_the_frame_limit) {
     BOOST_TEST(frames[1]["notes"].empty());
     BOOST_TEST(incast::pass_frames(nlohmann::json::array(), {}, 1).size() == 1u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_stream_protocol

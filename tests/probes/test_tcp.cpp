@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE tcp
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -8,6 +7,8 @@
 #include "probes/peer_query.h"
 #include "probes/tcp.h"
 #include "tests/support/loopback_listener.h"
+
+BOOST_AUTO_TEST_SUITE(test_tcp)
 
 using namespace rh;
 
@@ -136,3 +137,5 @@ BOOST_AUTO_TEST_CASE(old_protocol_peer_is_refused_by_name_with_both_versions) {
         e2.find("protocol version 3 in a json frame, this build speaks 5") != std::string::npos,
         e2);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_tcp

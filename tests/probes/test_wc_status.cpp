@@ -1,7 +1,8 @@
-#define BOOST_TEST_MODULE wc_status
 #include <boost/test/unit_test.hpp>
 
 #include "probes/wc_status.h"
+
+BOOST_AUTO_TEST_SUITE(test_wc_status)
 
 using namespace rh;
 
@@ -53,3 +54,5 @@ BOOST_AUTO_TEST_CASE(status_a_peer_names_in_its_error_text) {
     BOOST_TEST(wc_status_in_text("IBV_WC_RETRY_EXC_ERRX") == "other");  // not a whole token
     BOOST_TEST(wc_status_in_text("wait peer's WRITE: seq 4 not seen within 3000 ms") == "other");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_wc_status

@@ -1,7 +1,6 @@
 // The rule engine (rules/engine) on small hand-written rules over data built in code: holds,
 // escalation, missing series, other hosts, PFC priorities, bundle intervals, alternatives and
 // confidence, and the summary sentence. (tests/scenarios covers the shipped rules end to end.)
-#define BOOST_TEST_MODULE rules_engine
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -13,6 +12,8 @@
 
 #include "../store/make_sample.h"
 #include "rules/engine/engine.h"
+
+BOOST_AUTO_TEST_SUITE(test_rules_engine)
 
 namespace {
 
@@ -573,3 +574,5 @@ BOOST_AUTO_TEST_CASE(first_rise_of_another_host_is_found_on_its_own_samples) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_rules_engine

@@ -1,10 +1,11 @@
-#define BOOST_TEST_MODULE fabric_consistency
 #include <boost/test/unit_test.hpp>
 
 #include <string>
 #include <vector>
 
 #include "rules/fabric_consistency.h"
+
+BOOST_AUTO_TEST_SUITE(test_fabric_consistency)
 
 // fabric_consistency (rules/fabric_consistency.h) on inventories built in code: which hosts are
 // named as differing, the most common value with its unit, unknown values left out.
@@ -101,3 +102,5 @@ BOOST_AUTO_TEST_CASE(same_values_unknown_values_and_one_host_give_nothing) {
     down.devices[0].ports[0].state_code = 1;
     BOOST_TEST(run({host("h1", 9000, 4096), down}).empty());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_fabric_consistency

@@ -3,7 +3,6 @@
 // silent healthy), unless what the data saw already rules the condition out; lifetime rules
 // (instead_of) give low-confidence findings from one capture, weighed against the traffic of
 // the same capture, and are outranked by rates where the rates could be judged.
-#define BOOST_TEST_MODULE rules_judged_lifetime
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -13,6 +12,8 @@
 
 #include "../store/make_sample.h"
 #include "rules/engine/engine.h"
+
+BOOST_AUTO_TEST_SUITE(test_rules_judged_lifetime)
 
 namespace {
 
@@ -320,3 +321,5 @@ BOOST_AUTO_TEST_CASE(tens_of_thousands_of_failed_wrs_need_no_packet_count) {
     const auto o = rh::run_rules(host_counters(old, {0}), rules, with_lifetime());
     BOOST_TEST(!has_finding(o, "lifetime_transport_loss"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_rules_judged_lifetime

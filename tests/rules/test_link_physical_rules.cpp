@@ -1,7 +1,6 @@
 // The shipped rules for link-level (802.3x) pause and physical-layer errors (issue 12, classes 5
 // and 7) over stores built in code: what fires, at which severity, naming what, and what stays
 // quiet on a healthy link. Every store has passes 1 s apart on one 100 Gb/s port.
-#define BOOST_TEST_MODULE rules_link_physical
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -11,6 +10,8 @@
 #include "../store/make_sample.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/measure.h"
+
+BOOST_AUTO_TEST_SUITE(test_rules_link_physical)
 
 namespace {
 
@@ -263,3 +264,5 @@ BOOST_AUTO_TEST_CASE(retransmits_with_physical_errors_keep_that_cause_open) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_rules_link_physical

@@ -1,6 +1,5 @@
 // A port that was never cabled is a note, not an error (rules/port_usage.h), and evidence reads
 // with its units (rules/evidence_format.h). Each test states what an operator reads.
-#define BOOST_TEST_MODULE port_usage
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -12,6 +11,8 @@
 #include "rules/rule.h"
 #include "store/from_snapshot.h"
 #include "store/series_store.h"
+
+BOOST_AUTO_TEST_SUITE(test_port_usage)
 
 using namespace rh;
 
@@ -320,3 +321,5 @@ BOOST_AUTO_TEST_CASE(engine_notes_the_unused_port_and_link_flap_stays_silent) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_port_usage

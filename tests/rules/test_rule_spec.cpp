@@ -1,6 +1,5 @@
 // The rules file (rules/engine/rule_spec): the shipped file loads, and every mistake an operator
 // can make editing it is an error naming the JSON path, never a silently disabled rule.
-#define BOOST_TEST_MODULE rules_rule_spec
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -12,6 +11,8 @@
 #include <vector>
 
 #include "rules/engine/rule_spec.h"
+
+BOOST_AUTO_TEST_SUITE(test_rules_rule_spec)
 
 #ifndef RH_SOURCE_DIR
 #error "RH_SOURCE_DIR must name the source tree (tests/CMakeLists.txt)"
@@ -302,3 +303,5 @@ BOOST_AUTO_TEST_CASE(file_errors_name_the_file_and_where) {
     BOOST_TEST(file_error(R"({"schema": 1, "rules": []})").find("rules: empty") !=
                std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_rules_rule_spec

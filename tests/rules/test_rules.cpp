@@ -1,10 +1,11 @@
 // Rules on hand-built inventories: each test states what an operator would expect to read.
-#define BOOST_TEST_MODULE rules
 #include <boost/test/unit_test.hpp>
 
 #include "rules/mtu_math.h"
 #include "rules/pcie_math.h"
 #include "rules/rule.h"
+
+BOOST_AUTO_TEST_SUITE(test_rules)
 
 using namespace rh;
 
@@ -243,3 +244,5 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_read_is_unevaluated_not_healthy) {
     BOOST_TEST(contains(all, "mlx5_0 PCIe 0000:3b:00.0: link speed/width unknown"), all);
     BOOST_TEST(contains(all, "irdma0: no readable port"), all);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_rules

@@ -5,7 +5,6 @@
 // pfc_without_ecn's wording for a host that sends the pauses, evidence of a sum over rx and tx
 // labelled as such, and pause duration as a share of uptime from `uptime` / /proc/uptime.
 // Assertions are on what a user reads: summaries, evidence lines, not-judged sentences.
-#define BOOST_TEST_MODULE rules_verdicts
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -16,6 +15,8 @@
 #include "../store/make_sample.h"
 #include "collectors/bundle/bundle.h"
 #include "rules/engine/engine.h"
+
+BOOST_AUTO_TEST_SUITE(test_rules_verdicts)
 
 namespace {
 
@@ -323,3 +324,5 @@ BOOST_AUTO_TEST_CASE(uptime_outputs_parse_to_seconds) {
     BOOST_TEST(!up("rx_bytes 12 34\n").has_value());
     BOOST_TEST(!up("link came up 3 times\n").has_value());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_rules_verdicts

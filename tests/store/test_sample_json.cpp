@@ -1,6 +1,5 @@
 // Recordings (store/sample_json): samples survive a write/read round trip exactly, and every bad
 // line is reported with the file, the line and the field at fault.
-#define BOOST_TEST_MODULE store_sample_json
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
@@ -10,6 +9,8 @@
 
 #include "core/sample_json.h"
 #include "make_sample.h"
+
+BOOST_AUTO_TEST_SUITE(test_store_sample_json)
 
 namespace {
 
@@ -264,3 +265,5 @@ BOOST_AUTO_TEST_CASE(unterminated_last_line_that_is_json_but_not_a_sample_is_an_
     BOOST_TEST(rec.error().message().find("gpu01.jsonl:2: field \"kind\"") != std::string::npos,
                rec.error().message());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_store_sample_json

@@ -1,6 +1,5 @@
 // The time-series store (store/series_store): bounded retention, out-of-order samples, pass
 // times per host, engine time from the wall clock or the monotonic clock, latest inventory.
-#define BOOST_TEST_MODULE store_series_store
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -11,6 +10,8 @@
 
 #include "make_sample.h"
 #include "store/series_store.h"
+
+BOOST_AUTO_TEST_SUITE(test_store_series_store)
 
 namespace {
 
@@ -183,3 +184,5 @@ BOOST_AUTO_TEST_CASE(inventory_keeps_the_latest) {
     BOOST_TEST(std::count(passes.begin(), passes.end(), 10.0) == 1);
     BOOST_TEST(std::count(passes.begin(), passes.end(), 20.0) == 1);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_store_series_store

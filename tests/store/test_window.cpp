@@ -1,6 +1,5 @@
 // Window queries (store/window): what a counter grew by over a time window, with wraps, resets,
 // missing reads and alias switches handled as store/README.md promises; gauge levels over time.
-#define BOOST_TEST_MODULE store_window
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
@@ -10,6 +9,8 @@
 #include "make_sample.h"
 #include "store/series_store.h"
 #include "store/window.h"
+
+BOOST_AUTO_TEST_SUITE(test_store_window)
 
 namespace {
 
@@ -187,3 +188,5 @@ BOOST_AUTO_TEST_CASE(value_at_persists_gauge_levels) {
     BOOST_TEST(rh::last_value_in(s, 5, 20).value_or(-1) == 0.0);
     BOOST_TEST(rh::last_value_in(s, 0, 5).value_or(-1) == 1.0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_store_window
