@@ -241,7 +241,7 @@ int run_snapshot(const std::vector<std::string>& args) {
         return kExitCannotRun;
     }
     if (vm.count("json")) {
-        std::cout << nlohmann::json(snap).dump(2) << "\n";
+        std::cout << snapshot_json_text(snap, 2) << "\n";
         return kExitOk;
     }
     if (snap.devices.empty()) {

@@ -5,7 +5,8 @@
 //    on the snapshot of one discovery pass, the tree unchanged ("poll"), and
 //  - the same polls while every counters/ and hw_counters/ file changes between them ("poll
 //    changing", on a private copy of the tree: every port is normalized again on each pass).
-//   rocehealth_bench [--sysfs-root DIR] [--passes N] [--poll-passes N] [--only collect|poll]
+//   rocehealth_bench [--sysfs-root DIR] [--passes N] [--poll-passes N]
+//                    [--only collect|json|poll]
 // --passes: discovery passes (default 1000); --poll-passes: polls of each kind (default
 // --passes). --only times one kind of pass (for a profiler: `valgrind --tool=callgrind
 // --toggle-collect='rh::CounterPoller::poll(*' rocehealth_bench --only poll --passes 300`).
@@ -27,8 +28,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "collectors/collect.h"
 #include "collectors/counter_poller.h"
@@ -61,7 +60,7 @@ Timing run(const rh::CollectOptions& opts, int passes, bool json) {
     const std::clock_t cpu0 = std::clock();
     for (int i = 0; i < passes; ++i) {
         const rh::Snapshot s = rh::collect_snapshot(opts);
-        if (json) t.bytes = nlohmann::json(s).dump().size();
+        if (json) t.bytes = rh::snapshot_json_text(s, -1).size();
         if (i == 0)
             for (const auto& d : s.devices)
                 for (const auto& p : d.ports)
@@ -201,7 +200,7 @@ std::string keys(std::string_view what, const Timing& t, int passes) {
 
 int main(int argc, char** argv) {
     const char* usage =
-        "usage: %s [--sysfs-root DIR] [--passes N] [--poll-passes N] [--only collect|poll]\n";
+        "usage: %s [--sysfs-root DIR] [--passes N] [--poll-passes N] [--only collect|json|poll]\n";
     std::string root = RH_BENCH_DEFAULT_TREE;
     int passes = 1000;
     int poll_passes = 0;  // 0: as --passes
@@ -215,7 +214,7 @@ int main(int argc, char** argv) {
             passes = std::atoi(argv[++i]);
         } else if (a == "--poll-passes" && i + 1 < argc) {
             poll_passes = std::atoi(argv[++i]);
-        } else if (a == "--only" && (next == "collect" || next == "poll")) {
+        } else if (a == "--only" && (next == "collect" || next == "json" || next == "poll")) {
             only = argv[++i];
         } else {
             std::fprintf(stderr, usage, argv[0]);
@@ -238,7 +237,7 @@ int main(int argc, char** argv) {
         out += keys("collect", collect, passes);
         std::printf("  raw+normalized counters per discovery pass: %zu\n", collect.counters);
     }
-    if (all) {
+    if (all || only == "json") {
         const Timing with_json = run(opts, passes, true);
         report("collect+json", with_json, passes);
         out += keys("collect_json", with_json, passes);

@@ -24,30 +24,31 @@ class SysfsNetdevSource final : public NetdevSource {
         Netdev n;
         n.name = ifname;
         n.source = sysfs_.path(dir).string();
+        const SysfsDir d(sysfs_, dir);  // 11 files: one lookup of the class/net link
         // Unreadable or unparsable values stay absent with a note naming the file (moved to
         // Device::problems by the collector).
         auto note = [&](const std::string& text) { n.unavailable.push_back(Note{ifname, text}); };
-        auto u64 = [&](const std::string& file) -> std::optional<std::uint64_t> {
-            auto t = read_attr_file(sysfs_, dir + "/" + file);
+        auto u64 = [&](const char* file) -> std::optional<std::uint64_t> {
+            auto t = read_attr_file(d, file);
             if (!t) {
                 note(t.error().message());
                 return std::nullopt;
             }
             auto v = parse_u64(*t);
             if (!v) {
-                note(sysfs_.path(dir + "/" + file).string() + ": " + v.error().detail);
+                note(sysfs_.path(d.rel_of(file)).string() + ": " + v.error().detail);
                 return std::nullopt;
             }
             return *v;
         };
-        if (auto t = read_attr_file(sysfs_, dir + "/mtu")) {
+        if (auto t = read_attr_file(d, "mtu")) {
             auto m = parse_mtu(*t);
             n.mtu_bytes = m.mtu;
             if (!m.mtu) note(sysfs_.path(dir + "/mtu").string() + ": " + m.error);
         } else {
             note(t.error().message());
         }
-        if (auto op = read_attr_file(sysfs_, dir + "/operstate"))
+        if (auto op = read_attr_file(d, "operstate"))
             n.operstate = *op;
         else
             note(op.error().message());

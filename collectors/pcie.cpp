@@ -24,9 +24,10 @@ PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool
     l.bdf = std::filesystem::path(pci_dir).filename().string();
     l.is_function = is_function;
     bool unknown = false;
+    const SysfsDir dir(sysfs, pci_dir);  // 5 files: one walk down the PCI path, not 5
     // The text of one file, or nullopt with a note (unreadable).
     auto text = [&](const char* file) -> std::optional<std::string> {
-        auto t = read_attr_file(sysfs, pci_dir + "/" + file);
+        auto t = read_attr_file(dir, file);
         if (!t) {
             problems.push_back(Note{l.bdf, t.error().message()});
             return std::nullopt;

@@ -56,12 +56,19 @@ std::string read_attr(const SysfsRoot& sysfs, const std::string& rel, const std:
     return {};
 }
 
+std::string read_attr(const SysfsDir& dir, const char* name, const std::string& subject,
+                      std::vector<Note>& problems) {
+    auto t = read_attr_file(dir, name);
+    if (t) return *t;
+    problems.push_back(Note{subject, t.error().message()});
+    return {};
+}
+
 /// `rate` must be printable ASCII without '?' (read_text masks control bytes as '?');
 /// `link_layer` one of the kernel's "InfiniBand", "Ethernet", "Unknown". Else absent + a note.
-std::string read_text_attr(const SysfsRoot& sysfs, const std::string& rel,
-                           const std::string& subject, std::vector<Note>& problems,
-                           bool link_layer = false) {
-    std::string t = read_attr(sysfs, rel, subject, problems);
+std::string read_text_attr(const SysfsDir& dir, const char* name, const std::string& subject,
+                           std::vector<Note>& problems, bool link_layer = false) {
+    std::string t = read_attr(dir, name, subject, problems);
     bool ok = true;
     for (char c : t) {
         const auto u = static_cast<unsigned char>(c);
@@ -70,25 +77,25 @@ std::string read_text_attr(const SysfsRoot& sysfs, const std::string& rel,
     if (link_layer && !t.empty())
         ok = ok && (t == "InfiniBand" || t == "Ethernet" || t == "Unknown");
     if (!ok) {
-        problems.push_back(
-            Note{subject, sysfs.path(rel).string() + ": unparsable " + quote_value(t)});
+        problems.push_back(Note{subject, dir.sysfs().path(dir.rel_of(name)).string() +
+                                             ": unparsable " + quote_value(t)});
         return {};
     }
     return t;
 }
 
 /// `state` / `phys_state`: "<decimal>: <NAME>" or absent with a note naming the file.
-std::optional<CodedState> read_state(const SysfsRoot& sysfs, const std::string& rel,
+std::optional<CodedState> read_state(const SysfsDir& dir, const char* name,
                                      const std::string& subject, std::vector<Note>& problems) {
-    auto t = read_attr_file(sysfs, rel);
+    auto t = read_attr_file(dir, name);
     if (!t) {
         problems.push_back(Note{subject, t.error().message()});
         return std::nullopt;
     }
     auto st = parse_port_state(*t);
     if (!st)
-        problems.push_back(
-            Note{subject, sysfs.path(rel).string() + ": unparsable " + quote_value(*t)});
+        problems.push_back(Note{subject, dir.sysfs().path(dir.rel_of(name)).string() +
+                                             ": unparsable " + quote_value(*t)});
     return st;
 }
 
@@ -98,28 +105,31 @@ Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
     port.number = number;
     const std::string dir = kClass + dev + "/ports/" + std::to_string(number);
     const std::string subject = dev + " port " + std::to_string(number);
+    const SysfsDir pdir(sysfs, dir);
 
-    if (auto st = read_state(sysfs, dir + "/state", subject, problems)) {
+    if (auto st = read_state(pdir, "state", subject, problems)) {
         port.state_code = st->code;
         port.state = st->name;
     }
-    if (auto st = read_state(sysfs, dir + "/phys_state", subject, problems)) {
+    if (auto st = read_state(pdir, "phys_state", subject, problems)) {
         port.phys_state_code = st->code;
         port.phys_state = st->name;
     }
-    port.rate = read_text_attr(sysfs, dir + "/rate", subject, problems);
-    port.link_layer = read_text_attr(sysfs, dir + "/link_layer", subject, problems, true);
+    port.rate = read_text_attr(pdir, "rate", subject, problems);
+    port.link_layer = read_text_attr(pdir, "link_layer", subject, problems, true);
     port.gids = read_gids(sysfs, dir);
 
-    if (sysfs.exists(dir + "/counters")) {
-        if (auto c = read_counter_dir(sysfs, dir + "/counters"))
+    // An open directory exists; one that does not open is checked by path (absent: no list).
+    if (const SysfsDir cdir(sysfs, dir + "/counters"); cdir.is_open() || sysfs.exists(cdir.rel())) {
+        if (auto c = read_counter_dir(cdir))
             port.counters = std::move(*c);
         else
             problems.push_back(Note{subject, c.error().message()});
     }
-    if (sysfs.exists(dir + "/hw_counters")) {
+    if (const SysfsDir hdir(sysfs, dir + "/hw_counters");
+        hdir.is_open() || sysfs.exists(hdir.rel())) {
         // `lifespan` is the counter cache time in ms (a setting), not a counter.
-        if (auto c = read_counter_dir(sysfs, dir + "/hw_counters", {"lifespan"}))
+        if (auto c = read_counter_dir(hdir, {"lifespan"}))
             port.hw_counters = std::move(*c);
         else
             problems.push_back(Note{subject, c.error().message()});
@@ -153,50 +163,64 @@ Result<std::vector<std::string>> list_rdma_devices(const SysfsRoot& sysfs) {
     return sysfs.list("class/infiniband");
 }
 
+Result<std::string> read_attr_file(const SysfsDir& dir, const char* name) {
+    if (auto t = dir.read_regular(name)) return std::move(*t);
+    return read_attr_file(dir.sysfs(), dir.rel_of(name));  // says why
+}
+
 Result<std::vector<Counter>> read_counter_dir(const SysfsRoot& sysfs, const std::string& dir,
                                               const std::vector<std::string>& skip) {
-    auto names = sysfs.list(dir);
+    return read_counter_dir(SysfsDir(sysfs, dir), skip);
+}
+
+Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
+                                              const std::vector<std::string>& skip) {
+    auto names = dir.list();
     if (!names) return names.error();
     // Each file opened relative to the directory: one lookup of its (symlinked, deep) path per
     // directory, not per counter.
-    const int dirfd = ::open(sysfs.path(dir).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     std::vector<Counter> out;
     out.reserve(names->size());
-    for (const auto& name : *names) {
+    const std::string source_dir = dir.sysfs().path(dir.rel()).string() + "/";
+    for (auto& name : *names) {
         if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
         Counter c;
-        c.name = name;
-        const std::string rel = dir + "/" + name;
-        c.source = sysfs.path(rel).string();
-        std::optional<Result<std::string>> fast;
-        if (dirfd >= 0) fast = sysfs.read_regular_at(dirfd, name.c_str(), rel);
-        auto text = fast ? std::move(*fast) : read_attr_file(sysfs, rel);
+        c.source = source_dir + name;
+        auto text = read_attr_file(dir, name.c_str());
         if (!text)
             c.error = text.error().message();
         else if (auto v = parse_u64(*text))
             c.value = *v;
         else
             c.error = v.error().detail;
+        c.name = std::move(name);
         out.push_back(std::move(c));
     }
-    if (dirfd >= 0) ::close(dirfd);
     return out;  // list() is sorted, so counters are sorted by name
 }
 
 std::vector<Gid> read_gids(const SysfsRoot& sysfs, const std::string& port_dir) {
     std::vector<Gid> out;
-    auto names = sysfs.list(port_dir + "/gids");
+    const SysfsDir gids(sysfs, port_dir + "/gids");
+    auto names = gids.list();
     if (!names) return out;
+    // The attrs directories are opened only once an entry is in use (most of a 255-entry
+    // table is all-zero GIDs).
+    std::optional<SysfsDir> types, ndevs;
     for (unsigned idx : numeric_entries(*names)) {
         const std::string i = std::to_string(idx);
-        auto gid = sysfs.read_text(port_dir + "/gids/" + i);
+        auto gid = gids.read_text(i.c_str());
         if (!gid || gid->empty() || is_zero_gid(*gid)) continue;
         Gid g;
         g.index = idx;
         g.gid = *gid;
+        if (!types) {
+            types.emplace(sysfs, port_dir + "/gid_attrs/types");
+            ndevs.emplace(sysfs, port_dir + "/gid_attrs/ndevs");
+        }
         // An unused index's attrs fail to read (EINVAL): treat as empty.
-        if (auto t = sysfs.read_text(port_dir + "/gid_attrs/types/" + i)) g.type = *t;
-        if (auto n = sysfs.read_text(port_dir + "/gid_attrs/ndevs/" + i)) g.netdev = *n;
+        if (auto t = types->read_text(i.c_str())) g.type = *t;
+        if (auto n = ndevs->read_text(i.c_str())) g.netdev = *n;
         out.push_back(std::move(g));
     }
     return out;

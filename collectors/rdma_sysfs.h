@@ -19,6 +19,9 @@ namespace rh {
 /// links"; other failures are read_text's.
 Result<std::string> read_attr_file(const SysfsRoot& sysfs, const std::string& rel);
 
+/// read_attr_file of `dir.rel()/name`, opened relative to the open directory.
+Result<std::string> read_attr_file(const SysfsDir& dir, const char* name);
+
 /// Why `rel` cannot be entered as a directory ("dangling link", "is not a directory", "too many
 /// levels of symbolic links", strerror), or empty when it is a directory.
 std::string dir_problem(const SysfsRoot& sysfs, const std::string& rel);
@@ -40,6 +43,10 @@ Device read_rdma_device(const SysfsRoot& sysfs, const std::string& dev);
 /// (e.g. "not an unsigned decimal: 'N/A (no PMA)'"). Error only when the directory cannot be
 /// listed.
 Result<std::vector<Counter>> read_counter_dir(const SysfsRoot& sysfs, const std::string& dir,
+                                              const std::vector<std::string>& skip = {});
+
+/// The same, for a directory already open.
+Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
                                               const std::vector<std::string>& skip = {});
 
 /// The populated GID table entries of `class/infiniband/<dev>/ports/<p>`: all-zero or unreadable

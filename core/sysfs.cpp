@@ -47,18 +47,37 @@ namespace {
 
 constexpr int kOpenFlags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
 
-/// Reads the open regular file `fd` whole and closes it; `path` names it in errors. A sysfs
-/// attribute is at most a page, so a read() shorter than the buffer is the whole file (as the
-/// counter poller assumes): one read per file instead of a second one to see EOF.
+/// Whether the open `fd` is a regular file.
+bool is_regular(int fd) {
+    struct stat st {};
+    return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/// Reads the open file `fd` whole and closes it; `path` names it in errors. A sysfs attribute is
+/// at most a page, so a read() shorter than the buffer is the whole file (as the counter poller
+/// assumes): one read per file instead of a second one to see EOF.
+/// A file that is not a regular file gives nullopt (closed, unread past the first read): its
+/// type is looked up (fstat) only when the first read is not what an attribute gives (1 to
+/// 4095 bytes), i.e. for a directory (EISDIR), a FIFO or device node (0 bytes, EAGAIN, a full
+/// buffer), an empty file or a read error: one system call less per attribute (a discovery
+/// pass reads ~800). Only a device node that answers its first read short is read as text.
 template <class PathFn>
-Result<std::string> read_whole(int fd, PathFn path) {
+std::optional<Result<std::string>> read_whole(int fd, PathFn path) {
     std::string s;
     char buf[4096];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
+    for (bool first = true;; first = false) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        while (n < 0 && errno == EINTR) n = ::read(fd, buf, sizeof buf);
+        if (first && (n <= 0 || static_cast<std::size_t>(n) == sizeof buf)) {
+            const int read_errno = errno;
+            if (!is_regular(fd)) {
+                ::close(fd);
+                return std::nullopt;
+            }
+            errno = read_errno;
+        }
         if (n == 0) break;
         if (n < 0) {
-            if (errno == EINTR) continue;
             // sysfs answers EIO/EINVAL for some attributes (unused GID, no PMA): an error, not
             // an empty value.
             auto e = errno_error("read", path().string());
@@ -82,17 +101,7 @@ Result<std::string> read_whole(int fd, PathFn path) {
     // neither garble a terminal nor break JSON output.
     for (char& c : s)
         if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) c = '?';
-    return s;
-}
-
-/// `fd` when it is an open regular file; else closes it and returns -1.
-int regular_or_close(int fd) {
-    struct stat st {};
-    if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
+    return Result<std::string>(std::move(s));
 }
 
 }  // namespace
@@ -105,25 +114,22 @@ Result<std::string> SysfsRoot::read_text(std::string_view rel) const {
     const fs::path p = path(rel);
     const int fd = ::open(p.c_str(), kOpenFlags);
     if (fd < 0) return errno_error("open", p.string());
+    if (auto r = read_whole(fd, [&] { return p; })) return std::move(*r);
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const bool dir = S_ISDIR(st.st_mode);
-        ::close(fd);
-        return Error{"read", p.string(), dir ? EISDIR : 0, dir ? "" : "not a regular file"};
-    }
-    return read_whole(fd, [&] { return p; });
+    const bool dir = ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    return Error{"read", p.string(), dir ? EISDIR : 0, dir ? "" : "not a regular file"};
 }
 
 std::optional<Result<std::string>> SysfsRoot::read_regular(std::string_view rel) const {
     const fs::path p = path(rel);
-    const int fd = regular_or_close(::open(p.c_str(), kOpenFlags));
+    const int fd = ::open(p.c_str(), kOpenFlags);
     if (fd < 0) return std::nullopt;
     return read_whole(fd, [&] { return p; });
 }
 
 std::optional<Result<std::string>> SysfsRoot::read_regular_at(int dirfd, const char* name,
                                                               std::string_view rel) const {
-    const int fd = regular_or_close(::openat(dirfd, name, kOpenFlags));
+    const int fd = ::openat(dirfd, name, kOpenFlags);
     if (fd < 0) return std::nullopt;
     return read_whole(fd, [&] { return path(rel); });
 }
@@ -160,11 +166,11 @@ Result<std::uint64_t> SysfsRoot::read_u64(std::string_view rel) const {
     return v;
 }
 
-Result<std::vector<std::string>> SysfsRoot::list(std::string_view rel) const {
-    // opendir/readdir rather than std::filesystem::directory_iterator: no path object per entry.
-    const fs::path p = path(rel);
-    DIR* dir = ::opendir(p.c_str());
-    if (!dir) return Error{"list", p.string(), errno, {}};
+namespace {
+
+/// Sorted entry names of the open directory `dir` (closed here); `p` names it in errors.
+template <class PathFn>
+Result<std::vector<std::string>> read_entries(DIR* dir, PathFn p) {
     std::vector<std::string> names;
     for (;;) {
         errno = 0;
@@ -175,9 +181,68 @@ Result<std::vector<std::string>> SysfsRoot::list(std::string_view rel) const {
     }
     const int err = errno;
     ::closedir(dir);
-    if (err) return Error{"list", p.string(), err, {}};
+    if (err) return Error{"list", p().string(), err, {}};
     std::sort(names.begin(), names.end());
     return names;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> SysfsRoot::list(std::string_view rel) const {
+    // opendir/readdir rather than std::filesystem::directory_iterator: no path object per entry.
+    const fs::path p = path(rel);
+    DIR* dir = ::opendir(p.c_str());
+    if (!dir) return Error{"list", p.string(), errno, {}};
+    return read_entries(dir, [&] { return p; });
+}
+
+SysfsDir::SysfsDir(const SysfsRoot& sysfs, std::string rel)
+    : sysfs_(sysfs),
+      rel_(std::move(rel)),
+      fd_(::open(sysfs.path(rel_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+
+SysfsDir::~SysfsDir() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+std::string SysfsDir::rel_of(std::string_view name) const {
+    std::string r;
+    r.reserve(rel_.size() + 1 + name.size());
+    r.append(rel_).push_back('/');
+    r.append(name);
+    return r;
+}
+
+std::optional<Result<std::string>> SysfsDir::read_regular(const char* name) const {
+    if (fd_ < 0) return sysfs_.read_regular(rel_of(name));
+    const int fd = ::openat(fd_, name, kOpenFlags);
+    if (fd < 0) return std::nullopt;
+    return read_whole(fd, [&] { return sysfs_.path(rel_of(name)); });  // path: errors only
+}
+
+Result<std::string> SysfsDir::read_text(const char* name) const {
+    if (fd_ >= 0)
+        if (auto r = read_regular(name)) return std::move(*r);
+    return sysfs_.read_text(rel_of(name));  // says why, in read_text's words
+}
+
+bool SysfsDir::exists(const char* name) const {
+    if (fd_ < 0) return sysfs_.exists(rel_of(name));
+    struct stat st {};
+    return ::fstatat(fd_, name, &st, 0) == 0;
+}
+
+Result<std::vector<std::string>> SysfsDir::list() const {
+    // A second descriptor of the directory for readdir (fdopendir takes it over); rewound,
+    // since it shares the file position with fd_.
+    const int dup = fd_ >= 0 ? ::fcntl(fd_, F_DUPFD_CLOEXEC, 0) : -1;
+    DIR* dir = dup >= 0 ? ::fdopendir(dup) : nullptr;
+    if (!dir) {
+        if (dup >= 0) ::close(dup);
+        return sysfs_.list(rel_);
+    }
+    ::rewinddir(dir);
+    return read_entries(dir, [&] { return sysfs_.path(rel_); });
 }
 
 Result<std::string> SysfsRoot::resolve(std::string_view rel) const {

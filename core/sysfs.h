@@ -34,9 +34,10 @@ class SysfsRoot {
     /// Errors name the file: absent/unreadable (errno), a directory (EISDIR), not a regular file
     /// (FIFO, device node), or larger than kMaxAttributeBytes (EFBIG).
     Result<std::string> read_text(std::string_view rel) const;
-    /// read_text of a file that opens as a regular file, in one open, fstat, read and close;
-    /// nullopt when it cannot be opened or is not a regular file, for the caller to say why in
-    /// its own words (discovery reads ~800 files a pass: a stat before each was a fifth of it).
+    /// read_text of a file that opens as a regular file, in one open, read and close (its type
+    /// is checked only when the read is not a sysfs attribute's one short read); nullopt when
+    /// it cannot be opened or is not a regular file, for the caller to say why in its own words
+    /// (discovery reads ~800 files a pass: a stat before each was a fifth of it).
     std::optional<Result<std::string>> read_regular(std::string_view rel) const;
     /// read_regular of `name` opened relative to the directory descriptor `dirfd` (one path
     /// lookup per directory instead of one per file); `rel` is the same file, named in errors.
@@ -54,6 +55,37 @@ class SysfsRoot {
 
   private:
     std::filesystem::path root_;
+};
+
+/// A directory of the tree held open, its files opened relative to it: one path lookup per
+/// directory (through class/infiniband's symlinks, or down a deep PCI path) instead of one per
+/// file. Reads give the values and errors SysfsRoot gives for the same paths (`rel/name`).
+/// Not open (is_open() false) when `rel` cannot be opened as a directory; reads then go by path.
+class SysfsDir {
+  public:
+    SysfsDir(const SysfsRoot& sysfs, std::string rel);
+    ~SysfsDir();
+    SysfsDir(const SysfsDir&) = delete;
+    SysfsDir& operator=(const SysfsDir&) = delete;
+
+    bool is_open() const { return fd_ >= 0; }
+    const SysfsRoot& sysfs() const { return sysfs_; }
+    const std::string& rel() const { return rel_; }
+    /// `rel/name`, the path relative to the root that errors and sources name.
+    std::string rel_of(std::string_view name) const;
+    /// SysfsRoot::read_regular of `rel/name` (nullopt also when the directory is not open).
+    std::optional<Result<std::string>> read_regular(const char* name) const;
+    /// SysfsRoot::read_text of `rel/name`.
+    Result<std::string> read_text(const char* name) const;
+    /// SysfsRoot::list of `rel`.
+    Result<std::vector<std::string>> list() const;
+    /// SysfsRoot::exists of `rel/name` (symlinks followed).
+    bool exists(const char* name) const;
+
+  private:
+    const SysfsRoot& sysfs_;
+    std::string rel_;
+    int fd_ = -1;
 };
 
 /// Most characters of a bad value that an error message repeats.

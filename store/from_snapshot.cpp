@@ -49,8 +49,8 @@ std::optional<double> port_width_lanes(const std::string& rate) {
 }
 
 /// PFC enable bits and ECN enable state per priority, when known.
-void qos_gauges(std::vector<Sample>& out, const Snapshot& snap, SampleTime when,
-                const Labels& pl, const Netdev& n) {
+void qos_gauges(std::vector<Sample>& out, const Snapshot& snap, SampleTime when, const Labels& pl,
+                const Netdev& n) {
     for (unsigned prio = 0; prio < 8; ++prio) {
         Labels l = pl;
         l["priority"] = std::to_string(prio);
@@ -77,8 +77,8 @@ std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
     for (const Device& d : snap.devices) {
         for (const Port& p : d.ports) {
             const Labels pl = port_labels(d, p);
-            const std::string dir = "class/infiniband/" + d.name + "/ports/" +
-                                    std::to_string(p.number) + "/";
+            const std::string dir =
+                "class/infiniband/" + d.name + "/ports/" + std::to_string(p.number) + "/";
             // A bundle's file and line where it has one, not a sysfs file it does not have.
             const auto cited = [&](const char* attr, const char* file) {
                 const auto it = p.sources.find(attr);
@@ -94,8 +94,8 @@ std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
             for (const NormalizedCounter& c : p.normalized) {
                 Labels l = pl;
                 for (const auto& [k, v] : c.labels) l[k] = v;
-                Sample s = base(snap, when, c.name, std::move(l), SampleKind::counter, c.unit,
-                                c.source);
+                Sample s =
+                    base(snap, when, c.name, std::move(l), SampleKind::counter, c.unit, c.source);
                 s.count = c.value;
                 if (!c.value) s.error = "raw counter " + c.raw_name + " not readable";
                 s.raw = c.raw_name;
@@ -119,16 +119,7 @@ std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
 }
 
 nlohmann::json inventory_json(const Snapshot& snap) {
-    nlohmann::json j = snap;
-    for (auto& d : j["devices"]) {
-        for (auto& p : d["ports"]) {
-            for (const char* k : {"counters", "hw_counters", "nl_hw_counters", "normalized"})
-                p.erase(k);
-            if (p["netdev"].is_object()) p["netdev"].erase("ethtool_stats");
-        }
-        for (auto& l : d["pcie"]) l.erase("aer");
-    }
-    return j;
+    return snapshot_json_tree(snap, InventoryJson::without_counters);
 }
 
 }  // namespace rh

@@ -19,7 +19,8 @@ std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
                                           bool with_inventory);
 
 /// The snapshot's JSON without counter lists (counters, hw_counters, nl_hw_counters,
-/// normalized, ethtool_stats): the static facts for inventory samples.
+/// normalized, ethtool_stats, aer): the static facts for inventory samples
+/// (InventoryJson::without_counters).
 nlohmann::json inventory_json(const Snapshot& snap);
 
 }  // namespace rh

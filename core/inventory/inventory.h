@@ -185,6 +185,39 @@ struct Snapshot {
         notes;  ///< host-wide notes, e.g. "no RDMA devices under /sys/class/infiniband"
 };
 
+class JsonWriter;
+
+/// What an inventory's JSON holds: everything (`snapshot --json`), or the static facts only
+/// (the recordings' inventory sample, the responder's inventory reply): without `counters`,
+/// `hw_counters`, `nl_hw_counters`, `normalized`, a netdev's `ethtool_stats` and a PCIe link's
+/// `aer`.
+enum class InventoryJson { full, without_counters };
+
+/// Writes `x` as JSON (the same text as `nlohmann::json(x).dump(indent)` of the writer's
+/// indent, for `full`). Members in ascending key order; absent values null, never 0.
+void write_json(JsonWriter& w, const Note& n, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const LinkPauseStats& p, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const DcbApp& a, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const DcbConfig& d, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const QosConfig& q, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const NormalizedCounter& c,
+                InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const Counter& c, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const Gid& g, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const Netdev& n, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const PcieLink& l, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const VerbsPort& v, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const Port& p, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const Device& d, InventoryJson what = InventoryJson::full);
+void write_json(JsonWriter& w, const Snapshot& s, InventoryJson what = InventoryJson::full);
+
+/// The snapshot's JSON text: indent < 0 compact (`dump()`), else `dump(indent)`'s layout.
+std::string snapshot_json_text(const Snapshot& s, int indent,
+                               InventoryJson what = InventoryJson::full);
+/// The same as a tree (parsed from that text).
+nlohmann::json snapshot_json_tree(const Snapshot& s, InventoryJson what);
+
+/// Trees of the same JSON (parsed from write_json's text: one definition of the format).
 void to_json(nlohmann::json& j, const LinkPauseStats& p);
 void to_json(nlohmann::json& j, const DcbApp& a);
 void to_json(nlohmann::json& j, const DcbConfig& d);

@@ -1,5 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
+
 #include "collectors/collect.h"
 #include "core/inventory/inventory_from_json.h"
 
@@ -71,6 +73,35 @@ BOOST_AUTO_TEST_CASE(a_peers_inventory_reads_back_and_out_of_range_numbers_are_r
                    "devices[0].ports[0].netdev.dcb.pfc_enabled_priorities: expected priorities "
                    "0..7") != std::string::npos,
                wrapped.error().message());
+}
+
+BOOST_AUTO_TEST_CASE(written_json_is_what_a_tree_dump_prints_on_every_fixture) {
+    // snapshot --json is written directly (JsonWriter); it must be the text nlohmann's dump of
+    // the same values prints (key order, layout, numbers), and the inventory form must be the
+    // full form without its counter lists.
+    std::size_t trees = 0;
+    for (const auto& e : std::filesystem::directory_iterator(RH_FIXTURES_DIR)) {
+        if (!std::filesystem::is_directory(e.path() / "sys" / "class" / "infiniband")) continue;
+        ++trees;
+        rh::CollectOptions o{rh::SysfsRoot((e.path() / "sys").string()), {}};
+        const rh::Snapshot snap = rh::collect_snapshot(o);
+        const std::string text = rh::snapshot_json_text(snap, 2);
+        json full = json::parse(text);
+        BOOST_TEST(text == full.dump(2), e.path());
+        BOOST_TEST(rh::snapshot_json_text(snap, -1) == full.dump(), e.path());
+        for (auto& d : full["devices"]) {
+            for (auto& p : d["ports"]) {
+                for (const char* k : {"counters", "hw_counters", "nl_hw_counters", "normalized"})
+                    BOOST_TEST(p.erase(k) == 1u);
+                if (p["netdev"].is_object()) p["netdev"].erase("ethtool_stats");
+            }
+            for (auto& l : d["pcie"]) l.erase("aer");
+        }
+        BOOST_TEST(
+            rh::snapshot_json_text(snap, 2, rh::InventoryJson::without_counters) == full.dump(2),
+            e.path());
+    }
+    BOOST_TEST(trees >= 10u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_collectors_inventory_json
