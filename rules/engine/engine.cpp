@@ -196,15 +196,23 @@ Verdict judge(const SeriesStore& store, const Expr& e, const Group& g, double t,
     return {false, all_conclusive};
 }
 
-/// The passes a rule is evaluated at, as (pass index, interval ending there in seconds): every
-/// pass after the first; on a single pass, that pass (interval 0) for a rule reading only
-/// gauges or lifetime counts, else none.
-std::vector<std::pair<std::size_t, double>> evaluation_passes(const RuleSpec& rule,
-                                                              const std::vector<double>& passes) {
-    std::vector<std::pair<std::size_t, double>> out;
-    if (passes.size() == 1 && reads_one_pass(rule.when)) out.emplace_back(0, 0.0);
-    for (std::size_t k = 1; k < passes.size(); ++k) out.emplace_back(k, passes[k] - passes[k - 1]);
-    return out;
+/// Calls fn(pass index, interval ending there in seconds) for each pass a rule is evaluated at:
+/// every pass after the first; on a single pass, that pass (interval 0) for a rule reading only
+/// gauges or lifetime counts, else none. fn returns false to stop.
+template <typename Fn>
+void for_each_evaluation_pass(const RuleSpec& rule, const std::vector<double>& passes, Fn fn) {
+    if (passes.size() == 1 && reads_one_pass(rule.when) && !fn(std::size_t{0}, 0.0)) return;
+    for (std::size_t k = 1; k < passes.size(); ++k)
+        if (!fn(k, passes[k] - passes[k - 1])) return;
+}
+
+/// The last pass for_each_evaluation_pass visits, or nullopt when it visits none.
+std::optional<std::pair<std::size_t, double>> last_evaluation_pass(
+    const RuleSpec& rule, const std::vector<double>& passes) {
+    if (passes.size() > 1)
+        return std::pair{passes.size() - 1, passes.back() - passes[passes.size() - 2]};
+    if (passes.size() == 1 && reads_one_pass(rule.when)) return std::pair{std::size_t{0}, 0.0};
+    return std::nullopt;
 }
 
 /// Evaluates one time-based rule for one group: the episodes where `when` held long enough.
@@ -219,7 +227,7 @@ std::vector<Episode> episodes_for(const SeriesStore& store, const RuleSpec& rule
         if (run && run->end - run->start + kWindowSlackS >= rule.hold_s) out.push_back(*run);
         run.reset();
     };
-    for (const auto& [k, step_s] : evaluation_passes(rule, passes)) {
+    for_each_evaluation_pass(rule, passes, [&](std::size_t k, double step_s) {
         const auto r = holds(store, rule.when, g, passes[k], step_s);
         if (r) known = true;
         if (!r) undecided = true;
@@ -229,7 +237,8 @@ std::vector<Episode> episodes_for(const SeriesStore& store, const RuleSpec& rule
         } else {
             close();
         }
-    }
+        return true;
+    });
     close();
     return out;
 }
@@ -304,11 +313,14 @@ void add_not_judged(const RuleSpec& rule, const std::string& host,
 /// needs: known, false and conclusive (judge()) at every pass it was evaluated at.
 bool ruled_out_on_short_data(const SeriesStore& store, const RuleSpec& rule, const Group& g,
                              const std::vector<double>& passes) {
-    const auto at = evaluation_passes(rule, passes);
-    return !at.empty() && std::all_of(at.begin(), at.end(), [&](const auto& kp) {
-        const Verdict v = judge(store, rule.when, g, passes[kp.first], kp.second);
-        return v.holds && !*v.holds && v.conclusive;
+    bool any = false, all = true;
+    for_each_evaluation_pass(rule, passes, [&](std::size_t k, double step_s) {
+        any = true;
+        const Verdict v = judge(store, rule.when, g, passes[k], step_s);
+        all = v.holds && !*v.holds && v.conclusive;
+        return all;
     });
+    return any && all;
 }
 
 /// Whether series `s` has a reading (count or value) at pass time t.
@@ -459,10 +471,9 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             // Series with values that gave no verdict (pause frames without a port rate that
             // bound nothing, a counter that lost its value at the last capture): not healthy.
             if (eps.empty() && possible(true)) {
-                const auto at = evaluation_passes(rule, passes);
+                const auto at = last_evaluation_pass(rule, passes);
                 const bool last_unknown =
-                    !at.empty() &&
-                    !holds(store, rule.when, g, passes[at.back().first], at.back().second);
+                    at && !holds(store, rule.when, g, passes[at->first], at->second);
                 if (!known || last_unknown) {
                     add_no_verdict(store, rule, g, passes, out);
                     continue;
