@@ -6,7 +6,12 @@
 // with the shipped rules file. Prints per N: series, passes, engine wall and CPU seconds, passes
 // evaluated per CPU second, the CPU time ratio to the shortest run and the ratio linear scaling
 // would give (N / N_min). CPU time, because a loaded machine stretches wall time (the build, other
-// benchmarks). Usage: rocehealth_engine_bench [SCENARIO_DIR] [N ...]
+// benchmarks). `--repeat R` runs the engine R times on each store and prints the fastest run (a
+// loaded machine's figures vary by 10-20 %; R runs also make a profile mostly the engine's).
+// `--agent [RETENTION_S ...]` (300, 900, 3600 by default) times the agent's case instead: rules
+// runs after each new pass over a store with that retention, without and with the VerdictCache
+// (agent_runs). Usage: rocehealth_engine_bench [--repeat R | --agent] [SCENARIO_DIR] [N ...]
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -18,6 +23,7 @@
 
 #include "core/sample_json.h"
 #include "rules/engine/engine.h"
+#include "rules/engine/verdict_cache.h"
 
 namespace fs = std::filesystem;
 
@@ -38,35 +44,40 @@ std::vector<rh::Sample> load(const fs::path& dir) {
     return all;
 }
 
-/// A store holding `passes` passes: the recording's passes, then its per-pass increments
-/// repeated (counters keep growing as they did, gauges keep their cycle).
-rh::SeriesStore extend(const std::vector<rh::Sample>& rec, std::size_t passes) {
-    // Per series: its samples in order.
-    std::map<std::string, std::vector<const rh::Sample*>> by_series;
+/// The recording per series (host, name, labels): its samples in order; series read fewer
+/// than twice are left out.
+std::vector<std::vector<const rh::Sample*>> by_series(const std::vector<rh::Sample>& rec) {
+    std::map<std::string, std::vector<const rh::Sample*>> m;
     for (const auto& s : rec) {
         std::string key = s.host + "|" + s.series;
         for (const auto& [k, v] : s.labels) key += "|" + k + "=" + v;
-        by_series[key].push_back(&s);
+        m[key].push_back(&s);
     }
+    std::vector<std::vector<const rh::Sample*>> out;
+    for (auto& [key, v] : m)
+        if (v.size() >= 2) out.push_back(std::move(v));
+    return out;
+}
+
+/// Pass i of one series: the recording's passes, then its per-pass increments repeated
+/// (counters keep growing as they did, gauges keep their cycle).
+rh::Sample pass_sample(const std::vector<const rh::Sample*>& v, std::size_t i) {
+    const std::size_t n = v.size(), cycle = i / (n - 1), k = i % (n - 1);
+    rh::Sample s = *v[k];
+    const double shift = static_cast<double>(cycle) * (v[n - 1]->t_s - v[0]->t_s);
+    s.t_s += shift;
+    if (s.wall_ms) s.wall_ms += static_cast<std::int64_t>(shift * 1000);
+    if (s.count && v[n - 1]->count && v[0]->count)
+        s.count = *s.count + cycle * (*v[n - 1]->count - *v[0]->count);
+    return s;
+}
+
+/// A store holding `passes` passes of every series, kept whole.
+rh::SeriesStore extend(const std::vector<rh::Sample>& rec, std::size_t passes) {
     rh::SeriesStore store(rh::StoreLimits{std::numeric_limits<double>::infinity(),
                                           std::numeric_limits<std::size_t>::max()});
-    for (const auto& [key, v] : by_series) {
-        if (v.size() < 2) continue;
-        const std::size_t n = v.size();
-        std::uint64_t carry = 0;
-        for (std::size_t i = 0; i < passes; ++i) {
-            const std::size_t cycle = i / (n - 1), k = i % (n - 1);
-            rh::Sample s = *v[k];
-            const double shift = static_cast<double>(cycle) * (v[n - 1]->t_s - v[0]->t_s);
-            s.t_s += shift;
-            if (s.wall_ms) s.wall_ms += static_cast<std::int64_t>(shift * 1000);
-            if (s.count && v[n - 1]->count && v[0]->count) {
-                if (k == 0 && cycle > 0) carry += *v[n - 1]->count - *v[0]->count;
-                s.count = *s.count + carry;
-            }
-            store.add(s);
-        }
-    }
+    for (const auto& v : by_series(rec))
+        for (std::size_t i = 0; i < passes; ++i) store.add(pass_sample(v, i));
     return store;
 }
 
@@ -76,13 +87,63 @@ double cpu_seconds() {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+/// The agent's case: a store with `retention_s` of retention (1 s passes) that one pass at a
+/// time grows and ages, the rules run after every pass. Fills the retention, then times
+/// `runs` rules runs without (full) and with the verdict cache kept between runs, and checks
+/// that both give the same report at every run. Prints a row; false when they differ.
+/// `first_cached_ms` is the first row's cached CPU per run (set by the first call).
+bool agent_runs(const std::vector<rh::Sample>& rec, const rh::RuleSet& rules, double retention_s,
+                std::size_t runs, double& first_cached_ms) {
+    const auto series = by_series(rec);
+    const auto passes = static_cast<std::size_t>(retention_s);
+    rh::SeriesStore store(rh::StoreLimits{retention_s, passes + 16});
+    rh::VerdictCache cache;
+    std::size_t i = 0;
+    for (; i < passes; ++i)
+        for (const auto& v : series) store.add(pass_sample(v, i));
+    rh::run_rules(store, rules, {}, cache);  // the cache as a running agent has it
+    double full_cpu = 0, cached_cpu = 0;
+    bool same = true;
+    for (std::size_t r = 0; r < runs; ++r, ++i) {
+        for (const auto& v : series) store.add(pass_sample(v, i));
+        double c0 = cpu_seconds();
+        const auto a = rh::run_rules(store, rules);
+        full_cpu += cpu_seconds() - c0;
+        c0 = cpu_seconds();
+        const auto b = rh::run_rules(store, rules, {}, cache);
+        cached_cpu += cpu_seconds() - c0;
+        same = same && nlohmann::json(a.findings) == nlohmann::json(b.findings) &&
+               nlohmann::json(a.unevaluated) == nlohmann::json(b.unevaluated) &&
+               nlohmann::json(a.not_applicable) == nlohmann::json(b.not_applicable) &&
+               a.not_judged.size() == b.not_judged.size();
+    }
+    const double full_ms = full_cpu * 1e3 / static_cast<double>(runs);
+    const double cached_ms = cached_cpu * 1e3 / static_cast<double>(runs);
+    if (first_cached_ms == 0) first_cached_ms = cached_ms;
+    std::printf("%11.0f %8zu %7zu %12.3f %14.3f %13.2f %9s\n", retention_s,
+                store.pass_times(store.hosts().front()).size(), cache.groups(), full_ms, cached_ms,
+                cached_ms / first_cached_ms, same ? "yes" : "NO");
+    return same;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    fs::path dir = argc > 1 ? fs::path(argv[1]) : fs::path(RH_BENCH_SCENARIO);
+    int arg = 1, repeat = 1;
+    bool agent = false;
+    if (argc > 1 && std::string(argv[1]) == "--agent") {
+        agent = true;
+        arg = 2;
+    } else if (argc > 2 && std::string(argv[1]) == "--repeat") {
+        repeat = std::max(1, std::stoi(argv[2]));
+        arg = 3;
+    }
+    fs::path dir = argc > arg ? fs::path(argv[arg]) : fs::path(RH_BENCH_SCENARIO);
     std::vector<std::size_t> lengths;
-    for (int i = 2; i < argc; ++i) lengths.push_back(std::stoul(argv[i]));
-    if (lengths.empty()) lengths = {600, 1800, 3600, 86400};
+    for (int i = arg + 1; i < argc; ++i) lengths.push_back(std::stoul(argv[i]));
+    if (lengths.empty())
+        lengths = agent ? std::vector<std::size_t>{300, 900, 3600}
+                        : std::vector<std::size_t>{600, 1800, 3600, 86400};
     const auto rules = rh::load_rules_file(RH_BENCH_RULES);
     if (!rules) {
         std::fprintf(stderr, "engine_bench: %s\n", rules.error().message().c_str());
@@ -91,17 +152,32 @@ int main(int argc, char** argv) {
     const auto rec = load(dir);
     std::printf("engine over %s (%zu samples), %zu rules\n", dir.c_str(), rec.size(),
                 rules->rules.size());
+    if (agent) {
+        std::printf("%11s %8s %7s %12s %14s %13s %9s\n", "retention_s", "passes", "groups",
+                    "full_ms/run", "cached_ms/run", "cached_ratio", "identical");
+        double first_ms = 0;
+        bool ok = true;
+        for (std::size_t r : lengths)
+            ok = agent_runs(rec, *rules, static_cast<double>(r), 30, first_ms) && ok;
+        return ok ? 0 : 1;
+    }
     std::printf("%8s %8s %9s %9s %9s %10s %8s %8s\n", "passes", "series", "findings", "wall_s",
                 "cpu_s", "passes/s", "ratio", "linear");
     double first = 0;
     for (std::size_t n : lengths) {
         const auto store = extend(rec, n);
-        const auto t0 = std::chrono::steady_clock::now();
-        const double c0 = cpu_seconds();
-        const auto r = rh::run_rules(store, *rules);
-        const double cpu = cpu_seconds() - c0;
-        const double wall =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        double cpu = std::numeric_limits<double>::infinity(), wall = 0;
+        rh::EngineResult r;
+        for (int k = 0; k < repeat; ++k) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const double c0 = cpu_seconds();
+            r = rh::run_rules(store, *rules);
+            const double c = cpu_seconds() - c0;
+            if (c < cpu) {
+                cpu = c;
+                wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            }
+        }
         if (first == 0) first = cpu;
         std::printf("%8zu %8zu %9zu %9.3f %9.3f %10.0f %8.2f %8.2f\n", n, store.series_count(),
                     r.findings.size(), wall, cpu, static_cast<double>(n) / cpu, cpu / first,

@@ -76,8 +76,13 @@ WindowIncrease increase_in(const Series& s, double t0, double t1) {
             const PointMeta& a = s.meta(*prev);
             const PointMeta& b = s.meta(p);
             CounterDelta d;
-            // Same meta index: same raw counter (the common case, no string compare).
-            if (prev->meta == p.meta || (a.raw == b.raw && a.width_bits == b.width_bits))
+            // Same meta index: same raw counter (the common case, no string compare); a
+            // non-saturating counter that did not go down is the plain difference (delta()'s
+            // first case, without the call: this loop runs per window, series and pass).
+            if (prev->meta == p.meta && prev->count && p.count && *p.count >= *prev->count &&
+                !b.saturates)
+                d = CounterDelta{*p.count - *prev->count, DeltaKind::normal};
+            else if (prev->meta == p.meta || (a.raw == b.raw && a.width_bits == b.width_bits))
                 d = delta(prev->count, p.count, b.width_bits, b.saturates);
             if (d.value) {
                 w.increase = w.increase.value_or(0) + *d.value;

@@ -29,6 +29,7 @@
 #include "core/pass_schedule.h"
 #include "probes/tcp.h"
 #include "rules/engine/engine.h"
+#include "rules/engine/verdict_cache.h"
 
 #ifndef RH_VERSION
 #define RH_VERSION "unknown"
@@ -141,6 +142,9 @@ class Agent {
     std::unique_ptr<SeriesStore> store_;
     FindingTracker tracker_;
     EngineResult last_;
+    /// Verdicts at settled passes kept between rules runs: a run evaluates the passes new since
+    /// the last one, not the whole retention (rules/engine/verdict_cache.h).
+    VerdictCache verdicts_;
     AgentStats stats_;
     std::size_t samples_ = 0;
     double next_rules_mono_ = 0;
@@ -165,6 +169,7 @@ void Agent::start_collection() {
     store_ = std::make_unique<SeriesStore>(StoreLimits{c.retention_s, c.max_points()});
     tracker_ = FindingTracker();
     last_ = EngineResult();
+    verdicts_.clear();
     samples_ = 0;
     next_rules_mono_ = 0;
     last_stamp_.reset();
@@ -278,7 +283,7 @@ void Agent::rules_run() {
     const double t0 = monotonic_now_s();
     EngineOptions opts;
     opts.required_ports = rt_.cfg.required_ports;  // a required port down is an error
-    last_ = run_rules(*store_, rt_.rules, opts);
+    last_ = run_rules(*store_, rt_.rules, opts, verdicts_);
     stats_.last_rules_duration_s = monotonic_now_s() - t0;
     ++stats_.rules_runs;
     for (const FindingEvent& e : tracker_.update(last_.findings)) {
@@ -373,6 +378,7 @@ void Agent::reload() {
         (nc.mesh.enabled() && (probe_device(old) != probe_device(nc) ||
                                old.responder.gid_index != nc.responder.gid_index));
     rt_ = std::move(*next);
+    verdicts_.clear();               // the rules may have changed under the same address
     auth::set_process_key(rt_.key);  // read again on every reload: a rotated key takes effect
     declare_findings_opened();
     if (responder_changed) {

@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <span>
 
 #include "core/inventory/inventory_from_json.h"
 #include "rules/engine/evidence.h"
 #include "rules/engine/measure.h"
+#include "rules/engine/verdict_cache.h"
 #include "rules/port_usage.h"
 #include "store/window.h"
 
@@ -196,31 +198,65 @@ Verdict judge(const SeriesStore& store, const Expr& e, const Group& g, double t,
     return {false, all_conclusive};
 }
 
-/// The passes a rule is evaluated at, as (pass index, interval ending there in seconds): every
-/// pass after the first; on a single pass, that pass (interval 0) for a rule reading only
-/// gauges or lifetime counts, else none.
-std::vector<std::pair<std::size_t, double>> evaluation_passes(const RuleSpec& rule,
-                                                              const std::vector<double>& passes) {
-    std::vector<std::pair<std::size_t, double>> out;
-    if (passes.size() == 1 && reads_one_pass(rule.when)) out.emplace_back(0, 0.0);
-    for (std::size_t k = 1; k < passes.size(); ++k) out.emplace_back(k, passes[k] - passes[k - 1]);
-    return out;
+/// Calls fn(pass index, interval ending there in seconds) for each pass a rule is evaluated at:
+/// every pass after the first; on a single pass, that pass (interval 0) for a rule reading only
+/// gauges or lifetime counts, else none. fn returns false to stop.
+template <typename Fn>
+void for_each_evaluation_pass(const RuleSpec& rule, const std::vector<double>& passes, Fn fn) {
+    if (passes.size() == 1 && reads_one_pass(rule.when) && !fn(std::size_t{0}, 0.0)) return;
+    for (std::size_t k = 1; k < passes.size(); ++k)
+        if (!fn(k, passes[k] - passes[k - 1])) return;
+}
+
+/// The last pass for_each_evaluation_pass visits, or nullopt when it visits none.
+std::optional<std::pair<std::size_t, double>> last_evaluation_pass(
+    const RuleSpec& rule, const std::vector<double>& passes) {
+    if (passes.size() > 1)
+        return std::pair{passes.size() - 1, passes.back() - passes[passes.size() - 2]};
+    if (passes.size() == 1 && reads_one_pass(rule.when)) return std::pair{std::size_t{0}, 0.0};
+    return std::nullopt;
 }
 
 /// Evaluates one time-based rule for one group: the episodes where `when` held long enough.
 /// `known` tells whether it could be evaluated at any pass, `undecided` whether it was unknown
 /// at some pass.
+/// With `cached` (VerdictCache), the verdicts at passes settled before `settled_before` are
+/// taken from it and new settled ones added: only the passes since the last run are evaluated.
 std::vector<Episode> episodes_for(const SeriesStore& store, const RuleSpec& rule, const Group& g,
-                                  const std::vector<double>& passes, bool& known, bool& undecided) {
+                                  const std::vector<double>& passes, bool& known, bool& undecided,
+                                  VerdictCache::Verdicts* cached, double settled_before) {
     std::vector<Episode> out;
     known = undecided = false;
+    // Verdicts of passes the store no longer holds (its retention) go first.
+    const double first_t = passes.size() > 1 ? passes[1] : passes.empty() ? 0 : passes[0];
+    while (cached && !cached->empty() && cached->front().t < first_t) cached->pop_front();
+    std::size_t next = 0;  // the cached verdict expected at the current pass
+    const auto verdict = [&](std::size_t k, double step_s) -> std::optional<bool> {
+        const double t = passes[k];
+        if (!cached) return holds(store, rule.when, g, t, step_s);
+        if (next < cached->size()) {
+            const VerdictCache::Verdict& v = (*cached)[next];
+            if (v.t == t && v.step_s == step_s) {
+                ++next;
+                return v.holds;
+            }
+            // Not the pass cached there (a pass time added between): re-evaluate from here.
+            cached->erase(cached->begin() + static_cast<std::ptrdiff_t>(next), cached->end());
+        }
+        const auto r = holds(store, rule.when, g, t, step_s);
+        if (next == cached->size() && verdict_settled(t, step_s, settled_before)) {
+            cached->push_back({t, step_s, r});
+            ++next;
+        }
+        return r;
+    };
     std::optional<Episode> run;
     auto close = [&] {
         if (run && run->end - run->start + kWindowSlackS >= rule.hold_s) out.push_back(*run);
         run.reset();
     };
-    for (const auto& [k, step_s] : evaluation_passes(rule, passes)) {
-        const auto r = holds(store, rule.when, g, passes[k], step_s);
+    for_each_evaluation_pass(rule, passes, [&](std::size_t k, double step_s) {
+        const auto r = verdict(k, step_s);
         if (r) known = true;
         if (!r) undecided = true;
         if (r && *r) {
@@ -229,7 +265,8 @@ std::vector<Episode> episodes_for(const SeriesStore& store, const RuleSpec& rule
         } else {
             close();
         }
-    }
+        return true;
+    });
     close();
     return out;
 }
@@ -304,11 +341,14 @@ void add_not_judged(const RuleSpec& rule, const std::string& host,
 /// needs: known, false and conclusive (judge()) at every pass it was evaluated at.
 bool ruled_out_on_short_data(const SeriesStore& store, const RuleSpec& rule, const Group& g,
                              const std::vector<double>& passes) {
-    const auto at = evaluation_passes(rule, passes);
-    return !at.empty() && std::all_of(at.begin(), at.end(), [&](const auto& kp) {
-        const Verdict v = judge(store, rule.when, g, passes[kp.first], kp.second);
-        return v.holds && !*v.holds && v.conclusive;
+    bool any = false, all = true;
+    for_each_evaluation_pass(rule, passes, [&](std::size_t k, double step_s) {
+        any = true;
+        const Verdict v = judge(store, rule.when, g, passes[k], step_s);
+        all = v.holds && !*v.holds && v.conclusive;
+        return all;
     });
+    return any && all;
 }
 
 /// Whether series `s` has a reading (count or value) at pass time t.
@@ -390,8 +430,24 @@ void add_no_verdict(const SeriesStore& store, const RuleSpec& rule, const Group&
 
 /// Runs one time-based rule on every host; adds each host where some group of the rule had
 /// the series it needs to `applicable_hosts`.
+/// What one engine run shares between rules: the ports never cabled per host (parsed from
+/// the inventory once per run, not per rule), the verdict cache and its settled bound.
+struct RunState {
+    std::map<std::string, std::set<std::pair<std::string, std::string>>> uncabled;
+    VerdictCache* cache = nullptr;
+    double settled_before = 0;
+
+    const std::set<std::pair<std::string, std::string>>& uncabled_on(const SeriesStore& store,
+                                                                     const std::string& host) {
+        auto it = uncabled.find(host);
+        if (it == uncabled.end())
+            it = uncabled.emplace(host, never_cabled_ports(store, host)).first;
+        return it->second;
+    }
+};
+
 void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
-                   EngineResult& out, std::set<std::string>& applicable_hosts) {
+                   RunState& run, EngineResult& out, std::set<std::string>& applicable_hosts) {
     // The conditions evaluated per pass: the rule's, its escalations', its alternatives' and
     // supporting signals' (evidence).
     std::vector<const Condition*> conditions = leaf_conditions(rule.when);
@@ -410,7 +466,7 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
         }
         // A port that never had carrier nor traffic did not flap and carries nothing: its
         // time rules stay silent (port_not_active notes it, rules/port_usage.h).
-        const auto uncabled = never_cabled_ports(store, host);
+        const auto& uncabled = run.uncabled_on(store, host);
         for (const Group& g : groups) {
             if (g.labels.count("device") && g.labels.count("port") &&
                 uncabled.count({g.labels.at("device"), g.labels.at("port")}))
@@ -424,13 +480,31 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             // other grounds than a quiet one. Series that exist without usable values leave it
             // unevaluated. Checked at every pass: which priorities have PFC, so which series
             // count, may change.
+            VerdictCache::Entry* kept = run.cache ? &run.cache->entry(rule.id, g) : nullptr;
             const auto possible = [&](bool need_values) {
-                return std::any_of(passes.begin(), passes.end(), [&](double t) {
-                    return can_hold(store, rule.when, g, t, need_values);
-                });
+                if (!kept)
+                    return std::any_of(passes.begin(), passes.end(), [&](double t) {
+                        return can_hold(store, rule.when, g, t, need_values);
+                    });
+                // Settled passes already checked are not checked again (VerdictCache).
+                VerdictCache::Possible& p = kept->possible[need_values ? 1 : 0];
+                if (p.at && !passes.empty() && *p.at >= passes.front()) return true;
+                const auto from =
+                    p.none_through ? std::upper_bound(passes.begin(), passes.end(), *p.none_through)
+                                   : passes.begin();
+                for (const double t : std::span(from, passes.end())) {
+                    const bool settled = verdict_settled(t, 0, run.settled_before);
+                    if (can_hold(store, rule.when, g, t, need_values)) {
+                        if (settled) p.at = t;
+                        return true;
+                    }
+                    if (settled) p.none_through = t;
+                }
+                return false;
             };
             bool known = false, undecided = false;
-            const auto eps = episodes_for(store, rule, g, passes, known, undecided);
+            const auto eps = episodes_for(store, rule, g, passes, known, undecided,
+                                          kept ? &kept->verdicts : nullptr, run.settled_before);
             const bool blocked = undecided || !known;
             if (!possible(false)) {
                 if (blocked)
@@ -459,10 +533,9 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             // Series with values that gave no verdict (pause frames without a port rate that
             // bound nothing, a counter that lost its value at the last capture): not healthy.
             if (eps.empty() && possible(true)) {
-                const auto at = evaluation_passes(rule, passes);
+                const auto at = last_evaluation_pass(rule, passes);
                 const bool last_unknown =
-                    !at.empty() &&
-                    !holds(store, rule.when, g, passes[at.back().first], at.back().second);
+                    at && !holds(store, rule.when, g, passes[at->first], at->second);
                 if (!known || last_unknown) {
                     add_no_verdict(store, rule, g, passes, out);
                     continue;
@@ -666,9 +739,14 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
     }
 }
 
-}  // namespace
-
-EngineResult run_rules(const SeriesStore& store, const RuleSet& rules, const EngineOptions& opts) {
+EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const EngineOptions& opts,
+                     VerdictCache* cache) {
+    RunState run;
+    if (cache) {
+        cache->begin_run(store, rules);
+        run.cache = cache;
+        run.settled_before = earliest_last_pass(store);
+    }
     EngineResult out;
     out.hosts = store.hosts();
     out.wall_clock = store.has_wall_clock();
@@ -686,7 +764,7 @@ EngineResult run_rules(const SeriesStore& store, const RuleSet& rules, const Eng
         if (!rule.instead_of.empty()) continue;  // after the rules it stands in for
         if (rule.check.empty()) {
             time_rules = true;
-            run_time_rule(store, rule, opts, out, applicable_hosts);
+            run_time_rule(store, rule, opts, run, out, applicable_hosts);
         } else {
             run_inventory_check(store, rule, opts, out);
         }
@@ -714,6 +792,17 @@ EngineResult run_rules(const SeriesStore& store, const RuleSet& rules, const Eng
     std::stable_sort(out.findings.begin(), out.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.opened_t < b.opened_t; });
     return out;
+}
+
+}  // namespace
+
+EngineResult run_rules(const SeriesStore& store, const RuleSet& rules, const EngineOptions& opts) {
+    return run_all(store, rules, opts, nullptr);
+}
+
+EngineResult run_rules(const SeriesStore& store, const RuleSet& rules, const EngineOptions& opts,
+                       VerdictCache& cache) {
+    return run_all(store, rules, opts, &cache);
 }
 
 }  // namespace rh

@@ -222,16 +222,19 @@ const std::vector<SelectionMemo::Candidate>* SelectionMemo::lookup(const SeriesS
     return nullptr;
 }
 
-std::vector<const Series*> select_series(const SeriesStore& store, const Condition& c,
-                                         const Group& g, double t) {
-    std::vector<const Series*> out;
+namespace {
+
+/// select_series into `out` (cleared first): the evaluation hot path reuses one vector.
+void select_series_into(const SeriesStore& store, const Condition& c, const Group& g, double t,
+                        std::vector<const Series*>& out) {
+    out.clear();
     if (const auto* cands = SelectionMemo::lookup(store, c, g)) {
         out.reserve(cands->size());
         for (const SelectionMemo::Candidate& cand : *cands) {
             if (!c.on_pfc_priorities || pfc_state_is(cand.pfc, *c.on_pfc_priorities, t))
                 out.push_back(cand.series);
         }
-        return out;
+        return;
     }
     for (const Series* s : static_candidates(store, c, g)) {
         if (c.on_pfc_priorities &&
@@ -240,6 +243,14 @@ std::vector<const Series*> select_series(const SeriesStore& store, const Conditi
             continue;
         out.push_back(s);
     }
+}
+
+}  // namespace
+
+std::vector<const Series*> select_series(const SeriesStore& store, const Condition& c,
+                                         const Group& g, double t) {
+    std::vector<const Series*> out;
+    select_series_into(store, c, g, t, out);
     return out;
 }
 
@@ -254,10 +265,13 @@ bool any_selected_valued(const SeriesStore& store, const Condition& c, const Gro
                        [](const Series* s) { return s->ever_valued; });
 }
 
-Measurement measure(const SeriesStore& store, const Condition& c, const Group& g, double t,
-                    double step_s) {
-    Measurement m;
-    m.series = select_series(store, c, g, t);
+namespace {
+
+/// measure() over the series `chosen` (select_series's): sets m.value, m.high, m.strongest and,
+/// with `keep_summed`, m.summed. The verdict alone (holds() per pass) needs no lists.
+void measure_over(const SeriesStore& store, const Condition& c, const Group& g, double t,
+                  double step_s, const std::vector<const Series*>& chosen, bool keep_summed,
+                  Measurement& m) {
     // A window shorter than the pass interval (bundles captured minutes apart) is widened to
     // the interval; an increase is then scaled back to "per window_s", so thresholds keep
     // their meaning as rates.
@@ -265,7 +279,7 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
     double best = -INFINITY;
     bool bounded = false;
     std::optional<double> high;
-    for (const Series* s : m.series) {
+    for (const Series* s : chosen) {
         std::optional<double> v, v_high;
         const double t_s = read_time_for(store, *s, g, t, step_s), t0_s = t_s - window;
         switch (c.measure) {
@@ -308,7 +322,7 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
                 if (s->key.series == "pfc_pause_duration_us" ||
                     s->key.series == "link_pause_duration_us") {
                     if (auto r = rate_in(*s, t0_s, t_s)) v = std::min(1.0, *r / 1e6);
-                } else if (!has_duration_series(m.series, *s)) {
+                } else if (!has_duration_series(chosen, *s)) {
                     const auto r = rate_in(*s, t0_s, t_s);
                     const auto gbps = port_rate_for(store, *s, t_s);
                     if (r && gbps && *gbps > 0) {
@@ -328,7 +342,7 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
         const bool sums = c.measure == Measure::increase || c.measure == Measure::rate_per_s ||
                           is_lifetime(c.measure);
         m.value = sums ? m.value.value_or(0) + *v : std::max(m.value.value_or(-INFINITY), *v);
-        if (sums) m.summed.push_back(s);
+        if (sums && keep_summed) m.summed.push_back(s);
         if (*v > best) {
             best = *v;
             m.strongest = s;
@@ -343,6 +357,15 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
         const auto per = per_denominator(store, c, g, t);
         m.value = per && *per > 0 ? std::optional<double>(*m.value * 1e6 / *per) : std::nullopt;
     }
+}
+
+}  // namespace
+
+Measurement measure(const SeriesStore& store, const Condition& c, const Group& g, double t,
+                    double step_s) {
+    Measurement m;
+    m.series = select_series(store, c, g, t);
+    measure_over(store, c, g, t, step_s, m.series, true, m);
     return m;
 }
 
@@ -377,7 +400,15 @@ std::optional<bool> holds(const Condition& c, const Measurement& m) {
 
 std::optional<bool> holds(const SeriesStore& store, const Expr& e, const Group& g, double t,
                           double step_s) {
-    if (e.kind == Expr::Kind::cond) return holds(e.cond, measure(store, e.cond, g, t, step_s));
+    if (e.kind == Expr::Kind::cond) {
+        // Called per group, condition and pass: no allocation (one scratch list per thread;
+        // measure_over does not come back here).
+        thread_local std::vector<const Series*> chosen;
+        select_series_into(store, e.cond, g, t, chosen);
+        Measurement m;
+        measure_over(store, e.cond, g, t, step_s, chosen, false, m);
+        return holds(e.cond, m);
+    }
     bool unknown = false, any_present = false;
     for (const Expr& child : e.children) {
         // In "any", a condition on series this host does not have (the driver lacks the

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../store/make_sample.h"
+#include "../support/shipped_rules.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/measure.h"
 
@@ -27,12 +28,7 @@ Labels with(Labels l, const Labels& more) {
 }
 
 const rh::RuleSet& shipped() {
-    static const rh::RuleSet rules = [] {
-        auto r = rh::load_rules_file(std::string(RH_SOURCE_DIR) + "/rules/rocehealth-rules.json");
-        BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message()));
-        return *r;
-    }();
-    return rules;
+    return rh::test::shipped_rules();
 }
 
 /// Counter growing by `per_s` each 1 s pass, unit `unit`.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../store/make_sample.h"
+#include "../support/shipped_rules.h"
 #include "collectors/bundle/bundle.h"
 #include "rules/engine/engine.h"
 
@@ -27,12 +28,7 @@ using rh::SeriesStore;
 const Labels kPort{{"device", "mlx5_0"}, {"port", "1"}};
 
 const rh::RuleSet& shipped() {
-    static const rh::RuleSet rules = [] {
-        auto r = rh::load_rules_file(std::string(RH_SOURCE_DIR) + "/rules/rocehealth-rules.json");
-        BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message()));
-        return *r;
-    }();
-    return rules;
+    return rh::test::shipped_rules();
 }
 
 EngineResult run(const SeriesStore& store) {
