@@ -25,6 +25,7 @@
 #include "agent/daemon/probe_summary.h"
 #include "agent/daemon/responder_thread.h"
 #include "agent/daemon/sd_notify.h"
+#include "agent/daemon/topology_lldp.h"
 #include "agent/diagnose_report.h"
 #include "agent/host_sampler.h"
 #include "agent/responder_sampler.h"

@@ -45,20 +45,30 @@ SelfIdentity local_identity(const std::string& host) {
     return me;
 }
 
-bool is_self(const std::string& fleet_host, const SelfIdentity& me) {
-    if (me.addresses.count(fleet_host)) return true;
+bool is_self_by_name(const std::string& fleet_host, const SelfIdentity& me) {
     if (me.host.empty()) return false;
     return iequals(fleet_host, me.host) || first_label_of(me.host, fleet_host) ||
            first_label_of(fleet_host, me.host);
+}
+
+bool is_self(const std::string& fleet_host, const SelfIdentity& me) {
+    return me.addresses.count(fleet_host) || is_self_by_name(fleet_host, me);
 }
 
 Result<FleetAnswer> place_self(std::vector<FleetHost> fleet, const SelfIdentity& me,
                                const std::string& source) {
     std::sort(fleet.begin(), fleet.end(),
               [](const FleetHost& a, const FleetHost& b) { return a.host < b.host; });
+    // By name first: a fleet that names this host by name means that entry, whatever other
+    // entries hold one of its addresses (a test fleet of loopback addresses). Only without a
+    // name match is it the first entry holding one of its addresses, and the others holding one
+    // are dropped (a dual-stack host listed by both addresses).
+    const bool by_name = std::any_of(fleet.begin(), fleet.end(), [&me](const FleetHost& h) {
+        return is_self_by_name(h.host, me);
+    });
     FleetAnswer out;
     for (FleetHost& h : fleet) {
-        const bool mine = is_self(h.host, me);
+        const bool mine = by_name ? is_self_by_name(h.host, me) : is_self(h.host, me);
         if (mine && !out.self.empty()) continue;  // this host again, by another name
         if (mine) out.self = h.host;
         out.without_tor += h.tor == kUnknownTor ? 1 : 0;

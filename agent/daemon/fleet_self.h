@@ -24,6 +24,8 @@ SelfIdentity local_identity(const std::string& host);
 
 /// Whether a fleet entry's host (a name or an address literal) is this host.
 bool is_self(const std::string& fleet_host, const SelfIdentity& me);
+/// Whether it is this host by name alone (equal, or one the other's first DNS label).
+bool is_self_by_name(const std::string& fleet_host, const SelfIdentity& me);
 
 /// A fetched fleet, this host placed in it.
 struct FleetAnswer {
@@ -33,10 +35,10 @@ struct FleetAnswer {
     bool operator==(const FleetAnswer&) const = default;
 };
 
-/// Places this host in `fleet`: the first entry (by host) that is_self is this host, the other
-/// entries that are it too are dropped (a dual-stack host listed by both addresses: never probe
-/// oneself). Error (op "mesh fleet", subject `source`): no entry is this host, naming its name,
-/// up to 4 of its addresses and the fleet's size.
+/// Places this host in `fleet`: the first entry (by host) that is it by name; without one, the
+/// first that holds one of its addresses, the other entries holding one dropped (a dual-stack
+/// host listed by both addresses: never probe oneself). Error (op "mesh fleet", subject `source`):
+/// no entry is this host, naming its name, up to 4 of its addresses and the fleet's size.
 Result<FleetAnswer> place_self(std::vector<FleetHost> fleet, const SelfIdentity& me,
                                const std::string& source);
 

@@ -77,7 +77,7 @@ port=
 listening() { port=$(grep '"event":"http_listening"' "$work/agent.log" | tail -1 | sed 's/.*"port":\([0-9]*\).*/\1/'); [ -n "$port" ]; }
 wait_for 20 listening || fail "the agent did not listen"
 metrics() { curl -sf "http://127.0.0.1:$port/metrics"; }
-has_metric() { metrics | grep -qxF "$1"; }
+has_metric() { grep -qxF "$1" <<<"$(metrics)"; }
 
 # The fleet: the 6 up targets of job rocehealth (127.0.0.4 is down, job node is another job),
 # this host (127.0.0.2) in r07 — the tor its target's label and LLDP both give.
@@ -90,15 +90,15 @@ grep -q '"event":"mesh_started"' "$work/agent.log" || fail "the mesh did not sta
 wait_for 10 has_metric 'rocehealth_mesh_fleet_hosts 6' || fail "/metrics: no rocehealth_mesh_fleet_hosts 6"
 has_metric 'rocehealth_mesh_peer_source_errors_total{source="prometheus"} 0' ||
     fail "/metrics: the error counter does not start at 0"
-metrics | grep -q '^rocehealth_host_info{host="127.0.0.2",tor="r07"} 1$' ||
+grep -q '^rocehealth_host_info{host="127.0.0.2",tor="r07"} 1$' <<<"$(metrics)" ||
     fail "/metrics: host_info lacks the LLDP tor: $(metrics | grep host_info)"
 if command -v promtool >/dev/null; then
     metrics | promtool check metrics || fail "promtool check metrics rejected /metrics"
 fi
 # Own ToR per peer (127.0.0.1), other ToRs by dst_tor.
-metrics | grep -q 'rocehealth_probe_errors_total{peer="127.0.0.1:18520",op="write"}' ||
+grep -q 'rocehealth_probe_errors_total{peer="127.0.0.1:18520",op="write"}' <<<"$(metrics)" ||
     fail "/metrics: no per-peer row for the own-ToR peer"
-metrics | grep -q 'rocehealth_probe_tor_errors_total{dst_tor="r08",op="write"}' ||
+grep -q 'rocehealth_probe_tor_errors_total{dst_tor="r08",op="write"}' <<<"$(metrics)" ||
     fail "/metrics: no dst_tor row for r08"
 
 # Prometheus goes away: the next refresh (10 s) fails, the fleet stays, the failure is counted.

@@ -435,7 +435,7 @@ BOOST_AUTO_TEST_CASE(dynamic_fleet_sources_and_lldp_labels_are_read) {
                  "peers_refresh_s": 30},
         "lldp": {"labels": {"tor": "ens1f0np0"}, "lldpcli": "/usr/sbin/lldpcli"}})"),
                                 "t.json");
-    BOOST_REQUIRE_MESSAGE(r, r ? "" : r.error().message());
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
     BOOST_TEST(r->mesh.peers_prometheus.url == "http://prom:9090/p");
     BOOST_TEST(r->mesh.peers_prometheus.job == "rocehealth");
     BOOST_TEST(r->mesh.peers_prometheus.max_answer_bytes == 2048u);

@@ -42,7 +42,7 @@ bool contains(const std::string& s, const std::string& part) {
 
 std::vector<rh::fabric::PromTarget> recorded_targets() {
     auto t = rh::fabric::decode_targets(fixture("prometheus/targets_active.json"), 1000);
-    BOOST_REQUIRE_MESSAGE(t, t ? "" : t.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(t), (t ? std::string() : t.error().message()));
     return *t;
 }
 
@@ -63,7 +63,7 @@ struct FakePrometheus {
                    });
         port = server.bind_to_any_port("127.0.0.1");
         thread = std::thread([this] { server.listen_after_bind(); });
-        server.wait_until_ready();
+        // bind_to_any_port already listens: connections wait in the backlog until the thread runs.
     }
     ~FakePrometheus() {
         server.stop();
@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(a_bad_targets_answer_names_the_field_or_the_servers_error) 
 
 BOOST_AUTO_TEST_CASE(up_targets_of_the_job_are_the_fleet_with_their_tor) {
     auto f = rh::agent::fleet_from_targets(recorded_targets(), "rocehealth", 18520, "u");
-    BOOST_REQUIRE_MESSAGE(f, f ? "" : f.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(f), (f ? std::string() : f.error().message()));
     // 127.0.0.4 is down; the node job's targets are another job.
     const std::vector<FleetHost> want = {
         {"127.0.0.1", "127.0.0.1:18520", "r07"}, {"127.0.0.2", "127.0.0.2:18520", "r07"},
@@ -157,6 +157,12 @@ BOOST_AUTO_TEST_CASE(this_host_is_found_by_name_or_address_once) {
     BOOST_REQUIRE(by_addr);
     BOOST_TEST(by_addr->self == "127.0.0.1");
     BOOST_TEST(by_addr->fleet.size() == 5u);
+    // A name match wins: the other entries are then peers, whatever addresses they hold.
+    auto name_first =
+        rh::agent::place_self(*f, SelfIdentity{"127.0.0.2", {"127.0.0.1", "::1"}}, "u");
+    BOOST_REQUIRE(name_first);
+    BOOST_TEST(name_first->self == "127.0.0.2");
+    BOOST_TEST(name_first->fleet.size() == 6u);
     BOOST_TEST(rh::agent::is_self("gpu07.fab.example", SelfIdentity{"gpu07", {}}));
     BOOST_TEST(rh::agent::is_self("GPU07", SelfIdentity{"gpu07.fab.example", {}}));
     BOOST_TEST(!rh::agent::is_self("gpu070", SelfIdentity{"gpu07", {}}));
@@ -170,13 +176,13 @@ BOOST_AUTO_TEST_CASE(the_planner_gets_the_fleet_fetched_from_a_real_http_server)
     FakePrometheus prom("/prom", fixture("prometheus/targets_active.json"), 200);
     const auto mesh = prometheus_mesh(prom.url("/prom"), "rocehealth");
     auto got = rh::agent::fetch_fleet(mesh, 18520, SelfIdentity{"127.0.0.3", {}});
-    BOOST_REQUIRE_MESSAGE(got, got ? "" : got.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(got), (got ? std::string() : got.error().message()));
     BOOST_TEST(prom.state_param == "active");
     rh::agent::AgentConfig cfg;
     cfg.mesh = mesh;
     cfg.mesh.inter_tor_peers = 1;
     auto plan = rh::agent::plan_fleet(cfg, got->fleet, got->self, "src");
-    BOOST_REQUIRE_MESSAGE(plan, plan ? "" : plan.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(plan), (plan ? std::string() : plan.error().message()));
     const rh::MeshPlan& p = **plan;
     BOOST_TEST(p.own_tor() == "r08");
     BOOST_TEST(p.tor_count() == 4u);  // r07, r08, r09 and the target without a tor label
@@ -230,7 +236,7 @@ BOOST_AUTO_TEST_CASE(a_dns_fleet_finds_this_host_by_its_addresses) {
     rh::agent::MeshConfig mesh;
     mesh.peers_dns = "localhost";
     auto r = rh::agent::fetch_fleet(mesh, 18600, rh::agent::local_identity("not-this-name"));
-    BOOST_REQUIRE_MESSAGE(r, r ? "" : r.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().message()));
     BOOST_TEST(r->fleet.size() == 1u);  // 127.0.0.1 (and ::1, the same host, dropped)
     BOOST_TEST(r->fleet[0].tor == rh::kUnknownTor);
     BOOST_TEST(r->fleet[0].address == r->fleet[0].host + ":18600");
@@ -245,7 +251,7 @@ BOOST_AUTO_TEST_CASE(lldp_labels_are_the_chassis_names_of_their_interfaces) {
     BOOST_REQUIRE(n);
     auto t = rh::agent::topology_from_neighbors({{"tor", "ens1f0np0"}, {"rail_tor", "ens2f0np0"}},
                                                 *n, "agent.json");
-    BOOST_REQUIRE_MESSAGE(t, t ? "" : t.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(t), (t ? std::string() : t.error().message()));
     BOOST_TEST((*t == rh::agent::Topology{{"rail_tor", "r07-rail1"}, {"tor", "r07-tor1"}}));
     auto unnamed = rh::agent::topology_from_neighbors({{"tor", "eno1"}}, *n, "agent.json");
     BOOST_REQUIRE(!unnamed);
@@ -274,7 +280,7 @@ BOOST_AUTO_TEST_CASE(lldpcli_is_run_and_its_failures_are_named) {
     l.lldpcli = script("lldpcli", "[ \"$*\" = \"-f json show neighbors\" ] || exit 3\ncat '" +
                                       std::string(RH_FIXTURES_DIR) + "/lldp/one_neighbor.json'");
     auto t = rh::agent::lldp_topology(l, "agent.json");
-    BOOST_REQUIRE_MESSAGE(t, t ? "" : t.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(t), (t ? std::string() : t.error().message()));
     BOOST_TEST(t->at("tor") == "r07-tor1.fab.example");
 
     l.lldpcli = (dir / "no-such-lldpcli").string();

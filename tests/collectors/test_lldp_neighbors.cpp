@@ -26,7 +26,7 @@ std::string error_of(const std::string& text) {
 
 BOOST_AUTO_TEST_CASE(one_interface_is_an_object_and_a_named_chassis_is_keyed_by_its_name) {
     auto r = rh::parse_lldp_neighbors(fixture("one_neighbor.json"));
-    BOOST_REQUIRE_MESSAGE(r, r ? "" : r.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().message()));
     BOOST_REQUIRE(r->size() == 1u);
     const rh::LldpNeighbor& n = r->front();
     BOOST_TEST(n.interface == "ens1f0np0");
@@ -41,7 +41,7 @@ BOOST_AUTO_TEST_CASE(one_interface_is_an_object_and_a_named_chassis_is_keyed_by_
 
 BOOST_AUTO_TEST_CASE(several_interfaces_are_a_list_and_an_unnamed_chassis_has_its_id) {
     auto r = rh::parse_lldp_neighbors(fixture("several_interfaces.json"));
-    BOOST_REQUIRE_MESSAGE(r, r ? "" : r.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().message()));
     BOOST_REQUIRE(r->size() == 3u);
     BOOST_TEST((*r)[0].interface == "eno1");
     BOOST_TEST((*r)[0].chassis_name == "");  // the switch sends no SysName
@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(several_interfaces_are_a_list_and_an_unnamed_chassis_has_it
 
 BOOST_AUTO_TEST_CASE(no_neighbour_is_an_empty_list) {
     auto r = rh::parse_lldp_neighbors(fixture("no_neighbors.json"));
-    BOOST_REQUIRE_MESSAGE(r, r ? "" : r.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().message()));
     BOOST_TEST(r->empty());
 }
 

@@ -17,7 +17,7 @@ bool contains(const std::string& s, const std::string& part) {
 
 BOOST_AUTO_TEST_CASE(localhost_resolves_to_its_loopback_address_once_each) {
     auto r = rh::resolve_addresses("localhost");
-    BOOST_REQUIRE_MESSAGE(r, r ? "" : r.error().message());
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().message()));
     BOOST_TEST((std::find(r->begin(), r->end(), "127.0.0.1") != r->end()));
     BOOST_TEST(std::is_sorted(r->begin(), r->end()));
     BOOST_TEST((std::adjacent_find(r->begin(), r->end()) == r->end()));  // SOCK_STREAM: no repeats
