@@ -31,6 +31,11 @@ struct FleetHost {
     bool operator==(const FleetHost&) const = default;
 };
 
+/// The ToR of a fleet host whose source gives none (a DNS fleet, a Prometheus target without a
+/// `tor` label): such hosts form one group under this name, so intra_tor_cap and its rotation
+/// still bound the probes a round.
+inline constexpr const char* kUnknownTor = "unknown";
+
 struct MeshPlanParams {
     unsigned inter_tor_peers = 4;  ///< K: hosts of other ToRs probed per round, >= 1
     unsigned intra_tor_cap = 64;   ///< own-ToR peers probed per round at most, >= 1

@@ -12,6 +12,9 @@
 
 #include "agent/daemon/board.h"
 #include "agent/daemon/finding_events.h"
+#include "agent/daemon/fleet_fetch.h"
+#include "agent/daemon/fleet_plan.h"
+#include "agent/daemon/fleet_refresher.h"
 #include "agent/daemon/host_info.h"
 #include "agent/daemon/http.h"
 #include "agent/daemon/incast_action.h"
@@ -22,6 +25,7 @@
 #include "agent/daemon/probe_summary.h"
 #include "agent/daemon/responder_thread.h"
 #include "agent/daemon/sd_notify.h"
+#include "agent/daemon/topology_lldp.h"
 #include "agent/diagnose_report.h"
 #include "agent/host_sampler.h"
 #include "agent/responder_sampler.h"
@@ -78,6 +82,13 @@ std::vector<std::string> per_peer_rows(const AgentConfig& c, const MeshPlan* pla
     return out;
 }
 
+/// The dynamic fleet source as errors name it: "mesh.peers_dns NAME" or
+/// "mesh.peers_prometheus URL".
+std::string fleet_source_text(const MeshConfig& m) {
+    return m.peers_dns.empty() ? "mesh.peers_prometheus " + m.peers_prometheus.url
+                               : "mesh.peers_dns " + m.peers_dns;
+}
+
 MeshSchedule mesh_schedule(const AgentConfig& c, std::shared_ptr<const MeshPlan> plan) {
     MeshSchedule s;
     s.peers = c.mesh.peers;
@@ -117,6 +128,8 @@ class Agent {
   private:
     void start_collection();
     void start_mesh();
+    void start_fleet_source();
+    void apply_fleet();
     void configure_incast();
     void declare_findings_opened();
     void pass();
@@ -136,6 +149,9 @@ class Agent {
     ProbeSummaries probe_summaries_;
     ProbeSummaries tor_summaries_;      ///< with mesh.peers_file: inter-ToR rows by dst_tor
     std::unique_ptr<MeshThread> mesh_;  ///< after probe_summaries_: destroyed first
+    /// With mesh.peers_dns / peers_prometheus: the fetching thread and the last good fleet.
+    std::unique_ptr<FleetRefresher> refresher_;
+    std::optional<FleetAnswer> fleet_;
     std::unique_ptr<HttpServer> http_;
     std::unique_ptr<ResponderThread> responder_;
     std::unique_ptr<cli::HostSampler> sampler_;
@@ -191,7 +207,8 @@ void Agent::start_mesh() {
     probe_summaries_.configure(per_peer_rows(c, rt_.mesh_plan.get()), c.mesh.ops,
                                c.mesh.sizes_bytes, c.mesh.summary_window_s);
     if (!c.mesh.enabled()) return;
-    std::map<std::string, std::string> tor_of;  // inter-ToR peers' address -> ToR
+    if (c.mesh.dynamic() && !rt_.mesh_plan) return;  // no fleet yet: apply_fleet starts it
+    std::map<std::string, std::string> tor_of;       // inter-ToR peers' address -> ToR
     std::set<std::string> other_tors;
     if (const MeshPlan* plan = rt_.mesh_plan.get())
         for (const FleetHost& h : plan->fleet())
@@ -205,13 +222,60 @@ void Agent::start_mesh() {
                                          probe_summaries_, std::move(tor_of), &tor_summaries_);
     log_event("info", "mesh_started",
               {{"peers", c.mesh.peers},
+               {"source", c.mesh.source()},
                {"peers_file", c.mesh.peers_file},
-               {"fleet_hosts", c.mesh.fleet.size()},
+               {"fleet_hosts", rt_.mesh_plan ? rt_.mesh_plan->fleet().size() : 0},
                {"tor", rt_.mesh_plan ? rt_.mesh_plan->own_tor() : std::string()},
                {"cover_rounds", rt_.mesh_plan ? rt_.mesh_plan->cover_rounds() : 0},
                {"ops", c.mesh.ops},
                {"sizes_bytes", c.mesh.sizes_bytes},
                {"interval_s", c.mesh.interval_s}});
+}
+
+void Agent::start_fleet_source() {
+    refresher_.reset();
+    fleet_.reset();
+    const AgentConfig& c = rt_.cfg;
+    if (!c.mesh.dynamic()) return;
+    stats_.peer_source_errors.try_emplace(c.mesh.source(), 0);
+    FleetRefresher::Fetch fetch = [mesh = c.mesh, port = c.responder.port,
+                                   me = local_identity(sampler_->snapshot().host)] {
+        return fetch_fleet(mesh, port, me);
+    };
+    refresher_ = std::make_unique<FleetRefresher>(std::move(fetch), c.mesh.peers_refresh_s);
+}
+
+/// Takes the refresher's newest answer: a failure keeps the fleet (counted and logged); a new
+/// fleet is planned and, when that works, restarts the mesh on it.
+void Agent::apply_fleet() {
+    if (!refresher_) return;
+    auto got = refresher_->take();
+    if (!got) return;
+    const std::string source = rt_.cfg.mesh.source();
+    auto fail = [&](const std::string& why) {
+        ++stats_.peer_source_errors[source];
+        log_event("warning", "mesh_peer_source_failed",
+                  {{"source", source},
+                   {"error", why},
+                   {"kept_hosts", fleet_ ? fleet_->fleet.size() : 0},
+                   {"text", fleet_ ? "keeping the last good fleet" : "no fleet yet: mesh off"}});
+    };
+    if (!*got) return fail(got->error().message());
+    if (fleet_ && **got == *fleet_) return;
+    auto plan = plan_fleet(rt_.cfg, (*got)->fleet, (*got)->self, fleet_source_text(rt_.cfg.mesh));
+    if (!plan) return fail(plan.error().message());
+    const std::size_t before = fleet_ ? fleet_->fleet.size() : 0;
+    fleet_ = std::move(**got);
+    rt_.mesh_plan = std::move(*plan);
+    log_event("info", "mesh_fleet_updated",
+              {{"source", source},
+               {"hosts", fleet_->fleet.size()},
+               {"before", before},
+               {"self", fleet_->self},
+               {"tor", rt_.mesh_plan->own_tor()},
+               {"tors", rt_.mesh_plan->tor_count()},
+               {"hosts_without_tor", fleet_->without_tor}});
+    start_mesh();
 }
 
 void Agent::configure_incast() {
@@ -243,6 +307,7 @@ void Agent::pass() {
     const PassStamp stamp = collected.empty()
                                 ? PassStamp{t0, wall_now_ms()}
                                 : PassStamp{collected.front().t_s, collected.front().wall_ms};
+    apply_fleet();
     if (mesh_) {
         const auto drained = mesh_->drain();
         for (const Sample& s : stamp_at_pass(drained, stamp, last_stamp_, *store_)) {
@@ -324,6 +389,12 @@ void Agent::publish_metrics() {
         stats_.tor_probes = tor_summaries_.view(monotonic_now_s());
     else
         stats_.tor_probes.reset();
+    if (rt_.mesh_plan)
+        stats_.fleet_hosts = rt_.mesh_plan->fleet().size();
+    else if (rt_.cfg.mesh.dynamic())
+        stats_.fleet_hosts = 0;
+    else
+        stats_.fleet_hosts.reset();
     const Snapshot& snap = sampler_->snapshot();
     stats_.host_info = HostInfo{snap.host, rt_.cfg.topology, port_config_rows(snap)};
     stats_.http_refused = http_refused_.snapshot();
@@ -377,6 +448,20 @@ void Agent::reload() {
         !(old.mesh == nc.mesh) || collection_changed ||
         (nc.mesh.enabled() && (probe_device(old) != probe_device(nc) ||
                                old.responder.gid_index != nc.responder.gid_index));
+    // A dynamic fleet carries over while its source stays the same (re-planned with the new
+    // mesh settings); a new source starts a new refresher, and the mesh waits for its fleet.
+    bool same_source = nc.mesh.dynamic() && old.mesh.peers_dns == nc.mesh.peers_dns &&
+                       old.mesh.peers_prometheus == nc.mesh.peers_prometheus &&
+                       old.mesh.peers_refresh_s == nc.mesh.peers_refresh_s &&
+                       old.responder.port == nc.responder.port && !collection_changed;
+    if (same_source && fleet_) {
+        // A plan that no longer holds (topology.tor changed): fetch again, apply_fleet says why.
+        auto plan = plan_fleet(nc, fleet_->fleet, fleet_->self, fleet_source_text(nc.mesh));
+        if (plan)
+            next->mesh_plan = std::move(*plan);
+        else
+            same_source = false;
+    }
     rt_ = std::move(*next);
     verdicts_.clear();               // the rules may have changed under the same address
     auth::set_process_key(rt_.key);  // read again on every reload: a rotated key takes effect
@@ -390,7 +475,8 @@ void Agent::reload() {
         start_collection();  // a new store: history starts again
     else if (sampler_)
         sampler_->set_inventory_refresh_s(rt_.cfg.inventory_interval_s);
-    if (mesh_changed) start_mesh();
+    if (!same_source) start_fleet_source();
+    if (mesh_changed || !same_source) start_mesh();
     configure_incast();
     next_rules_mono_ = 0;  // run the (possibly new) rules next pass
     ++stats_.reloads_ok;
@@ -405,6 +491,7 @@ void Agent::reload() {
 }
 
 void Agent::stop() {
+    refresher_.reset();  // a fetch in progress ends first (its timeout bounds the wait)
     if (mesh_) {
         mesh_->stop();  // the round in progress ends after its current phase, sessions closed
         log_event("info", "mesh_stopped", {{"reason", "stop"}});
@@ -451,6 +538,7 @@ int Agent::run() {
               {{"listen", listen_text(rt_.cfg.http, http_->port())},
                {"port", http_->port()},
                {"protect_read", rt_.cfg.http.protect_read}});
+    start_fleet_source();
     start_mesh();
     sd_notify_state("READY=1\nSTATUS=collecting from " + std::to_string(sampler_->devices()) +
                     " RDMA device(s); HTTP on " + listen_text(rt_.cfg.http, http_->port()));
@@ -507,6 +595,10 @@ Result<Runtime> prepare_runtime(AgentConfig cfg) {
     auto key = auth::key_for_command(cfg.responder.key_file);
     if (!key) return Error{"config", cfg.source, 0, "responder.key_file: " + key.error().message()};
     rt.key = std::move(*key);
+    // Labels from LLDP join the written ones (config.cpp refuses a label in both).
+    auto lldp = lldp_topology(cfg.lldp, cfg.source);
+    if (!lldp) return lldp.error();
+    cfg.topology.insert(lldp->begin(), lldp->end());
     if (!cfg.mesh.fleet.empty()) {
         std::string host = cfg.host;
         if (host.empty()) {
@@ -514,18 +606,9 @@ Result<Runtime> prepare_runtime(AgentConfig cfg) {
             ::gethostname(b, sizeof b - 1);
             host = b;
         }
-        auto plan = MeshPlan::make(
-            cfg.mesh.fleet, host, MeshPlanParams{cfg.mesh.inter_tor_peers, cfg.mesh.intra_tor_cap});
-        if (!plan)
-            return Error{"config", cfg.source, 0,
-                         "mesh.peers_file " + cfg.mesh.peers_file + ": " + plan.error().message()};
-        if (auto t = cfg.topology.find("tor");
-            t != cfg.topology.end() && t->second != plan->own_tor())
-            return Error{"config", cfg.source, 0,
-                         "topology.tor: \"" + t->second + "\" but mesh.peers_file " +
-                             cfg.mesh.peers_file + " puts host " + host + " in tor \"" +
-                             plan->own_tor() + "\""};
-        rt.mesh_plan = std::make_shared<const MeshPlan>(std::move(*plan));
+        auto plan = plan_fleet(cfg, cfg.mesh.fleet, host, "mesh.peers_file " + cfg.mesh.peers_file);
+        if (!plan) return plan.error();
+        rt.mesh_plan = std::move(*plan);
     }
     rt.cfg = std::move(cfg);
     return rt;

@@ -2,12 +2,14 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "agent/daemon/json_fields.h"
+#include "agent/fabric/prom_client.h"
 #include "core/json_file.h"
 #include "probes/mesh_peers_file.h"
 #include "rules/port_usage.h"
@@ -101,12 +103,52 @@ std::string check_op(const std::string& op) {
                                          : "expected \"write\" or \"read\", got \"" + op + "\"";
 }
 
+std::string check_dns_name(const std::string& name) {
+    if (name.size() > 253) return "longer than 253 characters";
+    for (char c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
+            return "expected a DNS name (letters, digits, '.', '-', '_'), got \"" + name + "\"";
+    return "";
+}
+
+void read_peers_prometheus(ObjectReader& r, const json& obj, PeersPrometheusConfig& p,
+                           std::vector<std::string>& errors) {
+    ObjectReader o(obj, r.path("peers_prometheus."), errors);
+    o.string("url", p.url);
+    if (p.url.empty())
+        o.fail("url", "missing: the Prometheus base URL, e.g. \"http://prom:9090\"");
+    else if (auto ep = fabric::parse_prometheus_url(p.url); !ep)
+        o.fail("url", ep.error().detail + ", got \"" + p.url + "\"");
+    o.string("job", p.job);
+    o.integer("max_answer_bytes", p.max_answer_bytes, 1024, std::int64_t{1} << 30);
+    o.number("timeout_s", p.timeout_s, 0.1, 300, "seconds");
+}
+
 void read_mesh(ObjectReader& r, const json& obj, MeshConfig& m, std::vector<std::string>& errors) {
     ObjectReader o(obj, r.path("mesh."), errors);
     o.string_list("peers", m.peers, 0, kMaxMeshPeers, true, check_peer);
     o.string("peers_file", m.peers_file);
-    if (!m.peers_file.empty() && !m.peers.empty())
-        o.fail("peers_file", "give either mesh.peers or mesh.peers_file, not both");
+    o.string("peers_dns", m.peers_dns);
+    if (const std::string why = check_dns_name(m.peers_dns); !why.empty()) o.fail("peers_dns", why);
+    if (const json* p = o.object("peers_prometheus"))
+        read_peers_prometheus(o, *p, m.peers_prometheus, errors);
+    std::vector<std::string> given;
+    if (!m.peers.empty()) given.push_back("mesh.peers");
+    if (!m.peers_file.empty()) given.push_back("mesh.peers_file");
+    if (!m.peers_dns.empty()) given.push_back("mesh.peers_dns");
+    if (obj.contains("peers_prometheus")) given.push_back("mesh.peers_prometheus");
+    if (given.size() > 1) {
+        std::string list;
+        for (std::size_t i = 0; i < given.size(); ++i)
+            list += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
+        errors.push_back(
+            "mesh: give exactly one of mesh.peers, mesh.peers_file, mesh.peers_dns and "
+            "mesh.peers_prometheus (the fleet's source), got " +
+            list);
+    }
+    o.number("peers_refresh_s", m.peers_refresh_s, 10, 86400, "seconds");
+    if (o.has("peers_refresh_s") && !m.dynamic())
+        o.fail("peers_refresh_s", "applies to mesh.peers_dns and mesh.peers_prometheus only");
     o.integer("inter_tor_peers", m.inter_tor_peers, 1, 64);
     o.integer("intra_tor_cap", m.intra_tor_cap, 1, 256);
     o.string_list("ops", m.ops, 1, 2, true, check_op);
@@ -155,7 +197,42 @@ void read_topology(ObjectReader& r, const json& obj, Topology& t,
         t = std::move(labels);
 }
 
+/// `lldp`: labels -> local interface names, the lldpcli program and its timeout.
+void read_lldp(ObjectReader& r, const json& obj, LldpConfig& l, std::vector<std::string>& errors) {
+    ObjectReader o(obj, r.path("lldp."), errors);
+    if (const json* labels = o.object("labels")) {
+        ObjectReader lo(*labels, o.path("labels."), errors);
+        for (const auto& [name, value] : labels->items()) {
+            if (name == "comment") continue;
+            lo.allow(name.c_str());
+            if (const std::string why = check_topology_label_name(name); !why.empty())
+                lo.fail(name, why);
+            else if (!value.is_string() || value.get<std::string>().empty() ||
+                     value.get<std::string>().size() > 15 ||
+                     value.get<std::string>().find_first_of("/ \t\r\n") != std::string::npos)
+                lo.fail(name,
+                        "expected a local interface name (1 to 15 characters, no '/' or "
+                        "space) whose LLDP neighbour names the label's value, got " +
+                            value.dump());
+            else
+                l.labels.emplace(name, value.get<std::string>());
+        }
+        if (labels->size() > kMaxTopologyLabels)
+            o.fail("labels", "expected at most " + std::to_string(kMaxTopologyLabels) + " labels");
+    }
+    o.string("lldpcli", l.lldpcli);
+    if (l.lldpcli.empty()) o.fail("lldpcli", "must not be empty");
+    o.number("timeout_s", l.timeout_s, 0.1, 60, "seconds");
+}
+
 }  // namespace
+
+std::string MeshConfig::source() const {
+    if (!peers_dns.empty()) return "dns";
+    if (!peers_prometheus.url.empty()) return "prometheus";
+    if (!peers_file.empty()) return "file";
+    return peers.empty() ? "" : "peers";
+}
 
 std::string check_message_size(std::uint64_t size) {
     if (size % 8 != 0 || size < 16 || size > (16u << 20))
@@ -190,6 +267,11 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
         r.string_list("required_ports", c.required_ports, 0, kMaxRequiredPorts, true,
                       check_port_entry);
         if (const json* t = r.object("topology")) read_topology(r, *t, c.topology, errors);
+        if (const json* l = r.object("lldp")) read_lldp(r, *l, c.lldp, errors);
+        for (const auto& [name, netdev] : c.lldp.labels)
+            if (c.topology.count(name))
+                r.fail("lldp.labels." + name,
+                       "topology." + name + " is given too: set the label in one of them");
         if (const json* h = r.object("http")) read_http(r, *h, c.http, errors);
         if (const json* p = r.object("responder")) read_responder(r, *p, c.responder, errors);
         if (const json* m = r.object("mesh")) read_mesh(r, *m, c.mesh, errors);

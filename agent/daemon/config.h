@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,15 +53,33 @@ struct ResponderConfig {
     bool operator==(const ResponderConfig&) const = default;
 };
 
-/// The probe mesh (probes/mesh.h) the agent runs in a thread when `peers` or `peers_file` is set.
+/// `mesh.peers_prometheus`: the fleet is the up targets of Prometheus' /api/v1/targets
+/// (agent/daemon/fleet_targets.h).
+struct PeersPrometheusConfig {
+    std::string url;  ///< "http[s]://HOST[:PORT][/PREFIX]"; empty: not this source
+    std::string job;  ///< only targets whose `job` label is this; empty: every job
+    std::size_t max_answer_bytes = 16u << 20;  ///< bound of the answer, 1 KiB .. 1 GiB
+    double timeout_s = 10;                     ///< connect and read timeout, 0.1..300
+    bool operator==(const PeersPrometheusConfig&) const = default;
+};
+
+/// The probe mesh (probes/mesh.h) the agent runs in a thread when one fleet source is set:
+/// `peers`, `peers_file`, `peers_dns` or `peers_prometheus` (exactly one; none: no mesh).
 struct MeshConfig {
     std::vector<std::string> peers;  ///< HOST[:PORT] of peers' responders; empty: off
     /// The fleet list (probes/mesh_peers_file.h), exclusive with `peers`: each round probes the
     /// peers probes/mesh_plan.h picks for this host. Empty: `peers` alone.
     std::string peers_file;
-    unsigned inter_tor_peers = 4;  ///< with peers_file: hosts of other ToRs per round, 1..64
-    unsigned intra_tor_cap = 64;   ///< with peers_file: own-ToR peers per round at most, 1..256
-    /// peers_file's hosts, read by load_agent_config (empty from parse_agent_config alone).
+    /// A DNS name whose A/AAAA records (getaddrinfo) are the fleet (probes/mesh_peers_dns.h),
+    /// each reached on responder.port; one ToR group kUnknownTor. Empty: not this source.
+    std::string peers_dns;
+    PeersPrometheusConfig peers_prometheus;
+    /// With peers_dns or peers_prometheus: seconds between fetches of the fleet, 10..86400.
+    double peers_refresh_s = 60;
+    unsigned inter_tor_peers = 4;  ///< with a fleet source: hosts of other ToRs per round, 1..64
+    unsigned intra_tor_cap = 64;   ///< with a fleet source: own-ToR peers per round at most, 1..256
+    /// peers_file's hosts, read by load_agent_config (empty from parse_agent_config alone, and
+    /// with peers_dns / peers_prometheus: the agent fetches those while it runs).
     std::vector<FleetHost> fleet;
     std::vector<std::string> ops{"write"};       ///< "write" and/or "read"
     std::vector<std::uint64_t> sizes_bytes{64};  ///< message sizes (check_message_size)
@@ -70,7 +89,11 @@ struct MeshConfig {
     double timeout_s = 2;                        ///< per wait (connect, each message), 0.01..60
     double summary_window_s = 60;  ///< quantiles of /metrics over this much history, 10..3600
     bool operator==(const MeshConfig&) const = default;
-    bool enabled() const { return !peers.empty() || !peers_file.empty(); }
+    bool enabled() const { return !peers.empty() || !peers_file.empty() || dynamic(); }
+    /// The fleet is fetched while the agent runs (peers_dns or peers_prometheus).
+    bool dynamic() const { return !peers_dns.empty() || !peers_prometheus.url.empty(); }
+    /// "dns", "prometheus", "file", "peers", or "" (no mesh): the source's name in metrics.
+    std::string source() const;
 };
 
 /// POST /api/v1/incast: this host is the receiver.
@@ -80,6 +103,17 @@ struct IncastConfig {
     std::string receiver_address;
     double max_duration_s = 30;  ///< longest traffic a request may ask for, 0.1..600
     bool operator==(const IncastConfig&) const = default;
+};
+
+/// `lldp`: topology labels taken from LLDP (agent/daemon/topology_lldp.h): each label's value
+/// is the chassis name (LLDP SysName) of the switch cabled to a local interface, as lldpd's
+/// `lldpcli -f json show neighbors` reports it; read at start, by --check-config and on SIGHUP.
+struct LldpConfig {
+    /// Label name (checked as `topology`'s, and not also in `topology`) -> local interface.
+    std::map<std::string, std::string> labels;
+    std::string lldpcli = "lldpcli";  ///< the program (a name is looked up in PATH)
+    double timeout_s = 5;             ///< its run, 0.1..60
+    bool operator==(const LldpConfig&) const = default;
 };
 
 /// Peers a mesh may have.
@@ -110,6 +144,7 @@ struct AgentConfig {
     /// Where the host sits in the fabric ({"tor": "r07"}): labels of rocehealth_host_info only
     /// (agent/daemon/topology.h). Empty: host_info carries `host` alone.
     Topology topology;
+    LldpConfig lldp;
     HttpConfig http;
     ResponderConfig responder;
     MeshConfig mesh;

@@ -322,6 +322,15 @@ void add_self(Exposition& ex, const SeriesStore& store, const AgentStats& st,
                "total_cap (503 at accept), request_timeout (request not complete within "
                "http.request_timeout_s, 408), too_large, chunked_body, bad_request",
                {{"reason", reason}}, std::to_string(n));
+    for (const auto& [source, n] : st.peer_source_errors)
+        ex.add("rocehealth_mesh_peer_source_errors_total", "counter",
+               "Fetches of the mesh's fleet that failed (DNS, Prometheus targets API) or gave a "
+               "fleet that could not be planned, by source; the last good fleet is kept",
+               {{"source", source}}, std::to_string(n));
+    if (st.fleet_hosts)
+        ex.add("rocehealth_mesh_fleet_hosts", "gauge",
+               "Hosts of the fleet the probe mesh plans over, this one included (0: none yet)", {},
+               std::to_string(*st.fleet_hosts));
     if (st.responder_up)
         ex.add("rocehealth_responder_up", "gauge", "1 when the probe responder is serving", {},
                *st.responder_up ? "1" : "0");

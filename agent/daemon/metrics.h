@@ -60,6 +60,13 @@ struct AgentStats {
     /// per_address_cap, total_cap, request_timeout, too_large, chunked_body, bad_request):
     /// rocehealth_http_connections_refused_total{reason}. Empty: not exported.
     std::map<std::string, std::uint64_t> http_refused;
+    /// Failed fetches of the mesh's fleet (or plans over a fetched one) by source ("dns",
+    /// "prometheus"): rocehealth_mesh_peer_source_errors_total{source}, from 0. Empty: not
+    /// exported (no dynamic fleet source).
+    std::map<std::string, std::uint64_t> peer_source_errors;
+    /// Hosts of the fleet the mesh plans over (this one included): rocehealth_mesh_fleet_hosts;
+    /// 0 while a dynamic source has given none; nullopt: no fleet (mesh.peers, or no mesh).
+    std::optional<std::size_t> fleet_hosts;
     /// finding_opened events logged, by (rule, severity): rocehealth_findings_opened_total, so
     /// a finding shorter than the scrape interval still shows as an increase. The agent puts
     /// every (rule, severity) of its rules file here at 0 first.

@@ -46,26 +46,20 @@ Result<PromEndpoint> parse_prometheus_url(const std::string& url) {
     return PromEndpoint{scheme + authority, prefix};
 }
 
-Result<std::vector<PromSeries>> PromClient::query_range(const std::string& promql, double from_s,
-                                                        double to_s, double step_s) const {
+template <typename T, typename Decode>
+Result<T> PromClient::get(const std::string& path,
+                          const std::multimap<std::string, std::string>& params, Decode decode,
+                          const std::string& url) const {
     httplib::Client cli(ep_.scheme_host_port);
     const auto secs = static_cast<time_t>(lim_.timeout_s);
-    cli.set_connection_timeout(secs);
-    cli.set_read_timeout(secs);
-    const std::string url = ep_.scheme_host_port + ep_.path_prefix;
-    const std::string path = ep_.path_prefix + "/api/v1/query_range";
-    const double page_s = step_s * static_cast<double>(lim_.page_points - 1);
-    std::map<Labels, std::size_t> index;
-    std::vector<PromSeries> merged;
-    for (double start = from_s; start <= to_s; start += page_s + step_s) {
-        const double end = std::min(to_s, start + page_s);
-        const httplib::Params params = {{"query", promql},
-                                        {"start", seconds_param(start)},
-                                        {"end", seconds_param(end)},
-                                        {"step", seconds_param(step_s)}};
-        std::string body;
-        bool too_big = false;
-        const auto res = cli.Get(path, params, {}, [&](const char* data, std::size_t len) {
+    const auto usecs = static_cast<time_t>((lim_.timeout_s - static_cast<double>(secs)) * 1e6);
+    cli.set_connection_timeout(secs, usecs);
+    cli.set_read_timeout(secs, usecs);
+    std::string body;
+    bool too_big = false;
+    const httplib::Params hp(params.begin(), params.end());
+    const auto res =
+        cli.Get(ep_.path_prefix + path, hp, {}, [&](const char* data, std::size_t len) {
             if (body.size() + len > lim_.max_answer_bytes) {
                 too_big = true;
                 return false;
@@ -73,26 +67,50 @@ Result<std::vector<PromSeries>> PromClient::query_range(const std::string& promq
             body.append(data, len);
             return true;
         });
-        if (too_big)
-            return Error("query", url, 0,
-                         "the answer is over " + std::to_string(lim_.max_answer_bytes) + " bytes",
-                         kCauseTooManyBytes);
-        if (!res)
-            return Error("connect", url, 0,
-                         "no HTTP answer (connection refused, no route, timeout or TLS; "
-                         "cpp-httplib: " +
-                             httplib::to_string(res.error()) + ")",
-                         kCauseUnreachable);
-        auto page = decode_matrix(body, lim_.max_series);
-        if (!page) {
-            // The API's own error comes with 4xx/5xx; only a body without one is an HTTP error.
-            if (page.error().cause == kCauseMalformed && (res->status < 200 || res->status > 299))
-                return Error("query", url, 0, "HTTP status " + std::to_string(res->status),
-                             kCauseHttpStatus);
-            Error e = page.error();
-            e.subject = url;
-            return e;
-        }
+    if (too_big)
+        return Error("query", url, 0,
+                     "the answer is over " + std::to_string(lim_.max_answer_bytes) + " bytes",
+                     kCauseTooManyBytes);
+    if (!res)
+        return Error("connect", url, 0,
+                     "no HTTP answer (connection refused, no route, timeout or TLS; "
+                     "cpp-httplib: " +
+                         httplib::to_string(res.error()) + ")",
+                     kCauseUnreachable);
+    Result<T> r = decode(body);
+    if (r) return r;
+    // The API's own error comes with 4xx/5xx; only a body without one is an HTTP error.
+    if (r.error().cause == kCauseMalformed && (res->status < 200 || res->status > 299))
+        return Error("query", url, 0, "HTTP status " + std::to_string(res->status),
+                     kCauseHttpStatus);
+    Error e = r.error();
+    e.subject = url;
+    return e;
+}
+
+Result<std::vector<PromTarget>> PromClient::active_targets(std::size_t max_targets) const {
+    return get<std::vector<PromTarget>>(
+        "/api/v1/targets", {{"state", "active"}},
+        [max_targets](const std::string& body) { return decode_targets(body, max_targets); },
+        ep_.scheme_host_port + ep_.path_prefix + "/api/v1/targets");
+}
+
+Result<std::vector<PromSeries>> PromClient::query_range(const std::string& promql, double from_s,
+                                                        double to_s, double step_s) const {
+    const double page_s = step_s * static_cast<double>(lim_.page_points - 1);
+    const std::string url = ep_.scheme_host_port + ep_.path_prefix;
+    std::map<Labels, std::size_t> index;
+    std::vector<PromSeries> merged;
+    for (double start = from_s; start <= to_s; start += page_s + step_s) {
+        const double end = std::min(to_s, start + page_s);
+        auto page = get<std::vector<PromSeries>>(
+            "/api/v1/query_range",
+            {{"query", promql},
+             {"start", seconds_param(start)},
+             {"end", seconds_param(end)},
+             {"step", seconds_param(step_s)}},
+            [this](const std::string& body) { return decode_matrix(body, lim_.max_series); }, url);
+        if (!page) return page.error();
         for (PromSeries& s : *page) {
             const auto [it, fresh] = index.emplace(s.labels, merged.size());
             if (fresh) {

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "agent/fabric/prom_response.h"
+#include "agent/fabric/prom_targets.h"
 #include "core/result.h"
 
 namespace rh::fabric {
@@ -48,9 +50,20 @@ class PromClient {
     Result<std::vector<PromSeries>> query_range(const std::string& promql, double from_s,
                                                 double to_s, double step_s) const;
 
+    /// GET /api/v1/targets?state=active, decoded (decode_targets), at most `max_targets`;
+    /// limits.max_answer_bytes bounds the answer. Errors as query_range, subject the URL,
+    /// plus kCauseTooManyTargets.
+    Result<std::vector<PromTarget>> active_targets(std::size_t max_targets) const;
+
     const PromLimits& limits() const { return lim_; }
 
   private:
+    /// GETs `path` (under the prefix) and decodes its body with `decode`; errors have `url` as
+    /// subject: no answer, too many bytes, a non-2xx status without an API error, the decoder's.
+    template <typename T, typename Decode>
+    Result<T> get(const std::string& path, const std::multimap<std::string, std::string>& params,
+                  Decode decode, const std::string& url) const;
+
     PromEndpoint ep_;
     PromLimits lim_;
 };

@@ -41,8 +41,12 @@ bool parse_value(const std::string& s, double& out) {
 
 }  // namespace
 
-Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t max_series) {
-    const auto doc = nlohmann::json::parse(body, nullptr, false);
+std::string clipped_server_text(const std::string& s) {
+    return clipped(s);
+}
+
+Result<nlohmann::json> decode_api_data(std::string_view body) {
+    auto doc = nlohmann::json::parse(body, nullptr, false);
     if (doc.is_discarded()) return malformed("not JSON");
     if (!doc.is_object()) return malformed("not a JSON object");
     const auto status = doc.find("status");
@@ -62,6 +66,13 @@ Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t
     if (*status != "success") return malformed("\"status\" is neither success nor error");
     const auto data = doc.find("data");
     if (data == doc.end() || !data->is_object()) return malformed("no \"data\" object");
+    return std::move(*data);
+}
+
+Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t max_series) {
+    auto api = decode_api_data(body);
+    if (!api) return api.error();
+    const nlohmann::json* data = &*api;
     const auto type = data->find("resultType");
     if (type == data->end() || !type->is_string())
         return malformed("no \"data.resultType\" string");

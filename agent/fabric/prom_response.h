@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/result.h"
 #include "core/sample.h"
 
@@ -31,6 +33,16 @@ struct PromSeries {
 inline constexpr const char* kCausePrometheusError = "prometheus_error";  ///< status "error"
 inline constexpr const char* kCauseMalformed = "malformed";               ///< not the API's shape
 inline constexpr const char* kCauseTooManySeries = "too_many_series";
+
+/// The `data` object of any API answer ({"status": "success", "data": {...}}). Errors: status
+/// "error" (kCausePrometheusError, detail "Prometheus error ERRORTYPE: ERROR", each text
+/// truncated to 512 bytes); not JSON, no status, another status, no data object
+/// (kCauseMalformed, naming the field). Never throws. Shared by decode_matrix and
+/// decode_targets (prom_targets.h).
+Result<nlohmann::json> decode_api_data(std::string_view body);
+
+/// Text from the server for a message: at most 512 bytes, "..." after a cut.
+std::string clipped_server_text(const std::string& s);
 
 /// Decodes a query_range body: {"status": "success", "data": {"resultType": "matrix",
 /// "result": [{"metric": {name: string}, "values": [[unix_s number, "value" string], ...]}]}}.

@@ -73,7 +73,37 @@ const BadConfig kBadConfigs[] = {
     {R"({"mesh": {"iterations": 0}})", "mesh.iterations: 0 is out of range: expected 1 to 100000"},
     {R"({"mesh": {"peer": ["a"]}})", "mesh.peer: unknown field"},
     {R"({"mesh": {"peers": ["a"], "peers_file": "/etc/rocehealth/fleet.jsonl"}})",
-     "mesh.peers_file: give either mesh.peers or mesh.peers_file, not both"},
+     "mesh: give exactly one of mesh.peers, mesh.peers_file, mesh.peers_dns and "
+     "mesh.peers_prometheus (the fleet's source), got mesh.peers and mesh.peers_file"},
+    {R"({"mesh": {"peers": ["a"], "peers_dns": "fleet.example"}})",
+     "got mesh.peers and mesh.peers_dns"},
+    {R"({"mesh": {"peers_file": "/f", "peers_dns": "a", "peers_prometheus": {"url": "http://p"}}})",
+     "got mesh.peers_file, mesh.peers_dns and mesh.peers_prometheus"},
+    {R"({"mesh": {"peers_dns": "gpus example"}})",
+     "mesh.peers_dns: expected a DNS name (letters, digits, '.', '-', '_'), got \"gpus example\""},
+    {R"({"mesh": {"peers_prometheus": {}}})",
+     "mesh.peers_prometheus.url: missing: the Prometheus base URL"},
+    {R"({"mesh": {"peers_prometheus": {"url": "prom:9090"}}})",
+     "mesh.peers_prometheus.url: expected http://HOST[:PORT][/PREFIX] or https://..., got "
+     "\"prom:9090\""},
+    {R"({"mesh": {"peers_prometheus": {"url": "http://p:9090", "jobs": "x"}}})",
+     "mesh.peers_prometheus.jobs: unknown field"},
+    {R"({"mesh": {"peers_prometheus": {"url": "http://p", "max_answer_bytes": 10}}})",
+     "mesh.peers_prometheus.max_answer_bytes: 10 is out of range: expected 1024 to 1073741824"},
+    {R"({"mesh": {"peers_dns": "a", "peers_refresh_s": 5}})",
+     "mesh.peers_refresh_s: 5 is out of range: expected 10 to 86400 seconds"},
+    {R"({"mesh": {"peers": ["a"], "peers_refresh_s": 30}})",
+     "mesh.peers_refresh_s: applies to mesh.peers_dns and mesh.peers_prometheus only"},
+    // lldp: label names as topology's, interface names, not a label written in topology too
+    {R"({"lldp": {"labels": {"tor": "ens1f0np0"}}, "topology": {"tor": "r07"}})",
+     "lldp.labels.tor: topology.tor is given too: set the label in one of them"},
+    {R"({"lldp": {"labels": {"host": "eth0"}}})",
+     "lldp.labels.host: \"host\" is a label rocehealth or Prometheus already uses"},
+    {R"({"lldp": {"labels": {"tor": "a/b"}}})",
+     "lldp.labels.tor: expected a local interface name (1 to 15 characters, no '/' or space)"},
+    {R"({"lldp": {"timeout_s": 100}})",
+     "lldp.timeout_s: 100 is out of range: expected 0.1 to 60 seconds"},
+    {R"({"lldp": {"lldpcli": ""}})", "lldp.lldpcli: must not be empty"},
     {R"({"mesh": {"inter_tor_peers": 0}})",
      "mesh.inter_tor_peers: 0 is out of range: expected 1 to 64"},
     {R"({"mesh": {"intra_tor_cap": 300}})",
@@ -397,6 +427,32 @@ BOOST_AUTO_TEST_CASE(the_shipped_default_config_is_valid_and_loopback_only) {
     BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
     BOOST_TEST(r->http.listen_host == "127.0.0.1");
     BOOST_TEST(r->sysfs_root == "/sys");
+}
+
+BOOST_AUTO_TEST_CASE(dynamic_fleet_sources_and_lldp_labels_are_read) {
+    auto r = parse_agent_config(json::parse(R"({
+        "mesh": {"peers_prometheus": {"url": "http://prom:9090/p", "job": "rocehealth",
+                                      "max_answer_bytes": 2048, "timeout_s": 3},
+                 "peers_refresh_s": 30},
+        "lldp": {"labels": {"tor": "ens1f0np0"}, "lldpcli": "/usr/sbin/lldpcli"}})"),
+                                "t.json");
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    BOOST_TEST(r->mesh.peers_prometheus.url == "http://prom:9090/p");
+    BOOST_TEST(r->mesh.peers_prometheus.job == "rocehealth");
+    BOOST_TEST(r->mesh.peers_prometheus.max_answer_bytes == 2048u);
+    BOOST_TEST(r->mesh.peers_prometheus.timeout_s == 3);
+    BOOST_TEST(r->mesh.peers_refresh_s == 30);
+    BOOST_TEST(r->mesh.enabled());
+    BOOST_TEST(r->mesh.dynamic());
+    BOOST_TEST(r->mesh.source() == "prometheus");
+    BOOST_TEST(r->lldp.labels.at("tor") == "ens1f0np0");
+    BOOST_TEST(r->lldp.lldpcli == "/usr/sbin/lldpcli");
+    auto d = parse_agent_config(json::parse(R"({"mesh": {"peers_dns": "gpus.fab.example"}})"), "t");
+    BOOST_REQUIRE(d);
+    BOOST_TEST(d->mesh.source() == "dns");
+    BOOST_TEST(d->mesh.peers_refresh_s == 60);
+    BOOST_TEST(AgentConfig{}.mesh.source() == "");
+    BOOST_TEST(!AgentConfig{}.mesh.enabled());
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_agent_config

@@ -257,7 +257,11 @@ BOOST_AUTO_TEST_CASE(self_metrics_and_one_help_and_type_per_family) {
     st.findings_opened[{"link_flap", "error"}] = 2;
     st.rss_bytes = 1048576;
     st.http_refused = {{"per_address_cap", 56}, {"request_timeout", 0}};
+    st.peer_source_errors = {{"prometheus", 3}};
+    st.fleet_hosts = 960;
     const std::string m = render_metrics(store, {}, st);
+    BOOST_TEST(has_line(m, "rocehealth_mesh_peer_source_errors_total{source=\"prometheus\"} 3"));
+    BOOST_TEST(has_line(m, "rocehealth_mesh_fleet_hosts 960"));
     BOOST_TEST(has_line(m, "rocehealth_build_info{version=\"0.1.0\"} 1"));
     BOOST_TEST(has_line(m, "rocehealth_collection_passes_total 3"));
     BOOST_TEST(has_line(m, "rocehealth_config_reloads_total{result=\"failure\"} 1"));

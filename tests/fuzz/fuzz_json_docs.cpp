@@ -1,23 +1,34 @@
 // libFuzzer harness: the JSON documents an operator hands rocehealth — the rules file, the agent
-// config, the acceptance spec and the agent's POST /api/v1/incast body. The first input byte
-// chooses the decoder, the rest is the document; every decoder must return a value or an Error,
-// never crash, hang or throw.
+// config, the acceptance spec and the agent's POST /api/v1/incast body — and the one another
+// program hands the agent: `lldpcli -f json show neighbors` (collectors/lldp_neighbors.h). The
+// first input byte chooses the decoder, the rest is the document; every decoder must return a
+// value or an Error, never crash, hang or throw.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "agent/accept_run/spec.h"
 #include "agent/daemon/config.h"
 #include "agent/daemon/incast_request.h"
+#include "collectors/lldp_neighbors.h"
 #include "core/json_file.h"
 #include "rules/engine/rule_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 1) return 0;
-    const unsigned which = data[0] % 4;
+    const unsigned which = data[0] % 5;
     const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     if (which == 3) {  // the HTTP body is parsed straight from bytes
         (void)rh::agent::parse_incast_request(text, 300);
+        return 0;
+    }
+    if (which == 4) {  // lldpcli's output, from bytes: every neighbour has its interface
+        if (auto n = rh::parse_lldp_neighbors(text)) {
+            if (n->size() > rh::kMaxLldpNeighbors) std::abort();
+        } else if (n.error().subject.empty()) {
+            std::abort();  // an error must name where
+        }
         return 0;
     }
     auto doc = rh::parse_json_text(text, "fuzz.json", "parse");

@@ -1,7 +1,9 @@
-// libFuzzer harness: a Prometheus /api/v1/query_range answer as `rocehealth fabric` receives it
-// from the network (agent/fabric/prom_response.h, decode_matrix), at a roomy and a tiny series
-// bound. A decoded answer must respect the bound; an error must say what went wrong and carry one
-// of the decoder's causes.
+// libFuzzer harness: a Prometheus answer as rocehealth receives it from the network — to
+// /api/v1/query_range (`rocehealth fabric`: agent/fabric/prom_response.h, decode_matrix) and to
+// /api/v1/targets (the agent's mesh.peers_prometheus: agent/fabric/prom_targets.h,
+// decode_targets) — each decoder on every input, at a roomy and a tiny bound. A decoded answer
+// must respect the bound (and every target have a host); an error must say what went wrong and
+// carry one of the decoder's causes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,6 +11,7 @@
 #include <string_view>
 
 #include "agent/fabric/prom_response.h"
+#include "agent/fabric/prom_targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view body(reinterpret_cast<const char*>(data), size);
@@ -22,6 +25,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (r.error().detail.empty() ||
             (cause != rh::fabric::kCausePrometheusError && cause != rh::fabric::kCauseMalformed &&
              cause != rh::fabric::kCauseTooManySeries))
+            std::abort();
+    }
+    for (const std::size_t max_targets : {std::size_t{100000}, std::size_t{1}}) {
+        const auto r = rh::fabric::decode_targets(body, max_targets);
+        if (r) {
+            if (r->size() > max_targets) std::abort();
+            for (const auto& t : *r)
+                if (t.host.empty()) std::abort();
+            continue;
+        }
+        const std::string& cause = r.error().cause;
+        if (r.error().detail.empty() ||
+            (cause != rh::fabric::kCausePrometheusError && cause != rh::fabric::kCauseMalformed &&
+             cause != rh::fabric::kCauseTooManyTargets))
             std::abort();
     }
     return 0;

@@ -37,7 +37,8 @@ for f in tests/scenarios/*/*.jsonl tests/fixtures/recordings/*.jsonl; do
   [ -f "$f" ] || continue
   head -n 40 "$f" >"$corpus/fuzz_recording/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
-# fuzz_json_docs: first byte picks the decoder (0 rules, 1 agent config, 2 accept spec, 3 incast body).
+# fuzz_json_docs: first byte picks the decoder (0 rules, 1 agent config, 2 accept spec, 3 incast
+# body, 4 lldpcli -f json show neighbors).
 i=0
 add_doc() { i=$((i + 1)); { printf "\\x0$1"; cat "$2"; } >"$corpus/fuzz_json_docs/doc-$i"; }
 add_doc 0 rules/rocehealth-rules.json
@@ -47,6 +48,7 @@ for f in packaging/accept-spec.example.json tests/accept/*.json tests/lab/accept
 done
 printf '\x03{"senders":["10.0.0.2","10.0.0.3"],"size":"64k","duration_s":5}' \
   >"$corpus/fuzz_json_docs/doc-incast"
+for f in tests/fixtures/lldp/*.json; do add_doc 4 "$f"; done
 "$out/tests/fuzz/fuzz_make_seeds" "$corpus/fuzz_oob_frame"
 # fuzz_http_request: requests as clients send them (a GET, a POST with a body, two pipelined).
 printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n\r\n' \
@@ -56,7 +58,7 @@ printf 'POST /api/v1/incast HTTP/1.1\r\nContent-Length: 24\r\n\r\n{"senders":["1
 printf 'GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' \
   >"$corpus/fuzz_http_request/pipelined"
 # fuzz_prom_response: Prometheus query_range answers (a matrix, an API error, empty, a vector,
-# edge values), the fixtures of tests/fixtures/prometheus.
+# edge values) and recorded /api/v1/targets answers, the fixtures of tests/fixtures/prometheus.
 cp tests/fixtures/prometheus/*.json "$corpus/fuzz_prom_response/"
 # fuzz_netlink: `ethtool -S` text from the captures (selector 5), and one well-formed netlink
 # attribute (u32, type 1) for each binary decoder (selectors 0..4); the fuzzer grows the rest.
