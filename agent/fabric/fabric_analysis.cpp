@@ -249,6 +249,13 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
     std::map<std::string, std::vector<const Values*>> groups;  // median group -> series
     std::vector<Values> p50_store;
     std::set<TimeKey> times;
+    // Instances with per-destination-ToR rows run the topology-aware mesh (mesh.peers_file):
+    // their per-peer rows are their own ToR's peers, named by address (agent/daemon/README.md),
+    // never between ToRs, so an address there is no unknown peer worth a note.
+    std::set<std::string> tor_mesh_instances;
+    for (const auto* rows : {&in.probe_errors, &in.probe_p50_s})
+        for (const PromSeries& s : *rows)
+            if (s.labels.count("dst_tor")) tor_mesh_instances.insert(label(s.labels, "instance"));
     // Returns the pair of a row, or nullptr when its ends' ToRs are unknown or the same.
     auto pair_of = [&](const Labels& l) -> PairRows* {
         const std::string inst = label(l, "instance"), src_tor = topo.tor(inst);
@@ -259,7 +266,7 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
                               peer.rfind(':') == std::string::npos ? peer.size() : peer.rfind(':'));
             const auto it = topo.tor_of_host.find(dst);
             if (it == topo.tor_of_host.end()) {
-                if (!peer.empty()) unknown_peers.insert(peer);
+                if (!peer.empty() && !tor_mesh_instances.count(inst)) unknown_peers.insert(peer);
                 return nullptr;
             }
             dst_tor = it->second;
@@ -312,6 +319,8 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
             median[g] = xs[lo] + (xs[hi] - xs[lo]) * (rank - static_cast<double>(lo));
         }
         std::map<std::string, std::pair<std::size_t, std::size_t>> into;  // tor -> bad, count
+        // Per-destination-ToR rows (mesh.peers_file) by their source's ToR: bad, count.
+        std::map<std::string, std::pair<std::size_t, std::size_t>> tor_rows_out;
         std::size_t bad_all = 0, count_all = 0;
         for (auto& [k, p] : pairs) {
             bool present = false, bad = false;
@@ -338,16 +347,27 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
             auto& [b, c] = into[p.dst_tor];
             b += bad;
             ++c;
+            if (p.dst_label == "ToR " + p.dst_tor) {
+                auto& [ob, oc] = tor_rows_out[topo.tor(p.src_instance)];
+                ob += bad;
+                ++oc;
+            }
             bad_all += bad;
             ++count_all;
         }
         for (const auto& [tor, bc] : into) {
             const double ratio = static_cast<double>(bc.first) / static_cast<double>(bc.second);
             const std::size_t other = count_all - bc.second;
+            const auto rows_out = tor_rows_out.find(tor);
+            const bool one_host = rows_out != tor_rows_out.end() &&
+                                  static_cast<double>(rows_out->second.first) /
+                                          static_cast<double>(rows_out->second.second) <=
+                                      th.tor_rows_out_bad_ratio;
             const bool holds =
                 other > 0 && ratio > th.tor_bad_ratio && bc.second >= th.tor_min_pairs &&
                 static_cast<double>(bad_all - bc.first) / static_cast<double>(other) <=
-                    th.elsewhere_vs_tor * ratio;
+                    th.elsewhere_vs_tor * ratio &&
+                !one_host;
             HeldCondition& st = tor_state[tor];
             const bool fired_before = st.fired_at.has_value();
             st.step(t, holds, th.hold_s);

@@ -51,8 +51,11 @@ struct FabricThresholds {
     double tor_bad_ratio = 0.5;
     /// ... at least 4 such pairs, ...
     std::size_t tor_min_pairs = 4;
-    /// ... and pairs into the other ToRs bad at most half as often.
+    /// ... and pairs into the other ToRs bad at most half as often; with the topology-aware
+    /// mesh, more than half of the ToR's own rows out bad too
+    /// (rocehealth:probe_tor_rows_out_of_tor:bad_ratio): else it is one of its hosts.
     double elsewhere_vs_tor = 0.5;
+    double tor_rows_out_bad_ratio = 0.5;
     /// rocehealth:config_value:majority: a value more than half of the ports have.
     double config_majority = 0.5;
 };

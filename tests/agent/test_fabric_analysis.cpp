@@ -132,29 +132,59 @@ BOOST_AUTO_TEST_CASE(one_dead_host_is_not_its_tor) {
     BOOST_TEST(!find(analyse_fabric(mesh(5e-6, 6)), "fabric_tor_probes_failing"));
 }
 
-BOOST_AUTO_TEST_CASE(tor_blamed_from_per_destination_tor_series) {
-    // With mesh.peers_file the agents export one row per destination ToR (dst_tor): 5 sources
-    // under r01 whose probes into r02 fail, 5 under r02 whose probes into r01 are fine.
+/// The topology-aware mesh (mesh.peers_file): one row per host and destination ToR (dst_tor),
+/// h1..h4 under r01, h5..h8 under r03, h9 and h10 under r02; a row fails from 300 s on when
+/// `fails(host, dst_tor)`.
+template <typename F>
+FabricSeries tor_mesh(F fails) {
     FabricSeries in;
-    in.host_info = host_info(10);
-    for (int s = 1; s <= 10; ++s) {
-        const bool into_r02 = s <= 5;
-        in.probe_errors.push_back(
-            series({{"instance", inst(s)}, {"dst_tor", into_r02 ? "r02" : "r01"}, {"op", "write"}},
-                   [=](double t) { return into_r02 && t >= kT0 + 300 ? 2.0 : 0.0; }));
+    const auto tor_of = [](int h) { return h <= 4 ? "r01" : h <= 8 ? "r03" : "r02"; };
+    for (int h = 1; h <= 10; ++h) {
+        in.host_info.push_back(
+            series({{"instance", inst(h)}, {"host", "h" + std::to_string(h)}, {"tor", tor_of(h)}},
+                   [](double) { return 1.0; }));
+        for (const std::string dst : {"r01", "r02", "r03"}) {
+            if (dst == tor_of(h)) continue;
+            const bool bad = fails(h, dst);
+            in.probe_errors.push_back(
+                series({{"instance", inst(h)}, {"dst_tor", dst}, {"op", "write"}},
+                       [=](double t) { return bad && t >= kT0 + 300 ? 2.0 : 0.0; }));
+        }
     }
-    // A peer named by address cannot be placed under a ToR: left out, with a note.
-    in.probe_errors.push_back(
-        series({{"instance", inst(1)}, {"peer", "10.0.0.9:18515"}, {"op", "write"}},
-               [](double) { return 0.0; }));
+    return in;
+}
+
+BOOST_AUTO_TEST_CASE(tor_blamed_from_per_destination_tor_series) {
+    // ToR r02 dead: every row into it fails, and its hosts' rows out (a probe is a round trip).
+    FabricSeries in =
+        tor_mesh([](int h, const std::string& dst) { return dst == "r02" || h >= 9; });
+    // A peer named by address cannot be placed under a ToR: left out, with a note — unless
+    // its prober runs the topology-aware mesh, whose per-peer rows are its own ToR's peers by
+    // address (the lab's fabric: a note per host and ToR-mate otherwise). h11 runs mesh.peers.
+    in.host_info.push_back(series({{"instance", inst(11)}, {"host", "h11"}, {"tor", "r01"}},
+                                  [](double) { return 1.0; }));
+    for (int s : {1, 11})
+        in.probe_errors.push_back(series({{"instance", inst(s)},
+                                          {"peer", "10.0.0." + std::to_string(s) + ":18515"},
+                                          {"op", "write"}},
+                                         [](double) { return 0.0; }));
     const FabricResult r = analyse_fabric(in);
     const rh::Finding* f = find(r, "fabric_tor_probes_failing");
     BOOST_REQUIRE(f);
     BOOST_TEST(f->labels.at("tor") == "r02");
     BOOST_TEST(f->opened_t == kT0 + 300);
-    BOOST_TEST(f->timeline.size() == 5u);
+    BOOST_TEST(f->timeline.size() == 8u);
+    BOOST_TEST(r.findings.size() == 1u);
     BOOST_REQUIRE_EQUAL(r.notes.size(), 1u);
-    BOOST_TEST(r.notes[0].subject == "mesh peer 10.0.0.9:18515");
+    BOOST_TEST(r.notes[0].subject == "mesh peer 10.0.0.11:18515");
+}
+
+BOOST_AUTO_TEST_CASE(one_dead_host_is_not_its_tor_with_per_destination_tor_series) {
+    // h10 fails every probe: every row into r02 fails (each source probes h10 in the window),
+    // as do h10's own rows out, but its ToR-mate h9's rows out are fine (the lab's g3 alone).
+    const FabricResult r = analyse_fabric(
+        tor_mesh([](int h, const std::string& dst) { return dst == "r02" || h == 10; }));
+    BOOST_TEST(!find(r, "fabric_tor_probes_failing"));
 }
 
 BOOST_AUTO_TEST_CASE(config_drift_names_the_minority_port) {

@@ -31,9 +31,10 @@
 #   RH_LAB_PVH (1: boot extracted vmlinux), RH_LAB_OWNER_PID (when this pid dies, the lab
 #   is torn down by a watchdog), RH_LAB_KEEP_CMDS=1 (keep cmd files), RH_LAB_KVER,
 #   RH_LAB_RMEM (16 MiB: net.core.rmem_default while qemus start; 0 = untouched),
-#   RH_LAB_HOSTFWD (a guest TCP port, e.g. 9477: each guest also gets eth1 on QEMU user
-#   networking, restricted (no way out), with host 127.0.0.1:<free port> forwarded to that
-#   port; the host port is in DIR/<name>/hostfwd; eth1 is left down: in the guest,
+#   RH_LAB_HOSTFWD (guest TCP ports, e.g. 9477 or 9477,9478: each guest also gets eth1 on QEMU
+#   user networking, restricted (no way out), with host 127.0.0.1:<free port> forwarded to each
+#   port; the host port is in DIR/<name>/hostfwd.<port>, the first port's also in
+#   DIR/<name>/hostfwd; eth1 is left down: in the guest,
 #   `ip addr add 10.0.2.15/24 dev eth1 && ip link set eth1 up`).
 set -uo pipefail
 
@@ -188,9 +189,15 @@ cmd_up() {
     append+=" rh.name=$name rh.ip=10.99.0.$((10 + i))/24 rh.dir=$dir rh.cache=${RH_LAB_9P_CACHE:-none} rh.ttl=${RH_LAB_TTL:-7200} rh.mtu=${RH_LAB_GUEST_MTU:-9000} rh.qp_timeout=${RH_LAB_QP_TIMEOUT:-18}"
     local fwd=()
     if [ -n "${RH_LAB_HOSTFWD:-}" ]; then
-      local hport; hport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || die "no free host port"
-      echo "$hport" >"$dir/$name/hostfwd"
-      fwd=(-netdev "user,id=n1,restrict=on,hostfwd=tcp:127.0.0.1:$hport-:$RH_LAB_HOSTFWD"
+      local hport gport rules="" first=1
+      for gport in ${RH_LAB_HOSTFWD//,/ }; do
+        hport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || die "no free host port"
+        [ $first = 0 ] || echo "$hport" >"$dir/$name/hostfwd"
+        echo "$hport" >"$dir/$name/hostfwd.$gport"
+        rules+=",hostfwd=tcp:127.0.0.1:$hport-:$gport"
+        first=0
+      done
+      fwd=(-netdev "user,id=n1,restrict=on$rules"
            -device "virtio-net-pci,netdev=n1,mac=52:54:00:98:$(printf '%02x:%02x' $((i / 256)) $((i % 256)))")
     fi
     # host_mtu=9000 lets the guest raise eth0's MTU up to 9000 (virtio-net

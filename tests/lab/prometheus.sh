@@ -1,8 +1,10 @@
 # prometheus.sh -- sourced by lab tests after lib.sh: Debian's prometheus on the host scraping
 # the guests' agents through their QEMU host forwards (RH_LAB_HOSTFWD), and its HTTP query API.
 #   wait_until SECONDS CMD...   retries CMD every second until it succeeds (1 on timeout)
-#   prom_start RULES GUEST...   starts prometheus (every 1 s) on the guests' forwards; RULES is
-#                               a rules file or ""; sets prom_port, stops it on exit
+#   prom_start RULES TARGET...  starts prometheus (every 1 s) on the targets: a guest name (its
+#                               forward, hostfwd) or NAME=HOST:PORT (an agent elsewhere), each
+#                               labelled guest=<name>; RULES is "" or rules files separated by
+#                               ", "; sets prom_port, stops it on exit
 #   query PROMQL                "labels value" lines of an instant query's result
 #   count_is PROMQL N           the query returns N series
 
@@ -11,7 +13,7 @@ wait_until() {  # wait_until SECONDS CMD...
   until "$@"; do [ $SECONDS -lt $deadline ] || return 1; sleep 1; done
 }
 
-prom_start() {  # prom_start RULES_FILE|"" GUEST...
+prom_start() {  # prom_start RULES_FILES|"" TARGET...
   local rules=$1 g pdir=$RH_LAB_DIR/prometheus; shift
   mkdir -p "$pdir/data"
   prom_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -22,7 +24,10 @@ prom_start() {  # prom_start RULES_FILE|"" GUEST...
     echo "  - job_name: rocehealth"
     echo "    static_configs:"
     for g in "$@"; do
-      echo "      - {targets: ['127.0.0.1:$(cat "$RH_LAB_DIR/$g/hostfwd")'], labels: {guest: $g}}"
+      case $g in
+        *=*) echo "      - {targets: ['${g#*=}'], labels: {guest: ${g%%=*}}}" ;;
+        *) echo "      - {targets: ['127.0.0.1:$(cat "$RH_LAB_DIR/$g/hostfwd")'], labels: {guest: $g}}" ;;
+      esac
     done
   } >"$pdir/prometheus.yml"
   prometheus --config.file="$pdir/prometheus.yml" --storage.tsdb.path="$pdir/data" \

@@ -55,7 +55,7 @@ def tor_series(fails):
                         f"        values: '{HEALTHY_S}+0x40'"]
         for dst_tor in sorted(set(HOSTS.values()) - {tor}):
             lbl = f'instance="{h}:9477",job="rocehealth",dst_tor="{dst_tor}"'
-            bad = fails(tor, dst_tor)
+            bad = fails(h, dst_tor)
             lat = " ".join(["NaN"] * 41) if bad else HEALTHY_S + "+0x40"
             out += [f"      - series: 'rocehealth_probe_tor_errors_total{{{lbl},op=\"connect\"}}'",
                     f"        values: '{'0+1x40' if bad else '0x40'}'",
@@ -67,7 +67,7 @@ def tor_series(fails):
 
 TOR_CASES = [
     ("topology-aware mesh, ToR r3 dead: every row into r3 fails, and r3's rows out",
-     lambda src_tor, dst_tor: "r3" in (src_tor, dst_tor),
+     lambda h, dst_tor: "r3" in (HOSTS[h], dst_tor),
      """    promql_expr_test:
       # into r3: the rows of h1..h4; into r1 (and r2): 2 of 4 rows (h5, h6) bad
       - expr: rocehealth:probe_pairs_into_tor:bad_ratio
@@ -93,6 +93,28 @@ TOR_CASES = [
                 or had over 3x the fabric's median latency in the last 2 minutes, while pairs
                 toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
                 hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
+"""),
+    ("control, topology-aware mesh: one dead host (h5) fails every row into r3 (each source "
+     "probes it in the window) and its own rows out; h6's rows out are fine: no ToR alert",
+     lambda h, dst_tor: dst_tor == "r3" or h == "h5",
+     """    promql_expr_test:
+      - expr: rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
+            value: 1
+      - expr: rocehealth:probe_tor_rows_out_of_tor:bad_ratio
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_tor_rows_out_of_tor:bad_ratio{tor="r1"}'
+            value: 0.5
+          - labels: 'rocehealth:probe_tor_rows_out_of_tor:bad_ratio{tor="r2"}'
+            value: 0.5
+          - labels: 'rocehealth:probe_tor_rows_out_of_tor:bad_ratio{tor="r3"}'
+            value: 0.5
+    alert_rule_test:
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
 """),
     ("control: a healthy topology-aware mesh (rows between ToRs only, none bad)",
      lambda _s, _d: False,
