@@ -30,6 +30,7 @@
 #include "agent/host_sampler.h"
 #include "agent/responder_sampler.h"
 #include "core/clock.h"
+#include "core/hostname.h"
 #include "core/pass_schedule.h"
 #include "probes/tcp.h"
 #include "rules/engine/engine.h"
@@ -600,12 +601,7 @@ Result<Runtime> prepare_runtime(AgentConfig cfg) {
     if (!lldp) return lldp.error();
     cfg.topology.insert(lldp->begin(), lldp->end());
     if (!cfg.mesh.fleet.empty()) {
-        std::string host = cfg.host;
-        if (host.empty()) {
-            char b[256] = {};
-            ::gethostname(b, sizeof b - 1);
-            host = b;
-        }
+        const std::string host = cfg.host.empty() ? host_name() : cfg.host;
         auto plan = plan_fleet(cfg, cfg.mesh.fleet, host, "mesh.peers_file " + cfg.mesh.peers_file);
         if (!plan) return plan.error();
         rt.mesh_plan = std::move(*plan);
