@@ -92,7 +92,7 @@ nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>&
         j["peer"] = nullptr;
     j["checked"] = checked_ports(snap);
     j["rules"] = nlohmann::json::array();
-    for (const auto& r : all_rules()) j["rules"].push_back(r.id);
+    for (const auto& r : result.rules) j["rules"].push_back(r);
     j["findings"] = findings;
     j["unevaluated"] = result.unevaluated;
     j["notes"] = collect_notes(snap, result);

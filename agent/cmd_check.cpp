@@ -1,5 +1,6 @@
 // rocehealth check: collect this host's inventory, optionally ask a peer's responder for its
 // view, run the rules and print findings. Exit 0 healthy, 1 findings, 2 could not run.
+#include <algorithm>
 #include <iostream>
 
 #include "agent/check_report.h"
@@ -7,6 +8,7 @@
 #include "agent/options.h"
 #include "collectors/collect.h"
 #include "probes/peer_query.h"
+#include "rules/engine/checks.h"
 #include "rules/port_usage.h"
 #include "rules/rule.h"
 
@@ -18,30 +20,36 @@ PeerView to_view(const PeerInfo& p) {
     return PeerView{p.peer, p.hostname, p.device, p.port, p.active_mtu_bytes};
 }
 
-/// `--list-rules`: "id<TAB>description" a line, or with `json` an array of {"id", "description",
-/// "severity", "severities"} (the usual severity of its findings, and every one it can give).
-void list_rules(bool json) {
-    if (!json) {
-        for (const auto& r : all_rules()) std::cout << r.id << "\t" << r.description << "\n";
-        return;
-    }
+/// `--list-rules`: the inventory checks the rules file runs, "id<TAB>description" a line, or with
+/// `json` an array of {"id", "description", "severity", "severities"} (the usual severity of its
+/// findings, and every one the rules file lets it give).
+void list_rules(const RuleSet& rules, bool json) {
     auto out = nlohmann::json::array();
-    for (const auto& r : all_rules()) {
+    for (const RuleSpec& r : rules.rules) {
+        const RuleDef* def = r.check.empty() ? nullptr : find_check(r.check);
+        if (!def) continue;
+        if (!json) {
+            std::cout << r.id << "\t" << def->description << "\n";
+            continue;
+        }
         auto severities = nlohmann::json::array({to_string(r.severity)});
-        if (r.worst != r.severity) severities.push_back(to_string(r.worst));
+        for (const Escalation& e : r.escalate)
+            if (std::find(severities.begin(), severities.end(), to_string(e.severity)) ==
+                severities.end())
+                severities.push_back(to_string(e.severity));
         out.push_back({{"id", r.id},
-                       {"description", r.description},
+                       {"description", def->description},
                        {"severity", to_string(r.severity)},
                        {"severities", std::move(severities)}});
     }
-    std::cout << out.dump(2) << "\n";
+    if (json) std::cout << out.dump(2) << "\n";
 }
 
 }  // namespace
 
 int run_check(const std::vector<std::string>& args) {
     po::options_description desc("options");
-    std::string root = "/sys", device, peer;
+    std::string root = "/sys", device, peer, rules_file;
     int peer_timeout_ms = 5000;
     std::vector<std::string> required_ports;
     desc.add_options()("help,h", "show this help")(
@@ -54,20 +62,29 @@ int run_check(const std::vector<std::string>& args) {
         "deadline for the peer query (default 5000)")(
         "require-port", po::value(&required_ports),
         "a port that must be up, DEVICE/PORT (mlx5_1/1) or a netdev name; repeat for more. A "
-        "down port that never carried traffic is otherwise a note (taken as not cabled)")("json", "print the result as JSON")(
-        "list-rules", "list the rules and exit (with --json: a JSON array)");
+        "down port that never carried traffic is otherwise a note (taken as not cabled)")(
+        "json", "print the result as JSON")("list-rules",
+                                            "list the rules and exit (with --json: a JSON array)")(
+        "rules", po::value(&rules_file),
+        "rules file whose inventory checks run, with their severities (default: "
+        "$ROCEHEALTH_RULES, /etc/rocehealth/rules.json, then the packaged rules)");
     po::variables_map vm;
     if (auto exit = parse_options("check",
                                   "rocehealth check [--peer HOST[:PORT]] [--device NAME] "
                                   "[--require-port DEV/PORT|NETDEV ...] [--sysfs-root DIR] "
-                                  "[--json] [--list-rules]",
+                                  "[--rules FILE] [--json] [--list-rules]",
                                   "Diagnose this host's RDMA ports, PCIe links and MTU; with "
                                   "--peer, also the path to a peer.\nExit: 0 healthy, 1 "
                                   "findings, 2 could not run or could not evaluate everything.",
                                   args, desc, vm))
         return *exit;
+    const auto rules = load_rules_file(rules_file.empty() ? default_rules_path() : rules_file);
+    if (!rules) {
+        std::cerr << "rocehealth check: " << rules.error().message() << "\n";
+        return kExitCannotRun;
+    }
     if (vm.count("list-rules")) {
-        list_rules(vm.count("json") > 0);
+        list_rules(*rules, vm.count("json") > 0);
         return kExitOk;
     }
     if (vm.count("peer") && peer.empty()) {
@@ -113,7 +130,7 @@ int run_check(const std::vector<std::string>& args) {
         peer_view = to_view(*info);
     }
 
-    const auto result = evaluate_rules(RuleInput{snap, peer_view, required_ports});
+    const auto result = run_host_checks(*rules, RuleInput{snap, peer_view, required_ports});
     const auto report = check_report(snap, peer_view, result);
     if (vm.count("json"))
         std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

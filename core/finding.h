@@ -69,6 +69,10 @@ struct Finding {
     std::vector<AlternativeCheck> alternatives;
     std::string confidence;         ///< "high", "medium", "low"
     std::string confidence_reason;  ///< the sentence that explains it
+    /// Inventory checks only: which of the check's named outcomes this finding is
+    /// (rules/rule.h CheckOutcome, e.g. "below_port_rate"); empty for its usual case. The rules
+    /// file's `escalate` entries map it to a severity; not rendered.
+    std::string outcome;
 };
 
 /// A finding with its identity set and everything else empty (summary/evidence follow).

@@ -15,9 +15,9 @@ namespace {
 constexpr const char* kUnknown = "unknown";
 
 struct FactDef {
-    const char* label;  ///< as printed: "netdev MTU"
-    const char* unit;   ///< "bytes", or "" for text values
-    Severity severity;
+    const char* label;    ///< as printed: "netdev MTU"
+    const char* unit;     ///< "bytes", or "" for text values
+    const char* outcome;  ///< the check's outcome when this fact differs (rules/registry.cpp)
     std::function<std::optional<std::string>(const PortFacts&)> value;
     const char* consequence;
 };
@@ -34,22 +34,21 @@ std::optional<std::string> prios(const std::optional<std::vector<unsigned>>& v) 
 
 const std::vector<FactDef>& facts() {
     static const std::vector<FactDef> k{
-        {"netdev MTU", "bytes", Severity::error,
+        {"netdev MTU", "bytes", "mtu_differs",
          [](const PortFacts& f) { return number(f.netdev_mtu_bytes); },
          "frames sized for the larger MTU are dropped where the smaller one is set, and RoCE "
          "QPs between these hosts run at the smaller path MTU: set the same MTU on every host "
          "(and the switch ports between them)"},
-        {"RoCE active_mtu", "bytes", Severity::error,
+        {"RoCE active_mtu", "bytes", "mtu_differs",
          [](const PortFacts& f) { return number(f.active_mtu_bytes); },
          "QPs between these hosts negotiate the smaller path MTU, and an application that sets "
          "path_mtu from its own active_mtu sends packets the other side drops: give every host "
          "the same netdev MTU so active_mtu agrees"},
-        {"PFC priority set", "", Severity::warning,
-         [](const PortFacts& f) { return prios(f.pfc_priorities); },
+        {"PFC priority set", "", "", [](const PortFacts& f) { return prios(f.pfc_priorities); },
          "RoCE traffic on a priority without PFC at one end is dropped under congestion instead "
          "of paused (lossless only where both ends and the switch agree): enable PFC on the same "
          "priorities on every host"},
-        {"trust mode", "", Severity::warning,
+        {"trust mode", "", "",
          [](const PortFacts& f) -> std::optional<std::string> {
              if (f.trust.empty()) return std::nullopt;
              return f.trust;
@@ -57,8 +56,7 @@ const std::vector<FactDef>& facts() {
          "hosts classify RoCE packets into priorities differently (DSCP vs PCP), so the PFC and "
          "ECN settings apply to other traffic on some of them: use the same trust mode "
          "everywhere"},
-        {"ECN priority set", "", Severity::warning,
-         [](const PortFacts& f) { return prios(f.ecn_priorities); },
+        {"ECN priority set", "", "", [](const PortFacts& f) { return prios(f.ecn_priorities); },
          "congestion control (DCQCN) only works where ECN is enabled at both ends: enable it on "
          "the same priorities on every host"},
     };
@@ -203,8 +201,8 @@ void evaluate_fabric_consistency(std::span<const Snapshot> hosts, RuleOutput& ou
             for (const auto& n : g.groups[i].members) who += (who.empty() ? "" : ", ") + n;
             groups_text += (i ? "; " : "") + with_unit(g.groups[i].value, def.unit) + " on " + who;
         }
-        Finding f = make_finding("fabric_consistency", def.severity, first_diff->host->host,
-                                 first_diff->device->name, first_diff->port->number);
+        Finding f = check_finding("fabric_consistency", first_diff->host->host,
+                                  first_diff->device->name, first_diff->port->number, def.outcome);
         std::string differing;
         for (const auto& n : g.differing) differing += (differing.empty() ? "" : ", ") + n;
         const std::string majority = with_unit(g.groups[0].value, def.unit);

@@ -184,9 +184,8 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
 
         const auto port_rate = fastest_port_rate(d);
         const bool below_rate = path_bw && port_rate && *path_bw < *port_rate;
-        Finding f =
-            make_finding("pcie_downtrained", below_rate ? Severity::error : Severity::warning,
-                         in.local.host, d.name, 0);
+        Finding f = check_finding("pcie_downtrained", in.local.host, d.name, 0,
+                                  below_rate ? "below_port_rate" : "");
         f.summary = d.name + " PCIe is limited by " + link_name + ": " + why;
         if (path_bw && port_rate && below_rate)
             f.summary += "; about " + fmt(*path_bw, "%.0f") + " Gb/s, below the " +

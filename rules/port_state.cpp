@@ -45,8 +45,7 @@ void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
             }
             const std::string netdev =
                 p.netdev_name.empty() ? std::string("the netdev") : p.netdev_name;
-            Finding f =
-                make_finding("port_not_active", Severity::error, in.local.host, d.name, p.number);
+            Finding f = check_finding("port_not_active", in.local.host, d.name, p.number);
             f.summary = port_subject(d, p) + " is " + (p.state.empty() ? "?" : p.state) + "/" +
                         (p.phys_state.empty() ? "?" : p.phys_state) + ", not ACTIVE/LinkUp" +
                         (usage.required ? " although it is a required port"

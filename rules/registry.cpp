@@ -16,19 +16,31 @@ void rule_fabric_consistency_one_host(const RuleInput&, RuleOutput&) {}
 }  // namespace
 
 namespace {
+constexpr CheckOutcome kPcieOutcomes[] = {
+    {"below_port_rate",
+     "the PCIe path's bandwidth is below the port's rate: the NIC cannot reach line rate"}};
+constexpr CheckOutcome kRoceMtuOutcomes[] = {
+    {"netdev_mtu_too_small", "the netdev MTU is too small for any RoCE packet (below 352 bytes)"}};
+constexpr CheckOutcome kFabricOutcomes[] = {
+    {"mtu_differs", "the hosts' netdev MTU or RoCE active_mtu differ (frames are dropped)"}};
+
 constexpr RuleDef kRules[] = {
-    {"port_not_active", "RDMA port state is not ACTIVE or its physical state is not LinkUp",
-     Severity::error, Severity::error, rule_port_not_active},
-    {"no_roce_v2_gid", "Ethernet RDMA port has no RoCE v2 GID (routable RoCE impossible)",
-     Severity::error, Severity::error, rule_no_roce_v2_gid},
+    {"port_not_active",
+     "RDMA port state is not ACTIVE or its physical state is not LinkUp",
+     {},
+     rule_port_not_active},
+    {"no_roce_v2_gid",
+     "Ethernet RDMA port has no RoCE v2 GID (routable RoCE impossible)",
+     {},
+     rule_no_roce_v2_gid},
     {"pcie_downtrained",
      "PCIe link of the NIC function or an upstream port runs below its maximum speed or width",
-     Severity::warning, Severity::error, rule_pcie_downtrained},
+     kPcieOutcomes, rule_pcie_downtrained},
     {"roce_mtu", "RoCE active_mtu limited by the netdev MTU, or different from the peer's",
-     Severity::warning, Severity::error, rule_roce_mtu},
+     kRoceMtuOutcomes, rule_roce_mtu},
     {"fabric_consistency",
      "netdev MTU, active_mtu, PFC priorities, trust or ECN differ between the hosts of a run",
-     Severity::warning, Severity::error, rule_fabric_consistency_one_host},
+     kFabricOutcomes, rule_fabric_consistency_one_host},
 };
 }  // namespace
 
@@ -36,14 +48,25 @@ std::span<const RuleDef> all_rules() {
     return kRules;
 }
 
-RuleOutput evaluate_rules(const RuleInput& input) {
-    RuleOutput out;
-    for (const auto& d : input.local.devices)
+const RuleDef* find_check(std::string_view id) {
+    for (const RuleDef& d : kRules)
+        if (id == d.id) return &d;
+    return nullptr;
+}
+
+Finding check_finding(std::string rule_id, std::string host, std::string device, unsigned port,
+                      std::string outcome) {
+    Finding f = make_finding(std::move(rule_id), Severity::warning, std::move(host),
+                             std::move(device), port);
+    f.outcome = std::move(outcome);
+    return f;
+}
+
+void note_portless_devices(const Snapshot& s, RuleOutput& out) {
+    for (const auto& d : s.devices)
         if (d.ports.empty())
             out.unevaluated.push_back(
                 {d.name, "no readable port: nothing about it can be checked"});
-    for (const auto& r : kRules) r.evaluate(input, out);
-    return out;
 }
 
 HostsRule hosts_rule(const std::string& id) {

@@ -57,9 +57,9 @@ void local_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutp
 
     const std::string where = port_subject(d, p);
     const std::string& ifname = p.netdev->name;
-    Finding f = make_finding("roce_mtu", Severity::warning, in.local.host, d.name, p.number);
+    Finding f = check_finding("roce_mtu", in.local.host, d.name, p.number);
     if (!allowed) {
-        f.severity = Severity::error;
+        f.outcome = "netdev_mtu_too_small";
         f.summary = where + ": " + ifname + " MTU " + bytes(netdev_mtu) +
                     " is too small for any RoCE packet (the smallest, 256 bytes, needs " +
                     bytes(256 + kRoceHeaderBytes) + "); set " + ifname + " MTU to at least " +
@@ -100,7 +100,7 @@ void peer_finding(const RuleInput& in, const Device& d, const Port& p, RuleOutpu
     const unsigned local = *p.verbs.active_mtu_bytes, remote = *peer.active_mtu_bytes;
     if (local == remote) return;
     const std::string peer_name = peer.hostname.empty() ? peer.peer : peer.hostname;
-    Finding f = make_finding("roce_mtu", Severity::warning, in.local.host, d.name, p.number);
+    Finding f = check_finding("roce_mtu", in.local.host, d.name, p.number);
     f.summary = "RoCE active_mtu differs: " + in.local.host + " " + d.name + " port " +
                 std::to_string(p.number) + " has " + bytes(local) + " bytes, peer " + peer_name +
                 " " + peer.device + " port " + std::to_string(peer.port) + " has " + bytes(remote) +

@@ -41,8 +41,7 @@ void rule_no_roce_v2_gid(const RuleInput& in, RuleOutput& out) {
             if (routable_v2) continue;
             const std::string netdev =
                 p.netdev_name.empty() ? std::string("its netdev") : p.netdev_name;
-            Finding f =
-                make_finding("no_roce_v2_gid", Severity::error, in.local.host, d.name, p.number);
+            Finding f = check_finding("no_roce_v2_gid", in.local.host, d.name, p.number);
             f.summary = port_subject(d, p) +
                         " has no routable RoCE v2 GID (only link-local or RoCE v1 ones): RoCE "
                         "connections to other hosts fail; give " +

@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/finding.h"
@@ -39,15 +40,36 @@ struct RuleOutput {
     /// What the rules took into account without a finding, e.g. a port taken as not cabled
     /// (rules/port_usage.h). Notes do not change the verdict or the exit code.
     std::vector<Note> notes;
+    /// The rules that ran (their ids in the rules file), in order.
+    std::vector<std::string> rules;
 };
 
+/// A named case in which a check's finding is worse than its usual one, e.g. pcie_downtrained's
+/// "below_port_rate". The check sets Finding::outcome to it; the rules file's `escalate` entry
+/// that names it gives the severity (rules/engine/checks.h): the rules file is the one source
+/// of an inventory rule's severity, and a check never sets one.
+struct CheckOutcome {
+    const char* id;
+    const char* description;  ///< when the check gives it, for `rules check` errors and docs
+};
+
+/// An inventory check: its id (what a rules file's `"check"` names), what it detects, the
+/// outcomes a rules file may escalate on, and its evaluation.
 struct RuleDef {
     const char* id;
     const char* description;  ///< what it detects, for `--list-rules` and docs
-    Severity severity;        ///< of its findings usually
-    Severity worst;           ///< the highest it gives (e.g. a PCIe link below the port's rate)
+    std::span<const CheckOutcome> outcomes;
     void (*evaluate)(const RuleInput&, RuleOutput&);
 };
+
+/// The check `id`, nullptr if there is none.
+const RuleDef* find_check(std::string_view id);
+
+/// A check's finding with its identity set and no severity of its own (left at warning until
+/// the rules file grades it, rules/engine/checks.h); `outcome` names a CheckOutcome of the
+/// check, empty for its usual case.
+Finding check_finding(std::string rule_id, std::string host, std::string device, unsigned port,
+                      std::string outcome = {});
 
 /// All rules, in evaluation order.
 std::span<const RuleDef> all_rules();
@@ -59,9 +81,9 @@ using HostsRule = void (*)(std::span<const Snapshot> hosts, RuleOutput& out);
 /// the engine (rules/engine/engine.cpp) runs this one once over all hosts instead.
 HostsRule hosts_rule(const std::string& id);
 
-/// Runs every rule; findings in rule order, then device/port order. A device with no ports is
-/// itself unevaluated.
-RuleOutput evaluate_rules(const RuleInput& input);
+/// Notes a device with no readable port as unevaluated (nothing about it can be checked); the
+/// first step of every per-host check run.
+void note_portless_devices(const Snapshot& s, RuleOutput& out);
 
 /// "mlx5_0 port 1", the subject of per-port notes and sentences.
 std::string port_subject(const Device& d, const Port& p);

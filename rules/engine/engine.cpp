@@ -8,6 +8,7 @@
 #include <span>
 
 #include "core/inventory/inventory_from_json.h"
+#include "rules/engine/checks.h"
 #include "rules/engine/evidence.h"
 #include "rules/engine/measure.h"
 #include "rules/engine/verdict_cache.h"
@@ -688,6 +689,7 @@ void run_hosts_check(const SeriesStore& store, const RuleSpec& rule, HostsRule a
     across(snaps, ro);
     for (Finding& f : ro.findings) {
         f.rule_id = rule.id;
+        f.severity = check_severity(rule, f);
         if (f.explanation.empty()) f.explanation = rule.explanation;
         f.opened_t = t;
         out.findings.push_back(std::move(f));
@@ -698,9 +700,7 @@ void run_hosts_check(const SeriesStore& store, const RuleSpec& rule, HostsRule a
 
 void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
                          EngineResult& out) {
-    const RuleDef* def = nullptr;
-    for (const RuleDef& d : all_rules())
-        if (rule.check == d.id) def = &d;
+    const RuleDef* def = find_check(rule.check);
     if (!def) return;  // parse_rules rejects unknown checks
     if (const HostsRule across = hosts_rule(rule.check)) {
         run_hosts_check(store, rule, across, out);
@@ -723,6 +723,7 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
         def->evaluate(RuleInput{*snap, opts.peer, opts.required_ports}, ro);
         for (Finding& f : ro.findings) {
             f.rule_id = rule.id;
+            f.severity = check_severity(rule, f);
             if (f.host.empty()) f.host = host;
             if (f.explanation.empty()) f.explanation = rule.explanation;
             f.opened_t = inv->second.t;

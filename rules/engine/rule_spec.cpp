@@ -217,9 +217,35 @@ Expr expr(const nlohmann::json& j, const std::string& path) {
 }
 
 bool is_inventory_check(const std::string& id) {
-    for (const auto& r : all_rules())
-        if (id == r.id) return true;
-    return false;
+    return find_check(id) != nullptr;
+}
+
+/// An inventory check's `escalate`: [{"severity", "outcome"}], each outcome one the check
+/// declares (rules/registry.cpp), so a misspelt one cannot silently leave a severity unset.
+std::vector<Escalation> check_escalations(const nlohmann::json& j, const std::string& path,
+                                          const RuleDef& def) {
+    std::vector<Escalation> out;
+    const auto e = j.find("escalate");
+    if (e == j.end()) return out;
+    if (!e->is_array()) bad(path + ".escalate", "expected a list");
+    for (std::size_t i = 0; i < e->size(); ++i) {
+        const std::string p = path + ".escalate[" + std::to_string(i) + "]";
+        only_keys((*e)[i], p, {"severity", "outcome"});
+        Escalation esc;
+        esc.severity = severity(str((*e)[i], "severity", p, true), p + ".severity");
+        esc.outcome = str((*e)[i], "outcome", p, true);
+        std::string known;
+        for (const CheckOutcome& o : def.outcomes)
+            known += (known.empty() ? "" : ", ") + std::string(o.id);
+        const bool found = std::any_of(def.outcomes.begin(), def.outcomes.end(),
+                                       [&](const CheckOutcome& o) { return esc.outcome == o.id; });
+        if (!found)
+            bad(p + ".outcome",
+                "check \"" + std::string(def.id) + "\" has no outcome \"" + esc.outcome + "\"" +
+                    (def.outcomes.empty() ? " (it has none)" : " (it has: " + known + ")"));
+        out.push_back(std::move(esc));
+    }
+    return out;
 }
 
 RuleSpec rule(const nlohmann::json& j, const std::string& path) {
@@ -241,8 +267,9 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
         if (!is_inventory_check(r.check))
             bad(path + ".check", "unknown inventory check \"" + r.check + "\"");
         for (const char* k :
-             {"when", "supports", "alternatives", "escalate", "hold_s", "group_by", "instead_of"})
+             {"when", "supports", "alternatives", "hold_s", "group_by", "instead_of"})
             if (j.contains(k)) bad(path + "." + k, "not allowed with \"check\"");
+        r.escalate = check_escalations(j, path, *find_check(r.check));
         return r;
     }
     r.summary = str(j, "summary", path, true);
@@ -301,7 +328,7 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
             only_keys((*e)[i], p, {"severity", "when"});
             if (!(*e)[i].contains("when")) bad(p + ".when", "missing");
             r.escalate.push_back({severity(str((*e)[i], "severity", p, true), p + ".severity"),
-                                  expr((*e)[i].at("when"), p + ".when")});
+                                  expr((*e)[i].at("when"), p + ".when"), {}});
         }
     }
     return r;

@@ -82,9 +82,13 @@ struct Alternative {
     Expr indicated_by;
 };
 
+/// A severity above the rule's own: for a time-based rule when `when` holds during the
+/// finding; for an inventory check when the check gave the named `outcome` (rules/rule.h
+/// CheckOutcome), since only the check can tell, e.g., a PCIe path below the port's rate.
 struct Escalation {
     Severity severity = Severity::error;
-    Expr when;
+    Expr when;            ///< time-based rules
+    std::string outcome;  ///< inventory checks
 };
 
 struct RuleSpec {

@@ -15,6 +15,8 @@
 #include "collectors/bundle/bundle.h"
 #include "rules/rule.h"
 #include "tests/support/test_support.h"
+#include "rules/engine/checks.h"
+#include "../support/shipped_rules.h"
 
 BOOST_AUTO_TEST_SUITE(test_bundle)
 
@@ -371,7 +373,7 @@ BOOST_AUTO_TEST_CASE(pcie_current_versus_max_and_unplaced_bridges) {
     BOOST_TEST(notes(c, "lspci-vv.txt", "0000:3a:00.0").empty());
 
     // The same rules as on a live host: the NIC function is the limiting link.
-    const auto out = rh::evaluate_rules({c.snapshot, std::nullopt, {}});
+    const auto out = rh::run_host_checks(rh::test::shipped_rules(), {c.snapshot, std::nullopt, {}});
     auto f = std::find_if(out.findings.begin(), out.findings.end(), [](const rh::Finding& x) {
         return x.rule_id == "pcie_downtrained" && x.device == "mlx5_0";
     });

@@ -14,6 +14,8 @@
 #include "rules/rule.h"
 #include "tests/support/bundle_support.h"
 #include "tests/support/test_support.h"
+#include "rules/engine/checks.h"
+#include "../support/shipped_rules.h"
 
 BOOST_AUTO_TEST_SUITE(test_bundle_robust)
 
@@ -237,7 +239,7 @@ BOOST_AUTO_TEST_CASE(lspci_nic_not_at_parentdev_is_attached_by_vendor_and_warned
     BOOST_TEST(has(warnings(c), "taken as mlx5_0's by vendor"), warnings(c));
     const rh::RuleInput in{c.snapshot, std::nullopt, {}};
     bool found = false;
-    for (const auto& f : rh::evaluate_rules(in).findings)
+    for (const auto& f : rh::run_host_checks(rh::test::shipped_rules(), in).findings)
         found = found || f.rule_id == "pcie_downtrained";
     BOOST_TEST(found);
 }

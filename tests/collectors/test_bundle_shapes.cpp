@@ -10,6 +10,8 @@
 #include "rules/rule.h"
 #include "tests/support/bundle_support.h"
 #include "tests/support/test_support.h"
+#include "rules/engine/checks.h"
+#include "../support/shipped_rules.h"
 
 BOOST_AUTO_TEST_SUITE(test_bundle_shapes)
 
@@ -88,7 +90,7 @@ const std::string kCx7 = "Mellanox Technologies MT2910 Family [ConnectX-7]";
 
 rh::RuleOutput run_rules(const rh::BundleCapture& c) {
     const rh::RuleInput in{c.snapshot, std::nullopt, {}};
-    return rh::evaluate_rules(in);
+    return rh::run_host_checks(rh::test::shipped_rules(), in);
 }
 
 const rh::Finding* pcie_finding(const rh::RuleOutput& out, const std::string& dev) {

@@ -11,6 +11,8 @@
 #include "rules/rule.h"
 #include "store/from_snapshot.h"
 #include "store/series_store.h"
+#include "rules/engine/checks.h"
+#include "../support/shipped_rules.h"
 
 BOOST_AUTO_TEST_SUITE(test_port_usage)
 
@@ -73,7 +75,7 @@ Snapshot host_with(Port p) {
 }
 
 RuleOutput run(const Snapshot& s, std::vector<std::string> required = {}) {
-    return evaluate_rules(RuleInput{s, std::nullopt, std::move(required)});
+    return run_host_checks(test::shipped_rules(), RuleInput{s, std::nullopt, std::move(required)});
 }
 
 std::vector<Finding> only(const RuleOutput& out, const std::string& id) {

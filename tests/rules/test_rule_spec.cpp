@@ -216,6 +216,34 @@ BOOST_AUTO_TEST_CASE(inventory_checks) {
     check_error(rules_file({neither}), "rules[0].when: missing");
 }
 
+// An inventory check's severities come from the rules file: `escalate` names the check's own
+// outcomes, and a misspelt or foreign one is an error naming the check's outcomes.
+BOOST_AUTO_TEST_CASE(inventory_check_escalations_name_the_checks_outcomes) {
+    json ok = {{"id", "pcie"},
+               {"title", "PCIe"},
+               {"severity", "info"},
+               {"check", "pcie_downtrained"},
+               {"escalate", json::array({{{"severity", "error"}, {"outcome", "below_port_rate"}}})},
+               {"explanation", "why"}};
+    const auto set = rh::parse_rules(rules_file({ok}), "test-rules.json");
+    BOOST_REQUIRE_MESSAGE(set.ok(), (set.ok() ? "" : set.error().message()));
+    BOOST_TEST_REQUIRE(set->rules[0].escalate.size() == 1u);
+    BOOST_TEST(set->rules[0].escalate[0].outcome == "below_port_rate");
+    BOOST_TEST(set->rules[0].escalate[0].severity == rh::Severity::error);
+
+    auto misspelt = ok;
+    misspelt["escalate"][0]["outcome"] = "below_rate";
+    check_error(rules_file({misspelt}),
+                "rules[0].escalate[0].outcome: check \"pcie_downtrained\" has no outcome "
+                "\"below_rate\" (it has: below_port_rate)");
+    auto none = ok;
+    none["check"] = "port_not_active";
+    check_error(rules_file({none}), "has no outcome \"below_port_rate\" (it has none)");
+    auto with_when = ok;
+    with_when["escalate"][0]["when"] = valid_rule()["when"];
+    check_error(rules_file({with_when}), "rules[0].escalate[0].when: unknown field");
+}
+
 BOOST_AUTO_TEST_CASE(label_text_parses_per_label_and_value) {
     auto r = valid_rule();
     r["group_by"] = {"priority", "direction"};

@@ -1,9 +1,11 @@
 // Rules on hand-built inventories: each test states what an operator would expect to read.
 #include <boost/test/unit_test.hpp>
 
+#include "rules/engine/checks.h"
 #include "rules/mtu_math.h"
 #include "rules/pcie_math.h"
 #include "rules/rule.h"
+#include "../support/shipped_rules.h"
 
 BOOST_AUTO_TEST_SUITE(test_rules)
 
@@ -68,7 +70,7 @@ Device mlx5(std::vector<PcieLink> chain, Port p) {
 }
 
 std::vector<Finding> run(const Snapshot& s, std::optional<PeerView> peer = {}) {
-    return evaluate_rules(RuleInput{s, std::move(peer), {}}).findings;
+    return run_host_checks(test::shipped_rules(), RuleInput{s, std::move(peer), {}}).findings;
 }
 
 std::vector<Finding> only(const std::vector<Finding>& fs, const std::string& id) {
@@ -116,6 +118,41 @@ BOOST_AUTO_TEST_CASE(downtrained_bridge_below_port_rate_is_an_error_naming_the_b
     BOOST_TEST_REQUIRE(f.size() == 1u);
     BOOST_TEST(contains(f[0].summary, "upstream port 0000:3a:00.0"));
     BOOST_TEST(f[0].severity == Severity::error);  // 8 GT/s x16 = 126 Gb/s < 200 Gb/s
+}
+
+// The rules file is the one source of a check's severity: the same PCIe finding follows the
+// rule's `severity` and `escalate` as a user edits them.
+BOOST_AUTO_TEST_CASE(check_severity_follows_the_rules_file) {
+    auto p = roce_port(9000, 4096);
+    p.rate = "200 Gb/sec (4X HDR)";
+    const auto below = host_with(mlx5(
+        {link("0000:3b:00.0", true, 16, 16, 16, 16), link("0000:3a:00.0", false, 8, 16, 16, 16),
+         link("0000:00:01.0", false, 16, 16, 16, 16)},
+        p));
+    const auto headroom = host_with(mlx5(
+        {link("0000:3b:00.0", true, 16, 8, 16, 16), link("0000:00:01.0", false, 16, 16, 16, 16)},
+        roce_port(9000, 4096)));
+    RuleSet rules = test::shipped_rules();
+    RuleSpec* pcie = nullptr;
+    for (auto& r : rules.rules)
+        if (r.id == "pcie_downtrained") pcie = &r;
+    BOOST_TEST_REQUIRE(pcie != nullptr);
+    const auto severity_of = [&](const Snapshot& s) {
+        const auto f = only(run_host_checks(rules, RuleInput{s, std::nullopt, {}}).findings,
+                            "pcie_downtrained");
+        BOOST_TEST_REQUIRE(f.size() == 1u);
+        return f[0].severity;
+    };
+    pcie->severity = Severity::info;
+    BOOST_TEST(severity_of(headroom) == Severity::info);
+    BOOST_TEST(severity_of(below) == Severity::error);  // the shipped escalation
+    pcie->escalate.clear();
+    BOOST_TEST(severity_of(below) == Severity::info);
+    // A rules file without the check does not run it.
+    std::erase_if(rules.rules, [](const RuleSpec& r) { return r.id == "pcie_downtrained"; });
+    const auto out = run_host_checks(rules, RuleInput{below, std::nullopt, {}});
+    BOOST_TEST(only(out.findings, "pcie_downtrained").empty());
+    BOOST_TEST(std::count(out.rules.begin(), out.rules.end(), "pcie_downtrained") == 0);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_link_values_are_not_evidence_of_downtraining) {
@@ -235,7 +272,7 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_read_is_unevaluated_not_healthy) {
     no_ports.name = "irdma0";
     auto s = host_with(mlx5({l}, p));
     s.devices.push_back(no_ports);
-    auto out = evaluate_rules(RuleInput{s, std::nullopt, {}});
+    auto out = run_host_checks(test::shipped_rules(), RuleInput{s, std::nullopt, {}});
     BOOST_TEST(out.findings.empty());
     std::string all;
     for (const auto& n : out.unevaluated) all += n.subject + ": " + n.text + "\n";
