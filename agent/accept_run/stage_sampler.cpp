@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "agent/accept_run/traffic_run.h"
-#include "agent/incast_analysis.h"
+#include "agent/reports/incast_analysis.h"
 #include "core/clock.h"
 #include "probes/incast_links.h"
 #include "probes/oob_protocol.h"

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <mutex>
 
-#include "agent/incast_analysis.h"
-#include "agent/incast_report.h"
+#include "agent/reports/incast_analysis.h"
+#include "agent/reports/incast_report.h"
 #include "probes/incast_coordinator.h"
 
 namespace rh::accept {

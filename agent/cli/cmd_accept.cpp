@@ -15,9 +15,9 @@
 #include "agent/accept/render_dir.h"
 #include "agent/accept_run/runner.h"
 #include "agent/accept_run/spec.h"
-#include "agent/commands.h"
-#include "agent/key_option.h"
-#include "agent/options.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/key_option.h"
+#include "agent/cli/options.h"
 
 namespace rh::cli {
 

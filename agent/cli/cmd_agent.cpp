@@ -6,10 +6,10 @@
 // address cannot be bound).
 #include <iostream>
 
-#include "agent/commands.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
 #include "agent/daemon/agent_loop.h"
 #include "agent/daemon/log.h"
-#include "agent/options.h"
 
 namespace rh::cli {
 

@@ -2,9 +2,9 @@
 // view, run the rules and print findings. Exit 0 healthy, 1 findings, 2 could not run.
 #include <iostream>
 
-#include "agent/check_report.h"
-#include "agent/commands.h"
-#include "agent/options.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
+#include "agent/reports/check_report.h"
 #include "collectors/collect.h"
 #include "probes/peer_query.h"
 #include "rules/port_usage.h"
@@ -54,8 +54,9 @@ int run_check(const std::vector<std::string>& args) {
         "deadline for the peer query (default 5000)")(
         "require-port", po::value(&required_ports),
         "a port that must be up, DEVICE/PORT (mlx5_1/1) or a netdev name; repeat for more. A "
-        "down port that never carried traffic is otherwise a note (taken as not cabled)")("json", "print the result as JSON")(
-        "list-rules", "list the rules and exit (with --json: a JSON array)");
+        "down port that never carried traffic is otherwise a note (taken as not cabled)")(
+        "json", "print the result as JSON")("list-rules",
+                                            "list the rules and exit (with --json: a JSON array)");
     po::variables_map vm;
     if (auto exit = parse_options("check",
                                   "rocehealth check [--peer HOST[:PORT]] [--device NAME] "

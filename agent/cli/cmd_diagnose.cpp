@@ -5,7 +5,7 @@
 // Exit: 0 no finding and every applicable rule judged, 1 findings, 2 could not run (bad input,
 // bad rules file, no data) or could not judge (one capture, or a span shorter than a rule's
 // window or hold: "could not judge rates: ..."). With --json every exit 2 prints a JSON
-// document on stdout with an "error" (agent/diagnose_report.h).
+// document on stdout with an "error" (agent/reports/diagnose_report.h).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -15,11 +15,11 @@
 #include <streambuf>
 #include <thread>
 
-#include "agent/commands.h"
-#include "agent/diagnose_report.h"
-#include "agent/host_sampler.h"
-#include "agent/inputs.h"
-#include "agent/options.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
+#include "agent/replay/inputs.h"
+#include "agent/reports/diagnose_report.h"
+#include "agent/sampling/host_sampler.h"
 #include "core/clock.h"
 #include "core/duration_arg.h"
 #include "core/pass_schedule.h"

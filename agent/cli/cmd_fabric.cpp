@@ -2,7 +2,7 @@
 // HTTP API over a time range (agent/fabric/fabric_queries.h), finds where a PFC pause storm
 // started and whom it reached, the ToR that failing mesh pairs share, and the hosts configured
 // unlike the fabric (agent/fabric/fabric_analysis.h), and prints them as `diagnose` does: the
-// same findings, timeline, text and JSON (agent/diagnose_report.h), plus a "fabric" object
+// same findings, timeline, text and JSON (agent/reports/diagnose_report.h), plus a "fabric" object
 // {prometheus, from, to, step_s, match, queries}.
 // Exit: 0 healthy, 1 findings, 2 could not run (bad option, unreachable Prometheus, a
 // Prometheus error, no data in the range, an answer over the bounds). With --json every exit 2
@@ -13,11 +13,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "agent/commands.h"
-#include "agent/diagnose_report.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
 #include "agent/fabric/fabric_queries.h"
 #include "agent/fabric/time_arg.h"
-#include "agent/options.h"
+#include "agent/reports/diagnose_report.h"
 
 namespace rh::cli {
 

@@ -1,19 +1,19 @@
 // rocehealth incast --receiver HOST --senders H1,H2,...: many-to-one traffic between hosts that
 // run `rocehealth responder`, coordinated from here (probes/incast_coordinator.h); the result
 // with per-sender goodput, fairness, integrity, the victim flow, and the rule engine over every
-// participant's counters (agent/incast_report.h).
+// participant's counters (agent/reports/incast_report.h).
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
-#include "agent/commands.h"
-#include "agent/incast_analysis.h"
-#include "agent/incast_report.h"
-#include "agent/key_option.h"
-#include "agent/options.h"
-#include "agent/probe_args.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/key_option.h"
+#include "agent/cli/options.h"
+#include "agent/cli/probe_args.h"
+#include "agent/reports/incast_analysis.h"
+#include "agent/reports/incast_report.h"
 #include "core/duration_arg.h"
 #include "probes/incast_coordinator.h"
 

@@ -1,8 +1,8 @@
 // rocehealth keygen: writes a new fabric key (probes/auth/fabric_key.h).
 #include <iostream>
 
-#include "agent/commands.h"
-#include "agent/options.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
 #include "probes/auth/fabric_key.h"
 
 namespace rh::cli {

@@ -10,9 +10,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "agent/commands.h"
-#include "agent/options.h"
-#include "agent/probe_args.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
+#include "agent/cli/probe_args.h"
 #include "core/duration_arg.h"
 #include "core/hostname.h"
 #include "core/sample_json.h"

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "agent/commands.h"
-#include "agent/host_sampler.h"
-#include "agent/options.h"
-#include "agent/probe_args.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
+#include "agent/cli/probe_args.h"
+#include "agent/sampling/host_sampler.h"
 #include "core/clock.h"
 #include "core/hostname.h"
 #include "core/sample_json.h"

@@ -14,9 +14,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "agent/commands.h"
-#include "agent/host_sampler.h"
-#include "agent/options.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
+#include "agent/sampling/host_sampler.h"
 #include "core/clock.h"
 #include "core/duration_arg.h"
 #include "core/pass_schedule.h"

@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <iostream>
 
-#include "agent/commands.h"
-#include "agent/key_option.h"
-#include "agent/options.h"
-#include "agent/probe_args.h"
-#include "agent/responder_sampler.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/key_option.h"
+#include "agent/cli/options.h"
+#include "agent/cli/probe_args.h"
+#include "agent/sampling/responder_sampler.h"
 #include "probes/oob_protocol.h"
 #include "probes/responder.h"
 

@@ -1,11 +1,11 @@
 // rocehealth rules check FILE... / rocehealth rules test [--rules FILE] DIR...: the rules file
 // checked and its findings tested on scenarios, as `promtool check rules` / `promtool test rules`
-// do for Prometheus rules (agent/rules_test.h).
+// do for Prometheus rules (agent/replay/rules_test.h).
 #include <iostream>
 
-#include "agent/commands.h"
-#include "agent/options.h"
-#include "agent/rules_test.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
+#include "agent/replay/rules_test.h"
 #include "core/json_file.h"
 #include "rules/engine/rule_spec.h"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/commands.h"
-#include "agent/options.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
 #include "collectors/collect.h"
 
 namespace rh::cli {

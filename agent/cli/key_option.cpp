@@ -1,6 +1,6 @@
-#include "agent/key_option.h"
+#include "agent/cli/key_option.h"
 
-#include "agent/commands.h"
+#include "agent/cli/commands.h"
 #include "probes/auth/fabric_key.h"
 
 namespace rh::cli {

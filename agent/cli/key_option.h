@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "agent/options.h"
+#include "agent/cli/options.h"
 
 namespace rh::cli {
 

@@ -1,8 +1,8 @@
-#include "agent/options.h"
+#include "agent/cli/options.h"
 
 #include <filesystem>
 
-#include "agent/commands.h"
+#include "agent/cli/commands.h"
 
 namespace rh::cli {
 

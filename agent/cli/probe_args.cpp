@@ -1,4 +1,4 @@
-#include "agent/probe_args.h"
+#include "agent/cli/probe_args.h"
 
 #include <algorithm>
 #include <filesystem>

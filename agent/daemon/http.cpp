@@ -13,7 +13,7 @@
 
 #include "agent/daemon/healthz.h"
 #include "agent/daemon/log.h"
-#include "agent/host_sampler.h"
+#include "agent/sampling/host_sampler.h"
 #include "core/clock.h"
 #include "core/duration_arg.h"
 

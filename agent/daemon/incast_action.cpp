@@ -2,8 +2,8 @@
 
 #include "agent/daemon/incast_request.h"
 #include "agent/daemon/log.h"
-#include "agent/incast_analysis.h"
-#include "agent/incast_report.h"
+#include "agent/reports/incast_analysis.h"
+#include "agent/reports/incast_report.h"
 #include "probes/incast_coordinator.h"
 
 namespace rh::agent {

@@ -1,4 +1,4 @@
-#include "agent/inputs.h"
+#include "agent/replay/inputs.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
-#include "agent/rules_test.h"
+#include "agent/replay/rules_test.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <set>
 
-#include "agent/commands.h"
-#include "agent/inputs.h"
+#include "agent/replay/inputs.h"
+#include "core/exit_codes.h"
 #include "core/json_file.h"
 #include "rules/engine/engine.h"
 #include "store/series_store.h"

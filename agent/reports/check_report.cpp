@@ -1,4 +1,4 @@
-#include "agent/check_report.h"
+#include "agent/reports/check_report.h"
 
 #include <cstdio>
 
@@ -54,8 +54,7 @@ nlohmann::json checked_ports(const Snapshot& snap) {
                                (p.state.empty() ? "?" : p.state) + "/" +
                                (p.phys_state.empty() ? "?" : p.phys_state) + ", " +
                                (p.link_layer.empty() ? "?" : p.link_layer);
-            if (p.netdev)
-                line += ", " + p.netdev->name + " MTU " + bytes_text(p.netdev->mtu_bytes);
+            if (p.netdev) line += ", " + p.netdev->name + " MTU " + bytes_text(p.netdev->mtu_bytes);
             line += ", active_mtu " + bytes_text(p.verbs.active_mtu_bytes);
             line += ", RoCE v2 GID " + (v2.empty() ? std::string("none") : v2);
             line += "; PCIe " + pcie;

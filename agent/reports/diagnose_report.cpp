@@ -1,4 +1,4 @@
-#include "agent/diagnose_report.h"
+#include "agent/reports/diagnose_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -158,7 +158,8 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
         out << cnj;
     out << " (rules: " << doc["rules_file"].get<std::string>() << ")\n";
     // Bundles: which captures were taken as one host and the evidence that decided (the first
-    // note of each capture, agent/inputs.h); a capture that starts a host alone is not printed.
+    // note of each capture, agent/replay/inputs.h); a capture that starts a host alone is not
+    // printed.
     for (const auto& in : doc["inputs"]) {
         if (!in.contains("notes") || in["notes"].empty()) continue;
         const std::string n = in["notes"][0].get<std::string>();
@@ -227,7 +228,8 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
             out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
                 << "\n";
     }
-    // Input warnings (agent/inputs.h): files not read, hosts mixed in one file; always shown.
+    // Input warnings (agent/replay/inputs.h): files not read, hosts mixed in one file; always
+    // shown.
     bool warned = false;
     for (const auto& in : doc["inputs"])
         for (const auto& w : in.value("warnings", nlohmann::json::array())) {

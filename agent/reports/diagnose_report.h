@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/inputs.h"
+#include "agent/replay/inputs.h"
 #include "rules/engine/engine.h"
 
 namespace rh::cli {

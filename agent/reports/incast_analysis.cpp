@@ -1,9 +1,9 @@
-#include "agent/incast_analysis.h"
+#include "agent/reports/incast_analysis.h"
 
 #include <limits>
 
-#include "agent/diagnose_report.h"
-#include "agent/inputs.h"
+#include "agent/replay/inputs.h"
+#include "agent/reports/diagnose_report.h"
 #include "core/inventory/parse.h"
 #include "core/sample_json.h"
 #include "rules/engine/engine.h"

@@ -15,8 +15,8 @@
 namespace rh::cli {
 
 struct IncastAnalysis {
-    /// diagnose_json (agent/diagnose_report.h) of the engine over every participant's samples;
-    /// null when no participant was sampled.
+    /// diagnose_json (agent/reports/diagnose_report.h) of the engine over every participant's
+    /// samples; null when no participant was sampled.
     nlohmann::json diagnosis;
     /// Per host: [{utc_ms, <series>_per_s...}] for roce_rx_packets / roce_tx_packets and the
     /// retransmission counters, one entry per sampling interval.

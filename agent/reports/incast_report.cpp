@@ -1,10 +1,10 @@
-#include "agent/incast_report.h"
+#include "agent/reports/incast_report.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "agent/diagnose_report.h"
+#include "agent/reports/diagnose_report.h"
 #include "probes/incast_fields.h"
 #include "probes/probe.h"
 

@@ -40,7 +40,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/incast_analysis.h"
+#include "agent/reports/incast_analysis.h"
 #include "probes/incast_run.h"
 
 namespace rh::cli {

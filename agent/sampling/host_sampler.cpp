@@ -1,4 +1,4 @@
-#include "agent/host_sampler.h"
+#include "agent/sampling/host_sampler.h"
 
 #include <chrono>
 

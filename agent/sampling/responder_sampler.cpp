@@ -1,6 +1,6 @@
-#include "agent/responder_sampler.h"
+#include "agent/sampling/responder_sampler.h"
 
-#include "agent/host_sampler.h"
+#include "agent/sampling/host_sampler.h"
 #include "collectors/collect.h"
 #include "core/sample_json.h"
 #include "store/from_snapshot.h"

@@ -1,12 +1,13 @@
-// The result of `rocehealth incast` (agent/incast_report.h, agent/incast_analysis.h) from a run
-// built in code: per-sender figures, failed senders named, integrity, errors by status, the
-// victim's verdict, the rule engine over the participants' samples, timeline, exit codes.
+// The result of `rocehealth incast` (agent/reports/incast_report.h,
+// agent/reports/incast_analysis.h) from a run built in code: per-sender figures, failed senders
+// named, integrity, errors by status, the victim's verdict, the rule engine over the participants'
+// samples, timeline, exit codes.
 #include <boost/test/unit_test.hpp>
 
 #include <sstream>
 
-#include "agent/incast_analysis.h"
-#include "agent/incast_report.h"
+#include "agent/reports/incast_analysis.h"
+#include "agent/reports/incast_report.h"
 #include "core/sample.h"
 #include "core/sample_json.h"
 

@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "agent/probe_args.h"
+#include "agent/cli/probe_args.h"
 
 BOOST_AUTO_TEST_SUITE(test_probe_args)
 
