@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <limits>
 #include <sstream>
 #include <streambuf>
 #include <thread>
@@ -18,6 +17,7 @@
 #include "agent/cli/commands.h"
 #include "agent/cli/options.h"
 #include "agent/replay/inputs.h"
+#include "agent/replay/replay.h"
 #include "agent/reports/diagnose_report.h"
 #include "agent/sampling/host_sampler.h"
 #include "core/clock.h"
@@ -230,9 +230,7 @@ int diagnose(const std::vector<std::string>& args, bool& printed_json) {
         return kExitCannotRun;
     }
 
-    // A replay is analysed whole: no retention limit.
-    SeriesStore store(StoreLimits{std::numeric_limits<double>::infinity(),
-                                  std::numeric_limits<std::size_t>::max()});
+    SeriesStore store(replay_store_limits());
     std::vector<InputReport> inputs;
     for (const std::string& f : replays) {
         auto r = load_recording(store, f);
@@ -288,9 +286,8 @@ int diagnose(const std::vector<std::string>& args, bool& printed_json) {
                   << " samples older than their series' previous one were ignored (inputs out "
                      "of time order?)\n";
 
-    EngineOptions engine_opts;
+    EngineOptions engine_opts = replay_engine_options();
     engine_opts.required_ports = required_ports;
-    engine_opts.lifetime_rules = true;  // one capture's counts since the reset are evidence too
     // A ticket's captures are there to show counters; a recording may hold probes only (mesh).
     engine_opts.counters_expected = !bundles.empty();
     const EngineResult result = run_rules(store, *rules, engine_opts);
@@ -301,9 +298,7 @@ int diagnose(const std::vector<std::string>& args, bool& printed_json) {
     } else {
         render_diagnose_text(std::cout, doc, vm.count("verbose") > 0);
     }
-    // "No findings" is healthy only when every applicable rule saw enough data.
-    if (!result.findings.empty()) return kExitFindings;
-    return result.not_judged.empty() ? kExitOk : kExitCannotRun;
+    return diagnosis_exit_code(result);
 }
 
 }  // namespace

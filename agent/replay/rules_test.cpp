@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <limits>
 #include <set>
 
 #include "agent/replay/inputs.h"
+#include "agent/replay/replay.h"
 #include "core/exit_codes.h"
 #include "core/json_file.h"
 #include "rules/engine/engine.h"
@@ -117,19 +117,14 @@ Result<ScenarioOutcome> run_scenario(const std::string& dir, const RuleSet& rule
     std::sort(recordings.begin(), recordings.end());
     if (recordings.empty()) return Error{"rules test", dir, 0, "no recording (*.jsonl)"};
 
-    // As diagnose --replay: analysed whole, lifetime rules on.
-    SeriesStore store(StoreLimits{std::numeric_limits<double>::infinity(),
-                                  std::numeric_limits<std::size_t>::max()});
+    // As diagnose --replay (agent/replay/replay.h).
+    SeriesStore store(replay_store_limits());
     for (const auto& f : recordings)
         if (auto r = load_recording(store, f); !r) return r.error();
     if (!holds_rdma_data(store))
         return Error{"rules test", dir, 0, "the recordings hold no RDMA device and no counter"};
-    EngineOptions opts;
-    opts.lifetime_rules = true;
-    const EngineResult result = run_rules(store, rules, opts);
-    out.exit_code = !result.findings.empty()    ? kExitFindings
-                    : result.not_judged.empty() ? kExitOk
-                                                : kExitCannotRun;
+    const EngineResult result = run_rules(store, rules, replay_engine_options());
+    out.exit_code = diagnosis_exit_code(result);
 
     std::set<std::string> got;
     for (const auto& f : result.findings)

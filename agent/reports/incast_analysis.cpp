@@ -1,8 +1,7 @@
 #include "agent/reports/incast_analysis.h"
 
-#include <limits>
-
 #include "agent/replay/inputs.h"
+#include "agent/replay/replay.h"
 #include "agent/reports/diagnose_report.h"
 #include "core/inventory/parse.h"
 #include "core/sample_json.h"
@@ -80,8 +79,7 @@ IncastAnalysis analyse_incast(const incast::Run& run, const RuleSet& rules,
         a.link_note = "no hello from the receiver";
     }
 
-    SeriesStore store(StoreLimits{std::numeric_limits<double>::infinity(),
-                                  std::numeric_limits<std::size_t>::max()});
+    SeriesStore store(replay_store_limits());
     std::vector<InputReport> inputs;
     std::vector<const incast::HostRun*> hosts{&run.receiver};
     for (const auto& h : run.sender_hosts) hosts.push_back(&h);
