@@ -42,28 +42,63 @@ int render(const std::string& render_dir) {
     return kExitCannotRun;
 }
 
+/// The options as given.
+struct AcceptArgs {
+    std::string render_dir, spec_file, out_dir, rules_file, key_file;
+    bool json = false, check_spec = false;
+};
+
+po::options_description accept_options(AcceptArgs& a) {
+    po::options_description desc("options");
+    desc.add_options()("help,h", "show this help")(
+        "spec", po::value(&a.spec_file),
+        "run the acceptance described by this spec file (JSON, agent/accept/README.md)")(
+        "out", po::value(&a.out_dir),
+        "report directory for --spec (created if missing; one that already holds a report.json is "
+        "refused)")(
+        "check-spec", po::bool_switch(&a.check_spec),
+        "with --spec: validate the spec, print it with every default filled in, run nothing")(
+        "rules", po::value(&a.rules_file),
+        "rules file for the findings (default: $ROCEHEALTH_RULES, /etc/rocehealth/rules.json, "
+        "the packaged one)")("json", po::bool_switch(&a.json),
+                             "print report.json instead of the summary (no progress)")(
+        "render", po::value(&a.render_dir),
+        "render DIR/report.json into DIR/report.html and DIR/report.md");
+    add_key_file_option(desc, a.key_file);
+    return desc;
+}
+
+/// --spec: checks --out, then runs the stages into it (agent/accept_run/runner.h).
+int run_spec(const AcceptArgs& a, const accept::Spec& spec) {
+    if (auto exit = install_fabric_key("accept", a.key_file)) return *exit;
+    if (a.out_dir.empty()) {
+        std::cerr << "rocehealth accept: --spec needs --out DIR\n";
+        return kExitCannotRun;
+    }
+    // A report people filed is evidence: never overwritten by a new run.
+    if (std::error_code ec;
+        std::filesystem::exists(std::filesystem::path(a.out_dir) / "report.json", ec)) {
+        std::cerr << "rocehealth accept: " << a.out_dir
+                  << " already holds a report (report.json); refusing to overwrite it (choose "
+                     "another --out)\n";
+        return kExitCannotRun;
+    }
+    accept::RunnerOptions o;
+    o.out_dir = a.out_dir;
+    o.json = a.json;
+    // A terminal gets the line rewritten in place; a CI log a timestamped line per stage and pair.
+    o.progress = a.json                    ? accept::ProgressMode::off
+                 : ::isatty(STDERR_FILENO) ? accept::ProgressMode::tty
+                                           : accept::ProgressMode::log;
+    o.rules_file = a.rules_file;
+    return accept::run_acceptance(spec, o);
+}
+
 }  // namespace
 
 int run_accept(const std::vector<std::string>& args) {
-    po::options_description desc("options");
-    std::string render_dir, spec_file, out_dir, rules_file;
-    bool json = false, check_spec = false;
-    desc.add_options()("help,h", "show this help")(
-        "spec", po::value(&spec_file),
-        "run the acceptance described by this spec file (JSON, agent/accept/README.md)")(
-        "out", po::value(&out_dir),
-        "report directory for --spec (created if missing; one that already holds a report.json is "
-        "refused)")(
-        "check-spec", po::bool_switch(&check_spec),
-        "with --spec: validate the spec, print it with every default filled in, run nothing")(
-        "rules", po::value(&rules_file),
-        "rules file for the findings (default: $ROCEHEALTH_RULES, /etc/rocehealth/rules.json, "
-        "the packaged one)")("json", po::bool_switch(&json),
-                             "print report.json instead of the summary (no progress)")(
-        "render", po::value(&render_dir),
-        "render DIR/report.json into DIR/report.html and DIR/report.md");
-    std::string key_file;
-    add_key_file_option(desc, key_file);
+    AcceptArgs a;
+    const auto desc = accept_options(a);
     po::variables_map vm;
     if (auto exit = parse_options(
             "accept", "rocehealth accept --spec FILE --out DIR [--json] | --render DIR",
@@ -77,48 +112,27 @@ int run_accept(const std::vector<std::string>& args) {
             "Exit: 0 pass, 1 fail, 2 could not run or incomplete.",
             args, desc, vm))
         return *exit;
-    if (!render_dir.empty()) {
-        if (!spec_file.empty()) {
+    if (!a.render_dir.empty()) {
+        if (!a.spec_file.empty()) {
             std::cerr << "rocehealth accept: give either --spec or --render, not both\n";
             return kExitCannotRun;
         }
-        return render(render_dir);
+        return render(a.render_dir);
     }
-    if (spec_file.empty()) {
+    if (a.spec_file.empty()) {
         std::cerr << "rocehealth accept: give --spec FILE --out DIR (or --render DIR)\n";
         return kExitCannotRun;
     }
-    const auto parsed = accept::spec_from_file(spec_file);
+    const auto parsed = accept::spec_from_file(a.spec_file);
     if (!parsed.spec) {
         for (const auto& e : parsed.errors) std::cerr << "rocehealth accept: " << e << "\n";
         return kExitCannotRun;
     }
-    if (check_spec) {
+    if (a.check_spec) {
         std::cout << accept::spec_to_json(*parsed.spec).dump(2) << "\n";
         return kExitOk;
     }
-    if (auto exit = install_fabric_key("accept", key_file)) return *exit;
-    if (out_dir.empty()) {
-        std::cerr << "rocehealth accept: --spec needs --out DIR\n";
-        return kExitCannotRun;
-    }
-    // A report people filed is evidence: never overwritten by a new run.
-    if (std::error_code ec;
-        std::filesystem::exists(std::filesystem::path(out_dir) / "report.json", ec)) {
-        std::cerr << "rocehealth accept: " << out_dir
-                  << " already holds a report (report.json); refusing to overwrite it (choose "
-                     "another --out)\n";
-        return kExitCannotRun;
-    }
-    accept::RunnerOptions o;
-    o.out_dir = out_dir;
-    o.json = json;
-    // A terminal gets the line rewritten in place; a CI log a timestamped line per stage and pair.
-    o.progress = json                      ? accept::ProgressMode::off
-                 : ::isatty(STDERR_FILENO) ? accept::ProgressMode::tty
-                                           : accept::ProgressMode::log;
-    o.rules_file = rules_file;
-    return accept::run_acceptance(*parsed.spec, o);
+    return run_spec(a, *parsed.spec);
 }
 
 }  // namespace rh::cli

@@ -37,26 +37,69 @@ void list_rules(bool json) {
     std::cout << out.dump(2) << "\n";
 }
 
-}  // namespace
-
-int run_check(const std::vector<std::string>& args) {
-    po::options_description desc("options");
+/// The options as given.
+struct CheckArgs {
     std::string root = "/sys", device, peer;
     int peer_timeout_ms = 5000;
     std::vector<std::string> required_ports;
+};
+
+po::options_description check_options(CheckArgs& a) {
+    po::options_description desc("options");
     desc.add_options()("help,h", "show this help")(
-        "sysfs-root", po::value(&root),
+        "sysfs-root", po::value(&a.root),
         "sysfs tree to read (default /sys; a fixture tree disables rtnetlink and verbs)")(
-        "device", po::value(&device), "only this RDMA device (e.g. mlx5_0)")(
-        "peer", po::value(&peer),
+        "device", po::value(&a.device), "only this RDMA device (e.g. mlx5_0)")(
+        "peer", po::value(&a.peer),
         "HOST[:PORT] of a peer running `rocehealth responder`: compare its active_mtu with ours")(
-        "peer-timeout-ms", po::value(&peer_timeout_ms),
+        "peer-timeout-ms", po::value(&a.peer_timeout_ms),
         "deadline for the peer query (default 5000)")(
-        "require-port", po::value(&required_ports),
+        "require-port", po::value(&a.required_ports),
         "a port that must be up, DEVICE/PORT (mlx5_1/1) or a netdev name; repeat for more. A "
         "down port that never carried traffic is otherwise a note (taken as not cabled)")(
         "json", "print the result as JSON")("list-rules",
                                             "list the rules and exit (with --json: a JSON array)");
+    return desc;
+}
+
+/// Prints "rocehealth check: WHY" and returns false on the first bad option.
+bool check_check_args(const CheckArgs& a, const po::variables_map& vm) {
+    auto fail = [](const std::string& why) {
+        std::cerr << "rocehealth check: " << why << "\n";
+        return false;
+    };
+    if (vm.count("peer") && a.peer.empty())
+        return fail("--peer needs HOST[:PORT], got an empty value");
+    if (a.peer_timeout_ms <= 0)
+        return fail("--peer-timeout-ms must be positive, got " + std::to_string(a.peer_timeout_ms));
+    for (const std::string& r : a.required_ports)
+        if (const std::string why = check_required_port(r); !why.empty())
+            return fail("--require-port " + why);
+    return sysfs_root_usable("check", a.root);
+}
+
+/// Why there is nothing to check: the devices present when --device named another, else how to
+/// get an RDMA device.
+void print_no_device(const CheckArgs& a) {
+    const auto present = SysfsRoot(a.root).list("class/infiniband");
+    if (!a.device.empty() && present && !present->empty()) {
+        std::string names;
+        for (const auto& n : *present) names += (names.empty() ? "" : ", ") + n;
+        std::cerr << "rocehealth check: no RDMA device named " << a.device << " under " << a.root
+                  << "/class/infiniband; present: " << names << "\n";
+    } else {
+        std::cerr << "rocehealth check: no RDMA device"
+                  << (a.device.empty() ? "" : " named " + a.device) << " found under " << a.root
+                  << "/class/infiniband; load the NIC's RDMA driver (e.g. mlx5_ib) or create "
+                     "a Soft-RoCE device (rdma link add rxe0 type rxe netdev eth0)\n";
+    }
+}
+
+}  // namespace
+
+int run_check(const std::vector<std::string>& args) {
+    CheckArgs a;
+    const auto desc = check_options(a);
     po::variables_map vm;
     if (auto exit = parse_options("check",
                                   "rocehealth check [--peer HOST[:PORT]] [--device NAME] "
@@ -71,50 +114,22 @@ int run_check(const std::vector<std::string>& args) {
         list_rules(vm.count("json") > 0);
         return kExitOk;
     }
-    if (vm.count("peer") && peer.empty()) {
-        std::cerr << "rocehealth check: --peer needs HOST[:PORT], got an empty value\n";
-        return kExitCannotRun;
-    }
-    if (peer_timeout_ms <= 0) {
-        std::cerr << "rocehealth check: --peer-timeout-ms must be positive, got " << peer_timeout_ms
-                  << "\n";
-        return kExitCannotRun;
-    }
-    for (const std::string& r : required_ports)
-        if (const std::string why = check_required_port(r); !why.empty()) {
-            std::cerr << "rocehealth check: --require-port " << why << "\n";
-            return kExitCannotRun;
-        }
-    if (!sysfs_root_usable("check", root)) return kExitCannotRun;
-
-    const Snapshot snap = collect_snapshot(CollectOptions{SysfsRoot(root), device});
+    if (!check_check_args(a, vm)) return kExitCannotRun;
+    const Snapshot snap = collect_snapshot(CollectOptions{SysfsRoot(a.root), a.device});
     if (snap.devices.empty()) {
-        const auto present = SysfsRoot(root).list("class/infiniband");
-        if (!device.empty() && present && !present->empty()) {
-            std::string names;
-            for (const auto& n : *present) names += (names.empty() ? "" : ", ") + n;
-            std::cerr << "rocehealth check: no RDMA device named " << device << " under " << root
-                      << "/class/infiniband; present: " << names << "\n";
-        } else {
-            std::cerr << "rocehealth check: no RDMA device"
-                      << (device.empty() ? "" : " named " + device) << " found under " << root
-                      << "/class/infiniband; load the NIC's RDMA driver (e.g. mlx5_ib) or create "
-                         "a Soft-RoCE device (rdma link add rxe0 type rxe netdev eth0)\n";
-        }
+        print_no_device(a);
         return kExitCannotRun;
     }
-
     std::optional<PeerView> peer_view;
-    if (!peer.empty()) {
-        auto info = query_peer(peer, peer_timeout_ms);
+    if (!a.peer.empty()) {
+        auto info = query_peer(a.peer, a.peer_timeout_ms);
         if (!info) {
             std::cerr << "rocehealth check: cannot query peer: " << info.error().message() << "\n";
             return kExitCannotRun;
         }
         peer_view = to_view(*info);
     }
-
-    const auto result = evaluate_rules(RuleInput{snap, peer_view, required_ports});
+    const auto result = evaluate_rules(RuleInput{snap, peer_view, a.required_ports});
     const auto report = check_report(snap, peer_view, result);
     if (vm.count("json"))
         std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

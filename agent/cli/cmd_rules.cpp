@@ -57,6 +57,15 @@ int rules_check(const std::vector<std::string>& args) {
     return rc;
 }
 
+/// "ok   NAME  exit N  FINDINGS" (or "FAIL ..." and a line per problem) on stdout.
+void print_outcome(const ScenarioOutcome& o) {
+    std::string got;
+    for (const auto& x : o.got) got += (got.empty() ? "" : " ") + x;
+    std::cout << (o.problems.empty() ? "ok   " : "FAIL ") << o.name << "  exit " << o.exit_code
+              << "  " << (got.empty() ? std::string("-") : got) << "\n";
+    for (const auto& p : o.problems) std::cout << "     " << p << "\n";
+}
+
 int rules_test(const std::vector<std::string>& args) {
     std::vector<std::string> paths;
     std::string rules_file;
@@ -106,14 +115,7 @@ int rules_test(const std::vector<std::string>& args) {
             std::cerr << "rocehealth rules test: " << o.error().message() << "\n";
             return kExitCannotRun;
         }
-        const auto list = [](const std::vector<std::string>& v) {
-            std::string s;
-            for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
-            return s.empty() ? std::string("-") : s;
-        };
-        std::cout << (o->problems.empty() ? "ok   " : "FAIL ") << o->name << "  exit "
-                  << o->exit_code << "  " << list(o->got) << "\n";
-        for (const auto& p : o->problems) std::cout << "     " << p << "\n";
+        print_outcome(*o);
         failed += !o->problems.empty();
     }
     std::cout << dirs.size() - failed << " of " << dirs.size() << " scenarios as expected ("

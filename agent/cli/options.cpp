@@ -1,5 +1,6 @@
 #include "agent/cli/options.h"
 
+#include <csignal>
 #include <filesystem>
 
 #include "agent/cli/commands.h"
@@ -32,6 +33,21 @@ std::optional<int> parse_options(const std::string& command, const std::string& 
         return kExitCannotRun;
     }
     return std::nullopt;
+}
+
+int usage_error(const std::string& command, const std::string& usage_line,
+                const std::string& msg) {
+    std::cerr << "rocehealth " << command << ": " << msg << "\nusage: " << usage_line
+              << "\n(rocehealth " << command << " --help for details)\n";
+    return kExitCannotRun;
+}
+
+void on_stop_signals(void (*handler)(int)) {
+    struct sigaction sa {};
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
 }
 
 bool sysfs_root_usable(const std::string& command, const std::string& root) {

@@ -21,6 +21,15 @@ std::optional<int> parse_options(const std::string& command, const std::string& 
                                  const po::options_description& desc, po::variables_map& vm,
                                  const po::positional_options_description* positional = nullptr);
 
+/// Prints "rocehealth COMMAND: MSG", the usage line and "(rocehealth COMMAND --help for
+/// details)" to stderr; returns kExitCannotRun. For a bad option value found after parsing.
+int usage_error(const std::string& command, const std::string& usage_line,
+                const std::string& msg);
+
+/// Sends SIGINT and SIGTERM to `handler` (no SA_RESTART: a sleep or wait returns at once), for
+/// the commands that run until stopped (record, mesh, responder).
+void on_stop_signals(void (*handler)(int));
+
 /// Checks that a --sysfs-root directory exists; prints "rocehealth CMD: sysfs root DIR does not
 /// exist or is not a directory" and returns false otherwise.
 bool sysfs_root_usable(const std::string& command, const std::string& root);

@@ -53,10 +53,10 @@ done
 # tests link without the command line. main.cpp (agent/ itself) includes cli/ only.
 declare -A agent_may=(
   [replay]=""
-  [sampling]=""
+  [sampling]="replay"
   [fabric]=""
   [accept]=""
-  [reports]="replay"
+  [reports]="fabric replay"
   [accept_run]="accept reports"
   [daemon]="fabric reports replay sampling"
   [cli]="accept accept_run daemon fabric replay reports sampling"
