@@ -11,7 +11,7 @@
 #include "rules/engine/engine.h"
 #include "store/series_store.h"
 
-namespace rh::cli {
+namespace rh {
 
 namespace fs = std::filesystem;
 
@@ -146,4 +146,4 @@ Result<ScenarioOutcome> run_scenario(const std::string& dir, const RuleSet& rule
     return out;
 }
 
-}  // namespace rh::cli
+}  // namespace rh

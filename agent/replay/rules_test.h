@@ -10,7 +10,7 @@
 #include "core/result.h"
 #include "rules/engine/rule_spec.h"
 
-namespace rh::cli {
+namespace rh {
 
 /// One scenario's outcome. `problems` is empty when it went as expected; otherwise it lists
 /// "exit 2, expected 1", "missing rnr@gpu01/error", "unexpected pause_storm@gpu02{priority=3}".
@@ -35,4 +35,4 @@ Result<ScenarioOutcome> run_scenario(const std::string& dir, const RuleSet& rule
 /// sub-directories that do, in name order. Error: neither.
 Result<std::vector<std::string>> scenario_dirs(const std::string& path);
 
-}  // namespace rh::cli
+}  // namespace rh

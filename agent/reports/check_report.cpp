@@ -4,7 +4,7 @@
 
 #include "rules/evidence_format.h"
 
-namespace rh::cli {
+namespace rh {
 
 namespace {
 
@@ -146,4 +146,4 @@ void render_check_text(std::ostream& out, const nlohmann::json& r) {
     }
 }
 
-}  // namespace rh::cli
+}  // namespace rh

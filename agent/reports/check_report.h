@@ -11,7 +11,7 @@
 #include "core/inventory/inventory.h"
 #include "rules/rule.h"
 
-namespace rh::cli {
+namespace rh {
 
 /// {"host", "sysfs_root", "collected_at", "verdict": "healthy"|"findings"|"incomplete",
 ///  "healthy": bool, "peer": {...}|null, "checked": [port summary...], "rules": [id...],
@@ -27,4 +27,4 @@ nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>&
 /// evidence ("name = value  (source)", the value with its unit, evidence_text), then notes.
 void render_check_text(std::ostream& out, const nlohmann::json& report);
 
-}  // namespace rh::cli
+}  // namespace rh

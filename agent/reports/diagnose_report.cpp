@@ -7,7 +7,7 @@
 
 #include "rules/evidence_format.h"
 
-namespace rh::cli {
+namespace rh {
 
 namespace {
 
@@ -268,4 +268,4 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
     }
 }
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -28,7 +28,7 @@
 #include "agent/replay/inputs.h"
 #include "rules/engine/engine.h"
 
-namespace rh::cli {
+namespace rh {
 
 /// `captures`: the inputs are bundle captures (sentences say "the captures of HOST span 10 s",
 /// else "the data of HOST spans 10 s").
@@ -48,4 +48,4 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
 /// "2026-11-29T10:00:05.123Z" for wall-clock engine times, else "+12.0s" from `t_first`.
 std::string format_engine_time(double t, bool wall_clock, double t_first);
 
-}  // namespace rh::cli
+}  // namespace rh

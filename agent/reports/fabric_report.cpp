@@ -6,7 +6,7 @@
 #include "agent/fabric/time_arg.h"
 #include "agent/reports/diagnose_report.h"
 
-namespace rh::cli {
+namespace rh {
 
 nlohmann::json fabric_json(const fabric::FabricResult& fr, const FabricAsked& asked) {
     EngineResult er;
@@ -42,4 +42,4 @@ std::string fabric_text(const nlohmann::json& doc, bool verbose) {
     return text;
 }
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -10,7 +10,7 @@
 
 #include "agent/fabric/fabric_analysis.h"
 
-namespace rh::cli {
+namespace rh {
 
 /// What was asked of Prometheus: API base `url`, the range [from_s, to_s] (UTC seconds), query
 /// step (seconds), the --match selector ("" = every host) and the points the answers held.
@@ -29,4 +29,4 @@ nlohmann::json fabric_json(const fabric::FabricResult& fr, const FabricAsked& as
 /// diagnose's text rendering of `doc`, its verdict line naming this command.
 std::string fabric_text(const nlohmann::json& doc, bool verbose);
 
-}  // namespace rh::cli
+}  // namespace rh

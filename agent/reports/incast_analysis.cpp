@@ -8,7 +8,7 @@
 #include "rules/engine/engine.h"
 #include "store/window.h"
 
-namespace rh::cli {
+namespace rh {
 
 namespace {
 
@@ -96,4 +96,4 @@ IncastAnalysis analyse_incast(const incast::Run& run, const RuleSet& rules,
     return a;
 }
 
-}  // namespace rh::cli
+}  // namespace rh

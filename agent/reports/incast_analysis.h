@@ -12,7 +12,7 @@
 #include "probes/incast_run.h"
 #include "rules/engine/rule_spec.h"
 
-namespace rh::cli {
+namespace rh {
 
 struct IncastAnalysis {
     /// diagnose_json (agent/reports/diagnose_report.h) of the engine over every participant's
@@ -31,4 +31,4 @@ struct IncastAnalysis {
 IncastAnalysis analyse_incast(const incast::Run& run, const RuleSet& rules,
                               const std::string& rules_file);
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -8,7 +8,7 @@
 #include "probes/incast_fields.h"
 #include "probes/probe.h"
 
-namespace rh::cli {
+namespace rh {
 
 namespace {
 
@@ -392,4 +392,4 @@ void render_incast_text(std::ostream& out, const json& doc) {
         << doc["findings"].size() << " findings\n";
 }
 
-}  // namespace rh::cli
+}  // namespace rh

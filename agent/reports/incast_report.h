@@ -43,7 +43,7 @@
 #include "agent/reports/incast_analysis.h"
 #include "probes/incast_run.h"
 
-namespace rh::cli {
+namespace rh {
 
 /// The victim's p99 "rose" when it is at least this many times the baseline p99.
 inline constexpr double kVictimRiseFactor = 1.5;
@@ -57,4 +57,4 @@ void render_incast_text(std::ostream& out, const nlohmann::json& doc);
 /// 2: no sender ran at all.
 int incast_exit_code(const nlohmann::json& doc);
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-namespace rh::cli {
+namespace rh {
 
 nlohmann::json mesh_summary_json(const std::vector<MeshPeerStatus>& status, double wall_s,
                                  double cpu_s, std::size_t samples) {
@@ -42,4 +42,4 @@ void print_mesh_summary(std::ostream& out, const nlohmann::json& doc) {
     out << line;
 }
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -10,7 +10,7 @@
 
 #include "probes/mesh.h"
 
-namespace rh::cli {
+namespace rh {
 
 /// {"peers": [{peer, rounds_ok, rounds_failed, rounds_skipped, connects, errors {"op/size":
 /// count}, last_error}], "wall_s", "cpu_s" (seconds), "cpu_percent" (of one core), "samples"}.
@@ -20,4 +20,4 @@ nlohmann::json mesh_summary_json(const std::vector<MeshPeerStatus>& peers, doubl
 /// The summary as text: a line per peer, then "W s, CPU C s (P% of one core), N samples".
 void print_mesh_summary(std::ostream& out, const nlohmann::json& summary);
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-namespace rh::cli {
+namespace rh {
 
 namespace {
 
@@ -79,4 +79,4 @@ void print_probe_text(const ProbeReport& r) {
     std::printf("\n");
 }
 
-}  // namespace rh::cli
+}  // namespace rh

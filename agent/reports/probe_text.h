@@ -5,9 +5,9 @@
 
 #include "probes/probe.h"
 
-namespace rh::cli {
+namespace rh {
 
 /// Prints `r` to stdout as `rocehealth probe` does without --json.
 void print_probe_text(const ProbeReport& r);
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace rh::cli {
+namespace rh {
 
 namespace {
 
@@ -205,4 +205,4 @@ void print_device(std::ostream& out, const Device& d) {
     }
 }
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -7,9 +7,9 @@
 
 #include "core/inventory/inventory.h"
 
-namespace rh::cli {
+namespace rh {
 
 /// Prints device `d` and its ports, PCIe path and problems to `out` (several lines).
 void print_device(std::ostream& out, const Device& d);
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -5,7 +5,7 @@
 #include "core/clock.h"
 #include "store/from_snapshot.h"
 
-namespace rh::cli {
+namespace rh {
 
 HostSampler::HostSampler(CollectOptions opts, std::string host, double inventory_refresh_s)
     : opts_(std::move(opts)), host_(std::move(host)), inventory_refresh_s_(inventory_refresh_s) {
@@ -39,4 +39,4 @@ std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {
     return out;
 }
 
-}  // namespace rh::cli
+}  // namespace rh

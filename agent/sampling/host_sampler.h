@@ -16,7 +16,7 @@
 #include "collectors/counter_poller.h"
 #include "core/sample.h"
 
-namespace rh::cli {
+namespace rh {
 
 class HostSampler {
   public:
@@ -50,4 +50,4 @@ class HostSampler {
     std::size_t rediscoveries_ = 0;
 };
 
-}  // namespace rh::cli
+}  // namespace rh

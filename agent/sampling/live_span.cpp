@@ -13,7 +13,7 @@ namespace rh {
 std::optional<InputReport> sample_live_span(SeriesStore& store, const std::string& root,
                                             const std::string& device, double interval_s,
                                             double duration_s, std::ostream* save) {
-    cli::HostSampler sampler(CollectOptions{SysfsRoot(root), device}, "");
+    HostSampler sampler(CollectOptions{SysfsRoot(root), device}, "");
     if (sampler.devices() == 0) return std::nullopt;
     InputReport in;
     in.name = "live:" + root;

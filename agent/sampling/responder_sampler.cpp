@@ -5,7 +5,7 @@
 #include "core/sample_json.h"
 #include "store/from_snapshot.h"
 
-namespace rh::cli {
+namespace rh {
 
 namespace {
 
@@ -49,4 +49,4 @@ InventoryReader host_inventory() {
     };
 }
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -8,7 +8,7 @@
 #include "probes/incast_sampling.h"
 #include "probes/responder.h"
 
-namespace rh::cli {
+namespace rh {
 
 /// A factory of PassSources on sysfs root `root` (the live /sys for a responder). Each call
 /// discovers devices anew; Error when there is no RDMA device under the root.
@@ -18,4 +18,4 @@ incast::PassSourceFactory host_pass_source(std::string root);
 /// the device, its samples with the inventory (store/from_snapshot.h) as recording lines.
 InventoryReader host_inventory();
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -128,10 +128,10 @@ RuleSet rules() {
 
 BOOST_AUTO_TEST_CASE(result_json_figures_and_failed_sender) {
     const Run run = sample_run();
-    const auto a = cli::analyse_incast(run, rules(), "rules.json");
+    const auto a = rh::analyse_incast(run, rules(), "rules.json");
     BOOST_REQUIRE(a.link_gbps.has_value());
     BOOST_TEST(*a.link_gbps == 2.5);
-    const auto doc = cli::incast_json(run, a);
+    const auto doc = rh::incast_json(run, a);
     const auto& s = doc["senders"];
     BOOST_REQUIRE(s.size() == 3u);
     // 1000 x 64 KiB intact in 5.0 s = 0.1048576 Gb/s, 12.5 MiB/s.
@@ -190,10 +190,10 @@ BOOST_AUTO_TEST_CASE(result_json_figures_and_failed_sender) {
     BOOST_TEST(doc["per_second"].size() == 5u);
     BOOST_TEST(doc["activity"].contains("g3"));
     BOOST_TEST(doc["ok"] == false);
-    BOOST_TEST(cli::incast_exit_code(doc) == 1);
+    BOOST_TEST(rh::incast_exit_code(doc) == 1);
 
     std::ostringstream text;
-    cli::render_incast_text(text, doc);
+    rh::render_incast_text(text, doc);
     const std::string t = text.str();
     BOOST_TEST(t.find("10.0.0.4") != std::string::npos);
     BOOST_TEST(t.find("unreachable") != std::string::npos);
@@ -213,24 +213,24 @@ BOOST_AUTO_TEST_CASE(exit_codes) {
     run.options.senders.pop_back();
     run.senders[1].outcome = outcome(800, 65536, kStart + 5200);
     run.sender_hosts[1].samples.clear();
-    auto doc = cli::incast_json(run, cli::analyse_incast(run, rules(), "rules.json"));
+    auto doc = rh::incast_json(run, rh::analyse_incast(run, rules(), "rules.json"));
     BOOST_TEST(doc["findings"].empty());
-    BOOST_TEST(cli::incast_exit_code(doc) == 0);
+    BOOST_TEST(rh::incast_exit_code(doc) == 0);
     BOOST_TEST(doc["ok"] == true);
     // No sender ran at all: could not run.
     for (auto& s : run.senders) {
         s.status = "failed to start";
         s.outcome.reset();
     }
-    doc = cli::incast_json(run, cli::analyse_incast(run, rules(), "rules.json"));
-    BOOST_TEST(cli::incast_exit_code(doc) == 2);
+    doc = rh::incast_json(run, rh::analyse_incast(run, rules(), "rules.json"));
+    BOOST_TEST(rh::incast_exit_code(doc) == 2);
     BOOST_TEST(doc["fairness"]["jain_index"].is_null());
     // No samples anywhere: no diagnosis, said so.
     run.receiver.samples.clear();
-    doc = cli::incast_json(run, cli::analyse_incast(run, rules(), "rules.json"));
+    doc = rh::incast_json(run, rh::analyse_incast(run, rules(), "rules.json"));
     BOOST_TEST(doc["diagnosis"].is_null());
     std::ostringstream text;
-    cli::render_incast_text(text, doc);
+    rh::render_incast_text(text, doc);
     BOOST_TEST(text.str().find("rule engine: not run") != std::string::npos);
 }
 
