@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace rh::cli {
+namespace rh {
 
 namespace {
 
@@ -49,4 +49,4 @@ std::optional<std::string> parse_duration_s(const std::string& option, const std
     return std::nullopt;
 }
 
-}  // namespace rh::cli
+}  // namespace rh

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-namespace rh::cli {
+namespace rh {
 
 /// Parses `text` into seconds in [lo_s, hi_s]. On error returns e.g.
 /// "--interval: '5x' is not a duration (expected e.g. 1s, 500ms, 2m, 1h or seconds)" or
@@ -13,4 +13,4 @@ namespace rh::cli {
 std::optional<std::string> parse_duration_s(const std::string& option, const std::string& text,
                                             double lo_s, double hi_s, double& out_s);
 
-}  // namespace rh::cli
+}  // namespace rh

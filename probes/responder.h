@@ -31,8 +31,8 @@ struct InventoryFacts {
 };
 /// Reads InventoryFacts of `device` under `sysfs_root` now; `host` ("" = the hostname the
 /// snapshot found) labels the samples, stamped `when`. Probes include neither collection nor the
-/// store (README.md, "Layers"): the agent passes this in (agent/responder_sampler.h), as it
-/// passes the sampler.
+/// store (README.md, "Layers"): the agent passes this in (agent/sampling/responder_sampler.h), as
+/// it passes the sampler.
 using InventoryReader =
     std::function<InventoryFacts(const std::filesystem::path& sysfs_root, const std::string& device,
                                  const std::string& host, const SampleTime& when)>;

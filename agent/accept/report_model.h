@@ -217,7 +217,7 @@ struct IncastResults {
     std::vector<IncastSender> senders;
     std::optional<double> aggregate_goodput_gbps, aggregate_goodput_mib_s, link_gbps, fraction;
     std::optional<double> jain_index;
-    /// What the receiver looked at (agent/incast_report.h "integrity"): slots that failed a
+    /// What the receiver looked at (agent/reports/incast_report.h "integrity"): slots that failed a
     /// check; of the received messages, those whose whole payload was hashed and their bytes,
     /// and that share (0..1). Every received message's trailer is checked regardless. Absent in
     /// reports written before protocol 4.

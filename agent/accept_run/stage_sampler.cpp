@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "agent/accept_run/traffic_run.h"
-#include "agent/incast_analysis.h"
+#include "agent/reports/incast_analysis.h"
 #include "core/clock.h"
 #include "probes/incast_links.h"
 #include "probes/oob_protocol.h"
@@ -85,7 +85,7 @@ void StageSampler::finish(Stage& st, const std::vector<std::string>& gauges) {
     }
     for (const auto* h : hosts)
         add_gauges(h->samples, cx_.name_of(h->name), gauges, cx_, st.counter_timelines);
-    const auto a = cli::analyse_incast(run_, cx_.rules, cx_.rules_file);
+    const auto a = rh::analyse_incast(run_, cx_.rules, cx_.rules_file);
     std::vector<std::string> notes;
     if (a.diagnosis.is_object()) st.findings = findings_from(a.diagnosis["findings"], cx_, notes);
     for (auto& tl : counter_timelines_of(a.activity, cx_))

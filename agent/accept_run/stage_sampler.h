@@ -1,8 +1,8 @@
 // Counters of every host around a stage that has no traffic run of its own (idle_latency): a
 // "sample" session on each host's responder (probes/incast_links.h SampleLink, as the incast
 // coordinator uses) from start() to finish(), then the rule engine over the samples (the incast
-// analysis, agent/incast_analysis.h) — findings, counter timelines, and the samples added to
-// cx.samples.
+// analysis, agent/reports/incast_analysis.h) — findings, counter timelines, and the samples added
+// to cx.samples.
 #pragma once
 
 #include <memory>

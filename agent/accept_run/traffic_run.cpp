@@ -4,8 +4,8 @@
 #include <cctype>
 #include <mutex>
 
-#include "agent/incast_analysis.h"
-#include "agent/incast_report.h"
+#include "agent/reports/incast_analysis.h"
+#include "agent/reports/incast_report.h"
 #include "probes/incast_coordinator.h"
 
 namespace rh::accept {
@@ -80,8 +80,8 @@ TrafficOutcome run_traffic(RunContext& cx, const SpecHost& receiver,
         for (const auto* h : hosts)
             for (const auto& line : h->samples) cx.samples.push_back(line);
     }
-    const auto analysis = cli::analyse_incast(*run, cx.rules, cx.rules_file);
-    out.doc = cli::incast_json(*run, analysis);
+    const auto analysis = rh::analyse_incast(*run, cx.rules, cx.rules_file);
+    out.doc = rh::incast_json(*run, analysis);
     std::string file = label;
     for (char& c : file)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')

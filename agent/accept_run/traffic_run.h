@@ -1,6 +1,6 @@
 // One run of the incast machinery (probes/incast_coordinator.h) for the acceptance stages
 // `bandwidth` (one sender) and `incast` (N senders): the coordinator's run, its analysis
-// (agent/incast_analysis.h: rule engine over every participant's counters) and the
+// (agent/reports/incast_analysis.h: rule engine over every participant's counters) and the
 // `rocehealth incast --json` document, with the participants' samples added to cx.samples, the
 // document saved under DIR/raw/, and the pieces the report takes from it.
 #pragma once
@@ -17,7 +17,7 @@ namespace rh::accept {
 struct TrafficOutcome {
     bool ran = false;  ///< false: the coordinator could not run (see error)
     std::string error;
-    nlohmann::json doc;    ///< incast_json (agent/incast_report.h) when ran
+    nlohmann::json doc;    ///< incast_json (agent/reports/incast_report.h) when ran
     std::string raw_href;  ///< DIR-relative file holding doc ("" when not saved)
     std::vector<Finding> findings;
     std::vector<CounterTimeline> timelines;  ///< activity per host, t_s on the report's clock

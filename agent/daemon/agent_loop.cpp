@@ -26,9 +26,9 @@
 #include "agent/daemon/responder_thread.h"
 #include "agent/daemon/sd_notify.h"
 #include "agent/daemon/topology_lldp.h"
-#include "agent/diagnose_report.h"
-#include "agent/host_sampler.h"
-#include "agent/responder_sampler.h"
+#include "agent/reports/diagnose_report.h"
+#include "agent/sampling/host_sampler.h"
+#include "agent/sampling/responder_sampler.h"
 #include "core/clock.h"
 #include "core/hostname.h"
 #include "core/pass_schedule.h"
@@ -62,8 +62,8 @@ ResponderOptions responder_options(const AgentConfig& c) {
     o.max_sessions = c.responder.max_sessions;
     o.allow_fault = c.responder.allow_fault;
     o.sysfs_root = c.sysfs_root;
-    o.sampler = cli::host_pass_source(c.sysfs_root);  // counters for `rocehealth incast` peers
-    o.inventory = cli::host_inventory();  // facts for `rocehealth accept`'s inventory stage
+    o.sampler = rh::host_pass_source(c.sysfs_root);  // counters for `rocehealth incast` peers
+    o.inventory = rh::host_inventory();  // facts for `rocehealth accept`'s inventory stage
     return o;
 }
 
@@ -155,7 +155,7 @@ class Agent {
     std::optional<FleetAnswer> fleet_;
     std::unique_ptr<HttpServer> http_;
     std::unique_ptr<ResponderThread> responder_;
-    std::unique_ptr<cli::HostSampler> sampler_;
+    std::unique_ptr<rh::HostSampler> sampler_;
     std::unique_ptr<SeriesStore> store_;
     FindingTracker tracker_;
     EngineResult last_;
@@ -181,8 +181,8 @@ void Agent::declare_findings_opened() {
 
 void Agent::start_collection() {
     const AgentConfig& c = rt_.cfg;
-    sampler_ = std::make_unique<cli::HostSampler>(CollectOptions{SysfsRoot(c.sysfs_root), c.device},
-                                                  c.host, c.inventory_interval_s);
+    sampler_ = std::make_unique<rh::HostSampler>(CollectOptions{SysfsRoot(c.sysfs_root), c.device},
+                                                 c.host, c.inventory_interval_s);
     store_ = std::make_unique<SeriesStore>(StoreLimits{c.retention_s, c.max_points()});
     tracker_ = FindingTracker();
     last_ = EngineResult();
@@ -360,7 +360,7 @@ void Agent::rules_run() {
     const std::string host = sampler_->snapshot().host;
     const std::vector<InputReport> inputs = {
         InputReport{"live:" + rt_.cfg.sysfs_root, samples_, {host}, {}}};
-    auto doc = std::make_shared<nlohmann::json>(cli::diagnose_json(last_, rt_.rules_path, inputs));
+    auto doc = std::make_shared<nlohmann::json>(rh::diagnose_json(last_, rt_.rules_path, inputs));
     (*doc)["agent"] = {{"host", host},
                        {"rules_runs", stats_.rules_runs},
                        {"t", static_cast<double>(wall_now_ms()) / 1000.0}};

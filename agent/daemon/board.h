@@ -15,7 +15,7 @@ namespace rh::agent {
 struct BoardView {
     std::shared_ptr<const std::string> metrics;  ///< /metrics body (Prometheus text)
     /// /api/v1/findings body: the `diagnose --json` document of the last rules run (schema 1,
-    /// agent/diagnose_report.h), plus "agent": {"host", "rules_runs", "t"}.
+    /// agent/reports/diagnose_report.h), plus "agent": {"host", "rules_runs", "t"}.
     std::shared_ptr<const nlohmann::json> findings;
     std::shared_ptr<const std::string> snapshot;  ///< /api/v1/snapshot body (snapshot --json)
     std::uint64_t passes = 0;

@@ -13,7 +13,7 @@
 
 #include "agent/daemon/healthz.h"
 #include "agent/daemon/log.h"
-#include "agent/host_sampler.h"
+#include "agent/sampling/host_sampler.h"
 #include "core/clock.h"
 #include "core/duration_arg.h"
 
@@ -89,7 +89,7 @@ void error_reply(httplib::Response& res, int status, const std::string& message)
 std::optional<std::string> parse_since(const std::string& text, double now_wall_s, double& out) {
     if (!text.empty() && std::isalpha(static_cast<unsigned char>(text.back()))) {
         double ago = 0;
-        if (auto e = cli::parse_duration_s("since", text, 0, 86400 * 366, ago)) return e;
+        if (auto e = parse_duration_s("since", text, 0, 86400 * 366, ago)) return e;
         out = now_wall_s - ago;
         return std::nullopt;
     }

@@ -2,8 +2,8 @@
 
 #include "agent/daemon/incast_request.h"
 #include "agent/daemon/log.h"
-#include "agent/incast_analysis.h"
-#include "agent/incast_report.h"
+#include "agent/reports/incast_analysis.h"
+#include "agent/reports/incast_report.h"
 #include "probes/incast_coordinator.h"
 
 namespace rh::agent {
@@ -67,8 +67,8 @@ ActionReply IncastAction::handle(const std::string& body) {
         log_event("error", "incast_failed", {{"error", run.error().message()}});
         return error_reply(503, run.error().message());
     }
-    nlohmann::json doc = cli::incast_json(*run, cli::analyse_incast(*run, *s.rules, s.rules_path));
-    const int exit = cli::incast_exit_code(doc);
+    nlohmann::json doc = rh::incast_json(*run, rh::analyse_incast(*run, *s.rules, s.rules_path));
+    const int exit = rh::incast_exit_code(doc);
     doc["exit"] = exit;
     log_event("info", "incast_finished", {{"id", run->id}, {"exit", exit}});
     return {200, std::move(doc)};

@@ -1,7 +1,7 @@
 #include "agent/daemon/mesh_thread.h"
 
 #include "agent/daemon/log.h"
-#include "agent/host_sampler.h"
+#include "agent/sampling/host_sampler.h"
 #include "core/clock.h"
 
 namespace rh::agent {

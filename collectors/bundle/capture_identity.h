@@ -1,6 +1,6 @@
 // Which host a bundle capture is of, from what the capture itself holds: operators rarely add a
 // `hostname` file, and two captures of one host taken 10 s apart must be one host's timeline
-// (agent/inputs.cpp groups them), while captures of two hosts must stay two hosts.
+// (agent/replay/inputs.cpp groups them), while captures of two hosts must stay two hosts.
 //
 // Evidence, strongest first (compare_identity decides on the first kind both captures hold):
 //  1. node_guid per RDMA device (ibv_devinfo, or the hw_counters/sysfs listing), 2. sys_image_guid
@@ -73,8 +73,8 @@ struct IdentityMatch {
 /// netdev, GID slot) with different values, or no slot/name in common = different hosts. In
 /// kind 7, `b` is the later capture: a cumulative counter of a common key smaller in `b` than in
 /// `a` means another host (or a reset) = different.
-/// Unknown when no kind is held by both (the caller decides; agent/inputs.cpp treats a capture
-/// that contradicts nothing as the same host and says so). Pure.
+/// Unknown when no kind is held by both (the caller decides; agent/replay/inputs.cpp treats a
+/// capture that contradicts nothing as the same host and says so). Pure.
 IdentityMatch compare_identity(const CaptureIdentity& a, const CaptureIdentity& b);
 
 /// Fastest port a capture can come from (400 Gb/s = 50e9 B/s): a byte counter that grew faster

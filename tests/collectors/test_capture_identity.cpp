@@ -9,14 +9,14 @@
 #include <tuple>
 #include <vector>
 
-#include "agent/inputs.h"
+#include "agent/replay/inputs.h"
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/capture_identity.h"
 #include "rules/engine/engine.h"
 
 BOOST_AUTO_TEST_SUITE(test_capture_identity)
 
-// Which captures are one host (collectors/bundle/capture_identity.h, agent/inputs.cpp): tiny
+// Which captures are one host (collectors/bundle/capture_identity.h, agent/replay/inputs.cpp): tiny
 // capture directories written by the test, loaded with load_bundles as `diagnose --bundle`
 // does, then the shipped rules run on the store.
 

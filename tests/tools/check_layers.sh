@@ -48,6 +48,39 @@ for layer in "${!may[@]}"; do
   done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$layer" \
              --include='*.h' --include='*.hpp' --include='*.cpp' --include='*.cc' || true)
 done
+# Inside agent/, the same one way (agent/README.md): the commands (cli/) may use everything; the
+# daemon, the acceptance runner and the reports never include cli/, so each is a library the
+# tests link without the command line. main.cpp (agent/ itself) includes cli/ only.
+declare -A agent_may=(
+  [replay]=""
+  [sampling]="replay"
+  [fabric]=""
+  [accept]=""
+  [reports]="fabric replay"
+  [accept_run]="accept reports"
+  [daemon]="fabric reports replay sampling"
+  [cli]="accept accept_run daemon fabric replay reports sampling"
+  [.]="cli"
+)
+while IFS=: read -r file line text; do
+  inc=${text#*\"}
+  inc=${inc%%\"*}
+  [[ $inc == agent/*/* ]] || continue
+  target=${inc#agent/}
+  target=${target%%/*}
+  sub=${file#agent/}
+  [[ $sub == */* ]] && sub=${sub%%/*} || sub=.
+  [[ $target == "$sub" ]] && continue
+  if [[ -z ${agent_may[$sub]+set} ]]; then
+    echo "$file:$line: agent/$sub/ is not a known part of agent/ (add it to agent_may in $0)"
+    bad=1
+    continue
+  fi
+  [[ " ${agent_may[$sub]} " == *" $target "* ]] && continue
+  echo "$file:$line: #include \"$inc\" goes up or across inside agent/ (agent/$sub may include ${agent_may[$sub]:-only itself})"
+  bad=1
+done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"agent/' agent \
+           --include='*.h' --include='*.hpp' --include='*.cpp' --include='*.cc' || true)
 if ((bad)); then
   echo "check_layers: includes against the layering (README.md, \"Layers\"): move the shared" \
        "type down to core/, or pass the behaviour in through a callback set by agent/" >&2

@@ -1,0 +1,57 @@
+// rocehealth agent: the per-host daemon (agent/daemon/README.md). Reads --config, then runs the
+// collectors, the rule engine, the HTTP endpoint and (if enabled) the responder until
+// SIGTERM/SIGINT; SIGHUP reloads the config. --check-config validates the file, the rules file
+// and the token file it names, and exits.
+// Exit: 0 stopped on request (or the config is valid), 2 could not start (bad config, HTTP
+// address cannot be bound).
+#include <iostream>
+
+#include "agent/cli/commands.h"
+#include "agent/cli/options.h"
+#include "agent/daemon/agent_loop.h"
+#include "agent/daemon/log.h"
+
+namespace rh::cli {
+
+int run_agent(const std::vector<std::string>& args) {
+    std::string config_path = "/etc/rocehealth/agent.json";
+    po::options_description desc("options");
+    desc.add_options()("help,h", "show this help")(
+        "config", po::value(&config_path)->default_value(config_path),
+        "configuration file (JSON; fields in agent/daemon/README.md)")(
+        "check-config",
+        "validate the configuration (and the rules and token files it names), "
+        "print the result and exit");
+    po::variables_map vm;
+    if (auto exit = parse_options(
+            "agent", "rocehealth agent [--config FILE] [--check-config]",
+            "Run the per-host agent: counters into a time series every collect_interval_s, the\n"
+            "rules over it, Prometheus /metrics and a JSON API over HTTP, and optionally the\n"
+            "probe responder. Logs are JSON lines on stderr. SIGHUP reloads the config (a bad\n"
+            "one is rejected and the running one kept); SIGTERM stops.\n"
+            "Exit: 0 stopped (or --check-config: valid), 2 could not start or config invalid.",
+            args, desc, vm))
+        return *exit;
+
+    auto cfg = agent::load_agent_config(config_path);
+    if (!cfg) {
+        std::cerr << "rocehealth agent: " << cfg.error().message() << "\n";
+        return kExitCannotRun;
+    }
+    auto rt = agent::prepare_runtime(std::move(*cfg));
+    if (!rt) {
+        std::cerr << "rocehealth agent: " << rt.error().message() << "\n";
+        return kExitCannotRun;
+    }
+    if (vm.count("check-config")) {
+        std::cout << "rocehealth agent: " << config_path << ": OK (" << rt->rules.rules.size()
+                  << " rules from " << rt->rules_path << ", listen " << rt->cfg.http.listen_host
+                  << ":" << rt->cfg.http.listen_port << ", sysfs " << rt->cfg.sysfs_root
+                  << ", every " << rt->cfg.collect_interval_s << " s)\n";
+        return kExitOk;
+    }
+    agent::block_agent_signals();  // before any thread starts
+    return agent::run_agent_loop(std::move(*rt), config_path);
+}
+
+}  // namespace rh::cli

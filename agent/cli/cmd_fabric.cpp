@@ -1,0 +1,105 @@
+// rocehealth fabric: the fleet view (issue 15 §4). Pulls the agents' series from Prometheus'
+// HTTP API over a time range (agent/fabric/fabric_queries.h), finds where a PFC pause storm
+// started and whom it reached, the ToR that failing mesh pairs share, and the hosts configured
+// unlike the fabric (agent/fabric/fabric_analysis.h), and prints them as `diagnose` does: the
+// same findings, timeline, text and JSON (agent/reports/fabric_report.h), plus a "fabric" object
+// {prometheus, from, to, step_s, match, queries}. Options and their checks:
+// agent/cli/fabric_options.h.
+// Exit: 0 healthy, 1 findings, 2 could not run (bad option, unreachable Prometheus, a
+// Prometheus error, no data in the range, an answer over the bounds). With --json every exit 2
+// also prints {"schema": 1, "verdict": "error", "error": "..."} on stdout.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "agent/cli/commands.h"
+#include "agent/cli/fabric_options.h"
+#include "agent/fabric/fabric_queries.h"
+#include "agent/fabric/time_arg.h"
+#include "agent/reports/fabric_report.h"
+
+namespace rh::cli {
+
+namespace {
+
+/// "--match '{tor="r07"}'" with the first ToR the fabric names, else a placeholder ToR.
+std::string narrow_hint(const fabric::FabricSeries& got) {
+    std::string tor = "r07";
+    for (const auto& s : got.host_info)
+        if (const auto it = s.labels.find("tor"); it != s.labels.end() && !it->second.empty()) {
+            tor = it->second;
+            break;
+        }
+    return "--match '{tor=\"" + tor + "\"}'";
+}
+
+/// The message of a failed fetch `e` (fabric::kCause*), with a hint when the answer was too big.
+std::string fetch_error(const Error& e, const FabricArgs& a, const fabric::FabricSeries& got) {
+    if (e.cause == fabric::kCauseUnreachable)
+        return "cannot reach Prometheus at " + a.url + ": " + e.detail;
+    if (e.cause == fabric::kCauseTooManySeries || e.cause == fabric::kCauseTooManyBytes)
+        return "the answer to query " + e.op + " is too large (" + e.detail +
+               (a.match.empty() ? "" : ", with --match '" + a.match + "'") +
+               "): narrow the hosts with a selector, e.g. " + narrow_hint(got) +
+               ", or a shorter --from/--to range";
+    if (e.cause == fabric::kCausePrometheusError)
+        return "query " + e.op + " failed at " + a.url + ": " + e.detail;
+    return "query " + e.op + " at " + a.url + ": " + e.detail;
+}
+
+/// --out DIR: fabric.json (`json_text`) and fabric.txt (verbose text). False on a write error.
+bool write_out(const std::string& dir, const std::string& json_text, const nlohmann::json& doc) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::ofstream j(dir + "/fabric.json"), t(dir + "/fabric.txt");
+    if (ec || !j || !t) return false;
+    j << json_text;
+    t << fabric_text(doc, true);
+    return j.flush() && t.flush();
+}
+
+}  // namespace
+
+int run_fabric(const std::vector<std::string>& args) {
+    FabricArgs a;
+    const auto desc = fabric_options(a);
+    po::variables_map vm;
+    if (auto exit = parse_options("fabric", kFabricUsage, kFabricAbout, args, desc, vm))
+        return *exit;
+    auto fail = [&](const std::string& error) {
+        std::cerr << "rocehealth fabric: " << error << "\n";
+        if (a.json)
+            std::cout << nlohmann::json{{"schema", 1}, {"verdict", "error"}, {"error", error}}.dump(
+                             2, ' ', false, nlohmann::json::error_handler_t::replace)
+                      << "\n";
+        return kExitCannotRun;
+    };
+    const double now_s =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (auto e = check_fabric_args(a, vm, now_s)) return fail(*e);
+
+    FabricAsked asked{
+        a.url, a.from_s, a.to_s, fabric::fabric_step_s(a.from_s, a.to_s, a.min_step_s), a.match, 0};
+    const fabric::PromClient client(a.endpoint, a.limits);
+    fabric::FabricSeries series;
+    if (auto st = fabric::fetch_fabric_series(client, a.match, a.from_s, a.to_s, asked.step_s,
+                                              series, asked.points);
+        !st)
+        return fail(fetch_error(st.error(), a, series));
+    if (asked.points == 0)
+        return fail("no rocehealth series between " + fabric::rfc3339(a.from_s) + " and " +
+                    fabric::rfc3339(a.to_s) + " for " +
+                    (a.match.empty() ? "{} (every host)" : a.match) + " at " + a.url);
+
+    const fabric::FabricResult fr = fabric::analyse_fabric(series);
+    const auto doc = fabric_json(fr, asked);
+    const std::string json_text =
+        doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (!a.out_dir.empty() && !write_out(a.out_dir, json_text, doc))
+        return fail("cannot write into --out " + a.out_dir);
+    std::cout << (a.json ? json_text : fabric_text(doc, a.verbose));
+    return fr.findings.empty() ? kExitOk : kExitFindings;
+}
+
+}  // namespace rh::cli

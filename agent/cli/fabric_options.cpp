@@ -1,0 +1,65 @@
+#include "agent/cli/fabric_options.h"
+
+#include "agent/fabric/time_arg.h"
+
+namespace rh::cli {
+
+const char* const kFabricUsage =
+    "rocehealth fabric --prometheus URL [--from T] [--to T] [--match SELECTOR] [--json] "
+    "[--out DIR]";
+const char* const kFabricAbout =
+    "The fabric's timeline from Prometheus: the origin of a PFC pause storm and its "
+    "victims,\nthe ToR failing mesh pairs share, hosts configured unlike the fabric.\n"
+    "Exit: 0 healthy, 1 findings, 2 could not run.";
+
+po::options_description fabric_options(FabricArgs& a) {
+    po::options_description desc("options");
+    desc.add_options()("help,h", "show this help")(
+        "prometheus", po::value(&a.url), "Prometheus HTTP API base, e.g. http://prom:9090")(
+        "from", po::value(&a.from_text),
+        "start: RFC 3339, unix seconds, now, or relative such as -1h (default -1h)")(
+        "to", po::value(&a.to_text), "end, the same forms (default now)")(
+        "match", po::value(&a.match),
+        "only hosts whose rocehealth_host_info matches this selector, e.g. '{tor=\"r07\"}' or "
+        "'{fabric=\"a\"}'")("json", "print the result as JSON")(
+        "out", po::value(&a.out_dir), "also write fabric.json and fabric.txt into this directory")(
+        "min-step", po::value(&a.min_step_s),
+        "smallest query step in seconds (default 15; wider ranges step so that a series has at "
+        "most 11,000 points)")("timeout", po::value(&a.timeout_s),
+                               "connect and read timeout per request, seconds (default 30)")(
+        "max-answer-bytes", po::value(&a.limits.max_answer_bytes),
+        "largest answer of one request, bytes (default 268435456)")(
+        "max-series", po::value(&a.limits.max_series), "most series of one query (default 50000)")(
+        "page-points", po::value(&a.limits.page_points),
+        "points per series per request: longer ranges are fetched in pages (default 250)")(
+        "verbose,v", "also list notes");
+    return desc;
+}
+
+std::optional<std::string> check_fabric_args(FabricArgs& a, const po::variables_map& vm,
+                                             double now_s) {
+    a.json = vm.count("json") > 0;
+    a.verbose = vm.count("verbose") > 0;
+    if (a.url.empty()) return "--prometheus URL is required (e.g. http://prom:9090)";
+    const auto endpoint = fabric::parse_prometheus_url(a.url);
+    if (!endpoint) return endpoint.error().message();
+    a.endpoint = *endpoint;
+    if (auto e = fabric::parse_time_arg("--from", a.from_text, now_s, a.from_s)) return e;
+    if (auto e = fabric::parse_time_arg("--to", a.to_text, now_s, a.to_s)) return e;
+    if (a.from_s >= a.to_s)
+        return "--from " + fabric::rfc3339(a.from_s) + " is not before --to " +
+               fabric::rfc3339(a.to_s);
+    if (!a.match.empty() && (a.match.front() != '{' || a.match.back() != '}'))
+        return "--match: expected a selector in braces, e.g. '{tor=\"r07\"}'";
+    if (!(a.min_step_s >= 1 && a.min_step_s <= 86400))
+        return "--min-step: expected 1 to 86400 seconds";
+    if (!(a.timeout_s >= 1 && a.timeout_s <= 3600)) return "--timeout: expected 1 to 3600 s";
+    if (a.limits.page_points < 2 || a.limits.page_points > 11000)
+        return "--page-points: expected 2 to 11000";
+    if (a.limits.max_answer_bytes == 0 || a.limits.max_series == 0)
+        return "--max-answer-bytes and --max-series must be positive";
+    a.limits.timeout_s = a.timeout_s;
+    return std::nullopt;
+}
+
+}  // namespace rh::cli

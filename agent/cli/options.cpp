@@ -1,0 +1,61 @@
+#include "agent/cli/options.h"
+
+#include <csignal>
+#include <filesystem>
+
+#include "agent/cli/commands.h"
+
+namespace rh::cli {
+
+std::optional<int> parse_options(const std::string& command, const std::string& usage_line,
+                                 const std::string& about, const std::vector<std::string>& args,
+                                 const po::options_description& desc, po::variables_map& vm,
+                                 const po::positional_options_description* positional) {
+    auto usage = [&](std::ostream& out) {
+        out << "usage: " << usage_line << "\n\n" << about << "\n\n" << desc;
+    };
+    try {
+        po::command_line_parser parser(args);
+        parser.options(desc);
+        // Always set a positional description: without one, Boost silently drops stray words
+        // ("check hostB" for "check --peer hostB"); with an empty one it rejects them.
+        static const po::positional_options_description none;
+        parser.positional(positional ? *positional : none);
+        po::store(parser.run(), vm);
+        if (vm.count("help")) {
+            usage(std::cout);
+            return kExitOk;
+        }
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::cerr << "rocehealth " << command << ": " << e.what() << "\n";
+        usage(std::cerr);
+        return kExitCannotRun;
+    }
+    return std::nullopt;
+}
+
+int usage_error(const std::string& command, const std::string& usage_line,
+                const std::string& msg) {
+    std::cerr << "rocehealth " << command << ": " << msg << "\nusage: " << usage_line
+              << "\n(rocehealth " << command << " --help for details)\n";
+    return kExitCannotRun;
+}
+
+void on_stop_signals(void (*handler)(int)) {
+    struct sigaction sa {};
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool sysfs_root_usable(const std::string& command, const std::string& root) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(root, ec)) return true;
+    std::cerr << "rocehealth " << command << ": sysfs root " << root
+              << " does not exist or is not a directory\n";
+    return false;
+}
+
+}  // namespace rh::cli

@@ -1,0 +1,363 @@
+#include "agent/replay/inputs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "collectors/bundle/bundle.h"
+#include "core/sample_json.h"
+#include "store/from_snapshot.h"
+
+namespace rh {
+
+Result<InputReport> load_recording(SeriesStore& store, const std::string& path) {
+    auto rec = read_samples_file(path);
+    if (!rec) return rec.error();
+    InputReport r{path, rec->samples.size(), {}, rec->notes};
+    // A recording is read whole, so its order does not matter: sort by engine time (stable: ties
+    // keep file order). A file written out of order (reversed, concatenated captures) is then
+    // analysed like the ordered one instead of losing every sample older than its predecessor.
+    const auto earlier = [](const Sample& a, const Sample& b) {
+        return engine_time(a) < engine_time(b);
+    };
+    if (!std::is_sorted(rec->samples.begin(), rec->samples.end(), earlier)) {
+        std::stable_sort(rec->samples.begin(), rec->samples.end(), earlier);
+        r.notes.push_back(path + ": samples were not in time order; sorted by time");
+    }
+    std::set<std::string> hosts;
+    for (const Sample& s : rec->samples) {
+        hosts.insert(s.host);
+        store.add(s);
+    }
+    r.hosts.assign(hosts.begin(), hosts.end());
+    return r;
+}
+
+namespace {
+
+/// One host's captures, in the order given, and what decided each one's place.
+struct HostGroup {
+    std::string name;
+    CaptureIdentity identity;  ///< merged over the captures so far
+    std::vector<std::size_t> captures;
+    std::vector<std::string> decisions;  ///< per capture: why it is this host
+};
+
+std::string dir_basename(const std::string& dir) {
+    std::filesystem::path p(dir);
+    while (!p.empty() && p.filename().empty()) p = p.parent_path();
+    const std::string base = p.filename().string();
+    return base.empty() || base == "." ? std::filesystem::absolute(p).filename().string() : base;
+}
+
+/// "caseA/t0" for a basename another host already uses.
+std::string parent_and_base(const std::string& dir) {
+    std::filesystem::path p(dir);
+    while (!p.empty() && p.filename().empty()) p = p.parent_path();
+    const std::string parent = std::filesystem::absolute(p).parent_path().filename().string();
+    return parent.empty() ? dir_basename(dir) : parent + "/" + dir_basename(dir);
+}
+
+/// Groups captures into hosts by their identity (collectors/bundle/capture_identity.h): a capture
+/// joins the first host whose identity agrees; a capture with no evidence in common with any
+/// host joins the only host when there is just one it does not contradict; else it is a host of
+/// its own. Names: the `hostname` file of the group if any, else the first directory's basename
+/// (made unique: "parent/base", then "#N").
+std::vector<HostGroup> group_captures(const std::vector<BundleCapture>& caps) {
+    std::vector<HostGroup> groups;
+    for (std::size_t i = 0; i < caps.size(); ++i) {
+        const BundleCapture& c = caps[i];
+        std::vector<std::size_t> unknown;
+        std::optional<std::size_t> same;
+        std::string same_why, conflicts;
+        for (std::size_t g = 0; g < groups.size() && !same; ++g) {
+            IdentityMatch m = compare_identity(groups[g].identity, c.identity);
+            const std::string first = caps[groups[g].captures.front()].dir;
+            // Weak or no evidence, and the capture is not later than the host's last one:
+            // identical servers captured at the same times, not one host's timeline.
+            const BundleCapture& last = caps[groups[g].captures.back()];
+            if (m.weak && m.verdict != IdentityMatch::Verdict::different && c.timestamp_s &&
+                last.timestamp_s && *c.timestamp_s <= *last.timestamp_s) {
+                m.verdict = IdentityMatch::Verdict::different;
+                m.evidence = "its timestamp is not later than " + last.dir +
+                             "'s and no hardware identity (node_guid, MAC, GID) ties them" +
+                             (m.evidence.empty() ? "" : "; " + m.evidence);
+            }
+            // Weak evidence (names only): the capture must also be able to follow the host's
+            // last one: no counter going down, no byte counter faster than any port.
+            if (m.weak && m.verdict == IdentityMatch::Verdict::same) {
+                std::optional<double> dt;
+                if (c.timestamp_s && last.timestamp_s) dt = *c.timestamp_s - *last.timestamp_s;
+                if (auto why = implausible_successor(last.identity, c.identity, dt)) {
+                    m.verdict = IdentityMatch::Verdict::different;
+                    m.evidence = "only weak evidence ties it to " + last.dir + ", and " + *why;
+                }
+            }
+            if (m.verdict == IdentityMatch::Verdict::same) {
+                same = g;
+                same_why = "same host as " + first + " (" + m.evidence + ")";
+                if (!m.disagreeing.empty())
+                    same_why += "; disagreeing weaker evidence: " + m.disagreeing +
+                                " (hardware identity outranks a hostname file)";
+            } else if (m.verdict == IdentityMatch::Verdict::unknown) {
+                unknown.push_back(g);
+            } else {
+                conflicts += (conflicts.empty() ? "" : "; ") + std::string("not ") + first +
+                             "'s host (" + m.evidence + ")";
+                if (!m.disagreeing.empty()) conflicts += ", although " + m.disagreeing;
+            }
+        }
+        if (!same && unknown.size() == 1 && groups.size() == 1) {
+            same = unknown.front();
+            same_why = "treated as the same host as " + caps[groups[*same].captures.front()].dir +
+                       ": the two captures hold no identity evidence in common (node_guid, MAC, "
+                       "GID, hostname file, PCI slot, device names) and nothing contradicts it; "
+                       "add a `hostname` file to each capture to say otherwise";
+        }
+        if (same) {
+            HostGroup& g = groups[*same];
+            g.identity.merge(c.identity);
+            g.captures.push_back(i);
+            g.decisions.push_back(c.dir + ": " + same_why);
+            continue;
+        }
+        HostGroup g;
+        g.identity = c.identity;
+        g.captures.push_back(i);
+        std::string why = c.dir + ": first capture of its host";
+        if (!conflicts.empty()) why += "; " + conflicts;
+        if (!unknown.empty() && groups.size() > 1)
+            why += "; no identity evidence in common with " + std::to_string(unknown.size()) +
+                   " of the other hosts, so it cannot be placed with one of them";
+        g.decisions.push_back(std::move(why));
+        groups.push_back(std::move(g));
+    }
+    std::set<std::string> used;
+    for (HostGroup& g : groups) {
+        const std::string& dir = caps[g.captures.front()].dir;
+        std::string name = g.identity.hostname.empty() ? dir_basename(dir) : g.identity.hostname;
+        if (used.count(name)) {
+            const std::string alt = g.identity.hostname.empty()
+                                        ? parent_and_base(dir)
+                                        : g.identity.hostname + "/" + dir_basename(dir);
+            name = alt;
+            for (unsigned n = 2; used.count(name); ++n) name = alt + "#" + std::to_string(n);
+            g.decisions.front() +=
+                "; named " + name + " (another host is named " +
+                (g.identity.hostname.empty() ? dir_basename(dir) : g.identity.hostname) + ")";
+        }
+        used.insert(name);
+        g.name = std::move(name);
+    }
+    return groups;
+}
+
+/// The fastest rate `s`'s device/port had on its host from engine time t0 to t1, Gb/s (the
+/// port_rate_gbps gauge; a port that went down in between reads a low rate at the end), or
+/// nullopt.
+std::optional<double> port_gbps_of(const SeriesStore& store, const Series& s, double t0,
+                                   double t1) {
+    std::optional<double> best;
+    for (const Series* r : store.find("port_rate_gbps")) {
+        if (r->key.host != s.key.host) continue;
+        const auto agree = [&](const char* k) {
+            const auto a = r->key.labels.find(k), b = s.key.labels.find(k);
+            return a == r->key.labels.end() || b == s.key.labels.end() || a->second == b->second;
+        };
+        if (!agree("device") || !agree("port")) continue;
+        for (const Point& p : r->points)
+            if (p.t >= t0 - 0.25 && p.t <= t1 + 0.25 && p.value && *p.value > 0)
+                best = std::max(best.value_or(0), *p.value);
+    }
+    return best;
+}
+
+/// Whether the captures' spacing can be true: between two captures of a host no byte counter
+/// may grow faster than its port (or than 400 Gb/s, the fastest RoCE port, when the port rate
+/// is unknown) and no pause duration by more than the time that passed. A wrong --interval or
+/// timestamp would otherwise scale every rate it makes (a pause "100% of the time", a healthy
+/// port at 240 Gb/s) without a word. Returns what is impossible, naming the host, the two
+/// captures, the counter and the spacing it needs; nullopt when everything fits. A 10 %
+/// margin allows for counters read a moment apart within one capture.
+std::optional<std::string> impossible_spacing(const SeriesStore& store,
+                                              const std::set<std::string>& series_names,
+                                              const std::vector<HostGroup>& groups,
+                                              const std::vector<BundleCapture>& caps,
+                                              bool from_interval) {
+    constexpr double kMargin = 1.10;
+    for (const std::string& name : series_names) {
+        const bool duration = name.size() > 12 && name.ends_with("_duration_us");
+        for (const Series* s : store.find(name)) {
+            if (s->kind != SampleKind::counter) continue;
+            const HostGroup* g = nullptr;
+            for (const HostGroup& h : groups)
+                if (h.name == s->key.host) g = &h;
+            if (!g) continue;
+            // Which capture a point came from: its place among the host's pass times.
+            const auto& passes = store.pass_times(s->key.host);
+            const auto capture_at = [&](double t) -> const std::string& {
+                const auto i = static_cast<std::size_t>(
+                    std::lower_bound(passes.begin(), passes.end(), t - 0.25) - passes.begin());
+                return caps[g->captures[std::min(i, g->captures.size() - 1)]].dir;
+            };
+            for (std::size_t k = 1; k < s->points.size(); ++k) {
+                const Point& a = s->points[k - 1];
+                const Point& b = s->points[k];
+                const double dt = b.t_s - a.t_s;
+                if (dt <= 0 || !a.count || !b.count || *b.count < *a.count) continue;
+                const double grew = static_cast<double>(*b.count - *a.count);
+                double most = 0;
+                char what[200];
+                if (duration) {
+                    most = dt * 1e6 * kMargin;
+                    if (grew <= most) continue;
+                    std::snprintf(what, sizeof what, "grew by %.3g s of pause in %.3g s",
+                                  grew / 1e6, dt);
+                } else {
+                    const auto gbps = port_gbps_of(store, *s, a.t, b.t);
+                    const double limit_gbps = gbps.value_or(400);
+                    most = dt * limit_gbps * 1e9 / 8 * kMargin;
+                    if (grew <= most) continue;
+                    std::snprintf(what, sizeof what,
+                                  "grew by %.3g bytes in %.3g s, i.e. %.3g Gb/s, more than %s "
+                                  "%.4g Gb/s",
+                                  grew, dt, grew * 8 / dt / 1e9,
+                                  gbps ? "its port's" : "any RoCE port's (no port rate captured)",
+                                  limit_gbps);
+                }
+                char need[96];
+                std::snprintf(need, sizeof need, "; they must be at least %.3g s apart",
+                              dt * grew / most * kMargin);
+                std::string labels;
+                for (const auto& [lk, lv] : s->key.labels)
+                    labels += (labels.empty() ? "" : ",") + lk + "=" + lv;
+                return "host " + s->key.host + ", captures " + capture_at(a.t) + " -> " +
+                       capture_at(b.t) + ": " + name + (labels.empty() ? "" : "{" + labels + "}") +
+                       " " + what + need + " (" +
+                       (from_interval ? "--interval is too short for them"
+                                      : "their `timestamp` files cannot both be right") +
+                       "); rates from this spacing would be wrong";
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
+                                              const std::vector<std::string>& dirs,
+                                              std::optional<double> interval_s) {
+    std::vector<BundleCapture> caps;
+    for (const std::string& d : dirs) {
+        auto c = import_bundle_dir(d);
+        if (!c) return c.error();
+        caps.push_back(std::move(*c));
+    }
+    const std::vector<HostGroup> groups = group_captures(caps);
+    bool all_stamped = true;
+    for (const auto& c : caps) all_stamped = all_stamped && c.timestamp_s.has_value();
+
+    // Capture times per host: wall clock when every capture of the run has a timestamp; else a
+    // host whose captures all have one keeps their spacing (relative to its first capture, so
+    // hosts on different clocks do not mix), and a host with none is spaced --interval apart.
+    // A host with some of each is spaced by --interval (noted), or refused without it.
+    std::vector<std::optional<InputReport>> reports(caps.size());
+    std::set<std::string> spaced_series;  // byte and pause-duration counters (impossible_spacing)
+    bool from_interval = false;
+    for (const HostGroup& g : groups) {
+        std::size_t stamped = 0;
+        for (std::size_t i : g.captures) stamped += caps[i].timestamp_s.has_value();
+        const bool use_stamps = stamped == g.captures.size();
+        std::string time_note;
+        if (g.captures.size() > 1 && !use_stamps) {
+            if (!interval_s) {
+                std::string missing;
+                for (std::size_t i : g.captures)
+                    if (!caps[i].timestamp_s)
+                        missing += (missing.empty() ? "" : ", ") + caps[i].dir;
+                return Error{"diagnose --bundle", caps[g.captures[1]].dir, 0,
+                             "host " + g.name + " has " + std::to_string(g.captures.size()) +
+                                 " captures but not every capture has a `timestamp` file (" +
+                                 missing +
+                                 " has none): give --interval SECONDS (the time between "
+                                 "captures)"};
+            }
+            if (stamped > 0)
+                time_note = "host " + g.name + ": only " + std::to_string(stamped) + " of " +
+                            std::to_string(g.captures.size()) +
+                            " captures have a `timestamp` file; all are spaced --interval " +
+                            std::to_string(*interval_s) +
+                            " s apart and the timestamps are not used";
+        }
+        for (std::size_t k = 0; k < g.captures.size(); ++k) {
+            const BundleCapture& c = caps[g.captures[k]];
+            SampleTime when;
+            if (use_stamps) {
+                const double first = *caps[g.captures.front()].timestamp_s;
+                if (k > 0 && *c.timestamp_s <= *caps[g.captures[k - 1]].timestamp_s)
+                    return Error{"diagnose --bundle", c.dir, 0,
+                                 "its timestamp is not later than the previous capture of host " +
+                                     g.name + " (" + caps[g.captures[k - 1]].dir +
+                                     "): give the captures in time order"};
+                if (all_stamped) {
+                    when.t_s = *c.timestamp_s;
+                    when.wall_ms = static_cast<std::int64_t>(std::llround(*c.timestamp_s * 1000.0));
+                } else {
+                    when.t_s = *c.timestamp_s - first;
+                }
+            } else {
+                when.t_s = static_cast<double>(k) * interval_s.value_or(0);
+                from_interval = from_interval || k > 0;
+            }
+            Snapshot snap = c.snapshot;
+            snap.host = g.name;
+            auto samples = samples_from_snapshot(snap, when, k == 0);
+            if (c.uptime_s) {  // the host's uptime_s gauge (lifetime_pause_share)
+                Sample up;
+                up.t_s = when.t_s;
+                up.wall_ms = when.wall_ms;
+                up.host = g.name;
+                up.series = "uptime_s";
+                up.kind = SampleKind::gauge;
+                up.unit = "s";
+                up.value = *c.uptime_s;
+                up.source = c.uptime_source;
+                samples.push_back(std::move(up));
+            }
+            for (const Sample& s : samples) {
+                if (s.kind == SampleKind::counter &&
+                    (s.unit == "bytes" || s.series.ends_with("_duration_us")))
+                    spaced_series.insert(s.series);
+                store.add(s);
+            }
+            InputReport r{c.dir, samples.size(), {g.name}, {}};
+            r.notes.push_back(g.decisions[k]);
+            if (k == 0 && !time_note.empty()) r.notes.push_back(time_note);
+            for (const auto& f : c.recognized) r.notes.push_back("read " + f);
+            for (const auto& f : c.unrecognized)
+                r.notes.push_back(f + ": not a format rocehealth reads; ignored");
+            for (const Note& n : c.snapshot.notes) r.notes.push_back(n.subject + ": " + n.text);
+            r.warnings = c.warnings;
+            reports[g.captures[k]] = std::move(r);
+        }
+    }
+    if (const auto bad = impossible_spacing(store, spaced_series, groups, caps, from_interval))
+        return Error{"diagnose --bundle", "", 0, *bad};
+    std::vector<InputReport> out;
+    for (auto& r : reports) out.push_back(std::move(*r));
+    return out;
+}
+
+bool holds_rdma_data(const SeriesStore& store) {
+    if (store.series_count() > 0) return true;
+    for (const auto& [host, inv] : store.inventories()) {
+        const auto d = inv.snapshot.find("devices");
+        if (d != inv.snapshot.end() && d->is_array() && !d->empty()) return true;
+    }
+    return false;
+}
+
+}  // namespace rh

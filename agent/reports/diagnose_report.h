@@ -1,0 +1,51 @@
+// The result of `rocehealth diagnose` (and of the engine wherever it runs on recorded data) as a
+// JSON document, and its text rendering. Text is rendered from the JSON, so both say the same.
+//
+// JSON shape (schema 1):
+//   {"schema": 1, "rules_file": "...", "inputs": [{"name", "samples", "hosts", "notes"}],
+//    "hosts": [...], "span": {"t_first", "t_last", "wall_clock", "seconds"},
+//    "findings": [Finding (core/finding.h to_json)...],       ordered by opening time
+//    "timeline": [TimelineEvent + {"rule", "severity"}...],   every finding's events, by time
+//    "not_applicable": [{"subject", "text"}], "unevaluated": [{"subject", "text"}],
+//    "not_judged": [{"host", "rule", "kind", "window_s", "hold_s", "need_s", "span_s",
+//                    "captures", "text"}],      rules the data was too short for (NotJudged)
+//    "history": [{"subject", "text"}],          lifetime counts the rates show are old
+//    "verdict": "findings" | "healthy" | "could_not_judge",
+//    "could_not_judge": "could not judge rates: ..." (only with not_judged entries),
+//    "error": the same sentence when the verdict is could_not_judge (exit 2)}
+// An input error (exit 2 before any rule ran) is {"schema": 1, "verdict": "error", "error": "..."}
+// instead (cmd_diagnose.cpp).
+// Times "t" are engine seconds: UTC seconds when span.wall_clock, else the recording's
+// monotonic seconds.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/replay/inputs.h"
+#include "rules/engine/engine.h"
+
+namespace rh {
+
+/// `captures`: the inputs are bundle captures (sentences say "the captures of HOST span 10 s",
+/// else "the data of HOST spans 10 s").
+nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_file,
+                             const std::vector<InputReport>& inputs, bool captures = false);
+
+/// "could not judge rates: one capture of gpu01, rates need two (rnr, retransmits, ...);
+/// ecn_counters_inconsistent needs 30 s of data (a 30 s window, a 20 s hold), the captures of
+/// gpu02 span 10 s" — one sentence for every NotJudged of `r`; empty when there is none.
+std::string not_judged_sentence(const EngineResult& r, bool captures);
+
+/// Human-readable: verdict line, each finding (summary, evidence, alternatives, confidence),
+/// the merged timeline with times as UTC (wall clock) or +seconds from the start, then what
+/// could not be evaluated. `verbose` also lists inputs' notes and not-applicable rules.
+void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool verbose);
+
+/// "2026-11-29T10:00:05.123Z" for wall-clock engine times, else "+12.0s" from `t_first`.
+std::string format_engine_time(double t, bool wall_clock, double t_first);
+
+}  // namespace rh

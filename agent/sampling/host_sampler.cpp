@@ -1,0 +1,42 @@
+#include "agent/sampling/host_sampler.h"
+
+#include <chrono>
+
+#include "core/clock.h"
+#include "store/from_snapshot.h"
+
+namespace rh {
+
+HostSampler::HostSampler(CollectOptions opts, std::string host, double inventory_refresh_s)
+    : opts_(std::move(opts)), host_(std::move(host)), inventory_refresh_s_(inventory_refresh_s) {
+    discover();
+}
+
+void HostSampler::discover() {
+    poller_.reset();
+    snap_ = collect_snapshot(opts_);
+    if (!host_.empty()) snap_.host = host_;
+    poller_ = std::make_unique<CounterPoller>(opts_.sysfs, snap_);
+    fresh_ = true;
+    discovered_s_ = monotonic_now_s();
+}
+
+std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {
+    if (!fresh_) {
+        const PollResult r = poller_->poll(snap_);
+        if (r.rediscover) {
+            rediscovered.insert(rediscovered.end(), r.rediscover_reasons.begin(),
+                                r.rediscover_reasons.end());
+            discover();
+            ++rediscoveries_;
+        } else if (inventory_refresh_s_ > 0 &&
+                   monotonic_now_s() - discovered_s_ >= inventory_refresh_s_) {
+            discover();  // not a rediscovery: nothing changed that the poller could see
+        }
+    }
+    auto out = samples_from_snapshot(snap_, SampleTime{monotonic_now_s(), wall_now_ms()}, fresh_);
+    fresh_ = false;
+    return out;
+}
+
+}  // namespace rh

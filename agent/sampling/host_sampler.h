@@ -1,0 +1,53 @@
+// One host's collection passes as samples: the first pass discovers devices (collect_snapshot)
+// and includes the inventory; later passes re-read the kept-open counter files
+// (collectors/counter_poller.h). A device or counter file that appears or disappears triggers a
+// new discovery (and a new inventory sample); so does, when set, the inventory refresh interval:
+// the inventory (PCIe link, port state, MTU, GIDs) is otherwise read once, so a long-running
+// sampler would keep diagnosing the start-up state. Used by `record`, `diagnose --live` and the
+// agent (which refreshes every `inventory_interval_s` of its config).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectors/collect.h"
+#include "collectors/counter_poller.h"
+#include "core/sample.h"
+
+namespace rh {
+
+class HostSampler {
+  public:
+    /// Discovers at once. `host` overrides the host name (empty: the snapshot's).
+    /// `inventory_refresh_s` > 0: a pass at least that long after the last discovery discovers
+    /// again and carries a fresh inventory (0: only when devices or counter files change).
+    HostSampler(CollectOptions opts, std::string host, double inventory_refresh_s = 0);
+
+    /// Devices found by the last discovery (0: nothing to sample).
+    std::size_t devices() const { return snap_.devices.size(); }
+    const Snapshot& snapshot() const { return snap_; }
+
+    /// One pass stamped with CLOCK_MONOTONIC seconds and UTC ms. Rediscovery reasons of this
+    /// pass (one sentence each, naming the path) are appended to `rediscovered`.
+    std::vector<Sample> pass(std::vector<std::string>& rediscovered);
+
+    std::size_t rediscoveries() const { return rediscoveries_; }
+    /// Changes the inventory refresh interval (a config reload); counted from the last discovery.
+    void set_inventory_refresh_s(double s) { inventory_refresh_s_ = s; }
+
+  private:
+    void discover();
+
+    CollectOptions opts_;
+    std::string host_;
+    Snapshot snap_;
+    std::unique_ptr<CounterPoller> poller_;
+    bool fresh_ = true;  ///< the snapshot was just discovered: next pass carries the inventory
+    double inventory_refresh_s_ = 0;
+    double discovered_s_ = 0;  ///< CLOCK_MONOTONIC seconds of the last discovery
+    std::size_t rediscoveries_ = 0;
+};
+
+}  // namespace rh
