@@ -92,8 +92,8 @@ bool is_probe_series(std::string_view series);
 /// Name of the metric family for a stored series (see the table above).
 PromName prometheus_name(std::string_view series, SampleKind kind);
 
-/// HELP text of a series' family (every series of store/series_names.h has one; others get a
-/// generic sentence naming the series and its unit).
+/// HELP text of a series' family: the series catalog's help (core/series_catalog.h) and the
+/// unit; a name the catalog lacks gets a generic sentence naming the series and its unit.
 std::string metric_help(std::string_view series, std::string_view unit);
 
 /// The whole /metrics body. Findings with closed_t == 0 (still holding) are exported as
