@@ -34,6 +34,9 @@ class HostSampler {
     std::vector<Sample> pass(std::vector<std::string>& rediscovered);
 
     std::size_t rediscoveries() const { return rediscoveries_; }
+    /// Per kernel source, the last steady-state pass (collectors/source_status.h); none read
+    /// until the first pass after the first discovery.
+    const SourcePasses& sources() const { return sources_; }
     /// Changes the inventory refresh interval (a config reload); counted from the last discovery.
     void set_inventory_refresh_s(double s) { inventory_refresh_s_ = s; }
 
@@ -48,6 +51,7 @@ class HostSampler {
     double inventory_refresh_s_ = 0;
     double discovered_s_ = 0;  ///< CLOCK_MONOTONIC seconds of the last discovery
     std::size_t rediscoveries_ = 0;
+    SourcePasses sources_{};
 };
 
 }  // namespace rh::cli

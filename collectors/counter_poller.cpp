@@ -65,6 +65,27 @@ enum class Target : std::uint8_t {
     aer_total,         ///< PcieLink::aer[counter] of link `index`
 };
 
+/// The kernel source a file belongs to.
+Source source_of(Target t) {
+    switch (t) {
+        case Target::netdev_mtu:
+        case Target::netdev_operstate:
+        case Target::netdev_u64:
+            return Source::netdev_sysfs;
+        case Target::aer_dev:
+        case Target::aer_total:
+            return Source::aer;
+        default:
+            return Source::rdma_sysfs;
+    }
+}
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+}
+
 /// The u64 files of `class/net/<if>/` the sysfs netdev source reads, and their Netdev fields.
 struct NetdevU64 {
     const char* file;
@@ -408,6 +429,24 @@ struct CounterPoller::Impl {
         return std::string_view(buf, static_cast<std::size_t>(n));
     }
 
+    SourcePass& pass_of(Source s) { return result->sources[static_cast<std::size_t>(s)]; }
+
+    /// Runs `read` as one request of source `s`: marks it read and adds its wall time.
+    template <class F>
+    auto timed(Source s, F&& read) {
+        SourcePass& p = pass_of(s);
+        p.read = true;
+        const auto t0 = Clock::now();
+        auto r = read();
+        p.duration_s += seconds(Clock::now() - t0);
+        return r;
+    }
+
+    /// A failed request of source `s`: a failure unless it says "no data here".
+    void request_failed(Source s, const Error& e) {
+        if (!is_no_data(e.err_no)) pass_of(s).success = false;
+    }
+
     void note(std::uint32_t dev, std::string subject, std::string text) {
         snap->devices[dev].problems.push_back(Note{std::move(subject), std::move(text)});
     }
@@ -439,6 +478,8 @@ struct CounterPoller::Impl {
     /// device already has one).
     void fail(File& f, const Error& e, bool noted) {
         ++result->files_failed;
+        // Discovery found this file: any failure to read it now is one (not "no data").
+        pass_of(source_of(f.target)).success = false;
         const std::string msg = e.message();
         const bool netdev_file = f.target == Target::netdev_mtu ||
                                  f.target == Target::netdev_operstate ||
@@ -743,7 +784,18 @@ struct CounterPoller::Impl {
 
     void read_files() {
         char buf[4097];  // a sysfs attribute is at most one 4 KiB page
+        // Files come grouped by source (a port's RDMA files, its netdev's, the device's AER):
+        // the clock is read where the source changes, not per file.
+        Source cur = Source::rdma_sysfs;
+        auto t0 = Clock::now();
         for (auto& f : files) {
+            if (const Source s = source_of(f.target); s != cur) {
+                const auto now = Clock::now();
+                pass_of(cur).duration_s += seconds(now - t0);
+                cur = s;
+                t0 = now;
+            }
+            pass_of(cur).read = true;
             const Dir& d = dirs[f.dir];
             if (d.gone) {
                 fail(f, Error{"read", f.path, 0, "directory removed"}, false);
@@ -762,6 +814,7 @@ struct CounterPoller::Impl {
             else
                 fail(f, text.error(), true);
         }
+        pass_of(cur).duration_s += seconds(Clock::now() - t0);
         for (auto& d : dirs)
             if (d.gone) {
                 const File& f = files[d.files.front()];
@@ -792,13 +845,26 @@ struct CounterPoller::Impl {
                        ? std::string(kNoRecording) + " (" + e.subject + ")"
                        : e.message();
         };
+        // A replayed source without its recording has no data, as ENOENT says.
+        auto failed = [&](Source s, const Error& e) { request_failed(s, e); };
         for (const auto& e : netdevs) {
             std::optional<Result<std::vector<Counter>>> stats;
-            if (src.ethtool) stats.emplace(src.ethtool->read(e.name));
+            if (src.ethtool) {
+                stats.emplace(
+                    timed(Source::ethtool_stats, [&] { return src.ethtool->read(e.name); }));
+                if (!*stats) failed(Source::ethtool_stats, stats->error());
+            }
             std::optional<Result<LinkPauseStats>> pause;
-            if (src.pause) pause.emplace(src.pause->read(e.name));
+            if (src.pause) {
+                pause.emplace(
+                    timed(Source::ethtool_pause, [&] { return src.pause->read(e.name); }));
+                if (!*pause) failed(Source::ethtool_pause, pause->error());
+            }
             std::optional<Result<DcbConfig>> dcb;
-            if (src.dcb) dcb.emplace(read_dcb(*src.dcb, e.name));
+            if (src.dcb) {
+                dcb.emplace(timed(Source::dcb, [&] { return read_dcb(*src.dcb, e.name); }));
+                if (!*dcb) failed(Source::dcb, dcb->error());
+            }
             for (std::size_t k = 0; k < e.ports.size(); ++k) {
                 const auto [dev, port] = e.ports[k];
                 Netdev& n = *snap->devices[dev].ports[port].netdev;
@@ -847,7 +913,10 @@ struct CounterPoller::Impl {
             if (device_gone[di]) continue;
             for (std::uint32_t pi = 0; pi < d.ports.size(); ++pi) {
                 Port& port = d.ports[pi];
-                auto cs = read_rdma_port_counters(*src.rdma, d.name, port.number);
+                auto cs = timed(Source::rdma_netlink, [&] {
+                    return read_rdma_port_counters(*src.rdma, d.name, port.number);
+                });
+                if (!cs) failed(Source::rdma_netlink, cs.error());
                 if (cs) {
                     took(di, pi, take_counters(port.nl_hw_counters, std::move(*cs)));
                 } else if (!(src.replay && cs.error().err_no == ENOENT)) {
@@ -940,12 +1009,12 @@ struct CounterPoller::Impl {
 };
 
 CounterPoller::CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered, DirWatch watch)
-    : impl_(std::make_unique<Impl>(sysfs, discovered,
-                                   std::optional<CounterSources>(
-                                       sysfs.is_live()
-                                           ? make_live_counter_sources()
-                                           : make_fixture_counter_sources(sysfs.root())),
-                                   watch)) {
+    : impl_(std::make_unique<Impl>(
+          sysfs, discovered,
+          std::optional<CounterSources>(sysfs.is_live()
+                                            ? make_live_counter_sources()
+                                            : make_fixture_counter_sources(sysfs.root())),
+          watch)) {
     // Netdev values now come from class/net/<if>/ (rtnetlink on a live discovery pass).
 }
 

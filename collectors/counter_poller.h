@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "collectors/counter_sources.h"
+#include "collectors/source_status.h"
 #include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
@@ -50,6 +51,12 @@ struct PollResult {
     std::vector<std::string> rediscover_reasons;  ///< one sentence each, naming the path
     std::size_t files_read = 0;                   ///< sysfs files read (pread) this pass
     std::size_t files_failed = 0;  ///< of them (or of the kept files) unreadable this pass
+    /// Per kernel source (collectors/source_status.h): read this pass, success, and the wall
+    /// time its reads took. A sysfs file discovery found that cannot be read now is a failure of
+    /// its source; an ethtool, DCB or netlink request answered ENOENT/EOPNOTSUPP/ENODATA (or a
+    /// fixture without the recording) is "no data", not a failure. A pass refused for its
+    /// Snapshot's shape reads nothing.
+    SourcePasses sources{};
 };
 
 /// How a poller notices that the directories of its files changed (files created, removed or

@@ -240,6 +240,16 @@ void add_self(Exposition& ex, const SeriesStore& store, const AgentStats& st,
     if (st.last_pass_wall_s > 0)
         ex.add("rocehealth_last_collection_timestamp_seconds", "gauge",
                "UTC time of the last collection pass", {}, number_text(st.last_pass_wall_s));
+    for (const auto& c : st.collector_sources) {
+        ex.add("rocehealth_collector_success", "gauge",
+               "1 when every read of the kernel source in the last collection pass answered; no "
+               "data on this host (a file or feature the driver lacks: ENOENT, EOPNOTSUPP) is "
+               "success",
+               {{"source", c.source}}, c.success ? "1" : "0");
+        ex.add("rocehealth_collector_duration_seconds", "gauge",
+               "Time the kernel source's reads took in the last collection pass (seconds)",
+               {{"source", c.source}}, number_text(c.duration_s));
+    }
     ex.add("rocehealth_rules_runs_total", "counter", "Rule-engine runs done", {},
            std::to_string(st.rules_runs));
     ex.add("rocehealth_rules_run_duration_seconds", "gauge", "How long the last rules run took", {},
