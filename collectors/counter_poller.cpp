@@ -19,6 +19,8 @@
 #include <string_view>
 #include <utility>
 
+#include "collectors/aer.h"
+#include "collectors/netdev.h"
 #include "collectors/normalize.h"
 #include "collectors/rdma_sysfs.h"
 #include "core/inventory/parse.h"
@@ -54,23 +56,19 @@ class Fd {
 
 /// What a file's content goes to.
 enum class Target : std::uint8_t {
-    pma_counter,       ///< Port::counters[index]
-    hw_counter,        ///< Port::hw_counters[index]
-    state,             ///< Port::state_code/state
-    phys_state,        ///< Port::phys_state_code/phys_state
-    netdev_mtu,        ///< Netdev::mtu_bytes of netdev entry `index`
-    netdev_operstate,  ///< Netdev::operstate
-    netdev_u64,        ///< Netdev::*<field> (kNetdevU64[field])
-    aer_dev,           ///< PcieLink::aer lines "<file>/<name>" of link `index`
-    aer_total,         ///< PcieLink::aer[counter] of link `index`
+    pma_counter,  ///< Port::counters[index]
+    hw_counter,   ///< Port::hw_counters[index]
+    state,        ///< Port::state_code/state
+    phys_state,   ///< Port::phys_state_code/phys_state
+    netdev,       ///< netdev_files()[field] of netdev entry `index` (collectors/netdev.h)
+    aer_dev,      ///< PcieLink::aer lines "<file>/<name>" of link `index`
+    aer_total,    ///< PcieLink::aer[counter] of link `index`
 };
 
 /// The kernel source a file belongs to.
 Source source_of(Target t) {
     switch (t) {
-        case Target::netdev_mtu:
-        case Target::netdev_operstate:
-        case Target::netdev_u64:
+        case Target::netdev:
             return Source::netdev_sysfs;
         case Target::aer_dev:
         case Target::aer_total:
@@ -86,32 +84,13 @@ double seconds(Clock::duration d) {
     return std::chrono::duration<double>(d).count();
 }
 
-/// The u64 files of `class/net/<if>/` the sysfs netdev source reads, and their Netdev fields.
-struct NetdevU64 {
-    const char* file;
-    std::optional<std::uint64_t> Netdev::*field;
-};
-// clang-format off
-constexpr NetdevU64 kNetdevU64[] = {
-    {"carrier_changes", &Netdev::carrier_changes},
-    {"statistics/rx_bytes", &Netdev::rx_bytes},
-    {"statistics/tx_bytes", &Netdev::tx_bytes},
-    {"statistics/rx_packets", &Netdev::rx_packets},
-    {"statistics/tx_packets", &Netdev::tx_packets},
-    {"statistics/rx_errors", &Netdev::rx_errors},
-    {"statistics/tx_errors", &Netdev::tx_errors},
-    {"statistics/rx_dropped", &Netdev::rx_dropped},
-    {"statistics/tx_dropped", &Netdev::tx_dropped},
-};
-// clang-format on
-
 struct File {
     std::string rel;   ///< relative to the sysfs root
     std::string path;  ///< SysfsRoot::path(rel), as discovery names it
     Target target = Target::hw_counter;
     std::uint32_t dev = 0, port = 0;  ///< indices in Snapshot::devices / Device::ports
     std::uint32_t index = 0;          ///< see Target
-    std::uint32_t field = 0;          ///< kNetdevU64 entry, or aer counter index (aer_total)
+    std::uint32_t field = 0;          ///< netdev_files() entry, or aer counter index (aer_total)
     std::uint32_t dir = 0;            ///< Impl::dirs_ entry holding the file
     std::vector<std::uint32_t> aer;   ///< aer_dev: indices of the file's counters in link.aer
     Fd fd;
@@ -169,13 +148,6 @@ std::string_view clean(char* b, std::size_t n) {
         if ((u < 0x20 && b[i] != '\n' && b[i] != '\t') || u == 0x7f) b[i] = '?';
     }
     return {b, n};
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    return s;
 }
 
 bool same_names(const std::vector<Counter>& a, const std::vector<Counter>& b) {
@@ -358,10 +330,9 @@ struct CounterPoller::Impl {
                 netdevs[it->second].ports.emplace_back(di, pi);
                 if (!fresh) continue;
                 const std::string nd = "class/net/" + p.netdev->name;
-                add(nd, "mtu", Target::netdev_mtu, di, pi, it->second);
-                add(nd, "operstate", Target::netdev_operstate, di, pi, it->second);
-                for (std::uint32_t k = 0; k < std::size(kNetdevU64); ++k)
-                    add(nd, kNetdevU64[k].file, Target::netdev_u64, di, pi, it->second).field = k;
+                const auto nfiles = netdev_files();
+                for (std::uint32_t k = 0; k < nfiles.size(); ++k)
+                    add(nd, nfiles[k].rel, Target::netdev, di, pi, it->second).field = k;
             }
             for (std::uint32_t li = 0; li < d.pcie.size(); ++li) {
                 const PcieLink& l = d.pcie[li];
@@ -481,9 +452,7 @@ struct CounterPoller::Impl {
         // Discovery found this file: any failure to read it now is one (not "no data").
         pass_of(source_of(f.target)).success = false;
         const std::string msg = e.message();
-        const bool netdev_file = f.target == Target::netdev_mtu ||
-                                 f.target == Target::netdev_operstate ||
-                                 f.target == Target::netdev_u64;
+        const bool netdev_file = f.target == Target::netdev;
         if (e.err_no == ENODEV) {  // sysfs: the kernel object behind the open file is gone
             const std::string& name =
                 netdev_file ? netdevs[f.index].name : snap->devices[f.dev].name;
@@ -525,13 +494,8 @@ struct CounterPoller::Impl {
                 if (noted) note(f.dev, port_subject(f), msg);
                 return;
             }
-            case Target::netdev_mtu:
-            case Target::netdev_operstate:
-            case Target::netdev_u64: {
-                Netdev& n = netdev_of(f);
-                if (f.target == Target::netdev_mtu) n.mtu_bytes.reset();
-                if (f.target == Target::netdev_operstate) n.operstate.clear();
-                if (f.target == Target::netdev_u64) (n.*kNetdevU64[f.field].field).reset();
+            case Target::netdev: {
+                clear_netdev_file(netdev_of(f), netdev_files()[f.field]);
                 if (noted) netdev_note(f, msg);
                 return;
             }
@@ -568,8 +532,8 @@ struct CounterPoller::Impl {
             c.error.clear();
             return;
         }
-        if (f.target == Target::netdev_u64 && plain_u64(digits, x)) {
-            netdev_of(f).*kNetdevU64[f.field].field = x;
+        if (f.target == Target::netdev && netdev_files()[f.field].counter && plain_u64(digits, x)) {
+            netdev_of(f).*netdev_files()[f.field].counter = x;
             return;
         }
         store_text(f, clean(const_cast<char*>(raw.data()), raw.size()));
@@ -608,25 +572,12 @@ struct CounterPoller::Impl {
                 }
                 return;
             }
-            case Target::netdev_mtu: {
-                const auto m = parse_mtu(text);
-                netdev_of(f).mtu_bytes = m.mtu;
-                if (!m.mtu) netdev_note(f, f.path + ": " + m.error);
+            case Target::netdev:
+                if (std::string why =
+                        store_netdev_file(netdev_of(f), netdev_files()[f.field], text);
+                    !why.empty())
+                    netdev_note(f, f.path + ": " + why);
                 return;
-            }
-            case Target::netdev_operstate:
-                netdev_of(f).operstate = text;
-                return;
-            case Target::netdev_u64: {
-                auto& v = netdev_of(f).*kNetdevU64[f.field].field;
-                if (auto x = parse_u64(text)) {
-                    v = *x;
-                } else {
-                    v.reset();
-                    netdev_note(f, f.path + ": " + x.error().detail);
-                }
-                return;
-            }
             case Target::aer_total: {
                 Counter& c = d.pcie[f.index].aer[f.field];
                 if (auto v = parse_u64(text)) {
@@ -648,34 +599,20 @@ struct CounterPoller::Impl {
     /// parse_aer names and parses them, without allocating).
     void store_aer(File& f, std::vector<Counter>& aer, std::string_view text) {
         const std::string_view file = std::string_view(f.rel).substr(f.rel.rfind('/') + 1);
-        while (!text.empty()) {
-            const auto nl = text.find('\n');
-            const std::string_view line = trim(text.substr(0, nl));
-            text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-            if (line.empty()) continue;
-            const auto sp = line.find_last_of(" \t");
-            const std::string_view name =
-                sp == std::string_view::npos ? line : trim(line.substr(0, sp));
+        for (AerLine l; next_aer_line(text, l);) {
             Counter* c = nullptr;
             for (auto k : f.aer) {
                 const std::string_view n = aer[k].name;
-                if (n.size() == file.size() + 1 + name.size() && n.substr(file.size() + 1) == name)
+                if (n.size() == file.size() + 1 + l.name.size() &&
+                    n.substr(file.size() + 1) == l.name)
                     c = &aer[k];
             }
             if (!c) {
-                rediscover(f.path + ": new line '" + std::string(name) + "'");
+                rediscover(f.path + ": new line '" + std::string(l.name) + "'");
                 continue;
             }
-            if (sp == std::string_view::npos) {
-                c->value.reset();
-                c->error = "no count on the line";
-            } else if (auto v = parse_u64(line.substr(sp + 1))) {
-                c->value = *v;
-                c->error.clear();
-            } else {
-                c->value.reset();
-                c->error = "not a u64: '" + std::string(line.substr(sp + 1)) + "'";
-            }
+            c->value = l.count;
+            if (c->error != l.error) c->error = l.error;
         }
     }
 
@@ -801,9 +738,7 @@ struct CounterPoller::Impl {
                 fail(f, Error{"read", f.path, 0, "directory removed"}, false);
                 continue;
             }
-            const bool netdev_file = f.target == Target::netdev_mtu ||
-                                     f.target == Target::netdev_operstate ||
-                                     f.target == Target::netdev_u64;
+            const bool netdev_file = f.target == Target::netdev;
             if (netdev_file ? netdev_gone[f.index] : device_gone[f.dev]) {  // skip the reads
                 fail(f, Error{"read", f.path, ENODEV, {}}, false);
                 continue;
@@ -828,9 +763,7 @@ struct CounterPoller::Impl {
             n0.source = e.dir;
             for (std::size_t k = 1; k < e.ports.size(); ++k) {
                 Netdev& n = *snap->devices[e.ports[k].first].ports[e.ports[k].second].netdev;
-                n.mtu_bytes = n0.mtu_bytes;
-                n.operstate = n0.operstate;
-                for (const auto& u : kNetdevU64) n.*u.field = n0.*u.field;
+                copy_netdev_files(n, n0);
                 n.source = n0.source;
             }
         }

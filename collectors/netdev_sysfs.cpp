@@ -27,40 +27,15 @@ class SysfsNetdevSource final : public NetdevSource {
         const SysfsDir d(sysfs_, dir);  // 11 files: one lookup of the class/net link
         // Unreadable or unparsable values stay absent with a note naming the file (moved to
         // Device::problems by the collector).
-        auto note = [&](const std::string& text) { n.unavailable.push_back(Note{ifname, text}); };
-        auto u64 = [&](const char* file) -> std::optional<std::uint64_t> {
-            auto t = read_attr_file(d, file);
+        for (const NetdevFile& f : netdev_files()) {
+            auto t = read_attr_file(d, f.rel);
             if (!t) {
-                note(t.error().message());
-                return std::nullopt;
+                n.unavailable.push_back(Note{ifname, t.error().message()});
+            } else if (std::string why = store_netdev_file(n, f, *t); !why.empty()) {
+                n.unavailable.push_back(
+                    Note{ifname, sysfs_.path(d.rel_of(f.rel)).string() + ": " + why});
             }
-            auto v = parse_u64(*t);
-            if (!v) {
-                note(sysfs_.path(d.rel_of(file)).string() + ": " + v.error().detail);
-                return std::nullopt;
-            }
-            return *v;
-        };
-        if (auto t = read_attr_file(d, "mtu")) {
-            auto m = parse_mtu(*t);
-            n.mtu_bytes = m.mtu;
-            if (!m.mtu) note(sysfs_.path(dir + "/mtu").string() + ": " + m.error);
-        } else {
-            note(t.error().message());
         }
-        if (auto op = read_attr_file(d, "operstate"))
-            n.operstate = *op;
-        else
-            note(op.error().message());
-        n.carrier_changes = u64("carrier_changes");
-        n.rx_bytes = u64("statistics/rx_bytes");
-        n.tx_bytes = u64("statistics/tx_bytes");
-        n.rx_packets = u64("statistics/rx_packets");
-        n.tx_packets = u64("statistics/tx_packets");
-        n.rx_errors = u64("statistics/rx_errors");
-        n.tx_errors = u64("statistics/tx_errors");
-        n.rx_dropped = u64("statistics/rx_dropped");
-        n.tx_dropped = u64("statistics/tx_dropped");
         return n;
     }
 
@@ -68,7 +43,67 @@ class SysfsNetdevSource final : public NetdevSource {
     SysfsRoot sysfs_;
 };
 
+// clang-format off
+constexpr NetdevFile kFiles[] = {
+    {"mtu", NetdevFile::Kind::mtu},
+    {"operstate", NetdevFile::Kind::operstate},
+    {"carrier_changes", NetdevFile::Kind::counter, &Netdev::carrier_changes},
+    {"statistics/rx_bytes", NetdevFile::Kind::counter, &Netdev::rx_bytes},
+    {"statistics/tx_bytes", NetdevFile::Kind::counter, &Netdev::tx_bytes},
+    {"statistics/rx_packets", NetdevFile::Kind::counter, &Netdev::rx_packets},
+    {"statistics/tx_packets", NetdevFile::Kind::counter, &Netdev::tx_packets},
+    {"statistics/rx_errors", NetdevFile::Kind::counter, &Netdev::rx_errors},
+    {"statistics/tx_errors", NetdevFile::Kind::counter, &Netdev::tx_errors},
+    {"statistics/rx_dropped", NetdevFile::Kind::counter, &Netdev::rx_dropped},
+    {"statistics/tx_dropped", NetdevFile::Kind::counter, &Netdev::tx_dropped},
+};
+// clang-format on
+
 }  // namespace
+
+std::span<const NetdevFile> netdev_files() {
+    return kFiles;
+}
+
+std::string store_netdev_file(Netdev& n, const NetdevFile& f, std::string_view text) {
+    switch (f.kind) {
+        case NetdevFile::Kind::mtu: {
+            const auto m = parse_mtu(text);
+            n.mtu_bytes = m.mtu;
+            return m.mtu ? std::string{} : m.error;
+        }
+        case NetdevFile::Kind::operstate:
+            n.operstate = text;
+            return {};
+        case NetdevFile::Kind::counter: {
+            auto v = parse_u64(text);
+            n.*f.counter = v ? std::optional<std::uint64_t>(*v) : std::nullopt;
+            return v ? std::string{} : v.error().detail;
+        }
+    }
+    return {};
+}
+
+void clear_netdev_file(Netdev& n, const NetdevFile& f) {
+    switch (f.kind) {
+        case NetdevFile::Kind::mtu:
+            n.mtu_bytes.reset();
+            return;
+        case NetdevFile::Kind::operstate:
+            n.operstate.clear();
+            return;
+        case NetdevFile::Kind::counter:
+            (n.*f.counter).reset();
+            return;
+    }
+}
+
+void copy_netdev_files(Netdev& to, const Netdev& from) {
+    to.mtu_bytes = from.mtu_bytes;
+    to.operstate = from.operstate;
+    for (const NetdevFile& f : kFiles)
+        if (f.counter) to.*f.counter = from.*f.counter;
+}
 
 std::unique_ptr<NetdevSource> make_sysfs_netdev_source(const SysfsRoot& sysfs) {
     return std::make_unique<SysfsNetdevSource>(sysfs);
