@@ -137,8 +137,6 @@ struct DeviceShape {
 constexpr std::uint32_t kWatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
                                      IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
-constexpr const char* kNoRecording = "sysfs root is a fixture and has no recording";
-
 /// read_text's cleaning of a raw attribute: trailing whitespace/NULs off, control bytes as '?'.
 std::string_view clean(char* b, std::size_t n) {
     while (n > 0 && (b[n - 1] == '\n' || b[n - 1] == ' ' || b[n - 1] == '\t' || b[n - 1] == '\0'))
@@ -773,11 +771,6 @@ struct CounterPoller::Impl {
     /// netdev/port on the kept sockets, as CounterCollector does on discovery.
     void refresh_sources() {
         CounterSources& src = *sources;
-        auto why = [&](const Error& e) {
-            return src.replay && e.err_no == ENOENT
-                       ? std::string(kNoRecording) + " (" + e.subject + ")"
-                       : e.message();
-        };
         // A replayed source without its recording has no data, as ENOENT says.
         auto failed = [&](Source s, const Error& e) { request_failed(s, e); };
         for (const auto& e : netdevs) {
@@ -807,9 +800,10 @@ struct CounterPoller::Impl {
                         auto copy = k + 1 < e.ports.size() ? **stats : std::move(**stats);
                         took(dev, port, take_counters(n.ethtool_stats, std::move(copy)));
                     } else {
-                        const std::string w = why(stats->error());
-                        if (mark_unavailable(n.ethtool_stats, w)) dirty[dev][port] = 1;
-                        notes.push_back(Note{e.name, "ethtool statistics unavailable: " + w});
+                        const Error& err = stats->error();
+                        if (mark_unavailable(n.ethtool_stats, source_error_text(src, err)))
+                            dirty[dev][port] = 1;
+                        notes.push_back(unavailable_note(Source::ethtool_stats, src, e.name, err));
                     }
                 }
                 if (pause || dcb)
@@ -820,8 +814,8 @@ struct CounterPoller::Impl {
                     } else {
                         n.link_pause.tx_frames.reset();
                         n.link_pause.rx_frames.reset();
-                        notes.push_back(Note{e.name, "link pause statistics unavailable on " +
-                                                         e.name + ": " + pause->error().message()});
+                        notes.push_back(
+                            unavailable_note(Source::ethtool_pause, src, e.name, pause->error()));
                     }
                 } else if (!src.pause_missing.empty()) {
                     notes.push_back(Note{e.name, src.pause_missing});
@@ -831,8 +825,7 @@ struct CounterPoller::Impl {
                         n.dcb = **dcb;
                     } else {
                         n.dcb.reset();
-                        notes.push_back(Note{e.name, "PFC configuration unavailable on " + e.name +
-                                                         ": " + why(dcb->error())});
+                        notes.push_back(unavailable_note(Source::dcb, src, e.name, dcb->error()));
                     }
                 }
                 const std::size_t base = shape[dev].unavailable[port];
@@ -852,12 +845,12 @@ struct CounterPoller::Impl {
                 if (!cs) failed(Source::rdma_netlink, cs.error());
                 if (cs) {
                     took(di, pi, take_counters(port.nl_hw_counters, std::move(*cs)));
-                } else if (!(src.replay && cs.error().err_no == ENOENT)) {
+                } else if (!missing_recording(src, cs.error())) {
                     if (mark_unavailable(port.nl_hw_counters, cs.error().message()))
                         dirty[di][pi] = 1;
-                    d.problems.push_back(
-                        Note{d.name + " port " + std::to_string(port.number),
-                             "RDMA netlink counters unavailable: " + cs.error().message()});
+                    d.problems.push_back(unavailable_note(
+                        Source::rdma_netlink, src, d.name + " port " + std::to_string(port.number),
+                        cs.error()));
                 }
             }
         }
