@@ -1,4 +1,4 @@
-#include "collectors/counter_poller.h"
+#include "collectors/poller/counter_poller.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -19,10 +19,10 @@
 #include <string_view>
 #include <utility>
 
-#include "collectors/aer.h"
-#include "collectors/netdev.h"
 #include "collectors/normalize.h"
 #include "collectors/rdma_sysfs.h"
+#include "collectors/sources/aer.h"
+#include "collectors/sources/netdev.h"
 #include "core/inventory/parse.h"
 
 namespace rh {
@@ -60,7 +60,7 @@ enum class Target : std::uint8_t {
     hw_counter,   ///< Port::hw_counters[index]
     state,        ///< Port::state_code/state
     phys_state,   ///< Port::phys_state_code/phys_state
-    netdev,       ///< netdev_files()[field] of netdev entry `index` (collectors/netdev.h)
+    netdev,       ///< netdev_files()[field] of netdev entry `index` (collectors/sources/netdev.h)
     aer_dev,      ///< PcieLink::aer lines "<file>/<name>" of link `index`
     aer_total,    ///< PcieLink::aer[counter] of link `index`
 };

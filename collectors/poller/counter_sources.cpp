@@ -1,7 +1,7 @@
-#include "collectors/counter_sources.h"
+#include "collectors/poller/counter_sources.h"
 
-#include "collectors/aer.h"
-#include "collectors/qos_sysfs.h"
+#include "collectors/sources/aer.h"
+#include "collectors/sources/qos_sysfs.h"
 
 namespace rh {
 

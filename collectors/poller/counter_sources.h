@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "collectors/dcb_netlink.h"
-#include "collectors/ethtool_pause.h"
-#include "collectors/ethtool_stats.h"
-#include "collectors/rdma_netlink.h"
-#include "collectors/source_status.h"
+#include "collectors/poller/source_status.h"
+#include "collectors/sources/dcb_netlink.h"
+#include "collectors/sources/ethtool_pause.h"
+#include "collectors/sources/ethtool_stats.h"
+#include "collectors/sources/rdma_netlink.h"
 #include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 

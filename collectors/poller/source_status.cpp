@@ -1,4 +1,4 @@
-#include "collectors/source_status.h"
+#include "collectors/poller/source_status.h"
 
 #include <cerrno>
 

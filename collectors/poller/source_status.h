@@ -13,7 +13,7 @@
 
 namespace rh {
 
-/// The kernel sources a steady-state pass reads (collectors/counter_poller.h).
+/// The kernel sources a steady-state pass reads (collectors/poller/counter_poller.h).
 enum class Source : std::uint8_t {
     rdma_sysfs,     ///< class/infiniband/<dev>/ports/<p>/{state,phys_state,counters/,hw_counters/}
     netdev_sysfs,   ///< class/net/<if>/{mtu,operstate,carrier_changes,statistics/}

@@ -1,4 +1,4 @@
-#include "collectors/aer.h"
+#include "collectors/sources/aer.h"
 
 namespace rh {
 

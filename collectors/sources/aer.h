@@ -22,7 +22,7 @@ struct AerLine {
 
 /// Pure: takes the next non-empty line off the front of `text` into `line`; false when none is
 /// left. The one AER line reader: parse_aer (discovery) and the poller's in-place refresh
-/// (collectors/counter_poller.cpp) both go through it. Allocates only for an error.
+/// (collectors/poller/counter_poller.cpp) both go through it. Allocates only for an error.
 bool next_aer_line(std::string_view& text, AerLine& line);
 
 /// Pure: one aer_dev_* file. Lines "<name with spaces> <count>" split at the LAST space; the

@@ -27,8 +27,8 @@ class NetdevSource {
 
 /// One file of `class/net/<if>/` and the Netdev value it fills. netdev_files() lists them once,
 /// in reading order; the discovery reader (make_sysfs_netdev_source) and the steady-state poller
-/// (collectors/counter_poller.cpp) both read that list and store through store_netdev_file, so a
-/// netdev value is added in one place.
+/// (collectors/poller/counter_poller.cpp) both read that list and store through store_netdev_file,
+/// so a netdev value is added in one place.
 struct NetdevFile {
     enum class Kind : std::uint8_t { mtu, operstate, counter };
     const char* rel;  ///< relative to class/net/<if>/

@@ -2,8 +2,8 @@
 #include <optional>
 #include <system_error>
 
-#include "collectors/netdev.h"
 #include "collectors/rdma_sysfs.h"
+#include "collectors/sources/netdev.h"
 #include "core/inventory/parse.h"
 
 namespace rh {

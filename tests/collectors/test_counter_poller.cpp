@@ -1,6 +1,6 @@
-// CounterPoller (collectors/counter_poller.h) on private copies of fixture trees: what a periodic
-// agent sees between two discoveries when counter files change, wrap, vanish, become unreadable
-// or appear. Values that cannot be read are absent with an error, never 0.
+// CounterPoller (collectors/poller/counter_poller.h) on private copies of fixture trees: what a
+// periodic agent sees between two discoveries when counter files change, wrap, vanish, become
+// unreadable or appear. Values that cannot be read are absent with an error, never 0.
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "collectors/collect.h"
-#include "collectors/counter_poller.h"
+#include "collectors/poller/counter_poller.h"
 #include "store/counter_delta.h"
 
 namespace fs = std::filesystem;
