@@ -10,7 +10,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 jobs=${1:-2}
 rule=${RULE:-rules/roce_mtu.cpp}
-collector=${COLLECTOR:-collectors/pcie.cpp}
+collector=${COLLECTOR:-collectors/sources/pcie.cpp}
 out=$(mktemp -d "${TMPDIR:-/tmp}/rh-build-time.XXXXXX")
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$out"' EXIT
 export CCACHE_DISABLE=1 RH_BUILD_STEP_LOG="$out/steps.log"

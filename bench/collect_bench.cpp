@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "collectors/collect.h"
-#include "collectors/counter_poller.h"
+#include "collectors/poller/counter_poller.h"
 
 namespace {
 

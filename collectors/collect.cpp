@@ -1,16 +1,15 @@
 #include "collectors/collect.h"
 
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
 
-#include "collectors/counter_sources.h"
-#include "collectors/netdev.h"
 #include "collectors/normalize.h"
-#include "collectors/pcie.h"
+#include "collectors/poller/counter_sources.h"
 #include "collectors/rdma_sysfs.h"
-#include "collectors/verbs_port.h"
+#include "collectors/sources/netdev.h"
+#include "collectors/sources/pcie.h"
+#include "collectors/sources/verbs_port.h"
 #include "core/hostname.h"
 #include "core/inventory/parse.h"
 

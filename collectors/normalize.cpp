@@ -10,10 +10,6 @@ namespace rh {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-    return s.substr(0, prefix.size()) == prefix;
-}
-
 /// Driver basename of a sysfs `.../device/driver` link, empty when there is none. One
 /// readlink: the kernel follows the intermediate class/ and device links itself.
 std::string driver_of(const SysfsRoot& sysfs, const std::string& device_dir) {
@@ -97,84 +93,44 @@ CompiledTable compile(std::span<const MapEntry> table) {
     return t;
 }
 
+/// A family's compiled table, built once per registered driver; the empty one for unknown.
 const CompiledTable& compiled(DriverFamily f) {
-    static const CompiledTable tables[] = {
-        compile(table_for(DriverFamily::unknown)), compile(table_for(DriverFamily::mlx5)),
-        compile(table_for(DriverFamily::bnxt)), compile(table_for(DriverFamily::irdma_ice)),
-        compile(table_for(DriverFamily::rxe))};
-    return tables[static_cast<int>(f)];
-}
-
-DriverFamily family_of_netdev_driver(const std::string& driver) {
-    if (driver == "mlx5_core") return DriverFamily::mlx5;
-    if (driver == "bnxt_en") return DriverFamily::bnxt;
-    if (driver == "ice") return DriverFamily::irdma_ice;
-    return DriverFamily::unknown;
+    static const std::map<DriverFamily, CompiledTable> tables = [] {
+        std::map<DriverFamily, CompiledTable> t;
+        t.emplace(nullptr, CompiledTable{});
+        for (const Driver* d : all_drivers()) t.emplace(d, compile(d->table));
+        return t;
+    }();
+    const auto it = tables.find(f);
+    return it != tables.end() ? it->second : tables.at(nullptr);
 }
 
 }  // namespace
-
-std::string_view to_string(DriverFamily f) {
-    switch (f) {
-        case DriverFamily::mlx5:
-            return "mlx5";
-        case DriverFamily::bnxt:
-            return "bnxt";
-        case DriverFamily::irdma_ice:
-            return "irdma_ice";
-        case DriverFamily::rxe:
-            return "rxe";
-        case DriverFamily::unknown:
-            return "unknown";
-    }
-    return "unknown";
-}
 
 bool is_netdev_list(RawList l) {
     return l != RawList::hw_counters && l != RawList::counters;
 }
 
-std::span<const MapEntry> table_for(DriverFamily f) {
-    switch (f) {
-        case DriverFamily::mlx5:
-            return mlx5_table();
-        case DriverFamily::bnxt:
-            return bnxt_table();
-        case DriverFamily::irdma_ice:
-            return irdma_ice_table();
-        case DriverFamily::rxe:
-            return rxe_table();
-        case DriverFamily::unknown:
-            return {};
-    }
-    return {};
-}
-
 DriverFamily detect_rdma_driver(const SysfsRoot& sysfs, const std::string& dev) {
-    if (starts_with(dev, "mlx5_")) return DriverFamily::mlx5;
-    if (starts_with(dev, "bnxt_re")) return DriverFamily::bnxt;
-    if (starts_with(dev, "irdma")) return DriverFamily::irdma_ice;
-    if (starts_with(dev, "rxe")) return DriverFamily::rxe;
+    if (const Driver* d = driver_of_rdma_name(dev)) return d;
     // Renamed devices (udev "rocep59s0f0", `rdma dev set name`): the PCI function's driver.
     const std::string dir = "class/infiniband/" + dev;
     const std::string driver = driver_of(sysfs, dir);
-    if (driver == "i40e") return DriverFamily::irdma_ice;  // irdma on X722: same RDMA names
-    if (!driver.empty()) return family_of_netdev_driver(driver);
-    // A renamed rxe has no PCI device; it has `parent` and rxe-only counter names.
-    if (sysfs.exists(dir + "/parent") && sysfs.exists(dir + "/ports/1/hw_counters/rcvd_rnr_err"))
-        return DriverFamily::rxe;
-    return DriverFamily::unknown;
+    if (!driver.empty()) return driver_of_pci_driver(driver);
+    for (const Driver* d : all_drivers())
+        if (d->renamed_device && d->renamed_device(sysfs, dir)) return d;
+    return nullptr;
 }
 
 DriverFamily detect_netdev_driver(const SysfsRoot& sysfs, const std::string& ifname) {
-    if (ifname.empty()) return DriverFamily::unknown;
-    return family_of_netdev_driver(driver_of(sysfs, "class/net/" + ifname));
+    if (ifname.empty()) return nullptr;
+    return driver_of_netdev_driver(driver_of(sysfs, "class/net/" + ifname));
 }
 
 DriverFamily netdev_family_of(const SysfsRoot& sysfs, const Port& port, DriverFamily rdma) {
     const std::string ifname = port.netdev ? port.netdev->name : port.netdev_name;
     DriverFamily netdev = detect_netdev_driver(sysfs, ifname);
-    if (netdev == DriverFamily::unknown && rdma != DriverFamily::rxe) netdev = rdma;
+    if (!netdev && rdma && rdma->own_netdev) netdev = rdma;
     return netdev;
 }
 

@@ -1,6 +1,6 @@
-// The series names the store can hold: every normalized counter name of the driver tables
-// (collectors/normalize.h) plus the series the store adds (store/README.md, "Series"). The rules
-// loader rejects any other name, so a misspelt series cannot silently disable a rule.
+// The series names the store can hold: those of the series catalog (core/series_catalog.h;
+// store/README.md, "Series"). The rules loader rejects any other name, so a misspelt series
+// cannot silently disable a rule.
 #pragma once
 
 #include <string>
@@ -13,9 +13,9 @@ const std::vector<std::string>& known_series();
 
 bool is_known_series(const std::string& name);
 
-/// The label names samples carry: device, port, netdev (every port series), those of the driver
-/// tables (priority, direction, level) and of the probe series (peer, op, size_bytes, quantile,
-/// status). Sorted, unique. The rules loader rejects a `match` or `group_by` naming another.
+/// The label names samples carry: every label of the catalog's series (device, port, netdev;
+/// priority, direction, level, lane; peer, op, size_bytes, quantile, status). Sorted, unique.
+/// The rules loader rejects a `match` or `group_by` naming another.
 const std::vector<std::string>& known_labels();
 
 bool is_known_label(const std::string& name);

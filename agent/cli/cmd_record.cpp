@@ -1,7 +1,7 @@
 // rocehealth record: samples this host's counters and facts at a fixed interval and appends them to
 // a recording (JSON lines, store/README.md) for `rocehealth diagnose --replay`. The first pass
 // discovers devices (collect_snapshot) and records the inventory; later passes re-read the kept-
-// open counter files (collectors/counter_poller.h); a device or file that appears or disappears
+// open counter files (collectors/poller/counter_poller.h); a device or file that appears or disappears
 // triggers a new discovery and a new inventory sample. Each pass is flushed, so a recorder killed
 // mid-run leaves every complete pass readable.
 // Exit: 0 recorded (duration reached, or SIGINT/SIGTERM), 2 could not run. Options and their

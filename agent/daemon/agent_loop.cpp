@@ -331,6 +331,11 @@ void Agent::pass() {
     stats_.last_pass_duration_s = t1 - t0;
     stats_.last_pass_wall_s = static_cast<double>(wall_now_ms()) / 1000.0;
     stats_.rediscoveries = sampler_->rediscoveries();
+    stats_.collector_sources.clear();
+    for (std::size_t i = 0; i < kSourceCount; ++i)
+        if (const SourcePass& sp = sampler_->sources()[i]; sp.read)
+            stats_.collector_sources.push_back(
+                {std::string(to_string(static_cast<Source>(i))), sp.success, sp.duration_s});
     if (t1 >= next_rules_mono_) {
         rules_run();
         next_rules_mono_ = t1 + rt_.cfg.rules_interval_s;

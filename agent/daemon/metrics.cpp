@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/series_catalog.h"
 #include "store/series_names.h"
 
 namespace rh::agent {
@@ -17,66 +18,6 @@ namespace {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-/// Meanings of the stored series (collectors/normalize.h, store/README.md).
-const std::map<std::string_view, std::string_view>& help_table() {
-    static const std::map<std::string_view, std::string_view> t = {
-        {"pfc_pause_frames", "PFC pause frames received (rx) or sent (tx) per priority"},
-        {"pfc_pause_duration_us", "Time paused by (rx) or pausing (tx) the peer per priority"},
-        {"pfc_pause_transitions", "PFC XOFF to XON transitions per priority"},
-        {"pause_storm_events", "NIC pause-storm watchdog triggers"},
-        {"link_pause_frames", "IEEE 802.3x link-level pause frames"},
-        {"link_pause_duration_us",
-         "Time paused by (rx) or pausing (tx) the peer with 802.3x pause"},
-        {"priority_bytes", "Bytes per priority and direction"},
-        {"priority_packets", "Packets per priority and direction"},
-        {"ecn_marked_packets", "RoCE packets received with ECN CE (notification point)"},
-        {"cnp_sent", "CNPs sent by the notification point"},
-        {"cnp_handled", "CNPs acted on by the reaction point (rate reductions)"},
-        {"cnp_ignored", "CNPs ignored by the reaction point (congestion control off)"},
-        {"rnr_nak_received", "RNR NAKs received by the requester (responder had no WQE)"},
-        {"rnr_nak_sent", "RNR NAKs sent by the responder"},
-        {"ack_timeouts", "Requester ACK timer expirations (packet loss)"},
-        {"sequence_errors", "NAK-sequence-errors received by the requester"},
-        {"implied_nak_sequence_errors", "Implied NAK sequence errors seen by the requester"},
-        {"out_of_sequence", "Requests received with a PSN out of sequence"},
-        {"duplicate_requests", "Already executed requests received again"},
-        {"adaptive_retransmits", "Adaptive retransmissions"},
-        {"retry_exceeded", "Transport retries exceeded (IBV_WC_RETRY_EXC_ERR)"},
-        {"rnr_retry_exceeded", "RNR retries exceeded (IBV_WC_RNR_RETRY_EXC_ERR)"},
-        {"rx_discards_phy", "Received packets dropped by the port for lack of buffers"},
-        {"rx_out_of_buffer", "RDMA receives dropped for lack of a receive WQE"},
-        {"roce_rx_bytes", "RoCE bytes received"},
-        {"roce_tx_bytes", "RoCE bytes sent"},
-        {"roce_rx_packets", "RoCE packets received"},
-        {"roce_tx_packets", "RoCE packets sent"},
-        {"link_down_events", "Times the link went down"},
-        {"symbol_errors", "Physical symbol errors"},
-        {"fcs_errors", "Frames received with a bad FCS (CRC)"},
-        {"pcs_symbol_errors", "Symbol errors the FEC could not correct"},
-        {"fec_corrected_bit_errors", "Bits corrected by the FEC (raw bit errors)"},
-        {"fec_corrected_blocks", "RS-FEC codewords corrected"},
-        {"fec_uncorrectable_blocks", "RS-FEC codewords the FEC could not correct"},
-        {"lane_corrected_bit_errors", "Bits corrected by the FEC per physical lane"},
-        {"port_rcv_errors", "IB PMA packets received with an error"},
-        {"link_error_recovery", "IB PMA link error recoveries (retrains)"},
-        {"local_link_integrity_errors", "IB PMA LocalPhyErrors threshold crossings"},
-        {"excessive_buffer_overrun_errors", "IB PMA receive buffer overruns"},
-        {"oversize_frames", "Received frames above the MTU"},
-        {"port_rcv_data_bytes", "Port data bytes received (PMA data x4)"},
-        {"port_xmit_data_bytes", "Port data bytes sent (PMA data x4)"},
-        {"carrier_changes", "Netdev carrier changes"},
-        {"port_state_code", "RDMA port state code (4 = ACTIVE)"},
-        {"port_rate_gbps", "RDMA port rate"},
-        {"port_width_lanes", "RDMA port width in lanes"},
-        {"pfc_enabled", "1 when PFC is enabled on the priority"},
-        {"ecn_np_enabled", "1 when ECN notification point is enabled on the priority"},
-        {"ecn_rp_enabled", "1 when ECN reaction point is enabled on the priority"},
-        {"probe_latency_us", "RDMA probe latency quantile per peer, operation and size"},
-        {"probe_errors", "RDMA probe completions with an error status"},
-    };
-    return t;
 }
 
 std::string number_text(double v) {
@@ -299,6 +240,16 @@ void add_self(Exposition& ex, const SeriesStore& store, const AgentStats& st,
     if (st.last_pass_wall_s > 0)
         ex.add("rocehealth_last_collection_timestamp_seconds", "gauge",
                "UTC time of the last collection pass", {}, number_text(st.last_pass_wall_s));
+    for (const auto& c : st.collector_sources) {
+        ex.add("rocehealth_collector_success", "gauge",
+               "1 when every read of the kernel source in the last collection pass answered; no "
+               "data on this host (a file or feature the driver lacks: ENOENT, EOPNOTSUPP) is "
+               "success",
+               {{"source", c.source}}, c.success ? "1" : "0");
+        ex.add("rocehealth_collector_duration_seconds", "gauge",
+               "Time the kernel source's reads took in the last collection pass (seconds)",
+               {{"source", c.source}}, number_text(c.duration_s));
+    }
     ex.add("rocehealth_rules_runs_total", "counter", "Rule-engine runs done", {},
            std::to_string(st.rules_runs));
     ex.add("rocehealth_rules_run_duration_seconds", "gauge", "How long the last rules run took", {},
@@ -378,10 +329,8 @@ PromName prometheus_name(std::string_view series, SampleKind kind) {
 }
 
 std::string metric_help(std::string_view series, std::string_view unit) {
-    const auto& t = help_table();
-    const auto it = t.find(series);
-    std::string h =
-        it != t.end() ? std::string(it->second) : "rocehealth series " + std::string(series);
+    const SeriesSpec* spec = find_series(series);  // core/series_catalog.h
+    std::string h = spec ? std::string(spec->help) : "rocehealth series " + std::string(series);
     if (ends_with(series, "_us")) return h + " (seconds)";
     if (ends_with(series, "_gbps")) return h + " (bytes per second)";
     // Units that are not quantities ("state" codes, "bool" flags) are said by the text itself.

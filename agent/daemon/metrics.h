@@ -18,6 +18,8 @@
 // host (the topology is not copied onto other series: join on `instance`), and the port
 // configuration rocehealth_netdev_mtu_bytes, rocehealth_port_active_mtu_bytes,
 // rocehealth_port_trust_info{trust}.
+// Collection per kernel source, as node_exporter's node_scrape_collector_*:
+// rocehealth_collector_success{source} and rocehealth_collector_duration_seconds{source}.
 // A counter whose latest read failed, or a series not seen in the host's latest pass, is left
 // out (absent is never exported as 0); rocehealth_series_unreadable counts the failed ones.
 #pragma once
@@ -71,6 +73,16 @@ struct AgentStats {
     /// a finding shorter than the scrape interval still shows as an increase. The agent puts
     /// every (rule, severity) of its rules file here at 0 first.
     std::map<std::pair<std::string, std::string>, std::uint64_t> findings_opened;
+    /// Per kernel source read by the last collection pass (collectors/poller/source_status.h, the
+    /// sources the host has: rdma_sysfs, netdev_sysfs, aer, ethtool_stats, ethtool_pause, dcb,
+    /// rdma_netlink): rocehealth_collector_success{source} (1/0) and
+    /// rocehealth_collector_duration_seconds{source}. Empty: not exported.
+    struct CollectorSource {
+        std::string source;
+        bool success = true;
+        double duration_s = 0;
+    };
+    std::vector<CollectorSource> collector_sources;
     // process_* (read by read_process_stats; nullopt when /proc could not be read)
     std::optional<double> cpu_seconds;
     std::optional<double> rss_bytes;
@@ -92,8 +104,8 @@ bool is_probe_series(std::string_view series);
 /// Name of the metric family for a stored series (see the table above).
 PromName prometheus_name(std::string_view series, SampleKind kind);
 
-/// HELP text of a series' family (every series of store/series_names.h has one; others get a
-/// generic sentence naming the series and its unit).
+/// HELP text of a series' family: the series catalog's help (core/series_catalog.h) and the
+/// unit; a name the catalog lacks gets a generic sentence naming the series and its unit.
 std::string metric_help(std::string_view series, std::string_view unit);
 
 /// The whole /metrics body. Findings with closed_t == 0 (still holding) are exported as

@@ -24,6 +24,7 @@ void HostSampler::discover() {
 std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {
     if (!fresh_) {
         const PollResult r = poller_->poll(snap_);
+        sources_ = r.sources;
         if (r.rediscover) {
             rediscovered.insert(rediscovered.end(), r.rediscover_reasons.begin(),
                                 r.rediscover_reasons.end());

@@ -1,10 +1,10 @@
 // One host's collection passes as samples: the first pass discovers devices (collect_snapshot)
 // and includes the inventory; later passes re-read the kept-open counter files
-// (collectors/counter_poller.h). A device or counter file that appears or disappears triggers a
-// new discovery (and a new inventory sample); so does, when set, the inventory refresh interval:
-// the inventory (PCIe link, port state, MTU, GIDs) is otherwise read once, so a long-running
-// sampler would keep diagnosing the start-up state. Used by `record`, `diagnose --live` and the
-// agent (which refreshes every `inventory_interval_s` of its config).
+// (collectors/poller/counter_poller.h). A device or counter file that appears or disappears
+// triggers a new discovery (and a new inventory sample); so does, when set, the inventory refresh
+// interval: the inventory (PCIe link, port state, MTU, GIDs) is otherwise read once, so a
+// long-running sampler would keep diagnosing the start-up state. Used by `record`, `diagnose
+// --live` and the agent (which refreshes every `inventory_interval_s` of its config).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "collectors/collect.h"
-#include "collectors/counter_poller.h"
+#include "collectors/poller/counter_poller.h"
 #include "core/sample.h"
 
 namespace rh {
@@ -34,6 +34,9 @@ class HostSampler {
     std::vector<Sample> pass(std::vector<std::string>& rediscovered);
 
     std::size_t rediscoveries() const { return rediscoveries_; }
+    /// Per kernel source, the last steady-state pass (collectors/poller/source_status.h); none read
+    /// until the first pass after the first discovery.
+    const SourcePasses& sources() const { return sources_; }
     /// Changes the inventory refresh interval (a config reload); counted from the last discovery.
     void set_inventory_refresh_s(double s) { inventory_refresh_s_ = s; }
 
@@ -48,6 +51,7 @@ class HostSampler {
     double inventory_refresh_s_ = 0;
     double discovered_s_ = 0;  ///< CLOCK_MONOTONIC seconds of the last discovery
     std::size_t rediscoveries_ = 0;
+    SourcePasses sources_{};
 };
 
 }  // namespace rh

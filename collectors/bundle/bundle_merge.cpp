@@ -38,22 +38,6 @@ namespace rh::bundle {
 
 namespace {
 
-DriverFamily rdma_family(const std::string& dev) {
-    if (starts_with(dev, "mlx5_")) return DriverFamily::mlx5;
-    if (starts_with(dev, "bnxt_re")) return DriverFamily::bnxt;
-    if (starts_with(dev, "irdma")) return DriverFamily::irdma_ice;
-    if (starts_with(dev, "rxe")) return DriverFamily::rxe;
-    return DriverFamily::unknown;
-}
-
-/// `ethtool -i` driver -> family (the netdev tables of collectors/normalize_*.cpp).
-DriverFamily netdev_family(const std::string& driver) {
-    if (driver == "mlx5_core") return DriverFamily::mlx5;
-    if (driver == "bnxt_en") return DriverFamily::bnxt;
-    if (driver == "ice") return DriverFamily::irdma_ice;
-    return DriverFamily::unknown;
-}
-
 bool is_nic_class(const std::string& c) {
     return c == "Ethernet controller" || c == "Infiniband controller" ||
            c == "InfiniBand controller" || c == "Network controller";
@@ -65,29 +49,15 @@ bool has(const PciFunction& fn, const char* s) {
 
 /// The lspci description names the vendor that goes with the RDMA driver (name or -nn id).
 bool vendor_fits(DriverFamily f, const PciFunction& fn) {
-    switch (f) {
-        case DriverFamily::mlx5:
-            return has(fn, "Mellanox") || has(fn, "NVIDIA") || has(fn, "[15b3:");
-        case DriverFamily::bnxt:
-            return has(fn, "Broadcom") || has(fn, "[14e4:");
-        case DriverFamily::irdma_ice:
-            return has(fn, "Intel") || has(fn, "[8086:");
-        default:
-            return false;
-    }
+    return f && f->pci_vendor && f->pci_vendor(fn.description);
 }
 
-/// An RDMA-capable NIC physical function: Mellanox/NVIDIA ConnectX/BlueField (15b3),
-/// Broadcom NetXtreme-E BCM57xxx (14e4, bnxt_re), Intel E810 / X722 (8086, irdma). Virtual
+/// An RDMA-capable NIC physical function of a registered driver (Driver::rdma_nic). Virtual
 /// functions are left out (their link is the PF's).
 bool rdma_capable_nic(const PciFunction& fn) {
     if (!is_nic_class(fn.class_name) || has(fn, "Virtual Function")) return false;
-    if (has(fn, "Mellanox") || has(fn, "[15b3:")) return true;
-    if ((has(fn, "Broadcom") || has(fn, "[14e4:")) &&
-        (has(fn, "NetXtreme-E") || has(fn, "BCM575") || has(fn, "BCM574") || has(fn, "BCM576")))
-        return true;
-    if ((has(fn, "Intel") || has(fn, "[8086:")) && (has(fn, "E810") || has(fn, "X722")))
-        return true;
+    for (const Driver* d : all_drivers())
+        if (d->rdma_nic && d->rdma_nic(fn.description)) return true;
     return false;
 }
 
@@ -188,8 +158,8 @@ class Merger {
             if (nd.empty()) continue;
             std::string driver;
             if (auto d = driver_.find(nd); d != driver_.end()) driver = d->second;
-            if (netdev_family(driver) == DriverFamily::unknown) driver = driver_from_stats(f);
-            if (netdev_family(driver) == DriverFamily::unknown) continue;
+            if (!driver_of_netdev_driver(driver)) driver = driver_from_stats(f);
+            if (!driver_of_netdev_driver(driver)) continue;
             made.try_emplace(nd, driver);
         }
         for (const auto& [nd, driver] : made) {
@@ -207,19 +177,8 @@ class Merger {
 
     /// The netdev driver whose ethtool -S names `f` carries ("" when none fits).
     static std::string driver_from_stats(const IfaceFile& f) {
-        auto ends = [](const std::string& n, std::string_view suf) {
-            return n.size() > suf.size() && n.compare(n.size() - suf.size(), suf.size(), suf) == 0;
-        };
-        for (const Counter& c : f.ethtool_stats) {
-            const std::string& n = c.name;
-            if (ends(n, "_phy") || n.find("_vport_") != std::string::npos) return "mlx5_core";
-            if (n.find("_pfc_ena_frames_pri") != std::string::npos || starts_with(n, "pfc_pri"))
-                return "bnxt_en";
-            if (ends(n, ".nic") || starts_with(n, "link_xoff_") || starts_with(n, "link_xon_") ||
-                ((starts_with(n, "rx_priority_") || starts_with(n, "tx_priority_")) &&
-                 (ends(n, "_xoff") || ends(n, "_xon"))))
-                return "ice";
-        }
+        for (const Counter& c : f.ethtool_stats)
+            if (auto d = netdev_driver_of_ethtool_name(c.name); !d.empty()) return std::string(d);
         return {};
     }
 
@@ -339,11 +298,13 @@ class Merger {
         for (const auto& [dev, bdf] : device_bdf_) claimed.insert(bdf);
         std::vector<std::string> devs;
         std::set<DriverFamily> families;
-        for (const auto& [name, d] : m_.devices)
-            if (!device_bdf_.count(name) && rdma_family(name) != DriverFamily::rxe) {
+        for (const auto& [name, d] : m_.devices) {
+            const Driver* f = driver_of_rdma_name(name);
+            if (!device_bdf_.count(name) && !(f && f->pci_drivers.empty())) {  // not soft (rxe)
                 devs.push_back(name);
-                families.insert(rdma_family(name));
+                families.insert(f);
             }
+        }
         std::vector<const PciFunction*> nics, fitting;
         for (const auto& fn : m_.pci)
             if (is_nic_class(fn.class_name) && !claimed.count(fn.bdf) &&
@@ -554,10 +515,12 @@ class Merger {
         if (auto it = driver_.find(p.netdev_name); it != driver_.end()) driver = it->second;
         for (const IfaceFile* f : files_for(p.netdev_name, ports_.size() == 1))
             if (driver.empty()) driver = f->driver;
-        DriverFamily rdma = rdma_family(k.device);
-        DriverFamily net = netdev_family(driver);
-        if (rdma == DriverFamily::unknown) rdma = net;  // renamed device, e.g. "rocep59s0f0"
-        if (net == DriverFamily::unknown && rdma != DriverFamily::rxe) net = rdma;
+        // As detect_rdma_driver / netdev_family_of on a live host, with `ethtool -i` for the
+        // driver links: a renamed device ("rocep59s0f0") by its PCI function's driver.
+        DriverFamily rdma = driver_of_rdma_name(k.device);
+        DriverFamily net = driver_of_netdev_driver(driver);
+        if (!rdma) rdma = driver_of_pci_driver(driver);
+        if (!net && rdma && rdma->own_netdev) net = rdma;
         p.normalized = normalize_port(p, rdma, net);
     }
 
@@ -614,19 +577,18 @@ class Merger {
         if (lost.empty()) return;
         std::set<DriverFamily> families;
         for (const auto& name : lost) {
-            DriverFamily f = rdma_family(name);
-            if (f == DriverFamily::unknown)
+            DriverFamily f = driver_of_rdma_name(name);
+            if (!f)
                 for (const auto& [k, nd] : links_)
                     if (k.device == name)
                         if (auto it = driver_.find(nd); it != driver_.end())
-                            f = netdev_family(it->second);
+                            f = driver_of_pci_driver(it->second);
             families.insert(f);
         }
         std::vector<const PciFunction*> cands;
         for (const auto& fn : m_.pci)
             if (rdma_capable_nic(fn) &&
-                (families.size() != 1 || *families.begin() == DriverFamily::unknown ||
-                 vendor_fits(*families.begin(), fn)))
+                (families.size() != 1 || !*families.begin() || vendor_fits(*families.begin(), fn)))
                 cands.push_back(&fn);
         if (cands.empty()) return;
         std::sort(cands.begin(), cands.end(),

@@ -171,9 +171,15 @@ for line in \
     'rocehealth_host_info{host="fixture-host",pod="p1",rail="2",tor="r07"} 1' \
     'rocehealth_netdev_mtu_bytes{device="mlx5_0",port="1",netdev="ens1f0np0"} 9000' \
     'rocehealth_port_trust_info{device="mlx5_0",port="1",netdev="ens1f0np0",trust="dscp"} 1' \
-    'rocehealth_build_info{version="0.1.0"} 1'; do
+    'rocehealth_build_info{version="0.1.0"} 1' \
+    'rocehealth_collector_success{source="rdma_sysfs"} 1' \
+    'rocehealth_collector_success{source="netdev_sysfs"} 1' \
+    'rocehealth_collector_success{source="ethtool_stats"} 1'; do
     grep -qxF "$line" "$work/metrics.txt" || fail "/metrics lacks: $line"
 done
+# Each source read in the last pass is timed (seconds, a pass of a fixture takes well under 1 s).
+grep -qE '^rocehealth_collector_duration_seconds\{source="rdma_sysfs"\} [0-9.e-]+$' "$work/metrics.txt" ||
+    fail "/metrics lacks rocehealth_collector_duration_seconds{source=\"rdma_sysfs\"}"
 
 # The mesh: a peer it cannot probe (a fixture has no RDMA device) is counted per op from 0, its
 # summary has no samples (NaN quantiles, count 0), and each failure is a log event.

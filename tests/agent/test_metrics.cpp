@@ -259,7 +259,13 @@ BOOST_AUTO_TEST_CASE(self_metrics_and_one_help_and_type_per_family) {
     st.http_refused = {{"per_address_cap", 56}, {"request_timeout", 0}};
     st.peer_source_errors = {{"prometheus", 3}};
     st.fleet_hosts = 960;
+    st.collector_sources = {{"ethtool_stats", true, 0.00025}, {"aer", false, 1.5e-05}};
     const std::string m = render_metrics(store, {}, st);
+    BOOST_TEST(has_line(m, "rocehealth_collector_success{source=\"ethtool_stats\"} 1"));
+    BOOST_TEST(has_line(m, "rocehealth_collector_success{source=\"aer\"} 0"));
+    BOOST_TEST(has_line(m, "rocehealth_collector_duration_seconds{source=\"ethtool_stats\"} 0.00025"));
+    BOOST_TEST(has_line(m, "rocehealth_collector_duration_seconds{source=\"aer\"} 1.5e-05"));
+    BOOST_TEST(contains(m, "# TYPE rocehealth_collector_success gauge"));
     BOOST_TEST(has_line(m, "rocehealth_mesh_peer_source_errors_total{source=\"prometheus\"} 3"));
     BOOST_TEST(has_line(m, "rocehealth_mesh_fleet_hosts 960"));
     BOOST_TEST(has_line(m, "rocehealth_build_info{version=\"0.1.0\"} 1"));

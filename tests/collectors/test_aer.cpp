@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "collectors/aer.h"
+#include "collectors/sources/aer.h"
 
 BOOST_AUTO_TEST_SUITE(test_aer)
 

@@ -1,6 +1,6 @@
-// CounterPoller (collectors/counter_poller.h) on private copies of fixture trees: what a periodic
-// agent sees between two discoveries when counter files change, wrap, vanish, become unreadable
-// or appear. Values that cannot be read are absent with an error, never 0.
+// CounterPoller (collectors/poller/counter_poller.h) on private copies of fixture trees: what a
+// periodic agent sees between two discoveries when counter files change, wrap, vanish, become
+// unreadable or appear. Values that cannot be read are absent with an error, never 0.
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "collectors/collect.h"
-#include "collectors/counter_poller.h"
+#include "collectors/poller/counter_poller.h"
 #include "store/counter_delta.h"
 
 namespace fs = std::filesystem;
@@ -400,6 +400,34 @@ BOOST_AUTO_TEST_CASE(snapshot_of_another_shape_is_refused) {
     BOOST_TEST(r.rediscover);
     BOOST_TEST(any_contains(r.rediscover_reasons, "not the one this poller was built from"));
     BOOST_TEST(r.files_read == 0u);
+}
+
+// Per-source figures (rocehealth_collector_success / _duration_seconds): every source the pass
+// reads is timed; a fixture without a DCB or netlink recording has no data there (not a
+// failure); a counter file discovery found and the pass cannot read fails its source only.
+BOOST_AUTO_TEST_CASE(each_source_is_timed_and_fails_only_on_its_own_reads) {
+    Polled t("mlx5_pfc_upstream");
+    auto src = [](const rh::PollResult& r, rh::Source s) {
+        return r.sources[static_cast<std::size_t>(s)];
+    };
+    const rh::PollResult ok = t.poll();
+    for (const rh::Source s : {rh::Source::rdma_sysfs, rh::Source::netdev_sysfs,
+                               rh::Source::ethtool_stats, rh::Source::dcb}) {
+        BOOST_TEST_CONTEXT(rh::to_string(s)) {
+            BOOST_TEST(src(ok, s).read);
+            BOOST_TEST(src(ok, s).success);
+            BOOST_TEST(src(ok, s).duration_s > 0.0);
+            BOOST_TEST(src(ok, s).duration_s < 1.0);
+        }
+    }
+    BOOST_TEST(!fs::exists(t.dir / "dcb"));  // no recording: no data, still a success
+
+    fs::remove(t.at(kPort + "/hw_counters/out_of_sequence"));
+    const rh::PollResult bad = t.poll();
+    BOOST_TEST(!src(bad, rh::Source::rdma_sysfs).success);
+    BOOST_TEST(src(bad, rh::Source::netdev_sysfs).success);
+    BOOST_TEST(src(bad, rh::Source::ethtool_stats).success);
+    BOOST_TEST(rh::to_string(rh::Source::ethtool_stats) == "ethtool_stats");
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_counter_poller

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "collectors/dcb_netlink.h"
-#include "collectors/qos_sysfs.h"
+#include "collectors/sources/dcb_netlink.h"
+#include "collectors/sources/qos_sysfs.h"
 
 BOOST_AUTO_TEST_SUITE(test_dcb_netlink)
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/ethtool_stats.h"
+#include "collectors/sources/ethtool_stats.h"
 
 BOOST_AUTO_TEST_SUITE(test_ethtool_stats)
 

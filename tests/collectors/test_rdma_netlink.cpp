@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "collectors/rdma_netlink.h"
+#include "collectors/sources/rdma_netlink.h"
 
 BOOST_AUTO_TEST_SUITE(test_rdma_netlink)
 

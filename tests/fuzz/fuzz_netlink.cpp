@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/dcb_netlink.h"
-#include "collectors/ethtool_pause.h"
-#include "collectors/ethtool_stats.h"
 #include "collectors/nl_raw.h"
-#include "collectors/rdma_netlink.h"
+#include "collectors/sources/dcb_netlink.h"
+#include "collectors/sources/ethtool_pause.h"
+#include "collectors/sources/ethtool_stats.h"
+#include "collectors/sources/rdma_netlink.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 1) return 0;

@@ -21,15 +21,12 @@ declare -A may=(
 #  - The fault and net-setup code of the responder changes the host's links: it uses the
 #    collectors' kernel-access helpers (rtnetlink handles and link lookup, the RDMA device's
 #    netdev in sysfs), never collect_snapshot() or the store.
-#  - The store's list of known series names is read from the driver tables until the one series
-#    catalog (issue 14 §2) holds the names below both.
 allowed_exceptions=(
   "probes/control_fault.cpp collectors/rdma_sysfs.h"
   "probes/link_admin.cpp collectors/nl_route.h"
   "probes/link_admin.cpp collectors/rdma_sysfs.h"
   "probes/net_setup.cpp collectors/nl_route.h"
   "probes/net_setup.h collectors/nl_handles.h"
-  "store/series_names.cpp collectors/normalize.h"
 )
 
 bad=0

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "collectors/dcb_netlink.h"
-#include "collectors/rdma_netlink.h"
+#include "collectors/sources/dcb_netlink.h"
+#include "collectors/sources/rdma_netlink.h"
 
 int main(int argc, char** argv) {
     const std::string what = argc > 1 ? argv[1] : "";

@@ -1,4 +1,4 @@
-#include "collectors/qos_sysfs.h"
+#include "collectors/sources/qos_sysfs.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "collectors/ethtool_stats.h"
+#include "collectors/sources/ethtool_stats.h"
 
 #include <linux/ethtool.h>
 

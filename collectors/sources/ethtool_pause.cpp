@@ -1,4 +1,4 @@
-#include "collectors/ethtool_pause.h"
+#include "collectors/sources/ethtool_pause.h"
 
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>

@@ -1,7 +1,7 @@
 // mlx5 (ConnectX): RDMA side from mlx5_ib, netdev side from mlx5e. Names, widths and units from
 // drivers/infiniband/hw/mlx5/{counters.c,mad.c} and
 // drivers/net/ethernet/mellanox/mlx5/core/en_stats.c.
-#include "collectors/normalize_table.h"
+#include "collectors/drivers/table.h"
 
 namespace rh {
 
@@ -108,10 +108,26 @@ constexpr MapEntry kMlx5[] = {
     kLinkPauseTx,
 };
 
+// Matching: kernel names mlx5_<n>; PCI and netdev driver mlx5_core; ethtool -S names ending in
+// _phy or holding _vport_ (en_stats.c); Mellanox/NVIDIA (15b3) ConnectX/BlueField functions.
+constexpr std::string_view kPrefixes[] = {"mlx5_"};
+constexpr std::string_view kCore[] = {"mlx5_core"};
+
 }  // namespace
 
-std::span<const MapEntry> mlx5_table() {
-    return kMlx5;
-}
+extern const Driver mlx5_driver;
+constinit const Driver mlx5_driver{
+    .name = "mlx5",
+    .table = kMlx5,
+    .rdma_name_prefixes = kPrefixes,
+    .pci_drivers = kCore,
+    .netdev_drivers = kCore,
+    .ethtool_name_is_ours = [](std::string_view n) { return ends(n, "_phy") || has(n, "_vport_"); },
+    .pci_vendor =
+        [](std::string_view d) {
+            return has(d, "Mellanox") || has(d, "NVIDIA") || has(d, "[15b3:");
+        },
+    .rdma_nic = [](std::string_view d) { return has(d, "Mellanox") || has(d, "[15b3:"); },
+};
 
 }  // namespace rh

@@ -1,4 +1,4 @@
-#include "collectors/rdma_netlink.h"
+#include "collectors/sources/rdma_netlink.h"
 
 #include <netlink/attr.h>
 #include <netlink/netlink.h>

@@ -1,4 +1,4 @@
-#include "collectors/dcb_netlink.h"
+#include "collectors/sources/dcb_netlink.h"
 
 #include <linux/dcbnl.h>
 #include <linux/rtnetlink.h>

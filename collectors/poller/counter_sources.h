@@ -11,10 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "collectors/dcb_netlink.h"
-#include "collectors/ethtool_pause.h"
-#include "collectors/ethtool_stats.h"
-#include "collectors/rdma_netlink.h"
+#include "collectors/poller/source_status.h"
+#include "collectors/sources/dcb_netlink.h"
+#include "collectors/sources/ethtool_pause.h"
+#include "collectors/sources/ethtool_stats.h"
+#include "collectors/sources/rdma_netlink.h"
 #include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
@@ -30,6 +31,20 @@ struct CounterSources {
     /// Replay sources: a missing recording (ENOENT) is "fixture without recording", not a fault.
     bool replay = false;
 };
+
+/// A replay source's missing recording (ENOENT on a fixture root): no data, not a fault.
+bool missing_recording(const CounterSources& src, const Error& e);
+
+/// Why a request of `src` failed, as values and notes say it: the error, or "sysfs root is a
+/// fixture and has no recording (<file>)" for a missing recording.
+std::string source_error_text(const CounterSources& src, const Error& e);
+
+/// The note a failed request of source `s` leaves, one text for discovery (CounterCollector)
+/// and the steady-state poller: for the netdev sources (ethtool_stats, ethtool_pause, dcb)
+/// `subject` is the netdev and the note goes to Netdev::unavailable; for rdma_netlink it is
+/// "<dev> port <p>" and the note goes to Device::problems.
+Note unavailable_note(Source s, const CounterSources& src, const std::string& subject,
+                      const Error& e);
 
 CounterSources make_live_counter_sources();
 /// `sysfs_root` is `<tree>/sys`; recordings are looked up under `<tree>/`.

@@ -2,6 +2,8 @@
 // devices) of every link end of a device, through SysfsRoot. Absent files are not a problem.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +12,18 @@
 #include "core/sysfs.h"
 
 namespace rh {
+
+/// One line of an aer_dev_* file: "<name with spaces> <count>", split at the LAST space or tab.
+struct AerLine {
+    std::string_view name;  ///< trimmed; the whole line when it has no count
+    std::optional<std::uint64_t> count;
+    std::string error;  ///< why `count` is absent ("no count on the line", "not a u64: '...'")
+};
+
+/// Pure: takes the next non-empty line off the front of `text` into `line`; false when none is
+/// left. The one AER line reader: parse_aer (discovery) and the poller's in-place refresh
+/// (collectors/poller/counter_poller.cpp) both go through it. Allocates only for an error.
+bool next_aer_line(std::string_view& text, AerLine& line);
 
 /// Pure: one aer_dev_* file. Lines "<name with spaces> <count>" split at the LAST space; the
 /// Counter is named "<file>/<name>" (e.g. "aer_dev_correctable/Receiver Error"); TOTAL_* lines

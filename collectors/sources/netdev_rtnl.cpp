@@ -3,8 +3,8 @@
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
 
-#include "collectors/netdev.h"
 #include "collectors/nl_route.h"
+#include "collectors/sources/netdev.h"
 #include "core/inventory/parse.h"
 
 namespace rh {

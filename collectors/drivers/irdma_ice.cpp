@@ -3,7 +3,7 @@
 // irdma gen1/2 hardware counters are 24/32/48-bit but the driver accumulates them with roll-over
 // handling into u64 (irdma_update_stats, ctrl.c), so the sysfs values are 64-bit cumulative; ice
 // stats are u64.
-#include "collectors/normalize_table.h"
+#include "collectors/drivers/table.h"
 
 namespace rh {
 
@@ -45,10 +45,34 @@ constexpr MapEntry kIrdmaIce[] = {
     kLinkPauseTx,
 };
 
+// Matching: kernel names irdma<n>; PCI driver ice (E810) or i40e (X722: irdma gives the same
+// RDMA names there; its netdev has no table, so the RDMA driver's netdev rows apply); netdev driver
+// ice; ethtool -S names ending in .nic, link_xon/xoff_*, {rx,tx}_priority_<p>_{xon,xoff}
+// (ice_ethtool.c); Intel (8086) E810 and X722 functions.
+constexpr std::string_view kPrefixes[] = {"irdma"};
+constexpr std::string_view kPci[] = {"ice", "i40e"};
+constexpr std::string_view kNetdev[] = {"ice"};
+
 }  // namespace
 
-std::span<const MapEntry> irdma_ice_table() {
-    return kIrdmaIce;
-}
+extern const Driver irdma_ice_driver;
+constinit const Driver irdma_ice_driver{
+    .name = "irdma_ice",
+    .table = kIrdmaIce,
+    .rdma_name_prefixes = kPrefixes,
+    .pci_drivers = kPci,
+    .netdev_drivers = kNetdev,
+    .ethtool_name_is_ours =
+        [](std::string_view n) {
+            return ends(n, ".nic") || starts(n, "link_xoff_") || starts(n, "link_xon_") ||
+                   ((starts(n, "rx_priority_") || starts(n, "tx_priority_")) &&
+                    (ends(n, "_xoff") || ends(n, "_xon")));
+        },
+    .pci_vendor = [](std::string_view d) { return has(d, "Intel") || has(d, "[8086:"); },
+    .rdma_nic =
+        [](std::string_view d) {
+            return (has(d, "Intel") || has(d, "[8086:")) && (has(d, "E810") || has(d, "X722"));
+        },
+};
 
 }  // namespace rh

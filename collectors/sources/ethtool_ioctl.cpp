@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "collectors/ethtool_stats.h"
+#include "collectors/sources/ethtool_stats.h"
 
 namespace rh {
 

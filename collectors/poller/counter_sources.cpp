@@ -1,7 +1,7 @@
-#include "collectors/counter_sources.h"
+#include "collectors/poller/counter_sources.h"
 
-#include "collectors/aer.h"
-#include "collectors/qos_sysfs.h"
+#include "collectors/sources/aer.h"
+#include "collectors/sources/qos_sysfs.h"
 
 namespace rh {
 
@@ -16,6 +16,35 @@ std::filesystem::path tree_of(const std::filesystem::path& sysfs_root) {
 }
 
 }  // namespace
+
+bool missing_recording(const CounterSources& src, const Error& e) {
+    return src.replay && e.err_no == ENOENT;
+}
+
+std::string source_error_text(const CounterSources& src, const Error& e) {
+    if (!missing_recording(src, e)) return e.message();
+    std::string s = kNoRecording;
+    s.append(" (").append(e.subject).append(")");
+    return s;
+}
+
+Note unavailable_note(Source s, const CounterSources& src, const std::string& subject,
+                      const Error& e) {
+    switch (s) {
+        case Source::ethtool_stats:
+            return {subject, "ethtool statistics unavailable: " + source_error_text(src, e)};
+        case Source::ethtool_pause:
+            return {subject,
+                    "link pause statistics unavailable on " + subject + ": " + e.message()};
+        case Source::dcb:
+            return {subject, "PFC configuration unavailable on " + subject + ": " +
+                                 source_error_text(src, e)};
+        case Source::rdma_netlink:
+            return {subject, "RDMA netlink counters unavailable: " + e.message()};
+        default:
+            return {subject, e.message()};
+    }
+}
 
 CounterSources make_live_counter_sources() {
     CounterSources s;
@@ -43,26 +72,19 @@ CounterCollector::CounterCollector(CounterSources sources, const SysfsRoot& sysf
 const CounterCollector::NetdevExtras& CounterCollector::extras(const std::string& ifname) {
     if (auto it = cache_.find(ifname); it != cache_.end()) return it->second;
     NetdevExtras x;
-    auto why = [&](const Error& e) {
-        if (!(src_.replay && e.err_no == ENOENT)) return e.message();
-        std::string s = kNoRecording;
-        s.append(" (").append(e.subject).append(")");
-        return s;
-    };
-
     if (src_.ethtool) {
         if (auto st = src_.ethtool->read(ifname))
             x.ethtool_stats = std::move(*st);
         else
             x.unavailable.push_back(
-                Note{ifname, "ethtool statistics unavailable: " + why(st.error())});
+                unavailable_note(Source::ethtool_stats, src_, ifname, st.error()));
     }
     if (src_.pause) {
         if (auto p = src_.pause->read(ifname))
             x.link_pause = std::move(*p);
         else
-            x.unavailable.push_back(Note{ifname, "link pause statistics unavailable on " + ifname +
-                                                     ": " + p.error().message()});
+            x.unavailable.push_back(
+                unavailable_note(Source::ethtool_pause, src_, ifname, p.error()));
     } else if (!src_.pause_missing.empty()) {
         x.unavailable.push_back(Note{ifname, src_.pause_missing});
     }
@@ -70,8 +92,7 @@ const CounterCollector::NetdevExtras& CounterCollector::extras(const std::string
         if (auto d = read_dcb(*src_.dcb, ifname))
             x.dcb = std::move(*d);
         else
-            x.unavailable.push_back(
-                Note{ifname, "PFC configuration unavailable on " + ifname + ": " + why(d.error())});
+            x.unavailable.push_back(unavailable_note(Source::dcb, src_, ifname, d.error()));
     }
     read_qos(sysfs_, ifname, x.dcb, x.qos);
     return cache_.emplace(ifname, std::move(x)).first->second;
@@ -92,10 +113,10 @@ void CounterCollector::add_device(Device& d) {
         auto cs = read_rdma_port_counters(*src_.rdma, d.name, port.number);
         if (cs) {
             port.nl_hw_counters = std::move(*cs);
-        } else if (!(src_.replay && cs.error().err_no == ENOENT)) {
-            d.problems.push_back(
-                Note{d.name + " port " + std::to_string(port.number),
-                     "RDMA netlink counters unavailable: " + cs.error().message()});
+        } else if (!missing_recording(src_, cs.error())) {
+            d.problems.push_back(unavailable_note(Source::rdma_netlink, src_,
+                                                  d.name + " port " + std::to_string(port.number),
+                                                  cs.error()));
         }
     }
 }

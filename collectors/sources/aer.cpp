@@ -1,4 +1,4 @@
-#include "collectors/aer.h"
+#include "collectors/sources/aer.h"
 
 namespace rh {
 
@@ -13,29 +13,35 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
-std::vector<Counter> parse_aer(std::string_view text, const std::string& file,
-                               const std::string& source) {
-    std::vector<Counter> out;
+bool next_aer_line(std::string_view& text, AerLine& out) {
     while (!text.empty()) {
         const auto nl = text.find('\n');
         const std::string_view line = trim(text.substr(0, nl));
         text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
         if (line.empty()) continue;
         const auto sp = line.find_last_of(" \t");
-        Counter c;
-        c.source = source;
+        out.count.reset();
+        out.error.clear();
         if (sp == std::string_view::npos) {
-            c.name = file + "/" + std::string(line);
-            c.error = "no count on the line";
+            out.name = line;
+            out.error = "no count on the line";
         } else {
-            c.name = file + "/" + std::string(trim(line.substr(0, sp)));
+            out.name = trim(line.substr(0, sp));
             if (auto v = parse_u64(line.substr(sp + 1)))
-                c.value = *v;
+                out.count = *v;
             else
-                c.error = "not a u64: '" + std::string(line.substr(sp + 1)) + "'";
+                out.error = "not a u64: '" + std::string(line.substr(sp + 1)) + "'";
         }
-        out.push_back(std::move(c));
+        return true;
     }
+    return false;
+}
+
+std::vector<Counter> parse_aer(std::string_view text, const std::string& file,
+                               const std::string& source) {
+    std::vector<Counter> out;
+    for (AerLine l; next_aer_line(text, l);)
+        out.push_back(Counter{file + "/" + std::string(l.name), l.count, source, l.error});
     return out;
 }
 

@@ -1,4 +1,4 @@
-#include "collectors/counter_poller.h"
+#include "collectors/poller/counter_poller.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,6 +21,8 @@
 
 #include "collectors/normalize.h"
 #include "collectors/rdma_sysfs.h"
+#include "collectors/sources/aer.h"
+#include "collectors/sources/netdev.h"
 #include "core/inventory/parse.h"
 
 namespace rh {
@@ -54,35 +56,33 @@ class Fd {
 
 /// What a file's content goes to.
 enum class Target : std::uint8_t {
-    pma_counter,       ///< Port::counters[index]
-    hw_counter,        ///< Port::hw_counters[index]
-    state,             ///< Port::state_code/state
-    phys_state,        ///< Port::phys_state_code/phys_state
-    netdev_mtu,        ///< Netdev::mtu_bytes of netdev entry `index`
-    netdev_operstate,  ///< Netdev::operstate
-    netdev_u64,        ///< Netdev::*<field> (kNetdevU64[field])
-    aer_dev,           ///< PcieLink::aer lines "<file>/<name>" of link `index`
-    aer_total,         ///< PcieLink::aer[counter] of link `index`
+    pma_counter,  ///< Port::counters[index]
+    hw_counter,   ///< Port::hw_counters[index]
+    state,        ///< Port::state_code/state
+    phys_state,   ///< Port::phys_state_code/phys_state
+    netdev,       ///< netdev_files()[field] of netdev entry `index` (collectors/sources/netdev.h)
+    aer_dev,      ///< PcieLink::aer lines "<file>/<name>" of link `index`
+    aer_total,    ///< PcieLink::aer[counter] of link `index`
 };
 
-/// The u64 files of `class/net/<if>/` the sysfs netdev source reads, and their Netdev fields.
-struct NetdevU64 {
-    const char* file;
-    std::optional<std::uint64_t> Netdev::*field;
-};
-// clang-format off
-constexpr NetdevU64 kNetdevU64[] = {
-    {"carrier_changes", &Netdev::carrier_changes},
-    {"statistics/rx_bytes", &Netdev::rx_bytes},
-    {"statistics/tx_bytes", &Netdev::tx_bytes},
-    {"statistics/rx_packets", &Netdev::rx_packets},
-    {"statistics/tx_packets", &Netdev::tx_packets},
-    {"statistics/rx_errors", &Netdev::rx_errors},
-    {"statistics/tx_errors", &Netdev::tx_errors},
-    {"statistics/rx_dropped", &Netdev::rx_dropped},
-    {"statistics/tx_dropped", &Netdev::tx_dropped},
-};
-// clang-format on
+/// The kernel source a file belongs to.
+Source source_of(Target t) {
+    switch (t) {
+        case Target::netdev:
+            return Source::netdev_sysfs;
+        case Target::aer_dev:
+        case Target::aer_total:
+            return Source::aer;
+        default:
+            return Source::rdma_sysfs;
+    }
+}
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+}
 
 struct File {
     std::string rel;   ///< relative to the sysfs root
@@ -90,7 +90,7 @@ struct File {
     Target target = Target::hw_counter;
     std::uint32_t dev = 0, port = 0;  ///< indices in Snapshot::devices / Device::ports
     std::uint32_t index = 0;          ///< see Target
-    std::uint32_t field = 0;          ///< kNetdevU64 entry, or aer counter index (aer_total)
+    std::uint32_t field = 0;          ///< netdev_files() entry, or aer counter index (aer_total)
     std::uint32_t dir = 0;            ///< Impl::dirs_ entry holding the file
     std::vector<std::uint32_t> aer;   ///< aer_dev: indices of the file's counters in link.aer
     Fd fd;
@@ -137,8 +137,6 @@ struct DeviceShape {
 constexpr std::uint32_t kWatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
                                      IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
-constexpr const char* kNoRecording = "sysfs root is a fixture and has no recording";
-
 /// read_text's cleaning of a raw attribute: trailing whitespace/NULs off, control bytes as '?'.
 std::string_view clean(char* b, std::size_t n) {
     while (n > 0 && (b[n - 1] == '\n' || b[n - 1] == ' ' || b[n - 1] == '\t' || b[n - 1] == '\0'))
@@ -148,13 +146,6 @@ std::string_view clean(char* b, std::size_t n) {
         if ((u < 0x20 && b[i] != '\n' && b[i] != '\t') || u == 0x7f) b[i] = '?';
     }
     return {b, n};
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    return s;
 }
 
 bool same_names(const std::vector<Counter>& a, const std::vector<Counter>& b) {
@@ -337,10 +328,9 @@ struct CounterPoller::Impl {
                 netdevs[it->second].ports.emplace_back(di, pi);
                 if (!fresh) continue;
                 const std::string nd = "class/net/" + p.netdev->name;
-                add(nd, "mtu", Target::netdev_mtu, di, pi, it->second);
-                add(nd, "operstate", Target::netdev_operstate, di, pi, it->second);
-                for (std::uint32_t k = 0; k < std::size(kNetdevU64); ++k)
-                    add(nd, kNetdevU64[k].file, Target::netdev_u64, di, pi, it->second).field = k;
+                const auto nfiles = netdev_files();
+                for (std::uint32_t k = 0; k < nfiles.size(); ++k)
+                    add(nd, nfiles[k].rel, Target::netdev, di, pi, it->second).field = k;
             }
             for (std::uint32_t li = 0; li < d.pcie.size(); ++li) {
                 const PcieLink& l = d.pcie[li];
@@ -408,6 +398,24 @@ struct CounterPoller::Impl {
         return std::string_view(buf, static_cast<std::size_t>(n));
     }
 
+    SourcePass& pass_of(Source s) { return result->sources[static_cast<std::size_t>(s)]; }
+
+    /// Runs `read` as one request of source `s`: marks it read and adds its wall time.
+    template <class F>
+    auto timed(Source s, F&& read) {
+        SourcePass& p = pass_of(s);
+        p.read = true;
+        const auto t0 = Clock::now();
+        auto r = read();
+        p.duration_s += seconds(Clock::now() - t0);
+        return r;
+    }
+
+    /// A failed request of source `s`: a failure unless it says "no data here".
+    void request_failed(Source s, const Error& e) {
+        if (!is_no_data(e.err_no)) pass_of(s).success = false;
+    }
+
     void note(std::uint32_t dev, std::string subject, std::string text) {
         snap->devices[dev].problems.push_back(Note{std::move(subject), std::move(text)});
     }
@@ -439,10 +447,10 @@ struct CounterPoller::Impl {
     /// device already has one).
     void fail(File& f, const Error& e, bool noted) {
         ++result->files_failed;
+        // Discovery found this file: any failure to read it now is one (not "no data").
+        pass_of(source_of(f.target)).success = false;
         const std::string msg = e.message();
-        const bool netdev_file = f.target == Target::netdev_mtu ||
-                                 f.target == Target::netdev_operstate ||
-                                 f.target == Target::netdev_u64;
+        const bool netdev_file = f.target == Target::netdev;
         if (e.err_no == ENODEV) {  // sysfs: the kernel object behind the open file is gone
             const std::string& name =
                 netdev_file ? netdevs[f.index].name : snap->devices[f.dev].name;
@@ -484,13 +492,8 @@ struct CounterPoller::Impl {
                 if (noted) note(f.dev, port_subject(f), msg);
                 return;
             }
-            case Target::netdev_mtu:
-            case Target::netdev_operstate:
-            case Target::netdev_u64: {
-                Netdev& n = netdev_of(f);
-                if (f.target == Target::netdev_mtu) n.mtu_bytes.reset();
-                if (f.target == Target::netdev_operstate) n.operstate.clear();
-                if (f.target == Target::netdev_u64) (n.*kNetdevU64[f.field].field).reset();
+            case Target::netdev: {
+                clear_netdev_file(netdev_of(f), netdev_files()[f.field]);
                 if (noted) netdev_note(f, msg);
                 return;
             }
@@ -527,8 +530,8 @@ struct CounterPoller::Impl {
             c.error.clear();
             return;
         }
-        if (f.target == Target::netdev_u64 && plain_u64(digits, x)) {
-            netdev_of(f).*kNetdevU64[f.field].field = x;
+        if (f.target == Target::netdev && netdev_files()[f.field].counter && plain_u64(digits, x)) {
+            netdev_of(f).*netdev_files()[f.field].counter = x;
             return;
         }
         store_text(f, clean(const_cast<char*>(raw.data()), raw.size()));
@@ -567,25 +570,12 @@ struct CounterPoller::Impl {
                 }
                 return;
             }
-            case Target::netdev_mtu: {
-                const auto m = parse_mtu(text);
-                netdev_of(f).mtu_bytes = m.mtu;
-                if (!m.mtu) netdev_note(f, f.path + ": " + m.error);
+            case Target::netdev:
+                if (std::string why =
+                        store_netdev_file(netdev_of(f), netdev_files()[f.field], text);
+                    !why.empty())
+                    netdev_note(f, f.path + ": " + why);
                 return;
-            }
-            case Target::netdev_operstate:
-                netdev_of(f).operstate = text;
-                return;
-            case Target::netdev_u64: {
-                auto& v = netdev_of(f).*kNetdevU64[f.field].field;
-                if (auto x = parse_u64(text)) {
-                    v = *x;
-                } else {
-                    v.reset();
-                    netdev_note(f, f.path + ": " + x.error().detail);
-                }
-                return;
-            }
             case Target::aer_total: {
                 Counter& c = d.pcie[f.index].aer[f.field];
                 if (auto v = parse_u64(text)) {
@@ -607,34 +597,20 @@ struct CounterPoller::Impl {
     /// parse_aer names and parses them, without allocating).
     void store_aer(File& f, std::vector<Counter>& aer, std::string_view text) {
         const std::string_view file = std::string_view(f.rel).substr(f.rel.rfind('/') + 1);
-        while (!text.empty()) {
-            const auto nl = text.find('\n');
-            const std::string_view line = trim(text.substr(0, nl));
-            text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-            if (line.empty()) continue;
-            const auto sp = line.find_last_of(" \t");
-            const std::string_view name =
-                sp == std::string_view::npos ? line : trim(line.substr(0, sp));
+        for (AerLine l; next_aer_line(text, l);) {
             Counter* c = nullptr;
             for (auto k : f.aer) {
                 const std::string_view n = aer[k].name;
-                if (n.size() == file.size() + 1 + name.size() && n.substr(file.size() + 1) == name)
+                if (n.size() == file.size() + 1 + l.name.size() &&
+                    n.substr(file.size() + 1) == l.name)
                     c = &aer[k];
             }
             if (!c) {
-                rediscover(f.path + ": new line '" + std::string(name) + "'");
+                rediscover(f.path + ": new line '" + std::string(l.name) + "'");
                 continue;
             }
-            if (sp == std::string_view::npos) {
-                c->value.reset();
-                c->error = "no count on the line";
-            } else if (auto v = parse_u64(line.substr(sp + 1))) {
-                c->value = *v;
-                c->error.clear();
-            } else {
-                c->value.reset();
-                c->error = "not a u64: '" + std::string(line.substr(sp + 1)) + "'";
-            }
+            c->value = l.count;
+            if (c->error != l.error) c->error = l.error;
         }
     }
 
@@ -743,15 +719,24 @@ struct CounterPoller::Impl {
 
     void read_files() {
         char buf[4097];  // a sysfs attribute is at most one 4 KiB page
+        // Files come grouped by source (a port's RDMA files, its netdev's, the device's AER):
+        // the clock is read where the source changes, not per file.
+        Source cur = Source::rdma_sysfs;
+        auto t0 = Clock::now();
         for (auto& f : files) {
+            if (const Source s = source_of(f.target); s != cur) {
+                const auto now = Clock::now();
+                pass_of(cur).duration_s += seconds(now - t0);
+                cur = s;
+                t0 = now;
+            }
+            pass_of(cur).read = true;
             const Dir& d = dirs[f.dir];
             if (d.gone) {
                 fail(f, Error{"read", f.path, 0, "directory removed"}, false);
                 continue;
             }
-            const bool netdev_file = f.target == Target::netdev_mtu ||
-                                     f.target == Target::netdev_operstate ||
-                                     f.target == Target::netdev_u64;
+            const bool netdev_file = f.target == Target::netdev;
             if (netdev_file ? netdev_gone[f.index] : device_gone[f.dev]) {  // skip the reads
                 fail(f, Error{"read", f.path, ENODEV, {}}, false);
                 continue;
@@ -762,6 +747,7 @@ struct CounterPoller::Impl {
             else
                 fail(f, text.error(), true);
         }
+        pass_of(cur).duration_s += seconds(Clock::now() - t0);
         for (auto& d : dirs)
             if (d.gone) {
                 const File& f = files[d.files.front()];
@@ -775,9 +761,7 @@ struct CounterPoller::Impl {
             n0.source = e.dir;
             for (std::size_t k = 1; k < e.ports.size(); ++k) {
                 Netdev& n = *snap->devices[e.ports[k].first].ports[e.ports[k].second].netdev;
-                n.mtu_bytes = n0.mtu_bytes;
-                n.operstate = n0.operstate;
-                for (const auto& u : kNetdevU64) n.*u.field = n0.*u.field;
+                copy_netdev_files(n, n0);
                 n.source = n0.source;
             }
         }
@@ -787,18 +771,26 @@ struct CounterPoller::Impl {
     /// netdev/port on the kept sockets, as CounterCollector does on discovery.
     void refresh_sources() {
         CounterSources& src = *sources;
-        auto why = [&](const Error& e) {
-            return src.replay && e.err_no == ENOENT
-                       ? std::string(kNoRecording) + " (" + e.subject + ")"
-                       : e.message();
-        };
+        // A replayed source without its recording has no data, as ENOENT says.
+        auto failed = [&](Source s, const Error& e) { request_failed(s, e); };
         for (const auto& e : netdevs) {
             std::optional<Result<std::vector<Counter>>> stats;
-            if (src.ethtool) stats.emplace(src.ethtool->read(e.name));
+            if (src.ethtool) {
+                stats.emplace(
+                    timed(Source::ethtool_stats, [&] { return src.ethtool->read(e.name); }));
+                if (!*stats) failed(Source::ethtool_stats, stats->error());
+            }
             std::optional<Result<LinkPauseStats>> pause;
-            if (src.pause) pause.emplace(src.pause->read(e.name));
+            if (src.pause) {
+                pause.emplace(
+                    timed(Source::ethtool_pause, [&] { return src.pause->read(e.name); }));
+                if (!*pause) failed(Source::ethtool_pause, pause->error());
+            }
             std::optional<Result<DcbConfig>> dcb;
-            if (src.dcb) dcb.emplace(read_dcb(*src.dcb, e.name));
+            if (src.dcb) {
+                dcb.emplace(timed(Source::dcb, [&] { return read_dcb(*src.dcb, e.name); }));
+                if (!*dcb) failed(Source::dcb, dcb->error());
+            }
             for (std::size_t k = 0; k < e.ports.size(); ++k) {
                 const auto [dev, port] = e.ports[k];
                 Netdev& n = *snap->devices[dev].ports[port].netdev;
@@ -808,9 +800,10 @@ struct CounterPoller::Impl {
                         auto copy = k + 1 < e.ports.size() ? **stats : std::move(**stats);
                         took(dev, port, take_counters(n.ethtool_stats, std::move(copy)));
                     } else {
-                        const std::string w = why(stats->error());
-                        if (mark_unavailable(n.ethtool_stats, w)) dirty[dev][port] = 1;
-                        notes.push_back(Note{e.name, "ethtool statistics unavailable: " + w});
+                        const Error& err = stats->error();
+                        if (mark_unavailable(n.ethtool_stats, source_error_text(src, err)))
+                            dirty[dev][port] = 1;
+                        notes.push_back(unavailable_note(Source::ethtool_stats, src, e.name, err));
                     }
                 }
                 if (pause || dcb)
@@ -821,8 +814,8 @@ struct CounterPoller::Impl {
                     } else {
                         n.link_pause.tx_frames.reset();
                         n.link_pause.rx_frames.reset();
-                        notes.push_back(Note{e.name, "link pause statistics unavailable on " +
-                                                         e.name + ": " + pause->error().message()});
+                        notes.push_back(
+                            unavailable_note(Source::ethtool_pause, src, e.name, pause->error()));
                     }
                 } else if (!src.pause_missing.empty()) {
                     notes.push_back(Note{e.name, src.pause_missing});
@@ -832,8 +825,7 @@ struct CounterPoller::Impl {
                         n.dcb = **dcb;
                     } else {
                         n.dcb.reset();
-                        notes.push_back(Note{e.name, "PFC configuration unavailable on " + e.name +
-                                                         ": " + why(dcb->error())});
+                        notes.push_back(unavailable_note(Source::dcb, src, e.name, dcb->error()));
                     }
                 }
                 const std::size_t base = shape[dev].unavailable[port];
@@ -847,15 +839,18 @@ struct CounterPoller::Impl {
             if (device_gone[di]) continue;
             for (std::uint32_t pi = 0; pi < d.ports.size(); ++pi) {
                 Port& port = d.ports[pi];
-                auto cs = read_rdma_port_counters(*src.rdma, d.name, port.number);
+                auto cs = timed(Source::rdma_netlink, [&] {
+                    return read_rdma_port_counters(*src.rdma, d.name, port.number);
+                });
+                if (!cs) failed(Source::rdma_netlink, cs.error());
                 if (cs) {
                     took(di, pi, take_counters(port.nl_hw_counters, std::move(*cs)));
-                } else if (!(src.replay && cs.error().err_no == ENOENT)) {
+                } else if (!missing_recording(src, cs.error())) {
                     if (mark_unavailable(port.nl_hw_counters, cs.error().message()))
                         dirty[di][pi] = 1;
-                    d.problems.push_back(
-                        Note{d.name + " port " + std::to_string(port.number),
-                             "RDMA netlink counters unavailable: " + cs.error().message()});
+                    d.problems.push_back(unavailable_note(
+                        Source::rdma_netlink, src, d.name + " port " + std::to_string(port.number),
+                        cs.error()));
                 }
             }
         }
@@ -940,12 +935,12 @@ struct CounterPoller::Impl {
 };
 
 CounterPoller::CounterPoller(const SysfsRoot& sysfs, const Snapshot& discovered, DirWatch watch)
-    : impl_(std::make_unique<Impl>(sysfs, discovered,
-                                   std::optional<CounterSources>(
-                                       sysfs.is_live()
-                                           ? make_live_counter_sources()
-                                           : make_fixture_counter_sources(sysfs.root())),
-                                   watch)) {
+    : impl_(std::make_unique<Impl>(
+          sysfs, discovered,
+          std::optional<CounterSources>(sysfs.is_live()
+                                            ? make_live_counter_sources()
+                                            : make_fixture_counter_sources(sysfs.root())),
+          watch)) {
     // Netdev values now come from class/net/<if>/ (rtnetlink on a live discovery pass).
 }
 

@@ -1,4 +1,4 @@
-#include "collectors/verbs_port.h"
+#include "collectors/sources/verbs_port.h"
 
 #include <cerrno>
 #include <cstring>

@@ -3,7 +3,7 @@
 // drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c. All 64-bit. bnxt_re has two name sets:
 // upstream hw_counters.c names, and a posted (unmerged) patch with mlx5-style names; both are
 // listed, the upstream name first.
-#include "collectors/normalize_table.h"
+#include "collectors/drivers/table.h"
 
 namespace rh {
 
@@ -81,10 +81,29 @@ constexpr MapEntry kBnxt[] = {
     kLinkPauseTx,
 };
 
+// Matching: kernel names bnxt_re<n>; PCI and netdev driver bnxt_en; ethtool -S names with
+// _pfc_ena_frames_pri or pfc_pri (bnxt_ethtool.c); Broadcom (14e4) NetXtreme-E BCM574xx-576xx.
+constexpr std::string_view kPrefixes[] = {"bnxt_re"};
+constexpr std::string_view kEn[] = {"bnxt_en"};
+
 }  // namespace
 
-std::span<const MapEntry> bnxt_table() {
-    return kBnxt;
-}
+extern const Driver bnxt_driver;
+constinit const Driver bnxt_driver{
+    .name = "bnxt",
+    .table = kBnxt,
+    .rdma_name_prefixes = kPrefixes,
+    .pci_drivers = kEn,
+    .netdev_drivers = kEn,
+    .ethtool_name_is_ours =
+        [](std::string_view n) { return has(n, "_pfc_ena_frames_pri") || starts(n, "pfc_pri"); },
+    .pci_vendor = [](std::string_view d) { return has(d, "Broadcom") || has(d, "[14e4:"); },
+    .rdma_nic =
+        [](std::string_view d) {
+            return (has(d, "Broadcom") || has(d, "[14e4:")) &&
+                   (has(d, "NetXtreme-E") || has(d, "BCM575") || has(d, "BCM574") ||
+                    has(d, "BCM576"));
+        },
+};
 
 }  // namespace rh

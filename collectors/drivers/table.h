@@ -1,10 +1,10 @@
-// Helpers to write the per-driver mapping tables (normalize_<family>.cpp) as short constexpr
-// rows. Internal to collectors/normalize*.
+// Helpers to write a driver file (collectors/drivers/<name>.cpp): its mapping table as short
+// constexpr rows, and its match rules. Internal to collectors/drivers/.
 #pragma once
 
 #include <string_view>
 
-#include "collectors/normalize.h"
+#include "collectors/drivers/driver.h"
 
 namespace rh::nt {
 
@@ -46,6 +46,18 @@ constexpr MapEntry scaled(MapEntry e, std::uint64_t scale) {
 constexpr MapEntry fallback(MapEntry e) {
     e.fallback = true;
     return e;
+}
+
+/// Match-rule helpers on names and lspci descriptions.
+constexpr bool has(std::string_view s, std::string_view part) {
+    return s.find(part) != std::string_view::npos;
+}
+constexpr bool starts(std::string_view s, std::string_view prefix) {
+    return s.substr(0, prefix.size()) == prefix;
+}
+/// `s` ends with `suffix` and has more before it.
+constexpr bool ends(std::string_view s, std::string_view suffix) {
+    return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 inline constexpr RawList kHw = RawList::hw_counters;

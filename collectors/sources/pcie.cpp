@@ -1,4 +1,4 @@
-#include "collectors/pcie.h"
+#include "collectors/sources/pcie.h"
 
 #include <filesystem>
 #include <optional>

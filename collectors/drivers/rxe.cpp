@@ -1,7 +1,7 @@
 // Soft-RoCE (rxe): software atomic64 counters, per port. Names from
 // drivers/infiniband/sw/rxe/rxe_hw_counters.c.
 // rxe has no netdev-side table: the netdev is whatever it is bound to (virtio, mlx5e, ...).
-#include "collectors/normalize_table.h"
+#include "collectors/drivers/table.h"
 
 namespace rh {
 
@@ -24,10 +24,23 @@ constexpr MapEntry kRxe[] = {
     // (completer_retry_err also counts NAK-driven retries), PFC/pause, bytes
 };
 
+// Matching: kernel names rxe<n>; a renamed rxe has no PCI device but a `parent` link and the
+// rxe-only counter rcvd_rnr_err. rxe binds to any netdev, so it brings no netdev rows.
+constexpr std::string_view kPrefixes[] = {"rxe"};
+
 }  // namespace
 
-std::span<const MapEntry> rxe_table() {
-    return kRxe;
-}
+extern const Driver rxe_driver;
+constinit const Driver rxe_driver{
+    .name = "rxe",
+    .table = kRxe,
+    .rdma_name_prefixes = kPrefixes,
+    .own_netdev = false,
+    .renamed_device =
+        [](const SysfsRoot& sysfs, const std::string& dir) {
+            return sysfs.exists(dir + "/parent") &&
+                   sysfs.exists(dir + "/ports/1/hw_counters/rcvd_rnr_err");
+        },
+};
 
 }  // namespace rh
