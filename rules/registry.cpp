@@ -44,10 +44,6 @@ constexpr RuleDef kRules[] = {
 };
 }  // namespace
 
-std::span<const RuleDef> all_rules() {
-    return kRules;
-}
-
 const RuleDef* find_check(std::string_view id) {
     for (const RuleDef& d : kRules)
         if (id == d.id) return &d;

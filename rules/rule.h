@@ -71,9 +71,6 @@ const RuleDef* find_check(std::string_view id);
 Finding check_finding(std::string rule_id, std::string host, std::string device, unsigned port,
                       std::string outcome = {});
 
-/// All rules, in evaluation order.
-std::span<const RuleDef> all_rules();
-
 /// A rule that compares hosts (fabric-wide): reads every host's inventory at once.
 using HostsRule = void (*)(std::span<const Snapshot> hosts, RuleOutput& out);
 /// The across-hosts evaluation of inventory check `id` (fabric_consistency), nullptr for a

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "agent/reports/note_text.h"
 #include "rules/evidence_format.h"
 
 namespace rh {
@@ -133,18 +134,8 @@ void render_check_text(std::ostream& out, const nlohmann::json& r) {
             out << "\n";
         }
     }
-    if (!unevaluated.empty()) {
-        out << "\ncould not evaluate:\n";
-        for (const auto& n : unevaluated)
-            out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
-                << "\n";
-    }
-    if (!r["notes"].empty()) {
-        out << "\nnotes (not findings):\n";
-        for (const auto& n : r["notes"])
-            out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
-                << "\n";
-    }
+    print_note_list(out, "could not evaluate", unevaluated);
+    print_note_list(out, "notes (not findings)", r["notes"]);
 }
 
 void print_check_rules(std::ostream& out, const RuleSet& rules, bool json) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "agent/reports/note_text.h"
 #include "rules/evidence_format.h"
 
 namespace rh {
@@ -237,18 +238,9 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
             warned = true;
             out << "  " << w.get<std::string>() << "\n";
         }
-    if (doc.contains("notes") && !doc["notes"].empty()) {
-        out << "\nnotes (not findings):\n";
-        for (const auto& n : doc["notes"])
-            out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
-                << "\n";
-    }
-    if (!doc["unevaluated"].empty()) {
-        out << "\ncould not evaluate (series present but without usable values):\n";
-        for (const auto& n : doc["unevaluated"])
-            out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
-                << "\n";
-    }
+    if (doc.contains("notes")) print_note_list(out, "notes (not findings)", doc["notes"]);
+    print_note_list(out, "could not evaluate (series present but without usable values)",
+                    doc["unevaluated"]);
     if (verbose) {
         if (!doc["not_applicable"].empty()) {
             out << "\nnot applicable (the data has none of what the rule reads):\n";

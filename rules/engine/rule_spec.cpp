@@ -216,10 +216,6 @@ Expr expr(const nlohmann::json& j, const std::string& path) {
     return e;
 }
 
-bool is_inventory_check(const std::string& id) {
-    return find_check(id) != nullptr;
-}
-
 /// An inventory check's `escalate`: [{"severity", "outcome"}], each outcome one the check
 /// declares (rules/registry.cpp), so a misspelt one cannot silently leave a severity unset.
 std::vector<Escalation> check_escalations(const nlohmann::json& j, const std::string& path,
@@ -264,7 +260,7 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
     r.thresholds_reason = str(j, "thresholds_reason", path, false);
     r.check = str(j, "check", path, false);
     if (!r.check.empty()) {
-        if (!is_inventory_check(r.check))
+        if (!find_check(r.check))
             bad(path + ".check", "unknown inventory check \"" + r.check + "\"");
         for (const char* k :
              {"when", "supports", "alternatives", "hold_s", "group_by", "instead_of"})
@@ -328,7 +324,8 @@ RuleSpec rule(const nlohmann::json& j, const std::string& path) {
             only_keys((*e)[i], p, {"severity", "when"});
             if (!(*e)[i].contains("when")) bad(p + ".when", "missing");
             r.escalate.push_back({severity(str((*e)[i], "severity", p, true), p + ".severity"),
-                                  expr((*e)[i].at("when"), p + ".when"), {}});
+                                  expr((*e)[i].at("when"), p + ".when"),
+                                  {}});
         }
     }
     return r;
