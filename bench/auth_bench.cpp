@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "probes/auth/handshake.h"
-#include "probes/tcp.h"
+#include "probes/wire/tcp.h"
 
 using namespace rh;
 

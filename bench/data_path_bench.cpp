@@ -22,8 +22,8 @@
 #include <functional>
 #include <vector>
 
-#include "probes/slot.h"
-#include "probes/stream_slots.h"
+#include "probes/wire/slot.h"
+#include "probes/wire/stream_slots.h"
 
 using namespace rh;
 using Clock = std::chrono::steady_clock;

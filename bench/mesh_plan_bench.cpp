@@ -1,4 +1,4 @@
-// rocehealth_mesh_plan_bench: the scalable mesh (probes/mesh_plan.h) simulated over a fleet of
+// rocehealth_mesh_plan_bench: the scalable mesh (probes/mesh/mesh_plan.h) simulated over a fleet of
 // 1000 and 10000 hosts at 48 per ToR, K = 4 inter-ToR peers a round, a round every 1 s, against
 // today's full mesh (every host probes every other). Prints, per fleet: probes each host sends
 // per second (mean and max), the most probes any host receives in a round, the rounds (and
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "agent/daemon/metrics.h"
-#include "probes/mesh_plan.h"
+#include "probes/mesh/mesh_plan.h"
 #include "store/series_store.h"
 
 using namespace rh;

@@ -1,6 +1,6 @@
 // One rtnetlink lookup shared by the readers and the writers of a netdev (collectors/netdev_rtnl,
-// probes/link_admin, probes/net_setup): a connected NETLINK_ROUTE socket and the link as the
-// kernel reports it now.
+// probes/fault/link_admin, probes/fault/net_setup): a connected NETLINK_ROUTE socket and the link
+// as the kernel reports it now.
 #pragma once
 
 #include <string>

@@ -27,7 +27,7 @@ struct Error {
     std::string detail;   ///< extra words, e.g. "not a decimal number: 'N/A (no PMA)'"
     /// Machine-readable cause, set by producers that know one so that callers count and match
     /// failures without parsing text: an ibv_wc_status name ("IBV_WC_RETRY_EXC_ERR") for an error
-    /// completion, kCausePeerClosed; empty otherwise (see probes/wc_status.h: cause_of).
+    /// completion, kCausePeerClosed; empty otherwise (see probes/verbs/wc_status.h: cause_of).
     std::string cause;
 
     /// "op subject: strerror(err_no): detail", omitting empty parts.

@@ -22,7 +22,7 @@ enum class SeriesKind { counter, gauge };
 enum class SeriesOrigin {
     drivers,   ///< a driver table row (collectors/drivers/), per device/port[/netdev]
     snapshot,  ///< store/from_snapshot.cpp, from the inventory's raw fields
-    probes,    ///< the probe mesh and `rocehealth probe` (probes/probe_samples.h)
+    probes,    ///< the probe mesh and `rocehealth probe` (probes/latency/probe_samples.h)
     bundle,    ///< an operator's capture (collectors/bundle/)
 };
 

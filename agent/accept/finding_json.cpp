@@ -10,7 +10,7 @@ Severity severity_from(const std::string& s) {
     return Severity::warning;
 }
 
-TimelineEvent event_from_json(const JsonIn& in) {
+TimelineEvent event_from_json(const JsonReader& in) {
     TimelineEvent e;
     if (!in.expect_object()) return e;
     e.t = in.req_number("t");
@@ -27,7 +27,7 @@ TimelineEvent event_from_json(const JsonIn& in) {
 
 }  // namespace
 
-Finding finding_from_json(const JsonIn& in) {
+Finding finding_from_json(const JsonReader& in) {
     Finding f;
     if (!in.expect_object()) return f;
     f.rule_id = in.req_string("rule");
@@ -36,7 +36,7 @@ Finding finding_from_json(const JsonIn& in) {
     f.device = in.opt_string("device");
     f.port = static_cast<unsigned>(in.opt_uint("port").value_or(0));
     f.summary = in.req_string("summary");
-    in.each("evidence", false, [&](const JsonIn& e) {
+    in.each("evidence", false, [&](const JsonReader& e) {
         if (!e.expect_object()) return;
         f.evidence.push_back({e.req_string("name"), e.req_string("value"), e.opt_string("unit"),
                               e.opt_string("source")});
@@ -50,14 +50,15 @@ Finding finding_from_json(const JsonIn& in) {
     f.closed_t = in.opt_number("closed_t").value_or(0);
     f.closed_wall_ms = in.opt_int("closed_wall_ms").value_or(0);
     f.explanation = in.opt_string("explanation");
-    in.each("timeline", false, [&](const JsonIn& e) { f.timeline.push_back(event_from_json(e)); });
-    in.each("alternatives", false, [&](const JsonIn& a) {
+    in.each("timeline", false,
+            [&](const JsonReader& e) { f.timeline.push_back(event_from_json(e)); });
+    in.each("alternatives", false, [&](const JsonReader& a) {
         if (!a.expect_object()) return;
         f.alternatives.push_back(
             {a.req_string("alternative"), a.req_string("status"), a.opt_string("reason")});
     });
     if (in.has("confidence")) {
-        const JsonIn c = in.member("confidence");
+        const JsonReader c = in.member("confidence");
         if (c.expect_object()) {
             f.confidence = c.opt_string("level");
             f.confidence_reason = c.opt_string("reason");

@@ -5,13 +5,13 @@
 // Writing uses core's to_json, so a finding read here writes back to the same JSON.
 #pragma once
 
-#include "agent/accept/json_in.h"
 #include "core/finding.h"
+#include "core/json/json_reader.h"
 
 namespace rh::accept {
 
 /// The finding at `in` (an object). Problems are added to in's error list, naming their paths
 /// ("stages[4].findings[0].severity: expected one of info, warning, error, got ...").
-Finding finding_from_json(const JsonIn& in);
+Finding finding_from_json(const JsonReader& in);
 
 }  // namespace rh::accept

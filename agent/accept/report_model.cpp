@@ -58,12 +58,12 @@ std::vector<std::string> all_names(const Names<E> (&names)[N]) {
     return out;
 }
 
-Scalar scalar_from(const JsonIn& in, const char* key) {
+Scalar scalar_from(const JsonReader& in, const char* key) {
     if (!in.has(key)) return std::monostate{};
     const json& v = in.json()[key];
     if (v.is_number()) return v.get<double>();
     if (v.is_string()) return v.get<std::string>();
-    in.error_at(key, "expected a number, a string or null, got " + JsonIn::type_text(v));
+    in.error_at(key, "expected a number, a string or null, got " + JsonReader::type_text(v));
     return std::monostate{};
 }
 
@@ -134,7 +134,7 @@ std::string evidence_problem(const Stage& s, const std::string& ptr) {
     return "";
 }
 
-Criterion criterion_from(const JsonIn& in) {
+Criterion criterion_from(const JsonReader& in) {
     Criterion c;
     if (!in.expect_object()) return c;
     c.name = in.req_string("name");
@@ -151,7 +151,7 @@ Criterion criterion_from(const JsonIn& in) {
     return c;
 }
 
-CounterTimeline timeline_from(const JsonIn& in) {
+CounterTimeline timeline_from(const JsonReader& in) {
     CounterTimeline t;
     if (!in.expect_object()) return t;
     t.host = in.req_string("host");
@@ -159,7 +159,7 @@ CounterTimeline timeline_from(const JsonIn& in) {
     t.labels = in.opt_string_map("labels");
     t.unit = in.opt_string("unit");
     double last = -1e300;
-    in.each("points", true, [&](const JsonIn& p) {
+    in.each("points", true, [&](const JsonReader& p) {
         const json& pj = p.json();
         if (!pj.is_array() || pj.size() != 2 || !pj[0].is_number() ||
             !(pj[1].is_number() || pj[1].is_null())) {
@@ -175,7 +175,7 @@ CounterTimeline timeline_from(const JsonIn& in) {
     return t;
 }
 
-Stage stage_from(const JsonIn& in, const std::set<std::string>& hosts) {
+Stage stage_from(const JsonReader& in, const std::set<std::string>& hosts) {
     Stage s;
     if (!in.expect_object()) return s;
     const std::string id = in.req_enum("id", all_names(kStageNames));
@@ -187,20 +187,21 @@ Stage stage_from(const JsonIn& in, const std::set<std::string>& hosts) {
     s.start_s = in.opt_number("start_s");
     s.end_s = in.opt_number("end_s");
     if (s.start_s && s.end_s && *s.end_s < *s.start_s) in.error_at("end_s", "before start_s");
-    in.each("criteria", false, [&](const JsonIn& c) { s.criteria.push_back(criterion_from(c)); });
+    in.each("criteria", false,
+            [&](const JsonReader& c) { s.criteria.push_back(criterion_from(c)); });
     if (!id.empty() && in.has("results"))
         s.results = results_from_json(s.id, in.member("results"), hosts);
     in.each("findings", false,
-            [&](const JsonIn& f) { s.findings.push_back(finding_from_json(f)); });
+            [&](const JsonReader& f) { s.findings.push_back(finding_from_json(f)); });
     in.each("counter_timelines", false,
-            [&](const JsonIn& t) { s.counter_timelines.push_back(timeline_from(t)); });
-    in.each("marks", false, [&](const JsonIn& m) {
+            [&](const JsonReader& t) { s.counter_timelines.push_back(timeline_from(t)); });
+    in.each("marks", false, [&](const JsonReader& m) {
         if (!m.expect_object()) return;
         Mark mark{m.req_number("t_s"), m.req_string("label"), m.opt_number("end_s")};
         if (mark.end_s && *mark.end_s < mark.t_s) m.error_at("end_s", "before t_s");
         s.marks.push_back(std::move(mark));
     });
-    in.each("evidence_links", false, [&](const JsonIn& l) {
+    in.each("evidence_links", false, [&](const JsonReader& l) {
         if (!l.expect_object()) return;
         EvidenceLink link{l.req_string("label"), l.req_string("href")};
         if (!safe_relative_href(link.href))
@@ -389,23 +390,23 @@ const Stage* Report::stage(StageId id) const {
 
 ParsedReport report_from_json(const json& j) {
     ParsedReport out;
-    JsonIn in(j, "", out.errors);
+    JsonReader in(j, "", out.errors);
     if (!in.expect_object()) return out;
     Report r;
     if (!in.has("schema") || in.json()["schema"] != kReportSchema)
-        in.error_at("schema",
-                    "expected 1 (this reader knows schema 1), got " +
-                        (in.has("schema") ? JsonIn::type_text(in.json()["schema"]) : "nothing"));
+        in.error_at("schema", "expected 1 (this reader knows schema 1), got " +
+                                  (in.has("schema") ? JsonReader::type_text(in.json()["schema"])
+                                                    : "nothing"));
     const std::string verdict = in.req_enum("verdict", all_names(kVerdictNames));
     if (auto v = verdict_from(verdict)) r.verdict = *v;
-    const JsonIn spec = in.member("spec");
+    const JsonReader spec = in.member("spec");
     if (spec.expect_object()) r.spec = spec.json();
     r.started_wall_ms = in.req_int("started_wall_ms");
     r.finished_wall_ms = in.req_int("finished_wall_ms");
     if (r.finished_wall_ms < r.started_wall_ms)
         in.error_at("finished_wall_ms", "before started_wall_ms");
     std::set<std::string> host_names;
-    in.each("hosts", true, [&](const JsonIn& h) {
+    in.each("hosts", true, [&](const JsonReader& h) {
         if (!h.expect_object()) return;
         Host host{h.req_string("name"), h.opt_string("address"), h.opt_string("version")};
         if (host.name.empty())
@@ -415,7 +416,7 @@ ParsedReport report_from_json(const json& j) {
         r.hosts.push_back(std::move(host));
     });
     std::set<StageId> seen;
-    in.each("stages", true, [&](const JsonIn& s) {
+    in.each("stages", true, [&](const JsonReader& s) {
         Stage st = stage_from(s, host_names);
         if (s.json().is_object() && s.has("id") && stage_id_from(s.opt_string("id")) &&
             !seen.insert(st.id).second)
@@ -423,7 +424,7 @@ ParsedReport report_from_json(const json& j) {
         r.stages.push_back(std::move(st));
     });
     if (in.has("interrupted")) {
-        const JsonIn x = in.member("interrupted");
+        const JsonReader x = in.member("interrupted");
         if (x.expect_object()) {
             Interruption i;
             const std::string id = x.req_enum("stage", all_names(kStageNames));
@@ -465,7 +466,7 @@ ParsedReport report_from_text(const std::string& text) {
     auto j = parse_json_text(text, "report.json", "read");
     if (!j) {
         ParsedReport out;
-        out.errors.push_back({"", j.error().detail});
+        out.errors.add("", j.error().detail);
         return out;
     }
     return report_from_json(*j);

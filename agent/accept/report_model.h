@@ -19,8 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/accept/json_in.h"
 #include "core/finding.h"
+#include "core/json/json_reader.h"
 
 namespace rh::accept {
 
@@ -159,8 +159,8 @@ struct InventoryResults {
     std::vector<ConsistencyRow> consistency;
 };
 
-/// One (src, dst, op, size) latency phase: the probe's LatencyStats (probes/latency_stats.h) as
-/// measured from src to dst's responder, plus an optional CDF.
+/// One (src, dst, op, size) latency phase: the probe's LatencyStats
+/// (probes/latency/latency_stats.h) as measured from src to dst's responder, plus an optional CDF.
 struct LatencyResult {
     std::string src, dst;
     std::string op;  ///< "write" | "read"
@@ -241,7 +241,7 @@ struct FaultResults {
     /// 64 B RDMA WRITE half round trip src -> dst before the fault and once traffic was back (µs).
     std::optional<double> baseline_p50_us, recovered_p50_us;
     /// Routes and addresses that taking the link down removed and the run put back
-    /// (probes/net_setup.h), e.g. "route 10.200.0.0/24 via 10.99.0.11 table 254".
+    /// (probes/fault/net_setup.h), e.g. "route 10.200.0.0/24 via 10.99.0.11 table 254".
     std::vector<std::string> restored;
     /// What the fault left changed: not restored ("not restored: route ...: why"), GIDs gone.
     std::vector<std::string> setup_changes;
@@ -316,7 +316,7 @@ Verdict derived_verdict(const Report& r);
 /// Reading gives either a report or every problem found (paths from the document root).
 struct ParsedReport {
     std::optional<Report> report;
-    std::vector<ValidationError> errors;
+    JsonErrors errors;
 };
 
 /// Reads and validates a report document: types and required fields, schema == 1, each stage

@@ -12,25 +12,25 @@ json nullable(const std::optional<T>& v) {
 }
 
 /// A host name in the results must be one of the report's hosts.
-std::string host_field(const JsonIn& in, const char* key, const std::set<std::string>& hosts) {
+std::string host_field(const JsonReader& in, const char* key, const std::set<std::string>& hosts) {
     std::string h = in.req_string(key);
     if (!h.empty() && !hosts.count(h)) in.error_at(key, "host \"" + h + "\" is not in hosts[]");
     return h;
 }
 
 /// A fraction 0..1 (a little over 1 is allowed: rates are measured on both ends).
-std::optional<double> fraction_field(const JsonIn& in, const char* key) {
+std::optional<double> fraction_field(const JsonReader& in, const char* key) {
     auto f = in.opt_number(key);
     if (f && (*f < 0 || *f > 1.5)) in.error_at(key, "expected a fraction from 0 to 1.5");
     return f;
 }
 
-std::optional<std::vector<unsigned>> priorities_field(const JsonIn& in, const char* key) {
+std::optional<std::vector<unsigned>> priorities_field(const JsonReader& in, const char* key) {
     if (!in.has(key)) return std::nullopt;
     std::vector<unsigned> out;
-    in.each(key, true, [&](const JsonIn& e) {
+    in.each(key, true, [&](const JsonReader& e) {
         if (!e.json().is_number_unsigned() || e.json().get<std::uint64_t>() > 7)
-            e.error("expected a priority 0..7, got " + JsonIn::type_text(e.json()));
+            e.error("expected a priority 0..7, got " + JsonReader::type_text(e.json()));
         else
             out.push_back(e.json().get<unsigned>());
     });
@@ -39,16 +39,16 @@ std::optional<std::vector<unsigned>> priorities_field(const JsonIn& in, const ch
 
 // ---- inventory ----
 
-InventoryResults inventory_from(const JsonIn& in, const std::set<std::string>& hosts) {
+InventoryResults inventory_from(const JsonReader& in, const std::set<std::string>& hosts) {
     InventoryResults r;
-    in.each("hosts", true, [&](const JsonIn& h) {
+    in.each("hosts", true, [&](const JsonReader& h) {
         if (!h.expect_object()) return;
         InventoryHost ih;
         ih.host = host_field(h, "host", hosts);
         ih.kernel = h.opt_string("kernel");
         ih.memlock_limit_bytes = h.opt_uint("memlock_limit_bytes");
         ih.memlock_unlimited = h.opt_bool("memlock_unlimited", false);
-        h.each("nics", false, [&](const JsonIn& n) {
+        h.each("nics", false, [&](const JsonReader& n) {
             if (!n.expect_object()) return;
             InventoryNic nic;
             nic.device = n.req_string("device");
@@ -72,12 +72,12 @@ InventoryResults inventory_from(const JsonIn& in, const std::set<std::string>& h
         });
         r.hosts.push_back(std::move(ih));
     });
-    in.each("consistency", false, [&](const JsonIn& c) {
+    in.each("consistency", false, [&](const JsonReader& c) {
         if (!c.expect_object()) return;
         ConsistencyRow row;
         row.fact = c.req_string("fact");
         row.must_match = c.opt_bool("must_match", true);
-        c.each("values", true, [&](const JsonIn& g) {
+        c.each("values", true, [&](const JsonReader& g) {
             if (!g.expect_object()) return;
             ConsistencyRow::Group grp;
             grp.value = g.req_string("value");
@@ -139,12 +139,12 @@ json inventory_to(const InventoryResults& r) {
 
 // ---- idle latency ----
 
-IdleLatencyResults latency_from(const JsonIn& in, const std::set<std::string>& hosts) {
+IdleLatencyResults latency_from(const JsonReader& in, const std::set<std::string>& hosts) {
     IdleLatencyResults r;
     r.sampled = in.opt_bool("sampled", false);
     r.pairs_total = in.req_uint("pairs_total");
     r.sampling = in.opt_string("sampling");
-    in.each("latency", true, [&](const JsonIn& e) {
+    in.each("latency", true, [&](const JsonReader& e) {
         if (!e.expect_object()) return;
         LatencyResult l;
         l.src = host_field(e, "src", hosts);
@@ -161,7 +161,7 @@ IdleLatencyResults latency_from(const JsonIn& in, const std::set<std::string>& h
         l.checksum_errors = e.opt_uint("checksum_errors");
         l.error = e.opt_string("error");
         double last_us = 0, last_f = 0;
-        e.each("cdf", false, [&](const JsonIn& p) {
+        e.each("cdf", false, [&](const JsonReader& p) {
             const auto& pj = p.json();
             if (!pj.is_array() || pj.size() != 2 || !pj[0].is_number() || !pj[1].is_number()) {
                 p.error("expected [latency_us, fraction]");
@@ -207,7 +207,7 @@ json latency_to(const IdleLatencyResults& r) {
 
 // ---- flows: bandwidth, concurrency ----
 
-FlowResult flow_from(const JsonIn& e, const std::set<std::string>& hosts) {
+FlowResult flow_from(const JsonReader& e, const std::set<std::string>& hosts) {
     FlowResult f;
     if (!e.expect_object()) return f;
     f.src = host_field(e, "src", hosts);
@@ -237,7 +237,7 @@ json flows_to(const std::vector<FlowResult>& flows) {
 
 // ---- incast ----
 
-Percentiles percentiles_from(const JsonIn& in) {
+Percentiles percentiles_from(const JsonReader& in) {
     Percentiles p;
     if (!in.expect_object()) return p;
     p.p50_us = in.opt_number("p50_us");
@@ -252,23 +252,23 @@ json percentiles_to(const Percentiles& p) {
             {"p999_us", nullable(p.p999_us)}};
 }
 
-IncastResults incast_from(const JsonIn& in, const std::set<std::string>& hosts) {
+IncastResults incast_from(const JsonReader& in, const std::set<std::string>& hosts) {
     IncastResults r;
     r.receiver = host_field(in, "receiver", hosts);
     r.message_size_bytes = in.req_uint("message_size_bytes");
     r.duration_s = in.req_number("duration_s");
-    in.each("senders", true, [&](const JsonIn& s) {
+    in.each("senders", true, [&](const JsonReader& s) {
         if (!s.expect_object()) return;
         IncastSender snd;
         snd.host = host_field(s, "host", hosts);
         snd.goodput_gbps = s.opt_number("goodput_gbps");
         snd.goodput_mib_s = s.opt_number("goodput_mib_s");
         if (s.has("errors_by_status")) {
-            const JsonIn e = s.member("errors_by_status");
+            const JsonReader e = s.member("errors_by_status");
             if (!e.expect_object()) return;
             for (const auto& [status, n] : e.json().items()) {
                 if (!n.is_number_unsigned())
-                    e.error_at(status, "expected a count, got " + JsonIn::type_text(n));
+                    e.error_at(status, "expected a count, got " + JsonReader::type_text(n));
                 else
                     snd.errors_by_status[status] = n.get<std::uint64_t>();
             }
@@ -276,7 +276,7 @@ IncastResults incast_from(const JsonIn& in, const std::set<std::string>& hosts) 
         r.senders.push_back(std::move(snd));
     });
     if (in.has("aggregate")) {
-        const JsonIn a = in.member("aggregate");
+        const JsonReader a = in.member("aggregate");
         if (a.expect_object()) {
             r.aggregate_goodput_gbps = a.opt_number("goodput_gbps");
             r.aggregate_goodput_mib_s = a.opt_number("goodput_mib_s");
@@ -294,7 +294,7 @@ IncastResults incast_from(const JsonIn& in, const std::set<std::string>& hosts) 
     if (r.verified_fraction && (*r.verified_fraction < 0 || *r.verified_fraction > 1))
         in.error_at("verified_fraction", "expected 0..1");
     if (in.has("victim")) {
-        const JsonIn v = in.member("victim");
+        const JsonReader v = in.member("victim");
         if (v.expect_object()) {
             IncastResults::Victim vic;
             vic.src = host_field(v, "src", hosts);
@@ -352,7 +352,7 @@ json incast_to(const IncastResults& r) {
 
 // ---- fault, rkey ----
 
-FaultResults fault_from(const JsonIn& in, const std::set<std::string>& hosts) {
+FaultResults fault_from(const JsonReader& in, const std::set<std::string>& hosts) {
     FaultResults r;
     r.host = host_field(in, "host", hosts);
     r.device = in.opt_string("device");
@@ -388,9 +388,9 @@ json fault_to(const FaultResults& r) {
             {"setup_changes", r.setup_changes}};
 }
 
-RkeyResults rkey_from(const JsonIn& in, const std::set<std::string>& hosts) {
+RkeyResults rkey_from(const JsonReader& in, const std::set<std::string>& hosts) {
     RkeyResults r;
-    in.each("attempts", true, [&](const JsonIn& a) {
+    in.each("attempts", true, [&](const JsonReader& a) {
         if (!a.expect_object()) return;
         RkeyAttempt at;
         at.src = host_field(a, "src", hosts);
@@ -421,7 +421,8 @@ json rkey_to(const RkeyResults& r) {
 
 }  // namespace
 
-StageResults results_from_json(StageId id, const JsonIn& in, const std::set<std::string>& hosts) {
+StageResults results_from_json(StageId id, const JsonReader& in,
+                               const std::set<std::string>& hosts) {
     if (!in.expect_object()) return {};
     switch (id) {
         case StageId::inventory:
@@ -431,7 +432,7 @@ StageResults results_from_json(StageId id, const JsonIn& in, const std::set<std:
         case StageId::bandwidth: {
             BandwidthResults r;
             in.each("pairs", true,
-                    [&](const JsonIn& e) { r.pairs.push_back(flow_from(e, hosts)); });
+                    [&](const JsonReader& e) { r.pairs.push_back(flow_from(e, hosts)); });
             return r;
         }
         case StageId::concurrency: {
@@ -439,7 +440,7 @@ StageResults results_from_json(StageId id, const JsonIn& in, const std::set<std:
             r.concurrent_pairs = in.req_uint("concurrent_pairs");
             r.duration_s = in.req_number("duration_s");
             in.each("flows", true,
-                    [&](const JsonIn& e) { r.flows.push_back(flow_from(e, hosts)); });
+                    [&](const JsonReader& e) { r.flows.push_back(flow_from(e, hosts)); });
             r.aggregate_gbps = in.opt_number("aggregate_gbps");
             r.jain_index = in.opt_number("jain_index");
             return r;

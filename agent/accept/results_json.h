@@ -7,14 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/accept/json_in.h"
 #include "agent/accept/report_model.h"
+#include "core/json/json_reader.h"
 
 namespace rh::accept {
 
 /// The results of stage `id` at `in` (an object). `hosts` are the report's host names: a host
 /// named in the results but not there is reported. Problems go to in's error list.
-StageResults results_from_json(StageId id, const JsonIn& in, const std::set<std::string>& hosts);
+StageResults results_from_json(StageId id, const JsonReader& in,
+                               const std::set<std::string>& hosts);
 
 /// The results as JSON; null for std::monostate.
 nlohmann::json results_to_json(const StageResults& r);

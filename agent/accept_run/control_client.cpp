@@ -1,8 +1,8 @@
 #include "agent/accept_run/control_client.h"
 
 #include "probes/auth/handshake.h"
-#include "probes/oob_protocol.h"
-#include "probes/tcp.h"
+#include "probes/wire/oob_protocol.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::accept {
 

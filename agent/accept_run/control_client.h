@@ -1,5 +1,6 @@
-// One request/reply on a host's `rocehealth responder` control channel (probes/incast_control.h)
-// for the acceptance runner: connect, send one json command, receive one json reply.
+// One request/reply on a host's `rocehealth responder` control channel
+// (probes/responder/control_dispatch.h) for the acceptance runner: connect, send one json command,
+// receive one json reply.
 #pragma once
 
 #include <atomic>

@@ -1,14 +1,13 @@
 #include "agent/accept_run/run_context.h"
 
-
 #include <chrono>
 #include <fstream>
 #include <iostream>
 
 #include "agent/accept/finding_json.h"
-#include "agent/accept/json_in.h"
 #include "core/clock.h"
 #include "core/hostname.h"
+#include "core/json/json_reader.h"
 
 namespace rh::accept {
 
@@ -76,11 +75,11 @@ std::vector<Finding> findings_from(const nlohmann::json& findings, const RunCont
     std::vector<Finding> out;
     if (!findings.is_array()) return out;
     for (std::size_t i = 0; i < findings.size(); ++i) {
-        std::vector<ValidationError> errs;
+        JsonErrors errs;
         Finding f =
-            finding_from_json(JsonIn(findings[i], "findings[" + std::to_string(i) + "]", errs));
+            finding_from_json(JsonReader(findings[i], "findings[" + std::to_string(i) + "]", errs));
         if (!errs.empty()) {
-            notes.push_back("a finding could not be read: " + errs.front().text());
+            notes.push_back("a finding could not be read: " + errs[0].text());
             continue;
         }
         f.host = cx.name_of(f.host);

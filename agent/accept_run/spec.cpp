@@ -6,53 +6,29 @@
 #include <set>
 #include <sstream>
 
-#include "agent/accept/json_in.h"
+#include "core/json/json_reader.h"
 #include "core/json_file.h"
-#include "probes/oob_protocol.h"
-#include "probes/tcp.h"
+#include "probes/wire/oob_protocol.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::accept {
 
 namespace {
 
-/// Reports every member of `in` not in `known` ("hosts[0].adress: unknown member ...").
-void unknown_members(const JsonIn& in, std::initializer_list<const char*> known) {
-    if (!in.json().is_object()) return;
-    for (const auto& [k, v] : in.json().items()) {
-        bool ok = false;
-        for (const char* n : known) ok |= k == n;
-        if (!ok) {
-            std::string list;
-            for (const char* n : known) list += (list.empty() ? "" : ", ") + std::string(n);
-            in.error_at(k, "unknown member (expected one of " + list + ")");
-        }
-    }
+/// Optional fields with a default, read by the core reader (range errors: "expected a whole
+/// number from 1 to 1024, got 0"; unknown members: "unknown field (expected one of ...)").
+void unknown_members(const JsonReader& in, std::initializer_list<const char*> known) {
+    in.refuse_unknown(known);
 }
 
-/// An optional whole number in [lo, hi], `fallback` when missing.
 template <typename T>
-T uint_in(const JsonIn& in, const char* key, std::uint64_t lo, std::uint64_t hi, T fallback) {
-    const auto v = in.opt_uint(key);
-    if (!v) return fallback;
-    if (*v < lo || *v > hi) {
-        in.error_at(key, "expected a whole number from " + std::to_string(lo) + " to " +
-                             std::to_string(hi) + ", got " + std::to_string(*v));
-        return fallback;
-    }
-    return static_cast<T>(*v);
+T uint_in(const JsonReader& in, const char* key, std::uint64_t lo, std::uint64_t hi, T fallback) {
+    const auto v = in.opt_int_in(key, static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+    return v ? static_cast<T>(*v) : fallback;
 }
 
-double number_in(const JsonIn& in, const char* key, double lo, double hi, double fallback) {
-    const auto v = in.opt_number(key);
-    if (!v) return fallback;
-    if (!(*v >= lo && *v <= hi)) {
-        std::ostringstream s;
-        s.precision(12);  // 600.0001 must not print as 600
-        s << "expected a number from " << lo << " to " << hi << ", got " << *v;
-        in.error_at(key, s.str());
-        return fallback;
-    }
-    return *v;
+double number_in(const JsonReader& in, const char* key, double lo, double hi, double fallback) {
+    return in.opt_number_in(key, lo, hi, "").value_or(fallback);
 }
 
 bool valid_size(std::uint64_t s) {
@@ -61,7 +37,7 @@ bool valid_size(std::uint64_t s) {
 
 constexpr const char* kSizeRule = "a message size: a multiple of 8 from 16 to 16777216 bytes";
 
-void read_traffic(const JsonIn& in, TrafficSpec& t) {
+void read_traffic(const JsonReader& in, TrafficSpec& t) {
     t.size_bytes = uint_in<std::uint64_t>(in, "size_bytes", 16, 16u << 20, t.size_bytes);
     if (!valid_size(t.size_bytes)) in.error_at("size_bytes", std::string("expected ") + kSizeRule);
     t.duration_s = number_in(in, "duration_s", 0.1, 3600, t.duration_s);
@@ -69,7 +45,7 @@ void read_traffic(const JsonIn& in, TrafficSpec& t) {
     t.qps = uint_in<unsigned>(in, "qps", 1, 16, t.qps);
 }
 
-void read_latency(const JsonIn& in, LatencySpec& l) {
+void read_latency(const JsonReader& in, LatencySpec& l) {
     unknown_members(in, {"ops", "sizes", "iterations", "warmup", "timeout_ms"});
     if (in.has("ops")) {
         l.ops = in.opt_string_list("ops");
@@ -83,7 +59,7 @@ void read_latency(const JsonIn& in, LatencySpec& l) {
     }
     if (in.has("sizes")) {
         l.sizes.clear();
-        in.each("sizes", false, [&](const JsonIn& e) {
+        in.each("sizes", false, [&](const JsonReader& e) {
             if (!e.json().is_number_unsigned() || !valid_size(e.json().get<std::uint64_t>()))
                 e.error(std::string("expected ") + kSizeRule + ", got " + e.json().dump());
             else if (std::find(l.sizes.begin(), l.sizes.end(), e.json().get<std::uint64_t>()) !=
@@ -100,12 +76,12 @@ void read_latency(const JsonIn& in, LatencySpec& l) {
     l.timeout_ms = uint_in<unsigned>(in, "timeout_ms", 1, 60000, l.timeout_ms);
 }
 
-void read_criteria(const JsonIn& in, Criteria& c) {
+void read_criteria(const JsonReader& in, Criteria& c) {
     unknown_members(in, {"p99_latency_us", "min_bandwidth_fraction", "min_incast_fraction",
                          "min_jain_index", "max_checksum_errors", "max_error_findings",
                          "max_link_recovery_s", "max_traffic_recovery_s"});
     if (in.has("p99_latency_us")) {
-        const JsonIn m = in.member("p99_latency_us");
+        const JsonReader m = in.member("p99_latency_us");
         if (!m.json().is_object()) {
             m.error("expected an object {\"SIZE_BYTES\": MICROSECONDS, ...}");
         } else {
@@ -138,14 +114,15 @@ void read_criteria(const JsonIn& in, Criteria& c) {
 }
 
 /// An optional member naming one of hosts[] ("" when missing).
-std::string host_name_in(const JsonIn& in, const char* key, const std::set<std::string>& names) {
+std::string host_name_in(const JsonReader& in, const char* key,
+                         const std::set<std::string>& names) {
     std::string v = in.opt_string(key);
     if (!v.empty() && !names.count(v))
         in.error_at(key, "\"" + v + "\" is not a host name in hosts[]");
     return v;
 }
 
-void read_fault(const JsonIn& in, FaultSpec& f, const std::set<std::string>& names) {
+void read_fault(const JsonReader& in, FaultSpec& f, const std::set<std::string>& names) {
     unknown_members(in, {"host", "peer", "down_s", "recovery_timeout_s"});
     f.host = host_name_in(in, "host", names);
     f.peer = host_name_in(in, "peer", names);
@@ -156,7 +133,7 @@ void read_fault(const JsonIn& in, FaultSpec& f, const std::set<std::string>& nam
 }
 
 /// `stage_time_limit_s`: {STAGE_ID: SECONDS}, each 1..86400.
-void read_time_limits(const JsonIn& in, std::map<StageId, double>& limits) {
+void read_time_limits(const JsonReader& in, std::map<StageId, double>& limits) {
     if (!in.json().is_object()) {
         in.error("expected an object {\"STAGE_ID\": SECONDS, ...}");
         return;
@@ -223,15 +200,15 @@ std::string Spec::fault_peer() const {
 }
 
 ParsedSpec spec_from_json(const nlohmann::json& j) {
-    std::vector<ValidationError> errs;
+    JsonErrors errs;
     Spec s;
-    const JsonIn in(j, "", errs);
+    const JsonReader in(j, "", errs);
     if (in.expect_object()) {
         unknown_members(in, {"name", "hosts", "stages", "latency", "bandwidth", "incast", "fault",
                              "criteria", "device", "gid_index", "stage_time_limit_s"});
         if (in.has("name")) s.name = in.opt_string("name");
         std::set<std::string> names;
-        in.each("hosts", true, [&](const JsonIn& h) {
+        in.each("hosts", true, [&](const JsonReader& h) {
             if (!h.expect_object()) return;
             unknown_members(h, {"address", "name"});
             SpecHost host;
@@ -280,18 +257,18 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
             }
         }
         if (in.has("latency")) {
-            const JsonIn l = in.member("latency");
+            const JsonReader l = in.member("latency");
             if (l.expect_object()) read_latency(l, s.latency);
         }
         if (in.has("bandwidth")) {
-            const JsonIn b = in.member("bandwidth");
+            const JsonReader b = in.member("bandwidth");
             if (b.expect_object()) {
                 unknown_members(b, {"size_bytes", "duration_s", "queue_depth", "qps"});
                 read_traffic(b, s.bandwidth);
             }
         }
         if (in.has("incast")) {
-            const JsonIn c = in.member("incast");
+            const JsonReader c = in.member("incast");
             if (c.expect_object()) {
                 unknown_members(
                     c, {"receiver", "senders", "size_bytes", "duration_s", "queue_depth", "qps"});
@@ -306,11 +283,11 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
             }
         }
         if (in.has("fault")) {
-            const JsonIn f = in.member("fault");
+            const JsonReader f = in.member("fault");
             if (f.expect_object()) read_fault(f, s.fault, names);
         }
         if (in.has("criteria")) {
-            const JsonIn c = in.member("criteria");
+            const JsonReader c = in.member("criteria");
             if (c.expect_object()) read_criteria(c, s.criteria);
         }
         if (in.has("stage_time_limit_s"))

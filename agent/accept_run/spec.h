@@ -43,7 +43,7 @@ struct IncastSpec {
 
 /// Stage `fault` (runs only when `stages` lists it): `host` takes its own RDMA link down for
 /// down_s and up again, then measures link and traffic recovery to `peer`
-/// (probes/control_fault.h). The host's responder must allow it (`--allow-fault`).
+/// (probes/responder/control_fault.h). The host's responder must allow it (`--allow-fault`).
 struct FaultSpec {
     std::string host;   ///< a host name; default: the last host
     std::string peer;   ///< a host name, where the traffic goes; default: the first other host

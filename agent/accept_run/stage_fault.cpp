@@ -1,7 +1,7 @@
 // Stage `fault`: the spec's fault host takes its own RDMA link down and up through its
-// responder's "fault" command (probes/control_fault.h), which measures link and traffic recovery
-// on that host's clock; meanwhile every host's counters are sampled, so the rules must see the
-// flap (link_flap on the fault host) and the counter timelines show it.
+// responder's "fault" command (probes/responder/control_fault.h), which measures link and traffic
+// recovery on that host's clock; meanwhile every host's counters are sampled, so the rules must see
+// the flap (link_flap on the fault host) and the counter timelines show it.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -36,7 +36,7 @@ std::string limiting_link(const std::vector<PcieLink>& chain) {
     return below ? worst->bdf : "";
 }
 
-/// The inventory_reply (probes/control_inventory.h) as the report's host entry.
+/// The inventory_reply (probes/responder/control_inventory.h) as the report's host entry.
 Result<InventoryHost> host_from_reply(const std::string& name, const nlohmann::json& r) {
     auto snap = snapshot_from_json(r.at("snapshot"));
     if (!snap) return snap.error();

@@ -10,7 +10,7 @@ namespace rh::accept {
 
 namespace {
 
-/// One probe result entry (probes/probe.h to_json(LatencyStats)) as the report's row.
+/// One probe result entry (probes/latency/probe.h to_json(LatencyStats)) as the report's row.
 LatencyResult row_of(const std::string& src, const std::string& dst, const nlohmann::json& e) {
     LatencyResult r;
     r.src = src;

@@ -1,5 +1,5 @@
 #include "agent/accept_run/stages.h"
-#include "probes/rkey_revocation.h"
+#include "probes/responder/rkey_revocation.h"
 
 namespace rh::accept {
 

@@ -6,8 +6,8 @@
 #include "agent/accept_run/traffic_run.h"
 #include "agent/reports/incast_analysis.h"
 #include "core/clock.h"
-#include "probes/incast_links.h"
-#include "probes/oob_protocol.h"
+#include "probes/incast/incast_links.h"
+#include "probes/wire/oob_protocol.h"
 
 namespace rh::accept {
 

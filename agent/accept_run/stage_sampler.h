@@ -1,5 +1,5 @@
 // Counters of every host around a stage that has no traffic run of its own (idle_latency): a
-// "sample" session on each host's responder (probes/incast_links.h SampleLink, as the incast
+// "sample" session on each host's responder (probes/incast/incast_links.h SampleLink, as the incast
 // coordinator uses) from start() to finish(), then the rule engine over the samples (the incast
 // analysis, agent/reports/incast_analysis.h) — findings, counter timelines, and the samples added
 // to cx.samples.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "agent/accept_run/run_context.h"
-#include "probes/incast_run.h"
+#include "probes/incast/incast_run.h"
 
 namespace rh::incast {
 class SampleLink;

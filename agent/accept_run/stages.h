@@ -27,12 +27,12 @@ Stage run_concurrency_stage(RunContext& cx);
 /// N -> 1 through the incast coordinator, with the victim probe, fairness, counters and findings.
 Stage run_incast_stage(RunContext& cx);
 
-/// The spec's fault host takes its RDMA link down and up (probes/control_fault.h): link and
-/// traffic recovery times, the rules must see the flap, other error findings.
+/// The spec's fault host takes its RDMA link down and up (probes/responder/control_fault.h): link
+/// and traffic recovery times, the rules must see the flap, other error findings.
 Stage run_fault_stage(RunContext& cx);
 
 /// From this host to every host: RDMA WRITE and READ with a deregistered rkey must end
-/// IBV_WC_REM_ACCESS_ERR (probes/rkey_revocation.h).
+/// IBV_WC_REM_ACCESS_ERR (probes/responder/rkey_revocation.h).
 Stage run_rkey_stage(RunContext& cx);
 
 }  // namespace rh::accept

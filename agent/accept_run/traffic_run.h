@@ -1,4 +1,4 @@
-// One run of the incast machinery (probes/incast_coordinator.h) for the acceptance stages
+// One run of the incast machinery (probes/incast/incast_coordinator.h) for the acceptance stages
 // `bandwidth` (one sender) and `incast` (N senders): the coordinator's run, its analysis
 // (agent/reports/incast_analysis.h: rule engine over every participant's counters) and the
 // `rocehealth incast --json` document, with the participants' samples added to cx.samples, the

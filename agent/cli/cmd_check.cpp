@@ -6,7 +6,7 @@
 #include "agent/cli/options.h"
 #include "agent/reports/check_report.h"
 #include "collectors/collect.h"
-#include "probes/peer_query.h"
+#include "probes/latency/peer_query.h"
 #include "rules/engine/checks.h"
 #include "rules/port_usage.h"
 #include "rules/rule.h"

@@ -1,5 +1,5 @@
 // rocehealth incast --receiver HOST --senders H1,H2,...: many-to-one traffic between hosts that
-// run `rocehealth responder`, coordinated from here (probes/incast_coordinator.h); the result
+// run `rocehealth responder`, coordinated from here (probes/incast/incast_coordinator.h); the result
 // with per-sender goodput, fairness, integrity, the victim flow, and the rule engine over every
 // participant's counters (agent/reports/incast_report.h). Options and their checks:
 // agent/cli/incast_options.h.
@@ -14,7 +14,7 @@
 #include "agent/cli/options.h"
 #include "agent/reports/incast_analysis.h"
 #include "agent/reports/incast_report.h"
-#include "probes/incast_coordinator.h"
+#include "probes/incast/incast_coordinator.h"
 
 namespace rh::cli {
 

@@ -1,5 +1,5 @@
 // rocehealth mesh --peers H1,H2,...: latency to every peer's responder on a schedule
-// (probes/mesh.h), each round's results appended as samples to a recording (--out) for
+// (probes/mesh/mesh.h), each round's results appended as samples to a recording (--out) for
 // `rocehealth diagnose --replay`; at the end a summary per peer and the CPU the mesh used.
 // Exit: 0 every round of every peer measured, 1 some failed, 2 could not run. Options and their
 // checks: agent/cli/mesh_options.h; the summary: agent/reports/mesh_summary.h.
@@ -15,8 +15,8 @@
 #include "agent/reports/mesh_summary.h"
 #include "core/hostname.h"
 #include "core/sample_json.h"
-#include "probes/device_select.h"
-#include "probes/mesh.h"
+#include "probes/verbs/device_select.h"
+#include "probes/mesh/mesh.h"
 
 namespace rh::cli {
 

@@ -1,6 +1,6 @@
 // rocehealth probe PEER[:PORT]: RDMA WRITE/READ and SEND/RECV latency to a peer's
 // `rocehealth responder`. Options and their checks: agent/cli/probe_options.h; the text:
-// agent/reports/probe_text.h; the JSON: the ProbeReport's own (probes/probe.h).
+// agent/reports/probe_text.h; the JSON: the ProbeReport's own (probes/latency/probe.h).
 
 #include <cstdio>
 #include <fstream>
@@ -14,10 +14,10 @@
 #include "core/clock.h"
 #include "core/hostname.h"
 #include "core/sample_json.h"
-#include "probes/oob_protocol.h"
-#include "probes/probe.h"
-#include "probes/probe_samples.h"
-#include "probes/tcp.h"
+#include "probes/wire/oob_protocol.h"
+#include "probes/latency/probe.h"
+#include "probes/latency/probe_samples.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::cli {
 

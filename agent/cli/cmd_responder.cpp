@@ -8,8 +8,8 @@
 #include "agent/cli/options.h"
 #include "agent/cli/probe_args.h"
 #include "agent/sampling/responder_sampler.h"
-#include "probes/oob_protocol.h"
-#include "probes/responder.h"
+#include "probes/wire/oob_protocol.h"
+#include "probes/responder/responder.h"
 
 namespace rh::cli {
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <exception>
 
-#include "probes/link_guard.h"
-#include "probes/qp_timeout.h"
+#include "probes/fault/link_guard.h"
+#include "probes/verbs/qp_timeout.h"
 
 namespace rh::cli {
 
@@ -62,7 +62,7 @@ int dispatch(int argc, char** argv) {
         return kExitCannotRun;
     }
     const std::string cmd = argv[1];
-    // Not listed: the fault stage's guard process (probes/link_guard.h) runs this binary again.
+    // Not listed: the fault stage's guard process (probes/fault/link_guard.h) runs this binary again.
     if (cmd == "_link-guard") return run_link_guard(argc, argv);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
         usage(stdout);

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "agent/cli/options.h"
-#include "probes/incast_coordinator.h"
+#include "probes/incast/incast_coordinator.h"
 
 namespace rh::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "agent/cli/options.h"
-#include "probes/mesh.h"
+#include "probes/mesh/mesh.h"
 
 namespace rh::cli {
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "probes/probe.h"
-#include "probes/probe_limits.h"
+#include "probes/latency/probe.h"
+#include "probes/wire/probe_limits.h"
 
 namespace rh::cli {
 
-/// The rule for --sizes (probes/probe_limits.h), as printed in --help and in its errors:
+/// The rule for --sizes (probes/wire/probe_limits.h), as printed in --help and in its errors:
 /// "sizes must be multiples of 8 between 24 B and 16 MiB, because each message slot ends with a
 /// 16-byte trailer (checksums and sequence number)".
 const std::string& sizes_rule();

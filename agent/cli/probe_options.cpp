@@ -1,7 +1,7 @@
 #include "agent/cli/probe_options.h"
 
 #include "agent/cli/probe_args.h"
-#include "probes/oob_protocol.h"
+#include "probes/wire/oob_protocol.h"
 
 namespace rh::cli {
 

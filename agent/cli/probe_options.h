@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "agent/cli/options.h"
-#include "probes/probe.h"
+#include "probes/latency/probe.h"
 
 namespace rh::cli {
 

@@ -32,7 +32,7 @@
 #include "core/clock.h"
 #include "core/hostname.h"
 #include "core/pass_schedule.h"
-#include "probes/tcp.h"
+#include "probes/wire/tcp.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/verdict_cache.h"
 

@@ -11,7 +11,7 @@
 #include "agent/daemon/json_fields.h"
 #include "agent/fabric/prom_client.h"
 #include "core/json_file.h"
-#include "probes/mesh_peers_file.h"
+#include "probes/mesh/mesh_peers_file.h"
 #include "rules/port_usage.h"
 
 namespace rh::agent {
@@ -43,7 +43,7 @@ bool parse_listen(const std::string& text, std::string& host, std::uint16_t& por
     return true;
 }
 
-void read_http(ObjectReader& r, const json& obj, HttpConfig& h, std::vector<std::string>& errors) {
+void read_http(ObjectReader& r, const json& obj, HttpConfig& h, JsonErrors& errors) {
     ObjectReader o(obj, r.path("http."), errors);
     std::string listen;
     o.string("listen", listen);
@@ -66,8 +66,7 @@ void read_http(ObjectReader& r, const json& obj, HttpConfig& h, std::vector<std:
         o.fail("protect_read", "true needs http.token_file (the token clients must send)");
 }
 
-void read_responder(ObjectReader& r, const json& obj, ResponderConfig& c,
-                    std::vector<std::string>& errors) {
+void read_responder(ObjectReader& r, const json& obj, ResponderConfig& c, JsonErrors& errors) {
     ObjectReader o(obj, r.path("responder."), errors);
     o.boolean("enabled", c.enabled);
     o.string("listen", c.listen);
@@ -112,7 +111,7 @@ std::string check_dns_name(const std::string& name) {
 }
 
 void read_peers_prometheus(ObjectReader& r, const json& obj, PeersPrometheusConfig& p,
-                           std::vector<std::string>& errors) {
+                           JsonErrors& errors) {
     ObjectReader o(obj, r.path("peers_prometheus."), errors);
     o.string("url", p.url);
     if (p.url.empty())
@@ -124,7 +123,7 @@ void read_peers_prometheus(ObjectReader& r, const json& obj, PeersPrometheusConf
     o.number("timeout_s", p.timeout_s, 0.1, 300, "seconds");
 }
 
-void read_mesh(ObjectReader& r, const json& obj, MeshConfig& m, std::vector<std::string>& errors) {
+void read_mesh(ObjectReader& r, const json& obj, MeshConfig& m, JsonErrors& errors) {
     ObjectReader o(obj, r.path("mesh."), errors);
     o.string_list("peers", m.peers, 0, kMaxMeshPeers, true, check_peer);
     o.string("peers_file", m.peers_file);
@@ -141,10 +140,10 @@ void read_mesh(ObjectReader& r, const json& obj, MeshConfig& m, std::vector<std:
         std::string list;
         for (std::size_t i = 0; i < given.size(); ++i)
             list += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
-        errors.push_back(
-            "mesh: give exactly one of mesh.peers, mesh.peers_file, mesh.peers_dns and "
-            "mesh.peers_prometheus (the fleet's source), got " +
-            list);
+        errors.add("mesh",
+                   "give exactly one of mesh.peers, mesh.peers_file, mesh.peers_dns and "
+                   "mesh.peers_prometheus (the fleet's source), got " +
+                       list);
     }
     o.number("peers_refresh_s", m.peers_refresh_s, 10, 86400, "seconds");
     if (o.has("peers_refresh_s") && !m.dynamic())
@@ -160,8 +159,7 @@ void read_mesh(ObjectReader& r, const json& obj, MeshConfig& m, std::vector<std:
     o.number("summary_window_s", m.summary_window_s, 10, 3600, "seconds");
 }
 
-void read_incast(ObjectReader& r, const json& obj, IncastConfig& c,
-                 std::vector<std::string>& errors) {
+void read_incast(ObjectReader& r, const json& obj, IncastConfig& c, JsonErrors& errors) {
     ObjectReader o(obj, r.path("incast."), errors);
     o.string("receiver_address", c.receiver_address);
     if (!c.receiver_address.empty() && !is_host_port(c.receiver_address))
@@ -171,8 +169,7 @@ void read_incast(ObjectReader& r, const json& obj, IncastConfig& c,
 
 /// `topology`: label name -> string value, each checked (topology.h), at most
 /// kMaxTopologyLabels. "comment" is free text, as in every object.
-void read_topology(ObjectReader& r, const json& obj, Topology& t,
-                   std::vector<std::string>& errors) {
+void read_topology(ObjectReader& r, const json& obj, Topology& t, JsonErrors& errors) {
     ObjectReader o(obj, r.path("topology."), errors);
     Topology labels;
     for (const auto& [name, value] : obj.items()) {
@@ -181,9 +178,10 @@ void read_topology(ObjectReader& r, const json& obj, Topology& t,
         if (const std::string why = check_topology_label_name(name); !why.empty())
             o.fail(name, why);
         else if (!value.is_string())
-            o.fail(name, "expected a string, got " + std::string(value.type_name()) +
-                             (value.is_number() ? " (write it in quotes: \"" + value.dump() + "\")"
-                                                : ""));
+            o.fail(name, "expected a string, got " +
+                             (value.is_number()
+                                  ? "a number (write it in quotes: \"" + value.dump() + "\")"
+                                  : JsonReader::type_text(value)));
         else if (const std::string bad = check_topology_label_value(value.get<std::string>());
                  !bad.empty())
             o.fail(name, bad);
@@ -198,7 +196,7 @@ void read_topology(ObjectReader& r, const json& obj, Topology& t,
 }
 
 /// `lldp`: labels -> local interface names, the lldpcli program and its timeout.
-void read_lldp(ObjectReader& r, const json& obj, LldpConfig& l, std::vector<std::string>& errors) {
+void read_lldp(ObjectReader& r, const json& obj, LldpConfig& l, JsonErrors& errors) {
     ObjectReader o(obj, r.path("lldp."), errors);
     if (const json* labels = o.object("labels")) {
         ObjectReader lo(*labels, o.path("labels."), errors);
@@ -251,7 +249,7 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
                      "expected a JSON object at the top, got " + std::string(doc.type_name())};
     AgentConfig c;
     c.source = name;
-    std::vector<std::string> errors;
+    JsonErrors errors;
     {
         ObjectReader r(doc, "", errors);
         r.string("host", c.host);
@@ -278,10 +276,10 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
         if (const json* i = r.object("incast")) read_incast(r, *i, c.incast, errors);
     }
     if (errors.empty() && c.retention_s < 10 * c.collect_interval_s)
-        errors.push_back("retention_s: " + fmt(c.retention_s) +
-                         " keeps fewer than 10 passes of collect_interval_s " +
-                         fmt(c.collect_interval_s) + "; the rules need a history");
-    if (!errors.empty()) return Error{"config", name, 0, join_errors(errors)};
+        errors.add("retention_s", fmt(c.retention_s) +
+                                      " keeps fewer than 10 passes of collect_interval_s " +
+                                      fmt(c.collect_interval_s) + "; the rules need a history");
+    if (!errors.empty()) return Error{"config", name, 0, errors.joined()};
     return c;
 }
 

@@ -17,7 +17,7 @@
 
 #include "agent/daemon/topology.h"
 #include "core/result.h"
-#include "probes/mesh_plan.h"
+#include "probes/mesh/mesh_plan.h"
 
 namespace rh::agent {
 
@@ -38,7 +38,7 @@ struct HttpConfig {
     bool operator==(const HttpConfig&) const = default;
 };
 
-/// The responder for peers' probes (probes/responder.h), run in a thread when enabled.
+/// The responder for peers' probes (probes/responder/responder.h), run in a thread when enabled.
 struct ResponderConfig {
     bool enabled = false;
     std::string listen = "0.0.0.0";     ///< IP literal
@@ -46,7 +46,8 @@ struct ResponderConfig {
     std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
     std::optional<unsigned> gid_index;  ///< 0..255; absent: RoCE v2, IPv4-mapped preferred
     unsigned max_sessions = 16;         ///< 1..1024
-    bool allow_fault = false;  ///< serve `accept`'s "fault" command (probes/control_fault.h)
+    bool allow_fault =
+        false;  ///< serve `accept`'s "fault" command (probes/responder/control_fault.h)
     /// The fabric key (probes/auth/fabric_key.h) control commands need, both served by this
     /// responder and sent by the incast API; empty: /etc/rocehealth/fabric.key when it exists.
     std::string key_file;
@@ -63,14 +64,14 @@ struct PeersPrometheusConfig {
     bool operator==(const PeersPrometheusConfig&) const = default;
 };
 
-/// The probe mesh (probes/mesh.h) the agent runs in a thread when one fleet source is set:
+/// The probe mesh (probes/mesh/mesh.h) the agent runs in a thread when one fleet source is set:
 /// `peers`, `peers_file`, `peers_dns` or `peers_prometheus` (exactly one; none: no mesh).
 struct MeshConfig {
     std::vector<std::string> peers;  ///< HOST[:PORT] of peers' responders; empty: off
-    /// The fleet list (probes/mesh_peers_file.h), exclusive with `peers`: each round probes the
-    /// peers probes/mesh_plan.h picks for this host. Empty: `peers` alone.
+    /// The fleet list (probes/mesh/mesh_peers_file.h), exclusive with `peers`: each round probes
+    /// the peers probes/mesh/mesh_plan.h picks for this host. Empty: `peers` alone.
     std::string peers_file;
-    /// A DNS name whose A/AAAA records (getaddrinfo) are the fleet (probes/mesh_peers_dns.h),
+    /// A DNS name whose A/AAAA records (getaddrinfo) are the fleet (probes/mesh/mesh_peers_dns.h),
     /// each reached on responder.port; one ToR group kUnknownTor. Empty: not this source.
     std::string peers_dns;
     PeersPrometheusConfig peers_prometheus;

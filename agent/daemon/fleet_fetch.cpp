@@ -2,7 +2,7 @@
 
 #include "agent/daemon/fleet_targets.h"
 #include "agent/fabric/prom_client.h"
-#include "probes/mesh_peers_dns.h"
+#include "probes/mesh/mesh_peers_dns.h"
 
 namespace rh::agent {
 

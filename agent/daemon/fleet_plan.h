@@ -1,4 +1,4 @@
-// This host's mesh plan (probes/mesh_plan.h) over a fleet from any source — the peers file at
+// This host's mesh plan (probes/mesh/mesh_plan.h) over a fleet from any source — the peers file at
 // start and reload, a DNS or Prometheus fleet whenever the FleetRefresher brings a new one —
 // checked against the config's own idea of where the host is (`topology.tor`).
 #pragma once
@@ -9,7 +9,7 @@
 
 #include "agent/daemon/config.h"
 #include "core/result.h"
-#include "probes/mesh_plan.h"
+#include "probes/mesh/mesh_plan.h"
 
 namespace rh::agent {
 

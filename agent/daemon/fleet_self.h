@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "probes/mesh_plan.h"
+#include "probes/mesh/mesh_plan.h"
 
 namespace rh::agent {
 

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "agent/daemon/topology.h"
-#include "probes/tcp.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::agent {
 

@@ -10,7 +10,7 @@
 
 #include "agent/fabric/prom_targets.h"
 #include "core/result.h"
-#include "probes/mesh_plan.h"
+#include "probes/mesh/mesh_plan.h"
 
 namespace rh::agent {
 

@@ -4,7 +4,7 @@
 #include "agent/daemon/log.h"
 #include "agent/reports/incast_analysis.h"
 #include "agent/reports/incast_report.h"
-#include "probes/incast_coordinator.h"
+#include "probes/incast/incast_coordinator.h"
 
 namespace rh::agent {
 

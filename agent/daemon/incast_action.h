@@ -1,5 +1,5 @@
 // POST /api/v1/incast: an incast with this host as the receiver, coordinated from here through
-// the existing coordinator (probes/incast_coordinator.h, as `rocehealth incast` does) and
+// the existing coordinator (probes/incast/incast_coordinator.h, as `rocehealth incast` does) and
 // analysed with the agent's rules (agent/reports/incast_analysis.h). One at a time: a request while
 // one runs gets 409. The HTTP thread that asked waits for the result (at most the request's
 // duration_s, bounded by incast.max_duration_s, plus the coordinator's set-up, pre/post

@@ -3,7 +3,7 @@
 #include "agent/daemon/config.h"
 #include "agent/daemon/json_fields.h"
 #include "core/json_file.h"
-#include "probes/stream_protocol.h"
+#include "probes/wire/stream_protocol.h"
 
 namespace rh::agent {
 
@@ -13,8 +13,8 @@ std::string check_sender(const std::string& s) {
     return is_host_port(s) ? "" : "expected HOST or HOST:PORT (port 1..65535), got \"" + s + "\"";
 }
 
-Error bad_request(const std::vector<std::string>& errors) {
-    return Error{"request", "POST /api/v1/incast", 0, join_errors(errors)};
+Error bad_request(const std::string& detail) {
+    return Error{"request", "POST /api/v1/incast", 0, detail};
 }
 
 }  // namespace
@@ -22,12 +22,12 @@ Error bad_request(const std::vector<std::string>& errors) {
 Result<IncastRequest> parse_incast_request(std::string_view body, double max_duration_s) {
     // Strict: a key given twice or a number out of range (1e400) is named, not a crash.
     const auto parsed = parse_json_text(std::string(body), "body", "");
-    if (!parsed) return bad_request({parsed.error().message()});
+    if (!parsed) return bad_request(parsed.error().message());
     const nlohmann::json& doc = *parsed;
     if (!doc.is_object())
-        return bad_request({"body: expected a JSON object, got " + std::string(doc.type_name())});
+        return bad_request("body: expected a JSON object, got " + std::string(doc.type_name()));
     IncastRequest r;
-    std::vector<std::string> errors;
+    JsonErrors errors;
     {
         ObjectReader o(doc, "", errors);
         if (!o.has("senders")) o.fail("senders", "missing (the hosts that send to this one)");
@@ -43,7 +43,7 @@ Result<IncastRequest> parse_incast_request(std::string_view body, double max_dur
             o.fail("op", "expected \"write\" or \"send\", got \"" + r.op + "\"");
         o.boolean("victim", r.victim);
     }
-    if (!errors.empty()) return bad_request(errors);
+    if (!errors.empty()) return bad_request(errors.joined());
     return r;
 }
 

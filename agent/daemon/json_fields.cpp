@@ -46,93 +46,70 @@ bool is_host_port(const std::string& s) {
     return p >= 1 && p <= 65535;
 }
 
-ObjectReader::~ObjectReader() {
-    for (const auto& [key, _] : obj_.items())
-        if (!known_.count(key)) fail(key, "unknown field");
-}
-
-const json* ObjectReader::get(const char* key) {
-    known_.insert(key);
-    const auto it = obj_.find(key);
-    return it == obj_.end() ? nullptr : &*it;
-}
-
-void ObjectReader::string(const char* key, std::string& out) {
-    if (const json* v = get(key)) {
-        if (v->is_string())
-            out = v->get<std::string>();
-        else
-            fail(key, "expected a string, got " + std::string(v->type_name()));
-    }
-}
-
-void ObjectReader::boolean(const char* key, bool& out) {
-    if (const json* v = get(key)) {
-        if (v->is_boolean())
-            out = v->get<bool>();
-        else
-            fail(key, "expected true or false, got " + std::string(v->type_name()));
-    }
-}
-
-void ObjectReader::number(const char* key, double& out, double lo, double hi, const char* unit) {
-    if (const json* v = get(key)) {
-        if (!v->is_number()) {
-            fail(key, "expected a number (" + std::string(unit) + "), got " + v->type_name());
-            return;
-        }
-        const double d = v->get<double>();
-        if (!(d >= lo && d <= hi))
-            fail(key, fmt_number(d) + " is out of range: expected " + fmt_number(lo) + " to " +
-                          fmt_number(hi) + " " + unit);
-        else
-            out = d;
-    }
-}
-
-bool ObjectReader::whole(const std::string& key, const json& v, std::int64_t lo, std::int64_t hi,
-                         std::int64_t& out) {
-    if (!v.is_number_integer()) {
-        fail(key, "expected a whole number, got " + (v.is_number() ? v.dump() : v.type_name()));
-        return false;
-    }
-    const std::int64_t i =
-        v.is_number_unsigned()
-            ? static_cast<std::int64_t>(std::min<std::uint64_t>(v.get<std::uint64_t>(), INT64_MAX))
-            : v.get<std::int64_t>();
-    if (i < lo || i > hi) {
-        fail(key, std::to_string(i) + " is out of range: expected " + std::to_string(lo) + " to " +
-                      std::to_string(hi));
-        return false;
-    }
-    out = i;
-    return true;
-}
-
 namespace {
 
-/// The array at `key` with a size in [lo, hi], or nullptr after an error.
-const json* sized_array(ObjectReader& r, const char* key, const json* v, std::size_t lo,
-                        std::size_t hi) {
-    if (!v) return nullptr;
-    if (!v->is_array()) {
-        r.fail(key, "expected an array, got " + std::string(v->type_name()));
-        return nullptr;
-    }
-    if (v->size() < lo || v->size() > hi) {
-        r.fail(key, std::to_string(v->size()) + " items: expected " + std::to_string(lo) + " to " +
-                        std::to_string(hi));
-        return nullptr;
-    }
-    return v;
+/// "http." -> "http": the reader's path of the object whose prefix this is.
+std::string without_dot(std::string prefix) {
+    if (!prefix.empty() && prefix.back() == '.') prefix.pop_back();
+    return prefix;
 }
 
 }  // namespace
 
+ObjectReader::ObjectReader(const json& obj, std::string prefix, JsonErrors& errors)
+    : in_(obj, without_dot(prefix), errors), prefix_(std::move(prefix)) {
+    in_.allow("comment");  // free text allowed in every object
+}
+
+bool ObjectReader::present(const char* key, const char* what) {
+    in_.allow(key);
+    const auto it = in_.json().find(key);
+    if (it == in_.json().end()) return false;
+    if (it->is_null()) {
+        fail(key, std::string("expected ") + what + ", got null");
+        return false;
+    }
+    return true;
+}
+
+void ObjectReader::string(const char* key, std::string& out) {
+    if (!present(key, "a string")) return;
+    const auto before = in_.errors().size();
+    std::string v = in_.req_string(key);
+    if (in_.errors().size() == before) out = std::move(v);
+}
+
+void ObjectReader::boolean(const char* key, bool& out) {
+    if (!present(key, "true or false")) return;
+    const auto before = in_.errors().size();
+    const bool v = in_.req_bool(key);
+    if (in_.errors().size() == before) out = v;
+}
+
+void ObjectReader::number(const char* key, double& out, double lo, double hi, const char* unit) {
+    if (!present(key, "a number")) return;
+    if (const auto v = in_.opt_number_in(key, lo, hi, unit)) out = *v;
+}
+
+const json* ObjectReader::sized_array(const char* key, std::size_t lo, std::size_t hi) {
+    if (!present(key, "an array")) return nullptr;
+    const json& v = in_.json()[key];
+    if (!v.is_array()) {
+        fail(key, "expected an array, got " + JsonReader::type_text(v));
+        return nullptr;
+    }
+    if (v.size() < lo || v.size() > hi) {
+        fail(key, std::to_string(v.size()) + " items: expected " + std::to_string(lo) + " to " +
+                      std::to_string(hi));
+        return nullptr;
+    }
+    return &v;
+}
+
 void ObjectReader::string_list(const char* key, std::vector<std::string>& out,
                                std::size_t min_items, std::size_t max_items, bool unique,
                                std::string (*valid)(const std::string&)) {
-    const json* v = sized_array(*this, key, get(key), min_items, max_items);
+    const json* v = sized_array(key, min_items, max_items);
     if (!v) return;
     std::vector<std::string> items;
     bool ok = true;
@@ -140,7 +117,7 @@ void ObjectReader::string_list(const char* key, std::vector<std::string>& out,
         const std::string item_key = std::string(key) + "[" + std::to_string(i) + "]";
         const json& e = (*v)[i];
         if (!e.is_string()) {
-            fail(item_key, "expected a string, got " + std::string(e.type_name()));
+            fail(item_key, "expected a string, got " + JsonReader::type_text(e));
             ok = false;
             continue;
         }
@@ -160,19 +137,19 @@ void ObjectReader::string_list(const char* key, std::vector<std::string>& out,
 void ObjectReader::integer_list(const char* key, std::vector<std::uint64_t>& out,
                                 std::size_t min_items, std::size_t max_items, std::uint64_t lo,
                                 std::uint64_t hi, std::string (*valid)(std::uint64_t)) {
-    const json* v = sized_array(*this, key, get(key), min_items, max_items);
+    const json* v = sized_array(key, min_items, max_items);
     if (!v) return;
     std::vector<std::uint64_t> items;
     bool ok = true;
     for (std::size_t i = 0; i < v->size(); ++i) {
         const std::string item_key = std::string(key) + "[" + std::to_string(i) + "]";
-        std::int64_t n = 0;
-        if (!whole(item_key, (*v)[i], static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi),
-                   n)) {
+        const auto n = JsonReader((*v)[i], in_.path_of(item_key), in_.errors())
+                           .int_in(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+        if (!n) {
             ok = false;
             continue;
         }
-        const auto u = static_cast<std::uint64_t>(n);
+        const auto u = static_cast<std::uint64_t>(*n);
         if (const std::string why = valid ? valid(u) : ""; !why.empty()) {
             fail(item_key, why);
             ok = false;
@@ -186,18 +163,9 @@ void ObjectReader::integer_list(const char* key, std::vector<std::uint64_t>& out
 }
 
 const json* ObjectReader::object(const char* key) {
-    const json* v = get(key);
-    if (v && !v->is_object()) {
-        fail(key, "expected an object, got " + std::string(v->type_name()));
-        return nullptr;
-    }
-    return v;
-}
-
-std::string join_errors(const std::vector<std::string>& errors) {
-    std::string detail;
-    for (const auto& e : errors) detail += (detail.empty() ? "" : "\n  ") + e;
-    return detail;
+    if (!present(key, "an object")) return nullptr;
+    const auto v = in_.opt_object(key);
+    return v ? &v->json() : nullptr;
 }
 
 }  // namespace rh::agent

@@ -1,16 +1,17 @@
-// Strict reading of JSON objects for the agent's config file and its action requests (POST
-// bodies): every field read through an ObjectReader is checked for type and range, a field it
-// never asked for is "unknown", and every problem becomes one line naming the field by its
-// path ("http.max_threads: 0 is out of range: expected 1 to 64", "senders[1]: expected a
-// string, got number"). Any object may carry a free-text "comment".
+// The agent config's and action requests' (POST bodies) field reads, on the one strict reader
+// (core/json/json_reader.h): every field read through an ObjectReader is checked for type and
+// range, a field it never asked for is "unknown", and every problem becomes one line naming the
+// field by its path ("http.max_threads: expected a whole number from 1 to 64, got 0",
+// "senders[1]: expected a string, got a number (7)"). Any object may carry a free-text "comment".
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/json/json_reader.h"
 
 namespace rh::agent {
 
@@ -24,13 +25,17 @@ bool is_ip_literal(const std::string& s);
 /// without spaces (names are resolved later, when they are used).
 bool is_host_port(const std::string& s);
 
-/// Reads the fields of one JSON object, remembering which it knew; its destructor reports the
-/// fields nobody asked for. `prefix` is the object's path with a trailing dot ("http.").
+/// Out-parameter reads of one JSON object's fields for the config and request readers, on the
+/// core reader (core/json/json_reader.h): each read leaves `out` as it was when the field is
+/// absent or wrong, every problem is collected with its path ("http.max_threads: expected a whole
+/// number from 1 to 64, got 0"), and the destructor reports the fields nobody asked for
+/// ("http.listn: unknown field"). A field given as null is an error here (null never means
+/// "default" in the agent's config), except where the caller allows it. `prefix` is the
+/// object's path with a trailing dot ("http.").
 class ObjectReader {
   public:
-    ObjectReader(const nlohmann::json& obj, std::string prefix, std::vector<std::string>& errors)
-        : obj_(obj), prefix_(std::move(prefix)), errors_(errors) {}
-    ~ObjectReader();
+    ObjectReader(const nlohmann::json& obj, std::string prefix, JsonErrors& errors);
+    ~ObjectReader() { in_.refuse_unknown(); }
     ObjectReader(const ObjectReader&) = delete;
     ObjectReader& operator=(const ObjectReader&) = delete;
 
@@ -41,10 +46,8 @@ class ObjectReader {
     /// A whole number in [lo, hi].
     template <typename T>
     void integer(const char* key, T& out, std::int64_t lo, std::int64_t hi) {
-        if (const nlohmann::json* v = get(key)) {
-            std::int64_t i = 0;
-            if (whole(key, *v, lo, hi, i)) out = static_cast<T>(i);
-        }
+        if (!present(key, "a whole number")) return;
+        if (const auto v = in_.opt_int_in(key, lo, hi)) out = static_cast<T>(*v);
     }
     /// An array of strings, each checked by `valid` (which returns an error text or "");
     /// duplicates are an error when `unique`. Empty arrays are allowed when min_items is 0.
@@ -59,27 +62,22 @@ class ObjectReader {
     /// A nested object, or nullptr (absent, or not an object: an error then).
     const nlohmann::json* object(const char* key);
     /// Marks `key` as known without reading it.
-    void allow(const char* key) { known_.insert(key); }
-    /// Whether the object has `key` (without marking it known).
-    bool has(const char* key) const { return obj_.contains(key); }
+    void allow(const char* key) { in_.allow(key); }
+    /// Whether the object has `key`, null included (without marking it known).
+    bool has(const char* key) const { return in_.json().contains(key); }
 
     std::string path(const std::string& key) const { return prefix_ + key; }
-    void fail(const std::string& key, const std::string& what) {
-        errors_.push_back(path(key) + ": " + what);
-    }
+    void fail(const std::string& key, const std::string& what) { in_.error_at(key, what); }
 
   private:
-    const nlohmann::json* get(const char* key);
-    bool whole(const std::string& key, const nlohmann::json& v, std::int64_t lo, std::int64_t hi,
-               std::int64_t& out);
+    /// Marks `key` read; true when it holds a value. A null is reported ("expected `what`, got
+    /// null") and false.
+    bool present(const char* key, const char* what);
+    /// The array at `key` with a size in [lo, hi], or nullptr (absent, or after an error).
+    const nlohmann::json* sized_array(const char* key, std::size_t lo, std::size_t hi);
 
-    const nlohmann::json& obj_;
+    JsonReader in_;
     std::string prefix_;
-    std::vector<std::string>& errors_;
-    std::set<std::string> known_{"comment"};  ///< free text allowed in every object
 };
-
-/// The error lines of one document joined for an Error's detail ("a\n  b").
-std::string join_errors(const std::vector<std::string>& errors);
 
 }  // namespace rh::agent

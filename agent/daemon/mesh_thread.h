@@ -1,4 +1,4 @@
-// The probe mesh (probes/mesh.h) in a thread of the agent, when mesh.peers is not empty. The
+// The probe mesh (probes/mesh/mesh.h) in a thread of the agent, when mesh.peers is not empty. The
 // thread sleeps on a condition variable between rounds (no polling); stop() wakes it, ends the
 // round in progress after its current phase or connect (bounded by mesh.timeout_s; that peer's
 // round is not counted) and closes the sessions (QPs and MRs released). Each round's samples wait
@@ -16,7 +16,7 @@
 
 #include "agent/daemon/probe_summary.h"
 #include "core/sample.h"
-#include "probes/mesh.h"
+#include "probes/mesh/mesh.h"
 
 namespace rh::agent {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "probes/latency_stats.h"
+#include "probes/latency/latency_stats.h"
 
 namespace rh::agent {
 

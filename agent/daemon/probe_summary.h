@@ -1,8 +1,8 @@
 // The probe mesh's latency as Prometheus summaries: per (peer, op, size) the timed samples of
 // the last `window_s` seconds (quantiles 0.5, 0.99, 0.999 over them, nearest rank as
-// probes/latency_stats.h) plus the cumulative sum and count of every sample since the agent
+// probes/latency/latency_stats.h) plus the cumulative sum and count of every sample since the agent
 // started; and the mesh's failures per (peer, op) since the agent started. Fed by the mesh
-// thread (probes/mesh.h MeshHooks), read by the run loop when it renders /metrics:
+// thread (probes/mesh/mesh.h MeshHooks), read by the run loop when it renders /metrics:
 // thread-safe. Cumulative values survive a mesh restart (a SIGHUP reload), as Prometheus
 // counters should; rows of peers, ops or sizes no longer configured are dropped.
 #pragma once
@@ -49,7 +49,8 @@ class ProbeSummaries {
     /// A phase's timed samples (µs) at monotonic time now_s. Unknown rows are ignored.
     void add_phase(const std::string& peer, const std::string& op, std::uint64_t size,
                    const std::vector<double>& raw_us, double now_s);
-    /// A failure (op as probes/mesh.h: a configured op or "connect"). Unknown peers are ignored.
+    /// A failure (op as probes/mesh/mesh.h: a configured op or "connect"). Unknown peers are
+    /// ignored.
     void add_error(const std::string& peer, const std::string& op);
 
     /// Drops samples older than now_s - window_s and computes the quantiles.

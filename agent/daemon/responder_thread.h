@@ -1,12 +1,12 @@
-// The probe responder (probes/responder.h) in a thread of the agent, when responder.enabled.
-// If it cannot start (no RDMA device with an ACTIVE port yet, port in use) it logs why and tries
-// again every 30 s until stopped; up() says whether it is serving.
+// The probe responder (probes/responder/responder.h) in a thread of the agent, when
+// responder.enabled. If it cannot start (no RDMA device with an ACTIVE port yet, port in use) it
+// logs why and tries again every 30 s until stopped; up() says whether it is serving.
 #pragma once
 
 #include <atomic>
 #include <thread>
 
-#include "probes/responder.h"
+#include "probes/responder/responder.h"
 
 namespace rh::agent {
 

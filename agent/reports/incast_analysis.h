@@ -1,4 +1,4 @@
-// What `rocehealth incast` adds to the coordinator's raw run (probes/incast_run.h): the
+// What `rocehealth incast` adds to the coordinator's raw run (probes/incast/incast_run.h): the
 // participants' counter samples loaded into one time-series store and the rule engine run over
 // the test window (findings + timeline, as `rocehealth diagnose`), the counters' activity per
 // second, and the receiver's link rate.
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/incast_run.h"
+#include "probes/incast/incast_run.h"
 #include "rules/engine/rule_spec.h"
 
 namespace rh {

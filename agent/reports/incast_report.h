@@ -41,7 +41,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/reports/incast_analysis.h"
-#include "probes/incast_run.h"
+#include "probes/incast/incast_run.h"
 
 namespace rh {
 

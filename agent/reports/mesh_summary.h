@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/mesh.h"
+#include "probes/mesh/mesh.h"
 
 namespace rh {
 

@@ -3,7 +3,7 @@
 // errors), skipped and failed phases, and an OK/FAILED line.
 #pragma once
 
-#include "probes/probe.h"
+#include "probes/latency/probe.h"
 
 namespace rh {
 

@@ -11,8 +11,9 @@
 
 namespace rh {
 
-/// Error names the JSON path of the first field with a wrong type ("devices[0].ports[1].gids");
-/// absent keys and nulls leave the field absent (optional) or empty.
+/// Error names every field with a wrong type by its JSON path, one per line, read by the core
+/// reader (core/json/json_reader.h): "devices[0].ports[1].gids: expected an array, got a string
+/// (\"x\")". Absent keys and nulls leave the field absent (optional) or empty.
 Result<Snapshot> snapshot_from_json(const nlohmann::json& j);
 
 }  // namespace rh

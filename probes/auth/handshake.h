@@ -1,6 +1,6 @@
 // Mutual challenge-response on a responder's control port: before any control command
-// (probes/incast_control.h) the client and the responder each prove the fabric key
-// (probes/auth/fabric_key.h) without sending it. Three json frames (probes/oob_protocol.h):
+// (probes/responder/control_dispatch.h) the client and the responder each prove the fabric key
+// (probes/auth/fabric_key.h) without sending it. Three json frames (probes/wire/oob_protocol.h):
 //
 //   C->S {"cmd":"auth", "nonce": Nc}                       Nc, Ns: 32 random bytes, 64 hex digits
 //   S->C {"cmd":"auth_challenge", "nonce": Ns, "proof": HMAC(K, T("responder"))}
@@ -24,7 +24,7 @@
 
 #include "core/result.h"
 #include "probes/auth/fabric_key.h"
-#include "probes/tcp.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::auth {
 

@@ -1,4 +1,4 @@
-#include "probes/link_admin.h"
+#include "probes/fault/link_admin.h"
 
 #include <net/if.h>
 

@@ -1,4 +1,4 @@
-#include "probes/link_guard.h"
+#include "probes/fault/link_guard.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "probes/link_admin.h"
+#include "probes/fault/link_admin.h"
 
 extern char** environ;
 

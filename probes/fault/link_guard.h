@@ -1,11 +1,11 @@
-// A safety net for the acceptance `fault` stage (probes/control_fault.h): before a host takes its
-// own RDMA link down, it starts a small separate process (`rocehealth _link-guard`, this binary
-// re-executed) that sets the link up again unless told, through a pipe, that the link was
+// A safety net for the acceptance `fault` stage (probes/responder/control_fault.h): before a host
+// takes its own RDMA link down, it starts a small separate process (`rocehealth _link-guard`, this
+// binary re-executed) that sets the link up again unless told, through a pipe, that the link was
 // restored. So the link comes back even when the responder dies while it is down (SIGKILL, a
 // crash, the OOM killer) or hangs past the deadline; a SIGTERM to the guard (systemd stopping
 // the unit's processes) also restores the link first. The guard restores the link only: routes
-// and addresses the down removed (probes/net_setup.h) are put back by the responder, which the
-// guard acting means is gone or stuck.
+// and addresses the down removed (probes/fault/net_setup.h) are put back by the responder, which
+// the guard acting means is gone or stuck.
 #pragma once
 
 #include <sys/types.h>

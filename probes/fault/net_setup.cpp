@@ -1,4 +1,4 @@
-#include "probes/net_setup.h"
+#include "probes/fault/net_setup.h"
 
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>

@@ -1,9 +1,9 @@
 // What taking a netdev administratively down destroys and the kernel does not bring back on
 // its own: routes through it (every table; static, policy-routing or otherwise configured ones)
 // and its IPv6 addresses (removed on down unless keep_addr_on_down). The acceptance `fault`
-// stage (probes/control_fault.h) saves them before the link goes down and puts back what is
-// missing once it is up, so a host's network setup survives the test; what could not be put
-// back is reported, never silently lost.
+// stage (probes/responder/control_fault.h) saves them before the link goes down and puts back what
+// is missing once it is up, so a host's network setup survives the test; what could not be put back
+// is reported, never silently lost.
 #pragma once
 
 #include <string>

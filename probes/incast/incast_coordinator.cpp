@@ -1,4 +1,4 @@
-#include "probes/incast_coordinator.h"
+#include "probes/incast/incast_coordinator.h"
 
 #include <unistd.h>
 
@@ -12,11 +12,11 @@
 
 #include "core/clock.h"
 #include "core/hostname.h"
-#include "probes/incast_links.h"
-#include "probes/incast_sampling.h"
-#include "probes/oob_protocol.h"
-#include "probes/probe_session.h"
-#include "probes/slot.h"
+#include "probes/incast/incast_links.h"
+#include "probes/incast/incast_sampling.h"
+#include "probes/latency/probe_session.h"
+#include "probes/wire/oob_protocol.h"
+#include "probes/wire/slot.h"
 
 namespace rh::incast {
 

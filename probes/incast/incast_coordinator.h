@@ -1,5 +1,5 @@
 // `rocehealth incast`: N senders -> 1 receiver, coordinated through each host's
-// `rocehealth responder` control channel (probes/incast_control.h):
+// `rocehealth responder` control channel (probes/responder/control_dispatch.h):
 //   1. hello to every participant (clock offsets), counter sampling starts on each (1/s);
 //   2. incast_prepare to every sender: each opens its stream to the receiver (a sender that is
 //      unreachable or fails here is named and left out; the others go on);
@@ -16,7 +16,7 @@
 #include <functional>
 
 #include "core/result.h"
-#include "probes/incast_run.h"
+#include "probes/incast/incast_run.h"
 
 namespace rh::incast {
 

@@ -1,4 +1,4 @@
-#include "probes/incast_links.h"
+#include "probes/incast/incast_links.h"
 #include "probes/auth/handshake.h"
 
 #include <chrono>

@@ -1,9 +1,9 @@
 // The coordinator's connections to the incast participants, one thread each (all waits bounded
 // by deadlines, so joining never hangs past them):
-//   SampleLink  hello (clock offset) then a sample session (probes/incast_sampling.h) that
+//   SampleLink  hello (clock offset) then a sample session (probes/incast/incast_sampling.h) that
 //               streams the host's counter passes until request_stop();
 //   SenderLink  hello, incast_prepare -> incast_ready, then on go() incast_start and the
-//               progress reports until incast_result (probes/incast_sender.h).
+//               progress reports until incast_result (probes/incast/incast_sender.h).
 #pragma once
 
 #include <atomic>
@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "core/result.h"
-#include "probes/incast_run.h"
-#include "probes/tcp.h"
+#include "probes/incast/incast_run.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::incast {
 

@@ -1,7 +1,8 @@
 // What `rocehealth incast` asked for and what it saw, before any figures are computed
-// (probes/incast_stats.h) and before the rule engine runs over the samples (agent/incast_report).
-// Wall times are the coordinator's UTC milliseconds unless a field says otherwise; a participant's
-// own times convert with its clock offset (its clock - the coordinator's).
+// (probes/incast/incast_stats.h) and before the rule engine runs over the samples
+// (agent/incast_report). Wall times are the coordinator's UTC milliseconds unless a field says
+// otherwise; a participant's own times convert with its clock offset (its clock - the
+// coordinator's).
 #pragma once
 
 #include <atomic>
@@ -13,10 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/incast_messages.h"
-#include "probes/incast_stats.h"
-#include "probes/latency_stats.h"
-#include "probes/stream_protocol.h"
+#include "probes/incast/incast_stats.h"
+#include "probes/latency/latency_stats.h"
+#include "probes/wire/incast_messages.h"
+#include "probes/wire/stream_protocol.h"
 
 namespace rh::incast {
 
@@ -51,7 +52,7 @@ struct HostRun {
     std::string error;     ///< why there is no hello (unreachable, refused)
     double offset_ms = 0;  ///< its clock - ours, from hello (midpoint of the round trip)
     double rtt_ms = 0;     ///< of that hello
-    // Counter sampling (probes/incast_sampling.h).
+    // Counter sampling (probes/incast/incast_sampling.h).
     bool sampled = false;
     std::string sample_error;             ///< why not (no sampler, no device, connection lost)
     std::vector<nlohmann::json> samples;  ///< recording lines, wall_ms already in our clock
@@ -76,7 +77,7 @@ struct SenderRun {
 };
 
 /// The victim flow: 64 B RDMA WRITE ping-pong from this host to the receiver, before the incast
-/// and during it, over one QP (probes/probe_session.h).
+/// and during it, over one QP (probes/latency/probe_session.h).
 struct VictimRun {
     bool ran = false;
     std::string error;  ///< why it did not run or stopped early

@@ -1,8 +1,8 @@
-#include "probes/incast_sampling.h"
+#include "probes/incast/incast_sampling.h"
 
 #include "core/clock.h"
-#include "probes/incast_fields.h"
-#include "probes/stream_protocol.h"
+#include "probes/wire/control_fields.h"
+#include "probes/wire/stream_protocol.h"
 
 namespace rh::incast {
 

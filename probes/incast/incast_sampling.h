@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "probes/tcp.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::incast {
 

@@ -1,4 +1,4 @@
-#include "probes/incast_sender.h"
+#include "probes/incast/incast_sender.h"
 
 #include <unistd.h>
 
@@ -7,8 +7,8 @@
 
 #include "core/clock.h"
 #include "core/hostname.h"
-#include "probes/incast_messages.h"
-#include "probes/stream_sender.h"
+#include "probes/stream/stream_sender.h"
+#include "probes/wire/incast_messages.h"
 
 namespace rh::incast {
 

@@ -2,7 +2,7 @@
 // (one control connection for the whole test):
 //
 //   C -> S  incast_prepare  {id, receiver, op, size_bytes, qps, queue_depth, duration_ms}
-//           S opens its stream to the receiver (probes/stream_sender.h)
+//           S opens its stream to the receiver (probes/stream/stream_sender.h)
 //   S -> C  incast_ready    {receiver_hostname, slots, path_mtu}   (or an error message naming
 //                                                                   the step that failed)
 //   C -> S  incast_start    {start_at_wall_ms (S's clock), duration_ms}
@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/incast_control.h"
-#include "probes/tcp.h"
+#include "probes/responder/control_dispatch.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::incast {
 

@@ -1,4 +1,4 @@
-#include "probes/incast_stats.h"
+#include "probes/incast/incast_stats.h"
 
 #include <algorithm>
 

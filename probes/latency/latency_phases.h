@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/result.h"
-#include "probes/rc_connection.h"
-#include "probes/wc_status.h"
+#include "probes/verbs/rc_connection.h"
+#include "probes/verbs/wc_status.h"
 
 namespace rh {
 

@@ -1,4 +1,4 @@
-#include "probes/latency_stats.h"
+#include "probes/latency/latency_stats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
-#include "probes/peer_query.h"
+#include "probes/latency/peer_query.h"
 
-#include "probes/device_select.h"
-#include "probes/oob_protocol.h"
-#include "probes/tcp.h"
+#include "probes/verbs/device_select.h"
+#include "probes/wire/oob_protocol.h"
+#include "probes/wire/tcp.h"
 
 namespace rh {
 

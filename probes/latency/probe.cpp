@@ -1,6 +1,6 @@
-#include "probes/probe.h"
+#include "probes/latency/probe.h"
 
-#include "probes/probe_session.h"
+#include "probes/latency/probe_session.h"
 
 namespace rh {
 

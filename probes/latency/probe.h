@@ -2,7 +2,7 @@
 // over one RC QP. WRITE and SEND latency are ping-pongs reported as round trip / 2 ("half round
 // trip", as perftest's ib_write_lat / ib_send_lat); READ latency is post-to-completion on the
 // client (as ib_read_lat). SEND needs receive WQEs at the responder (`responder --recv-depth`);
-// without them every SEND meets receiver-not-ready (see probes/send_latency.h).
+// without them every SEND meets receiver-not-ready (see probes/latency/send_latency.h).
 #pragma once
 
 #include <atomic>
@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "probes/latency_stats.h"
+#include "probes/latency/latency_stats.h"
 
 namespace rh {
 

@@ -1,8 +1,8 @@
-#include "probes/probe_samples.h"
+#include "probes/latency/probe_samples.h"
 
 #include <map>
 
-#include "probes/wc_status.h"
+#include "probes/verbs/wc_status.h"
 
 namespace rh {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/sample.h"
-#include "probes/probe.h"
+#include "probes/latency/probe.h"
 
 namespace rh {
 

@@ -1,14 +1,14 @@
-#include "probes/probe_session.h"
-#include "probes/slot.h"
+#include "probes/latency/probe_session.h"
+#include "probes/wire/slot.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 
 #include "core/hostname.h"
-#include "probes/device_select.h"
-#include "probes/oob_protocol.h"
-#include "probes/wc_status.h"
+#include "probes/verbs/device_select.h"
+#include "probes/verbs/wc_status.h"
+#include "probes/wire/oob_protocol.h"
 
 namespace rh {
 

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "core/result.h"
-#include "probes/latency_phases.h"
-#include "probes/probe.h"
-#include "probes/rc_connection.h"
-#include "probes/send_latency.h"
-#include "probes/tcp.h"
+#include "probes/latency/latency_phases.h"
+#include "probes/latency/probe.h"
+#include "probes/latency/send_latency.h"
+#include "probes/verbs/rc_connection.h"
+#include "probes/wire/tcp.h"
 
 namespace rh {
 

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "probes/latency_phases.h"
-#include "probes/slot.h"
+#include "probes/latency/latency_phases.h"
+#include "probes/wire/slot.h"
 
 namespace rh {
 

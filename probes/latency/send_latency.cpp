@@ -1,11 +1,11 @@
-#include "probes/send_latency.h"
+#include "probes/latency/send_latency.h"
 
 #include <sched.h>
 
 #include <cerrno>
 #include <string>
 
-#include "probes/slot.h"
+#include "probes/wire/slot.h"
 
 namespace rh {
 

@@ -1,7 +1,7 @@
 // SEND/RECV latency as a ping-pong (as perftest's ib_send_lat): the client SENDs message i; the
 // responder's receive WQE completes, it re-posts a receive and SENDs message i back; the client's
 // receive completes. Reported latency = round trip / 2 ("half round trip"), queue depth 1.
-// Each receiver verifies the byte count, seq and checksum (probes/slot.h) of what it got after
+// Each receiver verifies the byte count, seq and checksum (probes/wire/slot.h) of what it got after
 // answering/timing, outside the timed path of the message itself.
 //
 // Buffer layout of a SEND session (stride = the session's largest message, so receive WQEs posted
@@ -27,8 +27,8 @@
 #include <span>
 
 #include "core/result.h"
-#include "probes/latency_phases.h"
-#include "probes/rc_connection.h"
+#include "probes/latency/latency_phases.h"
+#include "probes/verbs/rc_connection.h"
 
 namespace rh {
 

@@ -11,9 +11,9 @@
 #include <chrono>
 #include <cstring>
 
-#include "probes/latency_phases.h"
-#include "probes/slot.h"
-#include "probes/tcp.h"
+#include "probes/latency/latency_phases.h"
+#include "probes/wire/slot.h"
+#include "probes/wire/tcp.h"
 
 namespace rh {
 

@@ -1,12 +1,12 @@
-#include "probes/mesh.h"
+#include "probes/mesh/mesh.h"
 
 #include <algorithm>
 #include <set>
 #include <thread>
 
 #include "core/clock.h"
-#include "probes/probe_samples.h"
-#include "probes/wc_status.h"
+#include "probes/latency/probe_samples.h"
+#include "probes/verbs/wc_status.h"
 
 namespace rh {
 

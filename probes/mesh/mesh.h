@@ -1,8 +1,8 @@
 // The probe mesh: latency to every peer on a schedule. One thread runs rounds every interval
 // (with jitter, so hosts do not probe in lockstep) and sleeps between them (no polling between
 // rounds; a round's phases are the probe's ping-pongs). Each peer keeps its session (QP) between
-// rounds (probes/probe_session.h); after an error the session is dropped and re-established with
-// exponential backoff. Every round's results become samples (store/README.md):
+// rounds (probes/latency/probe_session.h); after an error the session is dropped and re-established
+// with exponential backoff. Every round's results become samples (store/README.md):
 // probe_latency_us{peer, op, size_bytes, quantile} gauges and probe_errors{peer, op, status}
 // counters, cumulative from 0 at the mesh's start (status: IBV_WC_* name, "timeout", "other", or
 // for op "connect", the session could not be set up: "unreachable" (the peer: connect refused or
@@ -20,16 +20,17 @@
 #include <vector>
 
 #include "core/sample.h"
-#include "probes/probe.h"
-#include "probes/probe_session.h"
+#include "probes/latency/probe.h"
+#include "probes/latency/probe_session.h"
 
 namespace rh {
 
 struct MeshSchedule {
     std::vector<std::string> peers;  ///< HOST[:PORT] of each peer's responder
     /// Empty: every round probes every peer. Set: round r (0, 1, ...) probes only the peers at
-    /// the indices plan(r) returns (probes/mesh_plan.h), in that order, and closes the sessions
-    /// of those it does not name (a rotating plan would otherwise keep a QP to every peer).
+    /// the indices plan(r) returns (probes/mesh/mesh_plan.h), in that order, and closes the
+    /// sessions of those it does not name (a rotating plan would otherwise keep a QP to every
+    /// peer).
     std::function<std::vector<std::size_t>(std::uint64_t round)> plan;
     std::vector<ProbeOp> ops{ProbeOp::write};
     std::vector<std::uint64_t> sizes{64};

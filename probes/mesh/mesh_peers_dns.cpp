@@ -1,4 +1,4 @@
-#include "probes/mesh_peers_dns.h"
+#include "probes/mesh/mesh_peers_dns.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -7,7 +7,7 @@
 #include <memory>
 #include <set>
 
-#include "probes/tcp.h"
+#include "probes/wire/tcp.h"
 
 namespace rh {
 

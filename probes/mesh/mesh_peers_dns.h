@@ -1,7 +1,7 @@
 // The mesh's fleet from DNS (`mesh.peers_dns` in the agent config): every A and AAAA record of a
 // name, as getaddrinfo returns them (so /etc/hosts and nsswitch apply as for any other name),
 // is one host. DNS gives no topology: every host is in the group kUnknownTor
-// (probes/mesh_plan.h), so the planner probes at most intra_tor_cap of them a round, rotating.
+// (probes/mesh/mesh_plan.h), so the planner probes at most intra_tor_cap of them a round, rotating.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "probes/mesh_plan.h"
+#include "probes/mesh/mesh_plan.h"
 
 namespace rh {
 

@@ -1,4 +1,4 @@
-#include "probes/mesh_peers_file.h"
+#include "probes/mesh/mesh_peers_file.h"
 
 #include <fstream>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/tcp.h"
+#include "probes/wire/tcp.h"
 
 namespace rh {
 

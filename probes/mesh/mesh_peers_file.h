@@ -1,5 +1,5 @@
-// The mesh's fleet list (`mesh.peers_file` in the agent config, probes/mesh_plan.h): JSON lines,
-// one host per line,
+// The mesh's fleet list (`mesh.peers_file` in the agent config, probes/mesh/mesh_plan.h): JSON
+// lines, one host per line,
 //     {"host": "gpu0712", "address": "10.7.12.4:18520", "tor": "r07"}
 // `host` the host's name (as its agent's `host`), `address` its responder as HOST or HOST:PORT
 // (port 1..65535), `tor` its ToR; each a non-empty string, no other fields. Blank lines and lines
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "probes/mesh_plan.h"
+#include "probes/mesh/mesh_plan.h"
 
 namespace rh {
 

@@ -1,4 +1,4 @@
-#include "probes/mesh_plan.h"
+#include "probes/mesh/mesh_plan.h"
 
 #include <algorithm>
 #include <map>

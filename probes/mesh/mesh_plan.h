@@ -23,7 +23,7 @@
 namespace rh {
 
 /// One host of the fleet: its name (as its agent's `host`), how its responder is reached
-/// (HOST[:PORT], probes/mesh.h) and its ToR (the `tor` topology label).
+/// (HOST[:PORT], probes/mesh/mesh.h) and its ToR (the `tor` topology label).
 struct FleetHost {
     std::string host;
     std::string address;

@@ -1,4 +1,4 @@
-#include "probes/incast_control.h"
+#include "probes/responder/control_dispatch.h"
 
 #include <unistd.h>
 
@@ -7,15 +7,15 @@
 #include "core/clock.h"
 #include "core/hostname.h"
 #include "probes/auth/handshake.h"
-#include "probes/control_fault.h"
-#include "probes/control_inventory.h"
-#include "probes/control_probe.h"
-#include "probes/incast_messages.h"
-#include "probes/incast_sampling.h"
-#include "probes/incast_sender.h"
-#include "probes/rc_connection.h"
-#include "probes/rkey_revocation.h"
-#include "probes/stream_receiver.h"
+#include "probes/incast/incast_sampling.h"
+#include "probes/incast/incast_sender.h"
+#include "probes/responder/control_fault.h"
+#include "probes/responder/control_inventory.h"
+#include "probes/responder/control_probe.h"
+#include "probes/responder/rkey_revocation.h"
+#include "probes/stream/stream_receiver.h"
+#include "probes/verbs/rc_connection.h"
+#include "probes/wire/incast_messages.h"
 
 namespace rh {
 

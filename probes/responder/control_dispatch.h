@@ -1,17 +1,17 @@
-// The control channel of `rocehealth responder` (json frames on its TCP port,
-// probes/oob_protocol.h): what the incast coordinator asks a participant. A connection's first
-// json message picks the session (the incast coordinator and `rocehealth accept` use them):
+// The dispatcher of every control command a `rocehealth responder` serves (json frames on its TCP
+// port, probes/wire/oob_protocol.h). A connection's first json message picks the session (the
+// incast coordinator and `rocehealth accept` send them):
 //
 //   hello           -> hello_reply {hostname, wall_ms, device, port, gid, gid_type, active_mtu,
 //                      port_rate, port_rate_error, sampler}; the connection then takes another
 //                      command (the coordinator measures its clock offset with it)
-//   sample          -> counter passes until stop            (probes/incast_sampling.h)
-//   stream_open     -> receiving end of a stream session    (probes/stream_protocol.h)
-//   incast_prepare  -> sending role of an incast            (probes/incast_sender.h)
-//   inventory       -> this host's facts for `accept`       (probes/control_inventory.h)
-//   probe           -> a latency probe from here to a peer  (probes/control_probe.h)
-//   rkey_open       -> rkey revocation test, responder side (probes/rkey_revocation.h)
-//   fault           -> take this host's link down and up     (probes/control_fault.h)
+//   sample          -> counter passes until stop            (probes/incast/incast_sampling.h)
+//   stream_open     -> receiving end of a stream session    (probes/wire/stream_protocol.h)
+//   incast_prepare  -> sending role of an incast            (probes/incast/incast_sender.h)
+//   inventory       -> this host's facts for `accept`       (probes/responder/control_inventory.h)
+//   probe           -> a latency probe from here to a peer  (probes/responder/control_probe.h)
+//   rkey_open       -> rkey revocation test, responder side (probes/responder/rkey_revocation.h)
+//   fault           -> take this host's link down and up     (probes/responder/control_fault.h)
 // Anything else gets {cmd: "error", error: "unknown command ..."}. Every command but hello
 // needs a connection that proved the fabric key first (probes/auth/handshake.h); without it the
 // answer is {cmd: "error", error: "peer did not prove the fabric key"} or, on a responder with
@@ -24,9 +24,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/device_select.h"
-#include "probes/responder.h"
-#include "probes/tcp.h"
+#include "probes/responder/responder.h"
+#include "probes/verbs/device_select.h"
+#include "probes/wire/tcp.h"
 
 namespace rh {
 

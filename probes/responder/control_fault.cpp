@@ -1,4 +1,4 @@
-#include "probes/control_fault.h"
+#include "probes/responder/control_fault.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,13 +8,13 @@
 
 #include "collectors/rdma_sysfs.h"
 #include "core/clock.h"
-#include "probes/control_probe.h"
-#include "probes/incast_fields.h"
-#include "probes/link_admin.h"
-#include "probes/link_guard.h"
-#include "probes/net_setup.h"
-#include "probes/probe.h"
-#include "probes/stream_protocol.h"
+#include "probes/fault/link_admin.h"
+#include "probes/fault/link_guard.h"
+#include "probes/fault/net_setup.h"
+#include "probes/latency/probe.h"
+#include "probes/responder/control_probe.h"
+#include "probes/wire/control_fields.h"
+#include "probes/wire/stream_protocol.h"
 
 namespace rh {
 

@@ -1,7 +1,7 @@
-// The responder's "fault" control command (probes/incast_control.h), for the acceptance stage
-// `fault` (agent/accept/README.md): this host takes its own RDMA link down and up and measures,
-// on its own clock, how long the link and then RDMA traffic to a peer take to come back. The
-// host runs the whole sequence itself because the control connection usually shares the link:
+// The responder's "fault" control command (probes/responder/control_dispatch.h), for the acceptance
+// stage `fault` (agent/accept/README.md): this host takes its own RDMA link down and up and
+// measures, on its own clock, how long the link and then RDMA traffic to a peer take to come back.
+// The host runs the whole sequence itself because the control connection usually shares the link:
 // the runner's request waits (TCP retransmits) until the link is back.
 //
 // Refused unless the responder was started with --allow-fault (agent: responder.allow_fault):
@@ -12,11 +12,11 @@
 //            how long to wait for the link and the traffic to come back)}
 //   R:      1. baseline: a 64 B RDMA WRITE probe to `peer` (new RC QP, 100 messages) must pass,
 //              else the reply is an error and nothing is touched;
-//           2. its routes and configured addresses are listed (probes/net_setup.h: an admin
+//           2. its routes and configured addresses are listed (probes/fault/net_setup.h: an admin
 //              down deletes them, a cable pull would not), and its GID table read;
 //              the netdev under the responder's RDMA port is set administratively down
 //              (rtnetlink), kept down for down_ms, then set up; a guard process
-//              (probes/link_guard.h) sets it up on every other way out: an error, the
+//              (probes/fault/link_guard.h) sets it up on every other way out: an error, the
 //              responder stopping, crashing or being killed, or 10 s past the planned up;
 //              Once up, the routes and addresses that are missing are added back;
 //           3. link recovery: from the up request until the RDMA port is ACTIVE and the
@@ -45,7 +45,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "probes/incast_control.h"
+#include "probes/responder/control_dispatch.h"
 
 namespace rh {
 

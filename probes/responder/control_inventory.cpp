@@ -1,4 +1,4 @@
-#include "probes/control_inventory.h"
+#include "probes/responder/control_inventory.h"
 
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -8,8 +8,8 @@
 
 #include "core/clock.h"
 #include "core/hostname.h"
-#include "probes/incast_fields.h"
-#include "probes/stream_protocol.h"
+#include "probes/wire/control_fields.h"
+#include "probes/wire/stream_protocol.h"
 
 #ifndef RH_VERSION
 #define RH_VERSION "unknown"

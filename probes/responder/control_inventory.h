@@ -1,20 +1,21 @@
-// The responder's "inventory" control command (probes/incast_control.h): this host's facts for
-// the acceptance runner's consistency stage (agent/accept/README.md, stage `inventory`).
+// The responder's "inventory" control command (probes/responder/control_dispatch.h): this host's
+// facts for the acceptance runner's consistency stage (agent/accept/README.md, stage `inventory`).
 //
 //   C -> R  {cmd: "inventory", host: NAME}     NAME labels the recording samples ("" = hostname)
-//   R -> C  {cmd: "inventory_reply", hostname, version (rocehealth's), kernel, memlock_limit_bytes: int|null,
+//   R -> C  {cmd: "inventory_reply", hostname, version (rocehealth's), kernel, memlock_limit_bytes:
+//   int|null,
 //            memlock_unlimited: bool, device, port, gid_index, gid, gid_type,
 //            snapshot: collect_snapshot() of the responder's device without counter lists
 //                      (store/from_snapshot.h inventory_json; verbs active_mtu included),
 //            samples: [recording lines (core/sample_json.h) of that pass, with the inventory]}
 //   or      {cmd: "error", error}
 // Nothing is read by hand here: the collectors give the facts (sysfs, rtnetlink, DCB netlink),
-// through ResponderOptions::inventory (probes/responder.h), which the agent sets.
+// through ResponderOptions::inventory (probes/responder/responder.h), which the agent sets.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include "probes/incast_control.h"
+#include "probes/responder/control_dispatch.h"
 
 namespace rh {
 

@@ -1,12 +1,12 @@
-#include "probes/control_probe.h"
+#include "probes/responder/control_probe.h"
 
 #include <chrono>
 
 #include "core/clock.h"
 #include "core/sample_json.h"
-#include "probes/incast_fields.h"
-#include "probes/probe_samples.h"
-#include "probes/stream_protocol.h"
+#include "probes/latency/probe_samples.h"
+#include "probes/wire/control_fields.h"
+#include "probes/wire/stream_protocol.h"
 
 namespace rh {
 

@@ -1,15 +1,16 @@
-// The responder's "probe" control command (probes/incast_control.h): run a latency probe from
-// this host to another host's responder and return what `rocehealth probe --json` prints. The
-// acceptance runner uses it for all-pairs latency without a login on each host.
+// The responder's "probe" control command (probes/responder/control_dispatch.h): run a latency
+// probe from this host to another host's responder and return what `rocehealth probe --json`
+// prints. The acceptance runner uses it for all-pairs latency without a login on each host.
 //
 //   C -> R  {cmd: "probe", peer: "HOST[:PORT]", ops: ["write", "read"], sizes: [64, ...],
 //            iterations, warmup, timeout_ms, host: label of this host, peer_name: label of peer}
 //           ops of write|read|send; sizes slot sizes (16 B .. 16 MiB, multiple of 8), 1..16 of
 //           them; iterations 1..100000; warmup 0..10000; timeout_ms 1..60000. The probe uses
 //           the responder's own device and GID index.
-//   R -> C  {cmd: "probe_reply", report: probe --json document (probes/probe.h to_json, or
+//   R -> C  {cmd: "probe_reply", report: probe --json document (probes/latency/probe.h to_json, or
 //            {ok: false, error} when it could not run), start_wall_ms, end_wall_ms,
-//            samples: [recording lines: probe_latency_us / probe_errors (probes/probe_samples.h),
+//            samples: [recording lines: probe_latency_us / probe_errors
+//            (probes/latency/probe_samples.h),
 //                      host = `host`, peer = `peer_name`]}
 //   or      {cmd: "error", error} for a bad request (the field is named).
 #pragma once
@@ -17,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "probes/incast_control.h"
-#include "probes/probe.h"
+#include "probes/latency/probe.h"
+#include "probes/responder/control_dispatch.h"
 
 namespace rh {
 

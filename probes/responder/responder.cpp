@@ -1,4 +1,4 @@
-#include "probes/responder.h"
+#include "probes/responder/responder.h"
 
 #include <unistd.h>
 
@@ -12,12 +12,12 @@
 #include "core/hostname.h"
 #include "probes/auth/failure_limiter.h"
 #include "probes/auth/handshake.h"
-#include "probes/device_select.h"
-#include "probes/incast_control.h"
-#include "probes/latency_phases.h"
-#include "probes/rc_connection.h"
-#include "probes/send_latency.h"
-#include "probes/tcp.h"
+#include "probes/latency/latency_phases.h"
+#include "probes/latency/send_latency.h"
+#include "probes/responder/control_dispatch.h"
+#include "probes/verbs/device_select.h"
+#include "probes/verbs/rc_connection.h"
+#include "probes/wire/tcp.h"
 
 namespace rh {
 
@@ -246,8 +246,8 @@ void serve(tcp::Socket s, const std::string& peer, const Shared& sh) {
         return;
     }
     if (first->json) {
-        // The control channel: commands in json frames (probes/incast_control.h), each but hello
-        // only after the client proved the fabric key (probes/auth/handshake.h).
+        // The control channel: commands in json frames (probes/responder/control_dispatch.h), each
+        // but hello only after the client proved the fabric key (probes/auth/handshake.h).
         nlohmann::json cmd = std::move(*first->json);
         bool proven = false;
         if (cmd["cmd"] == "auth") {

@@ -2,10 +2,10 @@
 // connection is a session on its own thread (at most max_sessions at once); a probe session
 // gets its own PD, buffer, MR (registered with only the remote access its operations need), CQ
 // and QP, all released when the session ends. A session with SEND also gets recv_depth receive
-// WQEs, posted before the probe_reply and re-posted one per message (probes/send_latency.h). A
-// misbehaving client costs one stderr line naming it; the responder keeps serving. A connection
-// whose first frame is a json frame is a control session of `rocehealth incast`
-// (probes/incast_control.h).
+// WQEs, posted before the probe_reply and re-posted one per message
+// (probes/latency/send_latency.h). A misbehaving client costs one stderr line naming it; the
+// responder keeps serving. A connection whose first frame is a json frame is a control session of
+// `rocehealth incast` (probes/responder/control_dispatch.h).
 #pragma once
 
 #include <atomic>
@@ -17,14 +17,14 @@
 
 #include "core/result.h"
 #include "core/sample.h"
-#include "probes/incast_sampling.h"
-#include "probes/oob_protocol.h"
+#include "probes/incast/incast_sampling.h"
+#include "probes/wire/oob_protocol.h"
 
 namespace rh {
 
-/// This host's inventory for the "inventory" control command (probes/control_inventory.h): the
-/// snapshot of one device without counter lists (inventory_json) and that pass's recording lines
-/// with the inventory (core/sample_json.h).
+/// This host's inventory for the "inventory" control command
+/// (probes/responder/control_inventory.h): the snapshot of one device without counter lists
+/// (inventory_json) and that pass's recording lines with the inventory (core/sample_json.h).
 struct InventoryFacts {
     nlohmann::json snapshot;
     nlohmann::json samples = nlohmann::json::array();
@@ -52,14 +52,14 @@ struct ResponderOptions {
     int idle_timeout_ms = 120000;     ///< wait for a client's next phase (after a READ phase:
                                       ///< at least count x its timeout_ms)
     std::filesystem::path sysfs_root = "/sys";
-    /// Counters for `rocehealth incast` "sample" sessions (probes/incast_sampling.h); empty:
+    /// Counters for `rocehealth incast` "sample" sessions (probes/incast/incast_sampling.h); empty:
     /// such sessions are refused by name, the other incast roles still work.
     incast::PassSourceFactory sampler;
     /// This host's inventory for the "inventory" control command; empty: that command is
     /// refused by name.
     InventoryReader inventory;
-    /// Serve the "fault" control command (probes/control_fault.h): let an acceptance run take
-    /// this host's RDMA link down and up. Off unless asked for (`--allow-fault`).
+    /// Serve the "fault" control command (probes/responder/control_fault.h): let an acceptance run
+    /// take this host's RDMA link down and up. Off unless asked for (`--allow-fault`).
     bool allow_fault = false;
     /// The fabric key file (probes/auth/fabric_key.h) read again when *reload_key turns true
     /// (the command's SIGHUP handler sets it; checked between connections). The key in use is

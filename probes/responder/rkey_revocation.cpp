@@ -1,15 +1,15 @@
-#include "probes/rkey_revocation.h"
+#include "probes/responder/rkey_revocation.h"
 #include "probes/auth/handshake.h"
 
 #include <algorithm>
 #include <chrono>
 #include <thread>
 
-#include "probes/incast_fields.h"
-#include "probes/probe.h"
-#include "probes/rc_connection.h"
-#include "probes/stream_protocol.h"
-#include "probes/wc_status.h"
+#include "probes/latency/probe.h"
+#include "probes/verbs/rc_connection.h"
+#include "probes/verbs/wc_status.h"
+#include "probes/wire/control_fields.h"
+#include "probes/wire/stream_protocol.h"
 
 namespace rh {
 

@@ -3,7 +3,7 @@
 // READ with that rkey must complete with IBV_WC_REM_ACCESS_ERR. A success means a remote peer
 // can still reach memory the responder gave back: an acceptance failure.
 //
-// Control channel (json frames on the responder's port, probes/incast_control.h):
+// Control channel (json frames on the responder's port, probes/responder/control_dispatch.h):
 //   C -> R  {cmd: "rkey_open", qpn, psn, gid (32 hex), active_mtu}
 //   R -> C  {cmd: "rkey_ready", qpn, psn, gid, active_mtu, rkey, addr, size_bytes}
 //   C: one RDMA READ of the buffer with that rkey must succeed (the rkey was valid: the check
@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "probes/incast_control.h"
+#include "probes/responder/control_dispatch.h"
 
 namespace rh {
 

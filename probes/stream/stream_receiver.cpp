@@ -1,4 +1,4 @@
-#include "probes/stream_receiver.h"
+#include "probes/stream/stream_receiver.h"
 
 #include <unistd.h>
 
@@ -7,8 +7,8 @@
 
 #include "core/clock.h"
 #include "core/hostname.h"
-#include "probes/stream_backoff.h"
-#include "probes/wc_status.h"
+#include "probes/stream/stream_backoff.h"
+#include "probes/verbs/wc_status.h"
 
 namespace rh::stream {
 

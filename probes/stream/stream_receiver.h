@@ -1,5 +1,5 @@
-// The receiving end of a stream session (probes/stream_protocol.h), run by `rocehealth responder`
-// for each sender of an incast: one RC QP per sender QP, each with a ring of
+// The receiving end of a stream session (probes/wire/stream_protocol.h), run by `rocehealth
+// responder` for each sender of an incast: one RC QP per sender QP, each with a ring of
 // stream::ring_slots(queue depth) message slots and stream::recv_depth receive WQEs posted. Every
 // receive completion is checked (stream_slots.h: length, seq, trailer; the whole payload for the
 // share Open::verify_ppm picks), counted, and its receive WQE re-posted (for the slot recv_depth
@@ -15,12 +15,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "probes/device_select.h"
-#include "probes/rc_connection.h"
-#include "probes/slot.h"
-#include "probes/stream_protocol.h"
-#include "probes/stream_slots.h"
-#include "probes/tcp.h"
+#include "probes/verbs/device_select.h"
+#include "probes/verbs/rc_connection.h"
+#include "probes/wire/slot.h"
+#include "probes/wire/stream_protocol.h"
+#include "probes/wire/stream_slots.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::stream {
 

@@ -1,8 +1,8 @@
-#include "probes/stream_sender.h"
+#include "probes/stream/stream_sender.h"
 #include "probes/auth/handshake.h"
 
-#include "probes/stream_backoff.h"
-#include "probes/wc_status.h"
+#include "probes/stream/stream_backoff.h"
+#include "probes/verbs/wc_status.h"
 
 namespace rh::stream {
 

@@ -1,4 +1,4 @@
-// The sending end of a stream session (probes/stream_protocol.h): 1..kMaxQps RC QPs to a
+// The sending end of a stream session (probes/wire/stream_protocol.h): 1..kMaxQps RC QPs to a
 // receiver's `rocehealth responder`, each keeping up to queue_depth messages outstanding
 // (RDMA WRITE with immediate into the receiver's ring, or SEND), every message signaled. Message
 // n of a QP is posted only after message n - queue_depth completed, which is what keeps the
@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "core/result.h"
-#include "probes/device_select.h"
-#include "probes/rc_connection.h"
-#include "probes/stream_protocol.h"
-#include "probes/stream_slots.h"
-#include "probes/tcp.h"
+#include "probes/verbs/device_select.h"
+#include "probes/verbs/rc_connection.h"
+#include "probes/wire/stream_protocol.h"
+#include "probes/wire/stream_slots.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::stream {
 

@@ -1,4 +1,4 @@
-#include "probes/device_select.h"
+#include "probes/verbs/device_select.h"
 
 #include <arpa/inet.h>
 

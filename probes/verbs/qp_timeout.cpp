@@ -1,4 +1,4 @@
-#include "probes/qp_timeout.h"
+#include "probes/verbs/qp_timeout.h"
 
 #include <charconv>
 #include <cstdlib>

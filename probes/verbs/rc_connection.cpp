@@ -1,11 +1,11 @@
-#include "probes/rc_connection.h"
+#include "probes/verbs/rc_connection.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 
-#include "probes/wc_status.h"
+#include "probes/verbs/wc_status.h"
 
 namespace rh {
 

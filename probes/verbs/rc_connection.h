@@ -2,12 +2,13 @@
 // (INIT), then connect() to a peer (RTR -> RTS). Members are declared in creation order so
 // destruction releases QP, CQ, MR, buffer, PD, context in reverse on every path.
 //
-// Transport timers: timeout from configured_qp_timeout() (probes/qp_timeout.h; default 14 -> local
-// ACK timeout 4.096 us * 2^14 = 67 ms); retry_cnt = 7 -> a dead peer gives IBV_WC_RETRY_EXC_ERR
-// after about (7 + 1) * 67 ms = 0.54 s (hardware may round the timer up). RNR: a SEND that finds no
-// receive WQE posted at the peer gets an RNR NAK carrying the PEER's min_rnr_timer (kMinRnrTimer =
-// 12 -> 0.64 ms wait) and is retried Config::rnr_retry times (7 = forever, as the IB spec and
-// perftest); then the SEND completes with IBV_WC_RNR_RETRY_EXC_ERR. WRITE and READ never meet RNR.
+// Transport timers: timeout from configured_qp_timeout() (probes/verbs/qp_timeout.h; default 14 ->
+// local ACK timeout 4.096 us * 2^14 = 67 ms); retry_cnt = 7 -> a dead peer gives
+// IBV_WC_RETRY_EXC_ERR after about (7 + 1) * 67 ms = 0.54 s (hardware may round the timer up). RNR:
+// a SEND that finds no receive WQE posted at the peer gets an RNR NAK carrying the PEER's
+// min_rnr_timer (kMinRnrTimer = 12 -> 0.64 ms wait) and is retried Config::rnr_retry times (7 =
+// forever, as the IB spec and perftest); then the SEND completes with IBV_WC_RNR_RETRY_EXC_ERR.
+// WRITE and READ never meet RNR.
 #pragma once
 
 #include <array>
@@ -21,9 +22,9 @@
 
 #include "core/result.h"
 #include "core/verbs_handles.h"
-#include "probes/device_select.h"
-#include "probes/probe_limits.h"
-#include "probes/qp_timeout.h"
+#include "probes/verbs/device_select.h"
+#include "probes/verbs/qp_timeout.h"
+#include "probes/wire/probe_limits.h"
 
 namespace rh {
 
@@ -74,8 +75,8 @@ class RcConnection {
 
     /// Deregisters the buffer's MR (ibv_dereg_mr) while the QP stays up: remote accesses with
     /// the old rkey then fail (IBV_WC_REM_ACCESS_ERR at the requester). For the rkey revocation
-    /// test (probes/rkey_revocation.h); rkey() and addr() must not be called afterwards, and
-    /// posts that use the buffer fail.
+    /// test (probes/responder/rkey_revocation.h); rkey() and addr() must not be called afterwards,
+    /// and posts that use the buffer fail.
     void deregister_buffer() { mr_.reset(); }
 
     /// INIT -> RTR -> RTS. `rd_atomic` is used for both max_rd_atomic and max_dest_rd_atomic.

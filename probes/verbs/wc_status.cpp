@@ -1,4 +1,4 @@
-#include "probes/wc_status.h"
+#include "probes/verbs/wc_status.h"
 
 #include <cctype>
 

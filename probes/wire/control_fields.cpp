@@ -1,18 +1,9 @@
-#include "probes/incast_fields.h"
+#include "probes/wire/control_fields.h"
 
 namespace rh::ctl {
 
 namespace {
 const nlohmann::json kEmptyArray = nlohmann::json::array();
-
-std::string shown(const nlohmann::json& v) {
-    std::string s = v.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
-    if (s.size() > 40) {
-        s.resize(40);
-        s += "...";
-    }
-    return s;
-}
 }  // namespace
 
 Fields::Fields(const nlohmann::json& j)
@@ -30,7 +21,7 @@ const nlohmann::json* Fields::get(const char* name) {
 }
 
 void Fields::fail(const char* name, const std::string& what) {
-    if (ok()) error_ = cmd_ + ": \"" + name + "\": " + what;
+    errors_.add(name, what);
 }
 
 bool Fields::has(const char* name) const {
@@ -38,42 +29,28 @@ bool Fields::has(const char* name) const {
 }
 
 Error Fields::error() const {
-    return Error{"decode", cmd_ + " message", 0, error_};
+    if (ok()) return Error{"decode", cmd_ + " message", 0, {}};
+    const JsonError& first = errors_.list.front();
+    return Error{"decode", cmd_ + " message", 0,
+                 cmd_ + ": \"" + first.path + "\": " + first.message};
 }
 
 std::uint64_t Fields::u64(const char* name, std::uint64_t lo, std::uint64_t hi) {
     const auto* v = get(name);
     if (!v) return lo;
-    const bool whole =
-        v->is_number_unsigned() || (v->is_number_integer() && v->get<std::int64_t>() >= 0);
-    if (whole) {
-        const auto x = v->get<std::uint64_t>();
-        if (x >= lo && x <= hi) return x;
-    }
-    fail(name, "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                   ", got " + shown(*v));
-    return lo;
+    return JsonReader(*v, name, errors_).uint_in(lo, hi).value_or(lo);
 }
 
 std::int64_t Fields::i64(const char* name) {
-    const auto* v = get(name);
-    if (!v) return 0;
-    if (v->is_number_integer() &&
-        (!v->is_number_unsigned() ||
-         v->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)))
-        return v->get<std::int64_t>();
-    fail(name, "expected a whole number, got " + shown(*v));
-    return 0;
+    if (!get(name)) return 0;
+    return view().req_int(name);
 }
 
 std::string Fields::str(const char* name, std::size_t max_len) {
-    const auto* v = get(name);
-    if (!v) return {};
-    if (!v->is_string()) {
-        fail(name, "expected a string, got " + shown(*v));
-        return {};
-    }
-    const auto& s = v->get_ref<const std::string&>();
+    if (!get(name)) return {};
+    const std::size_t before = errors_.size();
+    std::string s = view().req_string(name);
+    if (errors_.size() != before) return {};
     if (s.size() > max_len) {
         fail(name, "longer than " + std::to_string(max_len) + " characters");
         return {};
@@ -91,7 +68,7 @@ const nlohmann::json& Fields::array(const char* name, std::size_t lo, std::size_
     if (!v) return kEmptyArray;
     if (!v->is_array() || v->size() < lo || v->size() > hi) {
         fail(name, "expected an array of " + std::to_string(lo) + " to " + std::to_string(hi) +
-                       " elements, got " + shown(*v));
+                       " elements, got " + JsonReader::type_text(*v));
         return kEmptyArray;
     }
     return *v;
@@ -127,12 +104,12 @@ std::map<std::string, std::uint64_t> Fields::counts(const char* name) {
     if (!ok() || !has(name)) return m;
     const auto& v = j_[name];
     if (!v.is_object()) {
-        fail(name, "expected an object of counts, got " + shown(v));
+        fail(name, "expected an object of counts, got " + JsonReader::type_text(v));
         return m;
     }
     for (const auto& [k, x] : v.items()) {
         if (!x.is_number_unsigned() && !(x.is_number_integer() && x.get<std::int64_t>() >= 0)) {
-            fail(name, k + ": expected a whole number, got " + shown(x));
+            fail(name, k + ": expected a whole number, got " + JsonReader::type_text(x));
             return {};
         }
         m[k] = x.get<std::uint64_t>();

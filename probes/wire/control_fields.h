@@ -1,7 +1,8 @@
 // Typed, range-checked reads of the fields of a control-channel JSON message (json frames,
-// probes/oob_protocol.h). The first bad field is remembered and named, e.g.
-// "stream_open: \"size_bytes\": expected a whole number from 16 to 16777216, got -1"; later reads
-// return defaults, so a parser reads every field and checks ok() once at the end (pure).
+// probes/wire/oob_protocol.h), on the one strict reader (core/json/json_reader.h). The first bad
+// field is named, e.g. "stream_open: \"size_bytes\": expected a whole number from 16 to
+// 16777216, got -1" (a reply to a peer carries one problem); later reads return defaults, so a
+// parser reads every field and checks ok() once at the end (pure).
 #pragma once
 
 #include <array>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json/json_reader.h"
 #include "core/result.h"
 
 namespace rh::ctl {
@@ -37,10 +39,10 @@ class Fields {
     /// True when the field is present (not null).
     bool has(const char* name) const;
 
-    /// Records "<name>: <what>" as the error (unless one is already recorded).
+    /// Records "<name>: <what>" (only the first error is reported).
     void invalid(const char* name, const std::string& what) { fail(name, what); }
 
-    bool ok() const { return error_.empty(); }
+    bool ok() const { return errors_.empty(); }
     /// Error (op "decode", subject "<cmd> message") naming the first bad field.
     Error error() const;
     const std::string& cmd() const { return cmd_; }
@@ -49,9 +51,12 @@ class Fields {
     const nlohmann::json* get(const char* name);
     void fail(const char* name, const std::string& what);
 
+    /// The message as the core reader sees it (its path is the field's name).
+    JsonReader view() { return JsonReader(j_, "", errors_); }
+
     const nlohmann::json& j_;
     std::string cmd_;
-    std::string error_;
+    JsonErrors errors_;
 };
 
 /// The JSON object Fields::counts reads.

@@ -1,6 +1,6 @@
-#include "probes/incast_messages.h"
+#include "probes/wire/incast_messages.h"
 
-#include "probes/incast_fields.h"
+#include "probes/wire/control_fields.h"
 
 namespace rh::incast {
 

@@ -1,7 +1,7 @@
 // Messages of the incast roles on the control channel (json frames; the command list is in
-// probes/incast_control.h). Each struct has to_json and a parse_* that checks ranges and names
-// the bad field (probes/incast_fields.h). Times are UTC milliseconds of the host that wrote them;
-// the coordinator corrects them by each host's measured clock offset.
+// probes/responder/control_dispatch.h). Each struct has to_json and a parse_* that checks ranges
+// and names the bad field (probes/wire/control_fields.h). Times are UTC milliseconds of the host
+// that wrote them; the coordinator corrects them by each host's measured clock offset.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "probes/stream_protocol.h"
+#include "probes/wire/stream_protocol.h"
 
 namespace rh::incast {
 

@@ -1,10 +1,10 @@
-#include "probes/oob_protocol.h"
+#include "probes/wire/oob_protocol.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "core/json_file.h"
-#include "probes/slot.h"
+#include "probes/wire/slot.h"
 
 namespace rh::oob {
 

@@ -26,7 +26,7 @@
 // none, so every SEND meets receiver-not-ready) and grants no remote access for SEND alone.
 // Version history: 1 = WRITE/READ, offset 100 reserved; 2 = adds SEND and recv_depth; 3 = adds
 // json frames (below; fixed frames stayed 2); 4 = message slots carry xxh3 checksums in a 16-byte
-// trailer (probes/slot.h layout 2) instead of FNV-1a in 8 bytes, fixed and json frames both 4;
+// trailer (probes/wire/slot.h layout 2) instead of FNV-1a in 8 bytes, fixed and json frames both 4;
 // json 5 = control commands need the fabric-key handshake first (probes/auth/handshake.h).
 // Since a peer of another version would misread every slot, a frame of another version is
 // refused by tcp::recv_any with "peer HOST:PORT: ... peer speaks protocol version N, this build
@@ -34,7 +34,7 @@
 //
 // Json frames (version 5, type 10): the 12-byte header (magic, version 5, type json, length =
 // 12 + N, 2 <= N <= kMaxJsonBytes) followed by N bytes of UTF-8 JSON, an object whose "cmd" is a
-// string: the control channel of `rocehealth incast` (probes/incast_control.h lists the
+// string: the control channel of `rocehealth incast` (probes/responder/control_dispatch.h lists the
 // commands).
 #pragma once
 
@@ -48,7 +48,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "probes/probe_limits.h"
+#include "probes/wire/probe_limits.h"
 
 namespace rh::oob {
 
@@ -63,7 +63,7 @@ inline constexpr std::uint16_t kDefaultPort = 18520;
 inline constexpr std::uint64_t kMaxBufferBytes = 64ull << 20;  ///< largest exposed buffer
 inline constexpr std::uint32_t kMaxTimeoutMs = 3'600'000;
 /// Receive WQEs a responder keeps posted per SEND session (`responder --recv-depth`): default and
-/// limit. A ping-pong needs 1 (see probes/send_latency.h); 64 is headroom.
+/// limit. A ping-pong needs 1 (see probes/latency/send_latency.h); 64 is headroom.
 inline constexpr std::uint32_t kDefaultRecvDepth = 64;
 inline constexpr std::uint32_t kMaxRecvDepth = 1024;
 

@@ -1,16 +1,16 @@
 // The limits of a probe or stream message and of one probe request, defined once. The wire
-// decoders (probes/oob_protocol, probes/stream_protocol), the probe session's option checks and
-// the CLI's parsers (agent/probe_args) all read these, so a value the CLI takes is one the peer
-// takes too.
+// decoders (probes/wire/oob_protocol, probes/wire/stream_protocol), the probe session's option
+// checks and the CLI's parsers (agent/probe_args) all read these, so a value the CLI takes is one
+// the peer takes too.
 #pragma once
 
 #include <cstdint>
 
-#include "probes/slot.h"
+#include "probes/wire/slot.h"
 
 namespace rh::limits {
 
-/// Smallest message in bytes: 8 payload bytes + the slot trailer (probes/slot.h).
+/// Smallest message in bytes: 8 payload bytes + the slot trailer (probes/wire/slot.h).
 inline constexpr std::uint64_t kMinMessageBytes = slot::kMinSize;
 /// Largest probe or stream message in bytes (16 MiB).
 inline constexpr std::uint64_t kMaxMessageBytes = 16ull << 20;

@@ -1,4 +1,4 @@
-#include "probes/slot.h"
+#include "probes/wire/slot.h"
 
 #include <xxhash.h>
 

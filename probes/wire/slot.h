@@ -1,5 +1,5 @@
 // Message slot layout shared by WRITE, READ and SEND probes and stream sessions (pure; no verbs).
-// Layout version 2 (protocol version 4, probes/oob_protocol.h); S = slot size in bytes:
+// Layout version 2 (protocol version 4, probes/wire/oob_protocol.h); S = slot size in bytes:
 //
 //   [0, S-16)    payload: deterministic bytes from a 32-bit seed (fill_payload)
 //   [S-16, S-8)  checksum, u64 LE = XXH3-64(seq as 4 LE bytes, seed = XXH3-64(payload))

@@ -1,9 +1,9 @@
-#include "probes/stream_protocol.h"
+#include "probes/wire/stream_protocol.h"
 
-#include "probes/incast_fields.h"
-#include "probes/oob_protocol.h"
-#include "probes/slot.h"
-#include "probes/stream_slots.h"
+#include "probes/wire/control_fields.h"
+#include "probes/wire/oob_protocol.h"
+#include "probes/wire/slot.h"
+#include "probes/wire/stream_slots.h"
 
 namespace rh::stream {
 

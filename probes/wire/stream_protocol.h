@@ -1,6 +1,6 @@
-// The stream session kind of the control channel (json frames, probes/oob_protocol.h): one sender
-// streams messages over 1..kMaxQps RC QPs into a receiver's `rocehealth responder`, which
-// verifies every slot (probes/stream_slots.h). On its own TCP connection to the receiver:
+// The stream session kind of the control channel (json frames, probes/wire/oob_protocol.h): one
+// sender streams messages over 1..kMaxQps RC QPs into a receiver's `rocehealth responder`, which
+// verifies every slot (probes/wire/stream_slots.h). On its own TCP connection to the receiver:
 //
 //   S -> R  stream_open   {op, size_bytes, queue_depth, seed, qps: [{qpn, psn}], gid,
 //                          active_mtu, hostname, device, max_ms, verify_ppm}
@@ -18,7 +18,7 @@
 //
 // R waits for stream_end at most max_ms after stream_ready (a sender that vanished), then for
 // its completed messages at most kDrainMs. Any message may instead be {cmd: "error", error}.
-// Parsers check ranges and name the bad field (probes/incast_fields.h).
+// Parsers check ranges and name the bad field (probes/wire/control_fields.h).
 #pragma once
 
 #include <array>
@@ -31,7 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "probes/probe_limits.h"
+#include "probes/wire/probe_limits.h"
 
 namespace rh::stream {
 

@@ -1,8 +1,8 @@
-#include "probes/stream_slots.h"
+#include "probes/wire/stream_slots.h"
 
 #include <cstring>
 
-#include "probes/slot.h"
+#include "probes/wire/slot.h"
 
 namespace rh::stream {
 

@@ -1,4 +1,4 @@
-// Message slots of a stream session (pure; no verbs). Slot layout as probes/slot.h: payload,
+// Message slots of a stream session (pure; no verbs). Slot layout as probes/wire/slot.h: payload,
 // then checksum and seq in the 8-byte trailer.
 //
 // The sender owns `queue_depth` transmit slots; message n (0-based; seq = n + 1, as u32) goes out

@@ -1,4 +1,4 @@
-#include "probes/tcp.h"
+#include "probes/wire/tcp.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

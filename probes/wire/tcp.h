@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/result.h"
-#include "probes/oob_protocol.h"
+#include "probes/wire/oob_protocol.h"
 
 namespace rh::tcp {
 

@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(bad_specs_name_the_field) {
                    "hosts: expected at least 2 hosts"));
     json j = kTwoHosts;
     j["hosts"][1]["adress"] = "x";
-    BOOST_TEST(has(errors_of(j), "hosts[1].adress: unknown member"));
+    BOOST_TEST(has(errors_of(j), "hosts[1].adress: unknown field"));
     j = kTwoHosts;
     j["hosts"][1]["name"] = "10.0.0.1";
     BOOST_TEST(has(errors_of(j), "hosts[1].name: host \"10.0.0.1\" appears twice"));
@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(bad_specs_name_the_field) {
     j["fault"] = json::parse(R"({"host": "10.0.0.1", "peer": "10.0.0.1"})");
     BOOST_TEST(has(errors_of(j), "fault.peer: must differ from fault.host"));
     j["fault"] = json::parse(R"({"hots": "10.0.0.1"})");
-    BOOST_TEST(has(errors_of(j), "fault.hots: unknown member"));
+    BOOST_TEST(has(errors_of(j), "fault.hots: unknown field"));
     j["fault"] = json::parse(R"({"down_s": 600.0001})");
     BOOST_TEST(has(errors_of(j), "fault.down_s: expected a number from 0.1 to 600, got 600.0001"));
     j["fault"] = json::parse(R"({"down_s": "5"})");  // one error: the type (no range check of 0)
@@ -137,7 +137,7 @@ BOOST_AUTO_TEST_CASE(bad_specs_name_the_field) {
                    "as host \"10.0.0.1\""));
     j = kTwoHosts;
     j["bandwith"] = json::object();
-    BOOST_TEST(has(errors_of(j), "bandwith: unknown member"));
+    BOOST_TEST(has(errors_of(j), "bandwith: unknown field"));
 }
 
 BOOST_AUTO_TEST_CASE(spec_file_errors_name_the_file) {

@@ -61,7 +61,7 @@ out=$("$bin" agent --config "$work/bad.json" --check-config 2>&1)
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "--check-config on a bad config: exit $rc, expected 2"
-grep -q "http.max_threads: 0 is out of range: expected 1 to 64" <<<"$out" ||
+grep -q "http.max_threads: expected a whole number from 1 to 64, got 0" <<<"$out" ||
     fail "--check-config error does not name the field: $out"
 bad_config() {  # bad_config TEXT WANT: --check-config exits 2 naming the file and WANT
     printf '%s' "$1" > "$work/bad.json"
@@ -206,7 +206,7 @@ incast --data '{"senders": ["10.0.0.2"]}' >/dev/null
 [ "$(status)" = 401 ] || fail "POST /api/v1/incast without a token: HTTP $(status), expected 401"
 out=$(incast "${auth[@]}" --data '{"senders": ["10.0.0.2"], "duration_s": 60, "op": "read"}')
 [ "$(status)" = 400 ] || fail "POST /api/v1/incast with a bad body: HTTP $(status), expected 400"
-grep -q 'duration_s: 60 is out of range: expected 0.1 to 10 seconds' <<<"$out" || fail "400 does not name duration_s: $out"
+grep -q 'duration_s: expected a number from 0.1 to 10 seconds, got 60' <<<"$out" || fail "400 does not name duration_s: $out"
 grep -q 'op: expected' <<<"$out" || fail "400 does not name op: $out"
 out=$(incast "${auth[@]}" --data 'senders')
 [ "$(status)" = 400 ] && grep -q 'body: not valid JSON' <<<"$out" || fail "a non-JSON body: HTTP $(status) $out"

@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(sizes_follow_the_slot_rule) {
     BOOST_TEST(e->find("--sizes: 18446744073709551615k: sizes must be") == 0u);
     BOOST_TEST(parse_sizes("8", s).has_value());  // below 24
     // 16 fits no slot (8 payload bytes + the 16-byte trailer): the CLI refuses what the probe
-    // session and the peer would refuse (one definition, probes/probe_limits.h).
+    // session and the peer would refuse (one definition, probes/wire/probe_limits.h).
     BOOST_TEST(parse_sizes("16", s).has_value());
     BOOST_TEST(parse_sizes("20", s).has_value());   // not a multiple of 8
     BOOST_TEST(parse_sizes("17m", s).has_value());  // above 16 MiB

@@ -70,9 +70,21 @@ BOOST_AUTO_TEST_CASE(a_peers_inventory_reads_back_and_out_of_range_numbers_are_r
     auto wrapped = rh::snapshot_from_json(j);
     BOOST_REQUIRE(!wrapped.ok());
     BOOST_TEST(wrapped.error().message().find(
-                   "devices[0].ports[0].netdev.dcb.pfc_enabled_priorities: expected priorities "
-                   "0..7") != std::string::npos,
+                   "devices[0].ports[0].netdev.dcb.pfc_enabled_priorities[0]: expected a whole "
+                   "number from 0 to 7, got 4294967297") != std::string::npos,
                wrapped.error().message());
+    // Every bad field is named at once, each by its path (not only the first).
+    j["devices"][0]["fw_ver"] = 7;
+    j["devices"][0]["ports"][0]["gids"] = "none";
+    const auto several = rh::snapshot_from_json(j);
+    BOOST_REQUIRE(!several.ok());
+    const std::string m = several.error().message();
+    BOOST_TEST(
+        m.find("devices[0].fw_ver: expected a string, got a number (7)") != std::string::npos, m);
+    BOOST_TEST(
+        m.find("devices[0].ports[0].gids: expected an array, got a string") != std::string::npos,
+        m);
+    BOOST_TEST(m.find("pfc_enabled_priorities[0]") != std::string::npos, m);
 }
 
 BOOST_AUTO_TEST_CASE(written_json_is_what_a_tree_dump_prints_on_every_fixture) {

@@ -1,6 +1,8 @@
 // libFuzzer harness: the JSON documents an operator hands rocehealth — the rules file, the agent
-// config, the acceptance spec and the agent's POST /api/v1/incast body — and the one another
-// program hands the agent: `lldpcli -f json show neighbors` (collectors/lldp_neighbors.h). The
+// config, the acceptance spec and the agent's POST /api/v1/incast body — the one another
+// program hands the agent: `lldpcli -f json show neighbors` (collectors/lldp_neighbors.h), and
+// the one a peer's responder sends in its inventory reply (core/inventory/inventory_from_json.h,
+// read by accept's inventory stage). The
 // first input byte chooses the decoder, the rest is the document; every decoder must return a
 // value or an Error, never crash, hang or throw.
 #include <cstddef>
@@ -12,12 +14,13 @@
 #include "agent/daemon/config.h"
 #include "agent/daemon/incast_request.h"
 #include "collectors/lldp_neighbors.h"
+#include "core/inventory/inventory_from_json.h"
 #include "core/json_file.h"
 #include "rules/engine/rule_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 1) return 0;
-    const unsigned which = data[0] % 5;
+    const unsigned which = data[0] % 6;
     const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     if (which == 3) {  // the HTTP body is parsed straight from bytes
         (void)rh::agent::parse_incast_request(text, 300);
@@ -42,6 +45,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         case 2:
             (void)rh::accept::spec_from_json(*doc);
+            break;
+        case 5:  // every error names at least one field or the document's shape
+            if (auto s = rh::snapshot_from_json(*doc); !s && s.error().detail.empty()) std::abort();
             break;
     }
     return 0;

@@ -7,9 +7,9 @@
 #include <span>
 
 #include "probes/auth/handshake.h"
-#include "probes/incast_messages.h"
-#include "probes/oob_protocol.h"
-#include "probes/stream_protocol.h"
+#include "probes/wire/incast_messages.h"
+#include "probes/wire/oob_protocol.h"
+#include "probes/wire/stream_protocol.h"
 
 namespace {
 

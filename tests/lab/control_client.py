@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A control-port client written from the protocol's description alone (probes/oob_protocol.h,
+"""A control-port client written from the protocol's description alone (probes/wire/oob_protocol.h,
 probes/auth/handshake.h), not from rocehealth's code: what a stranger on the network can send.
 
 usage: control_client.py HOST PORT ACTION [KEYFILE]

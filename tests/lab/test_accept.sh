@@ -225,7 +225,7 @@ assert_contains " $(jq -r '[.findings[] | "\(.rule)@\(.host)"] | join(" ")' <<<"
 echo '{"hosts": [{"address": "'"$g1"'"}], "criteria": {"min_bandwith_fraction": 1}}' >"$out/bad.json"
 rc=$(accept "$out/bad" "$out/bad.json")
 assert_eq 2 "$rc" "bad spec: exit status"
-assert_contains "$(cat "$out/bad.err")" "criteria.min_bandwith_fraction: unknown member" "the bad field is named"
+assert_contains "$(cat "$out/bad.err")" "criteria.min_bandwith_fraction: unknown field" "the bad field is named"
 
 # --- 5. a fault where the responder did not consent (g2 runs without --allow-fault)
 linkmon g2 noconsent

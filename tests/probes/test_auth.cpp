@@ -11,7 +11,7 @@
 #include "probes/auth/fabric_key.h"
 #include "probes/auth/failure_limiter.h"
 #include "probes/auth/handshake.h"
-#include "probes/incast_control.h"
+#include "probes/responder/control_dispatch.h"
 
 BOOST_AUTO_TEST_SUITE(test_auth)
 

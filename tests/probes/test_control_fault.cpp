@@ -1,9 +1,9 @@
-// The responder's "fault" control command (probes/control_fault.h): a good request decodes, and
-// each bad field is refused by name before anything touches the link (the responder sends that
-// text back to the acceptance runner, which shows it as the stage's reason).
+// The responder's "fault" control command (probes/responder/control_fault.h): a good request
+// decodes, and each bad field is refused by name before anything touches the link (the responder
+// sends that text back to the acceptance runner, which shows it as the stage's reason).
 #include <boost/test/unit_test.hpp>
 
-#include "probes/control_fault.h"
+#include "probes/responder/control_fault.h"
 
 BOOST_AUTO_TEST_SUITE(test_control_fault)
 

@@ -1,8 +1,9 @@
-// The responder's "probe" control command (probes/control_probe.h): a good request decodes into
-// the probe's options, and each bad field is refused by name (the responder sends that text back).
+// The responder's "probe" control command (probes/responder/control_probe.h): a good request
+// decodes into the probe's options, and each bad field is refused by name (the responder sends that
+// text back).
 #include <boost/test/unit_test.hpp>
 
-#include "probes/control_probe.h"
+#include "probes/responder/control_probe.h"
 
 BOOST_AUTO_TEST_SUITE(test_control_probe)
 

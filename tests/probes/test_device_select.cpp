@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "probes/device_select.h"
+#include "probes/verbs/device_select.h"
 
 BOOST_AUTO_TEST_SUITE(test_device_select)
 

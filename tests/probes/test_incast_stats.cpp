@@ -1,8 +1,8 @@
-// The incast figures (probes/incast_stats.h): goodput units, Jain's fairness index, aggregate
-// against the link, completion spread, per-second aggregate.
+// The incast figures (probes/incast/incast_stats.h): goodput units, Jain's fairness index,
+// aggregate against the link, completion spread, per-second aggregate.
 #include <boost/test/unit_test.hpp>
 
-#include "probes/incast_stats.h"
+#include "probes/incast/incast_stats.h"
 
 BOOST_AUTO_TEST_SUITE(test_incast_stats)
 

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "probes/latency_stats.h"
-#include "probes/probe.h"
+#include "probes/latency/latency_stats.h"
+#include "probes/latency/probe.h"
 
 BOOST_AUTO_TEST_SUITE(test_latency_stats)
 

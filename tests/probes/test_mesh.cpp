@@ -1,11 +1,11 @@
-// The probe mesh's schedule checks, backoff after failures and error samples (probes/mesh.h).
+// The probe mesh's schedule checks, backoff after failures and error samples (probes/mesh/mesh.h).
 // Sessions cannot be set up on a host without RDMA (nor to a port nobody listens on), which is
 // exactly the path whose backoff and counters are under test here; measuring needs the lab.
 #include <boost/test/unit_test.hpp>
 
 #include <thread>
 
-#include "probes/mesh.h"
+#include "probes/mesh/mesh.h"
 
 BOOST_AUTO_TEST_SUITE(test_mesh)
 
@@ -120,7 +120,7 @@ BOOST_AUTO_TEST_CASE(stop_ends_the_round_before_the_next_peer) {
 }
 
 BOOST_AUTO_TEST_CASE(a_plan_chooses_the_peers_of_each_round) {
-    // With a plan (probes/mesh_plan.h), round r probes only the peers plan(r) names.
+    // With a plan (probes/mesh/mesh_plan.h), round r probes only the peers plan(r) names.
     auto s = schedule();
     s.peers = {"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"};
     s.backoff_min_s = 5;  // a failed peer stays backed off for the whole test

@@ -1,11 +1,11 @@
-// probes/mesh_peers_dns: the fleet from a DNS name — what getaddrinfo gives for "localhost", and
-// the error for a name that cannot exist (.invalid, RFC 2606) naming it.
+// probes/mesh/mesh_peers_dns: the fleet from a DNS name — what getaddrinfo gives for "localhost",
+// and the error for a name that cannot exist (.invalid, RFC 2606) naming it.
 #define BOOST_TEST_MODULE mesh_peers_dns
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 
-#include "probes/mesh_peers_dns.h"
+#include "probes/mesh/mesh_peers_dns.h"
 
 namespace {
 

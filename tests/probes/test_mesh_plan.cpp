@@ -1,4 +1,4 @@
-// probes/mesh_plan: the scalable mesh's peer planner — every ToR pair covered within
+// probes/mesh/mesh_plan: the scalable mesh's peer planner — every ToR pair covered within
 // ceil((T-1)/K) rounds, a bounded number of probes per round, own-ToR peers always probed,
 // the same plan from the same inputs, and bad fleet lists refused by name.
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "probes/mesh_plan.h"
+#include "probes/mesh/mesh_plan.h"
 
 BOOST_AUTO_TEST_SUITE(test_mesh_plan)
 

@@ -1,12 +1,12 @@
-// Json frames of the control channel (probes/oob_protocol.h version 3) and their transport
-// (probes/tcp.h send_json / recv_any) on loopback.
+// Json frames of the control channel (probes/wire/oob_protocol.h version 3) and their transport
+// (probes/wire/tcp.h send_json / recv_any) on loopback.
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
 #include <thread>
 
-#include "probes/oob_protocol.h"
-#include "probes/tcp.h"
+#include "probes/wire/oob_protocol.h"
+#include "probes/wire/tcp.h"
 #include "tests/support/loopback_listener.h"
 
 BOOST_AUTO_TEST_SUITE(test_oob_json)

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "probes/oob_protocol.h"
+#include "probes/wire/oob_protocol.h"
 
 BOOST_AUTO_TEST_SUITE(test_oob_protocol)
 

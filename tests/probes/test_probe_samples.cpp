@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "probes/probe_samples.h"
+#include "probes/latency/probe_samples.h"
 
 BOOST_AUTO_TEST_SUITE(test_probe_samples)
 

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "probes/qp_timeout.h"
+#include "probes/verbs/qp_timeout.h"
 
 BOOST_AUTO_TEST_SUITE(test_qp_timeout)
 

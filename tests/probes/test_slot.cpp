@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "probes/slot.h"
-#include "probes/stream_slots.h"
+#include "probes/wire/slot.h"
+#include "probes/wire/stream_slots.h"
 
 BOOST_AUTO_TEST_SUITE(test_slot)
 

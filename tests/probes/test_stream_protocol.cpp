@@ -1,14 +1,14 @@
-// Stream sessions (probes/stream_protocol.h, stream_slots.h) and the incast role messages
-// (probes/incast_messages.h): round trips, the limits a peer's message is checked against, and
+// Stream sessions (probes/wire/stream_protocol.h, stream_slots.h) and the incast role messages
+// (probes/wire/incast_messages.h): round trips, the limits a peer's message is checked against, and
 // what the receiver calls a bad slot.
 #include <boost/test/unit_test.hpp>
 
 #include <vector>
 
-#include "probes/incast_messages.h"
-#include "probes/incast_sampling.h"
-#include "probes/stream_protocol.h"
-#include "probes/stream_slots.h"
+#include "probes/incast/incast_sampling.h"
+#include "probes/wire/incast_messages.h"
+#include "probes/wire/stream_protocol.h"
+#include "probes/wire/stream_slots.h"
 
 BOOST_AUTO_TEST_SUITE(test_stream_protocol)
 

@@ -3,9 +3,9 @@
 #include <chrono>
 #include <thread>
 
-#include "probes/latency_phases.h"
-#include "probes/peer_query.h"
-#include "probes/tcp.h"
+#include "probes/latency/latency_phases.h"
+#include "probes/latency/peer_query.h"
+#include "probes/wire/tcp.h"
 #include "tests/support/loopback_listener.h"
 
 BOOST_AUTO_TEST_SUITE(test_tcp)

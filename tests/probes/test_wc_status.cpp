@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "probes/wc_status.h"
+#include "probes/verbs/wc_status.h"
 
 BOOST_AUTO_TEST_SUITE(test_wc_status)
 

@@ -10,7 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "probes/tcp.h"
+#include "probes/wire/tcp.h"
 
 namespace rh::test {
 

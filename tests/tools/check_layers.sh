@@ -22,11 +22,11 @@ declare -A may=(
 #    collectors' kernel-access helpers (rtnetlink handles and link lookup, the RDMA device's
 #    netdev in sysfs), never collect_snapshot() or the store.
 allowed_exceptions=(
-  "probes/control_fault.cpp collectors/rdma_sysfs.h"
-  "probes/link_admin.cpp collectors/nl_route.h"
-  "probes/link_admin.cpp collectors/rdma_sysfs.h"
-  "probes/net_setup.cpp collectors/nl_route.h"
-  "probes/net_setup.h collectors/nl_handles.h"
+  "probes/responder/control_fault.cpp collectors/rdma_sysfs.h"
+  "probes/fault/link_admin.cpp collectors/nl_route.h"
+  "probes/fault/link_admin.cpp collectors/rdma_sysfs.h"
+  "probes/fault/net_setup.cpp collectors/nl_route.h"
+  "probes/fault/net_setup.h collectors/nl_handles.h"
 )
 
 bad=0
