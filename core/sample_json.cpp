@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/json/json_reader.h"
+
 namespace rh {
 
 const char* to_string(SampleKind k) {
@@ -47,109 +49,90 @@ nlohmann::json to_json_line(const Sample& s) {
 
 namespace {
 
-Error field_error(const std::string& field, const std::string& what) {
-    return Error{"parse sample", "field \"" + field + "\"", 0, what};
-}
-
-/// Optional string field; Error when present with another type.
-Result<std::string> opt_string(const nlohmann::json& j, const char* key, bool required = false) {
-    const auto it = j.find(key);
-    if (it == j.end() || it->is_null()) {
-        if (required) return field_error(key, "missing");
-        return std::string{};
-    }
-    if (!it->is_string()) return field_error(key, "expected a string, got " + it->dump());
-    return it->get<std::string>();
-}
-
 /// A whole number >= 0, whether the JSON holds it signed (built in code) or unsigned (parsed).
 bool is_whole_nonnegative(const nlohmann::json& v) {
     return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+}
+
+/// The sample's value by kind (`value` is required: null for a missing measurement).
+void read_value(const JsonReader& r, Sample& s) {
+    if (!r.json().contains("value")) {
+        r.error_at("value", "missing (null for a missing measurement)");
+        return;
+    }
+    r.allow("value");
+    const nlohmann::json& v = r.json().at("value");
+    switch (s.kind) {
+        case SampleKind::counter:
+            if (!v.is_null()) {
+                if (is_whole_nonnegative(v))
+                    s.count = v.get<std::uint64_t>();
+                else
+                    r.error_at("value", "a counter must be a whole number >= 0, got " + v.dump());
+            }
+            if (r.has("width_bits"))
+                if (const auto w = r.member("width_bits").uint_in(1, 64))
+                    s.width_bits = static_cast<unsigned>(*w);
+            s.saturates = r.opt_bool("saturates", false);
+            break;
+        case SampleKind::gauge:
+            if (!v.is_null()) {
+                if (v.is_number() && std::isfinite(v.get<double>()))
+                    s.value = v.get<double>();
+                else
+                    r.error_at("value", "a gauge must be a finite number, got " + v.dump());
+            }
+            break;
+        case SampleKind::inventory:
+            if (v.is_object())
+                s.inventory = v;
+            else
+                r.error_at("value", "an inventory must be an object");
+            break;
+    }
 }
 
 }  // namespace
 
 Result<Sample> sample_from_json(const nlohmann::json& j) {
     if (!j.is_object()) return Error{"parse sample", "line", 0, "expected a JSON object"};
+    JsonErrors errors;
+    const JsonReader r(j, "", errors);
+    // The schema first: a line of another version is refused for that alone, not for the
+    // fields it may name differently.
     const auto schema = j.find("schema");
-    if (schema == j.end()) return field_error("schema", "missing");
+    if (schema == j.end()) return Error{"parse sample", "field \"schema\"", 0, "missing"};
     if (!schema->is_number_integer() || schema->get<std::int64_t>() != kSampleSchema)
-        return field_error("schema", "unsupported version " + schema->dump() +
-                                         " (this build reads " + std::to_string(kSampleSchema) +
-                                         ")");
+        return Error{"parse sample", "field \"schema\"", 0,
+                     "unsupported version " + schema->dump() + " (this build reads " +
+                         std::to_string(kSampleSchema) + ")"};
     Sample s;
-    const auto t = j.find("t_s");
-    if (t == j.end() || !t->is_number() || !std::isfinite(t->get<double>()))
-        return field_error("t_s", t == j.end() ? "missing" : "expected a number, got " + t->dump());
-    s.t_s = t->get<double>();
-    if (const auto w = j.find("wall_ms"); w != j.end()) {
-        if (!w->is_number_integer()) return field_error("wall_ms", "expected an integer");
-        s.wall_ms = w->get<std::int64_t>();
-    }
-    auto host = opt_string(j, "host", true);
-    if (!host) return host.error();
-    s.host = *host;
-    auto series = opt_string(j, "series", true);
-    if (!series) return series.error();
-    s.series = *series;
-    if (s.series.empty()) return field_error("series", "empty");
-    auto kind = opt_string(j, "kind", true);
-    if (!kind) return kind.error();
-    if (*kind == "counter") {
+    if (!r.has("t_s")) r.error_at("t_s", "missing");
+    s.t_s = r.opt_number_in("t_s", -1e300, 1e300, "seconds").value_or(0);
+    s.wall_ms = r.opt_int("wall_ms").value_or(s.wall_ms);
+    s.host = r.req_string("host");
+    s.series = r.req_string("series");
+    if (s.series.empty() && r.has("series") && j.at("series").is_string())
+        r.error_at("series", "empty");
+    const std::string kind = r.req_string("kind");
+    if (kind == "counter") {
         s.kind = SampleKind::counter;
-    } else if (*kind == "gauge") {
+    } else if (kind == "gauge") {
         s.kind = SampleKind::gauge;
-    } else if (*kind == "inventory") {
+    } else if (kind == "inventory") {
         s.kind = SampleKind::inventory;
-    } else {
-        return field_error("kind", "unknown kind \"" + *kind + "\" (counter, gauge, inventory)");
+    } else if (r.has("kind") && j.at("kind").is_string()) {
+        r.error_at("kind", "unknown kind \"" + kind + "\" (counter, gauge, inventory)");
     }
-    if (const auto l = j.find("labels"); l != j.end() && !l->is_null()) {
-        if (!l->is_object()) return field_error("labels", "expected an object");
-        for (const auto& [k, v] : l->items()) {
-            if (!v.is_string()) return field_error("labels." + k, "expected a string");
-            s.labels[k] = v.get<std::string>();
-        }
-    }
-    for (auto [key, dst] : {std::pair{"unit", &s.unit}, std::pair{"error", &s.error},
-                            std::pair{"source", &s.source}, std::pair{"raw", &s.raw}}) {
-        auto v = opt_string(j, key);
-        if (!v) return v.error();
-        *dst = *v;
-    }
-    const auto v = j.find("value");
-    if (v == j.end()) return field_error("value", "missing (null for a missing measurement)");
-    switch (s.kind) {
-        case SampleKind::counter:
-            if (!v->is_null()) {
-                if (!is_whole_nonnegative(*v))
-                    return field_error("value",
-                                       "a counter must be a whole number >= 0, got " + v->dump());
-                s.count = v->get<std::uint64_t>();
-            }
-            if (const auto w = j.find("width_bits"); w != j.end()) {
-                if (!is_whole_nonnegative(*w) || w->get<std::uint64_t>() < 1 ||
-                    w->get<std::uint64_t>() > 64)
-                    return field_error("width_bits", "expected 1..64, got " + w->dump());
-                s.width_bits = w->get<unsigned>();
-            }
-            if (const auto sat = j.find("saturates"); sat != j.end()) {
-                if (!sat->is_boolean()) return field_error("saturates", "expected true/false");
-                s.saturates = sat->get<bool>();
-            }
-            break;
-        case SampleKind::gauge:
-            if (!v->is_null()) {
-                if (!v->is_number() || !std::isfinite(v->get<double>()))
-                    return field_error("value",
-                                       "a gauge must be a finite number, got " + v->dump());
-                s.value = v->get<double>();
-            }
-            break;
-        case SampleKind::inventory:
-            if (!v->is_object()) return field_error("value", "an inventory must be an object");
-            s.inventory = *v;
-            break;
+    for (const auto& [label, value] : r.opt_string_map("labels")) s.labels[label] = value;
+    s.unit = r.opt_string("unit");
+    s.error = r.opt_string("error");
+    s.source = r.opt_string("source");
+    s.raw = r.opt_string("raw");
+    if (errors.empty()) read_value(r, s);  // a value is read by its kind, once the kind is known
+    if (!errors.empty()) {
+        const JsonError& first = errors[0];
+        return Error{"parse sample", "field \"" + first.path + "\"", 0, first.message};
     }
     return s;
 }

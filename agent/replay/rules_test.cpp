@@ -7,6 +7,7 @@
 #include "agent/replay/inputs.h"
 #include "agent/replay/replay.h"
 #include "core/exit_codes.h"
+#include "core/json/json_reader.h"
 #include "core/json_file.h"
 #include "rules/engine/engine.h"
 #include "store/series_store.h"
@@ -34,44 +35,30 @@ std::string show(const std::string& rule, const std::string& host, const Labels&
     return s;
 }
 
+/// A scenario's expected.json, read by the one JSON reader (core/json/json_reader.h): every
+/// problem named by its path, all of them in the Error's detail.
 Result<std::pair<std::vector<Expected>, int>> read_expected(const std::string& path) {
     auto j = read_json_file(path, "rules test");
     if (!j) return j.error();
-    const auto bad = [&](const std::string& field, const std::string& what) {
-        return Error{"rules test", path, 0, field + ": " + what};
-    };
-    if (!j->is_object()) return bad("(top)", "expected an object");
-    const auto ex = j->find("exit");
-    if (ex == j->end() || !ex->is_number_unsigned() || ex->get<unsigned>() > 2)
-        return bad("exit", "expected 0, 1 or 2");
-    const auto fs_ = j->find("findings");
-    if (fs_ == j->end() || !fs_->is_array()) return bad("findings", "expected a list");
+    JsonErrors errors;
+    errors.document = path;
+    const JsonReader top(*j, "", errors);
     std::vector<Expected> out;
-    for (std::size_t i = 0; i < fs_->size(); ++i) {
-        const auto& f = (*fs_)[i];
-        const std::string at = "findings[" + std::to_string(i) + "]";
-        if (!f.is_object()) return bad(at, "expected an object");
-        Expected e;
-        for (const auto& [key, value] : f.items()) {
-            if (key == "labels") {
-                if (!value.is_object()) return bad(at + ".labels", "expected an object");
-                for (const auto& [k, v] : value.items()) {
-                    if (!v.is_string()) return bad(at + ".labels." + k, "expected a string");
-                    e.labels[k] = v.get<std::string>();
-                }
-                continue;
-            }
-            if (key != "rule" && key != "host" && key != "severity")
-                return bad(at + "." + key, "unknown field (rule, host, labels, severity)");
-            if (!value.is_string()) return bad(at + "." + key, "expected a string");
-            (key == "rule"   ? e.rule
-             : key == "host" ? e.host
-                             : e.severity) = value.get<std::string>();
-        }
-        if (e.rule.empty() || e.host.empty()) return bad(at, "needs \"rule\" and \"host\"");
-        out.push_back(std::move(e));
+    int exit_code = 0;
+    if (top.expect_object()) {
+        top.refuse_unknown({"exit", "findings", "description"});
+        if (!top.has("exit")) top.error_at("exit", "missing (expected 0, 1 or 2)");
+        exit_code = static_cast<int>(top.opt_int_in("exit", 0, 2).value_or(0));
+        top.each("findings", true, [&](const JsonReader& f) {
+            if (!f.expect_object()) return;
+            f.refuse_unknown({"rule", "host", "labels", "severity"});
+            Expected e{f.req_string("rule"), f.req_string("host"), f.opt_string("severity"),
+                       f.opt_string_map("labels")};
+            out.push_back(std::move(e));
+        });
     }
-    return std::make_pair(std::move(out), ex->get<int>());
+    if (!errors.empty()) return errors.error("rules test");
+    return std::make_pair(std::move(out), exit_code);
 }
 
 bool matches(const Expected& e, const Finding& f) {

@@ -1,5 +1,7 @@
 #include "core/json/json_reader.h"
 
+#include <algorithm>
+
 #include <limits>
 #include <sstream>
 
@@ -84,7 +86,7 @@ bool JsonReader::expect_object() const {
 }
 
 const nlohmann::json* JsonReader::get(const char* key) const {
-    read_.insert(key);
+    read_.emplace_back(key);
     if (!j_.is_object()) return nullptr;
     const auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return nullptr;
@@ -323,7 +325,8 @@ std::optional<std::int64_t> JsonReader::opt_int_in(const char* key, std::int64_t
 void JsonReader::refuse_unknown() const {
     if (!j_.is_object()) return;
     for (const auto& [key, _] : j_.items())
-        if (!read_.count(key)) error_at(key, "unknown field");
+        if (std::find(read_.begin(), read_.end(), key) == read_.end())
+            error_at(key, "unknown field");
 }
 
 void JsonReader::refuse_unknown(std::initializer_list<const char*> known) const {

@@ -14,7 +14,6 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -130,7 +129,7 @@ class JsonReader {
     }
 
     /// Marks `key` as known without reading it.
-    void allow(const char* key) const { read_.insert(key); }
+    void allow(const char* key) const { read_.emplace_back(key); }
     /// Reports every member of this object not read (nor allowed) so far: "PATH.key: unknown
     /// field". Call after reading the object's fields.
     void refuse_unknown() const;
@@ -147,7 +146,9 @@ class JsonReader {
     const nlohmann::json& j_;
     std::string path_;
     JsonErrors& errors_;
-    mutable std::set<std::string> read_;  ///< members read or allowed (for refuse_unknown)
+    /// Members read or allowed (for refuse_unknown); a vector of short strings, not a set: a
+    /// recording's reader makes one view per sample line, and objects have a few members.
+    mutable std::vector<std::string> read_;
 };
 
 /// Parses `text`, the content of document `name`, strictly (parse_json_text: duplicate keys,

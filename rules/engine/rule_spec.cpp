@@ -3,11 +3,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <set>
-#include <stdexcept>
 
+#include "core/json/json_reader.h"
 #include "core/json_file.h"
 #include "rules/engine/evidence.h"
 #include "rules/rule.h"
@@ -24,311 +22,252 @@ namespace rh {
 
 namespace {
 
-/// Thrown while parsing; carries the JSON path. Converted to an Error at the API.
-struct SpecError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using R = JsonReader;
 
-[[noreturn]] void bad(const std::string& path, const std::string& what) {
-    throw SpecError(path + ": " + what);
+/// True when member `key` is present and a string (req_string has then read it as given, so an
+/// unknown value is this reader's to report, not a type error already reported).
+bool is_string_at(const R& r, const char* key) {
+    return r.has(key) && r.json().at(key).is_string();
 }
 
 /// Rejects a label no sample carries: a misspelt `match` or `group_by` would silently match
 /// nothing (the rule never fires) or group everything under "?".
-void check_label(const std::string& label, const std::string& path) {
+void check_label(JsonErrors& errors, const std::string& label, const std::string& path) {
     if (is_known_label(label)) return;
     std::string all;
     for (const auto& l : known_labels()) all += (all.empty() ? "" : ", ") + l;
-    bad(path, "unknown label \"" + label + "\" (labels: " + all + ")");
+    errors.add(path, "unknown label \"" + label + "\" (labels: " + all + ")");
 }
 
-/// Rejects keys outside `allowed`: a misspelt field must not silently change a rule.
-void only_keys(const nlohmann::json& j, const std::string& path,
-               std::initializer_list<const char*> allowed) {
-    if (!j.is_object()) bad(path, "expected an object");
-    for (const auto& item : j.items()) {
-        const std::string& k = item.key();
-        if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
-            bad(path + "." + k, "unknown field");
-    }
-}
-
-std::string str(const nlohmann::json& j, const char* key, const std::string& path, bool required) {
-    const auto it = j.find(key);
-    if (it == j.end()) {
-        if (required) bad(path + "." + key, "missing");
-        return {};
-    }
-    if (!it->is_string()) bad(path + "." + key, "expected a string");
-    return it->get<std::string>();
-}
-
-/// "0", "86400", "1e+300": a bound as a person reads it.
-std::string shortest(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
-
-double num(const nlohmann::json& j, const char* key, const std::string& path, double dflt,
-           double lo, double hi) {
-    const auto it = j.find(key);
-    if (it == j.end()) return dflt;
-    if (!it->is_number() || !std::isfinite(it->get<double>()))
-        bad(path + "." + key, "expected a number");
-    const double v = it->get<double>();
-    if (v < lo || v > hi)
-        bad(path + "." + key, "out of range: " + it->dump() + " (allowed " + shortest(lo) + " to " +
-                                  shortest(hi) + ")");
-    return v;
-}
-
-Severity severity(const std::string& s, const std::string& path) {
+Severity severity(const R& r, const char* key) {
+    const std::string s = r.req_string(key);
     if (s == "info") return Severity::info;
     if (s == "warning") return Severity::warning;
     if (s == "error") return Severity::error;
-    bad(path, "unknown severity \"" + s + "\" (info, warning, error)");
+    if (is_string_at(r, key))
+        r.error_at(key, "unknown severity \"" + s + "\" (info, warning, error)");
+    return Severity::info;
 }
 
-Labels labels(const nlohmann::json& j, const std::string& path) {
-    Labels out;
-    if (!j.is_object()) bad(path, "expected an object of strings");
-    for (const auto& [k, v] : j.items()) {
-        if (!v.is_string()) bad(path + "." + k, "expected a string");
-        out[k] = v.get<std::string>();
-    }
-    return out;
+/// An optional non-empty list of strings `key` (absent: empty).
+std::vector<std::string> names(const R& r, const char* key) {
+    if (r.has(key) && r.json().at(key).is_array() && r.json().at(key).empty())
+        r.error_at(key, "expected a non-empty list of names");
+    return r.opt_string_list(key);
 }
 
-/// An optional list of strings `key` (absent: empty).
-std::vector<std::string> names(const nlohmann::json& j, const char* key, const std::string& path) {
-    std::vector<std::string> out;
-    const auto it = j.find(key);
-    if (it == j.end()) return out;
-    if (!it->is_array() || it->empty()) bad(path + "." + key, "expected a non-empty list of names");
-    for (const auto& e : *it) {
-        if (!e.is_string()) bad(path + "." + key, "expected strings");
-        out.push_back(e.get<std::string>());
-    }
-    return out;
-}
-
-Condition condition(const nlohmann::json& j, const std::string& path) {
-    only_keys(j, path,
-              {"signal", "series", "match", "measure", "op", "threshold", "window_s", "host",
-               "on_pfc_priorities", "per"});
-    Condition c;
-    c.signal = str(j, "signal", path, true);
-    const auto s = j.find("series");
-    if (s == j.end()) bad(path + ".series", "missing");
-    if (s->is_string()) {
-        c.series.push_back(s->get<std::string>());
-    } else if (s->is_array() && !s->empty()) {
-        for (const auto& e : *s) {
-            if (!e.is_string()) bad(path + ".series", "expected strings");
-            c.series.push_back(e.get<std::string>());
-        }
-    } else {
-        bad(path + ".series", "expected a series name or a non-empty list of them");
-    }
-    for (const std::string& name : c.series)
+void check_series(const R& r, const char* key, const std::vector<std::string>& series) {
+    for (const std::string& name : series)
         if (!is_known_series(name))
-            bad(path + ".series", "unknown series \"" + name +
-                                      "\" (store/README.md lists the series; collectors/"
-                                      "normalize.h the normalized counters)");
-    if (const auto m = j.find("match"); m != j.end()) {
-        c.match = labels(*m, path + ".match");
-        for (const auto& [label, value] : c.match) check_label(label, path + ".match." + label);
+            r.error_at(key, "unknown series \"" + name +
+                                "\" (store/README.md lists the series; collectors/"
+                                "normalize.h the normalized counters)");
+}
+
+Measure measure(const R& r) {
+    static const std::pair<const char*, Measure> kMeasures[] = {
+        {"increase", Measure::increase},
+        {"rate_per_s", Measure::rate_per_s},
+        {"value", Measure::value},
+        {"pause_fraction", Measure::pause_fraction},
+        {"per_bit", Measure::per_bit},
+        {"share", Measure::share},
+        {"lifetime_value", Measure::lifetime_value},
+        {"lifetime_per_million", Measure::lifetime_per_million},
+        {"lifetime_share_of_uptime", Measure::lifetime_share_of_uptime}};
+    const std::string m = r.req_string("measure");
+    for (const auto& [name, value] : kMeasures)
+        if (m == name) return value;
+    if (is_string_at(r, "measure")) {
+        std::string all;
+        for (const auto& [name, value] : kMeasures)
+            all += (all.empty() ? "" : ", ") + std::string(name);
+        r.error_at("measure", "unknown measure \"" + m + "\" (" + all + ")");
     }
-    const std::string measure = str(j, "measure", path, true);
-    if (measure == "increase") {
-        c.measure = Measure::increase;
-    } else if (measure == "rate_per_s") {
-        c.measure = Measure::rate_per_s;
-    } else if (measure == "value") {
-        c.measure = Measure::value;
-    } else if (measure == "pause_fraction") {
-        c.measure = Measure::pause_fraction;
-    } else if (measure == "per_bit") {
-        c.measure = Measure::per_bit;
-    } else if (measure == "share") {
-        c.measure = Measure::share;
-    } else if (measure == "lifetime_value") {
-        c.measure = Measure::lifetime_value;
-    } else if (measure == "lifetime_per_million") {
-        c.measure = Measure::lifetime_per_million;
-    } else if (measure == "lifetime_share_of_uptime") {
-        c.measure = Measure::lifetime_share_of_uptime;
-    } else {
-        bad(path + ".measure", "unknown measure \"" + measure +
-                                   "\" (increase, rate_per_s, value, pause_fraction, per_bit, "
-                                   "share, lifetime_value, lifetime_per_million, "
-                                   "lifetime_share_of_uptime)");
-    }
-    const std::string op = str(j, "op", path, true);
+    return Measure::value;
+}
+
+Compare compare(const R& r) {
     static const std::pair<const char*, Compare> kOps[] = {
         {">", Compare::gt},  {">=", Compare::ge}, {"<", Compare::lt},
         {"<=", Compare::le}, {"==", Compare::eq}, {"!=", Compare::ne}};
-    const auto o = std::find_if(std::begin(kOps), std::end(kOps),
-                                [&](const auto& p) { return op == p.first; });
-    if (o == std::end(kOps)) bad(path + ".op", "unknown comparison \"" + op + "\"");
-    c.op = o->second;
-    if (!j.contains("threshold")) bad(path + ".threshold", "missing");
-    c.threshold = num(j, "threshold", path, 0, -1e300, 1e300);
-    c.window_s = num(j, "window_s", path, 0, 0, 86400);
-    const std::string host = str(j, "host", path, false);
+    const std::string op = r.req_string("op");
+    for (const auto& [name, value] : kOps)
+        if (op == name) return value;
+    if (is_string_at(r, "op")) r.error_at("op", "unknown comparison \"" + op + "\"");
+    return Compare::gt;
+}
+
+Condition condition(const R& r) {
+    Condition c;
+    if (!r.expect_object()) return c;
+    r.refuse_unknown({"signal", "series", "match", "measure", "op", "threshold", "window_s", "host",
+                      "on_pfc_priorities", "per"});
+    c.signal = r.req_string("signal");
+    const R s = r.member("series");  // reports a missing one
+    if (s.json().is_string()) {
+        c.series.push_back(s.json().get<std::string>());
+    } else if (s.json().is_array() && !s.json().empty()) {
+        c.series = r.opt_string_list("series");
+    } else if (!s.json().is_null()) {
+        s.error("expected a series name or a non-empty list of them");
+    }
+    check_series(r, "series", c.series);
+    c.match = r.opt_string_map("match");
+    for (const auto& [label, value] : c.match)
+        check_label(r.errors(), label, r.path_of("match") + "." + label);
+    c.measure = measure(r);
+    c.op = compare(r);
+    if (!r.has("threshold")) r.error_at("threshold", "missing");
+    c.threshold = r.opt_number_in("threshold", -1e300, 1e300, "").value_or(0);
+    c.window_s = r.opt_number_in("window_s", 0, 86400, "seconds").value_or(0);
+    const std::string host = r.opt_string("host");
     if (host.empty() || host == "same") {
         c.host = HostScope::same;
     } else if (host == "other") {
         c.host = HostScope::other;
     } else {
-        bad(path + ".host", "expected \"same\" or \"other\"");
+        r.error_at("host", "expected \"same\" or \"other\", got \"" + host + "\"");
     }
-    if (j.contains("on_pfc_priorities"))
-        c.on_pfc_priorities = static_cast<int>(num(j, "on_pfc_priorities", path, 1, 0, 1));
-    c.per = names(j, "per", path);
-    for (const std::string& name : c.per)
-        if (!is_known_series(name)) bad(path + ".per", "unknown series \"" + name + "\"");
+    if (r.has("on_pfc_priorities"))
+        c.on_pfc_priorities = static_cast<int>(r.opt_int_in("on_pfc_priorities", 0, 1).value_or(1));
+    c.per = names(r, "per");
+    check_series(r, "per", c.per);
     if ((c.measure == Measure::lifetime_per_million) != !c.per.empty())
-        bad(path + ".per", c.per.empty() ? "missing: lifetime_per_million needs the counters "
-                                           "it is weighed against"
-                                         : "only with measure lifetime_per_million");
+        r.error_at("per", c.per.empty() ? "missing: lifetime_per_million needs the counters "
+                                          "it is weighed against"
+                                        : "only with measure lifetime_per_million");
     if (is_lifetime(c.measure) && c.window_s > 0)
-        bad(path + ".window_s", "a lifetime measure has no window (it reads one capture)");
+        r.error_at("window_s", "a lifetime measure has no window (it reads one capture)");
     return c;
 }
 
-Expr expr(const nlohmann::json& j, const std::string& path) {
+Expr expr(const R& r) {
     Expr e;
+    const nlohmann::json& j = r.json();
     if (j.is_object() && (j.contains("all") || j.contains("any"))) {
-        if (j.size() != 1) bad(path, "\"all\"/\"any\" must be the only key");
+        if (j.size() != 1) r.error("\"all\"/\"any\" must be the only key");
         const bool all = j.contains("all");
-        const auto& list = j.at(all ? "all" : "any");
-        const std::string p = path + (all ? ".all" : ".any");
-        if (!list.is_array() || list.empty()) bad(p, "expected a non-empty list");
+        const char* key = all ? "all" : "any";
+        const nlohmann::json& list = j.at(key);
         e.kind = all ? Expr::Kind::all : Expr::Kind::any;
-        for (std::size_t i = 0; i < list.size(); ++i)
-            e.children.push_back(expr(list[i], p + "[" + std::to_string(i) + "]"));
+        if (!list.is_array() || list.empty())
+            r.error_at(key, "expected a non-empty list, got " + R::type_text(list));
+        else
+            r.each(key, true, [&](const R& child) { e.children.push_back(expr(child)); });
         return e;
     }
     e.kind = Expr::Kind::cond;
-    e.cond = condition(j, path);
+    e.cond = condition(r);
     return e;
 }
 
 /// An inventory check's `escalate`: [{"severity", "outcome"}], each outcome one the check
 /// declares (rules/registry.cpp), so a misspelt one cannot silently leave a severity unset.
-std::vector<Escalation> check_escalations(const nlohmann::json& j, const std::string& path,
-                                          const RuleDef& def) {
+std::vector<Escalation> check_escalations(const R& r, const RuleDef& def) {
     std::vector<Escalation> out;
-    const auto e = j.find("escalate");
-    if (e == j.end()) return out;
-    if (!e->is_array()) bad(path + ".escalate", "expected a list");
-    for (std::size_t i = 0; i < e->size(); ++i) {
-        const std::string p = path + ".escalate[" + std::to_string(i) + "]";
-        only_keys((*e)[i], p, {"severity", "outcome"});
+    r.each("escalate", false, [&](const R& e) {
+        if (!e.expect_object()) return;
+        e.refuse_unknown({"severity", "outcome"});
         Escalation esc;
-        esc.severity = severity(str((*e)[i], "severity", p, true), p + ".severity");
-        esc.outcome = str((*e)[i], "outcome", p, true);
+        esc.severity = severity(e, "severity");
+        esc.outcome = e.req_string("outcome");
         std::string known;
         for (const CheckOutcome& o : def.outcomes)
             known += (known.empty() ? "" : ", ") + std::string(o.id);
         const bool found = std::any_of(def.outcomes.begin(), def.outcomes.end(),
                                        [&](const CheckOutcome& o) { return esc.outcome == o.id; });
-        if (!found)
-            bad(p + ".outcome",
-                "check \"" + std::string(def.id) + "\" has no outcome \"" + esc.outcome + "\"" +
-                    (def.outcomes.empty() ? " (it has none)" : " (it has: " + known + ")"));
+        if (!found && is_string_at(e, "outcome"))
+            e.error_at("outcome",
+                       "check \"" + std::string(def.id) + "\" has no outcome \"" + esc.outcome +
+                           "\"" +
+                           (def.outcomes.empty() ? " (it has none)" : " (it has: " + known + ")"));
         out.push_back(std::move(esc));
-    }
+    });
     return out;
 }
 
-RuleSpec rule(const nlohmann::json& j, const std::string& path) {
-    only_keys(j, path,
-              {"id", "title", "severity", "summary", "label_text", "explanation",
-               "thresholds_reason", "check", "group_by", "hold_s", "when", "supports",
-               "alternatives", "escalate", "instead_of"});
-    RuleSpec r;
-    r.id = str(j, "id", path, true);
-    if (r.id.empty() ||
-        r.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
-        bad(path + ".id", "expected lower_snake_case, got \"" + r.id + "\"");
-    r.title = str(j, "title", path, true);
-    r.severity = severity(str(j, "severity", path, true), path + ".severity");
-    r.explanation = str(j, "explanation", path, true);
-    r.thresholds_reason = str(j, "thresholds_reason", path, false);
-    r.check = str(j, "check", path, false);
-    if (!r.check.empty()) {
-        if (!find_check(r.check))
-            bad(path + ".check", "unknown inventory check \"" + r.check + "\"");
-        for (const char* k :
-             {"when", "supports", "alternatives", "hold_s", "group_by", "instead_of"})
-            if (j.contains(k)) bad(path + "." + k, "not allowed with \"check\"");
-        r.escalate = check_escalations(j, path, *find_check(r.check));
-        return r;
-    }
-    r.summary = str(j, "summary", path, true);
-    if (const auto lt = j.find("label_text"); lt != j.end()) {
-        if (!lt->is_object()) bad(path + ".label_text", "expected {label: {value: text}}");
-        for (const auto& [label, texts] : lt->items())
-            r.label_text[label] = labels(texts, path + ".label_text." + label);
-    }
-    if (!j.contains("when")) bad(path + ".when", "missing (or give \"check\")");
-    r.when = expr(j.at("when"), path + ".when");
-    r.hold_s = num(j, "hold_s", path, 0, 0, 86400);
-    r.instead_of = names(j, "instead_of", path);
-    const auto leaves = leaf_conditions(r.when);
+/// The time-based part of a rule (no `check`).
+void time_based(const R& r, RuleSpec& spec) {
+    spec.summary = r.req_string("summary");
+    if (const auto lt = r.opt_object("label_text"))
+        for (const auto& [label, texts] : lt->json().items())
+            spec.label_text[label] = lt->opt_string_map(label.c_str());
+    if (!r.has("when"))
+        r.error_at("when", "missing (or give \"check\")");
+    else
+        spec.when = expr(r.member("when"));
+    spec.hold_s = r.opt_number_in("hold_s", 0, 86400, "seconds").value_or(0);
+    spec.instead_of = names(r, "instead_of");
+    const auto leaves = leaf_conditions(spec.when);
     const bool reads_lifetime = std::any_of(
         leaves.begin(), leaves.end(), [](const Condition* c) { return is_lifetime(c->measure); });
-    if (reads_lifetime && r.instead_of.empty())
-        bad(path + ".instead_of",
-            "missing: a rule reading lifetime counters names the rate rules that outrank it");
-    if (!r.instead_of.empty()) {
+    if (reads_lifetime && spec.instead_of.empty())
+        r.error_at("instead_of",
+                   "missing: a rule reading lifetime counters names the rate rules that "
+                   "outrank it");
+    if (!spec.instead_of.empty()) {
         for (const Condition* c : leaves)
             if (!is_lifetime(c->measure) && c->measure != Measure::value)
-                bad(path + ".when",
-                    "a lifetime rule (instead_of) reads one capture: only "
-                    "lifetime_value, lifetime_per_million and value measures (and "
-                    "lifetime_share_of_uptime)");
+                r.error_at("when",
+                           "a lifetime rule (instead_of) reads one capture: only "
+                           "lifetime_value, lifetime_per_million and value measures (and "
+                           "lifetime_share_of_uptime)");
         for (const char* k : {"hold_s", "supports", "alternatives", "escalate"})
-            if (j.contains(k)) bad(path + "." + k, "not allowed in a lifetime rule (instead_of)");
+            if (r.has(k)) r.error_at(k, "not allowed in a lifetime rule (instead_of)");
     }
-    if (const auto g = j.find("group_by"); g != j.end()) {
-        if (!g->is_array()) bad(path + ".group_by", "expected a list of label names");
-        for (const auto& e : *g) {
-            if (!e.is_string()) bad(path + ".group_by", "expected strings");
-            r.group_by.push_back(e.get<std::string>());
-            check_label(r.group_by.back(), path + ".group_by");
-        }
+    spec.group_by = r.opt_string_list("group_by");
+    for (const std::string& label : spec.group_by)
+        check_label(r.errors(), label, r.path_of("group_by"));
+    r.each("supports", false, [&](const R& s) { spec.supports.push_back(condition(s)); });
+    r.each("alternatives", false, [&](const R& a) {
+        if (!a.expect_object()) return;
+        a.refuse_unknown({"name", "indicated_by"});
+        Alternative alt{a.req_string("name"), {}};
+        if (!a.has("indicated_by"))
+            a.error_at("indicated_by", "missing");
+        else
+            alt.indicated_by = expr(a.member("indicated_by"));
+        spec.alternatives.push_back(std::move(alt));
+    });
+    r.each("escalate", false, [&](const R& e) {
+        if (!e.expect_object()) return;
+        e.refuse_unknown({"severity", "when"});
+        Escalation esc{severity(e, "severity"), {}, {}};
+        if (!e.has("when"))
+            e.error_at("when", "missing");
+        else
+            esc.when = expr(e.member("when"));
+        spec.escalate.push_back(std::move(esc));
+    });
+}
+
+RuleSpec rule(const R& r) {
+    RuleSpec spec;
+    if (!r.expect_object()) return spec;
+    r.refuse_unknown({"id", "title", "severity", "summary", "label_text", "explanation",
+                      "thresholds_reason", "check", "group_by", "hold_s", "when", "supports",
+                      "alternatives", "escalate", "instead_of"});
+    spec.id = r.req_string("id");
+    if (is_string_at(r, "id") &&
+        (spec.id.empty() ||
+         spec.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos))
+        r.error_at("id", "expected lower_snake_case, got \"" + spec.id + "\"");
+    spec.title = r.req_string("title");
+    spec.severity = severity(r, "severity");
+    spec.explanation = r.req_string("explanation");
+    spec.thresholds_reason = r.opt_string("thresholds_reason");
+    spec.check = r.opt_string("check");
+    if (spec.check.empty()) {
+        time_based(r, spec);
+        return spec;
     }
-    if (const auto s = j.find("supports"); s != j.end()) {
-        if (!s->is_array()) bad(path + ".supports", "expected a list");
-        for (std::size_t i = 0; i < s->size(); ++i)
-            r.supports.push_back(condition((*s)[i], path + ".supports[" + std::to_string(i) + "]"));
-    }
-    if (const auto a = j.find("alternatives"); a != j.end()) {
-        if (!a->is_array()) bad(path + ".alternatives", "expected a list");
-        for (std::size_t i = 0; i < a->size(); ++i) {
-            const std::string p = path + ".alternatives[" + std::to_string(i) + "]";
-            only_keys((*a)[i], p, {"name", "indicated_by"});
-            if (!(*a)[i].contains("indicated_by")) bad(p + ".indicated_by", "missing");
-            r.alternatives.push_back({str((*a)[i], "name", p, true),
-                                      expr((*a)[i].at("indicated_by"), p + ".indicated_by")});
-        }
-    }
-    if (const auto e = j.find("escalate"); e != j.end()) {
-        if (!e->is_array()) bad(path + ".escalate", "expected a list");
-        for (std::size_t i = 0; i < e->size(); ++i) {
-            const std::string p = path + ".escalate[" + std::to_string(i) + "]";
-            only_keys((*e)[i], p, {"severity", "when"});
-            if (!(*e)[i].contains("when")) bad(p + ".when", "missing");
-            r.escalate.push_back({severity(str((*e)[i], "severity", p, true), p + ".severity"),
-                                  expr((*e)[i].at("when"), p + ".when"),
-                                  {}});
-        }
-    }
-    return r;
+    const RuleDef* def = find_check(spec.check);
+    if (!def) r.error_at("check", "unknown inventory check \"" + spec.check + "\"");
+    for (const char* k : {"when", "supports", "alternatives", "hold_s", "group_by", "instead_of"})
+        if (r.has(k)) r.error_at(k, "not allowed with \"check\"");
+    if (def) spec.escalate = check_escalations(r, *def);
+    return spec;
 }
 
 }  // namespace
@@ -341,46 +280,48 @@ bool is_lifetime(Measure m) {
 RuleCheck check_rules(const nlohmann::json& j, const std::string& name) {
     RuleCheck out;
     out.set.source = name;
-    const auto problem = [&](const SpecError& e) {
-        out.problems.push_back(name + ": " + e.what());
+    JsonErrors errors;
+    errors.document = name;
+    const auto problems = [&] {
+        for (const JsonError& e : errors) out.problems.push_back(name + ": " + e.text());
+        return out;
     };
-    try {
-        only_keys(j, "(top)", {"schema", "comment", "rules"});
-        if (!j.contains("schema") || j.at("schema") != 1) bad("schema", "expected 1");
-        const auto r = j.find("rules");
-        if (r == j.end() || !r->is_array()) bad("rules", "expected a list of rules");
-        if (r->empty()) bad("rules", "empty: a rules file with no rule finds nothing");
-    } catch (const SpecError& e) {
-        problem(e);
-        return out;  // no list of rules to go through
-    }
-    // Each rule is checked on its own, so one typo does not hide the next rule's.
-    const auto& r = j.at("rules");
+    const R top(j, "", errors);
+    if (!top.expect_object()) return problems();
+    top.refuse_unknown({"schema", "comment", "rules"});
+    if (!top.has("schema") || j.at("schema") != 1) top.error_at("schema", "expected 1");
+    if (!top.has("rules") || !j.at("rules").is_array())
+        top.error_at("rules", "expected a list of rules");
+    else if (j.at("rules").empty())
+        top.error_at("rules", "empty: a rules file with no rule finds nothing");
+    if (!errors.empty()) return problems();  // no list of rules to go through
+    // Every rule is read to its end, so one typo hides neither the next field's nor the next
+    // rule's; a rule with a problem is not kept.
     std::set<std::string> ids;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-        try {
-            RuleSpec spec = rule(r[i], "rules[" + std::to_string(i) + "]");
-            if (!ids.insert(spec.id).second)
-                bad("rules[" + std::to_string(i) + "].id", "duplicate id \"" + spec.id + "\"");
-            out.set.rules.push_back(std::move(spec));
-        } catch (const SpecError& e) {
-            problem(e);
+    top.each("rules", true, [&](const R& r) {
+        const std::size_t before = errors.size();
+        RuleSpec spec = rule(r);
+        if (errors.size() != before) return;
+        if (!ids.insert(spec.id).second) {
+            r.error_at("id", "duplicate id \"" + spec.id + "\"");
+            return;
         }
-    }
+        out.set.rules.push_back(std::move(spec));
+    });
     // A lifetime rule names time-based rules (not checks, not other lifetime rules). Checked
     // only when every rule parsed: a rule that failed would be reported twice, and the indices
     // below are the file's only then.
-    if (!out.problems.empty()) return out;
-    for (std::size_t i = 0; i < out.set.rules.size(); ++i)
-        for (const std::string& id : out.set.rules[i].instead_of) {
-            const auto& rules = out.set.rules;
+    if (!errors.empty()) return problems();
+    const auto& rules = out.set.rules;
+    for (std::size_t i = 0; i < rules.size(); ++i)
+        for (const std::string& id : rules[i].instead_of) {
             const auto it = std::find_if(rules.begin(), rules.end(),
                                          [&](const RuleSpec& o) { return o.id == id; });
             if (it == rules.end() || !it->check.empty() || !it->instead_of.empty())
-                out.problems.push_back(name + ": rules[" + std::to_string(i) + "].instead_of: \"" +
-                                       id + "\" is not a time-based rate rule of this file");
+                errors.add("rules[" + std::to_string(i) + "].instead_of",
+                           "\"" + id + "\" is not a time-based rate rule of this file");
         }
-    return out;
+    return problems();
 }
 
 Result<RuleSet> parse_rules(const nlohmann::json& j, const std::string& name) {

@@ -124,15 +124,16 @@ struct RuleSet {
     std::vector<RuleSpec> rules;
 };
 
-/// What check_rules found: the rules that parsed, and every problem as "<name>: rules[3].when:
-/// ..." (the first problem of each rule, then the file's cross-rule problems), in file order.
+/// What check_rules found: the rules that parsed without a problem, and every problem as
+/// "<name>: rules[3].when: ..." (read by the one JSON reader, core/json/json_reader.h: every
+/// problem of every rule, then the file's cross-rule problems), in file order.
 struct RuleCheck {
     RuleSet set;
     std::vector<std::string> problems;  ///< empty: the file is valid
 };
 
-/// Validates a rules file's JSON as parse_rules does, but goes on past a bad rule so that every
-/// rule's first problem is reported (`rocehealth rules check`).
+/// Validates a rules file's JSON as parse_rules does and reports every problem, as promtool
+/// check rules does (`rocehealth rules check`).
 RuleCheck check_rules(const nlohmann::json& j, const std::string& name);
 
 /// Parses and validates a rules file's JSON. Error: "<name>: rules[3].when.all[1].threshold:

@@ -284,11 +284,13 @@ BOOST_AUTO_TEST_CASE(negative_windows_and_holds_name_their_path) {
     auto negative = valid_rule()["when"];
     negative["window_s"] = -10;
     any["when"] = {{"any", {negative}}};
-    check_error(rules_file({valid_rule("a"), valid_rule("b"), valid_rule("c"), any}),
-                "rules[3].when.any[0].window_s: out of range: -10 (allowed 0 to 86400)");
+    check_error(
+        rules_file({valid_rule("a"), valid_rule("b"), valid_rule("c"), any}),
+        "rules[3].when.any[0].window_s: expected a number from 0 to 86400 seconds, got -10");
     auto hold = valid_rule();
     hold["hold_s"] = -1;
-    check_error(rules_file({hold}), "rules[0].hold_s: out of range: -1 (allowed 0 to 86400)");
+    check_error(rules_file({hold}),
+                "rules[0].hold_s: expected a number from 0 to 86400 seconds, got -1");
     auto zero = valid_rule();
     zero["when"]["window_s"] = 0;
     const auto set = rh::parse_rules(rules_file({zero}), "test-rules.json");
@@ -311,6 +313,28 @@ std::string file_error(const std::string& text) {
 }
 
 }  // namespace
+
+// As promtool check rules: every problem of a rule is reported, not only its first, and the
+// rules after it are still read.
+BOOST_AUTO_TEST_CASE(check_rules_reports_every_problem_of_a_rule) {
+    auto two = valid_rule("naks");
+    two["severity"] = "fatal";
+    two["when"]["op"] = "=>";
+    two["hold_s"] = "5s";
+    auto later = valid_rule("later");
+    later["when"]["series"] = "no_such_series";
+    const rh::RuleCheck c = rh::check_rules(rules_file({two, valid_rule("ok"), later}), "f.json");
+    const std::vector<std::string> want = {
+        "f.json: rules[0].severity: unknown severity \"fatal\" (info, warning, error)",
+        "f.json: rules[0].when.op: unknown comparison \"=>\"",
+        "f.json: rules[0].hold_s: expected a number, got a string (\"5s\")",
+        "f.json: rules[2].when.series: unknown series \"no_such_series\""};
+    BOOST_REQUIRE_EQUAL(c.problems.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+        BOOST_TEST(c.problems[i].find(want[i]) == 0u, c.problems[i]);
+    BOOST_REQUIRE_EQUAL(c.set.rules.size(), 1u);  // only the rule without a problem is kept
+    BOOST_TEST(c.set.rules[0].id == "ok");
+}
 
 BOOST_AUTO_TEST_CASE(file_errors_name_the_file_and_where) {
     json dup = rules_file({valid_rule()});
