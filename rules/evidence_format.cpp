@@ -19,10 +19,6 @@ std::string number(double v, int digits = 4) {
     return buf;
 }
 
-bool is_location_label(const std::string& k) {
-    return k == "device" || k == "port" || k == "netdev";
-}
-
 std::string singular(const std::string& unit) {
     if (unit.size() > 1 && unit.back() == 's' && unit != "us" && unit != "bits/s")
         return unit.substr(0, unit.size() - 1);
@@ -30,6 +26,10 @@ std::string singular(const std::string& unit) {
 }
 
 }  // namespace
+
+bool is_location_label(const std::string& k) {
+    return k == "device" || k == "port" || k == "netdev";
+}
 
 std::string format_bytes(double bytes) {
     return number(std::round(bytes)) + (std::round(bytes) == 1 ? " byte" : " bytes");

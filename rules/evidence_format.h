@@ -36,6 +36,10 @@ std::string format_count(double v, const std::string& unit);
 /// (store/README.md) and NormalizedCounter::unit.
 std::string format_value(double v, const std::string& unit);
 
+/// Whether label `k` names where a finding or a series is (device, port, netdev); the rest
+/// (priority, direction, level) say what.
+bool is_location_label(const std::string& k);
+
 /// What a gauge series means to a person, with its labels: "pfc_enabled" {priority 3} ->
 /// "PFC on priority 3", "ecn_np_enabled" -> "ECN notification point (roce_np) on priority 3",
 /// "port_state_code" -> "port state", "port_rate_gbps" -> "port rate". Other series: the series

@@ -12,5 +12,4 @@ double pcie_link_gbps(double speed_gts, unsigned width) {
     return speed_gts * efficiency * width;
 }
 
-
 }  // namespace rh

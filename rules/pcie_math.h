@@ -13,5 +13,4 @@ namespace rh {
 /// overhead (TLP headers) is not subtracted, so real throughput is lower still.
 double pcie_link_gbps(double speed_gts, unsigned width);
 
-
 }  // namespace rh

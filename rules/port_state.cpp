@@ -9,9 +9,6 @@
 namespace rh {
 
 namespace {
-constexpr unsigned kIbPortActive = 4;
-constexpr unsigned kPhysLinkUp = 5;
-
 std::string joined(const std::vector<std::string>& parts, std::size_t max) {
     std::string out;
     for (std::size_t i = 0; i < parts.size() && i < max; ++i)

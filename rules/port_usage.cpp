@@ -10,9 +10,6 @@ namespace rh {
 
 namespace {
 
-constexpr unsigned kIbPortActive = 4;
-constexpr unsigned kPhysLinkUp = 5;
-
 // Traffic totals, any one above 0 means the port carried traffic. PMA names: core sysfs.c
 // (port_{rcv,xmit}_{data,packets}); ethtool names: mlx5e sw and _phy stats (en_stats.c), ice
 // netdev and .nic port stats, bnxt port stats (counters.md); normalized names:
@@ -33,10 +30,6 @@ constexpr const char* kLinkDownEvents = "link_down_events";
 template <typename List>
 bool listed(const List& names, const std::string& n) {
     return std::find(names.begin(), names.end(), n) != names.end();
-}
-
-bool link_local(const std::string& gid) {
-    return gid.size() >= 4 && (gid.compare(0, 4, "fe80") == 0 || gid.compare(0, 4, "FE80") == 0);
 }
 
 std::string sign(const std::string& what, std::uint64_t v) {
@@ -97,7 +90,7 @@ PortUsage judge_port_usage(const Device& d, const Port& p,
     counter_signs(p, u.in_use_signs);
     if (p.netdev) netdev_signs(*p.netdev, u.in_use_signs);
     for (const Gid& g : p.gids)
-        if (!g.gid.empty() && !link_local(g.gid))
+        if (!g.gid.empty() && !is_link_local_gid(g.gid))
             u.in_use_signs.push_back("GID " + std::to_string(g.index) + " " + g.gid +
                                      (g.type.empty() ? "" : " (" + g.type + ")"));
     u.never_cabled = !u.required && u.in_use_signs.empty();

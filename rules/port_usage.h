@@ -31,6 +31,17 @@ namespace rh {
 
 class SeriesStore;
 
+/// ports/<p>/state 4 ("4: ACTIVE") and ports/<p>/phys_state 5 ("5: LinkUp"): the values of a
+/// port that carries RDMA traffic (ib_verbs.h IB_PORT_ACTIVE; IBTA PortPhysicalState LinkUp).
+inline constexpr unsigned kIbPortActive = 4;
+inline constexpr unsigned kPhysLinkUp = 5;
+
+/// Whether a GID is link-local (fe80::/10 as the kernel prints it, "fe80:0000:...", or
+/// "fe80::"): derived from no IP address, so not routable for RoCE v2.
+inline bool is_link_local_gid(const std::string& gid) {
+    return gid.size() >= 4 && (gid.compare(0, 4, "fe80") == 0 || gid.compare(0, 4, "FE80") == 0);
+}
+
 struct PortUsage {
     bool down = false;      ///< state not ACTIVE and phys_state not LinkUp (both known)
     bool required = false;  ///< named by a required-port entry

@@ -8,15 +8,6 @@
 
 namespace rh {
 
-namespace {
-
-bool link_local(const std::string& gid) {
-    // The kernel prints GIDs as 8 groups of 4 hex digits ("fe80:0000:..."); accept "fe80::" too.
-    return gid.size() >= 4 && (gid.compare(0, 4, "fe80") == 0 || gid.compare(0, 4, "FE80") == 0);
-}
-
-}  // namespace
-
 void rule_no_roce_v2_gid(const RuleInput& in, RuleOutput& out) {
     for (const auto& d : in.local.devices) {
         for (const auto& p : d.ports) {
@@ -37,7 +28,7 @@ void rule_no_roce_v2_gid(const RuleInput& in, RuleOutput& out) {
             }
             bool routable_v2 = false;
             for (const auto& g : p.gids)
-                routable_v2 = routable_v2 || (g.type == "RoCE v2" && !link_local(g.gid));
+                routable_v2 = routable_v2 || (g.type == "RoCE v2" && !is_link_local_gid(g.gid));
             if (routable_v2) continue;
             const std::string netdev =
                 p.netdev_name.empty() ? std::string("its netdev") : p.netdev_name;

@@ -11,7 +11,8 @@ namespace rh::bundle {
 namespace {
 
 /// The value of the first "<key>: value" line (leading whitespace allowed) and its index.
-std::optional<std::pair<std::string, std::size_t>> field(const TextFile& f, std::string_view key) {
+std::optional<std::pair<std::string, std::size_t>> setting_line(const TextFile& f,
+                                                                std::string_view key) {
     for (std::size_t i = 0; i < f.lines.size(); ++i) {
         const std::string_view l = trim(f.lines[i]);
         if (starts_with(l, key) && l.size() > key.size() && l[key.size()] == ':')
@@ -33,8 +34,9 @@ std::string settings_for(const TextFile& f) {
 }  // namespace
 
 bool is_ethtool_link(const TextFile& f) {
-    if (!field(f, "Speed")) return false;
-    return !settings_for(f).empty() || field(f, "Link detected") || field(f, "Duplex");
+    if (!setting_line(f, "Speed")) return false;
+    return !settings_for(f).empty() || setting_line(f, "Link detected") ||
+           setting_line(f, "Duplex");
 }
 
 std::string parse_ethtool_link(const TextFile& f, Model& m) {
@@ -43,7 +45,7 @@ std::string parse_ethtool_link(const TextFile& f, Model& m) {
     out.kind = "ethtool";
     out.iface_hint = settings_for(f);
     if (out.iface_hint.empty()) out.iface_hint = iface_in_command(f.command, "ethtool", {});
-    const auto speed = field(f, "Speed");
+    const auto speed = setting_line(f, "Speed");
     std::string v = speed->first;
     if (v.size() > 4 && v.compare(v.size() - 4, 4, "Mb/s") == 0) {
         if (auto mbps = to_u64(std::string_view(v).substr(0, v.size() - 4)); mbps && *mbps > 0) {
@@ -55,7 +57,8 @@ std::string parse_ethtool_link(const TextFile& f, Model& m) {
         m.note(f, speed->second,
                "ethtool: link speed " + quote_value(v) +
                    " is not \"<N>Mb/s\" (link down?); the port rate is not taken from it");
-    if (const auto link = field(f, "Link detected")) out.link_detected = link->first == "yes";
+    if (const auto link = setting_line(f, "Link detected"))
+        out.link_detected = link->first == "yes";
     m.iface_files.push_back(std::move(out));
     return "ethtool (link settings)";
 }

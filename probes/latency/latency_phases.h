@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -35,6 +36,15 @@ struct PhaseSpec {
     int control_fd = -1;  ///< the TCP control connection; a wait fails at once when it closes
     const char* peer_role = "peer";  ///< "responder" | "client", for that error
 };
+
+/// How often a phase's waits look at the control connection (control_closed): often enough that
+/// a peer gone is seen within a few ms, rarely enough that the poll costs nothing per message.
+inline constexpr auto kControlCheck = std::chrono::milliseconds(5);
+
+/// When a wait of phase `p` that starts now gives up: now + p.timeout_ms (steady clock).
+inline std::chrono::steady_clock::time_point phase_deadline(const PhaseSpec& p) {
+    return std::chrono::steady_clock::now() + std::chrono::milliseconds(p.timeout_ms);
+}
 
 /// When `p.control_fd` is at EOF/reset (non-blocking check), the error saying so: only a
 /// detail, so message() is e.g. "responder closed the control connection (process ended or

@@ -12,11 +12,6 @@ namespace rh {
 namespace {
 
 using Clock = SendSession::Clock;
-constexpr auto kControlCheck = std::chrono::milliseconds(5);  // how often waits look at TCP
-
-Clock::time_point deadline(const PhaseSpec& p) {
-    return Clock::now() + std::chrono::milliseconds(p.timeout_ms);
-}
 
 /// The waits of one phase: each reaps completions, yields the CPU now and then (on a one-CPU
 /// Soft-RoCE guest the kernel's rxe work carries our packets), and fails at once when the peer
@@ -165,7 +160,7 @@ PhaseResult send_pingpong_client(SendSession& s, const PhaseSpec& p) {
     for (std::uint32_t i = 0; i < p.count; ++i) {
         const unsigned k = i & 1;
         const std::uint32_t seq = p.seq_base + i;
-        const auto dl = deadline(p);
+        const auto dl = phase_deadline(p);
         if (auto st = w.send_slot(k, seq, dl); !st) return fail(st.error(), i), r;
         slot::stamp(s.tx(k, p.size), hash[k], seq);
         const auto t0 = Clock::now();
@@ -181,7 +176,7 @@ PhaseResult send_pingpong_client(SendSession& s, const PhaseSpec& p) {
         // Verified before re-posting: the new receive may target the slot just checked.
         if (auto st = s.fill(); !st) return fail(st.error(), i), r;
     }
-    if (auto st = w.finish(deadline(p)); !st) {
+    if (auto st = w.finish(phase_deadline(p)); !st) {
         r.error = st.error().message();
         r.cause = cause_of(st.error());
     }
@@ -195,7 +190,7 @@ Status send_pingpong_responder(SendSession& s, const PhaseSpec& p, std::uint64_t
     for (std::uint32_t i = 0; i < p.count; ++i) {
         const unsigned k = i & 1;
         const std::uint32_t seq = p.seq_base + i;
-        const auto dl = deadline(p);
+        const auto dl = phase_deadline(p);
         std::uint64_t index = 0;
         auto bytes = w.receive(seq, dl, index);
         if (!bytes) return bytes.error();
@@ -206,7 +201,7 @@ Status send_pingpong_responder(SendSession& s, const PhaseSpec& p, std::uint64_t
         if (auto st = s.send(i, p.size); !st) return st;
         if (!intact(s, index, *bytes, p, seq)) ++checksum_errors;
     }
-    return w.finish(deadline(p));
+    return w.finish(phase_deadline(p));
 }
 
 }  // namespace rh

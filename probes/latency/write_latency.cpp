@@ -41,7 +41,6 @@ std::optional<Error> control_closed(const PhaseSpec& p, const char* op, std::uin
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kControlCheck = std::chrono::milliseconds(5);  // how often waits look at TCP
 
 /// The two send and two receive slots of a WRITE phase and the send completions in flight.
 class PingPong {
@@ -125,10 +124,6 @@ class PingPong {
     std::array<bool, 2> busy_{};
 };
 
-Clock::time_point deadline(const PhaseSpec& p) {
-    return Clock::now() + std::chrono::milliseconds(p.timeout_ms);
-}
-
 }  // namespace
 
 PhaseResult write_pingpong_client(RcConnection& c, const RemoteBuffer& peer, const PhaseSpec& p) {
@@ -140,7 +135,7 @@ PhaseResult write_pingpong_client(RcConnection& c, const RemoteBuffer& peer, con
     for (std::uint32_t i = 0; i < p.count && r.error.empty(); ++i) {
         const unsigned k = i & 1;
         const std::uint32_t seq = p.seq_base + i;
-        const auto dl = deadline(p);
+        const auto dl = phase_deadline(p);
         if (auto s = pp.prepare(k, seq, dl); !s) {
             fail(s.error(), i);
             break;
@@ -161,7 +156,7 @@ PhaseResult write_pingpong_client(RcConnection& c, const RemoteBuffer& peer, con
         if (slot::verify(pp.rx(k), seq) != slot::Check::ok) ++r.checksum_errors;
     }
     if (r.error.empty())
-        if (auto s = pp.finish(deadline(p)); !s) r.error = s.error().message();
+        if (auto s = pp.finish(phase_deadline(p)); !s) r.error = s.error().message();
     if (!r.samples_us.empty()) r.wall_seconds = std::chrono::duration<double>(end - start).count();
     return r;
 }
@@ -172,13 +167,13 @@ Status write_pingpong_responder(RcConnection& c, const RemoteBuffer& peer, const
     for (std::uint32_t i = 0; i < p.count; ++i) {
         const unsigned k = i & 1;
         const std::uint32_t seq = p.seq_base + i;
-        const auto dl = deadline(p);
+        const auto dl = phase_deadline(p);
         if (auto s = pp.prepare(k, seq, dl); !s) return s;
         if (auto s = pp.await(k, seq, dl); !s) return s;
         if (auto s = pp.send(k, i); !s) return s;
         if (slot::verify(pp.rx(k), seq) != slot::Check::ok) ++checksum_errors;
     }
-    return pp.finish(deadline(p));
+    return pp.finish(phase_deadline(p));
 }
 
 }  // namespace rh

@@ -12,17 +12,13 @@
 #include "rules/engine/evidence.h"
 #include "rules/engine/measure.h"
 #include "rules/engine/verdict_cache.h"
+#include "rules/evidence_format.h"
 #include "rules/port_usage.h"
 #include "store/window.h"
 
 namespace rh {
 
 namespace {
-
-/// Labels that name where a finding is (the rest — priority, direction — say what).
-bool is_location_label(const std::string& k) {
-    return k == "device" || k == "port" || k == "netdev";
-}
 
 /// The groups a rule is evaluated per on `host`: the distinct projections of its same-host
 /// series' labels onto group_by, dropping projections contained in a larger one (a probe
