@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "collectors/sources/gid_cache.h"
 #include "core/inventory/parse.h"
 
 namespace rh {
@@ -113,7 +114,7 @@ Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
     }
     port.rate = read_text_attr(pdir, "rate", subject, problems);
     port.link_layer = read_text_attr(pdir, "link_layer", subject, problems, true);
-    port.gids = read_gids(sysfs, dir);
+    port.gids = GidCache::shared().gids(sysfs, dir);  // read again only when it may have changed
 
     for (const PortCounterDir& c : kCounterDirs) {
         // An open directory exists; one that does not open is checked by path (absent: no list).
