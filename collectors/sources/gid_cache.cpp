@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cerrno>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -167,7 +168,10 @@ struct GidCache::Impl {
     std::vector<Gid> gids(const SysfsRoot& sysfs, const std::string& port_dir) {
         const std::lock_guard lock(mu);
         const bool live = sysfs.is_live();
-        const std::string key = sysfs.path(port_dir).string();
+        // By absolute path: a relative root names another tree after a chdir.
+        const std::filesystem::path at = sysfs.path(port_dir);
+        const std::string key =
+            at.is_absolute() ? at.string() : std::filesystem::absolute(at).string();
         const bool listening = live ? drain_rtnl() : (drain_inotify(), true);
         const double now = monotonic_now_s();
         if (auto it = entries.find(key); it != entries.end()) {

@@ -99,4 +99,19 @@ BOOST_AUTO_TEST_CASE(a_tree_removed_and_copied_again_is_read_again) {
     BOOST_TEST(cache.reads() == 2u);
 }
 
+// A discovery served from the caches (GID tables, parsed ethtool recordings) prints what the
+// first one printed, on every fixture tree.
+BOOST_AUTO_TEST_CASE(a_cached_discovery_equals_the_first_on_every_fixture) {
+    for (const auto& e : fs::directory_iterator(kFixtures)) {
+        if (!fs::is_directory(e.path() / "sys")) continue;
+        BOOST_TEST_CONTEXT(e.path().filename().string()) {
+            const rh::CollectOptions o{rh::SysfsRoot(e.path() / "sys"), {}};
+            rh::Snapshot first = rh::collect_snapshot(o);
+            rh::Snapshot again = rh::collect_snapshot(o);
+            again.collected_at = first.collected_at;
+            BOOST_TEST(rh::snapshot_json_text(again, 2) == rh::snapshot_json_text(first, 2));
+        }
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
