@@ -1,10 +1,11 @@
 // Entry point of the host-inventory collectors: walks `class/infiniband` under a sysfs root and
-// fills a Snapshot (core/inventory/inventory.h). One bad device or file never stops the others: what
-// cannot be read is recorded as a problem/absent value, never as zero.
+// fills a Snapshot (core/inventory/inventory.h). One bad device or file never stops the others:
+// what cannot be read is recorded as a problem/absent value, never as zero.
 #pragma once
 
 #include <string>
 
+#include "collectors/poller/source_status.h"
 #include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
@@ -20,7 +21,12 @@ struct CollectOptions {
 
 /// Collects everything `rocehealth snapshot` prints. Never throws for bad sysfs content.
 /// With no `class/infiniband` directory (or no device in it), returns a Snapshot with no
-/// devices and a note saying so.
-Snapshot collect_snapshot(const CollectOptions& opts);
+/// devices and a note saying so. `sources` (optional, reset first): per kernel source, read or
+/// not, the wall time of its reads and success (collectors/poller/source_status.h). A sysfs
+/// reader (rdma_sysfs, pcie_sysfs) fails when it left a problem note (a value it could not read
+/// or parse); netdev_rtnl/netdev_sysfs when a netdev could not be read (absent: no data) or a
+/// value of it is unavailable; verbs when a port could not be queried; the others as the
+/// poller judges them.
+Snapshot collect_snapshot(const CollectOptions& opts, SourcePasses* sources = nullptr);
 
 }  // namespace rh

@@ -1,5 +1,6 @@
 #include "collectors/normalize.h"
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <limits>
@@ -184,31 +185,45 @@ void PortNormalizer::resolve(const Port& port) {
     if (port.netdev) mark(nhits, nt.eth, port.netdev->ethtool_stats, From::eth);
 
     // Candidates per (name, labels) in the order they are tried: non-fallback rows before
-    // fallback ones, RDMA rows before netdev rows.
-    std::map<std::string_view, std::vector<Candidate>> by_key;  // sorted like the output
+    // fallback ones, RDMA rows before netdev rows. Collected in that order, then sorted by key
+    // (as the output is) keeping it within a key: one vector, no node per key.
+    struct Keyed {
+        std::string_view key;
+        std::size_t order;
+        Candidate c;
+    };
+    std::vector<Keyed> keyed;
+    auto add = [&](const Row& r, Candidate::From from, std::uint32_t index) {
+        keyed.push_back(Keyed{r.key, keyed.size(), Candidate{&r, from, index}});
+    };
     for (const bool fallback : {false, true}) {
         for (std::size_t i = 0; i < rt.rows.size(); ++i) {
             const Row& r = rt.rows[i];
             if (r.entry->fallback == fallback && !is_netdev_list(r.entry->from) && rhits[i].set)
-                by_key[r.key].push_back(Candidate{&r, rhits[i].from, rhits[i].index});
+                add(r, rhits[i].from, rhits[i].index);
         }
         for (std::size_t i = 0; i < nt.rows.size(); ++i) {
             const Row& r = nt.rows[i];
             if (r.entry->fallback != fallback || !is_netdev_list(r.entry->from)) continue;
             if (nhits[i].set)
-                by_key[r.key].push_back(Candidate{&r, nhits[i].from, nhits[i].index});
+                add(r, nhits[i].from, nhits[i].index);
             else if (r.entry->from != RawList::ethtool && port.netdev)
-                by_key[r.key].push_back(Candidate{&r, From::generic, 0});
+                add(r, From::generic, 0);
         }
     }
+    std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+        return a.key != b.key ? a.key < b.key : a.order < b.order;
+    });
     cands_.clear();
     group_begin_.assign(1, 0);
-    for (auto& [key, cs] : by_key) {
-        cands_.insert(cands_.end(), cs.begin(), cs.end());
-        group_begin_.push_back(cands_.size());
+    for (std::size_t i = 0; i < keyed.size(); ++i) {
+        cands_.push_back(keyed[i].c);
+        if (i + 1 == keyed.size() || keyed[i + 1].key != keyed[i].key)
+            group_begin_.push_back(cands_.size());
     }
-    winner_.assign(by_key.size(), -1);
-    last_winner_.assign(by_key.size(), kNever);
+    const std::size_t groups = group_begin_.size() - 1;
+    winner_.assign(groups, -1);
+    last_winner_.assign(groups, kNever);
 }
 
 void PortNormalizer::apply(const Port& port, std::vector<NormalizedCounter>& out) {

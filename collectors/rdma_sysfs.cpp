@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "collectors/sources/gid_cache.h"
 #include "core/inventory/parse.h"
 
 namespace rh {
@@ -84,20 +85,16 @@ std::string read_text_attr(const SysfsDir& dir, const char* name, const std::str
     return t;
 }
 
-/// `state` / `phys_state`: "<decimal>: <NAME>" or absent with a note naming the file.
-std::optional<CodedState> read_state(const SysfsDir& dir, const char* name,
-                                     const std::string& subject, std::vector<Note>& problems) {
-    auto t = read_attr_file(dir, name);
-    if (!t) {
-        problems.push_back(Note{subject, t.error().message()});
-        return std::nullopt;
-    }
-    auto st = parse_port_state(*t);
-    if (!st)
-        problems.push_back(Note{subject, dir.sysfs().path(dir.rel_of(name)).string() +
-                                             ": unparsable " + quote_value(*t)});
-    return st;
-}
+// clang-format off
+constexpr PortStateFile kStateFiles[] = {
+    {"state", &Port::state_code, &Port::state},
+    {"phys_state", &Port::phys_state_code, &Port::phys_state},
+};
+constexpr PortCounterDir kCounterDirs[] = {
+    {"counters", &Port::counters, nullptr},
+    {"hw_counters", &Port::hw_counters, "lifespan"},
+};
+// clang-format on
 
 Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
                std::vector<Note>& problems) {
@@ -107,38 +104,67 @@ Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
     const std::string subject = dev + " port " + std::to_string(number);
     const SysfsDir pdir(sysfs, dir);
 
-    if (auto st = read_state(pdir, "state", subject, problems)) {
-        port.state_code = st->code;
-        port.state = st->name;
-    }
-    if (auto st = read_state(pdir, "phys_state", subject, problems)) {
-        port.phys_state_code = st->code;
-        port.phys_state = st->name;
+    for (const PortStateFile& f : kStateFiles) {
+        auto t = read_attr_file(pdir, f.name);
+        if (!t)
+            problems.push_back(Note{subject, t.error().message()});
+        else if (std::string why = store_port_state(port, f, *t); !why.empty())
+            problems.push_back(
+                Note{subject, sysfs.path(pdir.rel_of(f.name)).string() + ": " + why});
     }
     port.rate = read_text_attr(pdir, "rate", subject, problems);
     port.link_layer = read_text_attr(pdir, "link_layer", subject, problems, true);
-    port.gids = read_gids(sysfs, dir);
+    port.gids = GidCache::shared().gids(sysfs, dir);  // read again only when it may have changed
 
-    // An open directory exists; one that does not open is checked by path (absent: no list).
-    if (const SysfsDir cdir(sysfs, dir + "/counters"); cdir.is_open() || sysfs.exists(cdir.rel())) {
-        if (auto c = read_counter_dir(cdir))
-            port.counters = std::move(*c);
+    for (const PortCounterDir& c : kCounterDirs) {
+        // An open directory exists; one that does not open is checked by path (absent: no list).
+        const SysfsDir cdir(sysfs, dir + "/" + c.name);
+        if (!cdir.is_open() && !sysfs.exists(cdir.rel())) continue;
+        if (auto list = read_counter_dir(
+                cdir, c.skip ? std::vector<std::string>{c.skip} : std::vector<std::string>{}))
+            port.*c.list = std::move(*list);
         else
-            problems.push_back(Note{subject, c.error().message()});
-    }
-    if (const SysfsDir hdir(sysfs, dir + "/hw_counters");
-        hdir.is_open() || sysfs.exists(hdir.rel())) {
-        // `lifespan` is the counter cache time in ms (a setting), not a counter.
-        if (auto c = read_counter_dir(hdir, {"lifespan"}))
-            port.hw_counters = std::move(*c);
-        else
-            problems.push_back(Note{subject, c.error().message()});
+            problems.push_back(Note{subject, list.error().message()});
     }
     port.netdev_name = find_port_netdev(sysfs, dev, port.gids);
     return port;
 }
 
 }  // namespace
+
+std::span<const PortStateFile> port_state_files() {
+    return kStateFiles;
+}
+
+std::string store_port_state(Port& p, const PortStateFile& f, std::string_view text) {
+    auto st = parse_port_state(text);
+    if (!st) {
+        clear_port_state(p, f);
+        return "unparsable " + quote_value(text);
+    }
+    p.*f.code = st->code;
+    p.*f.text = std::move(st->name);
+    return {};
+}
+
+void clear_port_state(Port& p, const PortStateFile& f) {
+    (p.*f.code).reset();
+    (p.*f.text).clear();
+}
+
+std::span<const PortCounterDir> port_counter_dirs() {
+    return kCounterDirs;
+}
+
+void store_counter_text(Counter& c, std::string_view text) {
+    if (auto v = parse_u64(text)) {
+        c.value = *v;
+        c.error.clear();
+    } else {
+        c.value.reset();
+        c.error = v.error().detail;
+    }
+}
 
 Result<std::string> read_attr_file(const SysfsRoot& sysfs, const std::string& rel) {
     if (auto t = sysfs.read_regular(rel)) return std::move(*t);
@@ -186,13 +212,10 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
         if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
         Counter c;
         c.source = source_dir + name;
-        auto text = read_attr_file(dir, name.c_str());
-        if (!text)
-            c.error = text.error().message();
-        else if (auto v = parse_u64(*text))
-            c.value = *v;
+        if (auto text = read_attr_file(dir, name.c_str()))
+            store_counter_text(c, *text);
         else
-            c.error = v.error().detail;
+            c.error = text.error().message();
         c.name = std::move(name);
         out.push_back(std::move(c));
     }

@@ -4,7 +4,10 @@
 // attributes become empty/absent values plus a Note in Device::problems.
 #pragma once
 
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/inventory/inventory.h"
@@ -25,6 +28,43 @@ Result<std::string> read_attr_file(const SysfsDir& dir, const char* name);
 /// Why `rel` cannot be entered as a directory ("dangling link", "is not a directory", "too many
 /// levels of symbolic links", strerror), or empty when it is a directory.
 std::string dir_problem(const SysfsRoot& sysfs, const std::string& rel);
+
+/// A port file holding "<decimal>: <NAME>" (`state`, `phys_state`) and the Port values it
+/// fills. Discovery (read_rdma_device) and the steady-state poller
+/// (collectors/poller/counter_poller.cpp) both read port_state_files() and store through
+/// store_port_state, so a port state is parsed in one place.
+struct PortStateFile {
+    const char* name;                     ///< relative to class/infiniband/<dev>/ports/<p>/
+    std::optional<unsigned> Port::*code;  ///< e.g. Port::state_code (4 = ACTIVE)
+    std::string Port::*text;              ///< e.g. Port::state ("ACTIVE")
+};
+
+/// state, phys_state.
+std::span<const PortStateFile> port_state_files();
+
+/// Stores a state file's text (cleaned as SysfsRoot::read_text does) into `p`. Returns "" or,
+/// when it is not "<decimal>: <NAME>", "unparsable '<text>'" with the value left absent: the
+/// caller notes "<path>: <reason>".
+std::string store_port_state(Port& p, const PortStateFile& f, std::string_view text);
+
+/// Makes the value `f` fills absent (the file could not be read).
+void clear_port_state(Port& p, const PortStateFile& f);
+
+/// A port counter directory (`counters/`, `hw_counters/`) and the Port list it fills, by file
+/// name: discovery lists and reads it (read_counter_dir), the poller keeps its files open.
+struct PortCounterDir {
+    const char* name;                  ///< relative to class/infiniband/<dev>/ports/<p>/
+    std::vector<Counter> Port::*list;  ///< Port::counters or Port::hw_counters
+    const char* skip;                  ///< a file that is a setting, not a counter (or null)
+};
+
+/// counters (PMA), hw_counters (driver; `lifespan` is the cache time in ms, skipped).
+std::span<const PortCounterDir> port_counter_dirs();
+
+/// Stores a counter file's text (cleaned) into `c`: the value, or no value and why
+/// ("not an unsigned decimal: 'N/A (no PMA)'"). The one counter-file parser of discovery and
+/// the poller.
+void store_counter_text(Counter& c, std::string_view text);
 
 /// Names of the RDMA devices in `class/infiniband`, sorted. Error when the directory cannot be
 /// listed (ENOENT when the host has no RDMA stack loaded).

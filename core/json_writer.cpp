@@ -1,7 +1,10 @@
 #include "core/json_writer.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -30,55 +33,72 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
     return 0;
 }
 
+/// Per byte: 0 = copied as is (printable ASCII but `"` and `\`), 1 = may start a UTF-8
+/// sequence (checked by utf8_length), else the escape's second character ('u' = \u00xx).
+constexpr std::array<char, 256> kEscape = [] {
+    std::array<char, 256> t{};
+    for (int c = 0; c < 0x20; ++c) t[c] = 'u';
+    t['\b'] = 'b';
+    t['\t'] = 't';
+    t['\n'] = 'n';
+    t['\f'] = 'f';
+    t['\r'] = 'r';
+    t['"'] = '"';
+    t['\\'] = '\\';
+    t[0x7f] = 0;  // DEL is copied, as nlohmann does
+    for (int c = 0x80; c < 0x100; ++c) t[c] = 1;
+    return t;
+}();
+
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+
+/// True when one of the 8 bytes of `w` is not copied as is by the table: below 0x20, '"', '\\'
+/// or 0x80 and above (SWAR: an inventory is ~800 kB of mostly plain text, checked a word at a
+/// time instead of a byte). Exact: no byte that needs a look is missed.
+constexpr bool needs_look(std::uint64_t w) {
+    const auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHighs; };
+    return (((w - kOnes * 0x20) & ~w & kHighs) | has_zero(w ^ (kOnes * '"')) |
+            has_zero(w ^ (kOnes * '\\')) | (w & kHighs)) != 0;
+}
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
     out.push_back('"');
     std::size_t run = 0;  // start of the bytes not yet copied
     for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+        if (i + 8 <= s.size()) {
+            std::uint64_t w;
+            std::memcpy(&w, s.data() + i, sizeof w);
+            if (!needs_look(w)) {
+                i += 8;
+                continue;
+            }
+        }
+        const char e = kEscape[static_cast<unsigned char>(s[i])];
+        if (e == 0) {
             ++i;
             continue;
         }
-        if (c >= 0x80) {
+        if (e == 1) {
             if (const std::size_t n = utf8_length(s, i)) {
                 i += n;
                 continue;
             }
         }
         out.append(s.substr(run, i - run));
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\b':
-                out += "\\b";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\f':
-                out += "\\f";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            default:
-                if (c < 0x20) {
-                    static constexpr char hex[] = "0123456789abcdef";
-                    out += "\\u00";
-                    out.push_back(hex[c >> 4]);
-                    out.push_back(hex[c & 0xF]);
-                } else {
-                    out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not valid UTF-8
-                }
+        if (e == 1) {
+            out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not valid UTF-8
+        } else if (e == 'u') {
+            static constexpr char hex[] = "0123456789abcdef";
+            const auto c = static_cast<unsigned char>(s[i]);
+            out += "\\u00";
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 0xF]);
+        } else {
+            out.push_back('\\');
+            out.push_back(e);
         }
         run = ++i;
     }

@@ -20,12 +20,16 @@ class SysfsRoot {
     explicit SysfsRoot(std::filesystem::path root = "/sys");
 
     const std::filesystem::path& root() const { return root_; }
-    /// True when the root is the live "/sys" (netlink and verbs then see the same host).
-    bool is_live() const;
+    /// True when the root is the live "/sys" (netlink and verbs then see the same host): the
+    /// same file as "/sys" when the SysfsRoot was made (discovery asks per device and port).
+    bool is_live() const { return live_; }
 
     /// root / rel. `rel` is relative to sysfs ("class/net/eth0/mtu"); an absolute path that
     /// already lies under the root is returned unchanged.
     std::filesystem::path path(std::string_view rel) const;
+    /// path(rel) as text, without building a std::filesystem::path (which splits every
+    /// component): for the opens of a discovery pass.
+    std::string path_text(std::string_view rel) const;
 
     /// Largest file read_text accepts; a sysfs attribute is at most one page (4 KiB).
     static constexpr std::size_t kMaxAttributeBytes = 64 * 1024;
@@ -55,6 +59,7 @@ class SysfsRoot {
 
   private:
     std::filesystem::path root_;
+    bool live_ = false;
 };
 
 /// A directory of the tree held open, its files opened relative to it: one path lookup per

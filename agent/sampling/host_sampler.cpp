@@ -7,6 +7,16 @@
 
 namespace rh {
 
+namespace {
+
+/// `base` with every source `newer` read taken from `newer`.
+void overlay(SourcePasses& base, const SourcePasses& newer) {
+    for (std::size_t i = 0; i < base.size(); ++i)
+        if (newer[i].read) base[i] = newer[i];
+}
+
+}  // namespace
+
 HostSampler::HostSampler(CollectOptions opts, std::string host, double inventory_refresh_s)
     : opts_(std::move(opts)), host_(std::move(host)), inventory_refresh_s_(inventory_refresh_s) {
     discover();
@@ -14,7 +24,8 @@ HostSampler::HostSampler(CollectOptions opts, std::string host, double inventory
 
 void HostSampler::discover() {
     poller_.reset();
-    snap_ = collect_snapshot(opts_);
+    snap_ = collect_snapshot(opts_, &discovered_sources_);
+    overlay(sources_, discovered_sources_);
     if (!host_.empty()) snap_.host = host_;
     poller_ = std::make_unique<CounterPoller>(opts_.sysfs, snap_);
     fresh_ = true;
@@ -24,7 +35,8 @@ void HostSampler::discover() {
 std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {
     if (!fresh_) {
         const PollResult r = poller_->poll(snap_);
-        sources_ = r.sources;
+        sources_ = discovered_sources_;
+        overlay(sources_, r.sources);
         if (r.rediscover) {
             rediscovered.insert(rediscovered.end(), r.rediscover_reasons.begin(),
                                 r.rediscover_reasons.end());

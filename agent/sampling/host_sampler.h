@@ -34,8 +34,10 @@ class HostSampler {
     std::vector<Sample> pass(std::vector<std::string>& rediscovered);
 
     std::size_t rediscoveries() const { return rediscoveries_; }
-    /// Per kernel source, the last steady-state pass (collectors/poller/source_status.h); none read
-    /// until the first pass after the first discovery.
+    /// Per kernel source (collectors/poller/source_status.h), the last pass that read it: the
+    /// steady-state poll for the sources it reads, the last discovery for the others
+    /// (netdev_rtnl, pcie_sysfs, qos_sysfs, verbs, ...) and for all of them on a pass that
+    /// discovered.
     const SourcePasses& sources() const { return sources_; }
     /// Changes the inventory refresh interval (a config reload); counted from the last discovery.
     void set_inventory_refresh_s(double s) { inventory_refresh_s_ = s; }
@@ -52,6 +54,7 @@ class HostSampler {
     double discovered_s_ = 0;  ///< CLOCK_MONOTONIC seconds of the last discovery
     std::size_t rediscoveries_ = 0;
     SourcePasses sources_{};
+    SourcePasses discovered_sources_{};  ///< of the last discovery
 };
 
 }  // namespace rh

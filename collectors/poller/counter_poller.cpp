@@ -56,13 +56,11 @@ class Fd {
 
 /// What a file's content goes to.
 enum class Target : std::uint8_t {
-    pma_counter,  ///< Port::counters[index]
-    hw_counter,   ///< Port::hw_counters[index]
-    state,        ///< Port::state_code/state
-    phys_state,   ///< Port::phys_state_code/phys_state
-    netdev,       ///< netdev_files()[field] of netdev entry `index` (collectors/sources/netdev.h)
-    aer_dev,      ///< PcieLink::aer lines "<file>/<name>" of link `index`
-    aer_total,    ///< PcieLink::aer[counter] of link `index`
+    port_counter,  ///< (Port::*port_counter_dirs()[field].list)[index]
+    port_state,    ///< port_state_files()[field] of the port
+    netdev,        ///< netdev_files()[field] of netdev entry `index` (collectors/sources/netdev.h)
+    aer_dev,       ///< PcieLink::aer lines "<file>/<name>" of link `index`
+    aer_total,     ///< PcieLink::aer[counter] of link `index`
 };
 
 /// The kernel source a file belongs to.
@@ -87,10 +85,11 @@ double seconds(Clock::duration d) {
 struct File {
     std::string rel;   ///< relative to the sysfs root
     std::string path;  ///< SysfsRoot::path(rel), as discovery names it
-    Target target = Target::hw_counter;
+    Target target = Target::port_counter;
     std::uint32_t dev = 0, port = 0;  ///< indices in Snapshot::devices / Device::ports
     std::uint32_t index = 0;          ///< see Target
-    std::uint32_t field = 0;          ///< netdev_files() entry, or aer counter index (aer_total)
+    std::uint32_t field = 0;          ///< port_counter_dirs(), port_state_files() or netdev_files()
+                                      ///< entry, or aer counter index (aer_total)
     std::uint32_t dir = 0;            ///< Impl::dirs_ entry holding the file
     std::vector<std::uint32_t> aer;   ///< aer_dev: indices of the file's counters in link.aer
     Fd fd;
@@ -311,14 +310,17 @@ struct CounterPoller::Impl {
                 normalizers.back().emplace_back(p, rdma, netdev_family_of(sysfs, p, rdma));
                 const std::string dir =
                     "class/infiniband/" + d.name + "/ports/" + std::to_string(p.number);
-                add(dir, "state", Target::state, di, pi, 0);
-                add(dir, "phys_state", Target::phys_state, di, pi, 0);
-                for (std::uint32_t k = 0; k < p.counters.size(); ++k)
-                    add(dir + "/counters", p.counters[k].name, Target::pma_counter, di, pi, k,
-                        true);
-                for (std::uint32_t k = 0; k < p.hw_counters.size(); ++k)
-                    add(dir + "/hw_counters", p.hw_counters[k].name, Target::hw_counter, di, pi, k,
-                        true);
+                const auto states = port_state_files();
+                for (std::uint32_t k = 0; k < states.size(); ++k)
+                    add(dir, states[k].name, Target::port_state, di, pi, 0).field = k;
+                const auto cdirs = port_counter_dirs();
+                for (std::uint32_t c = 0; c < cdirs.size(); ++c) {
+                    const auto& list = p.*cdirs[c].list;
+                    for (std::uint32_t k = 0; k < list.size(); ++k)
+                        add(dir + "/" + cdirs[c].name, list[k].name, Target::port_counter, di, pi,
+                            k, true)
+                            .field = c;
+                }
                 if (!p.netdev) continue;
                 auto [it, fresh] = netdev_index.emplace(p.netdev->name,
                                                         static_cast<std::uint32_t>(netdevs.size()));
@@ -400,22 +402,6 @@ struct CounterPoller::Impl {
 
     SourcePass& pass_of(Source s) { return result->sources[static_cast<std::size_t>(s)]; }
 
-    /// Runs `read` as one request of source `s`: marks it read and adds its wall time.
-    template <class F>
-    auto timed(Source s, F&& read) {
-        SourcePass& p = pass_of(s);
-        p.read = true;
-        const auto t0 = Clock::now();
-        auto r = read();
-        p.duration_s += seconds(Clock::now() - t0);
-        return r;
-    }
-
-    /// A failed request of source `s`: a failure unless it says "no data here".
-    void request_failed(Source s, const Error& e) {
-        if (!is_no_data(e.err_no)) pass_of(s).success = false;
-    }
-
     void note(std::uint32_t dev, std::string subject, std::string text) {
         snap->devices[dev].problems.push_back(Note{std::move(subject), std::move(text)});
     }
@@ -428,6 +414,11 @@ struct CounterPoller::Impl {
     std::string port_subject(const File& f) const {
         const Device& d = snap->devices[f.dev];
         return d.name + " port " + std::to_string(d.ports[f.port].number);
+    }
+
+    Counter& counter_of(const File& f) {
+        Port& p = snap->devices[f.dev].ports[f.port];
+        return (p.*port_counter_dirs()[f.field].list)[f.index];
     }
 
     Netdev& netdev_of(const File& f) {
@@ -469,29 +460,17 @@ struct CounterPoller::Impl {
         }
         Device& d = snap->devices[f.dev];
         switch (f.target) {
-            case Target::pma_counter:
-            case Target::hw_counter: {
-                Port& p = d.ports[f.port];
-                Counter& c =
-                    f.target == Target::pma_counter ? p.counters[f.index] : p.hw_counters[f.index];
+            case Target::port_counter: {
+                Counter& c = counter_of(f);
                 set_raw(f, c.value, std::nullopt);
                 c.error = msg;
                 if (noted) note(f.dev, port_subject(f), msg);
                 return;
             }
-            case Target::state:
-            case Target::phys_state: {
-                Port& p = d.ports[f.port];
-                if (f.target == Target::state) {
-                    p.state_code.reset();
-                    p.state.clear();
-                } else {
-                    p.phys_state_code.reset();
-                    p.phys_state.clear();
-                }
+            case Target::port_state:
+                clear_port_state(d.ports[f.port], port_state_files()[f.field]);
                 if (noted) note(f.dev, port_subject(f), msg);
                 return;
-            }
             case Target::netdev: {
                 clear_netdev_file(netdev_of(f), netdev_files()[f.field]);
                 if (noted) netdev_note(f, msg);
@@ -521,11 +500,8 @@ struct CounterPoller::Impl {
         std::uint64_t x = 0;
         const std::string_view digits =
             !raw.empty() && raw.back() == '\n' ? raw.substr(0, raw.size() - 1) : raw;
-        if ((f.target == Target::pma_counter || f.target == Target::hw_counter) &&
-            plain_u64(digits, x)) {
-            Port& p = snap->devices[f.dev].ports[f.port];
-            Counter& c =
-                f.target == Target::pma_counter ? p.counters[f.index] : p.hw_counters[f.index];
+        if (f.target == Target::port_counter && plain_u64(digits, x)) {
+            Counter& c = counter_of(f);
             set_raw(f, c.value, x);
             c.error.clear();
             return;
@@ -540,53 +516,28 @@ struct CounterPoller::Impl {
     void store_text(File& f, std::string_view text) {
         Device& d = snap->devices[f.dev];
         switch (f.target) {
-            case Target::pma_counter:
-            case Target::hw_counter: {
-                Port& p = d.ports[f.port];
-                Counter& c =
-                    f.target == Target::pma_counter ? p.counters[f.index] : p.hw_counters[f.index];
-                if (auto v = parse_u64(text)) {
-                    set_raw(f, c.value, *v);
-                    c.error.clear();
-                } else {  // "N/A (no PMA)": unavailable, as discovery says it (no note)
-                    set_raw(f, c.value, std::nullopt);
-                    c.error = v.error().detail;
-                }
+            case Target::port_counter: {  // "N/A (no PMA)": unavailable, as discovery says it
+                Counter& c = counter_of(f);
+                const auto before = c.value;
+                store_counter_text(c, text);
+                if (c.value != before) dirty[f.dev][f.port] = 1;
                 return;
             }
-            case Target::state:
-            case Target::phys_state: {
-                Port& p = d.ports[f.port];
-                auto st = parse_port_state(text);
-                auto& code = f.target == Target::state ? p.state_code : p.phys_state_code;
-                auto& name = f.target == Target::state ? p.state : p.phys_state;
-                if (st) {
-                    code = st->code;
-                    name = st->name;
-                } else {
-                    code.reset();
-                    name.clear();
-                    note(f.dev, port_subject(f), f.path + ": unparsable " + quote_value(text));
-                }
+            case Target::port_state:
+                if (std::string why =
+                        store_port_state(d.ports[f.port], port_state_files()[f.field], text);
+                    !why.empty())
+                    note(f.dev, port_subject(f), f.path + ": " + why);
                 return;
-            }
             case Target::netdev:
                 if (std::string why =
                         store_netdev_file(netdev_of(f), netdev_files()[f.field], text);
                     !why.empty())
                     netdev_note(f, f.path + ": " + why);
                 return;
-            case Target::aer_total: {
-                Counter& c = d.pcie[f.index].aer[f.field];
-                if (auto v = parse_u64(text)) {
-                    c.value = *v;
-                    c.error.clear();
-                } else {
-                    c.value.reset();
-                    c.error = Error{"parse", f.path, 0, v.error().detail}.message();
-                }
+            case Target::aer_total:
+                store_aer_total(d.pcie[f.index].aer[f.field], text, f.path);
                 return;
-            }
             case Target::aer_dev:
                 store_aer(f, d.pcie[f.index].aer, text);
                 return;
@@ -768,69 +719,44 @@ struct CounterPoller::Impl {
     }
 
     /// ethtool -S, link pause, DCB per netdev and RDMA netlink per port: one request per
-    /// netdev/port on the kept sockets, as CounterCollector does on discovery.
+    /// netdev/port on the kept sockets, through discovery's readers (counter_sources.h).
     void refresh_sources() {
         CounterSources& src = *sources;
-        // A replayed source without its recording has no data, as ENOENT says.
-        auto failed = [&](Source s, const Error& e) { request_failed(s, e); };
+        SourceClock clock(&result->sources);
         for (const auto& e : netdevs) {
-            std::optional<Result<std::vector<Counter>>> stats;
-            if (src.ethtool) {
-                stats.emplace(
-                    timed(Source::ethtool_stats, [&] { return src.ethtool->read(e.name); }));
-                if (!*stats) failed(Source::ethtool_stats, stats->error());
-            }
-            std::optional<Result<LinkPauseStats>> pause;
-            if (src.pause) {
-                pause.emplace(
-                    timed(Source::ethtool_pause, [&] { return src.pause->read(e.name); }));
-                if (!*pause) failed(Source::ethtool_pause, pause->error());
-            }
-            std::optional<Result<DcbConfig>> dcb;
-            if (src.dcb) {
-                dcb.emplace(timed(Source::dcb, [&] { return read_dcb(*src.dcb, e.name); }));
-                if (!*dcb) failed(Source::dcb, dcb->error());
-            }
+            NetdevReadings r = read_netdev_sources(src, e.name, clock);
             for (std::size_t k = 0; k < e.ports.size(); ++k) {
                 const auto [dev, port] = e.ports[k];
                 Netdev& n = *snap->devices[dev].ports[port].netdev;
-                std::vector<Note> notes;
-                if (stats) {
+                if (auto& stats = r.ethtool_stats) {
                     if (*stats) {
                         auto copy = k + 1 < e.ports.size() ? **stats : std::move(**stats);
                         took(dev, port, take_counters(n.ethtool_stats, std::move(copy)));
-                    } else {
-                        const Error& err = stats->error();
-                        if (mark_unavailable(n.ethtool_stats, source_error_text(src, err)))
-                            dirty[dev][port] = 1;
-                        notes.push_back(unavailable_note(Source::ethtool_stats, src, e.name, err));
+                    } else if (mark_unavailable(n.ethtool_stats,
+                                                source_error_text(src, stats->error()))) {
+                        dirty[dev][port] = 1;
                     }
                 }
-                if (pause || dcb)
+                if (r.link_pause || r.dcb)
                     dirty[dev][port] = 1;  // DCB / link pause values: compared by apply
-                if (pause) {
-                    if (*pause) {
-                        n.link_pause = **pause;
+                if (r.link_pause) {
+                    if (*r.link_pause) {
+                        n.link_pause = **r.link_pause;
                     } else {
                         n.link_pause.tx_frames.reset();
                         n.link_pause.rx_frames.reset();
-                        notes.push_back(
-                            unavailable_note(Source::ethtool_pause, src, e.name, pause->error()));
                     }
-                } else if (!src.pause_missing.empty()) {
-                    notes.push_back(Note{e.name, src.pause_missing});
                 }
-                if (dcb) {
-                    if (*dcb) {
-                        n.dcb = **dcb;
-                    } else {
+                if (r.dcb) {
+                    if (*r.dcb)
+                        n.dcb = **r.dcb;
+                    else
                         n.dcb.reset();
-                        notes.push_back(unavailable_note(Source::dcb, src, e.name, dcb->error()));
-                    }
                 }
                 const std::size_t base = shape[dev].unavailable[port];
                 n.unavailable.resize(std::min(n.unavailable.size(), base));
-                n.unavailable.insert(n.unavailable.end(), notes.begin(), notes.end());
+                n.unavailable.insert(n.unavailable.end(), r.unavailable.begin(),
+                                     r.unavailable.end());
             }
         }
         if (!src.rdma) return;
@@ -839,10 +765,7 @@ struct CounterPoller::Impl {
             if (device_gone[di]) continue;
             for (std::uint32_t pi = 0; pi < d.ports.size(); ++pi) {
                 Port& port = d.ports[pi];
-                auto cs = timed(Source::rdma_netlink, [&] {
-                    return read_rdma_port_counters(*src.rdma, d.name, port.number);
-                });
-                if (!cs) failed(Source::rdma_netlink, cs.error());
+                auto cs = read_port_nl_counters(src, d.name, port.number, clock);
                 if (cs) {
                     took(di, pi, take_counters(port.nl_hw_counters, std::move(*cs)));
                 } else if (!missing_recording(src, cs.error())) {

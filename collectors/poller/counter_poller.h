@@ -9,16 +9,18 @@
 //   class/infiniband/<dev>/ports/<p>/{state,phys_state}   -> Port::state*, phys_state* (flaps)
 //   class/infiniband/<dev>/ports/<p>/counters/<each>      -> Port::counters
 //   class/infiniband/<dev>/ports/<p>/hw_counters/<each>   -> Port::hw_counters
-//   class/net/<if>/{mtu,operstate,carrier_changes,statistics/{rx,tx}_{bytes,packets,errors,
-//     dropped}}                                          -> Netdev fields (its sysfs dir becomes
-//                                                           Netdev::source)
+//   class/net/<if>/<each of netdev_files()>               -> Netdev fields (its sysfs dir
+//     (collectors/sources/netdev.h)                          becomes Netdev::source)
 //   <pci function or bridge>/aer_dev_{correctable,nonfatal,fatal}, aer_rootport_total_err_*
 //                                                         -> PcieLink::aer (those discovered)
 // Once per pass: ethtool -S (SIOCETHTOOL), link pause (ethtool netlink) and DCB (rtnetlink) per
 // netdev, RDMA netlink hw counters per port, over one socket per kind kept for the poller's life
-// (collectors/poller/counter_sources.h). On a fixture root the same sources replay the tree's
-// recordings (ethtool/<if>.txt, dcb/, rdma_netlink/), read again every pass, so a test that
-// grows a recording sees the counters grow as on a live host.
+// (collectors/poller/counter_sources.h). Every file and request goes through discovery's own
+// read or parse function: port_state_files()/port_counter_dirs() with store_port_state and
+// store_counter_text (collectors/rdma_sysfs.h), netdev_files() with store_netdev_file,
+// next_aer_line, read_netdev_sources and read_port_nl_counters. On a fixture root the same sources
+// replay the tree's recordings (ethtool/<if>.txt, dcb/, rdma_netlink/), read again every pass, so a
+// test that grows a recording sees the counters grow as on a live host.
 //
 // The directories of those files are watched (DirWatch): a removed directory makes its files'
 // values absent (with an error) and a counter directory that gains a file makes poll() ask for

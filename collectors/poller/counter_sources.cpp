@@ -66,51 +66,83 @@ CounterSources make_fixture_counter_sources(const std::filesystem::path& sysfs_r
     return s;
 }
 
-CounterCollector::CounterCollector(CounterSources sources, const SysfsRoot& sysfs)
-    : src_(std::move(sources)), sysfs_(sysfs) {}
+NetdevReadings read_netdev_sources(CounterSources& src, const std::string& ifname,
+                                   SourceClock& clock) {
+    NetdevReadings r;
+    // One timed request of source `s` into `slot`; a failure leaves its note. A replayed source
+    // without its recording has no data, as ENOENT says.
+    auto request = [&](Source s, auto& slot, auto&& read) {
+        slot.emplace(clock.timed(s, read));
+        if (const auto& got = *slot; !got) {
+            clock.failed(s, got.error().err_no);
+            r.unavailable.push_back(unavailable_note(s, src, ifname, got.error()));
+        }
+    };
+    if (src.ethtool)
+        request(Source::ethtool_stats, r.ethtool_stats, [&] { return src.ethtool->read(ifname); });
+    if (src.pause)
+        request(Source::ethtool_pause, r.link_pause, [&] { return src.pause->read(ifname); });
+    else if (!src.pause_missing.empty())
+        r.unavailable.push_back(Note{ifname, src.pause_missing});
+    if (src.dcb) request(Source::dcb, r.dcb, [&] { return read_dcb(*src.dcb, ifname); });
+    return r;
+}
 
-const CounterCollector::NetdevExtras& CounterCollector::extras(const std::string& ifname) {
+Result<std::vector<Counter>> read_port_nl_counters(CounterSources& src, const std::string& dev,
+                                                   unsigned port, SourceClock& clock) {
+    auto cs = clock.timed(Source::rdma_netlink,
+                          [&] { return read_rdma_port_counters(*src.rdma, dev, port); });
+    if (!cs) clock.failed(Source::rdma_netlink, cs.error().err_no);
+    return cs;
+}
+
+CounterCollector::CounterCollector(CounterSources sources, const SysfsRoot& sysfs,
+                                   SourcePasses* passes)
+    : src_(std::move(sources)), sysfs_(sysfs), clock_(passes) {}
+
+CounterCollector::NetdevExtras& CounterCollector::extras(const std::string& ifname) {
     if (auto it = cache_.find(ifname); it != cache_.end()) return it->second;
     NetdevExtras x;
-    if (src_.ethtool) {
-        if (auto st = src_.ethtool->read(ifname))
-            x.ethtool_stats = std::move(*st);
-        else
-            x.unavailable.push_back(
-                unavailable_note(Source::ethtool_stats, src_, ifname, st.error()));
-    }
-    if (src_.pause) {
-        if (auto p = src_.pause->read(ifname))
-            x.link_pause = std::move(*p);
-        else
-            x.unavailable.push_back(
-                unavailable_note(Source::ethtool_pause, src_, ifname, p.error()));
-    } else if (!src_.pause_missing.empty()) {
-        x.unavailable.push_back(Note{ifname, src_.pause_missing});
-    }
-    if (src_.dcb) {
-        if (auto d = read_dcb(*src_.dcb, ifname))
-            x.dcb = std::move(*d);
-        else
-            x.unavailable.push_back(unavailable_note(Source::dcb, src_, ifname, d.error()));
-    }
-    read_qos(sysfs_, ifname, x.dcb, x.qos);
+    NetdevReadings r = read_netdev_sources(src_, ifname, clock_);
+    if (r.ethtool_stats && *r.ethtool_stats) x.ethtool_stats = std::move(**r.ethtool_stats);
+    if (r.link_pause && *r.link_pause) x.link_pause = std::move(**r.link_pause);
+    if (r.dcb && *r.dcb) x.dcb = std::move(**r.dcb);
+    x.unavailable = std::move(r.unavailable);
+    clock_.timed(Source::qos_sysfs, [&] {
+        read_qos(sysfs_, ifname, x.dcb, x.qos);
+        return 0;
+    });
     return cache_.emplace(ifname, std::move(x)).first->second;
+}
+
+void CounterCollector::expect_users(const std::vector<Device>& devices) {
+    for (const auto& d : devices)
+        for (const auto& port : d.ports)
+            if (port.netdev) ++users_[port.netdev->name];
 }
 
 void CounterCollector::add_device(Device& d) {
     for (auto& port : d.ports) {
         if (port.netdev) {
-            const auto& x = extras(port.netdev->name);
+            auto& x = extras(port.netdev->name);
             Netdev& n = *port.netdev;
-            n.ethtool_stats = x.ethtool_stats;
-            n.link_pause = x.link_pause;
-            n.dcb = x.dcb;
-            n.qos = x.qos;
             n.unavailable.insert(n.unavailable.end(), x.unavailable.begin(), x.unavailable.end());
+            if (auto users = users_.find(n.name); users != users_.end() && --users->second == 0) {
+                n.ethtool_stats = std::move(x.ethtool_stats);  // the netdev's last port
+                n.link_pause = std::move(x.link_pause);
+                n.dcb = std::move(x.dcb);
+                n.qos = std::move(x.qos);
+                cache_.erase(n.name);  // an unexpected later user queries again
+                users_.erase(users);
+            } else {
+                n.ethtool_stats = x.ethtool_stats;
+                n.link_pause = x.link_pause;
+                n.dcb = x.dcb;
+                n.qos = x.qos;
+            }
         }
         if (!src_.rdma) continue;
-        auto cs = read_rdma_port_counters(*src_.rdma, d.name, port.number);
+        auto cs = read_port_nl_counters(src_, d.name, port.number, clock_);
         if (cs) {
             port.nl_hw_counters = std::move(*cs);
         } else if (!missing_recording(src_, cs.error())) {
@@ -121,8 +153,11 @@ void CounterCollector::add_device(Device& d) {
     }
 }
 
-void CounterCollector::add_aer(std::vector<PcieLink>& chain) const {
-    for (auto& link : chain) read_aer(sysfs_, link);
+void CounterCollector::add_aer(std::vector<PcieLink>& chain) {
+    clock_.timed(Source::aer, [&] {
+        for (auto& link : chain) read_aer(sysfs_, link);
+        return 0;
+    });
 }
 
 }  // namespace rh

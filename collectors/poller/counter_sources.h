@@ -46,20 +46,48 @@ std::string source_error_text(const CounterSources& src, const Error& e);
 Note unavailable_note(Source s, const CounterSources& src, const std::string& subject,
                       const Error& e);
 
+/// What the netdev-level sources answered for one netdev in one pass: one request to each
+/// source `src` has (nullopt: no such source).
+struct NetdevReadings {
+    std::optional<Result<std::vector<Counter>>> ethtool_stats;
+    std::optional<Result<LinkPauseStats>> link_pause;
+    std::optional<Result<DcbConfig>> dcb;
+    /// A note per source that failed or is missing (CounterSources::pause_missing), in the order
+    /// ethtool -S, link pause, DCB: for Netdev::unavailable of every port using the netdev.
+    std::vector<Note> unavailable;
+};
+
+/// ethtool -S, link pause and DCB of `ifname`: the one reader of these sources, for discovery
+/// (CounterCollector) and the steady-state poller. Each request is timed on `clock` as its
+/// Source; a failure other than "no data" fails it. Never throws for what a source answers.
+NetdevReadings read_netdev_sources(CounterSources& src, const std::string& ifname,
+                                   SourceClock& clock);
+
+/// RDMA netlink hw counters of `dev` port `port` (`src.rdma` must be set), timed on `clock` as
+/// Source::rdma_netlink: the one reader for discovery and the poller. On error the caller notes
+/// unavailable_note(Source::rdma_netlink, ...) unless missing_recording().
+Result<std::vector<Counter>> read_port_nl_counters(CounterSources& src, const std::string& dev,
+                                                   unsigned port, SourceClock& clock);
+
 CounterSources make_live_counter_sources();
 /// `sysfs_root` is `<tree>/sys`; recordings are looked up under `<tree>/`.
 CounterSources make_fixture_counter_sources(const std::filesystem::path& sysfs_root);
 
 class CounterCollector {
   public:
-    CounterCollector(CounterSources sources, const SysfsRoot& sysfs);
+    /// `passes`: where each source's reads are accounted (null: nowhere).
+    CounterCollector(CounterSources sources, const SysfsRoot& sysfs,
+                     SourcePasses* passes = nullptr);
 
+    /// The ports (of `devices`) that add_device will be given, by netdev: the last port of a
+    /// netdev takes its values instead of a copy. Optional (without it every port gets a copy).
+    void expect_users(const std::vector<Device>& devices);
     /// Netdev-level sources for every port's netdev, and RDMA netlink counters per port.
     /// Each netdev is queried once per pass (ports sharing it get the same answer and notes);
     /// RDMA netlink failures become device problems.
     void add_device(Device& d);
     /// AER counters of each link end.
-    void add_aer(std::vector<PcieLink>& chain) const;
+    void add_aer(std::vector<PcieLink>& chain);
 
   private:
     struct NetdevExtras {
@@ -69,11 +97,13 @@ class CounterCollector {
         QosConfig qos;
         std::vector<Note> unavailable;
     };
-    const NetdevExtras& extras(const std::string& ifname);
+    NetdevExtras& extras(const std::string& ifname);
 
     CounterSources src_;
     const SysfsRoot& sysfs_;
+    SourceClock clock_;
     std::map<std::string, NetdevExtras> cache_;
+    std::map<std::string, std::size_t> users_;  ///< ports still to be given each netdev
 };
 
 }  // namespace rh

@@ -45,6 +45,16 @@ std::vector<Counter> parse_aer(std::string_view text, const std::string& file,
     return out;
 }
 
+void store_aer_total(Counter& c, std::string_view text, const std::string& path) {
+    if (auto v = parse_u64(text)) {
+        c.value = *v;
+        c.error.clear();
+    } else {
+        c.value.reset();
+        c.error = Error{"parse", path, 0, v.error().detail}.message();
+    }
+}
+
 void read_aer(const SysfsRoot& sysfs, PcieLink& link) {
     for (const char* file : {"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal"}) {
         const std::string rel = link.sysfs_path + "/" + file;
@@ -58,10 +68,10 @@ void read_aer(const SysfsRoot& sysfs, PcieLink& link) {
         const std::string rel = link.sysfs_path + "/" + file;
         if (!sysfs.exists(rel)) continue;
         Counter c{file, std::nullopt, sysfs.path(rel).string(), {}};
-        if (auto v = sysfs.read_u64(rel))
-            c.value = *v;
+        if (auto t = sysfs.read_text(rel))
+            store_aer_total(c, *t, c.source);
         else
-            c.error = v.error().message();
+            c.error = t.error().message();
         link.aer.push_back(std::move(c));
     }
 }

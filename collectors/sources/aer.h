@@ -31,6 +31,11 @@ bool next_aer_line(std::string_view& text, AerLine& line);
 std::vector<Counter> parse_aer(std::string_view text, const std::string& file,
                                const std::string& source);
 
+/// Stores the text of an aer_rootport_total_err_* file (cleaned) into `c`: its value, or no
+/// value and a "parse" error naming `path`. The one reader of these files: read_aer (discovery)
+/// and the poller's refresh both store through it.
+void store_aer_total(Counter& c, std::string_view text, const std::string& path);
+
 /// Fills link.aer from `<link.sysfs_path>/aer_dev_*` (and the root-port totals
 /// `aer_rootport_total_err_*` where present).
 void read_aer(const SysfsRoot& sysfs, PcieLink& link);

@@ -1,11 +1,15 @@
 #include "collectors/sources/ethtool_stats.h"
 
 #include <linux/ethtool.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "core/sysfs.h"
@@ -95,17 +99,59 @@ Result<std::vector<std::uint64_t>> values(const std::string& ifname, const Ethto
     return std::vector<std::uint64_t>(b.begin() + hdr / 8, b.begin() + hdr / 8 + n);
 }
 
+/// Recordings parsed by earlier passes (each discovery makes its own ReplaySource), by path,
+/// reused while the file is the same: device, inode, size and mtime, with an mtime at least
+/// kSettledS old (a rewrite within the filesystem's timestamp granularity keeps the mtime).
+class RecordingCache {
+  public:
+    static constexpr long kSettledS = 2;
+    static constexpr std::size_t kMaxFiles = 1024;
+
+    static RecordingCache& shared() {
+        static RecordingCache cache;
+        return cache;
+    }
+
+    /// The counters of `file` as kept, or parsed by `parse` from its text (and kept).
+    template <class Parse>
+    Result<std::vector<Counter>> read(const std::string& file, Parse&& parse) {
+        struct stat st {};
+        if (::stat(file.c_str(), &st) != 0) return errno_error("open", file);
+        const std::lock_guard lock(mu_);
+        auto it = files_.find(file);
+        if (it != files_.end() && it->second.same(st)) return it->second.counters;
+        std::ifstream in(file);
+        if (!in) return errno_error("open", file);
+        std::ostringstream text;
+        text << in.rdbuf();
+        std::vector<Counter> counters = parse(text.str());
+        if (::time(nullptr) - st.st_mtim.tv_sec < kSettledS) return counters;
+        if (files_.size() >= kMaxFiles) files_.clear();
+        files_[file] = Entry{st, counters};
+        return counters;
+    }
+
+  private:
+    struct Entry {
+        struct stat st {};
+        std::vector<Counter> counters;
+        bool same(const struct stat& o) const {
+            return st.st_dev == o.st_dev && st.st_ino == o.st_ino && st.st_size == o.st_size &&
+                   st.st_mtim.tv_sec == o.st_mtim.tv_sec && st.st_mtim.tv_nsec == o.st_mtim.tv_nsec;
+        }
+    };
+    std::mutex mu_;
+    std::map<std::string, Entry> files_;
+};
+
 class ReplaySource final : public EthtoolStatsSource {
   public:
     explicit ReplaySource(std::filesystem::path dir) : dir_(std::move(dir)) {}
     Result<std::vector<Counter>> read(const std::string& ifname) override {
-        const auto file = dir_ / (ifname + ".txt");
-        std::ifstream in(file);
-        if (!in) return errno_error("open", file.string());
-        std::ostringstream text;
-        text << in.rdbuf();
-        return parse_ethtool_text(text.str(),
-                                  "ethtool -S " + ifname + " (recording " + file.string() + ")");
+        const std::string file = (dir_ / (ifname + ".txt")).string();
+        return RecordingCache::shared().read(file, [&](std::string_view text) {
+            return parse_ethtool_text(text, "ethtool -S " + ifname + " (recording " + file + ")");
+        });
     }
 
   private:
@@ -148,15 +194,21 @@ std::vector<Counter> parse_ethtool_text(std::string_view text, const std::string
 }
 
 Result<std::vector<Counter>> read_ethtool_stats(const std::string& ifname,
-                                                const EthtoolIoctl& ioctl) {
+                                                const EthtoolIoctl& ioctl,
+                                                std::vector<std::uint8_t>* known_names) {
     const std::string source = "ethtool -S " + ifname + " (SIOCETHTOOL)";
+    std::vector<std::uint8_t> unused;
+    std::vector<std::uint8_t>& known = known_names ? *known_names : unused;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         auto n = stats_count(ifname, ioctl);
         if (!n) return n.error();
         if (*n == 0) return std::vector<Counter>{};
-        auto before = names(ifname, ioctl, *n);
-        if (!before) return before.error();
-        if (before->empty()) continue;  // set changed since GSSET_INFO
+        if (known.size() != std::size_t{*n} * kEthGstringLen) {
+            auto before = names(ifname, ioctl, *n);
+            if (!before) return before.error();
+            if (before->empty()) continue;  // set changed since GSSET_INFO
+            known = std::move(*before);
+        }
         auto vals = values(ifname, ioctl, *n);
         if (!vals) return vals.error();
         if (vals->empty()) continue;  // set changed since GSTRINGS
@@ -164,9 +216,13 @@ Result<std::vector<Counter>> read_ethtool_stats(const std::string& ifname,
         // may belong to the new names, so read again.
         auto after = names(ifname, ioctl, *n);
         if (!after) return after.error();
-        if (*after != *before) continue;
-        return parse_ethtool_gstats(*before, *vals, source);
+        if (*after != known) {
+            known.clear();
+            continue;
+        }
+        return parse_ethtool_gstats(known, *vals, source);
     }
+    known.clear();
     return Error{
         "SIOCETHTOOL", ifname, 0,
         "statistics string set changed during each of " + std::to_string(kAttempts) + " attempts"};

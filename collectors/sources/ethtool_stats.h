@@ -29,7 +29,9 @@ class EthtoolStatsSource {
 /// SIOCETHTOOL on one AF_INET (else AF_NETLINK) datagram socket, opened on first use and reused
 /// for every interface. Counter::source is "ethtool -S <if> (SIOCETHTOOL)".
 std::unique_ptr<EthtoolStatsSource> make_ethtool_ioctl_source();
-/// Reads `<dir>/<ifname>.txt`, a recorded `ethtool -S <ifname>` output.
+/// Reads `<dir>/<ifname>.txt`, a recorded `ethtool -S <ifname>` output. A recording parsed once
+/// is kept (per process) and reused while the file is unchanged (device, inode, size, mtime;
+/// an mtime less than 2 s old is parsed again), so a fixture pass costs a stat per netdev.
 std::unique_ptr<EthtoolStatsSource> make_ethtool_replay_source(std::filesystem::path dir);
 
 /// ETH_GSTRING_LEN: each name is NUL-padded to 32 bytes, unterminated when exactly 32 chars.
@@ -53,7 +55,12 @@ using EthtoolIoctl = std::function<int(std::span<std::uint8_t> cmd)>;
 /// changes meanwhile: buffers have headroom, the expected count is passed, and a changed count
 /// (0, or different from the names read) or names that differ after GSTATS restart it, a
 /// bounded number of times. A value is never paired with another counter's name.
+/// `known_names` (optional): the names (n x kEthGstringLen bytes) of the last read of this
+/// interface, updated by the call. When the count matches, they stand for the GSTRINGS before
+/// GSTATS (3 calls instead of 4, and no name copy): the GSTRINGS after GSTATS must still equal
+/// them, else the read restarts without them.
 Result<std::vector<Counter>> read_ethtool_stats(const std::string& ifname,
-                                                const EthtoolIoctl& ioctl);
+                                                const EthtoolIoctl& ioctl,
+                                                std::vector<std::uint8_t>* known_names = nullptr);
 
 }  // namespace rh

@@ -273,4 +273,34 @@ BOOST_AUTO_TEST_CASE(netdev_falls_back_to_device_net_without_gid_ndevs) {
     BOOST_TEST((p.netdev->mtu_bytes == 9000u));
 }
 
+// Discovery accounts its reads per source (rocehealth_collector_success / _duration_seconds):
+// on a fixture the sysfs readers and the replayed counter sources, never rtnetlink or verbs;
+// a device that cannot be read fails rdma_sysfs only.
+BOOST_AUTO_TEST_CASE(discovery_times_each_source_it_reads) {
+    const auto at = [](const rh::SourcePasses& p, rh::Source s) {
+        return p[static_cast<std::size_t>(s)];
+    };
+    rh::SourcePasses ok;
+    rh::collect_snapshot(
+        {rh::SysfsRoot(std::string(RH_FIXTURES_DIR) + "/mlx5_pfc_upstream/sys"), {}}, &ok);
+    for (const rh::Source s :
+         {rh::Source::rdma_sysfs, rh::Source::pcie_sysfs, rh::Source::aer, rh::Source::netdev_sysfs,
+          rh::Source::qos_sysfs, rh::Source::ethtool_stats}) {
+        BOOST_TEST_CONTEXT(rh::to_string(s)) {
+            BOOST_TEST(at(ok, s).read);
+            BOOST_TEST(at(ok, s).success);
+            BOOST_TEST(at(ok, s).duration_s >= 0.0);
+        }
+    }
+    BOOST_TEST(!at(ok, rh::Source::netdev_rtnl).read);
+    BOOST_TEST(!at(ok, rh::Source::verbs).read);
+    BOOST_TEST(rh::to_string(rh::Source::pcie_sysfs) == "pcie_sysfs");
+
+    rh::SourcePasses bad;
+    rh::collect_snapshot(
+        {rh::SysfsRoot(std::string(RH_FIXTURES_DIR) + "/two_devices_one_bad/sys"), {}}, &bad);
+    BOOST_TEST(at(bad, rh::Source::rdma_sysfs).read);
+    BOOST_TEST(!at(bad, rh::Source::rdma_sysfs).success);
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_collectors_collect

@@ -75,6 +75,22 @@ BOOST_AUTO_TEST_CASE(strings_escape_as_nlohmann_dump_does) {
     }
 }
 
+// Plain text is checked 8 bytes at a time: a byte to escape (or a UTF-8 sequence) at every
+// offset of strings around that width is still found.
+BOOST_AUTO_TEST_CASE(escapes_are_found_at_every_offset_of_long_strings) {
+    for (const std::string& special :
+         {std::string("\""), std::string("\\"), std::string("\n"), std::string(1, '\0'),
+          std::string("\x1f"), std::string("\xc3\xa9"), std::string("\x7f")}) {
+        for (std::size_t len = 0; len < 20; ++len) {
+            for (std::size_t at = 0; at <= len; ++at) {
+                std::string s(len, 'a');
+                s.insert(at, special);
+                BOOST_TEST(written(s) == json(s).dump(), "for " << json(s).dump());
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(invalid_utf8_becomes_replacement_character_and_stays_valid_json) {
     // Lone continuation byte, overlong '/', a surrogate (U+D800), above U+10FFFF, truncated.
     for (const std::string& bad :
