@@ -34,6 +34,9 @@ class HostSampler {
     std::vector<Sample> pass(std::vector<std::string>& rediscovered);
 
     std::size_t rediscoveries() const { return rediscoveries_; }
+    /// Discoveries so far (the first, rediscoveries and inventory refreshes): a change means
+    /// snapshot() was read again whole.
+    std::size_t discoveries() const { return discoveries_; }
     /// Per kernel source, the last steady-state pass (collectors/poller/source_status.h); none read
     /// until the first pass after the first discovery.
     const SourcePasses& sources() const { return sources_; }
@@ -51,6 +54,7 @@ class HostSampler {
     double inventory_refresh_s_ = 0;
     double discovered_s_ = 0;  ///< CLOCK_MONOTONIC seconds of the last discovery
     std::size_t rediscoveries_ = 0;
+    std::size_t discoveries_ = 0;
     SourcePasses sources_{};
 };
 
