@@ -525,7 +525,16 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             if (g.labels.count("device") && g.labels.count("port") &&
                 uncabled.count({g.labels.at("device"), g.labels.at("port")}))
                 continue;
-            const SelectionMemo memo(store, g, conditions);
+            // Which series each condition reads: kept with the verdicts while the store's
+            // layout holds (VerdictCache), else matched again for this run.
+            VerdictCache::Entry* kept = run.cache ? &run.cache->entry(rule.id, g) : nullptr;
+            if (kept && !kept->selections)
+                kept->selections = SelectionMemo::select(store, g, conditions);
+            std::optional<SelectionMemo> memo;
+            if (kept)
+                memo.emplace(store, g, *kept->selections);
+            else
+                memo.emplace(store, g, conditions);
             // A series the rule needs that this host never recorded (upstream kernels have
             // no ECN enable state, one host has no peer's CNP counters) means the rule cannot
             // hold here whatever the other series do: not applicable when that left it
@@ -534,7 +543,6 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             // other grounds than a quiet one. Series that exist without usable values leave it
             // unevaluated. Checked at every pass: which priorities have PFC, so which series
             // count, may change.
-            VerdictCache::Entry* kept = run.cache ? &run.cache->entry(rule.id, g) : nullptr;
             const auto possible = [&](bool need_values) {
                 if (!kept)
                     return std::any_of(passes.begin(), passes.end(), [&](double t) {

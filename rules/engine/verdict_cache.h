@@ -67,6 +67,9 @@ class VerdictCache {
         /// every run away): the next run evaluates the passes after it.
         std::optional<double> settled_through;
         Possible possible[2];
+        /// The series each of the rule's conditions reads for the group (SelectionMemo), valid
+        /// while the layout the cache checks holds (series are never removed from a store).
+        std::optional<SelectionMemo::Selections> selections;
     };
 
     /// A host's inventory as the store holds it (generation: SeriesStore::Inventory), parsed
