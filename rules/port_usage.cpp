@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 
-#include "core/inventory/inventory_from_json.h"
 #include "store/series_store.h"
 
 namespace rh {
@@ -145,15 +144,9 @@ void add_usage_counters(const SeriesStore& store, const std::string& host, Snaps
         }
 }
 
-std::set<std::pair<std::string, std::string>> never_cabled_ports(const SeriesStore& store,
-                                                                 const std::string& host) {
+std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot& inventory) {
     std::set<std::pair<std::string, std::string>> out;
-    const auto inv = store.inventories().find(host);
-    if (inv == store.inventories().end()) return out;
-    auto snap = snapshot_from_json(inv->second.snapshot);
-    if (!snap) return out;
-    add_usage_counters(store, host, *snap);
-    for (const Device& d : snap->devices)
+    for (const Device& d : inventory.devices)
         for (const Port& p : d.ports)
             if (judge_port_usage(d, p, {}).never_cabled)
                 out.insert({d.name, std::to_string(p.number)});

@@ -96,11 +96,10 @@ std::vector<std::string> unmatched_required_ports(const Snapshot& snap,
 /// left as they are.
 void add_usage_counters(const SeriesStore& store, const std::string& host, Snapshot& snap);
 
-/// (device, port number as its series label prints it) of every port of `host`'s inventory in
-/// `store` that judge_port_usage, with no required ports, takes as never cabled. Empty when the
-/// host has no (readable) inventory. For the engine's time rules: a port that never had carrier did
-/// not flap.
-std::set<std::pair<std::string, std::string>> never_cabled_ports(const SeriesStore& store,
-                                                                 const std::string& host);
+/// (device, port number as its series label prints it) of every port of `inventory` (a host's
+/// inventory from the store with add_usage_counters applied) that judge_port_usage, with no
+/// required ports, takes as never cabled. For the engine's time rules: a port that never had
+/// carrier did not flap.
+std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot& inventory);
 
 }  // namespace rh

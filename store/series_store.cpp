@@ -12,10 +12,15 @@ double engine_time(const Sample& s) {
 
 namespace {
 
-/// Keeps `times` sorted and unique, and drops times older than newest - retention.
-void note_pass_time(std::vector<double>& times, double t, double retention_s) {
+/// Keeps `times` sorted and unique, and drops times older than newest - retention. Counts in
+/// `inserted` a time added before the newest.
+void note_pass_time(std::vector<double>& times, double t, double retention_s,
+                    std::size_t& inserted) {
     const auto it = std::lower_bound(times.begin(), times.end(), t);
-    if (it == times.end() || *it != t) times.insert(it, t);
+    if (it == times.end() || *it != t) {
+        if (it != times.end()) ++inserted;
+        times.insert(it, t);
+    }
     const double oldest = times.back() - retention_s;
     const auto keep = std::lower_bound(times.begin(), times.end(), oldest);
     times.erase(times.begin(), keep);
@@ -65,15 +70,15 @@ void SeriesStore::add(const Sample& s) {
     while (!ser.points.empty() && (ser.points.size() > limits_.max_points ||
                                    ser.points.front().t < t - limits_.retention_s))
         ser.points.pop_front();
-    note_pass_time(pass_times_[s.host], t, limits_.retention_s);
+    note_pass_time(pass_times_[s.host], t, limits_.retention_s, passes_inserted_);
 }
 
 void SeriesStore::add_inventory(const Sample& s) {
     const double t = engine_time(s);
     auto& inv = inventories_[s.host];
-    if (inv.snapshot.is_null() || t >= inv.t) inv = Inventory{t, s.inventory};
+    if (inv.snapshot.is_null() || t >= inv.t) inv = Inventory{t, s.inventory, ++inventories_added_};
     if (s.wall_ms != 0) has_wall_clock_ = true;
-    note_pass_time(pass_times_[s.host], t, limits_.retention_s);
+    note_pass_time(pass_times_[s.host], t, limits_.retention_s, passes_inserted_);
 }
 
 const std::vector<const Series*>& SeriesStore::find(const std::string& series) const {

@@ -95,11 +95,18 @@ class SeriesStore {
     std::vector<std::string> hosts() const;
     /// Engine times at which `host` produced samples (one per collection pass), sorted, unique.
     const std::vector<double>& pass_times(const std::string& host) const;
+    /// Pass times added before their host's newest (a late sample of a new series): passes
+    /// then no longer only grow at their end, so what was judged per pass may shift (the rule
+    /// engine's VerdictCache starts again). 0 while every pass time comes in order.
+    std::size_t passes_inserted() const { return passes_inserted_; }
 
     /// Latest inventory (snapshot JSON) of each host, with its engine time.
     struct Inventory {
         double t = 0;
         nlohmann::json snapshot;
+        /// Changes each time the host's inventory is replaced (a store-wide count), so a parse
+        /// of it can be kept until then (the rule engine's VerdictCache).
+        std::uint64_t generation = 0;
     };
     void add_inventory(const Sample& s);
     const std::map<std::string, Inventory>& inventories() const { return inventories_; }
@@ -118,6 +125,8 @@ class SeriesStore {
     std::map<std::string, Inventory> inventories_;
     bool has_wall_clock_ = false;
     std::size_t dropped_ = 0;
+    std::size_t passes_inserted_ = 0;
+    std::uint64_t inventories_added_ = 0;
 };
 
 /// Engine time of a sample: wall_ms / 1000 when known, else t_s.

@@ -1,7 +1,7 @@
 // rocehealth agent: the per-host daemon (agent/daemon/README.md). Reads --config, then runs the
 // collectors, the rule engine, the HTTP endpoint and (if enabled) the responder until
 // SIGTERM/SIGINT; SIGHUP reloads the config. --check-config validates the file, the rules file
-// and the token file it names, and exits.
+// and the token file it names, warns (stderr) about deprecated fields, and exits.
 // Exit: 0 stopped on request (or the config is valid), 2 could not start (bad config, HTTP
 // address cannot be bound).
 #include <iostream>
@@ -44,6 +44,9 @@ int run_agent(const std::vector<std::string>& args) {
         return kExitCannotRun;
     }
     if (vm.count("check-config")) {
+        // Valid, but worth a line: a field that no longer does anything.
+        for (const agent::DeprecatedField& d : rt->cfg.deprecated)
+            std::cerr << "rocehealth agent: " << config_path << ": warning: " << d.text << "\n";
         std::cout << "rocehealth agent: " << config_path << ": OK (" << rt->rules.rules.size()
                   << " rules from " << rt->rules_path << ", listen " << rt->cfg.http.listen_host
                   << ":" << rt->cfg.http.listen_port << ", sysfs " << rt->cfg.sysfs_root

@@ -135,7 +135,9 @@ class Agent {
     void declare_findings_opened();
     void pass();
     void rules_run();
+    void publish_snapshot(double now_mono_s);
     void publish_metrics();
+    void log_deprecated();
     void reload();
     HttpServer::Action incast_handler() {
         return [this](const std::string& body) { return incast_.handle(body); };
@@ -158,13 +160,17 @@ class Agent {
     std::unique_ptr<rh::HostSampler> sampler_;
     std::unique_ptr<SeriesStore> store_;
     FindingTracker tracker_;
-    EngineResult last_;
+    /// The last rules run's result, shared with the findings document published from it.
+    std::shared_ptr<const EngineResult> last_ = std::make_shared<const EngineResult>();
     /// Verdicts at settled passes kept between rules runs: a run evaluates the passes new since
     /// the last one, not the whole retention (rules/engine/verdict_cache.h).
     VerdictCache verdicts_;
     AgentStats stats_;
     std::size_t samples_ = 0;
-    double next_rules_mono_ = 0;
+    /// The inventory copy /api/v1/snapshot serves: the sampler's discovery count and the
+    /// CLOCK_MONOTONIC seconds when it was taken (publish_snapshot).
+    std::size_t snapshot_discoveries_ = 0;
+    double snapshot_mono_s_ = -INFINITY;
     std::optional<PassStamp> last_stamp_;  ///< time of the last pass that stored samples
     std::size_t logged_devices_ = 0;       ///< device count last logged (start, or a change)
 };
@@ -185,10 +191,10 @@ void Agent::start_collection() {
                                                  c.host, c.inventory_interval_s);
     store_ = std::make_unique<SeriesStore>(StoreLimits{c.retention_s, c.max_points()});
     tracker_ = FindingTracker();
-    last_ = EngineResult();
+    last_ = std::make_shared<const EngineResult>();
     verdicts_.clear();
     samples_ = 0;
-    next_rules_mono_ = 0;
+    snapshot_mono_s_ = -INFINITY;
     last_stamp_.reset();
     logged_devices_ = sampler_->devices();
     if (sampler_->devices() == 0)
@@ -336,10 +342,10 @@ void Agent::pass() {
         if (const SourcePass& sp = sampler_->sources()[i]; sp.read)
             stats_.collector_sources.push_back(
                 {std::string(to_string(static_cast<Source>(i))), sp.success, sp.duration_s});
-    if (t1 >= next_rules_mono_) {
-        rules_run();
-        next_rules_mono_ = t1 + rt_.cfg.rules_interval_s;
-    }
+    // Every pass: a finding opens within one pass of its condition plus `for` (issue 13 §2);
+    // the VerdictCache makes a run cost the new pass, not the retention.
+    rules_run();
+    publish_snapshot(t1);
     publish_metrics();
     board_.update([&](BoardView& v) {
         v.passes = stats_.passes;
@@ -354,31 +360,43 @@ void Agent::rules_run() {
     const double t0 = monotonic_now_s();
     EngineOptions opts;
     opts.required_ports = rt_.cfg.required_ports;  // a required port down is an error
-    last_ = run_rules(*store_, rt_.rules, opts, verdicts_);
+    last_ = std::make_shared<const EngineResult>(run_rules(*store_, rt_.rules, opts, verdicts_));
     stats_.last_rules_duration_s = monotonic_now_s() - t0;
     ++stats_.rules_runs;
-    for (const FindingEvent& e : tracker_.update(last_.findings)) {
+    for (const FindingEvent& e : tracker_.update(last_->findings)) {
         log_event(e.level, e.event, e.fields);
         if (e.event == "finding_opened")
             ++stats_.findings_opened[{e.fields.value("rule", ""), e.fields.value("severity", "")}];
     }
-    const std::string host = sampler_->snapshot().host;
-    const std::vector<InputReport> inputs = {
-        InputReport{"live:" + rt_.cfg.sysfs_root, samples_, {host}, {}}};
-    auto doc = std::make_shared<nlohmann::json>(rh::diagnose_json(last_, rt_.rules_path, inputs));
-    (*doc)["agent"] = {{"host", host},
-                       {"rules_runs", stats_.rules_runs},
-                       {"t", static_cast<double>(wall_now_ms()) / 1000.0}};
-    // The inventory changes only on rediscovery, but its counters move: refresh it with the
-    // findings (every rules_interval_s), not every pass.
-    auto snap = std::make_shared<std::string>(
-        nlohmann::json(sampler_->snapshot())
-            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-        "\n");
-    board_.update([&](BoardView& v) {
-        v.findings = std::move(doc);
-        v.snapshot = std::move(snap);
-    });
+    // The document is built when /api/v1/findings or /api/v1/timeline asks for it, from this
+    // run's result (shared, immutable) and these values.
+    auto doc = std::make_shared<const LazyDoc<nlohmann::json>>(
+        [result = last_, rules_path = rt_.rules_path, host = sampler_->snapshot().host,
+         source = "live:" + rt_.cfg.sysfs_root, samples = samples_, runs = stats_.rules_runs,
+         t = static_cast<double>(wall_now_ms()) / 1000.0] {
+            const std::vector<InputReport> inputs = {InputReport{source, samples, {host}, {}}};
+            nlohmann::json j = rh::diagnose_json(*result, rules_path, inputs);
+            j["agent"] = {{"host", host}, {"rules_runs", runs}, {"t", t}};
+            return j;
+        });
+    board_.update([&](BoardView& v) { v.findings = std::move(doc); });
+}
+
+/// Publishes a copy of the inventory for /api/v1/snapshot after an inventory read and at most
+/// every kSnapshotRefreshS otherwise (its counters move every pass); the JSON text is built on
+/// request.
+void Agent::publish_snapshot(double now_mono_s) {
+    const bool read_again = sampler_->discoveries() != snapshot_discoveries_;
+    if (!read_again && now_mono_s - snapshot_mono_s_ < kSnapshotRefreshS) return;
+    snapshot_discoveries_ = sampler_->discoveries();
+    snapshot_mono_s_ = now_mono_s;
+    auto doc = std::make_shared<const LazyDoc<std::string>>(
+        [snap = std::make_shared<const Snapshot>(sampler_->snapshot())] {
+            return nlohmann::json(*snap).dump(2, ' ', false,
+                                              nlohmann::json::error_handler_t::replace) +
+                   "\n";
+        });
+    board_.update([&](BoardView& v) { v.snapshot = std::move(doc); });
 }
 
 void Agent::publish_metrics() {
@@ -404,7 +422,7 @@ void Agent::publish_metrics() {
     const Snapshot& snap = sampler_->snapshot();
     stats_.host_info = HostInfo{snap.host, rt_.cfg.topology, port_config_rows(snap)};
     stats_.http_refused = http_refused_.snapshot();
-    auto text = std::make_shared<std::string>(render_metrics(*store_, last_.findings, stats_));
+    auto text = std::make_shared<std::string>(render_metrics(*store_, last_->findings, stats_));
     board_.update([&](BoardView& v) { v.metrics = std::move(text); });
 }
 
@@ -484,7 +502,6 @@ void Agent::reload() {
     if (!same_source) start_fleet_source();
     if (mesh_changed || !same_source) start_mesh();
     configure_incast();
-    next_rules_mono_ = 0;  // run the (possibly new) rules next pass
     ++stats_.reloads_ok;
     log_event("info", "config_reloaded",
               {{"config", config_path_},
@@ -494,6 +511,14 @@ void Agent::reload() {
                {"responder_restarted", responder_changed},
                {"mesh_restarted", mesh_changed},
                {"store_reset", collection_changed}});
+    log_deprecated();
+}
+
+/// One `config_deprecated` warning per deprecated field the config sets (at start, on reload).
+void Agent::log_deprecated() {
+    for (const DeprecatedField& d : rt_.cfg.deprecated)
+        log_event("warning", "config_deprecated",
+                  {{"config", config_path_}, {"field", d.field}, {"text", d.text}});
 }
 
 void Agent::stop() {
@@ -505,7 +530,7 @@ void Agent::stop() {
     // Flush: a last rules run over everything collected, its changes logged.
     if (store_ && stats_.passes > 0) rules_run();
     std::size_t open = 0;
-    for (const Finding& f : last_.findings) open += f.closed_t == 0 ? 1 : 0;
+    for (const Finding& f : last_->findings) open += f.closed_t == 0 ? 1 : 0;
     log_event("info", "agent_stopping", {{"passes", stats_.passes}, {"open_findings", open}});
     if (http_) http_->stop();
     responder_.reset();
@@ -532,7 +557,6 @@ int Agent::run() {
                {"sysfs_root", rt_.cfg.sysfs_root},
                {"devices", sampler_->devices()},
                {"collect_interval_s", rt_.cfg.collect_interval_s},
-               {"rules_interval_s", rt_.cfg.rules_interval_s},
                {"retention_s", rt_.cfg.retention_s},
                {"rules_file", rt_.rules_path},
                {"rules", rt_.rules.rules.size()},
@@ -540,6 +564,7 @@ int Agent::run() {
                {"allow_fault", rt_.cfg.responder.enabled && rt_.cfg.responder.allow_fault},
                {"fabric_key", rt_.key ? rt_.key->path : std::string()},
                {"mesh_peers", rt_.cfg.mesh.peers.size()}});
+    log_deprecated();
     log_event("info", "http_listening",
               {{"listen", listen_text(rt_.cfg.http, http_->port())},
                {"port", http_->port()},

@@ -1,5 +1,5 @@
 // The agent's run loop: collection passes (HostSampler) into a bounded SeriesStore every
-// collect_interval_s, the rule engine every rules_interval_s, findings opening and closing as
+// collect_interval_s, the rule engine after every pass, findings opening and closing as
 // log events, the Board the HTTP endpoint serves, the responder thread, and the signals:
 // SIGHUP reloads the config file (a bad one is rejected and the running one kept), SIGTERM and
 // SIGINT stop cleanly (a last rules run is logged, HTTP and responder stopped, exit 0).

@@ -1,6 +1,7 @@
 // What the HTTP endpoint serves, published by the run loop after each pass and rules run. The
 // loop replaces whole immutable parts; a request copies the pointers under a short lock and
-// renders from them, so a slow or stalled client never holds anything the loop needs.
+// renders from them, so a slow or stalled client never holds anything the loop needs. The JSON
+// documents are built on the first request for them (LazyDoc), not by the loop.
 #pragma once
 
 #include <cstdint>
@@ -10,14 +11,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/daemon/lazy_doc.h"
+
 namespace rh::agent {
+
+/// Seconds between the copies of the inventory /api/v1/snapshot serves (besides one after each
+/// inventory read): its counters move every pass, copying them every pass would cost the idle
+/// agent for nobody.
+inline constexpr double kSnapshotRefreshS = 5;
 
 struct BoardView {
     std::shared_ptr<const std::string> metrics;  ///< /metrics body (Prometheus text)
     /// /api/v1/findings body: the `diagnose --json` document of the last rules run (schema 1,
     /// agent/reports/diagnose_report.h), plus "agent": {"host", "rules_runs", "t"}.
-    std::shared_ptr<const nlohmann::json> findings;
-    std::shared_ptr<const std::string> snapshot;  ///< /api/v1/snapshot body (snapshot --json)
+    std::shared_ptr<const LazyDoc<nlohmann::json>> findings;
+    /// /api/v1/snapshot body (snapshot --json) of a copy of the inventory taken after each
+    /// inventory read and at most kSnapshotRefreshS apart (its counters that old at most).
+    std::shared_ptr<const LazyDoc<std::string>> snapshot;
     std::uint64_t passes = 0;
     double last_pass_mono_s = 0;    ///< CLOCK_MONOTONIC seconds of the last pass; 0: none yet
     double collect_interval_s = 1;  ///< for /healthz staleness

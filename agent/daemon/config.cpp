@@ -258,7 +258,14 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
         if (c.sysfs_root.empty()) r.fail("sysfs_root", "must not be empty");
         r.string("device", c.device);
         r.number("collect_interval_s", c.collect_interval_s, 0.1, 3600, "seconds");
-        r.number("rules_interval_s", c.rules_interval_s, 0.1, 3600, "seconds");
+        if (r.has("rules_interval_s")) {
+            // Checked as before (a file valid for older agents stays valid), then ignored.
+            double ignored = 0;
+            r.number("rules_interval_s", ignored, 0.1, 3600, "seconds");
+            c.deprecated.push_back({"rules_interval_s",
+                                    "rules_interval_s is deprecated and ignored: the rules run "
+                                    "after every collection pass"});
+        }
         r.number("inventory_interval_s", c.inventory_interval_s, 1, 3600, "seconds");
         r.number("retention_s", c.retention_s, 60, 86400, "seconds");
         r.string("rules_file", c.rules_file);

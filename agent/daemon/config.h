@@ -125,13 +125,20 @@ inline constexpr std::size_t kMaxRequiredPorts = 1024;
 /// "" when `size` is a probe message size (a multiple of 8, 16 B .. 16 MiB), else why not.
 std::string check_message_size(std::uint64_t size);
 
+/// A field the config file sets that no longer does anything.
+struct DeprecatedField {
+    std::string field;  ///< "rules_interval_s"
+    /// "rules_interval_s is deprecated and ignored: the rules run after every collection pass"
+    std::string text;
+    bool operator==(const DeprecatedField&) const = default;
+};
+
 struct AgentConfig {
     std::string source;               ///< file it was read from (for messages)
     std::string host;                 ///< host name in samples and findings; empty: the kernel's
     std::string sysfs_root = "/sys";  ///< sysfs tree to read (a fixture tree in tests)
     std::string device;               ///< only this RDMA device; empty: all
     double collect_interval_s = 1;    ///< between collection passes, 0.1..3600
-    double rules_interval_s = 5;      ///< between rule-engine runs, 0.1..3600 (at most once a pass)
     double inventory_interval_s =
         30;                    ///< between inventory re-reads (PCIe, port state, MTU), 1..3600
     double retention_s = 300;  ///< history kept per series, 60..86400 (the rules run over
@@ -150,6 +157,9 @@ struct AgentConfig {
     ResponderConfig responder;
     MeshConfig mesh;
     IncastConfig incast;
+    /// Fields the file sets that are deprecated and ignored: `--check-config` prints them, the
+    /// agent logs each as `config_deprecated`.
+    std::vector<DeprecatedField> deprecated;
     bool operator==(const AgentConfig&) const = default;
 
     /// Points kept per series: retention_s / collect_interval_s plus headroom.

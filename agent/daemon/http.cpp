@@ -175,7 +175,7 @@ void HttpServer::routes() {
     srv_->Get("/api/v1/findings", [this](const httplib::Request&, httplib::Response& res) {
         const BoardView v = board_.get();
         if (!v.findings) return error_reply(res, 503, "no rules run yet");
-        json_reply(res, 200, *v.findings);
+        json_reply(res, 200, v.findings->get());
     });
     srv_->Get("/api/v1/timeline", [this](const httplib::Request& req, httplib::Response& res) {
         const BoardView v = board_.get();
@@ -185,7 +185,8 @@ void HttpServer::routes() {
             if (auto e = parse_since(req.get_param_value("since"), wall_now_s(), since))
                 return error_reply(res, 400, *e);
         nlohmann::json events = nlohmann::json::array();
-        if (const auto it = v.findings->find("timeline"); it != v.findings->end())
+        const nlohmann::json& doc = v.findings->get();
+        if (const auto it = doc.find("timeline"); it != doc.end())
             for (const auto& e : *it)
                 if (e.value("t", 0.0) >= since) events.push_back(e);
         nlohmann::json j = {{"schema", 1}, {"timeline", std::move(events)}};
@@ -195,7 +196,7 @@ void HttpServer::routes() {
     srv_->Get("/api/v1/snapshot", [this](const httplib::Request&, httplib::Response& res) {
         const BoardView v = board_.get();
         if (!v.snapshot) return error_reply(res, 503, "no collection pass yet");
-        res.set_content(*v.snapshot, "application/json");
+        res.set_content(v.snapshot->get(), "application/json");
     });
     if (incast_)
         srv_->Post("/api/v1/incast", [this](const httplib::Request& req, httplib::Response& res) {

@@ -30,6 +30,7 @@ void HostSampler::discover() {
     poller_ = std::make_unique<CounterPoller>(opts_.sysfs, snap_);
     fresh_ = true;
     discovered_s_ = monotonic_now_s();
+    ++discoveries_;
 }
 
 std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {

@@ -34,6 +34,9 @@ class HostSampler {
     std::vector<Sample> pass(std::vector<std::string>& rediscovered);
 
     std::size_t rediscoveries() const { return rediscoveries_; }
+    /// Discoveries so far (the first, rediscoveries and inventory refreshes): a change means
+    /// snapshot() was read again whole.
+    std::size_t discoveries() const { return discoveries_; }
     /// Per kernel source (collectors/poller/source_status.h), the last pass that read it: the
     /// steady-state poll for the sources it reads, the last discovery for the others
     /// (netdev_rtnl, pcie_sysfs, qos_sysfs, verbs, ...) and for all of them on a pass that
@@ -53,6 +56,7 @@ class HostSampler {
     double inventory_refresh_s_ = 0;
     double discovered_s_ = 0;  ///< CLOCK_MONOTONIC seconds of the last discovery
     std::size_t rediscoveries_ = 0;
+    std::size_t discoveries_ = 0;
     SourcePasses sources_{};
     SourcePasses discovered_sources_{};  ///< of the last discovery
 };

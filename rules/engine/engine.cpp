@@ -195,13 +195,15 @@ Verdict judge(const SeriesStore& store, const Expr& e, const Group& g, double t,
     return {false, all_conclusive};
 }
 
-/// Calls fn(pass index, interval ending there in seconds) for each pass a rule is evaluated at:
-/// every pass after the first; on a single pass, that pass (interval 0) for a rule reading only
-/// gauges or lifetime counts, else none. fn returns false to stop.
+/// Calls fn(pass index, interval ending there in seconds) for each pass a rule is evaluated at,
+/// from pass index `from` on: every pass after the first; on a single pass, that pass (interval
+/// 0) for a rule reading only gauges or lifetime counts, else none. fn returns false to stop.
 template <typename Fn>
-void for_each_evaluation_pass(const RuleSpec& rule, const std::vector<double>& passes, Fn fn) {
-    if (passes.size() == 1 && reads_one_pass(rule.when) && !fn(std::size_t{0}, 0.0)) return;
-    for (std::size_t k = 1; k < passes.size(); ++k)
+void for_each_evaluation_pass(const RuleSpec& rule, const std::vector<double>& passes, Fn fn,
+                              std::size_t from = 0) {
+    if (passes.size() == 1 && from == 0 && reads_one_pass(rule.when) && !fn(std::size_t{0}, 0.0))
+        return;
+    for (std::size_t k = std::max<std::size_t>(from, 1); k < passes.size(); ++k)
         if (!fn(k, passes[k] - passes[k - 1])) return;
 }
 
@@ -214,56 +216,70 @@ std::optional<std::pair<std::size_t, double>> last_evaluation_pass(
     return std::nullopt;
 }
 
-/// Evaluates one time-based rule for one group: the episodes where `when` held long enough.
-/// `known` tells whether it could be evaluated at any pass, `undecided` whether it was unknown
-/// at some pass.
-/// With `cached` (VerdictCache), the verdicts at passes settled before `settled_before` are
-/// taken from it and new settled ones added: only the passes since the last run are evaluated.
-std::vector<Episode> episodes_for(const SeriesStore& store, const RuleSpec& rule, const Group& g,
-                                  const std::vector<double>& passes, bool& known, bool& undecided,
-                                  VerdictCache::Verdicts* cached, double settled_before) {
-    std::vector<Episode> out;
-    known = undecided = false;
+/// What one time-based rule's verdicts for one group over the store's passes give.
+struct Outcome {
+    std::vector<Episode> episodes;  ///< where `when` held for at least the rule's hold_s
+    bool known = false;             ///< a verdict (true or false) at some evaluation pass
+    bool undecided = false;         ///< unknown at some evaluation pass
+};
+
+/// The pass before the pass at `t` (t itself when it is the first): where an episode whose
+/// first true verdict is at t starts (the interval ending at t begins there).
+double pass_before(const std::vector<double>& passes, double t) {
+    const auto it = std::lower_bound(passes.begin(), passes.end(), t);
+    return it == passes.begin() ? t : *std::prev(it);
+}
+
+/// Evaluates one time-based rule for one group. With `kept` (VerdictCache), its runs of
+/// verdicts at passes settled before `settled_before` are trimmed to the store's passes, only
+/// the passes after them are evaluated (the settled ones added), and the outcome is read from
+/// the runs: O(new passes + runs + log passes). Without, every pass is evaluated (the same
+/// code over an empty entry, nothing settled).
+Outcome evaluate_rule(const SeriesStore& store, const RuleSpec& rule, const Group& g,
+                      const std::vector<double>& passes, VerdictCache::Entry* kept,
+                      double settled_before) {
+    VerdictCache::Entry scratch;
+    VerdictCache::Entry& e = kept ? *kept : scratch;
     // Verdicts of passes the store no longer holds (its retention) go first.
-    const double first_t = passes.size() > 1 ? passes[1] : passes.empty() ? 0 : passes[0];
-    while (cached && !cached->empty() && cached->front().t < first_t) cached->pop_front();
-    std::size_t next = 0;  // the cached verdict expected at the current pass
-    const auto verdict = [&](std::size_t k, double step_s) -> std::optional<bool> {
-        const double t = passes[k];
-        if (!cached) return holds(store, rule.when, g, t, step_s);
-        if (next < cached->size()) {
-            const VerdictCache::Verdict& v = (*cached)[next];
-            if (v.t == t && v.step_s == step_s) {
-                ++next;
-                return v.holds;
+    e.settled.trim(passes.size() > 1 ? passes[1] : passes.empty() ? 0 : passes[0]);
+    const std::size_t from =
+        e.settled_through ? static_cast<std::size_t>(
+                                std::upper_bound(passes.begin(), passes.end(), *e.settled_through) -
+                                passes.begin())
+                          : 0;
+    VerdictCache::Verdicts fresh;  // verdicts that may still change: this run only
+    for_each_evaluation_pass(
+        rule, passes,
+        [&](std::size_t k, double step_s) {
+            const double t = passes[k];
+            const auto r = holds(store, rule.when, g, t, step_s);
+            if (kept && fresh.runs.empty() && verdict_settled(t, step_s, settled_before)) {
+                e.settled.add(r, t);
+                e.settled_through = t;
+            } else {
+                fresh.add(r, t);
             }
-            // Not the pass cached there (a pass time added between): re-evaluate from here.
-            cached->erase(cached->begin() + static_cast<std::ptrdiff_t>(next), cached->end());
-        }
-        const auto r = holds(store, rule.when, g, t, step_s);
-        if (next == cached->size() && verdict_settled(t, step_s, settled_before)) {
-            cached->push_back({t, step_s, r});
-            ++next;
-        }
-        return r;
-    };
+            return true;
+        },
+        from);
+    Outcome out;
     std::optional<Episode> run;
-    auto close = [&] {
-        if (run && run->end - run->start + kWindowSlackS >= rule.hold_s) out.push_back(*run);
+    const auto close = [&] {
+        if (run && run->end - run->start + kWindowSlackS >= rule.hold_s)
+            out.episodes.push_back(*run);
         run.reset();
     };
-    for_each_evaluation_pass(rule, passes, [&](std::size_t k, double step_s) {
-        const auto r = verdict(k, step_s);
-        if (r) known = true;
-        if (!r) undecided = true;
-        if (r && *r) {
-            if (!run) run = Episode{passes[k > 0 ? k - 1 : 0], passes[k]};
-            run->end = passes[k];
-        } else {
-            close();
+    for (const auto* runs : {&e.settled.runs, &fresh.runs})
+        for (const VerdictCache::VerdictRun& v : *runs) {
+            out.known = out.known || v.holds.has_value();
+            out.undecided = out.undecided || !v.holds;
+            if (v.holds && *v.holds) {
+                if (!run) run = Episode{pass_before(passes, v.t_first), v.t_last};
+                run->end = v.t_last;
+            } else {
+                close();
+            }
         }
-        return true;
-    });
     close();
     return out;
 }
@@ -271,16 +287,15 @@ std::vector<Episode> episodes_for(const SeriesStore& store, const RuleSpec& rule
 Severity escalated(const SeriesStore& store, const RuleSpec& rule, const Group& g,
                    const std::vector<double>& passes, const std::vector<Episode>& eps) {
     for (const Escalation& e : rule.escalate)
-        for (std::size_t k = 1; k < passes.size(); ++k) {
+        for (const Episode& ep : eps)
             // ep.start is the pass the episode's first interval starts from: the interval
             // ending there lies before the episode.
-            const bool inside = std::any_of(eps.begin(), eps.end(), [&](const Episode& ep) {
-                return passes[k] > ep.start && passes[k] <= ep.end;
-            });
-            if (!inside) continue;
-            if (holds(store, e.when, g, passes[k], passes[k] - passes[k - 1]).value_or(false))
-                return e.severity;
-        }
+            for (auto k = static_cast<std::size_t>(
+                     std::upper_bound(passes.begin(), passes.end(), ep.start) - passes.begin());
+                 k < passes.size() && passes[k] <= ep.end; ++k)
+                if (k > 0 &&
+                    holds(store, e.when, g, passes[k], passes[k] - passes[k - 1]).value_or(false))
+                    return e.severity;
     return rule.severity;
 }
 
@@ -350,9 +365,12 @@ bool ruled_out_on_short_data(const SeriesStore& store, const RuleSpec& rule, con
 
 /// Whether series `s` has a reading (count or value) at pass time t.
 bool has_reading_at(const Series& s, double t) {
-    return std::any_of(s.points.begin(), s.points.end(), [&](const Point& p) {
-        return std::abs(p.t - t) <= kWindowSlackS && (p.count || p.value);
-    });
+    // Points are in time order: start a little before the reach (no rounding at its edge).
+    auto p = std::lower_bound(s.points.begin(), s.points.end(), t - 2 * kWindowSlackS,
+                              [](const Point& a, double x) { return a.t < x; });
+    for (; p != s.points.end() && p->t <= t + 2 * kWindowSlackS; ++p)
+        if (std::abs(p->t - t) <= kWindowSlackS && (p->count || p->value)) return true;
+    return false;
 }
 
 /// Why `rule` reached no verdict for `g` although its series had values: each series that had
@@ -427,18 +445,53 @@ void add_no_verdict(const SeriesStore& store, const RuleSpec& rule, const Group&
 
 /// Runs one time-based rule on every host; adds each host where some group of the rule had
 /// the series it needs to `applicable_hosts`.
-/// What one engine run shares between rules: the ports never cabled per host (parsed from
-/// the inventory once per run, not per rule), the verdict cache and its settled bound.
+/// What one engine run shares between rules: each host's inventory parsed (kept in the
+/// VerdictCache between runs until the store replaces it, else once per run) and with its usage
+/// counters (once per run), the ports never cabled per host, the verdict cache and its settled
+/// bound.
 struct RunState {
-    std::map<std::string, std::set<std::pair<std::string, std::string>>> uncabled;
     VerdictCache* cache = nullptr;
     double settled_before = 0;
+    std::map<std::string, VerdictCache::ParsedInventory> parsed_here;  ///< without a cache
+    std::map<std::string, std::optional<Snapshot>> with_usage;
+    std::map<std::string, std::set<std::pair<std::string, std::string>>> uncabled;
+
+    /// `host`'s inventory parsed; nullptr when the store has none.
+    const Result<Snapshot>* inventory(const SeriesStore& store, const std::string& host) {
+        const auto inv = store.inventories().find(host);
+        if (inv == store.inventories().end()) return nullptr;
+        VerdictCache::ParsedInventory& p = (cache ? cache->inventories() : parsed_here)[host];
+        if (!p.snapshot || p.generation != inv->second.generation) {
+            p.snapshot = snapshot_from_json(inv->second.snapshot);
+            if (*p.snapshot && (*p.snapshot)->host.empty()) (*p.snapshot)->host = host;
+            p.generation = inv->second.generation;
+        }
+        return &*p.snapshot;
+    }
+
+    /// `host`'s inventory with the store's usage counters (add_usage_counters): what the
+    /// inventory checks read. nullptr when the store has none or it does not parse.
+    const Snapshot* inventory_with_usage(const SeriesStore& store, const std::string& host) {
+        auto it = with_usage.find(host);
+        if (it == with_usage.end()) {
+            std::optional<Snapshot> snap;
+            if (const Result<Snapshot>* parsed = inventory(store, host); parsed && *parsed) {
+                snap = **parsed;
+                add_usage_counters(store, host, *snap);  // the inventory keeps no counters
+            }
+            it = with_usage.emplace(host, std::move(snap)).first;
+        }
+        return it->second ? &*it->second : nullptr;
+    }
 
     const std::set<std::pair<std::string, std::string>>& uncabled_on(const SeriesStore& store,
                                                                      const std::string& host) {
         auto it = uncabled.find(host);
-        if (it == uncabled.end())
-            it = uncabled.emplace(host, never_cabled_ports(store, host)).first;
+        if (it == uncabled.end()) {
+            const Snapshot* snap = inventory_with_usage(store, host);
+            it = uncabled.emplace(host, snap ? never_cabled_ports(*snap) : decltype(it->second){})
+                     .first;
+        }
         return it->second;
     }
 };
@@ -468,7 +521,16 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             if (g.labels.count("device") && g.labels.count("port") &&
                 uncabled.count({g.labels.at("device"), g.labels.at("port")}))
                 continue;
-            const SelectionMemo memo(store, g, conditions);
+            // Which series each condition reads: kept with the verdicts while the store's
+            // layout holds (VerdictCache), else matched again for this run.
+            VerdictCache::Entry* kept = run.cache ? &run.cache->entry(rule.id, g) : nullptr;
+            if (kept && !kept->selections)
+                kept->selections = SelectionMemo::select(store, g, conditions);
+            std::optional<SelectionMemo> memo;
+            if (kept)
+                memo.emplace(store, g, *kept->selections);
+            else
+                memo.emplace(store, g, conditions);
             // A series the rule needs that this host never recorded (upstream kernels have
             // no ECN enable state, one host has no peer's CNP counters) means the rule cannot
             // hold here whatever the other series do: not applicable when that left it
@@ -477,7 +539,6 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             // other grounds than a quiet one. Series that exist without usable values leave it
             // unevaluated. Checked at every pass: which priorities have PFC, so which series
             // count, may change.
-            VerdictCache::Entry* kept = run.cache ? &run.cache->entry(rule.id, g) : nullptr;
             const auto possible = [&](bool need_values) {
                 if (!kept)
                     return std::any_of(passes.begin(), passes.end(), [&](double t) {
@@ -499,9 +560,9 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
                 }
                 return false;
             };
-            bool known = false, undecided = false;
-            const auto eps = episodes_for(store, rule, g, passes, known, undecided,
-                                          kept ? &kept->verdicts : nullptr, run.settled_before);
+            const Outcome outcome = evaluate_rule(store, rule, g, passes, kept, run.settled_before);
+            const std::vector<Episode>& eps = outcome.episodes;
+            const bool known = outcome.known, undecided = outcome.undecided;
             const bool blocked = undecided || !known;
             if (!possible(false)) {
                 if (blocked)
@@ -660,27 +721,27 @@ void run_lifetime_rule(const SeriesStore& store, const RuleSpec& rule, EngineRes
 /// A check comparing hosts (fabric_consistency): every host's inventory at once; findings open
 /// at the latest inventory's time. Fewer than two hosts with an inventory: not applicable.
 void run_hosts_check(const SeriesStore& store, const RuleSpec& rule, HostsRule across,
-                     EngineResult& out) {
-    std::vector<Snapshot> snaps;
+                     RunState& run, EngineResult& out) {
+    std::vector<const Snapshot*> parsed;
     double t = 0;
     for (const std::string& host : store.hosts()) {
-        const auto inv = store.inventories().find(host);
-        if (inv == store.inventories().end()) continue;
-        auto snap = snapshot_from_json(inv->second.snapshot);
-        if (!snap) {
-            out.unevaluated.push_back({host, rule.id + ": " + snap.error().message()});
+        const Result<Snapshot>* snap = run.inventory(store, host);
+        if (!snap) continue;
+        if (!*snap) {
+            out.unevaluated.push_back({host, rule.id + ": " + snap->error().message()});
             continue;
         }
-        if (snap->host.empty()) snap->host = host;
-        t = std::max(t, inv->second.t);
-        snaps.push_back(std::move(*snap));
+        t = std::max(t, store.inventories().at(host).t);
+        parsed.push_back(&**snap);
     }
-    if (snaps.size() < 2) {
+    if (parsed.size() < 2) {
         out.not_applicable.push_back(
-            {"hosts", rule.id + ": " + std::to_string(snaps.size()) +
+            {"hosts", rule.id + ": " + std::to_string(parsed.size()) +
                           " host(s) with an inventory: nothing to compare across hosts"});
         return;
     }
+    std::vector<Snapshot> snaps;
+    for (const Snapshot* s : parsed) snaps.push_back(*s);
     RuleOutput ro;
     across(snaps, ro);
     for (Finding& f : ro.findings) {
@@ -695,11 +756,11 @@ void run_hosts_check(const SeriesStore& store, const RuleSpec& rule, HostsRule a
 }
 
 void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
-                         EngineResult& out) {
+                         RunState& run, EngineResult& out) {
     const RuleDef* def = find_check(rule.check);
     if (!def) return;  // parse_rules rejects unknown checks
     if (const HostsRule across = hosts_rule(rule.check)) {
-        run_hosts_check(store, rule, across, out);
+        run_hosts_check(store, rule, across, run, out);
         return;
     }
     for (const std::string& host : store.hosts()) {
@@ -708,13 +769,12 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
             out.not_applicable.push_back({host, rule.id + ": no inventory recorded for this host"});
             continue;
         }
-        auto snap = snapshot_from_json(inv->second.snapshot);
+        const Snapshot* snap = run.inventory_with_usage(store, host);
         if (!snap) {
-            out.unevaluated.push_back({host, rule.id + ": " + snap.error().message()});
+            out.unevaluated.push_back(
+                {host, rule.id + ": " + run.inventory(store, host)->error().message()});
             continue;
         }
-        if (snap->host.empty()) snap->host = host;
-        add_usage_counters(store, host, *snap);  // the inventory keeps no counters
         RuleOutput ro;
         def->evaluate(RuleInput{*snap, opts.peer, opts.required_ports}, ro);
         for (Finding& f : ro.findings) {
@@ -763,7 +823,7 @@ EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const Engin
             time_rules = true;
             run_time_rule(store, rule, opts, run, out, applicable_hosts);
         } else {
-            run_inventory_check(store, rule, opts, out);
+            run_inventory_check(store, rule, opts, run, out);
         }
     }
     // A host whose data holds none of the counters any time rule reads (a ticket with only

@@ -192,9 +192,9 @@ std::vector<const Series*> static_candidates(const SeriesStore& store, const Con
 
 }  // namespace
 
-SelectionMemo::SelectionMemo(const SeriesStore& store, const Group& group,
-                             const std::vector<const Condition*>& conditions)
-    : store_(store), group_(group), outer_(active_memo) {
+SelectionMemo::Selections SelectionMemo::select(const SeriesStore& store, const Group& group,
+                                                const std::vector<const Condition*>& conditions) {
+    Selections out;
     for (const Condition* c : conditions) {
         std::vector<Candidate> cands;
         for (const Series* s : static_candidates(store, *c, group)) {
@@ -203,8 +203,23 @@ SelectionMemo::SelectionMemo(const SeriesStore& store, const Group& group,
                 cand.pfc = pfc_decided_by(store, group, s->key.labels.at("priority"));
             cands.push_back(std::move(cand));
         }
-        entries_.emplace_back(c, std::move(cands));
+        out.emplace_back(c, std::move(cands));
     }
+    return out;
+}
+
+SelectionMemo::SelectionMemo(const SeriesStore& store, const Group& group,
+                             const std::vector<const Condition*>& conditions)
+    : store_(store),
+      group_(group),
+      own_(select(store, group, conditions)),
+      entries_(&own_),
+      outer_(active_memo) {
+    active_memo = this;
+}
+
+SelectionMemo::SelectionMemo(const SeriesStore& store, const Group& group, const Selections& kept)
+    : store_(store), group_(group), entries_(&kept), outer_(active_memo) {
     active_memo = this;
 }
 
@@ -217,7 +232,7 @@ const std::vector<SelectionMemo::Candidate>* SelectionMemo::lookup(const SeriesS
                                                                    const Group& g) {
     const SelectionMemo* m = active_memo;
     if (!m || &m->store_ != &store || &m->group_ != &g) return nullptr;
-    for (const auto& [cond, cands] : m->entries_)
+    for (const auto& [cond, cands] : *m->entries_)
         if (cond == &c) return &cands;
     return nullptr;
 }

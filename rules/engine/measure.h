@@ -49,26 +49,38 @@ bool any_selected_valued(const SeriesStore& store, const Condition& c, const Gro
 /// take the plain path), and the store must not change while it lives. One per thread.
 class SelectionMemo {
   public:
-    SelectionMemo(const SeriesStore& store, const Group& group,
-                  const std::vector<const Condition*>& conditions);
-    ~SelectionMemo();
-    SelectionMemo(const SelectionMemo&) = delete;
-    SelectionMemo& operator=(const SelectionMemo&) = delete;
-
     /// A candidate series and, for a condition on PFC priorities, the pfc_enabled series that
     /// decide at t whether its priority counts (in store order: the first with a value wins).
     struct Candidate {
         const Series* series = nullptr;
         std::vector<const Series*> pfc;
     };
+    /// Per condition, its candidates (what the memo remembers; see select()).
+    using Selections = std::vector<std::pair<const Condition*, std::vector<Candidate>>>;
+
+    SelectionMemo(const SeriesStore& store, const Group& group,
+                  const std::vector<const Condition*>& conditions);
+    /// Remembers `kept`, built by select() over this store's layout (the same series, which
+    /// only grow: the VerdictCache keeps them between runs until its layout changes); it must
+    /// outlive the memo.
+    SelectionMemo(const SeriesStore& store, const Group& group, const Selections& kept);
+    ~SelectionMemo();
+    SelectionMemo(const SelectionMemo&) = delete;
+    SelectionMemo& operator=(const SelectionMemo&) = delete;
+
     /// The memoised candidates of `c` for `g` over `store`, or nullptr when not memoised here.
     static const std::vector<Candidate>* lookup(const SeriesStore& store, const Condition& c,
                                                 const Group& g);
+    /// The candidates of each of `conditions` for `group` over `store`: O(series of their
+    /// names).
+    static Selections select(const SeriesStore& store, const Group& group,
+                             const std::vector<const Condition*>& conditions);
 
   private:
     const SeriesStore& store_;
     const Group& group_;
-    std::vector<std::pair<const Condition*, std::vector<Candidate>>> entries_;
+    Selections own_;
+    const Selections* entries_;
     SelectionMemo* outer_;
 };
 

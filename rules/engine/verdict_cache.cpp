@@ -45,10 +45,31 @@ void VerdictCache::begin_run(const SeriesStore& store, const RuleSet& rules) {
         layout.push_back(static_cast<std::size_t>(std::count_if(
             found.begin(), found.end(), [](const Series* s) { return s->ever_valued; })));
     }
+    layout.push_back(store.passes_inserted());
+    if (store_ != &store) inventories_.clear();
     if (store_ != &store || layout != layout_) entries_.clear();
     store_ = &store;
     rules_ = &rules;
     layout_ = std::move(layout);
+}
+
+void VerdictCache::Verdicts::add(std::optional<bool> holds, double t) {
+    if (!runs.empty() && runs.back().holds == holds)
+        runs.back().t_last = t;
+    else
+        runs.push_back({holds, t, t});
+}
+
+void VerdictCache::Verdicts::trim(double first_t) {
+    while (!runs.empty() && runs.front().t_last < first_t) runs.pop_front();
+    // Runs hold consecutive evaluation passes, so first_t is one of the first run's.
+    if (!runs.empty() && runs.front().t_first < first_t) runs.front().t_first = first_t;
+}
+
+std::size_t VerdictCache::runs() const {
+    std::size_t n = 0;
+    for (const auto& [key, e] : entries_) n += e.settled.runs.size();
+    return n;
 }
 
 VerdictCache::Entry& VerdictCache::entry(const std::string& rule_id, const Group& g) {
@@ -57,6 +78,7 @@ VerdictCache::Entry& VerdictCache::entry(const std::string& rule_id, const Group
 
 void VerdictCache::clear() {
     entries_.clear();
+    inventories_.clear();
     store_ = nullptr;
     rules_ = nullptr;
     names_.clear();

@@ -1,5 +1,6 @@
 #!/bin/bash
-# `rocehealth agent` end to end on a copy of a fixture tree (no RDMA needed): --check-config,
+# `rocehealth agent` end to end on a copy of a fixture tree (no RDMA needed): --check-config
+# (and its warning about the deprecated rules_interval_s, logged as config_deprecated too),
 # the HTTP endpoints on a random loopback port, `promtool check metrics` on /metrics, the bearer
 # token, a finding opening and closing as the copied counters change, SIGHUP with a bad config
 # (rejected, agent keeps serving) and a good one (applied), SIGTERM (exit 0), /healthz 503 while
@@ -51,10 +52,17 @@ write_config() {  # write_config PROTECT_READ [EXTRA_TOP_LEVEL_JSON]
 EOF
 }
 
-# --check-config: valid, and an error naming the field.
+# --check-config: valid (a deprecated field is a warning on stderr, not an error), the
+# packaged config without warnings, and an error naming the field.
 write_config true
-"$bin" agent --config "$work/agent.json" --check-config | grep -qE ": OK \([0-9]+ rules" ||
+"$bin" agent --config "$work/agent.json" --check-config 2> "$work/check.err" | grep -qE ": OK \([0-9]+ rules" ||
     fail "--check-config did not accept a valid config"
+grep -qF "$work/agent.json: warning: rules_interval_s is deprecated and ignored" "$work/check.err" ||
+    fail "--check-config did not warn about rules_interval_s: $(cat "$work/check.err")"
+sed "s|\"sysfs_root\": \"/sys\"|\"sysfs_root\": \"$sys\"|" "$packaging/agent.json" > "$work/packaged.json"
+"$bin" agent --config "$work/packaged.json" --check-config > /dev/null 2> "$work/check.err" ||
+    fail "--check-config rejected packaging/agent.json: $(cat "$work/check.err")"
+[ ! -s "$work/check.err" ] || fail "packaging/agent.json gives warnings: $(cat "$work/check.err")"
 echo '{"http": {"max_threads": 0}}' > "$work/bad.json"
 set +e
 out=$("$bin" agent --config "$work/bad.json" --check-config 2>&1)
@@ -105,6 +113,8 @@ auth=(-H "Authorization: Bearer $token")
 healthy() { port=$(current_port); [ -n "$port" ] && get /healthz >/dev/null && [ "$(status)" = 200 ]; }
 wait_for 15 healthy || fail "/healthz never answered 200"
 echo "agent up on 127.0.0.1:$port"
+grep -q '"event":"config_deprecated".*"field":"rules_interval_s"' "$work/agent.log" ||
+    fail "no config_deprecated event for rules_interval_s"
 
 # A second agent on the same address cannot start (with SO_REUSEPORT it did, and scrapes went
 # to either process).

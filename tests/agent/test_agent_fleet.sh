@@ -51,7 +51,7 @@ chmod 755 "$work/lldpcli"
 
 write_config() {  # write_config LLDPCLI
     cat >"$work/agent.json" <<JSON
-{"sysfs_root": "$sys", "host": "127.0.0.2", "collect_interval_s": 0.5, "rules_interval_s": 1,
+{"sysfs_root": "$sys", "host": "127.0.0.2", "collect_interval_s": 0.5,
  "lldp": {"labels": {"tor": "ens1f0np0"}, "lldpcli": "$1"},
  "http": {"listen": "127.0.0.1:0"},
  "mesh": {"peers_prometheus": {"url": "http://127.0.0.1:$prom_port", "job": "rocehealth",

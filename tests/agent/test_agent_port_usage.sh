@@ -24,7 +24,7 @@ fail() {
 write_config() {  # write_config EXTRA_TOP_LEVEL_JSON
     cat > "$work/agent.json" <<EOF
 {"sysfs_root": "$sys", "host": "dual-host", "collect_interval_s": 0.5,
- "rules_interval_s": 0.5, "inventory_interval_s": 1, "retention_s": 60 $1,
+ "inventory_interval_s": 1, "retention_s": 60 $1,
  "http": {"listen": "127.0.0.1:0"}}
 EOF
 }

@@ -54,8 +54,10 @@ struct BadConfig {
 
 const BadConfig kBadConfigs[] = {
     // mesh and incast: the field, and the item of a list
-    {R"({"mesh": {"peers": "10.0.0.2"}})", "mesh.peers: expected an array, got a string (\"10.0.0.2\")"},
-    {R"({"mesh": {"peers": ["10.0.0.2", 7]}})", "mesh.peers[1]: expected a string, got a number (7)"},
+    {R"({"mesh": {"peers": "10.0.0.2"}})",
+     "mesh.peers: expected an array, got a string (\"10.0.0.2\")"},
+    {R"({"mesh": {"peers": ["10.0.0.2", 7]}})",
+     "mesh.peers[1]: expected a string, got a number (7)"},
     {R"({"mesh": {"peers": ["a", "a"]}})", "mesh.peers[1]: \"a\" given twice"},
     {R"({"mesh": {"peers": ["h:0"]}})",
      "mesh.peers[0]: expected HOST or HOST:PORT (port 1..65535), got \"h:0\""},
@@ -68,9 +70,12 @@ const BadConfig kBadConfigs[] = {
      "mesh.sizes_bytes[0]: expected a whole number from 16 to 16777216, got 8"},
     {R"({"mesh": {"interval_s": 0.05}})",
      "mesh.interval_s: expected a number from 0.1 to 3600 seconds, got 0.05"},
-    {R"({"mesh": {"jitter": 0.6}})", "mesh.jitter: expected a number from 0 to 0.5 (fraction of interval_s), got 0.6"},
-    {R"({"mesh": {"timeout_s": 0}})", "mesh.timeout_s: expected a number from 0.01 to 60 seconds, got 0"},
-    {R"({"mesh": {"iterations": 0}})", "mesh.iterations: expected a whole number from 1 to 100000, got 0"},
+    {R"({"mesh": {"jitter": 0.6}})",
+     "mesh.jitter: expected a number from 0 to 0.5 (fraction of interval_s), got 0.6"},
+    {R"({"mesh": {"timeout_s": 0}})",
+     "mesh.timeout_s: expected a number from 0.01 to 60 seconds, got 0"},
+    {R"({"mesh": {"iterations": 0}})",
+     "mesh.iterations: expected a whole number from 1 to 100000, got 0"},
     {R"({"mesh": {"peer": ["a"]}})", "mesh.peer: unknown field"},
     {R"({"mesh": {"peers": ["a"], "peers_file": "/etc/rocehealth/fleet.jsonl"}})",
      "mesh: give exactly one of mesh.peers, mesh.peers_file, mesh.peers_dns and "
@@ -89,7 +94,8 @@ const BadConfig kBadConfigs[] = {
     {R"({"mesh": {"peers_prometheus": {"url": "http://p:9090", "jobs": "x"}}})",
      "mesh.peers_prometheus.jobs: unknown field"},
     {R"({"mesh": {"peers_prometheus": {"url": "http://p", "max_answer_bytes": 10}}})",
-     "mesh.peers_prometheus.max_answer_bytes: expected a whole number from 1024 to 1073741824, got 10"},
+     "mesh.peers_prometheus.max_answer_bytes: expected a whole number from 1024 to 1073741824, got "
+     "10"},
     {R"({"mesh": {"peers_dns": "a", "peers_refresh_s": 5}})",
      "mesh.peers_refresh_s: expected a number from 10 to 86400 seconds, got 5"},
     {R"({"mesh": {"peers": ["a"], "peers_refresh_s": 30}})",
@@ -149,12 +155,14 @@ const BadConfig kBadConfigs[] = {
      "collect_interval_s: expected a number, got a string (\"1s\")"},
     {R"({"http": {"protect_read": "yes"}})",
      "http.protect_read: expected true or false, got a string (\"yes\")"},
-    {R"({"http": {"max_threads": 1.5}})", "http.max_threads: expected a whole number from 1 to 64, got a number (1.5)"},
+    {R"({"http": {"max_threads": 1.5}})",
+     "http.max_threads: expected a whole number from 1 to 64, got a number (1.5)"},
     {R"({"http": 9477})", "http: expected an object, got a number (9477)"},
     {R"({"host": 7})", "host: expected a string, got a number (7)"},
     {"[]", "expected a JSON object at the top, got array"},
     // out of range: the value and the range
-    {R"({"http": {"max_threads": 0}})", "http.max_threads: expected a whole number from 1 to 64, got 0"},
+    {R"({"http": {"max_threads": 0}})",
+     "http.max_threads: expected a whole number from 1 to 64, got 0"},
     {R"({"collect_interval_s": 0.01})",
      "collect_interval_s: expected a number from 0.1 to 3600 seconds, got 0.01"},
     {R"({"responder": {"port": 70000}})",
@@ -164,7 +172,8 @@ const BadConfig kBadConfigs[] = {
      "responder.allow_fault: true has no effect while responder.enabled is false"},
     {R"({"responder": {"gid_index": 256}})",
      "responder.gid_index: expected a whole number from 0 to 255, got 256"},
-    {R"({"http": {"max_request_bytes": -1}})", "http.max_request_bytes: expected a whole number from 0 to 1048576, got -1"},
+    {R"({"http": {"max_request_bytes": -1}})",
+     "http.max_request_bytes: expected a whole number from 0 to 1048576, got -1"},
     {R"({"http": {"max_connections_per_address": 0}})",
      "http.max_connections_per_address: expected a whole number from 1 to 1024, got 0"},
     {R"({"http": {"max_connections": 5000}})",
@@ -277,7 +286,7 @@ BOOST_AUTO_TEST_CASE(empty_object_gives_the_documented_defaults) {
     BOOST_TEST(r->http.request_timeout_s == 5.0);
     BOOST_TEST(r->sysfs_root == "/sys");
     BOOST_TEST(r->collect_interval_s == 1.0);
-    BOOST_TEST(r->rules_interval_s == 5.0);
+    BOOST_TEST(r->deprecated.empty());
     BOOST_TEST(r->retention_s == 300.0);
     BOOST_TEST(r->responder.enabled == false);
     BOOST_TEST(r->responder.port == 18520);
@@ -323,7 +332,7 @@ BOOST_AUTO_TEST_CASE(mesh_and_incast_fields_are_read) {
 BOOST_AUTO_TEST_CASE(every_field_is_read) {
     auto r = parse_agent_config(json::parse(R"({
         "comment": "test", "host": "gpu07", "sysfs_root": "/srv/sys", "device": "mlx5_1",
-        "collect_interval_s": 2.5, "rules_interval_s": 10, "retention_s": 600,
+        "collect_interval_s": 2.5, "retention_s": 600,
         "rules_file": "/etc/r.json",
         "http": {"listen": "[::1]:9500", "token_file": "/etc/t", "protect_read": true,
                  "max_threads": 2, "max_queued": 8, "max_request_bytes": 0,
@@ -354,6 +363,19 @@ BOOST_AUTO_TEST_CASE(every_field_is_read) {
     BOOST_TEST(r->responder.max_sessions == 4u);
     BOOST_TEST(r->responder.allow_fault);
     BOOST_TEST(r->responder.key_file == "/etc/rocehealth/fabric-a.key");
+}
+
+BOOST_AUTO_TEST_CASE(rules_interval_s_is_deprecated_and_ignored) {
+    // The rules run after every collection pass: the field is accepted (with its old range,
+    // so a file valid for older agents stays valid) and named as deprecated.
+    auto r = parse_agent_config(json::parse(R"({"rules_interval_s": 10})"), "agent.json");
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    BOOST_REQUIRE_EQUAL(r->deprecated.size(), 1u);
+    BOOST_TEST(r->deprecated[0].field == "rules_interval_s");
+    BOOST_TEST(r->deprecated[0].text.find("rules_interval_s is deprecated and ignored") == 0u);
+    auto bad = parse_agent_config(json::parse(R"({"rules_interval_s": 0})"), "agent.json");
+    BOOST_REQUIRE(!bad);
+    BOOST_TEST(bad.error().message().find("rules_interval_s") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(topology_labels_are_read_and_optional) {

@@ -122,7 +122,7 @@ def main():
         cfg = os.path.join(work, "agent.json")
         with open(cfg, "w") as f:
             json.dump({"sysfs_root": sysdir, "host": "fixture-host", "collect_interval_s": 0.2,
-                       "rules_interval_s": 1, "retention_s": 60,
+                       "retention_s": 60,
                        "http": {"listen": "127.0.0.1:0", "max_threads": THREADS,
                                 "request_timeout_s": REQUEST_TIMEOUT_S}}, f)
         agent = subprocess.Popen([binary, "agent", "--config", cfg], stderr=open(log, "w"))

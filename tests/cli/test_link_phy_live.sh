@@ -90,7 +90,7 @@ live mlx5_phy_errors ens1f0np0 "0|2" "" "!physical_errors" "!fec_marginal_link" 
 rm -rf "$work/fx"; cp -a "$fx/mlx5_global_pause" "$work/fx"
 cat > "$work/agent.json" <<JSON
 {"sysfs_root": "$work/fx/sys", "host": "fixture-host", "collect_interval_s": 0.5,
- "rules_interval_s": 0.5, "inventory_interval_s": 1, "retention_s": 120,
+ "inventory_interval_s": 1, "retention_s": 120,
  "http": {"listen": "127.0.0.1:0", "protect_read": false, "max_threads": 2}}
 JSON
 grow "$work/fx" ens1f0np0 rx_global_pause_duration=600000 rx_pause_ctrl_phy=1000

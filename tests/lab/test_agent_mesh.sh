@@ -33,7 +33,7 @@ for g in "${guests[@]}"; do
     umask 077 && printf %s $token >/tmp/rh-token" || fail "$g: cannot set up eth1 and the token"
   peers=$(for p in "${guests[@]}"; do [ "$p" = "$g" ] || printf '"%s",' "${ip[$p]}"; done)
   cat >"$RH_LAB_DIR/$g-agent.json" <<JSON
-{"host": "$g", "collect_interval_s": 1, "rules_interval_s": 1,
+{"host": "$g", "collect_interval_s": 1,
  "http": {"listen": "0.0.0.0:9477", "token_file": "/tmp/rh-token"},
  "responder": {"enabled": true, "device": "rxe0"},
  "mesh": {"peers": [${peers%,}], "ops": ["write"], "sizes_bytes": [64, 4096],

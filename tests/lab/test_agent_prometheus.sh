@@ -20,7 +20,7 @@ for g in g1 g2; do
   responder=false
   [ "$g" = g1 ] && responder=true
   cat >"$RH_LAB_DIR/$g-agent.json" <<EOF
-{"host": "$g", "collect_interval_s": 1, "rules_interval_s": 1,
+{"host": "$g", "collect_interval_s": 1,
  "http": {"listen": "0.0.0.0:9477"},
  "responder": {"enabled": $responder, "device": "rxe0"}}
 EOF

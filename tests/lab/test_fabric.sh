@@ -75,7 +75,7 @@ done >"$fleet"
 # against its ToR for the rules' 2-minute window).
 write_config() {  # write_config HOST MESH_JSON
   cat >"$RH_LAB_DIR/$1-agent.json" <<JSON
-{"host": "$1", "collect_interval_s": 1, "rules_interval_s": 5, "inventory_interval_s": 10,
+{"host": "$1", "collect_interval_s": 1, "inventory_interval_s": 10,
  "topology": {"tor": "${tor[$1]}"},
  "http": {"listen": "0.0.0.0:${http_port[$1]}"},
  "responder": {"enabled": true, "device": "rxe0", "port": ${rsp_port[$1]}}${2:+,
@@ -139,7 +139,7 @@ for f in "${fx_hosts[@]}"; do
   cp -a "$RH_REPO/tests/fixtures/mlx5_pfc_upstream" "$RH_LAB_DIR/$f" || fail "cannot copy the fixture"
   cat >"$RH_LAB_DIR/$f-agent.json" <<JSON
 {"sysfs_root": "$RH_LAB_DIR/$f/sys", "host": "$f", "collect_interval_s": 1,
- "rules_interval_s": 5, "inventory_interval_s": 10, "topology": {"tor": "${tor[$f]}"},
+ "inventory_interval_s": 10, "topology": {"tor": "${tor[$f]}"},
  "http": {"listen": "127.0.0.1:${fx_port[$f]}"}}
 JSON
   "$bin" agent --config "$RH_LAB_DIR/$f-agent.json" 2>"$RH_LAB_DIR/$f-agent.log" &

@@ -3,7 +3,9 @@
 // kept between runs, must give exactly what a run over the whole store without the cache gives
 // at that pass: findings (time, episodes, severity, summary, evidence, timeline, alternatives,
 // confidence), not-judged, unevaluated and not-applicable notes. Scenarios with a finding that
-// opens, escalates, closes, two hosts (cnp_not_handled reads the other host) and a counter reset.
+// opens, escalates, closes, two hosts (cnp_not_handled reads the other host) and a counter reset;
+// and a store with a short retention, where the kept runs of verdicts must be trimmed exactly as
+// the passes age out (episodes that shrink below their hold, "known at some pass" lost).
 #define BOOST_TEST_MODULE rules_verdict_cache
 #include <boost/test/unit_test.hpp>
 
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../store/make_sample.h"
 #include "../support/shipped_rules.h"
 #include "core/sample_json.h"
 #include "rules/engine/engine.h"
@@ -101,7 +104,71 @@ std::size_t compare_incremental(const std::string& name, bool late = false) {
     return findings;
 }
 
+/// Two rules over one counter's growth per pass interval (rate_per_s reads the pass and the one
+/// before it only, so the store's retention changes no verdict and a full run over the retained
+/// passes is the exact reference): held 4 s and escalated above 5/s (episodes), and held 30 s,
+/// longer than the retention, so whether a verdict is known at some pass decides between "too
+/// short to judge" (short_span) and "no verdict" (the engine's `known`).
+rh::RuleSet rate_rules() {
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& [id, hold_s] : {std::pair{"test_rate", 4}, std::pair{"test_rate_long", 30}}) {
+        nlohmann::json r = nlohmann::json::parse(R"({
+            "title": "Test rate", "severity": "warning",
+            "summary": "{host} {device} port {port}", "explanation": "why",
+            "group_by": ["device", "port"],
+            "when": {"signal": "timeouts", "series": "ack_timeouts", "measure": "rate_per_s",
+                     "op": ">", "threshold": 1},
+            "escalate": [{"severity": "error",
+                          "when": {"signal": "timeouts", "series": "ack_timeouts",
+                                   "measure": "rate_per_s", "op": ">", "threshold": 5}}]})");
+        r["id"] = id;
+        r["hold_s"] = hold_s;
+        rules.push_back(std::move(r));
+    }
+    auto set = rh::parse_rules(nlohmann::json{{"schema", 1}, {"rules", rules}}, "test");
+    BOOST_REQUIRE_MESSAGE(set.ok(), (set.ok() ? "" : set.error().message()));
+    return *set;
+}
+
 }  // namespace
+
+BOOST_AUTO_TEST_CASE(retention_trims_like_a_full_run) {
+    // 1 s passes, 12 s of retention. Growth per pass: bursts of 2, 5 and 8 passes (an episode
+    // too short to count, one that counts until ageing out shrinks it below hold_s, one that
+    // escalates), then 20 failed reads (every verdict unknown: once the known ones age out, no
+    // pass is known), then a burst that stays open while the failed reads age out.
+    const auto growth = [](int k) -> std::optional<std::uint64_t> {
+        if (k >= 40 && k < 60) return std::nullopt;
+        const bool burst =
+            (k >= 5 && k < 7) || (k >= 12 && k < 17) || (k >= 25 && k < 33) || (k >= 70 && k < 80);
+        return burst ? (k >= 28 && k < 30 ? 9 : 3) : 0;
+    };
+    const rh::RuleSet rules = rate_rules();
+    const rh::Labels port{{"device", "mlx5_0"}, {"port", "1"}};
+    rh::SeriesStore store(rh::StoreLimits{12, 1000});
+    rh::VerdictCache cache;
+    std::uint64_t v = 1000;
+    std::set<std::string> seen;  // what the full runs reported over time
+    for (int k = 0; k <= 95; ++k) {
+        const auto g = growth(k);
+        if (g) v += *g;
+        store.add(
+            rh::test::counter("h1", "ack_timeouts", port, k, g ? std::optional(v) : std::nullopt));
+        const auto full = report(rh::run_rules(store, rules));
+        const auto incremental = report(rh::run_rules(store, rules, {}, cache));
+        BOOST_TEST_REQUIRE(full.dump(1) == incremental.dump(1), "after the pass at t=" << k);
+        for (const auto& f : full["findings"])
+            seen.insert(f.value("severity", "") + (f["closed_t"].is_null() ? " open" : " closed"));
+        for (const auto& n : full.value("not_judged", nlohmann::json::array()))
+            seen.insert(n[2].get<std::string>());  // kind: short_span, no_verdict
+        // Trimmed as the passes age out: a few runs per group, not one per retained pass.
+        BOOST_TEST(cache.runs() <= 12u, "after the pass at t=" << k);
+    }
+    // The data went through every state the trimming must follow.
+    for (const char* s : {"warning open", "warning closed", "error open", "error closed",
+                          "short_span", "no_verdict"})
+        BOOST_TEST(seen.count(s) == 1u, s);
+}
 
 BOOST_AUTO_TEST_CASE(finding_that_escalates) {
     BOOST_TEST(compare_incremental("storm_escalates") > 0u);
