@@ -15,17 +15,12 @@
 #include "agent/reports/mesh_summary.h"
 #include "core/hostname.h"
 #include "core/sample_json.h"
-#include "probes/verbs/device_select.h"
 #include "probes/mesh/mesh.h"
+#include "probes/verbs/device_select.h"
 
 namespace rh::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void on_mesh_signal(int) {
-    g_stop.store(true);
-}
 
 double cpu_seconds() {
     rusage u{};
@@ -62,7 +57,7 @@ int run_mesh(const std::vector<std::string>& args) {
             return kExitCannotRun;
         }
     }
-    on_stop_signals(on_mesh_signal);
+    std::atomic<bool>& stop = stop_on_signals();
     std::size_t samples = 0;
     Mesh mesh(a.s, a.host, [&](std::vector<Sample> round) {
         samples += round.size();
@@ -72,8 +67,8 @@ int run_mesh(const std::vector<std::string>& args) {
     });
     const auto t0 = Mesh::Clock::now();
     const double cpu0 = cpu_seconds();
-    mesh.run(g_stop, t0 + std::chrono::duration_cast<Mesh::Clock::duration>(
-                              std::chrono::duration<double>(a.duration_s)));
+    mesh.run(stop, t0 + std::chrono::duration_cast<Mesh::Clock::duration>(
+                            std::chrono::duration<double>(a.duration_s)));
     const double wall = std::chrono::duration<double>(Mesh::Clock::now() - t0).count();
     const auto doc = mesh_summary_json(mesh.status(), wall, cpu_seconds() - cpu0, samples);
     if (a.json)

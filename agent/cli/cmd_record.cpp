@@ -1,11 +1,10 @@
 // rocehealth record: samples this host's counters and facts at a fixed interval and appends them to
 // a recording (JSON lines, store/README.md) for `rocehealth diagnose --replay`. The first pass
 // discovers devices (collect_snapshot) and records the inventory; later passes re-read the kept-
-// open counter files (collectors/poller/counter_poller.h); a device or file that appears or disappears
-// triggers a new discovery and a new inventory sample. Each pass is flushed, so a recorder killed
-// mid-run leaves every complete pass readable.
-// Exit: 0 recorded (duration reached, or SIGINT/SIGTERM), 2 could not run. Options and their
-// checks: agent/cli/record_options.h.
+// open counter files (collectors/poller/counter_poller.h); a device or file that appears or
+// disappears triggers a new discovery and a new inventory sample. Each pass is flushed, so a
+// recorder killed mid-run leaves every complete pass readable. Exit: 0 recorded (duration reached,
+// or SIGINT/SIGTERM), 2 could not run. Options and their checks: agent/cli/record_options.h.
 #include <signal.h>
 #include <time.h>
 
@@ -26,27 +25,22 @@ namespace rh::cli {
 
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-
-void on_signal(int) {
-    g_stop = 1;
-}
-
 /// Sleeps until monotonic time `deadline_s`; returns early when a stop signal arrives.
-void sleep_until(double deadline_s) {
+void sleep_until(double deadline_s, const std::atomic<bool>& stop) {
     timespec ts{};
     ts.tv_sec = static_cast<time_t>(deadline_s);
     ts.tv_nsec = static_cast<long>((deadline_s - static_cast<double>(ts.tv_sec)) * 1e9);
-    while (!g_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
     }
 }
 
 /// Writes a pass of `sampler` to `out` every interval until the duration or a stop signal;
 /// prints the totals. Exit 2 when a write fails (the passes before it are complete).
-int record_passes(const RecordArgs& a, HostSampler& sampler, std::ofstream& out) {
+int record_passes(const RecordArgs& a, HostSampler& sampler, std::ofstream& out,
+                  const std::atomic<bool>& stop) {
     PassSchedule schedule(a.interval_s, a.duration_s, monotonic_now_s());
     std::size_t passes = 0, samples = 0;
-    while (!g_stop) {
+    while (!stop) {
         std::vector<std::string> rediscovered;
         const auto batch = sampler.pass(rediscovered);
         for (const auto& why : rediscovered)
@@ -62,7 +56,7 @@ int record_passes(const RecordArgs& a, HostSampler& sampler, std::ofstream& out)
         samples += batch.size();
         const double now = monotonic_now_s();
         if (schedule.done(now)) break;
-        sleep_until(schedule.next_after(now));
+        sleep_until(schedule.next_after(now), stop);
     }
     std::cerr << "rocehealth record: " << passes << " passes, " << samples << " samples to "
               << a.out_path << " (" << sampler.rediscoveries() << " rediscoveries)\n";
@@ -96,8 +90,8 @@ int run_record(const std::vector<std::string>& args) {
                   << " for writing: " << std::strerror(errno) << "\n";
         return kExitCannotRun;
     }
-    on_stop_signals(on_signal);  // end the recording cleanly; the sleep returns at once
-    return record_passes(a, sampler, out);
+    // A stop signal ends the recording cleanly; the sleep returns at once.
+    return record_passes(a, sampler, out, stop_on_signals());
 }
 
 }  // namespace rh::cli

@@ -8,18 +8,14 @@
 #include "agent/cli/options.h"
 #include "agent/cli/probe_args.h"
 #include "agent/sampling/responder_sampler.h"
-#include "probes/wire/oob_protocol.h"
 #include "probes/responder/responder.h"
+#include "probes/wire/oob_protocol.h"
 
 namespace rh::cli {
 
 namespace {
-std::atomic<bool> g_stop{false};    // set by SIGINT/SIGTERM
 std::atomic<bool> g_reload{false};  // set by SIGHUP: read the fabric key again
 static_assert(std::atomic<bool>::is_always_lock_free);
-extern "C" void on_signal(int) {
-    g_stop.store(true);
-}
 extern "C" void on_hangup(int) {
     g_reload.store(true);
 }
@@ -79,14 +75,16 @@ std::optional<std::string> check_responder_args(ResponderArgs& a, const po::vari
     return std::nullopt;
 }
 
-/// SIGINT/SIGTERM stop, SIGHUP reloads the key, SIGPIPE is ignored (a peer that went away).
-void install_signal_handlers() {
-    on_stop_signals(on_signal);
+/// SIGINT/SIGTERM stop (the returned flag), SIGHUP reloads the key, SIGPIPE is ignored (a peer
+/// that went away).
+std::atomic<bool>& install_signal_handlers() {
+    std::atomic<bool>& stop = stop_on_signals();
     struct sigaction sa {};
     sa.sa_handler = on_hangup;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGHUP, &sa, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
+    return stop;
 }
 
 }  // namespace
@@ -116,8 +114,8 @@ int run_responder(const std::vector<std::string>& args) {
     o.reload_key = &g_reload;
     o.sampler = host_pass_source(o.sysfs_root.string());  // counters for `rocehealth incast`
     o.inventory = host_inventory();  // facts for `rocehealth accept`'s inventory stage
-    install_signal_handlers();
-    if (auto s = rh::run_responder(o, g_stop); !s) {
+    const std::atomic<bool>& stop = install_signal_handlers();
+    if (auto s = rh::run_responder(o, stop); !s) {
         std::fprintf(stderr, "rocehealth responder: %s\n", s.error().message().c_str());
         return kExitCannotRun;
     }

@@ -35,19 +35,27 @@ std::optional<int> parse_options(const std::string& command, const std::string& 
     return std::nullopt;
 }
 
-int usage_error(const std::string& command, const std::string& usage_line,
-                const std::string& msg) {
+int usage_error(const std::string& command, const std::string& usage_line, const std::string& msg) {
     std::cerr << "rocehealth " << command << ": " << msg << "\nusage: " << usage_line
               << "\n(rocehealth " << command << " --help for details)\n";
     return kExitCannotRun;
 }
 
-void on_stop_signals(void (*handler)(int)) {
+namespace {
+std::atomic<bool> g_stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+extern "C" void on_stop_signal(int) {
+    g_stop_requested.store(true);
+}
+}  // namespace
+
+std::atomic<bool>& stop_on_signals() {
     struct sigaction sa {};
-    sa.sa_handler = handler;
+    sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    return g_stop_requested;
 }
 
 bool sysfs_root_usable(const std::string& command, const std::string& root) {

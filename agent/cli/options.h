@@ -2,6 +2,8 @@
 // `--help`, and turn a bad option into a message naming it (exit 2).
 #pragma once
 
+#include <atomic>
+
 #include <iostream>
 #include <optional>
 #include <string>
@@ -23,12 +25,12 @@ std::optional<int> parse_options(const std::string& command, const std::string& 
 
 /// Prints "rocehealth COMMAND: MSG", the usage line and "(rocehealth COMMAND --help for
 /// details)" to stderr; returns kExitCannotRun. For a bad option value found after parsing.
-int usage_error(const std::string& command, const std::string& usage_line,
-                const std::string& msg);
+int usage_error(const std::string& command, const std::string& usage_line, const std::string& msg);
 
-/// Sends SIGINT and SIGTERM to `handler` (no SA_RESTART: a sleep or wait returns at once), for
-/// the commands that run until stopped (record, mesh, responder).
-void on_stop_signals(void (*handler)(int));
+/// Makes SIGINT and SIGTERM set the returned flag (no SA_RESTART: a sleep or wait returns at
+/// once), for the commands that run until stopped (record, mesh, responder). One flag per
+/// process, a lock-free atomic, so the handler is async-signal-safe.
+std::atomic<bool>& stop_on_signals();
 
 /// Checks that a --sysfs-root directory exists; prints "rocehealth CMD: sysfs root DIR does not
 /// exist or is not a directory" and returns false otherwise.

@@ -12,7 +12,7 @@ harnesses=(fuzz_netlink fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs
   fuzz_prom_response)
 
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF >/dev/null
+  -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF -DROCEHEALTH_UNITY=OFF >/dev/null
 cmake --build "$out" -j"$(nproc)" --target "${harnesses[@]}" fuzz_make_seeds
 
 corpus="$out/corpus"
