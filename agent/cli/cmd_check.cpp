@@ -110,16 +110,24 @@ int run_check(const std::vector<std::string>& args) {
         print_no_device(a);
         return kExitCannotRun;
     }
+    // A peer that cannot be queried leaves the path to it unevaluated; this host's findings are
+    // still reported, first.
     std::optional<PeerView> peer_view;
+    std::optional<Error> peer_error;
     if (!a.peer.empty()) {
         auto info = query_peer(a.peer, a.peer_timeout_ms);
-        if (!info) {
+        if (info) {
+            peer_view = to_view(*info);
+        } else {
+            peer_error = info.error();
             std::cerr << "rocehealth check: cannot query peer: " << info.error().message() << "\n";
-            return kExitCannotRun;
         }
-        peer_view = to_view(*info);
     }
-    const auto result = run_host_checks(*rules, RuleInput{snap, peer_view, a.required_ports});
+    auto result = run_host_checks(*rules, RuleInput{snap, peer_view, a.required_ports});
+    if (peer_error)
+        result.unevaluated.push_back({"peer " + a.peer, "cannot query its responder (" +
+                                                            peer_error->message() +
+                                                            "): the path to it is not checked"});
     const auto report = check_report(snap, peer_view, result);
     if (vm.count("json"))
         std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

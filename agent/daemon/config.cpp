@@ -12,6 +12,7 @@
 #include "agent/fabric/prom_client.h"
 #include "core/json_file.h"
 #include "probes/mesh/mesh_peers_file.h"
+#include "probes/wire/probe_limits.h"
 #include "rules/port_usage.h"
 
 namespace rh::agent {
@@ -151,7 +152,8 @@ void read_mesh(ObjectReader& r, const json& obj, MeshConfig& m, JsonErrors& erro
     o.integer("inter_tor_peers", m.inter_tor_peers, 1, 64);
     o.integer("intra_tor_cap", m.intra_tor_cap, 1, 256);
     o.string_list("ops", m.ops, 1, 2, true, check_op);
-    o.integer_list("sizes_bytes", m.sizes_bytes, 1, 8, 16, 16u << 20, check_message_size);
+    o.integer_list("sizes_bytes", m.sizes_bytes, 1, 8, limits::kMinMessageBytes,
+                   limits::kMaxMessageBytes, check_message_size);
     o.integer("iterations", m.iterations, 1, 100000);
     o.number("interval_s", m.interval_s, 0.1, 3600, "seconds");
     o.number("jitter", m.jitter, 0, 0.5, "(fraction of interval_s)");
@@ -233,9 +235,11 @@ std::string MeshConfig::source() const {
 }
 
 std::string check_message_size(std::uint64_t size) {
-    if (size % 8 != 0 || size < 16 || size > (16u << 20))
-        return std::to_string(size) +
-               " is not a probe message size: a multiple of 8 from 16 to 16777216 bytes";
+    // The limits of probes/wire/probe_limits.h: what `probe --sizes` and a responder take.
+    if (size % 8 != 0 || size < limits::kMinMessageBytes || size > limits::kMaxMessageBytes)
+        return std::to_string(size) + " is not a probe message size: a multiple of 8 from " +
+               std::to_string(limits::kMinMessageBytes) + " to " +
+               std::to_string(limits::kMaxMessageBytes) + " bytes";
     return "";
 }
 

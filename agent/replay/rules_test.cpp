@@ -54,6 +54,15 @@ Result<std::pair<std::vector<Expected>, int>> read_expected(const std::string& p
             f.refuse_unknown({"rule", "host", "labels", "severity"});
             Expected e{f.req_string("rule"), f.req_string("host"), f.opt_string("severity"),
                        f.opt_string_map("labels")};
+            if (!e.severity.empty() && e.severity != "info" && e.severity != "warning" &&
+                e.severity != "error")
+                f.error_at("severity", "expected \"info\", \"warning\" or \"error\", got \"" +
+                                           e.severity + "\"");
+            const std::string shown = show(e.rule, e.host, e.labels, e.severity);
+            if (std::any_of(out.begin(), out.end(), [&](const Expected& o) {
+                    return show(o.rule, o.host, o.labels, o.severity) == shown;
+                }))
+                f.error("expected twice: " + shown);
             out.push_back(std::move(e));
         });
     }

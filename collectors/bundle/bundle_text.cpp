@@ -191,12 +191,20 @@ std::string canonical_gid(std::string_view s) {
 }
 
 void add_counter(std::vector<Counter>& list, Counter c, Model& m, const std::string& subject) {
-    auto it =
-        std::find_if(list.begin(), list.end(), [&](const Counter& o) { return o.name == c.name; });
-    if (it == list.end()) {
+    Model::CounterIndex& index = m.counter_index[&list];
+    if (index.data != list.data() || index.size != list.size()) {  // new, or the list changed
+        index.position.clear();
+        for (std::size_t i = 0; i < list.size(); ++i) index.position.emplace(list[i].name, i);
+    }
+    const auto found = index.position.find(c.name);
+    if (found == index.position.end()) {
+        index.position.emplace(c.name, list.size());
         list.push_back(std::move(c));
+        index.data = list.data();
+        index.size = list.size();
         return;
     }
+    const auto it = list.begin() + static_cast<std::ptrdiff_t>(found->second);
     if (it->value == c.value) return;
     auto show = [](const Counter& x) {
         return (x.value ? std::to_string(*x.value) : std::string("unreadable")) + " in " + x.source;

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 
 namespace rh::auth {
@@ -86,6 +87,19 @@ Result<std::shared_ptr<const FabricKey>> key_for_command(const std::string& path
 }
 
 Status write_new_key_file(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0)
+        return key_error(path, 0,
+                         S_ISREG(st.st_mode)   ? "a key is there already"
+                         : S_ISDIR(st.st_mode) ? "is a directory, not a key file"
+                                               : "exists and is not a regular file");
+    // The default /etc/rocehealth/ does not exist on a host that never had rocehealth's
+    // configuration: create the key's directory (mode 0755: the key itself is 0600).
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !std::filesystem::exists(parent, ec) &&
+        !std::filesystem::create_directories(parent, ec))
+        return key_error(path, ec.value(), "cannot create its directory " + parent.string());
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return key_error(path, errno, errno == EEXIST ? "a key is there already" : "");
     // O_CREAT's mode is masked by the umask; 0600 is what the file must be.

@@ -67,7 +67,10 @@ const BadConfig kBadConfigs[] = {
     {R"({"mesh": {"sizes_bytes": [64, 100]}})",
      "mesh.sizes_bytes[1]: 100 is not a probe message size"},
     {R"({"mesh": {"sizes_bytes": [8]}})",
-     "mesh.sizes_bytes[0]: expected a whole number from 16 to 16777216, got 8"},
+     "mesh.sizes_bytes[0]: expected a whole number from 24 to 16777216, got 8"},
+    // 16 B holds no probe slot (8 payload bytes + the trailer): `probe --sizes 16` refuses it.
+    {R"({"mesh": {"sizes_bytes": [16]}})",
+     "mesh.sizes_bytes[0]: expected a whole number from 24 to 16777216, got 16"},
     {R"({"mesh": {"interval_s": 0.05}})",
      "mesh.interval_s: expected a number from 0.1 to 3600 seconds, got 0.05"},
     {R"({"mesh": {"jitter": 0.6}})",

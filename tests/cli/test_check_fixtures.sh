@@ -29,6 +29,14 @@ json=$("$bin" check --sysfs-root "$fx/mlx5_x8/sys" --json); rc=$?
 [ "$rc" = 1 ] || fail "--json exit $rc"
 grep -q '"rule": "pcie_downtrained"' <<<"$json" || fail "--json lacks the finding: $json"
 grep -q '"healthy": false' <<<"$json" || fail "--json lacks healthy=false"
+# A peer that cannot be queried (nothing listens on port 1) leaves the path unevaluated; this
+# host's findings still come first, and the exit code is the findings'.
+out=$("$bin" check --sysfs-root "$fx/mlx5_x8/sys" --peer 127.0.0.1:1 --peer-timeout-ms 500 2>&1); rc=$?
+[ "$rc" = 1 ] || fail "--peer unreachable: exit $rc, expected 1: $out"
+grep -qF "[warning] pcie_downtrained" <<<"$out" || fail "--peer unreachable hid the finding: $out"
+grep -qF "peer 127.0.0.1:1" <<<"$out" || fail "--peer unreachable: peer not named: $out"
+json=$("$bin" check --sysfs-root "$fx/mlx5_x8/sys" --peer 127.0.0.1:1 --peer-timeout-ms 500 --json 2>/dev/null)
+grep -q '"rule": "pcie_downtrained"' <<<"$json" || fail "--peer unreachable --json lacks the finding: $json"
 # --list-rules: a line per rule, and with --json an array of objects a tool can read.
 out=$("$bin" check --list-rules); rc=$?
 [ "$rc" = 0 ] && grep -qP '^pcie_downtrained\t' <<<"$out" || fail "--list-rules: exit $rc: $out"

@@ -69,5 +69,13 @@ check "bad expected.json: exit 2" [ $rc = 2 ]
 check "bad expected.json: file and field named" grep -q "rnr/expected.json.*findings\[0\].hots" "$work/err"
 "$bin" rules test --rules "$shipped" "$work" >/dev/null 2>"$work/err"; rc=$?
 check "no scenario under a dir: exit 2 (the bad one is still read)" [ $rc = 2 ]
+# An expectation that can never be met is a read error too: an unknown severity, a finding
+# expected twice.
+echo '{"findings": [{"rule": "rnr", "host": "gpu01", "severity": "catastrophic"}], "exit": 1}' >"$work/rnr/expected.json"
+"$bin" rules test --rules "$shipped" "$work/rnr" >/dev/null 2>"$work/err"; rc=$?
+check "unknown severity: exit 2, named" [ $rc = 2 ] && grep -q "findings\[0\].severity" "$work/err"
+echo '{"findings": [{"rule": "rnr", "host": "gpu01"}, {"rule": "rnr", "host": "gpu01"}], "exit": 1}' >"$work/rnr/expected.json"
+"$bin" rules test --rules "$shipped" "$work/rnr" >/dev/null 2>"$work/err"; rc=$?
+check "finding expected twice: exit 2, named" [ $rc = 2 ] && grep -q "findings\[1\]: expected twice" "$work/err"
 
 [ $fails = 0 ] || { echo "$fails check(s) failed"; exit 1; }

@@ -221,6 +221,17 @@ BOOST_AUTO_TEST_CASE(key_files_are_checked_by_name) {
     BOOST_REQUIRE(!again.ok());
     BOOST_TEST(again.error().message().find("a key is there already") != std::string::npos);
     BOOST_TEST(auth::load_fabric_key(p)->bytes == loaded->bytes);
+    // A fresh host has no /etc/rocehealth/: keygen creates the key's directory. A directory
+    // where the key should be is named as such, not as "a key".
+    const std::string dir = fresh_path("keydir");
+    fs::remove_all(dir);
+    BOOST_TEST(auth::write_new_key_file(dir + "/sub/fabric.key").ok());
+    BOOST_TEST(fs::file_size(dir + "/sub/fabric.key") == 32u);
+    const auto on_dir = auth::write_new_key_file(dir + "/sub");
+    BOOST_REQUIRE(!on_dir.ok());
+    BOOST_TEST(on_dir.error().message().find("is a directory") != std::string::npos,
+               on_dir.error().message());
+    fs::remove_all(dir);
 
     ::chmod(p.c_str(), 0644);
     auto world = auth::load_fabric_key(p);
