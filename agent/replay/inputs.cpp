@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -245,6 +247,30 @@ std::optional<std::string> impossible_spacing(const SeriesStore& store,
     return std::nullopt;
 }
 
+/// Whether capture directories `a` and `b` are the same capture: one directory (given twice),
+/// or the same files with the same bytes (a copy). Their deltas would all be 0 and every rate
+/// "healthy", so such a pair is refused. Files are compared by name and content; sub-directories
+/// (a sysfs listing tree) are compared the same way.
+bool same_capture(const std::string& a, const std::string& b) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::equivalent(a, b, ec)) return true;
+    const auto listing = [&](const std::string& root) {
+        std::map<std::string, std::string> files;  // relative path -> bytes
+        for (auto it = fs::recursive_directory_iterator(root, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (!it->is_regular_file(ec)) continue;
+            std::ifstream in(it->path(), std::ios::binary);
+            std::string bytes((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+            files[fs::relative(it->path(), root, ec).string()] = std::move(bytes);
+        }
+        return files;
+    };
+    const auto fa = listing(a);
+    return !fa.empty() && fa == listing(b);
+}
+
 }  // namespace
 
 Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
@@ -291,6 +317,16 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                             " captures have a `timestamp` file; all are spaced --interval " +
                             std::to_string(*interval_s) +
                             " s apart and the timestamps are not used";
+        }
+        for (std::size_t k = 1; k < g.captures.size(); ++k) {
+            const std::string& prev = caps[g.captures[k - 1]].dir;
+            const std::string& dir = caps[g.captures[k]].dir;
+            if (same_capture(prev, dir))
+                return Error{"diagnose --bundle", dir, 0,
+                             "the same capture as " + prev + " (host " + g.name +
+                                 "; every file identical): two captures of one host taken "
+                                 "apart in time are needed, and identical ones would show no "
+                                 "counter change at all"};
         }
         for (std::size_t k = 0; k < g.captures.size(); ++k) {
             const BundleCapture& c = caps[g.captures[k]];

@@ -88,6 +88,13 @@ run 2 "bundle no interval" diagnose --bundle "$work/c0" --bundle "$work/c1"
 has "bundle no interval" "give --interval SECONDS"
 run 1 "bundle interval" diagnose --bundle "$work/c0" --bundle "$work/c1" --interval 10
 has "bundle interval" "[error] rnr on storage-04" "+0.0s"
+# The same capture twice (one directory, or a copy) has no counter change at all: refused,
+# never "healthy" (every rate would be 0).
+run 2 "bundle twice" diagnose --bundle "$work/c1" --bundle "$work/c1" --interval 10
+has "bundle twice" "the same capture as $work/c1"
+cp -r "$work/c1" "$work/c1copy"
+run 2 "bundle copy" diagnose --bundle "$work/c1" --bundle "$work/c1copy" --interval 10
+has "bundle copy" "the same capture as $work/c1" "every file identical"
 run 2 "bundle missing" diagnose --bundle "$work/nope"
 has "bundle missing" "$work/nope"
 
