@@ -20,7 +20,7 @@ std::string joined(const std::vector<std::string>& parts, std::size_t max) {
 
 void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
     for (const std::string& e : unmatched_required_ports(in.local, in.required_ports))
-        result.unevaluated.push_back(
+        result.not_judged.push_back(
             {"required port " + e, "names no RDMA port (DEVICE/PORT) or netdev on this host"});
     for (const auto& d : in.local.devices) {
         for (const auto& p : d.ports) {

@@ -37,6 +37,11 @@ struct RuleInput {
 struct RuleOutput {
     std::vector<Finding> findings;
     std::vector<Note> unevaluated;
+    /// What the rule was asked to judge and could not, so no verdict may call the host healthy:
+    /// a required port that names no port of the host. `check` lists these with `unevaluated`
+    /// (exit 2); the engine makes each a NotJudged of kind "no_verdict" (diagnose and the agent:
+    /// "could not judge", exit 2), where a plain `unevaluated` note does not change the verdict.
+    std::vector<Note> not_judged;
     /// What the rules took into account without a finding, e.g. a port taken as not cabled
     /// (rules/port_usage.h). Notes do not change the verdict or the exit code.
     std::vector<Note> notes;

@@ -24,6 +24,7 @@ RuleOutput run_host_checks(const RuleSet& rules, const RuleInput& in) {
             out.findings.push_back(std::move(f));
         }
         for (Note& n : ro.unevaluated) out.unevaluated.push_back(std::move(n));
+        for (Note& n : ro.not_judged) out.unevaluated.push_back(std::move(n));
         for (Note& n : ro.notes) out.notes.push_back(std::move(n));
     }
     return out;

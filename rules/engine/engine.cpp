@@ -793,6 +793,14 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
             n.subject = host + " " + n.subject;
             out.notes.push_back(std::move(n));
         }
+        for (const Note& n : ro.not_judged) {
+            NotJudged nj;
+            nj.host = host;
+            nj.rule_id = rule.id;
+            nj.kind = "no_verdict";
+            nj.text = host + " " + n.subject + ": " + n.text;
+            out.not_judged.push_back(std::move(nj));
+        }
     }
 }
 

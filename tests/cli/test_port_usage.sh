@@ -142,6 +142,10 @@ run 1 "diagnose --require-port" "$bin" diagnose --bundle "$work/unused/t0" --bun
 has "diagnose --require-port" "] port_not_active"
 has "diagnose --require-port" "required port"
 run 2 "diagnose --require-port bad" "$bin" diagnose --bundle "$work/unused/t0" --require-port "a b"
+# A required port that names no port of the data: the host cannot be called healthy (a typo
+# in --require-port would otherwise pass a host whose port is gone). Could not judge, exit 2.
+run 2 "diagnose --require-port mlx5_7/1" "$bin" diagnose --bundle "$work/unused/t0" --bundle "$work/unused/t1" --require-port mlx5_7/1
+has "diagnose --require-port mlx5_7/1" "required port mlx5_7/1: names no RDMA port"
 
 # Plain ibv_devinfo (no -v): no GID table, no phys_state. no_roce_v2_gid is not an error.
 "$bin" diagnose --bundle "$work/plain/t0" --bundle "$work/plain/t1" > "$work/plain.out" 2>&1
