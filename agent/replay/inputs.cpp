@@ -199,9 +199,13 @@ std::optional<std::string> impossible_spacing(const SeriesStore& store,
             if (!g) continue;
             // Which capture a point came from: its place among the host's pass times.
             const auto& passes = store.pass_times(s->key.host);
+            // The nearest pass time: captures may be closer together than any fixed slack
+            // (a wrong --interval 0.001 is what this check is for).
             const auto capture_at = [&](double t) -> const std::string& {
-                const auto i = static_cast<std::size_t>(
-                    std::lower_bound(passes.begin(), passes.end(), t - 0.25) - passes.begin());
+                if (passes.empty()) return caps[g->captures.front()].dir;
+                auto i = static_cast<std::size_t>(
+                    std::lower_bound(passes.begin(), passes.end(), t) - passes.begin());
+                if (i == passes.size() || (i > 0 && t - passes[i - 1] < passes[i] - t)) --i;
                 return caps[g->captures[std::min(i, g->captures.size() - 1)]].dir;
             };
             for (std::size_t k = 1; k < s->points.size(); ++k) {

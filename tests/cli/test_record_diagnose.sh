@@ -88,6 +88,10 @@ run 2 "bundle no interval" diagnose --bundle "$work/c0" --bundle "$work/c1"
 has "bundle no interval" "give --interval SECONDS"
 run 1 "bundle interval" diagnose --bundle "$work/c0" --bundle "$work/c1" --interval 10
 has "bundle interval" "[error] rnr on storage-04" "+0.0s"
+# Captures given too close together for their counters: the error names both captures, in
+# order, however close (it named the first twice below 0.25 s).
+run 2 "bundle interval too short" diagnose --bundle "$work/c0" --bundle "$work/c1" --interval 0.001
+has "bundle interval too short" "captures $work/c0 -> $work/c1:" "--interval is too short"
 # The same capture twice (one directory, or a copy) has no counter change at all: refused,
 # never "healthy" (every rate would be 0).
 run 2 "bundle twice" diagnose --bundle "$work/c1" --bundle "$work/c1" --interval 10
