@@ -439,6 +439,10 @@ BOOST_AUTO_TEST_CASE(token_file_checks) {
     auto w = load_token_file(world.string());
     BOOST_REQUIRE(!w);
     BOOST_TEST(contains(w.error().message(), "readable by every user (mode 644)"));
+    // A directory (mode 755, readable by all) is named as a directory, not by its mode.
+    const auto d = load_token_file("/tmp");
+    BOOST_REQUIRE(!d.ok());
+    BOOST_TEST(contains(d.error().message(), "is a directory"), d.error().message());
     const auto shortt = temp_file("short", "abc\n", 0600);
     BOOST_TEST(contains(load_token_file(shortt.string()).error().message(),
                         "token has 3 characters; use at least 16"));
