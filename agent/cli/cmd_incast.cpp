@@ -1,7 +1,7 @@
 // rocehealth incast --receiver HOST --senders H1,H2,...: many-to-one traffic between hosts that
-// run `rocehealth responder`, coordinated from here (probes/incast/incast_coordinator.h); the result
-// with per-sender goodput, fairness, integrity, the victim flow, and the rule engine over every
-// participant's counters (agent/reports/incast_report.h). Options and their checks:
+// run `rocehealth responder`, coordinated from here (probes/incast/incast_coordinator.h); the
+// result with per-sender goodput, fairness, integrity, the victim flow, and the rule engine over
+// every participant's counters (agent/reports/incast_report.h). Options and their checks:
 // agent/cli/incast_options.h.
 #include <unistd.h>
 

@@ -14,9 +14,9 @@
 #include "core/clock.h"
 #include "core/hostname.h"
 #include "core/sample_json.h"
-#include "probes/wire/oob_protocol.h"
 #include "probes/latency/probe.h"
 #include "probes/latency/probe_samples.h"
+#include "probes/wire/oob_protocol.h"
 #include "probes/wire/tcp.h"
 
 namespace rh::cli {

@@ -62,7 +62,8 @@ int dispatch(int argc, char** argv) {
         return kExitCannotRun;
     }
     const std::string cmd = argv[1];
-    // Not listed: the fault stage's guard process (probes/fault/link_guard.h) runs this binary again.
+    // Not listed: the fault stage's guard process (probes/fault/link_guard.h) runs this binary
+    // again.
     if (cmd == "_link-guard") return run_link_guard(argc, argv);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
         usage(stdout);

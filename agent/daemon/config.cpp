@@ -309,9 +309,9 @@ Result<std::string> load_token_file(const std::string& path) {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) return errno_error("http.token_file", path);
     if (!S_ISREG(st.st_mode))
-        return Error{"http.token_file", path, 0,
-                     S_ISDIR(st.st_mode) ? "is a directory, not a token file"
-                                         : "is not a regular file"};
+        return Error{
+            "http.token_file", path, 0,
+            S_ISDIR(st.st_mode) ? "is a directory, not a token file" : "is not a regular file"};
     if (st.st_mode & S_IROTH)
         return Error{"http.token_file", path, 0,
                      "readable by every user (mode " + std::to_string((st.st_mode >> 6) & 7) +

@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "agent/reports/diagnose_report.h"
-#include "probes/wire/control_fields.h"
 #include "probes/latency/probe.h"
+#include "probes/wire/control_fields.h"
 
 namespace rh {
 
