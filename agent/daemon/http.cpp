@@ -213,6 +213,25 @@ void HttpServer::routes() {
             const ActionReply r = incast_(req.body);
             json_reply(res, r.status, r.body);
         });
+    // A known path asked with the wrong method is a 405 naming the method it takes (RFC 9110
+    // 15.5.6), not a 404 that reads as "no such endpoint".
+    const auto method_not_allowed = [](const char* allow) {
+        return [allow](const httplib::Request& req, httplib::Response& res) {
+            res.set_header("Allow", allow);
+            error_reply(res, 405, req.method + " " + req.path + ": not allowed; use " + allow);
+        };
+    };
+    for (const char* path :
+         {"/healthz", "/metrics", "/api/v1/findings", "/api/v1/timeline", "/api/v1/snapshot"}) {
+        srv_->Post(path, method_not_allowed("GET"));
+        srv_->Put(path, method_not_allowed("GET"));
+        srv_->Delete(path, method_not_allowed("GET"));
+    }
+    if (incast_) {
+        srv_->Get("/api/v1/incast", method_not_allowed("POST"));
+        srv_->Put("/api/v1/incast", method_not_allowed("POST"));
+        srv_->Delete("/api/v1/incast", method_not_allowed("POST"));
+    }
     // Errors cpp-httplib answers by itself (404 unknown path, 405, 413 body too large, 400
     // malformed request) get the same JSON body as ours.
     srv_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {

@@ -154,6 +154,11 @@ EOF
 # Unknown paths answer a JSON error; the bearer scheme is case-insensitive (RFC 7235).
 out=$(get /api/v1/nothing "${auth[@]}")
 [ "$(status)" = 404 ] && grep -q '"error"' <<<"$out" || fail "unknown path: HTTP $(status) body '$out'"
+# A known path with the wrong method: 405 with Allow, not "no such endpoint".
+out=$(get /api/v1/incast "${auth[@]}")
+[ "$(status)" = 405 ] && grep -q '"error"' <<<"$out" || fail "GET /api/v1/incast: HTTP $(status) body '$out', expected 405"
+out=$(get /api/v1/findings "${auth[@]}" -X POST)
+[ "$(status)" = 405 ] || fail "POST /api/v1/findings: HTTP $(status) body '$out', expected 405"
 get /api/v1/findings -H "Authorization: bearer $token" >/dev/null
 [ "$(status)" = 200 ] || fail "lower-case bearer scheme: HTTP $(status), expected 200"
 
