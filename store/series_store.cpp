@@ -33,10 +33,11 @@ void SeriesStore::add(const Sample& s) {
         add_inventory(s);
         return;
     }
-    SeriesKey key{s.host, s.series, s.labels};
-    auto [it, inserted] = series_.try_emplace(key);
-    Series& ser = it->second;
-    if (inserted) {
+    auto it = series_.find(SeriesKeyRef{s.host, s.series, s.labels});
+    if (it == series_.end()) {  // the key is copied for a new series only
+        SeriesKey key{s.host, s.series, s.labels};
+        it = series_.emplace(key, Series{}).first;
+        Series& ser = it->second;
         ser.key = std::move(key);
         ser.kind = s.kind;
         by_name_[s.series].push_back(&ser);
@@ -44,15 +45,21 @@ void SeriesStore::add(const Sample& s) {
         std::sort(v.begin(), v.end(),
                   [](const Series* a, const Series* b) { return a->key < b->key; });
     }
+    Series& ser = it->second;
     const double t = engine_time(s);
     if (!ser.points.empty() && t < ser.points.back().t) {
         ++dropped_;
         return;
     }
     if (s.wall_ms != 0) has_wall_clock_ = true;
-    PointMeta meta{s.raw, s.source, s.unit, s.width_bits, s.saturates, s.error};
-    auto m = std::find(ser.metas.begin(), ser.metas.end(), meta);
-    if (m == ser.metas.end()) m = ser.metas.insert(ser.metas.end(), std::move(meta));
+    // Compared in place: a PointMeta (four strings) is built only for metadata not seen yet.
+    auto m = std::find_if(ser.metas.begin(), ser.metas.end(), [&](const PointMeta& pm) {
+        return pm.raw == s.raw && pm.source == s.source && pm.unit == s.unit &&
+               pm.width_bits == s.width_bits && pm.saturates == s.saturates && pm.error == s.error;
+    });
+    if (m == ser.metas.end())
+        m = ser.metas.insert(ser.metas.end(), PointMeta{s.raw, s.source, s.unit, s.width_bits,
+                                                        s.saturates, s.error});
     if (s.count || s.value) ser.ever_valued = true;
     const auto meta_index = static_cast<std::uint32_t>(m - ser.metas.begin());
     ser.points.push_back(Point{t, s.t_s, s.count, s.value, meta_index});

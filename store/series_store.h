@@ -3,12 +3,14 @@
 // engine works in deltas (store/window.h), never in totals.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/sample.h"
@@ -23,15 +25,64 @@ struct SeriesKey {
     auto operator<=>(const SeriesKey&) const = default;
 };
 
-/// One stored point. `t` is the engine's time axis: wall seconds when the sample had wall_ms,
-/// else its t_s (one recording without wall clock is still one consistent timeline).
-struct Point {
-    double t = 0;    ///< engine time, seconds
-    double t_s = 0;  ///< monotonic seconds of the host (interval lengths)
-    std::optional<std::uint64_t> count;
-    std::optional<double> value;
-    std::uint32_t meta = 0;  ///< index into Series::metas (raw name / source / width of the read)
+/// A series' identity by reference (a sample's fields): finds a series without copying them.
+struct SeriesKeyRef {
+    const std::string& host;
+    const std::string& series;
+    const Labels& labels;
 };
+
+/// SeriesKey's order, also between a SeriesKey and a SeriesKeyRef.
+struct SeriesKeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+        return std::tie(a.host, a.series, a.labels) < std::tie(b.host, b.series, b.labels);
+    }
+};
+
+/// One stored point, 32 bytes (the store keeps retention x series of them: 208 series x 900
+/// passes on an 8-port host). `t` is the engine's time axis: wall seconds when the sample had
+/// wall_ms, else its t_s (one recording without wall clock is still one consistent timeline).
+/// A counter's point holds a count, a gauge's a value (Sample's kinds); either may be missing.
+class Point {
+  public:
+    Point() = default;
+    /// Given both, keeps the count: no sample has both (a recording has one "value", read by
+    /// its kind).
+    Point(double t, double t_s, std::optional<std::uint64_t> count, std::optional<double> value,
+          std::uint32_t meta)
+        : t(t), t_s(t_s), meta(meta) {
+        if (count) {
+            bits_ = *count;
+            has_ = kCount;
+        } else if (value) {
+            bits_ = std::bit_cast<std::uint64_t>(*value);
+            has_ = kValue;
+        }
+    }
+
+    double t = 0;            ///< engine time, seconds
+    double t_s = 0;          ///< monotonic seconds of the host (interval lengths)
+    std::uint32_t meta = 0;  ///< index into Series::metas (raw name / source / width of the read)
+
+    /// The counter reading; nullopt when missing or a gauge's point.
+    std::optional<std::uint64_t> count() const {
+        return has_ == kCount ? std::optional<std::uint64_t>(bits_) : std::nullopt;
+    }
+    /// The gauge reading; nullopt when missing or a counter's point.
+    std::optional<double> value() const {
+        return has_ == kValue ? std::optional<double>(std::bit_cast<double>(bits_)) : std::nullopt;
+    }
+    /// A count or a value was read.
+    bool readable() const { return has_ != kNone; }
+
+  private:
+    enum Has : std::uint8_t { kNone, kCount, kValue };
+    Has has_ = kNone;         // beside meta: 32 bytes in all
+    std::uint64_t bits_ = 0;  ///< the count, or the value's bits
+};
+static_assert(sizeof(Point) == 32, "Point is the store's unit of memory");
 
 /// Where a counter point was read from; a change of raw name between two points (an alias
 /// switch, e.g. a driver update) makes their delta "missing", not a rate.
@@ -119,7 +170,7 @@ class SeriesStore {
 
   private:
     StoreLimits limits_;
-    std::map<SeriesKey, Series> series_;
+    std::map<SeriesKey, Series, SeriesKeyLess> series_;
     std::map<std::string, std::vector<const Series*>> by_name_;
     std::map<std::string, std::vector<double>> pass_times_;
     std::map<std::string, Inventory> inventories_;

@@ -79,11 +79,11 @@ WindowIncrease increase_in(const Series& s, double t0, double t1) {
             // Same meta index: same raw counter (the common case, no string compare); a
             // non-saturating counter that did not go down is the plain difference (delta()'s
             // first case, without the call: this loop runs per window, series and pass).
-            if (prev->meta == p.meta && prev->count && p.count && *p.count >= *prev->count &&
-                !b.saturates)
-                d = CounterDelta{*p.count - *prev->count, DeltaKind::normal};
+            const auto before = prev->count(), now = p.count();
+            if (prev->meta == p.meta && before && now && *now >= *before && !b.saturates)
+                d = CounterDelta{*now - *before, DeltaKind::normal};
             else if (prev->meta == p.meta || (a.raw == b.raw && a.width_bits == b.width_bits))
-                d = delta(prev->count, p.count, b.width_bits, b.saturates);
+                d = delta(before, now, b.width_bits, b.saturates);
             if (d.value) {
                 w.increase = w.increase.value_or(0) + *d.value;
                 w.covered_s += p.t_s - prev->t_s;
@@ -114,7 +114,7 @@ std::optional<double> last_value_in(const Series& s, double t0, double t1) {
     while (it != s.points.begin()) {
         --it;
         if (it->t < t0 - kWindowSlackS) break;
-        if (it->value) return it->value;
+        if (const auto v = it->value()) return v;
     }
     return std::nullopt;
 }
@@ -123,7 +123,7 @@ std::optional<double> value_at(const Series& s, double t) {
     auto it = first_after(s, t + kWindowSlackS);
     while (it != s.points.begin()) {
         --it;
-        if (it->value) return it->value;
+        if (const auto v = it->value()) return v;
     }
     return std::nullopt;
 }

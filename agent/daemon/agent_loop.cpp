@@ -158,7 +158,7 @@ class Agent {
     std::unique_ptr<HttpServer> http_;
     std::unique_ptr<ResponderThread> responder_;
     std::unique_ptr<rh::HostSampler> sampler_;
-    std::unique_ptr<SeriesStore> store_;
+    std::shared_ptr<SharedStore> store_;  ///< shared with the /metrics document
     FindingTracker tracker_;
     /// The last rules run's result, shared with the findings document published from it.
     std::shared_ptr<const EngineResult> last_ = std::make_shared<const EngineResult>();
@@ -189,7 +189,7 @@ void Agent::start_collection() {
     const AgentConfig& c = rt_.cfg;
     sampler_ = std::make_unique<rh::HostSampler>(CollectOptions{SysfsRoot(c.sysfs_root), c.device},
                                                  c.host, c.inventory_interval_s);
-    store_ = std::make_unique<SeriesStore>(StoreLimits{c.retention_s, c.max_points()});
+    store_ = std::make_shared<SharedStore>(StoreLimits{c.retention_s, c.max_points()});
     tracker_ = FindingTracker();
     last_ = std::make_shared<const EngineResult>();
     verdicts_.clear();
@@ -306,9 +306,10 @@ void Agent::pass() {
     const double t0 = monotonic_now_s();
     std::vector<std::string> rediscovered;
     const std::vector<Sample> collected = sampler_->pass(rediscovered);
-    for (const Sample& s : collected) {
-        store_->add(s);
-        ++samples_;
+    {
+        std::lock_guard<std::mutex> lock(store_->mu);  // a /metrics render may be reading
+        for (const Sample& s : collected) store_->store.add(s);
+        samples_ += collected.size();
     }
     // The mesh's rounds since the last pass, stamped with this pass's time (mesh_samples.h).
     const PassStamp stamp = collected.empty()
@@ -317,10 +318,10 @@ void Agent::pass() {
     apply_fleet();
     if (mesh_) {
         const auto drained = mesh_->drain();
-        for (const Sample& s : stamp_at_pass(drained, stamp, last_stamp_, *store_)) {
-            store_->add(s);
-            ++samples_;
-        }
+        const auto stamped = stamp_at_pass(drained, stamp, last_stamp_, store_->store);
+        std::lock_guard<std::mutex> lock(store_->mu);
+        for (const Sample& s : stamped) store_->store.add(s);
+        samples_ += stamped.size();
         if (!drained.empty() && collected.empty()) last_stamp_ = stamp;
     }
     if (!collected.empty()) last_stamp_ = stamp;
@@ -360,7 +361,8 @@ void Agent::rules_run() {
     const double t0 = monotonic_now_s();
     EngineOptions opts;
     opts.required_ports = rt_.cfg.required_ports;  // a required port down is an error
-    last_ = std::make_shared<const EngineResult>(run_rules(*store_, rt_.rules, opts, verdicts_));
+    last_ =
+        std::make_shared<const EngineResult>(run_rules(store_->store, rt_.rules, opts, verdicts_));
     stats_.last_rules_duration_s = monotonic_now_s() - t0;
     ++stats_.rules_runs;
     for (const FindingEvent& e : tracker_.update(last_->findings)) {
@@ -400,7 +402,6 @@ void Agent::publish_snapshot(double now_mono_s) {
 }
 
 void Agent::publish_metrics() {
-    read_process_stats(stats_);
     if (responder_)
         stats_.responder_up = responder_->up();
     else
@@ -422,8 +423,16 @@ void Agent::publish_metrics() {
     const Snapshot& snap = sampler_->snapshot();
     stats_.host_info = HostInfo{snap.host, rt_.cfg.topology, port_config_rows(snap)};
     stats_.http_refused = http_refused_.snapshot();
-    auto text = std::make_shared<std::string>(render_metrics(*store_, last_->findings, stats_));
-    board_.update([&](BoardView& v) { v.metrics = std::move(text); });
+    if (!stats_.start_wall_s) read_process_stats(stats_);  // the start time, once
+    // Rendered when scraped, from a copy of the self metrics and the store as it is then: a
+    // Prometheus scrape every 15 s costs one render, not fifteen.
+    auto doc = std::make_shared<const LazyDoc<std::string>>(
+        [stats = stats_, result = last_, store = store_]() mutable {
+            read_process_stats(stats);  // process_* as of the scrape
+            std::lock_guard<std::mutex> lock(store->mu);
+            return render_metrics(store->store, result->findings, stats);
+        });
+    board_.update([&](BoardView& v) { v.metrics = std::move(doc); });
 }
 
 void Agent::reload() {

@@ -1,7 +1,8 @@
 // What the HTTP endpoint serves, published by the run loop after each pass and rules run. The
 // loop replaces whole immutable parts; a request copies the pointers under a short lock and
-// renders from them, so a slow or stalled client never holds anything the loop needs. The JSON
-// documents are built on the first request for them (LazyDoc), not by the loop.
+// renders from them, so a slow or stalled client never holds anything the loop needs. The
+// documents are built on the first request for them (LazyDoc), not by the loop: a pass nobody
+// scrapes costs no rendering (issue 13 §2).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/daemon/lazy_doc.h"
+#include "store/series_store.h"
 
 namespace rh::agent {
 
@@ -20,8 +22,19 @@ namespace rh::agent {
 /// agent for nobody.
 inline constexpr double kSnapshotRefreshS = 5;
 
+/// The run loop's store, shared with the /metrics document: the loop's adds and a render (in an
+/// HTTP thread) take `mu`; the loop's rules run only reads, so it runs without it. Shared, so
+/// a render in progress keeps a store a reload replaced alive.
+struct SharedStore {
+    explicit SharedStore(StoreLimits limits) : store(limits) {}
+    std::mutex mu;
+    SeriesStore store;
+};
+
 struct BoardView {
-    std::shared_ptr<const std::string> metrics;  ///< /metrics body (Prometheus text)
+    /// /metrics body (Prometheus text), rendered at the first scrape after a pass from the store
+    /// as it is then (at most one pass newer than the published findings and self metrics).
+    std::shared_ptr<const LazyDoc<std::string>> metrics;
     /// /api/v1/findings body: the `diagnose --json` document of the last rules run (schema 1,
     /// agent/reports/diagnose_report.h), plus "agent": {"host", "rules_runs", "t"}.
     std::shared_ptr<const LazyDoc<nlohmann::json>> findings;

@@ -170,7 +170,7 @@ void HttpServer::routes() {
     srv_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
         const BoardView v = board_.get();
         if (!v.metrics) return error_reply(res, 503, "no collection pass yet");
-        res.set_content(*v.metrics, "text/plain; version=0.0.4; charset=utf-8");
+        res.set_content(v.metrics->get(), "text/plain; version=0.0.4; charset=utf-8");
     });
     srv_->Get("/api/v1/findings", [this](const httplib::Request&, httplib::Response& res) {
         const BoardView v = board_.get();

@@ -121,7 +121,7 @@ std::size_t add_series(Exposition& ex, const SeriesStore& store) {
             const auto& passes = store.pass_times(s->key.host);
             if (!passes.empty() && p.t < passes.back()) continue;  // gone from the last pass
             const bool counter = s->kind == SampleKind::counter;
-            if (counter ? !p.count : !p.value) {
+            if (counter ? !p.count() : !p.value()) {
                 ++unreadable;
                 continue;
             }
@@ -129,11 +129,11 @@ std::size_t add_series(Exposition& ex, const SeriesStore& store) {
             std::string value;
             // Counters export the wrap-corrected total, not the raw read (a 32-bit wrap would
             // look like a reset to Prometheus and lose the count up to the wrap).
-            const std::uint64_t count = counter ? s->total.value_or(*p.count) : 0;
+            const std::uint64_t count = counter ? s->total.value_or(*p.count()) : 0;
             if (counter && pn.identity())
                 value = std::to_string(count);
             else
-                value = number_text(pn.apply(counter ? static_cast<double>(count) : *p.value));
+                value = number_text(pn.apply(counter ? static_cast<double>(count) : *p.value()));
             std::vector<std::pair<std::string, std::string>> labels;
             for (const auto& [k, v] : s->key.labels)
                 labels.emplace_back(k, k == "quantile" ? quantile_value(v) : v);

@@ -170,8 +170,8 @@ std::optional<double> port_gbps_of(const SeriesStore& store, const Series& s, do
         };
         if (!agree("device") || !agree("port")) continue;
         for (const Point& p : r->points)
-            if (p.t >= t0 - 0.25 && p.t <= t1 + 0.25 && p.value && *p.value > 0)
-                best = std::max(best.value_or(0), *p.value);
+            if (const auto v = p.value(); p.t >= t0 - 0.25 && p.t <= t1 + 0.25 && v && *v > 0)
+                best = std::max(best.value_or(0), *v);
     }
     return best;
 }
@@ -212,8 +212,9 @@ std::optional<std::string> impossible_spacing(const SeriesStore& store,
                 const Point& a = s->points[k - 1];
                 const Point& b = s->points[k];
                 const double dt = b.t_s - a.t_s;
-                if (dt <= 0 || !a.count || !b.count || *b.count < *a.count) continue;
-                const double grew = static_cast<double>(*b.count - *a.count);
+                const auto before = a.count(), after = b.count();
+                if (dt <= 0 || !before || !after || *after < *before) continue;
+                const double grew = static_cast<double>(*after - *before);
                 double most = 0;
                 char what[200];
                 if (duration) {

@@ -369,7 +369,7 @@ bool has_reading_at(const Series& s, double t) {
     auto p = std::lower_bound(s.points.begin(), s.points.end(), t - 2 * kWindowSlackS,
                               [](const Point& a, double x) { return a.t < x; });
     for (; p != s.points.end() && p->t <= t + 2 * kWindowSlackS; ++p)
-        if (std::abs(p->t - t) <= kWindowSlackS && (p->count || p->value)) return true;
+        if (std::abs(p->t - t) <= kWindowSlackS && p->readable()) return true;
     return false;
 }
 

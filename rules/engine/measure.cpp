@@ -107,7 +107,7 @@ std::optional<double> share_of_siblings(const SeriesStore& store, const Series& 
 std::optional<double> lifetime_count(const Series& s, double t) {
     for (auto it = s.points.rbegin(); it != s.points.rend(); ++it) {
         if (it->t > t + kWindowSlackS) continue;
-        if (it->count) return static_cast<double>(*it->count);
+        if (const auto c = it->count()) return static_cast<double>(*c);
     }
     return std::nullopt;
 }

@@ -68,7 +68,7 @@ BOOST_AUTO_TEST_CASE(retention_by_time) {
     BOOST_TEST(s.points.size() == 11u);
     BOOST_TEST(s.points.front().t == 10.0);
     BOOST_TEST(s.points.back().t == 20.0);
-    BOOST_TEST(s.points.front().count.value_or(0) == 110u);
+    BOOST_TEST(s.points.front().count().value_or(0) == 110u);
     // Pass times follow the same retention.
     const auto& passes = store.pass_times("gpu01");
     BOOST_TEST(passes.front() == 10.0);
@@ -81,8 +81,8 @@ BOOST_AUTO_TEST_CASE(retention_by_max_points) {
     for (int i = 0; i < 20; ++i) store.add(acks("gpu01", i * 0.1, i));
     const auto& s = only_series(store);
     BOOST_REQUIRE_EQUAL(s.points.size(), 5u);
-    BOOST_TEST(s.points.front().count.value_or(0) == 15u);  // the newest five: 15..19
-    BOOST_TEST(s.points.back().count.value_or(0) == 19u);
+    BOOST_TEST(s.points.front().count().value_or(0) == 15u);  // the newest five: 15..19
+    BOOST_TEST(s.points.back().count().value_or(0) == 19u);
 }
 
 BOOST_AUTO_TEST_CASE(out_of_order_samples_are_dropped_and_counted) {
