@@ -12,8 +12,10 @@
 # The default warm-up is the retention (the store is full when measuring: the rule engine's
 # cost follows the retained passes). CPU time, not wall time, but other load on the machine
 # still shows (cache misses, frequency): say what else ran.
+# The agent renders /metrics when scraped, so the script scrapes it every SCRAPE_S seconds
+# through warm-up and window, as a Prometheus would (15 s: a common scrape_interval; 0: never).
 # usage: bench/agent_idle.sh ROCEHEALTH [FIXTURE_SYS_DIR]
-#   env: RETENTION_S (900), WARMUP_S (= RETENTION_S), MEASURE_S (300)
+#   env: RETENTION_S (900), WARMUP_S (= RETENTION_S), MEASURE_S (300), SCRAPE_S (15)
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,12 +23,15 @@ fixture=${2:-$here/../tests/fixtures/mlx5_8port/sys}
 retention=${RETENTION_S:-900}
 warmup=${WARMUP_S:-$retention}
 measure=${MEASURE_S:-300}
+scrape_s=${SCRAPE_S:-15}
 [ -x "$bin" ] || { echo "agent_idle: $1 is not an executable" >&2; exit 2; }
 [ -d "$fixture/class/infiniband" ] || { echo "agent_idle: $fixture has no class/infiniband" >&2; exit 2; }
 
 work=$(mktemp -d)
 pid=
+scraper=
 cleanup() {
+    if [ -n "$scraper" ]; then kill "$scraper" 2>/dev/null || true; fi
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; wait "$pid" || true; fi
     rm -rf "$work"
 }
@@ -45,7 +50,11 @@ rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; }
 port() { grep '"event":"http_listening"' "$work/agent.log" | tail -1 | sed 's/.*"port":\([0-9]*\).*/\1/'; }
 metric() { curl -s "http://127.0.0.1:$(port)/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 
-echo "agent pid $pid on $fixture, retention ${retention} s; warm-up ${warmup} s, then ${measure} s"
+echo "agent pid $pid on $fixture, retention ${retention} s; warm-up ${warmup} s, then ${measure} s; /metrics scraped every ${scrape_s} s"
+if [ "$scrape_s" != 0 ]; then
+    (sleep 3; while kill -0 "$pid" 2>/dev/null; do metric rocehealth_collection_passes_total > /dev/null; sleep "$scrape_s"; done) &
+    scraper=$!
+fi
 sleep "$warmup"
 kill -0 "$pid" 2>/dev/null || { echo "agent exited:"; tail -20 "$work/agent.log"; exit 1; }
 hz=$(getconf CLK_TCK)

@@ -18,11 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Expected {
-    std::string rule, host, severity;  ///< severity "" = any
-    Labels labels;                     ///< a subset of the reported finding's labels
-};
-
 /// "rule@host{k=v,...}/severity": device, port and netdev are left out (the engine adds them).
 std::string show(const std::string& rule, const std::string& host, const Labels& labels,
                  const std::string& severity) {
@@ -35,14 +30,19 @@ std::string show(const std::string& rule, const std::string& host, const Labels&
     return s;
 }
 
-/// A scenario's expected.json, read by the one JSON reader (core/json/json_reader.h): every
-/// problem named by its path, all of them in the Error's detail.
 Result<std::pair<std::vector<Expected>, int>> read_expected(const std::string& path) {
     auto j = read_json_file(path, "rules test");
     if (!j) return j.error();
+    return expected_from_json(*j, path);
+}
+
+}  // namespace
+
+Result<std::pair<std::vector<Expected>, int>> expected_from_json(const nlohmann::json& doc,
+                                                                 const std::string& path) {
     JsonErrors errors;
     errors.document = path;
-    const JsonReader top(*j, "", errors);
+    const JsonReader top(doc, "", errors);
     std::vector<Expected> out;
     int exit_code = 0;
     if (top.expect_object()) {
@@ -69,6 +69,8 @@ Result<std::pair<std::vector<Expected>, int>> read_expected(const std::string& p
     if (!errors.empty()) return errors.error("rules test");
     return std::make_pair(std::move(out), exit_code);
 }
+
+namespace {
 
 bool matches(const Expected& e, const Finding& f) {
     if (e.rule != f.rule_id || e.host != f.host) return false;

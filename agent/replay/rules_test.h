@@ -7,10 +7,26 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/result.h"
+#include "core/sample.h"
 #include "rules/engine/rule_spec.h"
 
 namespace rh {
+
+/// A finding a scenario expects (one entry of expected.json's "findings").
+struct Expected {
+    std::string rule, host, severity;  ///< severity "" = any
+    Labels labels;                     ///< a subset of the reported finding's labels
+};
+
+/// Reads an expected.json document (`path` names it in errors) with the one JSON reader
+/// (core/json/json_reader.h): the expected findings and exit code. Error: every problem, each
+/// named by its path (unknown member, missing "exit", exit outside 0..2, unknown severity, a
+/// finding expected twice).
+Result<std::pair<std::vector<Expected>, int>> expected_from_json(const nlohmann::json& doc,
+                                                                 const std::string& path);
 
 /// One scenario's outcome. `problems` is empty when it went as expected; otherwise it lists
 /// "exit 2, expected 1", "missing rnr@gpu01/error", "unexpected pause_storm@gpu02{priority=3}".

@@ -2,9 +2,9 @@
 // config, the acceptance spec and the agent's POST /api/v1/incast body — the one another
 // program hands the agent: `lldpcli -f json show neighbors` (collectors/lldp_neighbors.h), and
 // the one a peer's responder sends in its inventory reply (core/inventory/inventory_from_json.h,
-// read by accept's inventory stage). The
-// first input byte chooses the decoder, the rest is the document; every decoder must return a
-// value or an Error, never crash, hang or throw.
+// read by accept's inventory stage), and a `rules test` scenario's expected.json
+// (agent/replay/rules_test.h). The first input byte chooses the decoder, the rest is the document;
+// every decoder must return a value or an Error, never crash, hang or throw.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +13,7 @@
 #include "agent/accept_run/spec.h"
 #include "agent/daemon/config.h"
 #include "agent/daemon/incast_request.h"
+#include "agent/replay/rules_test.h"
 #include "collectors/lldp_neighbors.h"
 #include "core/inventory/inventory_from_json.h"
 #include "core/json_file.h"
@@ -20,7 +21,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 1) return 0;
-    const unsigned which = data[0] % 6;
+    const unsigned which = data[0] % 7;
     const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     if (which == 3) {  // the HTTP body is parsed straight from bytes
         (void)rh::agent::parse_incast_request(text, 300);
@@ -48,6 +49,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         case 5:  // every error names at least one field or the document's shape
             if (auto s = rh::snapshot_from_json(*doc); !s && s.error().detail.empty()) std::abort();
+            break;
+        case 6:  // an error names the file and its problems
+            if (auto e = rh::expected_from_json(*doc, "fuzz.json"); !e && e.error().detail.empty())
+                std::abort();
             break;
     }
     return 0;

@@ -38,7 +38,8 @@ for f in tests/scenarios/*/*.jsonl tests/fixtures/recordings/*.jsonl; do
   head -n 40 "$f" >"$corpus/fuzz_recording/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
 # fuzz_json_docs: first byte picks the decoder (0 rules, 1 agent config, 2 accept spec, 3 incast
-# body, 4 lldpcli -f json show neighbors, 5 a peer's inventory snapshot).
+# body, 4 lldpcli -f json show neighbors, 5 a peer's inventory snapshot, 6 a rules test scenario's
+# expected.json).
 i=0
 add_doc() { i=$((i + 1)); { printf "\\x0$1"; cat "$2"; } >"$corpus/fuzz_json_docs/doc-$i"; }
 add_doc 0 rules/rocehealth-rules.json
@@ -50,6 +51,7 @@ printf '\x03{"senders":["10.0.0.2","10.0.0.3"],"size":"64k","duration_s":5}' \
   >"$corpus/fuzz_json_docs/doc-incast"
 for f in tests/fixtures/lldp/*.json; do add_doc 4 "$f"; done
 for f in tests/fixtures/inventory/*_snapshot.json; do add_doc 5 "$f"; done
+for f in tests/scenarios/*/expected.json; do add_doc 6 "$f"; done
 "$out/tests/fuzz/fuzz_make_seeds" "$corpus/fuzz_oob_frame"
 # fuzz_http_request: requests as clients send them (a GET, a POST with a body, two pipelined).
 printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n\r\n' \
