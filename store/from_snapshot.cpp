@@ -1,5 +1,9 @@
 #include "store/from_snapshot.h"
 
+#include <array>
+#include <iterator>
+#include <string_view>
+
 #include "core/inventory/parse.h"
 
 namespace rh {
@@ -12,28 +16,69 @@ Labels port_labels(const Device& d, const Port& p) {
     return l;
 }
 
-Sample base(const Snapshot& snap, SampleTime when, std::string series, Labels labels,
-            SampleKind kind, std::string unit, std::string source) {
-    Sample s;
-    s.t_s = when.t_s;
-    s.wall_ms = when.wall_ms;
-    s.host = snap.host;
-    s.series = std::move(series);
-    s.labels = std::move(labels);
-    s.kind = kind;
-    s.unit = std::move(unit);
-    s.source = std::move(source);
-    return s;
+/// Sets `l` to `base` with `extra` over it, leaving it alone when it already is that (the usual
+/// case for a reused Sample: no node allocated or freed).
+void assign_labels(Labels& l, const Labels& base, const Labels& extra = {}) {
+    std::size_t n = base.size();
+    for (const auto& [k, v] : extra) n += base.count(k) ? 0 : 1;
+    bool same = l.size() == n;
+    const auto has = [&](const std::string& k, const std::string& v) {
+        const auto it = l.find(k);
+        return it != l.end() && it->second == v;
+    };
+    for (auto it = extra.begin(); same && it != extra.end(); ++it)
+        same = has(it->first, it->second);
+    for (auto it = base.begin(); same && it != base.end(); ++it)
+        same = extra.count(it->first) || has(it->first, it->second);
+    if (same) return;
+    l = base;
+    for (const auto& [k, v] : extra) l[k] = v;
 }
 
-void gauge(std::vector<Sample>& out, const Snapshot& snap, SampleTime when, std::string series,
-           Labels labels, std::string unit, std::optional<double> v, std::string source) {
-    Sample s = base(snap, when, std::move(series), std::move(labels), SampleKind::gauge,
-                    std::move(unit), std::move(source));
-    s.value = v;
-    if (!v) s.error = "not readable";
-    out.push_back(std::move(s));
-}
+/// Writes a pass's samples into `out` from its start, reusing the Samples already there: their
+/// strings and label maps keep their storage, so a pass laid out as the last one allocates
+/// nothing (the agent's steady state: issue 13 §2). finish() drops what this pass did not use.
+class Emitter {
+  public:
+    Emitter(std::vector<Sample>& out, const Snapshot& snap, SampleTime when)
+        : out_(out), snap_(snap), when_(when) {}
+
+    /// The next sample, every field set to a fresh sample's except those given here.
+    Sample& next(std::string_view series, SampleKind kind, std::string_view unit,
+                 std::string_view source) {
+        if (n_ == out_.size()) out_.emplace_back();
+        Sample& s = out_[n_++];
+        s.t_s = when_.t_s;
+        s.wall_ms = when_.wall_ms;
+        s.host = snap_.host;
+        s.series.assign(series);
+        s.kind = kind;
+        s.unit.assign(unit);
+        s.count.reset();
+        s.value.reset();
+        if (!s.inventory.is_null()) s.inventory = nullptr;
+        s.error.clear();
+        s.source.assign(source);
+        s.raw.clear();
+        s.width_bits = 64;
+        s.saturates = false;
+        return s;
+    }
+    void gauge(std::string_view series, const Labels& labels, std::string_view unit,
+               std::optional<double> v, std::string_view source, const Labels& extra = {}) {
+        Sample& s = next(series, SampleKind::gauge, unit, source);
+        assign_labels(s.labels, labels, extra);
+        s.value = v;
+        if (!v) s.error = "not readable";
+    }
+    void finish() { out_.resize(n_); }
+
+  private:
+    std::vector<Sample>& out_;
+    const Snapshot& snap_;
+    SampleTime when_;
+    std::size_t n_ = 0;
+};
 
 /// Lanes of a port from its rate text, "100 Gb/sec (4X EDR)" / "100 Gb/sec (4X)" -> 4;
 /// nullopt without a "(<n>X" part.
@@ -49,35 +94,28 @@ std::optional<double> port_width_lanes(const std::string& rate) {
 }
 
 /// PFC enable bits and ECN enable state per priority, when known.
-void qos_gauges(std::vector<Sample>& out, const Snapshot& snap, SampleTime when, const Labels& pl,
-                const Netdev& n) {
+void qos_gauges(Emitter& out, const Labels& pl, const Netdev& n) {
+    static const std::array<Labels, 8> kPriority = [] {
+        std::array<Labels, 8> a;
+        for (unsigned prio = 0; prio < 8; ++prio) a[prio] = {{"priority", std::to_string(prio)}};
+        return a;
+    }();
     for (unsigned prio = 0; prio < 8; ++prio) {
-        Labels l = pl;
-        l["priority"] = std::to_string(prio);
+        const Labels& l = kPriority[prio];
         if (n.dcb && n.dcb->pfc_enabled)
-            gauge(out, snap, when, "pfc_enabled", l, "bool",
-                  ((*n.dcb->pfc_enabled >> prio) & 1u) ? 1.0 : 0.0, n.dcb->source);
+            out.gauge("pfc_enabled", pl, "bool", ((*n.dcb->pfc_enabled >> prio) & 1u) ? 1.0 : 0.0,
+                      n.dcb->source, l);
         if (const auto& e = n.qos.ecn_np_enabled[prio])
-            gauge(out, snap, when, "ecn_np_enabled", l, "bool", *e ? 1.0 : 0.0, n.qos.ecn_source);
+            out.gauge("ecn_np_enabled", pl, "bool", *e ? 1.0 : 0.0, n.qos.ecn_source, l);
         if (const auto& e = n.qos.ecn_rp_enabled[prio])
-            gauge(out, snap, when, "ecn_rp_enabled", l, "bool", *e ? 1.0 : 0.0, n.qos.ecn_source);
+            out.gauge("ecn_rp_enabled", pl, "bool", *e ? 1.0 : 0.0, n.qos.ecn_source, l);
     }
 }
 
 }  // namespace
 
-std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
-                                          bool with_inventory) {
-    std::vector<Sample> out;
-    std::size_t n = with_inventory ? 1 : 0;  // one allocation (a Sample is 320 bytes to move)
-    for (const Device& d : snap.devices)
-        for (const Port& p : d.ports) n += 3 + p.normalized.size() + (p.netdev ? 1 + 3 * 8 : 0);
-    out.reserve(n);
-    if (with_inventory) {
-        Sample s = base(snap, when, "inventory", {}, SampleKind::inventory, "", snap.sysfs_root);
-        s.inventory = inventory_json(snap);
-        out.push_back(std::move(s));
-    }
+void fill_samples_from_snapshot(const Snapshot& snap, SampleTime when, std::vector<Sample>& out) {
+    Emitter emit(out, snap, when);
     for (const Device& d : snap.devices) {
         for (const Port& p : d.ports) {
             const Labels pl = port_labels(d, p);
@@ -88,38 +126,60 @@ std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
                 const auto it = p.sources.find(attr);
                 return it != p.sources.end() && !it->second.empty() ? it->second : dir + file;
             };
-            gauge(out, snap, when, "port_state_code", pl, "state",
-                  p.state_code ? std::optional<double>(*p.state_code) : std::nullopt,
-                  cited("state", "state"));
+            emit.gauge("port_state_code", pl, "state",
+                       p.state_code ? std::optional<double>(*p.state_code) : std::nullopt,
+                       cited("state", "state"));
             if (auto r = parse_port_rate_gbps(p.rate))
-                gauge(out, snap, when, "port_rate_gbps", pl, "Gb/s", *r, cited("rate", "rate"));
+                emit.gauge("port_rate_gbps", pl, "Gb/s", *r, cited("rate", "rate"));
             if (auto w = port_width_lanes(p.rate))
-                gauge(out, snap, when, "port_width_lanes", pl, "lanes", *w, cited("rate", "rate"));
+                emit.gauge("port_width_lanes", pl, "lanes", *w, cited("rate", "rate"));
             for (const NormalizedCounter& c : p.normalized) {
-                Labels l = pl;
-                for (const auto& [k, v] : c.labels) l[k] = v;
-                Sample s =
-                    base(snap, when, c.name, std::move(l), SampleKind::counter, c.unit, c.source);
+                Sample& s = emit.next(c.name, SampleKind::counter, c.unit, c.source);
+                assign_labels(s.labels, pl, c.labels);
                 s.count = c.value;
                 if (!c.value) s.error = "raw counter " + c.raw_name + " not readable";
                 s.raw = c.raw_name;
                 s.width_bits = c.width_bits;
                 s.saturates = c.saturates;
-                out.push_back(std::move(s));
             }
             if (p.netdev) {
                 const Netdev& n = *p.netdev;
-                Sample s = base(snap, when, "carrier_changes", {{"netdev", n.name}},
-                                SampleKind::counter, "events", n.source);
+                Sample& s = emit.next("carrier_changes", SampleKind::counter, "events", n.source);
+                if (s.labels.size() != 1 || s.labels.begin()->first != "netdev")
+                    s.labels = {{"netdev", n.name}};
+                else
+                    s.labels.begin()->second = n.name;
                 s.count = n.carrier_changes;
                 if (!s.count) s.error = "carrier_changes not readable";
                 s.raw = "carrier_changes";
-                out.push_back(std::move(s));
-                qos_gauges(out, snap, when, pl, n);
+                qos_gauges(emit, pl, n);
             }
         }
     }
+    emit.finish();
+}
+
+std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
+                                          bool with_inventory) {
+    std::vector<Sample> out;
+    if (with_inventory) out.push_back(inventory_sample(snap, when));
+    std::vector<Sample> pass;
+    fill_samples_from_snapshot(snap, when, pass);
+    out.insert(out.end(), std::make_move_iterator(pass.begin()),
+               std::make_move_iterator(pass.end()));
     return out;
+}
+
+Sample inventory_sample(const Snapshot& snap, SampleTime when) {
+    Sample s;
+    s.t_s = when.t_s;
+    s.wall_ms = when.wall_ms;
+    s.host = snap.host;
+    s.series = "inventory";
+    s.kind = SampleKind::inventory;
+    s.source = snap.sysfs_root;
+    s.inventory = inventory_json(snap);
+    return s;
 }
 
 nlohmann::json inventory_json(const Snapshot& snap) {

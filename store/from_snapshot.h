@@ -18,6 +18,14 @@ namespace rh {
 std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
                                           bool with_inventory);
 
+/// The same samples without the inventory, written over `out` (resized to them). The Samples
+/// already in `out` are reused with their strings' and label maps' storage: a periodic sampler
+/// that passes the same vector each pass allocates nothing while the layout stays the same.
+void fill_samples_from_snapshot(const Snapshot& snap, SampleTime when, std::vector<Sample>& out);
+
+/// The inventory sample of `snap` at `when` (series "inventory", source = the sysfs root).
+Sample inventory_sample(const Snapshot& snap, SampleTime when);
+
 /// The snapshot's JSON without counter lists (counters, hw_counters, nl_hw_counters,
 /// normalized, ethtool_stats, aer): the static facts for inventory samples
 /// (InventoryJson::without_counters).

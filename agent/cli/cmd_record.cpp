@@ -42,7 +42,7 @@ int record_passes(const RecordArgs& a, HostSampler& sampler, std::ofstream& out,
     std::size_t passes = 0, samples = 0;
     while (!stop) {
         std::vector<std::string> rediscovered;
-        const auto batch = sampler.pass(rediscovered);
+        const auto& batch = sampler.pass(rediscovered);
         for (const auto& why : rediscovered)
             std::cerr << "rocehealth record: rediscovered devices: " << why << "\n";
         for (const Sample& s : batch) write_sample(out, s);

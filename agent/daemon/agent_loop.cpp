@@ -306,7 +306,7 @@ void Agent::configure_incast() {
 void Agent::pass() {
     const double t0 = monotonic_now_s();
     std::vector<std::string> rediscovered;
-    const std::vector<Sample> collected = sampler_->pass(rediscovered);
+    const std::vector<Sample>& collected = sampler_->pass(rediscovered);
     {
         std::lock_guard<std::mutex> lock(store_->mu);  // a /metrics render may be reading
         for (const Sample& s : collected) store_->store.add(s);

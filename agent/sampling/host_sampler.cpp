@@ -33,7 +33,7 @@ void HostSampler::discover() {
     ++discoveries_;
 }
 
-std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {
+const std::vector<Sample>& HostSampler::pass(std::vector<std::string>& rediscovered) {
     if (!fresh_) {
         const PollResult r = poller_->poll(snap_);
         sources_ = discovered_sources_;
@@ -48,9 +48,17 @@ std::vector<Sample> HostSampler::pass(std::vector<std::string>& rediscovered) {
             discover();  // not a rediscovery: nothing changed that the poller could see
         }
     }
-    auto out = samples_from_snapshot(snap_, SampleTime{monotonic_now_s(), wall_now_ms()}, fresh_);
-    fresh_ = false;
-    return out;
+    const SampleTime now{monotonic_now_s(), wall_now_ms()};
+    fill_samples_from_snapshot(snap_, now, samples_);
+    if (!fresh_) {
+        with_inventory_.clear();  // the last discovery's inventory is in the store now
+        return samples_;
+    }
+    fresh_ = false;  // once per discovery: the copy's allocations do not recur every pass
+    with_inventory_.clear();
+    with_inventory_.push_back(inventory_sample(snap_, now));
+    with_inventory_.insert(with_inventory_.end(), samples_.begin(), samples_.end());
+    return with_inventory_;
 }
 
 }  // namespace rh

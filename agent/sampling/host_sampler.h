@@ -29,9 +29,11 @@ class HostSampler {
     std::size_t devices() const { return snap_.devices.size(); }
     const Snapshot& snapshot() const { return snap_; }
 
-    /// One pass stamped with CLOCK_MONOTONIC seconds and UTC ms. Rediscovery reasons of this
-    /// pass (one sentence each, naming the path) are appended to `rediscovered`.
-    std::vector<Sample> pass(std::vector<std::string>& rediscovered);
+    /// One pass stamped with CLOCK_MONOTONIC seconds and UTC ms, valid until the next pass (the
+    /// samples are rewritten in place each pass: a steady-state pass allocates none). A pass
+    /// after a discovery starts with the inventory sample. Rediscovery reasons of this pass (one
+    /// sentence each, naming the path) are appended to `rediscovered`.
+    const std::vector<Sample>& pass(std::vector<std::string>& rediscovered);
 
     std::size_t rediscoveries() const { return rediscoveries_; }
     /// Discoveries so far (the first, rediscoveries and inventory refreshes): a change means
@@ -58,7 +60,9 @@ class HostSampler {
     std::size_t rediscoveries_ = 0;
     std::size_t discoveries_ = 0;
     SourcePasses sources_{};
-    SourcePasses discovered_sources_{};  ///< of the last discovery
+    SourcePasses discovered_sources_{};   ///< of the last discovery
+    std::vector<Sample> samples_;         ///< the last pass's, rewritten by the next
+    std::vector<Sample> with_inventory_;  ///< a pass after a discovery: inventory + samples_
 };
 
 }  // namespace rh

@@ -6,6 +6,9 @@
 #include <vector>
 
 #include "agent/sampling/host_sampler.h"
+#include "collectors/collect.h"
+#include "core/sample_json.h"
+#include "store/from_snapshot.h"
 
 BOOST_AUTO_TEST_SUITE(test_host_sampler)
 
@@ -13,6 +16,18 @@ namespace {
 
 rh::SourcePass at(const rh::SourcePasses& p, rh::Source s) {
     return p[static_cast<std::size_t>(s)];
+}
+
+rh::Snapshot fixture(const char* name) {
+    return rh::collect_snapshot(
+        {rh::SysfsRoot(std::string(RH_FIXTURES_DIR) + "/" + name + "/sys"), {}});
+}
+
+/// Each sample as its recording line: every field a reader sees.
+std::vector<std::string> lines(const std::vector<rh::Sample>& v) {
+    std::vector<std::string> out;
+    for (const rh::Sample& s : v) out.push_back(rh::to_json_line(s).dump());
+    return out;
 }
 
 }  // namespace
@@ -33,6 +48,29 @@ BOOST_AUTO_TEST_CASE(sources_show_discovery_and_then_the_poll) {
     BOOST_TEST(at(sampler.sources(), rh::Source::pcie_sysfs).read);
     BOOST_TEST(at(sampler.sources(), rh::Source::qos_sysfs).read);
     BOOST_TEST(!at(sampler.sources(), rh::Source::verbs).read);  // a fixture: no verbs
+}
+
+// The agent's pass rewrites last pass's samples in place: whatever they were (another layout,
+// more or fewer ports, other labels), the result is what a fresh fill gives.
+BOOST_AUTO_TEST_CASE(samples_rewritten_in_place_equal_fresh_ones) {
+    const rh::Snapshot big = fixture("mlx5_8port"), small = fixture("port_down"),
+                       other = fixture("bnxt_pfc");
+    const rh::SampleTime t1{10, 1'700'000'000'000}, t2{11, 1'700'000'001'000};
+    std::vector<rh::Sample> reused;
+    for (const auto& [snap, t] : {std::pair{&big, t1}, std::pair{&small, t2}, std::pair{&other, t1},
+                                  std::pair{&big, t2}, std::pair{&big, t1}}) {
+        rh::fill_samples_from_snapshot(*snap, t, reused);
+        std::vector<rh::Sample> fresh;
+        rh::fill_samples_from_snapshot(*snap, t, fresh);
+        BOOST_REQUIRE(!fresh.empty());
+        BOOST_TEST(lines(reused) == lines(fresh), boost::test_tools::per_element());
+        // and what samples_from_snapshot gives, after its inventory sample
+        const auto whole = rh::samples_from_snapshot(*snap, t, true);
+        BOOST_REQUIRE_EQUAL(whole.size(), fresh.size() + 1);
+        BOOST_TEST((whole.front().kind == rh::SampleKind::inventory));
+        BOOST_TEST(lines({whole.begin() + 1, whole.end()}) == lines(fresh),
+                   boost::test_tools::per_element());
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
