@@ -102,7 +102,7 @@ Condition condition(const R& r) {
     Condition c;
     if (!r.expect_object()) return c;
     r.refuse_unknown({"signal", "series", "match", "measure", "op", "threshold", "window_s", "host",
-                      "on_pfc_priorities", "per"});
+                      "on_pfc_priorities", "per", "changed_in_data"});
     c.signal = r.req_string("signal");
     const R s = r.member("series");  // reports a missing one
     if (s.json().is_string()) {
@@ -137,6 +137,9 @@ Condition condition(const R& r) {
         r.error_at("per", c.per.empty() ? "missing: lifetime_per_million needs the counters "
                                           "it is weighed against"
                                         : "only with measure lifetime_per_million");
+    c.changed_in_data = r.opt_bool("changed_in_data", false);
+    if (c.changed_in_data && c.measure != Measure::value)
+        r.error_at("changed_in_data", "only with measure value (a gauge's state)");
     if (is_lifetime(c.measure) && c.window_s > 0)
         r.error_at("window_s", "a lifetime measure has no window (it reads one capture)");
     return c;
