@@ -80,7 +80,7 @@ WindowIncrease increase_in(const Series& s, double t0, double t1) {
             // non-saturating counter that did not go down is the plain difference (delta()'s
             // first case, without the call: this loop runs per window, series and pass).
             if (prev->meta == p.meta && prev->count && p.count && *p.count >= *prev->count &&
-                !b.saturates)
+                *p.count - *prev->count <= kMaxPlausible64BitStep && !b.saturates)
                 d = CounterDelta{*p.count - *prev->count, DeltaKind::normal};
             else if (prev->meta == p.meta || (a.raw == b.raw && a.width_bits == b.width_bits))
                 d = delta(prev->count, p.count, b.width_bits, b.saturates);
