@@ -10,6 +10,7 @@
 
 #include "agent/daemon/json_fields.h"
 #include "agent/fabric/prom_client.h"
+#include "core/hostname.h"
 #include "core/json_file.h"
 #include "probes/mesh/mesh_peers_file.h"
 #include "probes/wire/probe_limits.h"
@@ -257,7 +258,11 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
     {
         ObjectReader r(doc, "", errors);
         r.string("host", c.host);
-        if (c.host.size() > 253) r.fail("host", "longer than 253 characters");
+        // Given, it names this host everywhere; left out, the kernel's name is used.
+        if (const std::string why = r.has("host") ? check_host_name(c.host) : ""; !why.empty())
+            r.fail("host", why +
+                               ": expected this host's name (or leave \"host\" out for the "
+                               "kernel's)");
         r.string("sysfs_root", c.sysfs_root);
         if (c.sysfs_root.empty()) r.fail("sysfs_root", "must not be empty");
         r.string("device", c.device);

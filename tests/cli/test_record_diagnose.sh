@@ -24,6 +24,12 @@ has record "5 passes" "to $rec"
 [ "$(grep -c '"kind":"inventory"' "$rec")" = 1 ] || fail "record: expected one inventory sample"
 [ "$(grep -c '"series":"port_state_code"' "$rec")" -ge 5 ] || fail "record: port_state_code not in every pass"
 grep -q '"host":"lab-x8"' "$rec" || fail "record: --host not applied"
+# --host names the host of every sample: empty, over 253 bytes or unprintable is refused by name.
+run 2 "record --host ''" record --out "$work/h.jsonl" --duration 1s --sysfs-root "$fx/mlx5_x8/sys" --host ""
+has "record --host ''" "rocehealth record: --host: empty"
+run 2 "record --host 300 bytes" record --out "$work/h.jsonl" --duration 1s --sysfs-root "$fx/mlx5_x8/sys" --host "$(head -c 300 /dev/zero | tr '\0' a)"
+has "record --host 300 bytes" "--host: 300 bytes long: at most 253"
+[ ! -e "$work/h.jsonl" ] || fail "record --host: wrote a recording under a bad host name"
 # The recording replays: the inventory checks see the x8 PCIe link.
 run 1 "diagnose replay" diagnose --replay "$rec"
 has "diagnose replay" "[warning] pcie_downtrained on lab-x8" "x8 of 16 GT/s x16"
