@@ -49,7 +49,8 @@ void read_http(ObjectReader& r, const json& obj, HttpConfig& h, JsonErrors& erro
     ObjectReader o(obj, r.path("http."), errors);
     std::string listen;
     o.string("listen", listen);
-    if (!listen.empty() && !parse_listen(listen, h.listen_host, h.listen_port))
+    // Given, it must say where to listen: "" is a mistake, not "the default" (leave it out).
+    if (o.has("listen") && !parse_listen(listen, h.listen_host, h.listen_port))
         o.fail("listen",
                "expected HOST:PORT with HOST an IP address (\"[::1]:9477\" for IPv6) "
                "and PORT 0..65535, got \"" +

@@ -192,6 +192,9 @@ const BadConfig kBadConfigs[] = {
     {R"({"retention_s": 60, "collect_interval_s": 10})",
      "retention_s: 60 keeps fewer than 10 passes"},
     // listen addresses: an IP and a port
+    {R"({"http": {"listen": ""}})",
+     "http.listen: expected HOST:PORT with HOST an IP address (\"[::1]:9477\" for IPv6) and PORT "
+     "0..65535, got \"\""},
     {R"({"http": {"listen": "localhost:9477"}})", "http.listen: expected HOST:PORT"},
     {R"({"http": {"listen": "127.0.0.1"}})", "http.listen: expected HOST:PORT"},
     {R"({"http": {"listen": "127.0.0.1:"}})", "http.listen: expected HOST:PORT"},
