@@ -114,29 +114,33 @@ BOOST_AUTO_TEST_CASE(each_sign_of_use_keeps_the_down_port_a_finding) {
         void (*apply)(Port&);
     };
     const Case cases[] = {
-        {"port_xmit_data = ", [](Port& p) { p.counters[1].value = 52118830017u; }},
-        {"link_downed = 1", [](Port& p) { p.counters[2].value = 1u; }},
-        {"rx_bytes = ", [](Port& p) { p.netdev->rx_bytes = 918273645512u; }},
-        {"carrier_changes = 2", [](Port& p) { p.netdev->carrier_changes = 2u; }},
+        // PMA data counts 4-byte words: shown in bytes under the series' name (as diagnose).
+        {"port_xmit_data_bytes = 208475320068 bytes",
+         [](Port& p) { p.counters[1].value = 52118830017u; }},
+        {"link_downed = 1 event", [](Port& p) { p.counters[2].value = 1u; }},
+        {"rx_bytes = 918273645512 bytes", [](Port& p) { p.netdev->rx_bytes = 918273645512u; }},
+        {"carrier_changes = 2 events", [](Port& p) { p.netdev->carrier_changes = 2u; }},
         {"operstate up", [](Port& p) { p.netdev->operstate = "up"; }},
         {"::ffff:10.0.1.1",
          [](Port& p) {
              p.gids.push_back({3, "0000:0000:0000:0000:0000:ffff:0a00:0101", "RoCE v2", "x"});
              p.gids.back().gid = "::ffff:10.0.1.1";
          }},
-        {"rx_prio3_bytes = 4096",
+        {"rx_prio3_bytes = 4096 bytes",
          [](Port& p) {
              NormalizedCounter c;
              c.name = "priority_bytes";
              c.raw_name = "rx_prio3_bytes";
+             c.unit = "bytes";
              c.value = 4096u;
              p.normalized.push_back(c);
          }},
-        {"link_down_events_phy = 3",
+        {"link_down_events_phy = 3 events",
          [](Port& p) {
              NormalizedCounter c;
              c.name = "link_down_events";
              c.raw_name = "link_down_events_phy";
+             c.unit = "events";
              c.value = 3u;
              p.normalized.push_back(c);
          }},
