@@ -442,6 +442,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     cap.identity = identity_from_model(m, hostname);
     bundle::merge_into(m, s);
     add_snapshot_identity(cap.identity, s);
+    m.warn_bad_values();
     cap.warnings = m.warnings;
     cap.uptime_s = m.uptime_s;
     cap.uptime_source = m.uptime_source;

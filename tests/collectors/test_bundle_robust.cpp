@@ -300,6 +300,32 @@ BOOST_AUTO_TEST_CASE(prompt_host_is_hostname_evidence_and_placeholders_are_not) 
     BOOST_TEST(b.snapshot.host == "t0");
 }
 
+// The new user's report: bad capture values were noted only with --verbose. Every counter
+// value that is not a number is counted in one warning naming where it is (file:line); the
+// kernel's own "N/A (no PMA)" is a value, not a typo, and is not counted.
+BOOST_AUTO_TEST_CASE(counter_values_that_are_not_numbers_are_one_warning_with_places) {
+    const auto c =
+        import({{"ethtool.txt",
+                 "NIC statistics:\n     rx_bytes: 12x4\n     tx_bytes: 5\n"
+                 "     rx_packets: N/A\n"},
+                {"hw.txt",
+                 "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/rnr_nak_retry_err:4\n"
+                 "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer:-\n"
+                 "/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait:N/A (no PMA)\n"}});
+    BOOST_TEST(has(warnings(c),
+                   "3 counter values are not numbers and were ignored "
+                   "(t0/ethtool.txt:2, :4, t0/hw.txt:2); the diagnosis runs without "
+                   "them (--verbose shows each)"),
+               warnings(c));
+    const auto one = import({{"ethtool.txt", "NIC statistics:\n     rx_bytes: 1.2M\n"}});
+    BOOST_TEST(has(warnings(one),
+                   "1 counter value is not a number and was ignored "
+                   "(t0/ethtool.txt:2); the diagnosis runs without it"),
+               warnings(one));
+    const auto clean = import({{"ethtool.txt", "NIC statistics:\n     rx_bytes: 12\n"}});
+    BOOST_TEST(!has(warnings(clean), "not a number"), warnings(clean));
+}
+
 // The new user's report: an empty or a 100 KB `hostname` file was taken as a host name. A
 // hostname file names the host of every finding: what cannot be `hostname` output is refused,
 // naming the file; a name with its prompt and CRLF is still read.
