@@ -78,6 +78,17 @@ RuleOutput run(const Snapshot& s, std::vector<std::string> required = {}) {
     return run_host_checks(test::shipped_rules(), RuleInput{s, std::nullopt, std::move(required)});
 }
 
+/// A normalized counter as a collector or the store gives it.
+NormalizedCounter normalized(const char* name, const char* raw, const char* unit,
+                             std::uint64_t value) {
+    NormalizedCounter c;
+    c.name = name;
+    c.raw_name = raw;
+    c.unit = unit;
+    c.value = value;
+    return c;
+}
+
 std::vector<Finding> only(const RuleOutput& out, const std::string& id) {
     std::vector<Finding> f;
     for (const auto& x : out.findings)
@@ -128,21 +139,12 @@ BOOST_AUTO_TEST_CASE(each_sign_of_use_keeps_the_down_port_a_finding) {
          }},
         {"rx_prio3_bytes = 4096 bytes",
          [](Port& p) {
-             NormalizedCounter c;
-             c.name = "priority_bytes";
-             c.raw_name = "rx_prio3_bytes";
-             c.unit = "bytes";
-             c.value = 4096u;
-             p.normalized.push_back(c);
+             p.normalized.push_back(normalized("priority_bytes", "rx_prio3_bytes", "bytes", 4096u));
          }},
         {"link_down_events_phy = 3 events",
          [](Port& p) {
-             NormalizedCounter c;
-             c.name = "link_down_events";
-             c.raw_name = "link_down_events_phy";
-             c.unit = "events";
-             c.value = 3u;
-             p.normalized.push_back(c);
+             p.normalized.push_back(
+                 normalized("link_down_events", "link_down_events_phy", "events", 3u));
          }},
     };
     for (const Case& c : cases) {
@@ -281,14 +283,9 @@ BOOST_AUTO_TEST_CASE(engine_notes_the_unused_port_and_link_flap_stays_silent) {
     for (const bool used : {false, true}) {
         BOOST_TEST_CONTEXT(used) {
             Port p = unused_port();
-            if (used) {
-                NormalizedCounter c;
-                c.name = "port_xmit_data_bytes";
-                c.raw_name = "port_xmit_data";
-                c.unit = "bytes";
-                c.value = 208475320068u;
-                p.normalized.push_back(c);
-            }
+            if (used)
+                p.normalized.push_back(
+                    normalized("port_xmit_data_bytes", "port_xmit_data", "bytes", 208475320068u));
             // A fixture tree given as --sysfs-root: sources are cited relative to it.
             p.netdev->source = "/home/user/fx/sys/devices/pci0000:00/net/ens1f1np1";
             p.netdev->carrier_changes = used ? 4u : 1u;
@@ -346,12 +343,8 @@ BOOST_AUTO_TEST_CASE(link_flap_needs_a_change_of_state_within_the_data) {
             SeriesStore store;
             for (std::size_t i = 0; i < c.up.size(); ++i) {
                 Port p = unused_port();
-                NormalizedCounter traffic;
-                traffic.name = "port_xmit_data_bytes";
-                traffic.raw_name = "port_xmit_data";
-                traffic.unit = "bytes";
-                traffic.value = 208475320068u;
-                p.normalized.push_back(traffic);
+                p.normalized.push_back(
+                    normalized("port_xmit_data_bytes", "port_xmit_data", "bytes", 208475320068u));
                 p.netdev->carrier_changes = 4u;
                 if (c.up[i]) {
                     p.state_code = kIbPortActive;
