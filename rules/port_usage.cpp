@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 
+#include "rules/evidence_format.h"
 #include "store/series_store.h"
 
 namespace rh {
@@ -31,42 +33,81 @@ bool listed(const List& names, const std::string& n) {
     return std::find(names.begin(), names.end(), n) != names.end();
 }
 
-std::string sign(const std::string& what, std::uint64_t v) {
-    return what + " = " + std::to_string(v);
+/// "port_xmit_data_bytes = 208475320068 bytes": a sign names its counter and its unit.
+std::string sign(const std::string& what, double v, const std::string& unit) {
+    return what + " = " + format_value(v, unit);
 }
 
+/// PMA data counters count 4-byte words (IBTA PortXmitData / PortRcvData): a port's sysfs
+/// `counters/port_xmit_data` is shown as the normalized series (port_xmit_data_bytes, x4 in
+/// bytes), the name and unit `diagnose` reads from the store, so one name has one unit.
+const char* pma_data_as_bytes(const std::string& raw) {
+    if (raw == "port_rcv_data") return "port_rcv_data_bytes";
+    if (raw == "port_xmit_data") return "port_xmit_data_bytes";
+    return nullptr;
+}
+
+bool as_bytes_is(const std::string& raw, std::string_view name) {
+    const char* bytes = pma_data_as_bytes(raw);
+    return bytes && name == bytes;
+}
+
+/// The name a normalized counter is shown by: the raw name a person finds in the capture
+/// (rx_prio3_bytes, link_down_events_phy), unless its value is not the raw reading (PMA data
+/// in bytes): then the normalized name.
+std::string shown_name(const NormalizedCounter& c) {
+    return c.raw_name.empty() || pma_data_as_bytes(c.raw_name) ? c.name : c.raw_name;
+}
+
+/// Counter signs in one order whatever the input holds (a live `check` has sysfs counters and
+/// normalized ones, `diagnose` normalized series only): traffic in kNormalizedTraffic order,
+/// PMA packets, then link-down counts; each name once.
 void counter_signs(const Port& p, std::vector<std::string>& signs) {
-    for (const Counter& c : p.counters)
-        if (c.value && *c.value > 0 && (listed(kPmaTraffic, c.name) || c.name == kLinkDowned))
-            signs.push_back(sign(c.name, *c.value));
-    for (const Counter& c : p.hw_counters)
-        if (c.value && *c.value > 0 && c.name == kLinkDowned)
-            signs.push_back(sign("hw_counters/" + c.name, *c.value));
-    for (const NormalizedCounter& c : p.normalized) {
-        if (!c.value || *c.value == 0) continue;
-        if (!listed(kNormalizedTraffic, c.name) && c.name != kLinkDownEvents) continue;
-        std::string what = c.raw_name.empty() ? c.name : c.raw_name;
+    const auto add = [&](const std::string& what, std::uint64_t v, const std::string& unit,
+                         double scale = 1) {
+        if (v == 0) return;
         const bool dup = std::any_of(signs.begin(), signs.end(), [&](const std::string& s) {
             return s.rfind(what + " = ", 0) == 0;
         });
-        if (!dup) signs.push_back(sign(what, *c.value));
+        if (!dup) signs.push_back(sign(what, static_cast<double>(v) * scale, unit));
+    };
+    for (const char* name : kNormalizedTraffic) {
+        for (const NormalizedCounter& c : p.normalized)
+            if (c.name == name && c.value) add(shown_name(c), *c.value, c.unit);
+        for (const Counter& c : p.counters)
+            if (c.value && as_bytes_is(c.name, name)) add(name, *c.value, "bytes", 4);
     }
+    for (const Counter& c : p.counters)
+        if (c.value && listed(kPmaTraffic, c.name) && !pma_data_as_bytes(c.name))
+            add(c.name, *c.value, "packets");
+    for (const Counter& c : p.counters)
+        if (c.value && c.name == kLinkDowned) add(c.name, *c.value, "events");
+    for (const Counter& c : p.hw_counters)
+        if (c.value && c.name == kLinkDowned) add(c.name, *c.value, "events");
+    for (const NormalizedCounter& c : p.normalized)
+        if (c.value && c.name == kLinkDownEvents) add(shown_name(c), *c.value, c.unit);
 }
 
 void netdev_signs(const Netdev& n, std::vector<std::string>& signs) {
     if (n.operstate == "up") signs.push_back(n.name + " operstate up (carrier)");
     if (n.carrier_changes && *n.carrier_changes > 1)
-        signs.push_back(n.name + " " + sign("carrier_changes", *n.carrier_changes));
+        signs.push_back(n.name + " " +
+                        sign("carrier_changes", static_cast<double>(*n.carrier_changes), "events"));
     const std::pair<const char*, const std::optional<std::uint64_t>*> stats[] = {
         {"rx_bytes", &n.rx_bytes},
         {"tx_bytes", &n.tx_bytes},
         {"rx_packets", &n.rx_packets},
         {"tx_packets", &n.tx_packets}};
     for (const auto& [name, v] : stats)
-        if (*v && **v > 0) signs.push_back(n.name + " " + sign(name, **v));
+        if (*v && **v > 0)
+            signs.push_back(n.name + " " +
+                            sign(name, static_cast<double>(**v),
+                                 std::string_view(name).ends_with("bytes") ? "bytes" : "packets"));
     for (const Counter& c : n.ethtool_stats)
         if (c.value && *c.value > 0 && listed(kEthtoolTraffic, c.name))
-            signs.push_back(n.name + " ethtool " + sign(c.name, *c.value));
+            signs.push_back(n.name + " ethtool " +
+                            sign(c.name, static_cast<double>(*c.value),
+                                 c.name.find("bytes") != std::string::npos ? "bytes" : "packets"));
 }
 
 }  // namespace

@@ -45,8 +45,10 @@ inline bool is_link_local_gid(const std::string& gid) {
 struct PortUsage {
     bool down = false;      ///< state not ACTIVE and phys_state not LinkUp (both known)
     bool required = false;  ///< named by a required-port entry
-    /// What shows the port was in use, one phrase each ("port_xmit_data = 52118830017",
-    /// "carrier_changes = 5", "GID 3 ::ffff:10.0.0.1"); empty when nothing does.
+    /// What shows the port was in use, one phrase each, every value with its unit and one name
+    /// per unit whether read from sysfs (`check`) or the store (`diagnose`):
+    /// "port_xmit_data_bytes = 208475320068 bytes" (PMA data, 4-byte words x4),
+    /// "ens1f0np0 carrier_changes = 5 events", "GID 3 ::ffff:10.0.0.1"; empty when nothing does.
     std::vector<std::string> in_use_signs;
     /// Down, not required and no sign of use: the port is taken as never cabled.
     bool never_cabled = false;

@@ -36,7 +36,15 @@ CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_
     if (!prev || !cur) return {std::nullopt, DeltaKind::missing};
     const std::uint64_t max = max_of(width_bits);
     if (saturates && *cur >= max) return {std::nullopt, DeltaKind::saturated};
-    if (*cur >= *prev) return {*cur - *prev, DeltaKind::normal};
+    if (*cur >= *prev) {
+        // No 64-bit counter advances by 2^63 or more between two reads (years of bytes at
+        // 400 Gb/s): such a reading is one below the last taken as unsigned (a -1, an all-ones
+        // "unavailable" value, a counter at its maximum), not a count. As a dip: no value, and
+        // the next delta is measured from the last good reading.
+        if (width_bits >= 64 && *cur - *prev > kMaxPlausible64BitStep)
+            return {std::nullopt, DeltaKind::backwards};
+        return {*cur - *prev, DeltaKind::normal};
+    }
     // Went backwards.
     if (!saturates && max != std::numeric_limits<std::uint64_t>::max() && *prev <= max) {
         const std::uint64_t wrapped = (max - *prev) + *cur + 1;

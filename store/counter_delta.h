@@ -17,12 +17,19 @@ enum class DeltaKind {
     wrapped,    ///< a < 64-bit counter went past 2^width - 1: value = 2^width - prev + cur
     reset,      ///< went backwards and not a plausible wrap (reload/clear): value = cur
     backwards,  ///< went back by less than half its value: a read glitch, not a reset (which
-                ///< restarts near 0); change unknown, no value
+                ///< restarts near 0); or a 64-bit counter "advanced" by more than
+                ///< kMaxPlausible64BitStep (a value below the last read as unsigned, or all
+                ///< ones); change unknown, no value
     saturated,  ///< a saturating counter reads its maximum: change unknown (>= 0), no value
     missing,    ///< prev or cur absent, or the two samples are not of the same raw counter
 };
 
 std::string_view to_string(DeltaKind k);
+
+/// The largest change of a 64-bit counter between two reads taken as a count: 2^63 - 1.
+/// Counting bytes at 400 Gb/s takes over 5 years to get there; a larger step is a reading
+/// below the last one taken as unsigned (e.g. 5 -> 2^64 - 1), not 2^64 new events.
+inline constexpr std::uint64_t kMaxPlausible64BitStep = (std::uint64_t{1} << 63) - 1;
 
 struct CounterDelta {
     std::optional<std::uint64_t> value;  ///< nullopt for saturated and missing
@@ -35,6 +42,8 @@ struct CounterDelta {
 /// saturating counter) it is a reset with value `cur` (the count since the reset) when `cur`
 /// is at most half of `prev`, and `backwards` (no value) when it fell by less: a reset counts
 /// from 0, so 1560 -> 1559 is a glitch, and taking it as 1559 new events would invent a burst.
+/// A 64-bit counter that rises by more than kMaxPlausible64BitStep is `backwards` too (5 ->
+/// 2^64 - 1 is not 2^64 - 6 events).
 CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_t> cur,
                    unsigned width_bits = 64, bool saturates = false);
 

@@ -80,7 +80,8 @@ WindowIncrease increase_in(const Series& s, double t0, double t1) {
             // non-saturating counter that did not go down is the plain difference (delta()'s
             // first case, without the call: this loop runs per window, series and pass).
             const auto before = prev->count(), now = p.count();
-            if (prev->meta == p.meta && before && now && *now >= *before && !b.saturates)
+            if (prev->meta == p.meta && before && now && *now >= *before &&
+                *now - *before <= kMaxPlausible64BitStep && !b.saturates)
                 d = CounterDelta{*now - *before, DeltaKind::normal};
             else if (prev->meta == p.meta || (a.raw == b.raw && a.width_bits == b.width_bits))
                 d = delta(before, now, b.width_bits, b.saturates);

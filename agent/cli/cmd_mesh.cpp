@@ -43,6 +43,7 @@ int run_mesh(const std::vector<std::string>& args) {
             args, desc, vm))
         return *exit;
     if (auto e = check_mesh_args(a)) return usage_error("mesh", kMeshUsage, *e);
+    if (auto e = check_host_arg(vm, a.host)) return usage_error("mesh", kMeshUsage, *e);
     // A host without a usable RDMA port cannot probe anyone: say so now, not per round.
     if (auto where = choose_port(SysfsRoot(a.s.sysfs_root), a.s.device, a.s.gid_index); !where) {
         std::cerr << "rocehealth mesh: " << where.error().message() << "\n";

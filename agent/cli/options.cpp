@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "agent/cli/commands.h"
+#include "core/hostname.h"
 
 namespace rh::cli {
 
@@ -56,6 +57,13 @@ std::atomic<bool>& stop_on_signals() {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
     return g_stop_requested;
+}
+
+std::optional<std::string> check_host_arg(const po::variables_map& vm, const std::string& host) {
+    if (!vm.count("host")) return std::nullopt;
+    const std::string why = check_host_name(host);
+    if (why.empty()) return std::nullopt;
+    return "--host: " + why + ": expected a host name (leave --host out for this host's)";
 }
 
 bool sysfs_root_usable(const std::string& command, const std::string& root) {

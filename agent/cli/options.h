@@ -36,4 +36,9 @@ std::atomic<bool>& stop_on_signals();
 /// exist or is not a directory" and returns false otherwise.
 bool sysfs_root_usable(const std::string& command, const std::string& root);
 
+/// "--host: empty: expected ..." when --host was given and is not a usable host name
+/// (core/hostname.h check_host_name: 1..253 printable bytes, no space), else nullopt. Left
+/// out, the command uses the kernel's name.
+std::optional<std::string> check_host_arg(const po::variables_map& vm, const std::string& host);
+
 }  // namespace rh::cli

@@ -53,6 +53,7 @@ po::options_description probe_options(ProbeArgs& a) {
 std::optional<std::string> check_probe_args(ProbeArgs& a, const po::variables_map& vm) {
     if (a.peers.empty()) return "missing PEER[:PORT]";
     if (a.peers.size() > 1) return "unexpected argument '" + a.peers[1] + "' (one PEER only)";
+    if (auto e = check_host_arg(vm, a.host)) return e;
     ProbeOptions& o = a.o;
     o.peer = a.peers[0];
     std::uint64_t v = 0;

@@ -28,6 +28,7 @@ bool check_record_args(RecordArgs& a, const po::variables_map& vm) {
         return false;
     };
     if (a.out_path.empty()) return fail("--out FILE is required");
+    if (auto e = check_host_arg(vm, a.host)) return fail(*e);
     if (auto e = parse_duration_s("--interval", a.interval_text, 0.1, 3600, a.interval_s))
         return fail(*e);
     if (vm.count("duration"))

@@ -10,6 +10,7 @@
 
 #include "agent/daemon/json_fields.h"
 #include "agent/fabric/prom_client.h"
+#include "core/hostname.h"
 #include "core/json_file.h"
 #include "probes/mesh/mesh_peers_file.h"
 #include "probes/wire/probe_limits.h"
@@ -48,7 +49,8 @@ void read_http(ObjectReader& r, const json& obj, HttpConfig& h, JsonErrors& erro
     ObjectReader o(obj, r.path("http."), errors);
     std::string listen;
     o.string("listen", listen);
-    if (!listen.empty() && !parse_listen(listen, h.listen_host, h.listen_port))
+    // Given, it must say where to listen: "" is a mistake, not "the default" (leave it out).
+    if (o.has("listen") && !parse_listen(listen, h.listen_host, h.listen_port))
         o.fail("listen",
                "expected HOST:PORT with HOST an IP address (\"[::1]:9477\" for IPv6) "
                "and PORT 0..65535, got \"" +
@@ -257,7 +259,11 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
     {
         ObjectReader r(doc, "", errors);
         r.string("host", c.host);
-        if (c.host.size() > 253) r.fail("host", "longer than 253 characters");
+        // Given, it names this host everywhere; left out, the kernel's name is used.
+        if (const std::string why = r.has("host") ? check_host_name(c.host) : ""; !why.empty())
+            r.fail("host", why +
+                               ": expected this host's name (or leave \"host\" out for the "
+                               "kernel's)");
         r.string("sysfs_root", c.sysfs_root);
         if (c.sysfs_root.empty()) r.fail("sysfs_root", "must not be empty");
         r.string("device", c.device);

@@ -22,10 +22,11 @@ MeshThread::MeshThread(MeshSchedule schedule, std::string host, ProbeSummaries& 
         to->add_phase(key, phase.op, phase.size_bytes, raw_us, monotonic_now_s());
     };
     hooks.on_error = [row](const std::string& peer, const std::string& op,
-                           const std::string& status) {
+                           const std::string& status, const std::string& reason) {
         const auto [to, key] = row(peer);
         to->add_error(key, op);
-        log_event("warning", "probe_failed", {{"peer", peer}, {"op", op}, {"status", status}});
+        log_event("warning", "probe_failed",
+                  {{"peer", peer}, {"op", op}, {"status", status}, {"reason", reason}});
     };
     auto sink = [this](std::vector<Sample> round) {
         std::lock_guard<std::mutex> l(m_);

@@ -10,6 +10,7 @@
 
 #include "collectors/bundle/bundle.h"
 #include "core/sample_json.h"
+#include "store/counter_delta.h"
 #include "store/from_snapshot.h"
 
 namespace rh {
@@ -212,9 +213,13 @@ std::optional<std::string> impossible_spacing(const SeriesStore& store,
                 const Point& a = s->points[k - 1];
                 const Point& b = s->points[k];
                 const double dt = b.t_s - a.t_s;
-                const auto before = a.count(), after = b.count();
-                if (dt <= 0 || !before || !after || *after < *before) continue;
-                const double grew = static_cast<double>(*after - *before);
+                const PointMeta& m = s->meta(b);
+                if (dt <= 0 || s->meta(a).raw != m.raw) continue;
+                // As the rules count it (a reset, a wrap or an implausible step is no growth
+                // to refuse the spacing for).
+                const CounterDelta d = delta(a.count(), b.count(), m.width_bits, m.saturates);
+                if (d.kind != DeltaKind::normal || !d.value) continue;
+                const double grew = static_cast<double>(*d.value);
                 double most = 0;
                 char what[200];
                 if (duration) {

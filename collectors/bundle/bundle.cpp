@@ -16,6 +16,7 @@
 #include "collectors/bundle/bundle_model.h"
 #include "collectors/bundle/capture_identity.h"
 #include "collectors/bundle/parse_timestamp.h"
+#include "core/hostname.h"
 #include "core/inventory/parse.h"
 #include "core/sysfs.h"
 
@@ -234,7 +235,7 @@ std::string prompt_host(std::string_view line) {
     // Placeholders of redacted or template prompts name no host.
     for (const char* placeholder : {"localhost", "localhost.localdomain", "hostname", "host"})
         if (host == placeholder) return {};
-    return host;
+    return check_host_name(host).empty() ? host : std::string{};
 }
 
 /// Splits a file at its shell prompt lines: each part holds the lines after one prompt (the
@@ -305,6 +306,10 @@ std::string basename_of(const std::string& dir) {
 
 using Files = std::vector<std::pair<std::string, std::string>>;
 
+/// A `hostname` file larger than this is not `hostname` output, even with a shell prompt and
+/// CRLF around the name (at most 253 bytes).
+constexpr std::size_t kMaxHostnameFileBytes = 4096;
+
 /// The pure part of the import: recognises, parses and merges `files` (name, bytes) of the
 /// capture `dir`; `m` may already hold notes (files that could not be read).
 Result<BundleCapture> import_files(const std::string& dir, const Files& files, Model& m,
@@ -329,6 +334,19 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
             continue;
         }
         if (is_named(name, "hostname")) {
+            // It names the host every finding is about: a file that cannot be `hostname`
+            // output (empty, not one name, huge or binary) is refused, not guessed around.
+            const std::string path = (fs::path(dir) / name).string();
+            const auto refuse = [&](const std::string& why) {
+                return Error{"parse", path, 0,
+                             why +
+                                 ": a hostname file holds the host's name (`hostname` output); "
+                                 "fix it or leave it out (captures are then grouped by "
+                                 "hardware identity)"};
+            };
+            if (text.size() > kMaxHostnameFileBytes)
+                return refuse(std::to_string(text.size()) + " bytes, more than " +
+                              std::to_string(kMaxHostnameFileBytes));
             hostname.clear();
             for (const auto& part : split_commands(split_lines(name, text, label))) {
                 for (const auto& l : part.lines)
@@ -338,11 +356,11 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
                     }
                 if (!hostname.empty()) break;
             }
-            if (!hostname.empty() && looks_like_text(hostname) &&
-                bundle::tokens(hostname).size() == 1)
-                continue;
-            hostname.clear();
-            m.note(name, "hostname file is empty or not one name; the directory name is used");
+            if (hostname.empty()) return refuse("no host name in it");
+            if (looks_like_text(hostname) && bundle::tokens(hostname).size() != 1)
+                return refuse("\"" + hostname.substr(0, 80) + "\" is not one name");
+            if (const std::string why = check_host_name(hostname); !why.empty())
+                return refuse("host name " + why);
             continue;
         }
         const auto utf8 = utf16_to_utf8(text);
@@ -424,6 +442,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     cap.identity = identity_from_model(m, hostname);
     bundle::merge_into(m, s);
     add_snapshot_identity(cap.identity, s);
+    m.warn_bad_values();
     cap.warnings = m.warnings;
     cap.uptime_s = m.uptime_s;
     cap.uptime_source = m.uptime_source;

@@ -159,6 +159,15 @@ struct Model {
     void note(std::string subject, std::string text);
     /// A note that is also a warning (see `warnings`).
     void warn(std::string subject, std::string text);
+    /// A counter value that is not a number, at line `line_index` of `f`: a note, and counted
+    /// in `bad_values` ("ethtool-S.txt:112") for the warning every run shows (ignored_values).
+    void bad_value(const TextFile& f, std::size_t line_index, std::string text);
+    /// Where bad_value was called, "FILE:LINE" each, in the order seen.
+    std::vector<std::string> bad_values;
+    /// Adds the warning for `bad_values` (none when empty): "3 counter values are not numbers
+    /// and were ignored (t1/ethtool-S.txt:112, :118, t1/hw_counters.txt:4); the diagnosis runs
+    /// without them (--verbose shows each)". Call once, after every file is parsed.
+    void warn_bad_values();
 };
 
 // --- text helpers (bundle_text.cpp) -------------------------------------------------------

@@ -129,6 +129,33 @@ void Model::warn(std::string subject, std::string text) {
     notes.push_back(Note{std::move(subject), std::move(text)});
 }
 
+void Model::bad_value(const TextFile& f, std::size_t line_index, std::string text) {
+    note(f, line_index, std::move(text));
+    bad_values.push_back(notes.back().subject);
+}
+
+void Model::warn_bad_values() {
+    if (bad_values.empty()) return;
+    // The first few places, each file named once; --verbose has every one with its value.
+    constexpr std::size_t kShown = 5;
+    std::string where, file;
+    for (std::size_t k = 0; k < bad_values.size() && k < kShown; ++k) {
+        const std::string& at = bad_values[k];
+        const auto colon = at.rfind(':');
+        const std::string this_file = at.substr(0, colon);
+        where += (k ? ", " : "") + (this_file == file ? at.substr(colon) : dir + "/" + at);
+        file = this_file;
+    }
+    if (bad_values.size() > kShown)
+        where += " and " + std::to_string(bad_values.size() - kShown) + " more";
+    const std::size_t n = bad_values.size();
+    warnings.push_back(std::to_string(n) +
+                       (n == 1 ? " counter value is not a number and was ignored ("
+                               : " counter values are not numbers and were ignored (") +
+                       where + "); the diagnosis runs without " + (n == 1 ? "it" : "them") +
+                       " (--verbose shows each)");
+}
+
 std::string_view trim(std::string_view s) {
     const auto b = s.find_first_not_of(" \t\r\n");
     if (b == std::string_view::npos) return {};

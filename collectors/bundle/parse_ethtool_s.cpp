@@ -105,7 +105,7 @@ std::string parse_ethtool_s(const TextFile& f, Model& m) {
         Counter c{name, to_u64(line.substr(colon + 1)), source_of(f, i), {}};
         if (!c.value) {
             c.error = "not an unsigned decimal: " + quote_value(trim(line.substr(colon + 1)));
-            m.note(f, i, "ethtool -S counter " + name + ": " + c.error);
+            m.bad_value(f, i, "ethtool -S counter " + name + ": " + c.error);
         }
         add_counter(out.ethtool_stats, std::move(c), m, f.name);
     }

@@ -80,7 +80,7 @@ Counter counter(const TextFile& f, std::size_t i, std::string name, std::string_
     if (!c.value) {
         c.error = "not an unsigned decimal: " + quote_value(trim(value));
         // "N/A (no PMA)" is what core sysfs.c prints when the MAD fails: a value, not a typo.
-        if (trim(value) != "N/A (no PMA)") m.note(f, i, "counter " + c.name + ": " + c.error);
+        if (trim(value) != "N/A (no PMA)") m.bad_value(f, i, "counter " + c.name + ": " + c.error);
     }
     return c;
 }

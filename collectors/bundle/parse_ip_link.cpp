@@ -143,8 +143,8 @@ std::string parse_ip_link(const TextFile& f, Model& m) {
             for (std::size_t k = 0; k < values.size(); ++k) {
                 const auto v = to_u64(values[k]);
                 if (!v) {  // -h prints "1.2M": not a count
-                    m.note(f, i + 2,
-                           "ip -s link value not a whole number: " + quote_value(values[k]));
+                    m.bad_value(f, i + 2,
+                                "ip -s link value not a whole number: " + quote_value(values[k]));
                     continue;
                 }
                 store_stat(cur->netdev, rx, errors_table, names[k], *v);

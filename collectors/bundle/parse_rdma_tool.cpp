@@ -75,7 +75,7 @@ void pair(const TextFile& f, std::size_t i, const PortKey& k, std::string_view k
         Counter c{std::string(key), to_u64(value), source_of(f, i), {}};
         if (!c.value) {
             c.error = "not an unsigned decimal: " + quote_value(value);
-            m.note(f, i, "rdma statistic " + c.name + ": " + c.error);
+            m.bad_value(f, i, "rdma statistic " + c.name + ": " + c.error);
         }
         add_counter(p.nl_hw_counters, std::move(c), m, f.name);
     }

@@ -71,7 +71,7 @@ void Mesh::fail(std::size_t i, const std::string& op, const std::string& status,
                 const std::string& error) {
     auto& st = status_[i];
     ++st.errors[{op, status}];
-    if (hooks_.on_error) hooks_.on_error(s_.peers[i], op, status);
+    if (hooks_.on_error) hooks_.on_error(s_.peers[i], op, status, error);
     ++st.rounds_failed;
     st.last_error = error;
     peers_[i].session.reset();  // its QP is in error (or there was none): set up anew later

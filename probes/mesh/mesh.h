@@ -69,9 +69,12 @@ struct MeshHooks {
     std::function<void(const std::string& peer, const LatencyStats& phase,
                        const std::vector<double>& raw_us)>
         on_phase;
-    /// Every failure counted in probe_errors: op ("connect" when no session could be set up)
-    /// and status (IBV_WC_* name, "timeout", "other", "unreachable", "local_setup").
-    std::function<void(const std::string& peer, const std::string& op, const std::string& status)>
+    /// Every failure counted in probe_errors: op ("connect" when no session could be set up),
+    /// status (IBV_WC_* name, "timeout", "other", "unreachable", "local_setup") and the reason
+    /// as the failing call gave it, with its errno or verbs text (Error::message(), e.g.
+    /// "ibv_reg_mr: Cannot allocate memory: ..."; the phase's error for a failed phase).
+    std::function<void(const std::string& peer, const std::string& op, const std::string& status,
+                       const std::string& reason)>
         on_error;
 };
 

@@ -165,8 +165,9 @@ std::map<std::string, std::vector<double>> sample_times(const FindingContext& ct
 /// moved as the condition means it, measured over that host's sample interval alone: a gauge or
 /// pause fraction meeting the threshold, a counter growing at a rate that would meet the
 /// threshold over the condition's window (any growth for "> 0"). The earliest over the hosts
-/// the condition reads. A first rise in the data's first interval says the signal was already
-/// there when the data began.
+/// the condition reads, stamped at the sample that showed it. Only a gauge meeting the
+/// condition at the data's first sample was "already present when the data begins"; a counter
+/// that rose between the first two samples "started" in that interval.
 void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
     if (is_absence(c)) return;
     const double from = f.opened_t - ctx.lookback_s;
@@ -175,10 +176,13 @@ void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
     step.window_s = 0;
     std::optional<TimelineEvent> first;
     for (const auto& [host, times] : sample_times(ctx, c, from, to)) {
-        for (std::size_t k = 1; k < times.size(); ++k) {
+        // A gauge (a state) is read at each sample, the first one included; a counter's rise
+        // needs an interval, so it is first seen at the second sample.
+        const bool one_sample = c.measure == Measure::value || is_lifetime(c.measure);
+        for (std::size_t k = one_sample ? 0 : 1; k < times.size(); ++k) {
             const double t = times[k];
             if (first && t >= first->t) break;
-            const double dt = t - times[k - 1];
+            const double dt = k == 0 ? 0 : t - times[k - 1];
             const Measurement m = measure(ctx.store, step, ctx.group, t, dt);
             if (!m.value || !m.strongest || m.strongest->key.host != host) continue;
             bool moved = false;
@@ -200,7 +204,9 @@ void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
             e.value = measured_text(step, *m.value, s.unit(), m.high.has_value());
             e.unit = measured_unit(step, s.unit());
             e.source = s.metas.empty() ? "" : s.metas.back().source;
-            const bool at_start = k == 1 && s.points.front().t >= times.front() - kWindowSlackS;
+            // Only a state read at the data's first sample was there before the data began; a
+            // rise seen between the first two samples began in that interval.
+            const bool at_start = k == 0 && s.points.front().t >= times.front() - kWindowSlackS;
             e.what =
                 c.signal +
                 (at_start ? " already present when the data begins: "

@@ -282,6 +282,71 @@ bool any_selected_valued(const SeriesStore& store, const Condition& c, const Gro
 
 namespace {
 
+bool compare(Compare op, double v, double x) {
+    switch (op) {
+        case Compare::gt:
+            return v > x;
+        case Compare::ge:
+            return v >= x;
+        case Compare::lt:
+            return v < x;
+        case Compare::le:
+            return v <= x;
+        case Compare::eq:
+            return v == x;
+        case Compare::ne:
+            return v != x;
+    }
+    return false;
+}
+
+/// A `changed_in_data` gauge condition's reading of `s` at t (Condition::changed_in_data):
+/// `value` is what makes the comparison hold — the gauge's value at t when it entered the
+/// condition's side within the data (an earlier point was on the other side: up -> down), or
+/// the value it left at t when it had been on that side since the data began (down -> up) —
+/// else the value at t, which does not hold; `unchanged` when it has been on the condition's
+/// side at every point up to t (a port down throughout). Reads only points up to t, so a
+/// settled verdict stays settled (VerdictCache); O(points before the first on the other side).
+struct ChangedReading {
+    std::optional<double> value;
+    bool unchanged = false;
+};
+
+ChangedReading changed_value_at(const Series& s, const Condition& c, double t) {
+    ChangedReading r;
+    const auto current = value_at(s, t);
+    if (!current) return r;
+    const Point* previous = nullptr;  // the last valued point before the first on the other side
+    const Point* other_side = nullptr;
+    for (const Point& p : s.points) {
+        if (p.t > t + kWindowSlackS) break;
+        const auto v = p.value();
+        if (!v) continue;
+        if (!compare(c.op, *v, c.threshold)) {
+            other_side = &p;
+            break;
+        }
+        previous = &p;
+    }
+    if (compare(c.op, *current, c.threshold)) {
+        if (other_side)
+            r.value = current;  // entered within the data
+        else
+            r.unchanged = true;  // on this side since the data began
+        return r;
+    }
+    // On the other side now: it changed at t if every earlier point was on the condition's
+    // side (the first on the other side is the one at t), reported as the state it left.
+    const Point* last = nullptr;  // the point value_at(s, t) read
+    auto it = std::upper_bound(s.points.begin(), s.points.end(), t + kWindowSlackS,
+                               [](double x, const Point& p) { return x < p.t; });
+    while (previous && !last && it != s.points.begin())
+        if ((--it)->value()) last = &*it;
+    const bool left_at_t = previous && other_side == last;
+    r.value = left_at_t ? previous->value() : current;
+    return r;
+}
+
 /// measure() over the series `chosen` (select_series's): sets m.value, m.high, m.strongest and,
 /// with `keep_summed`, m.summed. The verdict alone (holds() per pass) needs no lists.
 void measure_over(const SeriesStore& store, const Condition& c, const Group& g, double t,
@@ -294,6 +359,7 @@ void measure_over(const SeriesStore& store, const Condition& c, const Group& g, 
     double best = -INFINITY;
     bool bounded = false;
     std::optional<double> high;
+    bool unchanged = false;
     for (const Series* s : chosen) {
         std::optional<double> v, v_high;
         const double t_s = read_time_for(store, *s, g, t, step_s), t0_s = t_s - window;
@@ -309,7 +375,13 @@ void measure_over(const SeriesStore& store, const Condition& c, const Group& g, 
                 v = rate_in(*s, t0_s, t_s);
                 break;
             case Measure::value:
-                v = value_at(*s, t_s);
+                if (c.changed_in_data) {
+                    const ChangedReading r = changed_value_at(*s, c, t_s);
+                    v = r.value;
+                    unchanged = unchanged || r.unchanged;
+                } else {
+                    v = value_at(*s, t_s);
+                }
                 break;
             case Measure::per_bit: {
                 const auto r = rate_in(*s, t0_s, t_s);
@@ -364,6 +436,7 @@ void measure_over(const SeriesStore& store, const Condition& c, const Group& g, 
         }
     }
     if (bounded && m.value && high) m.high = std::max(*high, *m.value);
+    m.unchanged = unchanged && !m.value;
     if (c.measure == Measure::lifetime_share_of_uptime && m.value) {
         const auto up = uptime_s(store, g.host, t);
         m.value = up && *up > 0 ? std::optional<double>(*m.value / 1e6 / *up) : std::nullopt;
@@ -384,29 +457,8 @@ Measurement measure(const SeriesStore& store, const Condition& c, const Group& g
     return m;
 }
 
-namespace {
-
-bool compare(Compare op, double v, double x) {
-    switch (op) {
-        case Compare::gt:
-            return v > x;
-        case Compare::ge:
-            return v >= x;
-        case Compare::lt:
-            return v < x;
-        case Compare::le:
-            return v <= x;
-        case Compare::eq:
-            return v == x;
-        case Compare::ne:
-            return v != x;
-    }
-    return false;
-}
-
-}  // namespace
-
 std::optional<bool> holds(const Condition& c, const Measurement& m) {
+    if (m.unchanged) return false;
     if (!m.value) return std::nullopt;
     const bool low = compare(c.op, *m.value, c.threshold);
     if (m.high && compare(c.op, *m.high, c.threshold) != low) return std::nullopt;

@@ -32,6 +32,9 @@ struct Measurement {
     /// The series whose values were added up (increase, rate_per_s, lifetime measures): the
     /// value is their sum, so it is named after all of them (evidence), not the strongest.
     std::vector<const Series*> summed;
+    /// A `changed_in_data` condition whose gauge has been on the condition's side at every
+    /// point up to t (Condition::changed_in_data): the condition is false, whatever the value.
+    bool unchanged = false;
 };
 
 /// Series `c` reads for `g` (at time t for the pfc_enabled-based priority selection).

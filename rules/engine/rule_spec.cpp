@@ -102,7 +102,7 @@ Condition condition(const R& r) {
     Condition c;
     if (!r.expect_object()) return c;
     r.refuse_unknown({"signal", "series", "match", "measure", "op", "threshold", "window_s", "host",
-                      "on_pfc_priorities", "per"});
+                      "on_pfc_priorities", "per", "changed_in_data"});
     c.signal = r.req_string("signal");
     const R s = r.member("series");  // reports a missing one
     if (s.json().is_string()) {
@@ -137,6 +137,9 @@ Condition condition(const R& r) {
         r.error_at("per", c.per.empty() ? "missing: lifetime_per_million needs the counters "
                                           "it is weighed against"
                                         : "only with measure lifetime_per_million");
+    c.changed_in_data = r.opt_bool("changed_in_data", false);
+    if (c.changed_in_data && c.measure != Measure::value)
+        r.error_at("changed_in_data", "only with measure value (a gauge's state)");
     if (is_lifetime(c.measure) && c.window_s > 0)
         r.error_at("window_s", "a lifetime measure has no window (it reads one capture)");
     return c;
@@ -187,8 +190,36 @@ std::vector<Escalation> check_escalations(const R& r, const RuleDef& def) {
     return out;
 }
 
+/// Every {name} in a time-based rule's summary must be one the engine fills in
+/// (evidence.cpp render_summary): {host}, {held}, a `group_by` label, {<label>_text} of a
+/// `label_text` label in `group_by`, or the signal of a `when` condition. Anything else would
+/// print "?" in every finding: reported at `summary`, naming the placeholder and the known ones.
+void check_placeholders(const R& r, const RuleSpec& spec) {
+    std::set<std::string> known = {"host", "held"};
+    for (const std::string& label : spec.group_by) {
+        known.insert(label);
+        if (spec.label_text.count(label)) known.insert(label + "_text");
+    }
+    for (const Condition* c : leaf_conditions(spec.when)) known.insert(c->signal);
+    const std::string& text = spec.summary;
+    for (std::size_t a = text.find('{'); a != std::string::npos; a = text.find('{', a + 1)) {
+        const std::size_t b = text.find('}', a);
+        if (b == std::string::npos) {
+            r.error_at("summary", "\"{\" at " + std::to_string(a) + " is never closed by \"}\"");
+            return;
+        }
+        const std::string name = text.substr(a + 1, b - a - 1);
+        if (known.count(name)) continue;
+        std::string list;
+        for (const std::string& k : known) list += (list.empty() ? "{" : ", {") + k + "}";
+        r.error_at("summary",
+                   "unknown placeholder {" + name + "} (this rule fills in: " + list + ")");
+    }
+}
+
 /// The time-based part of a rule (no `check`).
 void time_based(const R& r, RuleSpec& spec) {
+    const std::size_t errors_before = r.errors().size();
     spec.summary = r.req_string("summary");
     if (const auto lt = r.opt_object("label_text"))
         for (const auto& [label, texts] : lt->json().items())
@@ -219,6 +250,9 @@ void time_based(const R& r, RuleSpec& spec) {
     spec.group_by = r.opt_string_list("group_by");
     for (const std::string& label : spec.group_by)
         check_label(r.errors(), label, r.path_of("group_by"));
+    // Placeholders are judged against a valid group_by and when (else each of their problems
+    // would come back as unknown placeholders too).
+    if (r.errors().size() == errors_before) check_placeholders(r, spec);
     r.each("supports", false, [&](const R& s) { spec.supports.push_back(condition(s)); });
     r.each("alternatives", false, [&](const R& a) {
         if (!a.expect_object()) return;

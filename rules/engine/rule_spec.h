@@ -67,6 +67,12 @@ struct Condition {
     /// For lifetime_per_million: the counters it is weighed against, tried in order (the first
     /// series name with a reading for the group is used, its series summed).
     std::vector<std::string> per;
+    /// With measure `value` only: the condition holds only where the gauge changed side within
+    /// the data — at t it is on the condition's side and an earlier point was not (entered:
+    /// up -> down), or it left at t the side it had been on since the data began (down -> up,
+    /// measured as the value it left). A gauge on the condition's side since the data began (a
+    /// port down throughout) is a state, not a change: the condition is false there.
+    bool changed_in_data = false;
 };
 
 /// A boolean combination of conditions: all / any of children, or one condition.

@@ -212,6 +212,9 @@ for line in \
     grep -qxF "$line" "$work/metrics-mesh.txt" || fail "/metrics lacks: $line"
 done
 grep -q '"event":"probe_failed".*"peer":"127.0.0.1:1"' "$work/agent.log" || fail "no probe_failed event"
+# ... saying why: this host's side could not be set up (a fixture has no RDMA device), and how.
+grep '"event":"probe_failed"' "$work/agent.log" | grep -q '"reason":"[^"]' ||
+    fail "probe_failed without a reason: $(grep -m1 '"event":"probe_failed"' "$work/agent.log")"
 # The topology is host_info's alone: no other series carries it (the rules join on instance).
 [ "$(grep -c 'tor="r07"' "$work/metrics.txt")" = 1 ] || fail "tor=\"r07\" is on more than host_info"
 

@@ -162,6 +162,12 @@ const BadConfig kBadConfigs[] = {
      "http.max_threads: expected a whole number from 1 to 64, got a number (1.5)"},
     {R"({"http": 9477})", "http: expected an object, got a number (9477)"},
     {R"({"host": 7})", "host: expected a string, got a number (7)"},
+    // the host name every sample and finding carries: non-empty, a DNS name's length, printable
+    {R"({"host": ""})", "host: empty: expected this host's name"},
+    {R"({"host": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})",
+     "host: 254 bytes long: at most 253 (a DNS name)"},
+    {R"({"host": "gpu 01"})", "host: byte 4 is not a printable character other than a space"},
+    {R"({"host": "gpu\u001b01"})", "host: byte 4 is not a printable character"},
     {"[]", "expected a JSON object at the top, got array"},
     // out of range: the value and the range
     {R"({"http": {"max_threads": 0}})",
@@ -186,6 +192,9 @@ const BadConfig kBadConfigs[] = {
     {R"({"retention_s": 60, "collect_interval_s": 10})",
      "retention_s: 60 keeps fewer than 10 passes"},
     // listen addresses: an IP and a port
+    {R"({"http": {"listen": ""}})",
+     "http.listen: expected HOST:PORT with HOST an IP address (\"[::1]:9477\" for IPv6) and PORT "
+     "0..65535, got \"\""},
     {R"({"http": {"listen": "localhost:9477"}})", "http.listen: expected HOST:PORT"},
     {R"({"http": {"listen": "127.0.0.1"}})", "http.listen: expected HOST:PORT"},
     {R"({"http": {"listen": "127.0.0.1:"}})", "http.listen: expected HOST:PORT"},

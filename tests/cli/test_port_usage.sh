@@ -39,6 +39,22 @@ has "check went down" "(.../class/infiniband/mlx5_1/ports/1/state)"
 evidence_lacks "check went down" "$fx"  # no evidence cites a path of this machine
 lacks "check went down" "taken as not cabled"
 
+# One name, one unit: `check` (sysfs counters/port_xmit_data, 4-byte words) and `diagnose` of a
+# recording of the same tree (the normalized series, bytes) show the same traffic the same way.
+check_line=$(grep -F "signs it was in use" <<<"$out")
+grep -qF "port_xmit_data_bytes = 208475320068 bytes" <<<"$check_line" ||
+  fail "check went down: port_xmit_data not shown in bytes under its _bytes name: $check_line"
+"$bin" record --out "$work/went.jsonl" --sysfs-root "$went" --interval 250ms --duration 500ms >/dev/null 2>&1 ||
+  fail "record of the went-down tree failed"
+run 1 "diagnose replay went down" "$bin" diagnose --replay "$work/went.jsonl"
+replay_line=$(grep -F "signs it was in use" <<<"$out")
+for data in "port_rcv_data_bytes = 192853508840 bytes" "port_xmit_data_bytes = 208475320068 bytes"; do
+  grep -qF "$data" <<<"$replay_line" || fail "diagnose replay: '$data' not in: $replay_line"
+done
+for line in "$check_line" "$replay_line"; do
+  ! grep -qE "port_(xmit|rcv)_data = " <<<"$line" || fail "a raw PMA data name without its unit: $line"
+done
+
 for spec in mlx5_1/1 ens1f1np1; do
   run 1 "check --require-port $spec" "$bin" check --sysfs-root "$uncabled" --require-port "$spec"
   has "check --require-port $spec" "[error] port_not_active"

@@ -24,6 +24,12 @@ has record "5 passes" "to $rec"
 [ "$(grep -c '"kind":"inventory"' "$rec")" = 1 ] || fail "record: expected one inventory sample"
 [ "$(grep -c '"series":"port_state_code"' "$rec")" -ge 5 ] || fail "record: port_state_code not in every pass"
 grep -q '"host":"lab-x8"' "$rec" || fail "record: --host not applied"
+# --host names the host of every sample: empty, over 253 bytes or unprintable is refused by name.
+run 2 "record --host ''" record --out "$work/h.jsonl" --duration 1s --sysfs-root "$fx/mlx5_x8/sys" --host ""
+has "record --host ''" "rocehealth record: --host: empty"
+run 2 "record --host 300 bytes" record --out "$work/h.jsonl" --duration 1s --sysfs-root "$fx/mlx5_x8/sys" --host "$(head -c 300 /dev/zero | tr '\0' a)"
+has "record --host 300 bytes" "--host: 300 bytes long: at most 253"
+[ ! -e "$work/h.jsonl" ] || fail "record --host: wrote a recording under a bad host name"
 # The recording replays: the inventory checks see the x8 PCIe link.
 run 1 "diagnose replay" diagnose --replay "$rec"
 has "diagnose replay" "[warning] pcie_downtrained on lab-x8" "x8 of 16 GT/s x16"
@@ -88,6 +94,15 @@ run 2 "bundle no interval" diagnose --bundle "$work/c0" --bundle "$work/c1"
 has "bundle no interval" "give --interval SECONDS"
 run 1 "bundle interval" diagnose --bundle "$work/c0" --bundle "$work/c1" --interval 10
 has "bundle interval" "[error] rnr on storage-04" "+0.0s"
+# Counter values that are not numbers are ignored, and said so without --verbose: how many and
+# where (file:line); the diagnosis still runs on the rest.
+mkdir -p "$work/bad0" "$work/bad1"
+cp "$b/mlx5_series/t0"/* "$work/bad0/"; cp "$b/mlx5_series/t1"/* "$work/bad1/"
+sed -i 's/^\(\s*tx_tso_packets:\).*/\1 12x4/; s/^\(\s*tx_tso_bytes:\).*/\1 N\/A/' "$work/bad1/ethtool-S.txt"
+sed -i 's/^\(\s*implied_nak_seq_err\) 0/\1 ?/' "$work/bad1/rdma-stat.txt"
+run 1 "bad values" diagnose --bundle "$work/bad0" --bundle "$work/bad1"
+has "bad values" "[error] rnr on storage-04" \
+  "3 counter values are not numbers and were ignored (bad1/ethtool-S.txt:6, :7, bad1/rdma-stat.txt:3)"
 # Captures given too close together for their counters: the error names both captures, in
 # order, however close (it named the first twice below 0.25 s).
 run 2 "bundle interval too short" diagnose --bundle "$work/c0" --bundle "$work/c1" --interval 0.001

@@ -37,6 +37,24 @@ check "bad rules: '3 problems'" grep -q "3 problems" "$work/out"
 "$bin" rules check "$work/none.json" >/dev/null 2>"$work/err"; rc=$?
 check "missing file: exit 1, named" [ $rc = 1 ] && grep -q "none.json" "$work/err"
 
+# 2b. A summary placeholder the engine does not fill in (a typo would print "?" in every
+# finding): named with the rule's path, like the other problems; the shipped summaries pass.
+python3 - "$shipped" "$work/placeholder.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+i = next(k for k, r in enumerate(d["rules"]) if r["id"] == "link_flap")
+d["rules"][i]["summary"] += " {carier} {devise}"
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+print(i, file=open(sys.argv[2] + ".index", "w"))
+PY
+i=$(cat "$work/placeholder.json.index")
+"$bin" rules check "$work/placeholder.json" >"$work/out" 2>"$work/err"; rc=$?
+check "unknown placeholder: exit 1" [ $rc = 1 ]
+check "unknown placeholder: {carier} named at rules[$i].summary" \
+  grep -q "placeholder.json: rules\[$i\].summary: unknown placeholder {carier} (this rule fills in: .*{carrier}" "$work/err"
+check "unknown placeholder: {devise} named too" grep -q "rules\[$i\].summary: unknown placeholder {devise}" "$work/err"
+check "unknown placeholder: '2 problems'" grep -q "2 problems" "$work/out"
+
 # 3. A scenario whose expected severity is not what the rules give: FAIL, missing + unexpected.
 cp -r "$repo/tests/scenarios/rnr" "$work/rnr"
 python3 - "$work/rnr/expected.json" <<'PY'

@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "../support/shipped_rules.h"
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/bundle_model.h"
+#include "rules/engine/checks.h"
 #include "rules/rule.h"
 #include "tests/support/bundle_support.h"
 #include "tests/support/test_support.h"
-#include "rules/engine/checks.h"
-#include "../support/shipped_rules.h"
 
 BOOST_AUTO_TEST_SUITE(test_bundle_robust)
 
@@ -298,6 +298,58 @@ BOOST_AUTO_TEST_CASE(prompt_host_is_hostname_evidence_and_placeholders_are_not) 
                             "rnr_nak_retry_err:4\n"}});
     BOOST_TEST(b.identity.hostname.empty());
     BOOST_TEST(b.snapshot.host == "t0");
+}
+
+// The new user's report: bad capture values were noted only with --verbose. Every counter
+// value that is not a number is counted in one warning naming where it is (file:line); the
+// kernel's own "N/A (no PMA)" is a value, not a typo, and is not counted.
+BOOST_AUTO_TEST_CASE(counter_values_that_are_not_numbers_are_one_warning_with_places) {
+    const auto c =
+        import({{"ethtool.txt",
+                 "NIC statistics:\n     rx_bytes: 12x4\n     tx_bytes: 5\n"
+                 "     rx_packets: N/A\n"},
+                {"hw.txt",
+                 "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/rnr_nak_retry_err:4\n"
+                 "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer:-\n"
+                 "/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait:N/A (no PMA)\n"}});
+    BOOST_TEST(has(warnings(c),
+                   "3 counter values are not numbers and were ignored "
+                   "(t0/ethtool.txt:2, :4, t0/hw.txt:2); the diagnosis runs without "
+                   "them (--verbose shows each)"),
+               warnings(c));
+    const auto one = import({{"ethtool.txt", "NIC statistics:\n     rx_bytes: 1.2M\n"}});
+    BOOST_TEST(has(warnings(one),
+                   "1 counter value is not a number and was ignored "
+                   "(t0/ethtool.txt:2); the diagnosis runs without it"),
+               warnings(one));
+    const auto clean = import({{"ethtool.txt", "NIC statistics:\n     rx_bytes: 12\n"}});
+    BOOST_TEST(!has(warnings(clean), "not a number"), warnings(clean));
+}
+
+// The new user's report: an empty or a 100 KB `hostname` file was taken as a host name. A
+// hostname file names the host of every finding: what cannot be `hostname` output is refused,
+// naming the file; a name with its prompt and CRLF is still read.
+BOOST_AUTO_TEST_CASE(a_hostname_file_that_is_no_host_name_is_refused_naming_it) {
+    const std::string hw = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/rnr_nak_retry_err:4\n";
+    const std::pair<std::string, std::string> bad[] = {
+        {"", "t0/hostname: no host name in it"},
+        {"\n  \n", "t0/hostname: no host name in it"},
+        {std::string(100 * 1024, 'a') + "\n", "t0/hostname: 102401 bytes, more than 4096"},
+        {std::string(300, 'a') + "\n", "t0/hostname: host name 300 bytes long: at most 253"},
+        {"gpu01 gpu01.example.com\n", "t0/hostname: \"gpu01 gpu01.example.com\" is not one name"},
+        {"gpu\x01"
+         "01\n",
+         "t0/hostname: host name byte 4 is not a printable character"}};
+    for (const auto& [text, says] : bad) {
+        BOOST_TEST_CONTEXT(says) {
+            const auto r =
+                rh::import_bundle_files("cases/x/t0", {{"hw.txt", hw}, {"hostname", text}});
+            BOOST_TEST_REQUIRE(!r.ok());
+            BOOST_TEST(has(r.error().message(), says), r.error().message());
+        }
+    }
+    const auto ok = import({{"hw.txt", hw}, {"hostname", "[root@gpu07 ~]# hostname\r\ngpu07\r\n"}});
+    BOOST_TEST(ok.snapshot.host == "gpu07");
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_bundle_robust

@@ -46,6 +46,17 @@ BOOST_AUTO_TEST_CASE(table) {
         {"32-bit dip (not a plausible wrap) is a glitch", 1000, 999, 32, false, std::nullopt,
          DeltaKind::backwards},
         {"down to half is a reset", 100, 50, 64, false, 50, DeltaKind::reset},
+        // No 64-bit count grows by 2^63 or more between two reads: a reading below the last
+        // one taken as unsigned (-1, all ones) is a glitch, never 2^64 new events.
+        {"64-bit rise to the maximum is a glitch, not 2^64 events", 5, kMax64, 64, false,
+         std::nullopt, DeltaKind::backwards},
+        {"64-bit rise to -3 as unsigned is a glitch", 0, kMax64 - 2, 64, false, std::nullopt,
+         DeltaKind::backwards},
+        {"64-bit rise of 2^63 - 1 is still a count", 0, (kMax64 >> 1), 64, false, kMax64 >> 1,
+         DeltaKind::normal},
+        {"from the maximum back down is a reset", kMax64, 10, 64, false, 10, DeltaKind::reset},
+        {"32-bit rise to its maximum is a count", 5, k2p32 - 1, 32, false, k2p32 - 6,
+         DeltaKind::normal},
         {"16-bit saturating at max", 100, 65535, 16, true, std::nullopt, DeltaKind::saturated},
         {"16-bit saturating stays at max", 65535, 65535, 16, true, std::nullopt,
          DeltaKind::saturated},

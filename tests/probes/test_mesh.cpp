@@ -83,6 +83,26 @@ BOOST_AUTO_TEST_CASE(unreachable_peer_backs_off_and_counts) {
     BOOST_TEST(*last[0].count == 4u);
 }
 
+// The new user's report: a failed probe was logged as local_setup with no reason. The hook
+// the agent logs `probe_failed` from gets what failed, as the failing call said it.
+BOOST_AUTO_TEST_CASE(a_failed_probe_says_why) {
+    std::vector<std::vector<std::string>> seen;  // op, status, reason
+    MeshHooks hooks;
+    hooks.on_error = [&seen](const std::string&, const std::string& op, const std::string& status,
+                             const std::string& reason) {
+        seen.push_back({op, status, reason});
+    };
+    Mesh m(
+        schedule(), "h1", [](std::vector<Sample>) {}, hooks);
+    m.round();
+    BOOST_TEST_REQUIRE(seen.size() == 1u);
+    BOOST_TEST(seen[0][0] == "connect");
+    BOOST_TEST(seen[0][1] == "local_setup");
+    BOOST_TEST(seen[0][2] == m.status().at(0).last_error);
+    // The port of the fixture is DOWN: the reason says which port and why it cannot be used.
+    BOOST_TEST(seen[0][2].find("ACTIVE") != std::string::npos, seen[0][2]);
+}
+
 BOOST_AUTO_TEST_CASE(run_stops_at_the_deadline) {
     auto s = schedule();
     s.interval_s = 0.1;
@@ -132,9 +152,8 @@ BOOST_AUTO_TEST_CASE(a_plan_chooses_the_peers_of_each_round) {
     };
     std::vector<std::string> probed;
     MeshHooks hooks;
-    hooks.on_error = [&probed](const std::string& peer, const std::string&, const std::string&) {
-        probed.push_back(peer);
-    };
+    hooks.on_error = [&probed](const std::string& peer, const std::string&, const std::string&,
+                               const std::string&) { probed.push_back(peer); };
     Mesh m(
         s, "h1", [](std::vector<Sample>) {}, hooks);
     m.round();

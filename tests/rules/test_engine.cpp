@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -573,6 +574,30 @@ BOOST_AUTO_TEST_CASE(first_rise_of_another_host_is_found_on_its_own_samples) {
             }
         }
     }
+}
+
+// The new user's report: a rise first seen between capture 1 and capture 2 was dated
+// "already present when the data begins". It began in that interval: "started", at the
+// second sample. Only a state (a gauge) met at the first sample was there before the data.
+BOOST_AUTO_TEST_CASE(a_rise_between_the_first_two_samples_started_in_that_interval) {
+    SeriesStore store;
+    add_counter(store, "gpu01", "rnr_nak_received", kPort, 3, during(1, 3, 50));
+    add_gauge(store, "gpu01", "port_width_lanes", kPort, 3, 4);
+    const auto& f = only_finding(rh::run_rules(store, one_rule(R"({"when": {"all": [
+            {"signal": "naks", "series": "rnr_nak_received", "measure": "increase", "op": ">", "threshold": 0},
+            {"signal": "lanes", "series": "port_width_lanes", "measure": "value", "op": ">=", "threshold": 2}]}})")));
+    std::map<std::string, const rh::TimelineEvent*> by_series;
+    for (const rh::TimelineEvent& e : f.timeline)
+        if (!e.series.empty()) by_series[e.series] = &e;
+    BOOST_TEST_REQUIRE(by_series.count("rnr_nak_received") == 1u);
+    BOOST_TEST_REQUIRE(by_series.count("port_width_lanes") == 1u);
+    const rh::TimelineEvent& naks = *by_series["rnr_nak_received"];
+    BOOST_TEST(naks.t == 1.0);
+    BOOST_TEST(naks.what.find("naks started:") == 0u, naks.what);
+    BOOST_TEST(naks.what.find("already present") == std::string::npos, naks.what);
+    const rh::TimelineEvent& lanes = *by_series["port_width_lanes"];
+    BOOST_TEST(lanes.t == 0.0);
+    BOOST_TEST(lanes.what.find("lanes already present when the data begins") == 0u, lanes.what);
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_rules_engine

@@ -69,6 +69,23 @@ BOOST_AUTO_TEST_CASE(thirty_two_bit_wrap_gives_the_true_increase) {
     BOOST_TEST(rh::rate_in(s, 0, 4).value_or(-1) == 75.0 / 4);
 }
 
+// The new user's report: a 64-bit counter reading its maximum (all ones) between two good
+// reads showed "18446744073709551616 packets in 10 s". No count is 2^64: the window is the
+// growth between the good reads, the all-ones read a gap, and the store's total goes on from
+// the last good reading too.
+BOOST_AUTO_TEST_CASE(a_64_bit_counter_at_its_maximum_is_not_a_2_pow_64_delta) {
+    constexpr std::uint64_t kMax64 = ~std::uint64_t{0};
+    rh::SeriesStore store;
+    const auto& s = stored(store, every_second({5, kMax64, 12, kMax64 - 3, 20}));
+    check(rh::increase_in(s, 0, 4), 7 + 8, 2, 2, false, false);
+    BOOST_TEST((rh::increase_in(s, 0, 1).increase == std::nullopt));
+    BOOST_TEST((s.total == U{20}));
+    // Also when the first reading is small and the counter goes "below zero" by one.
+    rh::SeriesStore one;
+    check(rh::increase_in(stored(one, every_second({5, kMax64})), 0, 1), std::nullopt, 0, 1, false,
+          false);
+}
+
 BOOST_AUTO_TEST_CASE(same_drop_on_a_64_bit_counter_is_a_reset) {
     // The values of the wrap above, but 64 bits wide: going back is a reset (count since it).
     const std::vector<U> v = {k2p32 - 30, k2p32 - 10, 5, 25, 45};
