@@ -63,6 +63,7 @@ void SeriesStore::add(const Sample& s) {
     if (s.count || s.value) ser.ever_valued = true;
     const auto meta_index = static_cast<std::uint32_t>(m - ser.metas.begin());
     ser.points.push_back(Point{t, s.t_s, s.count, s.value, meta_index});
+    ser.note_added(ser.points.back());
     if (s.kind == SampleKind::counter && s.count) {
         bool glitch = false;  // below the last reading: keep counting from the last good one
         if (!ser.total) {
@@ -75,9 +76,48 @@ void SeriesStore::add(const Sample& s) {
         if (!glitch) ser.last_counted = {{*s.count, meta_index}};
     }
     while (!ser.points.empty() && (ser.points.size() > limits_.max_points ||
-                                   ser.points.front().t < t - limits_.retention_s))
+                                   ser.points.front().t < t - limits_.retention_s)) {
+        ser.note_dropped();
         ser.points.pop_front();
+    }
     note_pass_time(pass_times_[s.host], t, limits_.retention_s, passes_inserted_);
+}
+
+void Series::note_added(const Point& p) {
+    const auto v = p.value();
+    if (!v || !change_known_ || change_) return;
+    const std::uint64_t index = dropped_ + points.size() - 1;
+    if (!first_valued_) {
+        first_valued_ = index;
+        first_value_ = *v;
+    } else if (*v != first_value_) {
+        change_ = index;
+    }
+}
+
+void Series::note_dropped() {
+    if (first_valued_ && *first_valued_ == dropped_) change_known_ = false;  // search again
+    ++dropped_;
+}
+
+std::deque<Point>::const_iterator Series::first_value_change() const {
+    if (!change_known_) {
+        first_valued_.reset();
+        change_.reset();
+        for (std::size_t i = 0; i < points.size() && !change_; ++i) {
+            const auto v = points[i].value();
+            if (!v) continue;
+            if (!first_valued_) {
+                first_valued_ = dropped_ + i;
+                first_value_ = *v;
+            } else if (*v != first_value_) {
+                change_ = dropped_ + i;
+            }
+        }
+        change_known_ = true;
+    }
+    return change_ ? points.begin() + static_cast<std::ptrdiff_t>(*change_ - dropped_)
+                   : points.end();
 }
 
 void SeriesStore::add_inventory(const Sample& s) {

@@ -115,8 +115,24 @@ struct Series {
     const PointMeta& meta(const Point& p) const { return metas[p.meta]; }
     const std::string& unit() const { return metas.empty() ? kEmpty : metas.back().unit; }
 
+    /// Gauges: the oldest kept point whose value differs from the oldest kept valued point's
+    /// (where the level first changed within the kept data); points.end() when it never did.
+    /// Every valued point before it has the oldest's value. O(1) while points are only added; the
+    /// points are searched again (once) after the oldest valued point was dropped. Not
+    /// thread-safe: one thread queries (the rule engine's).
+    std::deque<Point>::const_iterator first_value_change() const;
+
   private:
+    friend class SeriesStore;
+    void note_added(const Point& p);  ///< by SeriesStore::add, after the push_back
+    void note_dropped();              ///< by SeriesStore::add, before a pop_front
     static inline const std::string kEmpty;
+    // Indexes count every point ever added (minus dropped_ for the deque's index).
+    std::uint64_t dropped_ = 0;
+    mutable bool change_known_ = true;  ///< first_/change_ below describe the kept points
+    mutable std::optional<std::uint64_t> first_valued_;  ///< index of the oldest valued point
+    mutable double first_value_ = 0;                     ///< its value
+    mutable std::optional<std::uint64_t> change_;        ///< index of the first other value
 };
 
 /// Retention: points older than `retention_s` behind the newest point of their series are

@@ -306,7 +306,8 @@ bool compare(Compare op, double v, double x) {
 /// the value it left at t when it had been on that side since the data began (down -> up) —
 /// else the value at t, which does not hold; `unchanged` when it has been on the condition's
 /// side at every point up to t (a port down throughout). Reads only points up to t, so a
-/// settled verdict stays settled (VerdictCache); O(points before the first on the other side).
+/// settled verdict stays settled (VerdictCache); O(points from the series' first change of value
+/// to the first on the other side), searched from the store's Series::first_value_change().
 struct ChangedReading {
     std::optional<double> value;
     bool unchanged = false;
@@ -318,8 +319,24 @@ ChangedReading changed_value_at(const Series& s, const Condition& c, double t) {
     if (!current) return r;
     const Point* previous = nullptr;  // the last valued point before the first on the other side
     const Point* other_side = nullptr;
-    for (const Point& p : s.points) {
-        if (p.t > t + kWindowSlackS) break;
+    const double until = t + kWindowSlackS;
+    auto it = s.points.begin();
+    while (it != s.points.end() && it->t <= until && !it->value()) ++it;
+    if (it != s.points.end() && it->t <= until && compare(c.op, *it->value(), c.threshold)) {
+        // Every valued point before the series' first change of value reads as the oldest, on
+        // the condition's side: the search goes on from that change (a port down throughout
+        // costs O(1) per pass, not O(points): replays of long recordings stay linear).
+        const auto beyond = std::upper_bound(it, s.points.end(), until,
+                                             [](double x, const Point& p) { return x < p.t; });
+        const auto stop = std::min(s.first_value_change(), beyond);
+        for (auto back = stop; back != it && !previous;)
+            if ((--back)->value()) previous = &*back;
+        if (!previous) previous = &*it;
+        it = stop;
+    }
+    for (; it != s.points.end(); ++it) {
+        const Point& p = *it;
+        if (p.t > until) break;
         const auto v = p.value();
         if (!v) continue;
         if (!compare(c.op, *v, c.threshold)) {
@@ -338,10 +355,10 @@ ChangedReading changed_value_at(const Series& s, const Condition& c, double t) {
     // On the other side now: it changed at t if every earlier point was on the condition's
     // side (the first on the other side is the one at t), reported as the state it left.
     const Point* last = nullptr;  // the point value_at(s, t) read
-    auto it = std::upper_bound(s.points.begin(), s.points.end(), t + kWindowSlackS,
+    auto at = std::upper_bound(s.points.begin(), s.points.end(), until,
                                [](double x, const Point& p) { return x < p.t; });
-    while (previous && !last && it != s.points.begin())
-        if ((--it)->value()) last = &*it;
+    while (previous && !last && at != s.points.begin())
+        if ((--at)->value()) last = &*at;
     const bool left_at_t = previous && other_side == last;
     r.value = left_at_t ? previous->value() : current;
     return r;

@@ -185,4 +185,39 @@ BOOST_AUTO_TEST_CASE(inventory_keeps_the_latest) {
     BOOST_TEST(std::count(passes.begin(), passes.end(), 20.0) == 1);
 }
 
+// Where a level first changed within the kept points (what the rules' changed_in_data reads):
+// as points come, and again after the oldest are dropped (at most 6 points kept).
+BOOST_AUTO_TEST_CASE(first_value_change_follows_added_and_dropped_points) {
+    rh::SeriesStore store(rh::StoreLimits{3600, 6});
+    const auto state = [&](double t, std::optional<double> v) {
+        store.add(rh::test::gauge("gpu01", "port_state_code", kPort, t, v));
+    };
+    state(0, std::nullopt);  // unreadable: not a level
+    const rh::Series& s = *store.find("port_state_code").front();
+    const auto change_t = [&]() {  // -1: no change
+        const auto it = s.first_value_change();
+        return it == s.points.end() ? -1.0 : it->t;
+    };
+    state(1, 1);
+    state(2, 1);
+    BOOST_TEST(change_t() == -1.0);  // down throughout so far
+    state(3, 4);
+    BOOST_TEST(change_t() == 3.0);
+    state(4, 1);
+    state(5, 4);
+    BOOST_TEST(change_t() == 3.0);  // the first change, not the last
+    state(6, 4);                    // drops t=0 (unreadable)
+    BOOST_TEST(change_t() == 3.0);
+    state(7, 4);  // drops t=1: the oldest level is t=2's, 1
+    BOOST_TEST(change_t() == 3.0);
+    state(8, 4);  // drops t=2: the oldest level is t=3's, 4; t=4's 1 differs
+    BOOST_TEST(change_t() == 4.0);
+    state(9, 4);  // drops t=3: the oldest is t=4's 1; t=5's 4 differs
+    BOOST_TEST(change_t() == 5.0);
+    state(10, 4);  // drops t=4: 4 at every kept point
+    BOOST_TEST(change_t() == -1.0);
+    state(11, 2);
+    BOOST_TEST(change_t() == 11.0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_store_series_store
