@@ -78,8 +78,8 @@ std::string read_text_attr(const SysfsDir& dir, const char* name, const std::str
     if (link_layer && !t.empty())
         ok = ok && (t == "InfiniBand" || t == "Ethernet" || t == "Unknown");
     if (!ok) {
-        problems.push_back(Note{subject, dir.sysfs().path(dir.rel_of(name)).string() +
-                                             ": unparsable " + quote_value(t)});
+        problems.push_back(Note{
+            subject, dir.sysfs().path_text(dir.rel_of(name)) + ": unparsable " + quote_value(t)});
         return {};
     }
     return t;
@@ -109,8 +109,7 @@ Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
         if (!t)
             problems.push_back(Note{subject, t.error().message()});
         else if (std::string why = store_port_state(port, f, *t); !why.empty())
-            problems.push_back(
-                Note{subject, sysfs.path(pdir.rel_of(f.name)).string() + ": " + why});
+            problems.push_back(Note{subject, sysfs.path_text(pdir.rel_of(f.name)) + ": " + why});
     }
     port.rate = read_text_attr(pdir, "rate", subject, problems);
     port.link_layer = read_text_attr(pdir, "link_layer", subject, problems, true);
@@ -207,7 +206,7 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
     // directory, not per counter.
     std::vector<Counter> out;
     out.reserve(names->size());
-    const std::string source_dir = dir.sysfs().path(dir.rel()).string() + "/";
+    const std::string source_dir = dir.sysfs().path_text(dir.rel()) + "/";
     for (auto& name : *names) {
         if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
         Counter c;
@@ -267,13 +266,13 @@ Device read_rdma_device(const SysfsRoot& sysfs, const std::string& dev) {
     d.name = dev;
     const std::string dir = kClass + dev;
     if (std::string why = dir_problem(sysfs, dir); !why.empty()) {
-        d.problems.push_back(Note{dev, sysfs.path(dir).string() + ": " + why});
+        d.problems.push_back(Note{dev, sysfs.path_text(dir) + ": " + why});
         return d;
     }
     d.node_guid = read_attr(sysfs, dir + "/node_guid", dev, d.problems);
     d.fw_ver = read_attr(sysfs, dir + "/fw_ver", dev, d.problems);
     d.node_type = read_attr(sysfs, dir + "/node_type", dev, d.problems);
-    const std::string ports_dir = sysfs.path(dir + "/ports").string();
+    const std::string ports_dir = sysfs.path_text(dir + "/ports");
     auto ports = sysfs.list(dir + "/ports");
     if (!ports) {
         d.problems.push_back(

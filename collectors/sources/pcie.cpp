@@ -82,7 +82,8 @@ PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool
                         std::vector<Note>& problems) {
     PcieLink l;
     l.sysfs_path = pci_dir;
-    l.bdf = std::filesystem::path(pci_dir).filename().string();
+    // The last component, as std::filesystem's filename() (without splitting the path).
+    l.bdf = pci_dir.substr(pci_dir.rfind('/') + 1);
     l.is_function = is_function;
     bool unknown = false;
     const SysfsDir dir(sysfs, pci_dir);  // 5 files: one walk down the PCI path, not 5
@@ -96,8 +97,8 @@ PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool
         return *t;
     };
     auto unparsable = [&](const char* file, const std::string& t) {
-        problems.push_back(Note{
-            l.bdf, sysfs.path(pci_dir + "/" + file).string() + ": unparsable " + quote_value(t)});
+        problems.push_back(
+            Note{l.bdf, sysfs.path_text(pci_dir + "/" + file) + ": unparsable " + quote_value(t)});
     };
     auto speed = [&](const char* file) -> std::optional<double> {
         auto t = text(file);
@@ -159,7 +160,7 @@ std::vector<PcieLink> read_pcie_chain(const SysfsRoot& sysfs, const std::string&
     Result<std::string> resolved = kept ? std::move(*kept) : std::string{};
     if (!kept) {
         if (std::string why = dir_problem(sysfs, link); !why.empty()) {
-            problems.push_back(Note{dev, sysfs.path(link).string() + ": " + why});
+            problems.push_back(Note{dev, sysfs.path_text(link) + ": " + why});
             return chain;
         }
         resolved = sysfs.resolve(link);
