@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "collectors/sources/counter_files.h"
 #include "collectors/sources/gid_cache.h"
 #include "core/inventory/parse.h"
 
@@ -204,14 +205,21 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
     if (!names) return names.error();
     // Each file opened relative to the directory: one lookup of its (symlinked, deep) path per
     // directory, not per counter.
+    std::erase_if(*names, [&](const std::string& n) {
+        return std::find(skip.begin(), skip.end(), n) != skip.end();
+    });
+    // Through descriptors kept from the last discovery where they still name these files
+    // (collectors/sources/counter_files.h); the others by path.
+    auto kept = CounterFiles::shared().read(dir, *names);
     std::vector<Counter> out;
     out.reserve(names->size());
     const std::string source_dir = dir.sysfs().path_text(dir.rel()) + "/";
-    for (auto& name : *names) {
-        if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
+    for (std::size_t i = 0; i < names->size(); ++i) {
+        std::string& name = (*names)[i];
         Counter c;
         c.source = source_dir + name;
-        if (auto text = read_attr_file(dir, name.c_str()))
+        auto text = kept[i] ? std::move(*kept[i]) : read_attr_file(dir, name.c_str());
+        if (text)
             store_counter_text(c, *text);
         else
             c.error = text.error().message();

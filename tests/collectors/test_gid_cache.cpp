@@ -1,6 +1,7 @@
 // The GID-table cache of discovery (collectors/sources/gid_cache.h) on a copy of a fixture tree:
 // a table is served from the cache while unchanged, and a GID added, changed or removed is seen
-// by the next discovery; likewise the PCIe chain's kept `device` path (a moved function).
+// by the next discovery; likewise the PCIe chain's kept `device` path (a moved function) and
+// the counter files' kept descriptors.
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -11,6 +12,7 @@
 
 #include "collectors/collect.h"
 #include "collectors/rdma_sysfs.h"
+#include "collectors/sources/counter_files.h"
 #include "collectors/sources/gid_cache.h"
 
 BOOST_AUTO_TEST_SUITE(test_gid_cache)
@@ -135,6 +137,38 @@ BOOST_AUTO_TEST_CASE(a_moved_pci_function_is_seen_by_the_next_discovery) {
     fs::create_symlink("../../devices/pci0000:00/0000:00:02.0/0000:3b:00.0/infiniband/mlx5_0", cls);
     const std::vector<std::string> moved = {"0000:3b:00.0", "0000:00:02.0"};
     BOOST_TEST(chain() == moved, boost::test_tools::per_element());
+}
+
+// Counter files read through kept descriptors (collectors/sources/counter_files.h): a file
+// rewritten in place, replaced by a rename, removed or added is seen by the next discovery.
+BOOST_AUTO_TEST_CASE(counter_files_changed_in_any_way_are_seen_by_the_next_discovery) {
+    Tree t;
+    const std::string dir = kPort + "/hw_counters";
+    // The value, -1 when the counter is absent, -2 when it has no value.
+    auto value = [&](const std::string& name) -> long long {
+        const rh::Snapshot s = rh::collect_snapshot({t.root, {}});
+        for (const auto& c : t.port(s).hw_counters)
+            if (c.name == name) return c.value ? static_cast<long long>(*c.value) : -2;
+        return -1;
+    };
+    auto& files = rh::CounterFiles::shared();
+    t.write(dir + "/out_of_buffer", "11");
+    BOOST_TEST(value("out_of_buffer") == 11);
+    const std::size_t kept = files.kept_reads();
+    BOOST_TEST(value("out_of_buffer") == 11);
+    BOOST_TEST(files.kept_reads() > kept);  // the second read went through kept descriptors
+
+    t.write(dir + "/out_of_buffer", "12");  // in place
+    BOOST_TEST(value("out_of_buffer") == 12);
+    t.write(dir + "/replacement", "13");  // renamed over it
+    fs::rename(t.dir / "sys" / dir / "replacement", t.dir / "sys" / dir / "out_of_buffer");
+    BOOST_TEST(value("out_of_buffer") == 13);
+    BOOST_TEST(value("out_of_buffer") == 13);
+    fs::remove(t.dir / "sys" / dir / "out_of_buffer");  // removed
+    BOOST_TEST(value("out_of_buffer") == -1);
+    t.write(dir + "/out_of_buffer", "14");  // added again
+    BOOST_TEST(value("out_of_buffer") == 14);
+    BOOST_TEST(value("out_of_buffer") == 14);
 }
 
 // A discovery served from the caches (GID tables, parsed ethtool recordings, PCIe `device`

@@ -1,0 +1,53 @@
+// Counter files of discovery kept open between passes (issue 13 §3). A discovery reads every
+// `counters/` and `hw_counters/` file of every port (~50 per mlx5 port); open + read + close is
+// three system calls each, a read of a kept descriptor at offset 0 one (the kernel generates a
+// sysfs attribute's text again for each read at offset 0; the counter poller reads this way).
+// A directory's descriptors are used again only while nothing may have replaced its files:
+//   - the directory is the same one (st_dev, st_ino of the open directory) with the same names;
+//   - live /sys: a removed attribute's descriptor reads ENODEV (kernfs), and then the directory
+//     is read by path and opened again; a re-created device is another directory;
+//   - a fixture tree: an inotify watch on the directory (a file created, removed or renamed
+//     over, the directory removed or moved) drops it; a file rewritten in place is read through
+//     the kept descriptor as it is;
+//   - at most kMaxAgeS old; at most a quarter of RLIMIT_NOFILE (and kMaxFiles) descriptors.
+// Without a watch (limits) a fixture directory is not kept.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "core/sysfs.h"
+
+namespace rh {
+
+class CounterFiles {
+  public:
+    static constexpr double kMaxAgeS = 300.0;
+    static constexpr std::size_t kMaxFiles = 4096;
+
+    CounterFiles();
+    ~CounterFiles();
+    CounterFiles(const CounterFiles&) = delete;
+    CounterFiles& operator=(const CounterFiles&) = delete;
+
+    /// The one discovery uses: one per process, thread-safe.
+    static CounterFiles& shared();
+
+    /// Per name of `names` (entries of the open directory `dir`), what SysfsDir::read_regular
+    /// gives for it, read through a kept descriptor; nullopt where there is none (the file did
+    /// not open as a regular file, or the directory is not kept): the caller reads it by path.
+    std::vector<std::optional<Result<std::string>>> read(const SysfsDir& dir,
+                                                         const std::vector<std::string>& names);
+
+    /// Directories read through kept descriptors so far (for tests).
+    std::size_t kept_reads() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rh
