@@ -210,21 +210,24 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
     });
     // Through descriptors kept from the last discovery where they still name these files
     // (collectors/sources/counter_files.h); the others by path.
-    auto kept = CounterFiles::shared().read(dir, *names);
-    std::vector<Counter> out;
-    out.reserve(names->size());
+    std::vector<Counter> out(names->size());
+    auto store = [&](std::size_t i, const Result<std::string>& text) {
+        if (text)
+            store_counter_text(out[i], *text);
+        else
+            out[i].error = text.error().message();
+    };
+    std::vector<char> read(names->size(), 0);
+    CounterFiles::shared().read(dir, *names, [&](std::size_t i, Result<std::string>&& text) {
+        store(i, text);
+        read[i] = 1;
+    });
     const std::string source_dir = dir.sysfs().path_text(dir.rel()) + "/";
     for (std::size_t i = 0; i < names->size(); ++i) {
         std::string& name = (*names)[i];
-        Counter c;
-        c.source = source_dir + name;
-        auto text = kept[i] ? std::move(*kept[i]) : read_attr_file(dir, name.c_str());
-        if (text)
-            store_counter_text(c, *text);
-        else
-            c.error = text.error().message();
-        c.name = std::move(name);
-        out.push_back(std::move(c));
+        if (!read[i]) store(i, read_attr_file(dir, name.c_str()));
+        out[i].source = source_dir + name;
+        out[i].name = std::move(name);
     }
     return out;  // list() is sorted, so counters are sorted by name
 }

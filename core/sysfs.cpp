@@ -115,9 +115,11 @@ std::optional<Result<std::string>> read_whole(int fd, PathFn path, bool keep_ope
 
 }  // namespace
 
-std::optional<Result<std::string>> read_open_regular(int fd, const std::string& path) {
+std::optional<Result<std::string>> read_open_regular(int fd, std::string_view dir,
+                                                     std::string_view name) {
+    // The path is built only for an error message.
     return read_whole(
-        fd, [&] { return fs::path(path); }, true);
+        fd, [&] { return fs::path(std::string(dir) + "/" + std::string(name)); }, true);
 }
 
 Result<std::string> SysfsRoot::read_text(std::string_view rel) const {

@@ -96,9 +96,10 @@ class SysfsDir {
 };
 
 /// SysfsRoot::read_regular's result for a file open as `fd`, read from offset 0 with pread
-/// (an attribute's value is generated again per read at offset 0); `fd` stays open. `path`
-/// names the file in errors. For callers that keep descriptors across passes.
-std::optional<Result<std::string>> read_open_regular(int fd, const std::string& path);
+/// (an attribute's value is generated again per read at offset 0); `fd` stays open. Errors
+/// name the file `dir`/`name`. For callers that keep descriptors across passes.
+std::optional<Result<std::string>> read_open_regular(int fd, std::string_view dir,
+                                                     std::string_view name);
 
 /// Most characters of a bad value that an error message repeats.
 inline constexpr std::size_t kQuoteMaxChars = 40;

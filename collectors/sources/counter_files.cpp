@@ -117,13 +117,11 @@ std::size_t CounterFiles::kept_reads() const {
     return impl_->kept_reads;
 }
 
-std::vector<std::optional<Result<std::string>>> CounterFiles::read(
-    const SysfsDir& dir, const std::vector<std::string>& names) {
-    std::vector<std::optional<Result<std::string>>> out(names.size());
+void CounterFiles::read(const SysfsDir& dir, const std::vector<std::string>& names,
+                        const std::function<void(std::size_t, Result<std::string>&&)>& take) {
     struct stat st {};
-    if (!dir.is_open() || ::fstat(dir.fd(), &st) != 0) return out;
+    if (!dir.is_open() || ::fstat(dir.fd(), &st) != 0) return;
     const std::string path = dir.sysfs().path_text(dir.rel());
-    auto file = [&](std::size_t i) { return path + "/" + names[i]; };
     const bool live = dir.sysfs().is_live();
 
     Impl& m = *impl_;
@@ -137,22 +135,22 @@ std::vector<std::optional<Result<std::string>>> CounterFiles::read(
             bool gone = false;
             for (std::size_t i = 0; i < names.size(); ++i) {
                 if (d.fds[i] < 0) continue;
-                auto r = read_open_regular(d.fds[i], file(i));
+                auto r = read_open_regular(d.fds[i], path, names[i]);
                 // A removed attribute (ENODEV on sysfs): read by path, open the directory again.
                 if (!r || (!*r && (r->error().err_no == ENODEV || r->error().err_no == ESTALE))) {
                     gone = true;
                     continue;
                 }
-                out[i] = std::move(r);
+                take(i, std::move(*r));
             }
             if (gone) m.drop(it);
             ++m.kept_reads;
-            return out;
+            return;
         }
         m.drop(it);
     }
 
-    if (m.open_files + names.size() > m.budget) return out;
+    if (m.open_files + names.size() > m.budget) return;
     Impl::Dir d;
     d.st_dev = st.st_dev;
     d.st_ino = st.st_ino;
@@ -160,25 +158,24 @@ std::vector<std::optional<Result<std::string>>> CounterFiles::read(
     if (!live) {  // watched before the files are read
         d.wd = m.watch(path);
         // No watch, or one another path already holds (two names of one directory).
-        if (d.wd < 0 || m.wd_dirs.count(d.wd) != 0) return out;
+        if (d.wd < 0 || m.wd_dirs.count(d.wd) != 0) return;
     }
     d.fds.assign(names.size(), -1);
     for (std::size_t i = 0; i < names.size(); ++i) {
         const int fd = ::openat(dir.fd(), names[i].c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) continue;
-        auto r = read_open_regular(fd, file(i));
+        auto r = read_open_regular(fd, path, names[i]);
         if (!r) {  // not a regular file: the caller reads it by path and says why
             ::close(fd);
             continue;
         }
         d.fds[i] = fd;
         ++m.open_files;
-        out[i] = std::move(r);
+        take(i, std::move(*r));
     }
     d.names = names;
     if (d.wd >= 0) m.wd_dirs[d.wd] = path;
     m.dirs[path] = std::move(d);
-    return out;
 }
 
 }  // namespace rh

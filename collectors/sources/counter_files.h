@@ -13,8 +13,8 @@
 // Without a watch (limits) a fixture directory is not kept.
 #pragma once
 
+#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,11 +36,12 @@ class CounterFiles {
     /// The one discovery uses: one per process, thread-safe.
     static CounterFiles& shared();
 
-    /// Per name of `names` (entries of the open directory `dir`), what SysfsDir::read_regular
-    /// gives for it, read through a kept descriptor; nullopt where there is none (the file did
-    /// not open as a regular file, or the directory is not kept): the caller reads it by path.
-    std::vector<std::optional<Result<std::string>>> read(const SysfsDir& dir,
-                                                         const std::vector<std::string>& names);
+    /// Calls `take(i, text)` for each name i of `names` (entries of the open directory `dir`)
+    /// read through a kept descriptor, `text` being what SysfsDir::read_regular gives for it.
+    /// Not called for a name without one (the file did not open as a regular file, or the
+    /// directory is not kept): the caller reads it by path.
+    void read(const SysfsDir& dir, const std::vector<std::string>& names,
+              const std::function<void(std::size_t, Result<std::string>&&)>& take);
 
     /// Directories read through kept descriptors so far (for tests).
     std::size_t kept_reads() const;
