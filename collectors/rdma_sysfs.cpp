@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "collectors/sources/counter_files.h"
 #include "collectors/sources/gid_cache.h"
+#include "collectors/sources/kept_files.h"
 #include "core/inventory/parse.h"
 
 namespace rh {
@@ -58,19 +58,14 @@ std::string read_attr(const SysfsRoot& sysfs, const std::string& rel, const std:
     return {};
 }
 
-std::string read_attr(const SysfsDir& dir, const char* name, const std::string& subject,
-                      std::vector<Note>& problems) {
-    auto t = read_attr_file(dir, name);
-    if (t) return *t;
-    problems.push_back(Note{subject, t.error().message()});
-    return {};
-}
-
-/// `rate` must be printable ASCII without '?' (read_text masks control bytes as '?');
-/// `link_layer` one of the kernel's "InfiniBand", "Ethernet", "Unknown". Else absent + a note.
-std::string read_text_attr(const SysfsDir& dir, const char* name, const std::string& subject,
-                           std::vector<Note>& problems, bool link_layer = false) {
-    std::string t = read_attr(dir, name, subject, problems);
+/// `read` of `rate` or `link_layer` (a read error becomes a note). `rate` must be printable ASCII
+/// without '?' (read_text masks control bytes as '?'); `link_layer` one of the kernel's
+/// "InfiniBand", "Ethernet", "Unknown". Else absent + a note.
+std::string text_attr(const SysfsDir& dir, const char* name, Result<std::string> read,
+                      const std::string& subject, std::vector<Note>& problems,
+                      bool link_layer = false) {
+    if (!read) problems.push_back(Note{subject, read.error().message()});
+    std::string t = read ? std::move(*read) : std::string{};
     bool ok = true;
     for (char c : t) {
         const auto u = static_cast<unsigned char>(c);
@@ -105,15 +100,20 @@ Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
     const std::string subject = dev + " port " + std::to_string(number);
     const SysfsDir pdir(sysfs, dir);
 
-    for (const PortStateFile& f : kStateFiles) {
-        auto t = read_attr_file(pdir, f.name);
+    // The port's attributes in one go (kept descriptors): state, phys_state, rate, link_layer.
+    static const std::vector<std::string> kAttrs = {kStateFiles[0].name, kStateFiles[1].name,
+                                                    "rate", "link_layer"};
+    auto attrs = read_attr_files(pdir, kAttrs);
+    for (std::size_t i = 0; i < std::size(kStateFiles); ++i) {
+        const PortStateFile& f = kStateFiles[i];
+        const auto& t = attrs[i];
         if (!t)
             problems.push_back(Note{subject, t.error().message()});
         else if (std::string why = store_port_state(port, f, *t); !why.empty())
             problems.push_back(Note{subject, sysfs.path_text(pdir.rel_of(f.name)) + ": " + why});
     }
-    port.rate = read_text_attr(pdir, "rate", subject, problems);
-    port.link_layer = read_text_attr(pdir, "link_layer", subject, problems, true);
+    port.rate = text_attr(pdir, "rate", std::move(attrs[2]), subject, problems);
+    port.link_layer = text_attr(pdir, "link_layer", std::move(attrs[3]), subject, problems, true);
     port.gids = GidCache::shared().gids(sysfs, dir);  // read again only when it may have changed
 
     for (const PortCounterDir& c : kCounterDirs) {
@@ -209,7 +209,7 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
         return std::find(skip.begin(), skip.end(), n) != skip.end();
     });
     // Through descriptors kept from the last discovery where they still name these files
-    // (collectors/sources/counter_files.h); the others by path.
+    // (collectors/sources/kept_files.h); the others by path.
     std::vector<Counter> out(names->size());
     auto store = [&](std::size_t i, const Result<std::string>& text) {
         if (text)
@@ -218,7 +218,7 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
             out[i].error = text.error().message();
     };
     std::vector<char> read(names->size(), 0);
-    CounterFiles::shared().read(dir, *names, [&](std::size_t i, Result<std::string>&& text) {
+    KeptFiles::shared().read(dir, *names, [&](std::size_t i, Result<std::string>&& text) {
         store(i, text);
         read[i] = 1;
     });
@@ -230,6 +230,18 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
         out[i].name = std::move(name);
     }
     return out;  // list() is sorted, so counters are sorted by name
+}
+
+std::vector<Result<std::string>> read_attr_files(const SysfsDir& dir,
+                                                 const std::vector<std::string>& names) {
+    std::vector<std::optional<Result<std::string>>> kept(names.size());
+    KeptFiles::shared().read(
+        dir, names, [&](std::size_t i, Result<std::string>&& text) { kept[i] = std::move(text); });
+    std::vector<Result<std::string>> out;
+    out.reserve(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out.push_back(kept[i] ? std::move(*kept[i]) : read_attr_file(dir, names[i].c_str()));
+    return out;
 }
 
 std::vector<Gid> read_gids(const SysfsRoot& sysfs, const std::string& port_dir) {

@@ -1,4 +1,4 @@
-#include "collectors/sources/counter_files.h"
+#include "collectors/sources/kept_files.h"
 
 #include <fcntl.h>
 #include <sys/inotify.h>
@@ -25,13 +25,13 @@ constexpr std::uint32_t kWatchMask =
 std::size_t file_budget() {
     struct rlimit rl {};
     if (::getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return CounterFiles::kMaxFiles;
-    return std::min<std::size_t>(CounterFiles::kMaxFiles, rl.rlim_cur / 4);
+        return KeptFiles::kMaxFiles;
+    return std::min<std::size_t>(KeptFiles::kMaxFiles, rl.rlim_cur / 4);
 }
 
 }  // namespace
 
-struct CounterFiles::Impl {
+struct KeptFiles::Impl {
     using Clock = std::chrono::steady_clock;
     struct Dir {
         dev_t st_dev = 0;
@@ -104,21 +104,21 @@ struct CounterFiles::Impl {
     }
 };
 
-CounterFiles::CounterFiles() : impl_(std::make_unique<Impl>()) {}
-CounterFiles::~CounterFiles() = default;
+KeptFiles::KeptFiles() : impl_(std::make_unique<Impl>()) {}
+KeptFiles::~KeptFiles() = default;
 
-CounterFiles& CounterFiles::shared() {
-    static CounterFiles files;
+KeptFiles& KeptFiles::shared() {
+    static KeptFiles files;
     return files;
 }
 
-std::size_t CounterFiles::kept_reads() const {
+std::size_t KeptFiles::kept_reads() const {
     const std::lock_guard lock(impl_->mu);
     return impl_->kept_reads;
 }
 
-void CounterFiles::read(const SysfsDir& dir, const std::vector<std::string>& names,
-                        const std::function<void(std::size_t, Result<std::string>&&)>& take) {
+void KeptFiles::read(const SysfsDir& dir, const std::vector<std::string>& names,
+                     const std::function<void(std::size_t, Result<std::string>&&)>& take) {
     struct stat st {};
     if (!dir.is_open() || ::fstat(dir.fd(), &st) != 0) return;
     const std::string path = dir.sysfs().path_text(dir.rel());

@@ -1,14 +1,16 @@
-// Counter files of discovery kept open between passes (issue 13 §3). A discovery reads every
-// `counters/` and `hw_counters/` file of every port (~50 per mlx5 port); open + read + close is
-// three system calls each, a read of a kept descriptor at offset 0 one (the kernel generates a
-// sysfs attribute's text again for each read at offset 0; the counter poller reads this way).
+// Attribute files of discovery kept open between passes (issue 13 §3): every `counters/` and
+// `hw_counters/` file of every port (~50 per mlx5 port), the port's state/rate/link_layer and
+// the PCIe link files of each link end. Open + read + close is three system calls per file, a
+// read of a kept descriptor at offset 0 one (the kernel generates a sysfs attribute's text
+// again for each read at offset 0; the counter poller reads this way).
 // A directory's descriptors are used again only while nothing may have replaced its files:
-//   - the directory is the same one (st_dev, st_ino of the open directory) with the same names;
+//   - the directory is the same one (st_dev, st_ino of the open directory) and the same names
+//     are asked for;
 //   - live /sys: a removed attribute's descriptor reads ENODEV (kernfs), and then the directory
 //     is read by path and opened again; a re-created device is another directory;
 //   - a fixture tree: an inotify watch on the directory (a file created, removed or renamed
-//     over, the directory removed or moved) drops it; a file rewritten in place is read through
-//     the kept descriptor as it is;
+//     over, its mode changed, the directory removed or moved) drops it; a file rewritten in
+//     place is read through the kept descriptor as it is;
 //   - at most kMaxAgeS old; at most a quarter of RLIMIT_NOFILE (and kMaxFiles) descriptors.
 // Without a watch (limits) a fixture directory is not kept.
 #pragma once
@@ -23,18 +25,18 @@
 
 namespace rh {
 
-class CounterFiles {
+class KeptFiles {
   public:
     static constexpr double kMaxAgeS = 300.0;
     static constexpr std::size_t kMaxFiles = 4096;
 
-    CounterFiles();
-    ~CounterFiles();
-    CounterFiles(const CounterFiles&) = delete;
-    CounterFiles& operator=(const CounterFiles&) = delete;
+    KeptFiles();
+    ~KeptFiles();
+    KeptFiles(const KeptFiles&) = delete;
+    KeptFiles& operator=(const KeptFiles&) = delete;
 
     /// The one discovery uses: one per process, thread-safe.
-    static CounterFiles& shared();
+    static KeptFiles& shared();
 
     /// Calls `take(i, text)` for each name i of `names` (entries of the open directory `dir`)
     /// read through a kept descriptor, `text` being what SysfsDir::read_regular gives for it.

@@ -12,8 +12,8 @@
 
 #include "collectors/collect.h"
 #include "collectors/rdma_sysfs.h"
-#include "collectors/sources/counter_files.h"
 #include "collectors/sources/gid_cache.h"
+#include "collectors/sources/kept_files.h"
 
 BOOST_AUTO_TEST_SUITE(test_gid_cache)
 
@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(a_moved_pci_function_is_seen_by_the_next_discovery) {
     BOOST_TEST(chain() == moved, boost::test_tools::per_element());
 }
 
-// Counter files read through kept descriptors (collectors/sources/counter_files.h): a file
+// Counter files read through kept descriptors (collectors/sources/kept_files.h): a file
 // rewritten in place, replaced by a rename, removed or added is seen by the next discovery.
 BOOST_AUTO_TEST_CASE(counter_files_changed_in_any_way_are_seen_by_the_next_discovery) {
     Tree t;
@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(counter_files_changed_in_any_way_are_seen_by_the_next_disco
             if (c.name == name) return c.value ? static_cast<long long>(*c.value) : -2;
         return -1;
     };
-    auto& files = rh::CounterFiles::shared();
+    auto& files = rh::KeptFiles::shared();
     t.write(dir + "/out_of_buffer", "11");
     BOOST_TEST(value("out_of_buffer") == 11);
     const std::size_t kept = files.kept_reads();
