@@ -1,10 +1,12 @@
 #include "collectors/normalize.h"
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <unordered_map>
 
 namespace rh {
@@ -158,11 +160,75 @@ PortNormalizer::ListSizes PortNormalizer::sizes_of(const Port& port) {
             port.netdev ? port.netdev->ethtool_stats.size() : 0, port.netdev.has_value()};
 }
 
+namespace {
+
+/// What a resolution depends on besides the two families: every name of the port's raw lists
+/// in order (each length-prefixed, so no two layouts give one key) and whether it has a netdev.
+std::string layout_key(const Port& port) {
+    const std::vector<Counter>* lists[] = {&port.hw_counters, &port.nl_hw_counters, &port.counters,
+                                           port.netdev ? &port.netdev->ethtool_stats : nullptr};
+    std::size_t bytes = 1;
+    for (const auto* l : lists)
+        if (l) {
+            bytes += sizeof(std::uint32_t);
+            for (const Counter& c : *l) bytes += sizeof(std::uint32_t) + c.name.size();
+        }
+    std::string key(bytes, '\0');  // filled through one pointer: a few hundred names per port
+    char* p = key.data();
+    auto put = [&p](std::size_t v) {
+        const auto n = static_cast<std::uint32_t>(v);
+        std::memcpy(p, &n, sizeof n);
+        p += sizeof n;
+    };
+    *p++ = port.netdev ? 'n' : '-';
+    for (const auto* l : lists) {
+        if (!l) continue;
+        put(l->size());
+        for (const Counter& c : *l) {
+            put(c.name.size());
+            std::memcpy(p, c.name.data(), c.name.size());
+            p += c.name.size();
+        }
+    }
+    return key;
+}
+
+}  // namespace
+
 void PortNormalizer::resolve(const Port& port) {
     using From = Candidate::From;
+    sizes_ = sizes_of(port);
+    // Resolutions kept by (families, names of the raw lists): a discovery re-reads the same
+    // names every time, and a host's ports of one NIC model share one. Keyed by the names
+    // themselves, so a renamed, added or removed counter is simply another key (nothing to
+    // invalidate); bounded, the oldest dropped first.
+    struct Kept {
+        DriverFamily rdma, netdev;
+        std::string key;
+        std::vector<Candidate> cands;
+        std::vector<std::size_t> group_begin;
+    };
+    static constexpr std::size_t kMaxKept = 64;
+    static std::mutex mu;
+    static std::vector<Kept> kept;
+    std::string key = layout_key(port);
+    auto start = [&] {
+        const std::size_t groups = group_begin_.size() - 1;
+        winner_.assign(groups, -1);
+        last_winner_.assign(groups, kNever);
+    };
+    {
+        const std::lock_guard lock(mu);
+        for (const Kept& k : kept)
+            if (k.rdma == rdma_ && k.netdev == netdev_ && k.key == key) {
+                cands_ = k.cands;
+                group_begin_ = k.group_begin;
+                start();
+                return;
+            }
+    }
     const CompiledTable& rt = compiled(rdma_);
     const CompiledTable& nt = compiled(netdev_);
-    sizes_ = sizes_of(port);
 
     // The raw entry behind each row (none = absent). For a name in both hw lists sysfs wins
     // over netlink; for a name listed twice, the last one.
@@ -221,9 +287,10 @@ void PortNormalizer::resolve(const Port& port) {
         if (i + 1 == keyed.size() || keyed[i + 1].key != keyed[i].key)
             group_begin_.push_back(cands_.size());
     }
-    const std::size_t groups = group_begin_.size() - 1;
-    winner_.assign(groups, -1);
-    last_winner_.assign(groups, kNever);
+    start();
+    const std::lock_guard lock(mu);
+    if (kept.size() >= kMaxKept) kept.erase(kept.begin());
+    kept.push_back(Kept{rdma_, netdev_, std::move(key), cands_, group_begin_});
 }
 
 void PortNormalizer::apply(const Port& port, std::vector<NormalizedCounter>& out) {

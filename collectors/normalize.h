@@ -50,6 +50,10 @@ std::vector<NormalizedCounter> normalize_port(const Port& port, DriverFamily rdm
 /// DCB / link-pause value) each (name, labels) may come from, in the order normalize_port tries
 /// them. apply() then only reads values, so a poller re-normalizes a port without name lookups
 /// and, once the output has its shape, without allocating. normalize_port is built on it.
+/// Resolutions are kept process-wide (the last 64), keyed by both families and every raw name
+/// in list order: a port whose lists hold the same names as one resolved before (the next
+/// discovery, or another port of the same NIC model) copies that result instead of looking up
+/// its names again; any other names are another key, so nothing is ever stale. Thread-safe.
 class PortNormalizer {
   public:
     PortNormalizer(const Port& port, DriverFamily rdma, DriverFamily netdev);

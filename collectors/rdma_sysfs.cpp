@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "collectors/sources/gid_cache.h"
+#include "collectors/sources/kept_files.h"
 #include "core/inventory/parse.h"
 
 namespace rh {
@@ -57,19 +58,14 @@ std::string read_attr(const SysfsRoot& sysfs, const std::string& rel, const std:
     return {};
 }
 
-std::string read_attr(const SysfsDir& dir, const char* name, const std::string& subject,
-                      std::vector<Note>& problems) {
-    auto t = read_attr_file(dir, name);
-    if (t) return *t;
-    problems.push_back(Note{subject, t.error().message()});
-    return {};
-}
-
-/// `rate` must be printable ASCII without '?' (read_text masks control bytes as '?');
-/// `link_layer` one of the kernel's "InfiniBand", "Ethernet", "Unknown". Else absent + a note.
-std::string read_text_attr(const SysfsDir& dir, const char* name, const std::string& subject,
-                           std::vector<Note>& problems, bool link_layer = false) {
-    std::string t = read_attr(dir, name, subject, problems);
+/// `read` of `rate` or `link_layer` (a read error becomes a note). `rate` must be printable ASCII
+/// without '?' (read_text masks control bytes as '?'); `link_layer` one of the kernel's
+/// "InfiniBand", "Ethernet", "Unknown". Else absent + a note.
+std::string text_attr(const SysfsDir& dir, const char* name, Result<std::string> read,
+                      const std::string& subject, std::vector<Note>& problems,
+                      bool link_layer = false) {
+    if (!read) problems.push_back(Note{subject, read.error().message()});
+    std::string t = read ? std::move(*read) : std::string{};
     bool ok = true;
     for (char c : t) {
         const auto u = static_cast<unsigned char>(c);
@@ -78,8 +74,8 @@ std::string read_text_attr(const SysfsDir& dir, const char* name, const std::str
     if (link_layer && !t.empty())
         ok = ok && (t == "InfiniBand" || t == "Ethernet" || t == "Unknown");
     if (!ok) {
-        problems.push_back(Note{subject, dir.sysfs().path(dir.rel_of(name)).string() +
-                                             ": unparsable " + quote_value(t)});
+        problems.push_back(Note{
+            subject, dir.sysfs().path_text(dir.rel_of(name)) + ": unparsable " + quote_value(t)});
         return {};
     }
     return t;
@@ -104,16 +100,20 @@ Port read_port(const SysfsRoot& sysfs, const std::string& dev, unsigned number,
     const std::string subject = dev + " port " + std::to_string(number);
     const SysfsDir pdir(sysfs, dir);
 
-    for (const PortStateFile& f : kStateFiles) {
-        auto t = read_attr_file(pdir, f.name);
+    // The port's attributes in one go (kept descriptors): state, phys_state, rate, link_layer.
+    static const std::vector<std::string> kAttrs = {kStateFiles[0].name, kStateFiles[1].name,
+                                                    "rate", "link_layer"};
+    auto attrs = read_attr_files(pdir, kAttrs);
+    for (std::size_t i = 0; i < std::size(kStateFiles); ++i) {
+        const PortStateFile& f = kStateFiles[i];
+        const auto& t = attrs[i];
         if (!t)
             problems.push_back(Note{subject, t.error().message()});
         else if (std::string why = store_port_state(port, f, *t); !why.empty())
-            problems.push_back(
-                Note{subject, sysfs.path(pdir.rel_of(f.name)).string() + ": " + why});
+            problems.push_back(Note{subject, sysfs.path_text(pdir.rel_of(f.name)) + ": " + why});
     }
-    port.rate = read_text_attr(pdir, "rate", subject, problems);
-    port.link_layer = read_text_attr(pdir, "link_layer", subject, problems, true);
+    port.rate = text_attr(pdir, "rate", std::move(attrs[2]), subject, problems);
+    port.link_layer = text_attr(pdir, "link_layer", std::move(attrs[3]), subject, problems, true);
     port.gids = GidCache::shared().gids(sysfs, dir);  // read again only when it may have changed
 
     for (const PortCounterDir& c : kCounterDirs) {
@@ -205,21 +205,43 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
     if (!names) return names.error();
     // Each file opened relative to the directory: one lookup of its (symlinked, deep) path per
     // directory, not per counter.
-    std::vector<Counter> out;
-    out.reserve(names->size());
-    const std::string source_dir = dir.sysfs().path(dir.rel()).string() + "/";
-    for (auto& name : *names) {
-        if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
-        Counter c;
-        c.source = source_dir + name;
-        if (auto text = read_attr_file(dir, name.c_str()))
-            store_counter_text(c, *text);
+    std::erase_if(*names, [&](const std::string& n) {
+        return std::find(skip.begin(), skip.end(), n) != skip.end();
+    });
+    // Through descriptors kept from the last discovery where they still name these files
+    // (collectors/sources/kept_files.h); the others by path.
+    std::vector<Counter> out(names->size());
+    auto store = [&](std::size_t i, const Result<std::string>& text) {
+        if (text)
+            store_counter_text(out[i], *text);
         else
-            c.error = text.error().message();
-        c.name = std::move(name);
-        out.push_back(std::move(c));
+            out[i].error = text.error().message();
+    };
+    std::vector<char> read(names->size(), 0);
+    KeptFiles::shared().read(dir, *names, [&](std::size_t i, Result<std::string>&& text) {
+        store(i, text);
+        read[i] = 1;
+    });
+    const std::string source_dir = dir.sysfs().path_text(dir.rel()) + "/";
+    for (std::size_t i = 0; i < names->size(); ++i) {
+        std::string& name = (*names)[i];
+        if (!read[i]) store(i, read_attr_file(dir, name.c_str()));
+        out[i].source = source_dir + name;
+        out[i].name = std::move(name);
     }
     return out;  // list() is sorted, so counters are sorted by name
+}
+
+std::vector<Result<std::string>> read_attr_files(const SysfsDir& dir,
+                                                 const std::vector<std::string>& names) {
+    std::vector<std::optional<Result<std::string>>> kept(names.size());
+    KeptFiles::shared().read(
+        dir, names, [&](std::size_t i, Result<std::string>&& text) { kept[i] = std::move(text); });
+    std::vector<Result<std::string>> out;
+    out.reserve(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out.push_back(kept[i] ? std::move(*kept[i]) : read_attr_file(dir, names[i].c_str()));
+    return out;
 }
 
 std::vector<Gid> read_gids(const SysfsRoot& sysfs, const std::string& port_dir) {
@@ -267,13 +289,13 @@ Device read_rdma_device(const SysfsRoot& sysfs, const std::string& dev) {
     d.name = dev;
     const std::string dir = kClass + dev;
     if (std::string why = dir_problem(sysfs, dir); !why.empty()) {
-        d.problems.push_back(Note{dev, sysfs.path(dir).string() + ": " + why});
+        d.problems.push_back(Note{dev, sysfs.path_text(dir) + ": " + why});
         return d;
     }
     d.node_guid = read_attr(sysfs, dir + "/node_guid", dev, d.problems);
     d.fw_ver = read_attr(sysfs, dir + "/fw_ver", dev, d.problems);
     d.node_type = read_attr(sysfs, dir + "/node_type", dev, d.problems);
-    const std::string ports_dir = sysfs.path(dir + "/ports").string();
+    const std::string ports_dir = sysfs.path_text(dir + "/ports");
     auto ports = sysfs.list(dir + "/ports");
     if (!ports) {
         d.problems.push_back(

@@ -89,6 +89,12 @@ Result<std::vector<Counter>> read_counter_dir(const SysfsRoot& sysfs, const std:
 Result<std::vector<Counter>> read_counter_dir(const SysfsDir& dir,
                                               const std::vector<std::string>& skip = {});
 
+/// read_attr_file(dir, name) for each of `names`, in order: through descriptors kept from the
+/// last discovery where they still name these files (collectors/sources/kept_files.h), the
+/// others by path.
+std::vector<Result<std::string>> read_attr_files(const SysfsDir& dir,
+                                                 const std::vector<std::string>& names);
+
 /// The populated GID table entries of `class/infiniband/<dev>/ports/<p>`: all-zero or unreadable
 /// GIDs are left out; an unreadable type/ndev (EINVAL on an unused index) is left empty.
 std::vector<Gid> read_gids(const SysfsRoot& sysfs, const std::string& port_dir);

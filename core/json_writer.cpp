@@ -62,9 +62,28 @@ constexpr bool needs_look(std::uint64_t w) {
             has_zero(w ^ (kOnes * '\\')) | (w & kHighs)) != 0;
 }
 
+/// True when every byte of `s` is copied as is (the common case: names, paths, numbers).
+bool plain_text(std::string_view s) {
+    std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, sizeof w);
+        if (needs_look(w)) return false;
+    }
+    for (; i < s.size(); ++i)
+        if (kEscape[static_cast<unsigned char>(s[i])] != 0) return false;
+    return true;
+}
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
+    if (plain_text(s)) {  // quotes and text in one append, not three
+        const std::size_t at = out.size();
+        out.append(s.size() + 2, '"');
+        std::memcpy(out.data() + at + 1, s.data(), s.size());
+        return;
+    }
     out.push_back('"');
     std::size_t run = 0;  // start of the bytes not yet copied
     for (std::size_t i = 0; i < s.size();) {

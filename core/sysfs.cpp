@@ -62,17 +62,25 @@ bool is_regular(int fd) {
 /// 4095 bytes), i.e. for a directory (EISDIR), a FIFO or device node (0 bytes, EAGAIN, a full
 /// buffer), an empty file or a read error: one system call less per attribute (a discovery
 /// pass reads ~800). Only a device node that answers its first read short is read as text.
+/// With `keep_open`, the file is read from offset 0 with pread (a sysfs attribute is generated
+/// again for a read at offset 0) and `fd` is left open, for a caller that keeps it.
 template <class PathFn>
-std::optional<Result<std::string>> read_whole(int fd, PathFn path) {
+std::optional<Result<std::string>> read_whole(int fd, PathFn path, bool keep_open = false) {
+    const auto done = [&] {
+        if (!keep_open) ::close(fd);
+    };
+    const auto read_at = [&](char* buf, std::size_t len, std::size_t off) {
+        return keep_open ? ::pread(fd, buf, len, static_cast<off_t>(off)) : ::read(fd, buf, len);
+    };
     std::string s;
     char buf[4096];
     for (bool first = true;; first = false) {
-        ssize_t n = ::read(fd, buf, sizeof buf);
-        while (n < 0 && errno == EINTR) n = ::read(fd, buf, sizeof buf);
+        ssize_t n = read_at(buf, sizeof buf, s.size());
+        while (n < 0 && errno == EINTR) n = read_at(buf, sizeof buf, s.size());
         if (first && (n <= 0 || static_cast<std::size_t>(n) == sizeof buf)) {
             const int read_errno = errno;
             if (!is_regular(fd)) {
-                ::close(fd);
+                done();
                 return std::nullopt;
             }
             errno = read_errno;
@@ -82,11 +90,11 @@ std::optional<Result<std::string>> read_whole(int fd, PathFn path) {
             // sysfs answers EIO/EINVAL for some attributes (unused GID, no PMA): an error, not
             // an empty value.
             auto e = errno_error("read", path().string());
-            ::close(fd);
+            done();
             return e;
         }
         if (s.size() + static_cast<std::size_t>(n) > SysfsRoot::kMaxAttributeBytes) {
-            ::close(fd);
+            done();
             return Error{"read", path().string(), EFBIG,
                          "larger than " + std::to_string(SysfsRoot::kMaxAttributeBytes / 1024) +
                              " KiB: not a sysfs attribute"};
@@ -94,7 +102,7 @@ std::optional<Result<std::string>> read_whole(int fd, PathFn path) {
         s.append(buf, static_cast<std::size_t>(n));
         if (static_cast<std::size_t>(n) < sizeof buf) break;
     }
-    ::close(fd);
+    done();
     while (!s.empty() &&
            (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' || s.back() == '\0'))
         s.pop_back();
@@ -106,6 +114,13 @@ std::optional<Result<std::string>> read_whole(int fd, PathFn path) {
 }
 
 }  // namespace
+
+std::optional<Result<std::string>> read_open_regular(int fd, std::string_view dir,
+                                                     std::string_view name) {
+    // The path is built only for an error message.
+    return read_whole(
+        fd, [&] { return fs::path(std::string(dir) + "/" + std::string(name)); }, true);
+}
 
 Result<std::string> SysfsRoot::read_text(std::string_view rel) const {
     // Plain open/read: this runs for every counter file of every pass, and a sysfs attribute

@@ -74,6 +74,8 @@ class SysfsDir {
     SysfsDir& operator=(const SysfsDir&) = delete;
 
     bool is_open() const { return fd_ >= 0; }
+    /// The directory's descriptor (-1 when not open), owned by this object.
+    int fd() const { return fd_; }
     const SysfsRoot& sysfs() const { return sysfs_; }
     const std::string& rel() const { return rel_; }
     /// `rel/name`, the path relative to the root that errors and sources name.
@@ -92,6 +94,12 @@ class SysfsDir {
     std::string rel_;
     int fd_ = -1;
 };
+
+/// SysfsRoot::read_regular's result for a file open as `fd`, read from offset 0 with pread
+/// (an attribute's value is generated again per read at offset 0); `fd` stays open. Errors
+/// name the file `dir`/`name`. For callers that keep descriptors across passes.
+std::optional<Result<std::string>> read_open_regular(int fd, std::string_view dir,
+                                                     std::string_view name);
 
 /// Most characters of a bad value that an error message repeats.
 inline constexpr std::size_t kQuoteMaxChars = 40;

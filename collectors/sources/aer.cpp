@@ -60,14 +60,14 @@ void read_aer(const SysfsRoot& sysfs, PcieLink& link) {
         const std::string rel = link.sysfs_path + "/" + file;
         auto text = sysfs.read_text(rel);
         if (!text) continue;  // not AER-capable, or kernel < 4.19
-        auto cs = parse_aer(*text, file, sysfs.path(rel).string());
+        auto cs = parse_aer(*text, file, sysfs.path_text(rel));
         link.aer.insert(link.aer.end(), cs.begin(), cs.end());
     }
     for (const char* file : {"aer_rootport_total_err_cor", "aer_rootport_total_err_fatal",
                              "aer_rootport_total_err_nonfatal"}) {
         const std::string rel = link.sysfs_path + "/" + file;
         if (!sysfs.exists(rel)) continue;
-        Counter c{file, std::nullopt, sysfs.path(rel).string(), {}};
+        Counter c{file, std::nullopt, sysfs.path_text(rel), {}};
         if (auto t = sysfs.read_text(rel))
             store_aer_total(c, *t, c.source);
         else

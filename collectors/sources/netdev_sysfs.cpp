@@ -18,12 +18,12 @@ class SysfsNetdevSource final : public NetdevSource {
         const std::string dir = "class/net/" + ifname;
         std::error_code ec;
         if (!std::filesystem::exists(std::filesystem::symlink_status(sysfs_.path(dir), ec)))
-            return Error{"find netdev", sysfs_.path(dir).string(), ENOENT, {}};
+            return Error{"find netdev", sysfs_.path_text(dir), ENOENT, {}};
         if (std::string why = dir_problem(sysfs_, dir); !why.empty())
-            return Error{"find netdev", sysfs_.path(dir).string(), 0, why};
+            return Error{"find netdev", sysfs_.path_text(dir), 0, why};
         Netdev n;
         n.name = ifname;
-        n.source = sysfs_.path(dir).string();
+        n.source = sysfs_.path_text(dir);
         const SysfsDir d(sysfs_, dir);  // 11 files: one lookup of the class/net link
         // Unreadable or unparsable values stay absent with a note naming the file (moved to
         // Device::problems by the collector).
@@ -33,7 +33,7 @@ class SysfsNetdevSource final : public NetdevSource {
                 n.unavailable.push_back(Note{ifname, t.error().message()});
             } else if (std::string why = store_netdev_file(n, f, *t); !why.empty()) {
                 n.unavailable.push_back(
-                    Note{ifname, sysfs_.path(d.rel_of(f.rel)).string() + ": " + why});
+                    Note{ifname, sysfs_.path_text(d.rel_of(f.rel)) + ": " + why});
             }
         }
         return n;

@@ -25,7 +25,11 @@ PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool
 /// Function first, then bridges toward the root port. Empty when the device has no `device`
 /// entry at all (rxe, other software devices): not a problem. A `device` link that dangles,
 /// loops, leads outside the tree or to a non-PCI device adds a Note to `problems` and yields
-/// an empty vector.
+/// an empty vector. The link values are read every call; the resolved `device` path is kept
+/// process-wide per (root, device) and used again while the texts of `class/infiniband/<dev>`
+/// and `<dev>/device` and the (st_dev, st_ino) of the directory they reach are unchanged, for
+/// at most 300 s (a device removed and added again is another directory): 3 system calls
+/// instead of a canonical walk of every link and directory on the way.
 std::vector<PcieLink> read_pcie_chain(const SysfsRoot& sysfs, const std::string& dev,
                                       std::vector<Note>& problems);
 

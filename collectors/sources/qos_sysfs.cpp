@@ -36,7 +36,7 @@ void read_qos(const SysfsRoot& sysfs, const std::string& ifname,
     const std::string net = "class/net/" + ifname;
     if (auto t = sysfs.read_text(net + "/qos/trust"); t && !t->empty()) {
         q.trust = *t;
-        q.trust_source = sysfs.path(net + "/qos/trust").string();
+        q.trust_source = sysfs.path_text(net + "/qos/trust");
     } else {
         trust_from_dcb(dcb, q);
     }
@@ -47,7 +47,7 @@ void read_qos(const SysfsRoot& sysfs, const std::string& ifname,
             "not exposed by this kernel (upstream): evidence is the runtime ECN/CNP counters";
         return;
     }
-    q.ecn_source = sysfs.path(ecn).string();
+    q.ecn_source = sysfs.path_text(ecn);
     read_enable(sysfs, ecn + "/roce_rp", q.ecn_rp_enabled);
     read_enable(sysfs, ecn + "/roce_np", q.ecn_np_enabled);
 }

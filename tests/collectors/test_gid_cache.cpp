@@ -1,6 +1,7 @@
 // The GID-table cache of discovery (collectors/sources/gid_cache.h) on a copy of a fixture tree:
 // a table is served from the cache while unchanged, and a GID added, changed or removed is seen
-// by the next discovery.
+// by the next discovery; likewise the PCIe chain's kept `device` path (a moved function) and
+// the counter files' kept descriptors.
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "collectors/collect.h"
 #include "collectors/rdma_sysfs.h"
 #include "collectors/sources/gid_cache.h"
+#include "collectors/sources/kept_files.h"
 
 BOOST_AUTO_TEST_SUITE(test_gid_cache)
 
@@ -99,8 +101,78 @@ BOOST_AUTO_TEST_CASE(a_tree_removed_and_copied_again_is_read_again) {
     BOOST_TEST(cache.reads() == 2u);
 }
 
-// A discovery served from the caches (GID tables, parsed ethtool recordings) prints what the
-// first one printed, on every fixture tree.
+// The PCIe chain's kept `device` resolution (collectors/sources/pcie.h): a link re-pointed to
+// another function, or the function moved under another bridge, is seen by the next discovery.
+BOOST_AUTO_TEST_CASE(a_moved_pci_function_is_seen_by_the_next_discovery) {
+    Tree t;
+    const fs::path bridge = t.dir / "sys/devices/pci0000:00/0000:00:01.0";
+    auto chain = [&] {
+        std::vector<std::string> bdfs;
+        const rh::Snapshot s = rh::collect_snapshot({t.root, {}});
+        for (const auto& l : s.devices.at(0).pcie) bdfs.push_back(l.bdf);
+        return bdfs;
+    };
+    const std::vector<std::string> first = {"0000:3b:00.0", "0000:00:01.0"};
+    BOOST_TEST(chain() == first, boost::test_tools::per_element());
+    BOOST_TEST(chain() == first, boost::test_tools::per_element());  // kept
+
+    // The device link re-pointed to a second function beside the first.
+    fs::create_directory(bridge / "0000:3b:00.1");
+    for (const auto& f : fs::directory_iterator(bridge / "0000:3b:00.0"))
+        if (f.is_regular_file())
+            fs::copy_file(f.path(), bridge / "0000:3b:00.1" / f.path().filename());
+    const fs::path device = bridge / "0000:3b:00.0/infiniband/mlx5_0/device";
+    fs::remove(device);
+    fs::create_symlink("../../../0000:3b:00.1", device);
+    const std::vector<std::string> other = {"0000:3b:00.1", "0000:00:01.0"};
+    BOOST_TEST(chain() == other, boost::test_tools::per_element());
+
+    // Back, then the whole function moved under another bridge (the class link follows it).
+    fs::remove(device);
+    fs::create_symlink("../../../0000:3b:00.0", device);
+    BOOST_TEST(chain() == first, boost::test_tools::per_element());
+    fs::rename(bridge, t.dir / "sys/devices/pci0000:00/0000:00:02.0");
+    const fs::path cls = t.dir / "sys/class/infiniband/mlx5_0";
+    fs::remove(cls);
+    fs::create_symlink("../../devices/pci0000:00/0000:00:02.0/0000:3b:00.0/infiniband/mlx5_0", cls);
+    const std::vector<std::string> moved = {"0000:3b:00.0", "0000:00:02.0"};
+    BOOST_TEST(chain() == moved, boost::test_tools::per_element());
+}
+
+// Counter files read through kept descriptors (collectors/sources/kept_files.h): a file
+// rewritten in place, replaced by a rename, removed or added is seen by the next discovery.
+BOOST_AUTO_TEST_CASE(counter_files_changed_in_any_way_are_seen_by_the_next_discovery) {
+    Tree t;
+    const std::string dir = kPort + "/hw_counters";
+    // The value, -1 when the counter is absent, -2 when it has no value.
+    auto value = [&](const std::string& name) -> long long {
+        const rh::Snapshot s = rh::collect_snapshot({t.root, {}});
+        for (const auto& c : t.port(s).hw_counters)
+            if (c.name == name) return c.value ? static_cast<long long>(*c.value) : -2;
+        return -1;
+    };
+    auto& files = rh::KeptFiles::shared();
+    t.write(dir + "/out_of_buffer", "11");
+    BOOST_TEST(value("out_of_buffer") == 11);
+    const std::size_t kept = files.kept_reads();
+    BOOST_TEST(value("out_of_buffer") == 11);
+    BOOST_TEST(files.kept_reads() > kept);  // the second read went through kept descriptors
+
+    t.write(dir + "/out_of_buffer", "12");  // in place
+    BOOST_TEST(value("out_of_buffer") == 12);
+    t.write(dir + "/replacement", "13");  // renamed over it
+    fs::rename(t.dir / "sys" / dir / "replacement", t.dir / "sys" / dir / "out_of_buffer");
+    BOOST_TEST(value("out_of_buffer") == 13);
+    BOOST_TEST(value("out_of_buffer") == 13);
+    fs::remove(t.dir / "sys" / dir / "out_of_buffer");  // removed
+    BOOST_TEST(value("out_of_buffer") == -1);
+    t.write(dir + "/out_of_buffer", "14");  // added again
+    BOOST_TEST(value("out_of_buffer") == 14);
+    BOOST_TEST(value("out_of_buffer") == 14);
+}
+
+// A discovery served from the caches (GID tables, parsed ethtool recordings, PCIe `device`
+// paths, normalization resolutions) prints what the first one printed, on every fixture tree.
 BOOST_AUTO_TEST_CASE(a_cached_discovery_equals_the_first_on_every_fixture) {
     for (const auto& e : fs::directory_iterator(kFixtures)) {
         if (!fs::is_directory(e.path() / "sys")) continue;

@@ -470,4 +470,40 @@ BOOST_AUTO_TEST_CASE(link_pause_ethtool_netlink_fallback_for_every_family) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(kept_resolution_serves_the_same_names_and_no_other) {
+    // PortNormalizer keeps resolutions by the raw names: a port with the same names gets what a
+    // fresh resolution gives, a port with a renamed counter never gets the kept one.
+    const rh::Port port = port_of("mlx5_pfc_upstream", "mlx5_0");
+    auto same = [](const std::vector<rh::NormalizedCounter>& a,
+                   const std::vector<rh::NormalizedCounter>& b) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i].name != b[i].name || a[i].labels != b[i].labels || a[i].value != b[i].value ||
+                a[i].raw_name != b[i].raw_name || a[i].source != b[i].source ||
+                a[i].unit != b[i].unit)
+                return false;
+        return true;
+    };
+    const rh::DriverFamily mlx5 = rh::driver_named("mlx5");
+    const auto first = rh::normalize_port(port, mlx5, mlx5);
+    BOOST_TEST_REQUIRE(!first.empty());
+    BOOST_TEST(same(rh::normalize_port(port, mlx5, mlx5), first));  // served from the kept one
+    BOOST_TEST(same(port.normalized, first));                       // what the discovery gave
+
+    // Rename the hw counter behind a normalized one: it must no longer be used.
+    const auto mapped = std::find_if(first.begin(), first.end(), [&](const auto& n) {
+        return std::any_of(port.hw_counters.begin(), port.hw_counters.end(),
+                           [&](const rh::Counter& c) { return c.source == n.source; });
+    });
+    BOOST_TEST_REQUIRE((mapped != first.end()));
+    rh::Port renamed = port;
+    for (auto& c : renamed.hw_counters)
+        if (c.source == mapped->source) c.name = "renamed_by_test";
+    const auto second = rh::normalize_port(renamed, mlx5, mlx5);
+    for (const auto& n : second) BOOST_TEST(n.source != mapped->source);
+    // Another netdev family is another key too.
+    BOOST_TEST(rh::normalize_port(port, mlx5, nullptr).size() < first.size());
+    BOOST_TEST(same(rh::normalize_port(port, mlx5, mlx5), first));  // and back
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_normalize
