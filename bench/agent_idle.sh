@@ -15,7 +15,8 @@
 # The agent renders /metrics when scraped, so the script scrapes it every SCRAPE_S seconds
 # through warm-up and window, as a Prometheus would (15 s: a common scrape_interval; 0: never).
 # usage: bench/agent_idle.sh ROCEHEALTH [FIXTURE_SYS_DIR]
-#   env: RETENTION_S (900), WARMUP_S (= RETENTION_S), MEASURE_S (300), SCRAPE_S (15)
+#   env: RETENTION_S (900), WARMUP_S (= RETENTION_S), MEASURE_S (300), SCRAPE_S (15),
+#        RULES_FILE (the agent's default: an older agent may not read today's rules file)
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,9 +38,11 @@ cleanup() {
 }
 trap cleanup EXIT
 cp -a "$fixture" "$work/sys"
+rules_field=
+[ -n "${RULES_FILE:-}" ] && rules_field="\"rules_file\": \"$RULES_FILE\","
 cat > "$work/agent.json" <<EOF
 {"sysfs_root": "$work/sys", "host": "idle-host", "collect_interval_s": 1,
- "rules_interval_s": 1, "retention_s": $retention,
+ "rules_interval_s": 1, "retention_s": $retention, $rules_field
  "http": {"listen": "127.0.0.1:0"}}
 EOF
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
