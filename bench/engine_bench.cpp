@@ -11,7 +11,9 @@
 // `--agent [RETENTION_S ...]` (300, 900, 3600 by default) times the agent's case instead: rules
 // runs after each new pass over a store with that retention, without and with the VerdictCache
 // (agent_runs); `--agent-cached` only with the cache, 300 runs (for a profiler). Usage:
-// rocehealth_engine_bench [--repeat R | --agent | --agent-cached] [SCENARIO_DIR] [N ...]
+// rocehealth_engine_bench [--packed] [--repeat R | --agent | --agent-cached] [SCENARIO_DIR] [N ...]
+// `--packed` keeps the replay's points packed as the agent's store does (store/point_seq.h), to
+// weigh that encoding's read cost; the agent's case is always packed.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -73,12 +75,15 @@ rh::Sample pass_sample(const std::vector<const rh::Sample*>& v, std::size_t i) {
     return s;
 }
 
-/// A store holding `passes` passes of every series, kept whole.
-rh::SeriesStore extend(const std::vector<rh::Sample>& rec, std::size_t passes) {
+/// A store holding `passes` passes of every series, kept whole, added a pass at a time (as
+/// recordings and the agent add them); its points plain as a replay keeps them, or `packed` as
+/// the agent does (store/point_seq.h).
+rh::SeriesStore extend(const std::vector<rh::Sample>& rec, std::size_t passes, bool packed) {
     rh::SeriesStore store(rh::StoreLimits{std::numeric_limits<double>::infinity(),
-                                          std::numeric_limits<std::size_t>::max()});
-    for (const auto& v : by_series(rec))
-        for (std::size_t i = 0; i < passes; ++i) store.add(pass_sample(v, i));
+                                          std::numeric_limits<std::size_t>::max(), packed});
+    const auto series = by_series(rec);
+    for (std::size_t i = 0; i < passes; ++i)
+        for (const auto& v : series) store.add(pass_sample(v, i));
     return store;
 }
 
@@ -133,7 +138,12 @@ bool agent_runs(const std::vector<rh::Sample>& rec, const rh::RuleSet& rules, do
 
 int main(int argc, char** argv) {
     int arg = 1, repeat = 1;
-    bool agent = false, full = true;
+    bool agent = false, full = true, packed = false;
+    if (argc > 1 && std::string(argv[1]) == "--packed") {
+        packed = true;
+        ++argv;
+        --argc;
+    }
     if (argc > 1 &&
         (std::string(argv[1]) == "--agent" || std::string(argv[1]) == "--agent-cached")) {
         agent = true;
@@ -155,8 +165,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     const auto rec = load(dir);
-    std::printf("engine over %s (%zu samples), %zu rules\n", dir.c_str(), rec.size(),
-                rules->rules.size());
+    std::printf("engine over %s (%zu samples), %zu rules, points %s\n", dir.c_str(), rec.size(),
+                rules->rules.size(), packed ? "packed (the agent's)" : "plain (a replay's)");
     if (agent) {
         std::printf("%11s %8s %7s %6s %12s %14s %13s %9s\n", "retention_s", "passes", "groups",
                     "runs", "full_ms/run", "cached_ms/run", "cached_ratio", "identical");
@@ -171,7 +181,7 @@ int main(int argc, char** argv) {
                 "cpu_s", "passes/s", "ratio", "linear");
     double first = 0;
     for (std::size_t n : lengths) {
-        const auto store = extend(rec, n);
+        const auto store = extend(rec, n, packed);
         double cpu = std::numeric_limits<double>::infinity(), wall = 0;
         rh::EngineResult r;
         for (int k = 0; k < repeat; ++k) {

@@ -1,6 +1,7 @@
 #include "store/series_store.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "store/counter_delta.h"
 
@@ -39,6 +40,7 @@ void SeriesStore::add(const Sample& s) {
         it = series_.emplace(key, Series{}).first;
         Series& ser = it->second;
         ser.key = std::move(key);
+        if (limits_.packed) ser.points = PointSeq(&times_[s.host].table);
         ser.kind = s.kind;
         by_name_[s.series].push_back(&ser);
         auto& v = by_name_[s.series];
@@ -62,8 +64,9 @@ void SeriesStore::add(const Sample& s) {
                                                         s.saturates, s.error});
     if (s.count || s.value) ser.ever_valued = true;
     const auto meta_index = static_cast<std::uint32_t>(m - ser.metas.begin());
-    ser.points.push_back(Point{t, s.t_s, s.count, s.value, meta_index});
-    ser.note_added(ser.points.back());
+    const Point p{t, s.t_s, s.count, s.value, meta_index};
+    ser.points.push_back(p);
+    ser.note_added(p);
     if (s.kind == SampleKind::counter && s.count) {
         bool glitch = false;  // below the last reading: keep counting from the last good one
         if (!ser.total) {
@@ -75,12 +78,40 @@ void SeriesStore::add(const Sample& s) {
         }
         if (!glitch) ser.last_counted = {{*s.count, meta_index}};
     }
-    while (!ser.points.empty() && (ser.points.size() > limits_.max_points ||
-                                   ser.points.front().t < t - limits_.retention_s)) {
-        ser.note_dropped();
-        ser.points.pop_front();
-    }
+    while (!ser.points.empty() &&
+           (ser.points.size() > limits_.max_points || ser.points.t_at(0) < t - limits_.retention_s))
+        ser.drop_front();
     note_pass_time(pass_times_[s.host], t, limits_.retention_s, passes_inserted_);
+    if (limits_.packed) {
+        HostTimes& h = times_[s.host];
+        if (h.table.size() > h.trim_at) trim_times(s.host, h);
+    }
+}
+
+void SeriesStore::trim_times(const std::string& host, HostTimes& h) {
+    const auto& passes = pass_times_[host];
+    const double oldest = passes.empty() ? -std::numeric_limits<double>::infinity()
+                                         : passes.back() - limits_.retention_s;
+    std::uint64_t keep = h.table.end();
+    for (auto& [key, ser] : series_) {
+        if (key.host != host) continue;
+        while (!ser.points.empty() && ser.points.t_at(0) < oldest) ser.drop_front();
+        if (!ser.points.empty()) keep = std::min(keep, ser.points.front_time());
+    }
+    h.table.drop_before(keep);
+    h.trim_at = std::max<std::size_t>(1024, 2 * h.table.size());
+}
+
+std::size_t SeriesStore::point_bytes() const {
+    std::size_t n = 0;
+    for (const auto& [_, ser] : series_) n += ser.points.bytes();
+    for (const auto& [_, h] : times_) n += h.table.bytes();
+    return n;
+}
+
+void Series::drop_front() {
+    note_dropped();
+    points.pop_front();
 }
 
 void Series::note_added(const Point& p) {
@@ -100,7 +131,7 @@ void Series::note_dropped() {
     ++dropped_;
 }
 
-std::deque<Point>::const_iterator Series::first_value_change() const {
+PointSeq::const_iterator Series::first_value_change() const {
     if (!change_known_) {
         first_valued_.reset();
         change_.reset();

@@ -3,7 +3,6 @@
 // engine works in deltas (store/window.h), never in totals.
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "core/sample.h"
+#include "store/point_seq.h"
 
 namespace rh {
 
@@ -41,49 +41,6 @@ struct SeriesKeyLess {
     }
 };
 
-/// One stored point, 32 bytes (the store keeps retention x series of them: 208 series x 900
-/// passes on an 8-port host). `t` is the engine's time axis: wall seconds when the sample had
-/// wall_ms, else its t_s (one recording without wall clock is still one consistent timeline).
-/// A counter's point holds a count, a gauge's a value (Sample's kinds); either may be missing.
-class Point {
-  public:
-    Point() = default;
-    /// Given both, keeps the count: no sample has both (a recording has one "value", read by
-    /// its kind).
-    Point(double t, double t_s, std::optional<std::uint64_t> count, std::optional<double> value,
-          std::uint32_t meta)
-        : t(t), t_s(t_s), meta(meta) {
-        if (count) {
-            bits_ = *count;
-            has_ = kCount;
-        } else if (value) {
-            bits_ = std::bit_cast<std::uint64_t>(*value);
-            has_ = kValue;
-        }
-    }
-
-    double t = 0;            ///< engine time, seconds
-    double t_s = 0;          ///< monotonic seconds of the host (interval lengths)
-    std::uint32_t meta = 0;  ///< index into Series::metas (raw name / source / width of the read)
-
-    /// The counter reading; nullopt when missing or a gauge's point.
-    std::optional<std::uint64_t> count() const {
-        return has_ == kCount ? std::optional<std::uint64_t>(bits_) : std::nullopt;
-    }
-    /// The gauge reading; nullopt when missing or a counter's point.
-    std::optional<double> value() const {
-        return has_ == kValue ? std::optional<double>(std::bit_cast<double>(bits_)) : std::nullopt;
-    }
-    /// A count or a value was read.
-    bool readable() const { return has_ != kNone; }
-
-  private:
-    enum Has : std::uint8_t { kNone, kCount, kValue };
-    Has has_ = kNone;         // beside meta: 32 bytes in all
-    std::uint64_t bits_ = 0;  ///< the count, or the value's bits
-};
-static_assert(sizeof(Point) == 32, "Point is the store's unit of memory");
-
 /// Where a counter point was read from; a change of raw name between two points (an alias
 /// switch, e.g. a driver update) makes their delta "missing", not a rate.
 struct PointMeta {
@@ -99,7 +56,7 @@ struct PointMeta {
 struct Series {
     SeriesKey key;
     SampleKind kind = SampleKind::counter;
-    std::deque<Point> points;      ///< oldest first; bounded by the store's retention
+    PointSeq points;               ///< oldest first; bounded by the store's retention
     std::vector<PointMeta> metas;  ///< distinct metadata seen (small: usually one)
     /// Some point ever had a value (a series never readable is treated like an absent one).
     bool ever_valued = false;
@@ -120,11 +77,12 @@ struct Series {
     /// Every valued point before it has the oldest's value. O(1) while points are only added; the
     /// points are searched again (once) after the oldest valued point was dropped. Not
     /// thread-safe: one thread queries (the rule engine's).
-    std::deque<Point>::const_iterator first_value_change() const;
+    PointSeq::const_iterator first_value_change() const;
 
   private:
     friend class SeriesStore;
     void note_added(const Point& p);  ///< by SeriesStore::add, after the push_back
+    void drop_front();                ///< by SeriesStore: note_dropped, then pop_front
     void note_dropped();              ///< by SeriesStore::add, before a pop_front
     static inline const std::string kEmpty;
     // Indexes count every point ever added (minus dropped_ for the deque's index).
@@ -137,15 +95,26 @@ struct Series {
 
 /// Retention: points older than `retention_s` behind the newest point of their series are
 /// dropped, and no series keeps more than `max_points` (a fast sampler cannot grow it without
-/// bound). Replays use an unbounded retention so a whole recording is analysed.
+/// bound). A series that stopped (a port gone) loses its points older than `retention_s` behind
+/// its host's newest pass when the host's time table is trimmed (packed stores: once the table
+/// holds more than max(1,024, twice what it kept at the last trim) entries), so it does not pin
+/// old times. Replays use an unbounded retention so a whole recording is analysed.
 struct StoreLimits {
     double retention_s = 3600;
     std::size_t max_points = 7200;
+    /// Points packed (store/point_seq.h: ~1-5 bytes each, reads a little dearer) or plain (32
+    /// bytes each): packed for the agent's bounded store, plain for replays.
+    bool packed = true;
 };
 
 class SeriesStore {
   public:
     explicit SeriesStore(StoreLimits limits = {}) : limits_(limits) {}
+    // Series refer to their host's TimeTable: a copy would read the original's.
+    SeriesStore(const SeriesStore&) = delete;
+    SeriesStore& operator=(const SeriesStore&) = delete;
+    SeriesStore(SeriesStore&&) = default;  // map nodes, hence the tables, keep their addresses
+    SeriesStore& operator=(SeriesStore&&) = default;
 
     /// Adds a counter or gauge sample (inventory samples go to add_inventory). Out-of-order
     /// points (t before the series' newest) are dropped and counted in dropped_out_of_order().
@@ -182,10 +151,22 @@ class SeriesStore {
     bool has_wall_clock() const { return has_wall_clock_; }
 
     std::size_t series_count() const { return series_.size(); }
+    /// Heap bytes the points hold (encoded points and time tables), for the benchmarks.
+    std::size_t point_bytes() const;
     std::size_t dropped_out_of_order() const { return dropped_; }
 
   private:
+    /// One host's distinct point times and when to trim them next.
+    struct HostTimes {
+        TimeTable table;
+        std::size_t trim_at = 1024;
+    };
+    /// Drops the host's table entries no kept point refers to, after dropping the points of
+    /// stopped series older than retention_s behind the host's newest pass. Amortised O(1).
+    void trim_times(const std::string& host, HostTimes& h);
+
     StoreLimits limits_;
+    std::map<std::string, HostTimes> times_;
     std::map<SeriesKey, Series, SeriesKeyLess> series_;
     std::map<std::string, std::vector<const Series*>> by_name_;
     std::map<std::string, std::vector<double>> pass_times_;

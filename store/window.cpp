@@ -9,26 +9,26 @@ namespace rh {
 
 namespace {
 
-/// First index of `points` where `before` turns false (it must be true up to some index and
-/// false from there: points are in time order), like std::partition_point. Passes are about
-/// evenly spaced, so it starts at the index t would have at even spacing and gallops from
-/// there: a few deque accesses instead of a full binary search's ~17 at a day of passes (the
+/// First index of `points` where `before` (of a point's time) turns false (it must be true up to
+/// some index and false from there: points are in time order), like std::partition_point. Passes
+/// are about evenly spaced, so it starts at the index t would have at even spacing and gallops from
+/// there: a few time reads instead of a full binary search's ~17 at a day of passes (the
 /// rule engine asks this per condition, series and pass).
 template <typename Before>
-std::size_t partition_index(const std::deque<Point>& points, double t, Before before) {
+std::size_t partition_index(const PointSeq& points, double t, Before before) {
     const std::size_t n = points.size();
-    if (n == 0 || !before(points[0])) return 0;
-    if (before(points[n - 1])) return n;
-    // Invariant from here: before(points[lo]) and !before(points[hi]).
-    const double span = points[n - 1].t - points[0].t;
-    const double guess = span > 0 ? (t - points[0].t) / span * static_cast<double>(n - 1) : 0;
+    if (n == 0 || !before(points.t_at(0))) return 0;
+    if (before(points.t_at(n - 1))) return n;
+    // Invariant from here: before(points.t_at(lo)) and !before(points.t_at(hi)).
+    const double span = points.t_at(n - 1) - points.t_at(0);
+    const double guess = span > 0 ? (t - points.t_at(0)) / span * static_cast<double>(n - 1) : 0;
     const std::size_t g =
         guess >= 1 && guess < static_cast<double>(n - 1) ? static_cast<std::size_t>(guess) : 0;
     std::size_t lo = 0, hi = n - 1;
-    if (g > 0 && before(points[g])) {
+    if (g > 0 && before(points.t_at(g))) {
         lo = g;
         for (std::size_t step = 1; lo + step < hi; step *= 2) {
-            if (!before(points[lo + step])) {
+            if (!before(points.t_at(lo + step))) {
                 hi = lo + step;
                 break;
             }
@@ -37,7 +37,7 @@ std::size_t partition_index(const std::deque<Point>& points, double t, Before be
     } else if (g > 0) {
         hi = g;
         for (std::size_t step = 1; step < hi - lo; step *= 2) {
-            if (before(points[hi - step])) {
+            if (before(points.t_at(hi - step))) {
                 lo = hi - step;
                 break;
             }
@@ -46,31 +46,31 @@ std::size_t partition_index(const std::deque<Point>& points, double t, Before be
     }
     while (hi - lo > 1) {
         const std::size_t mid = lo + (hi - lo) / 2;
-        (before(points[mid]) ? lo : hi) = mid;
+        (before(points.t_at(mid)) ? lo : hi) = mid;
     }
     return hi;
 }
 
 /// First point with t >= `t`: windows cost O(log gap + points in the window), not O(series
 /// length).
-std::deque<Point>::const_iterator first_at_or_after(const Series& s, double t) {
-    return s.points.begin() + static_cast<std::ptrdiff_t>(partition_index(
-                                  s.points, t, [t](const Point& p) { return p.t < t; }));
+PointSeq::const_iterator first_at_or_after(const Series& s, double t) {
+    return s.points.begin() + static_cast<std::ptrdiff_t>(
+                                  partition_index(s.points, t, [t](double pt) { return pt < t; }));
 }
 
 /// First point with t > `t`.
-std::deque<Point>::const_iterator first_after(const Series& s, double t) {
-    return s.points.begin() + static_cast<std::ptrdiff_t>(partition_index(
-                                  s.points, t, [t](const Point& p) { return p.t <= t; }));
+PointSeq::const_iterator first_after(const Series& s, double t) {
+    return s.points.begin() + static_cast<std::ptrdiff_t>(
+                                  partition_index(s.points, t, [t](double pt) { return pt <= t; }));
 }
 
 }  // namespace
 
 WindowIncrease increase_in(const Series& s, double t0, double t1) {
     WindowIncrease w;
-    const Point* prev = nullptr;
+    std::optional<Point> prev;  // a copy: the store's points are read by value
     for (auto it = first_at_or_after(s, t0 - kWindowSlackS); it != s.points.end(); ++it) {
-        const Point& p = *it;
+        const Point p = *it;
         if (p.t > t1 + kWindowSlackS) break;
         if (prev) {
             const PointMeta& a = s.meta(*prev);
@@ -98,7 +98,7 @@ WindowIncrease increase_in(const Series& s, double t0, double t1) {
             // so the rebound to it is not counted as new events.
             if (d.kind == DeltaKind::backwards) continue;
         }
-        prev = &p;
+        prev = p;
     }
     return w;
 }

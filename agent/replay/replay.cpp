@@ -7,8 +7,9 @@
 namespace rh {
 
 StoreLimits replay_store_limits() {
+    // Plain points: a replay holds the whole recording and reads each point many times.
     return StoreLimits{std::numeric_limits<double>::infinity(),
-                       std::numeric_limits<std::size_t>::max()};
+                       std::numeric_limits<std::size_t>::max(), false};
 }
 
 EngineOptions replay_engine_options() {

@@ -317,8 +317,10 @@ ChangedReading changed_value_at(const Series& s, const Condition& c, double t) {
     ChangedReading r;
     const auto current = value_at(s, t);
     if (!current) return r;
-    const Point* previous = nullptr;  // the last valued point before the first on the other side
-    const Point* other_side = nullptr;
+    // Indexes into s.points (the store's points are read by value, not kept by address).
+    std::optional<std::size_t>
+        previous;  // the last valued point before the first on the other side
+    std::optional<std::size_t> other_side;  // the first valued point on the other side
     const double until = t + kWindowSlackS;
     auto it = s.points.begin();
     while (it != s.points.end() && it->t <= until && !it->value()) ++it;
@@ -330,20 +332,20 @@ ChangedReading changed_value_at(const Series& s, const Condition& c, double t) {
                                              [](double x, const Point& p) { return x < p.t; });
         const auto stop = std::min(s.first_value_change(), beyond);
         for (auto back = stop; back != it && !previous;)
-            if ((--back)->value()) previous = &*back;
-        if (!previous) previous = &*it;
+            if ((--back)->value()) previous = back.index();
+        if (!previous) previous = it.index();
         it = stop;
     }
     for (; it != s.points.end(); ++it) {
-        const Point& p = *it;
+        const Point p = *it;
         if (p.t > until) break;
         const auto v = p.value();
         if (!v) continue;
         if (!compare(c.op, *v, c.threshold)) {
-            other_side = &p;
+            other_side = it.index();
             break;
         }
-        previous = &p;
+        previous = it.index();
     }
     if (compare(c.op, *current, c.threshold)) {
         if (other_side)
@@ -354,13 +356,13 @@ ChangedReading changed_value_at(const Series& s, const Condition& c, double t) {
     }
     // On the other side now: it changed at t if every earlier point was on the condition's
     // side (the first on the other side is the one at t), reported as the state it left.
-    const Point* last = nullptr;  // the point value_at(s, t) read
+    std::optional<std::size_t> last;  // the point value_at(s, t) read
     auto at = std::upper_bound(s.points.begin(), s.points.end(), until,
                                [](double x, const Point& p) { return x < p.t; });
     while (previous && !last && at != s.points.begin())
-        if ((--at)->value()) last = &*at;
+        if ((--at)->value()) last = at.index();
     const bool left_at_t = previous && other_side == last;
-    r.value = left_at_t ? previous->value() : current;
+    r.value = left_at_t ? s.points[*previous].value() : current;
     return r;
 }
 
