@@ -16,7 +16,12 @@
 # through warm-up and window, as a Prometheus would (15 s: a common scrape_interval; 0: never).
 # usage: bench/agent_idle.sh ROCEHEALTH [FIXTURE_SYS_DIR]
 #   env: RETENTION_S (900), WARMUP_S (= RETENTION_S), MEASURE_S (300), SCRAPE_S (15),
-#        RULES_FILE (the agent's default: an older agent may not read today's rules file)
+#        RULES_FILE (the agent's default: an older agent may not read today's rules file),
+#        RISING=1: the ports' traffic counters rise every second as on a host with light
+#        traffic (port_{rcv,xmit}_{data,packets} and unicast_{rcv,xmit}_packets by 1,000-60,000
+#        each; the file replaced by rename from outside the tree, so a reader never sees half a
+#        value and discovery no new file): the store's
+#        packed points then cost what a live host's do, not an idle fixture's ~0.
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,6 +38,7 @@ pid=
 scraper=
 cleanup() {
     if [ -n "$scraper" ]; then kill "$scraper" 2>/dev/null || true; fi
+    if [ -n "${riser:-}" ]; then kill "$riser" 2>/dev/null || true; fi
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; wait "$pid" || true; fi
     rm -rf "$work"
 }
@@ -45,6 +51,17 @@ cat > "$work/agent.json" <<EOF
  "rules_interval_s": 1, "retention_s": $retention, $rules_field
  "http": {"listen": "127.0.0.1:0"}}
 EOF
+riser=
+if [ "${RISING:-0}" = 1 ]; then
+    (while :; do
+        for f in "$work"/sys/class/infiniband/*/ports/*/counters/{port_rcv_data,port_xmit_data,port_rcv_packets,port_xmit_packets,unicast_rcv_packets,unicast_xmit_packets}; do
+            [ -f "$f" ] || continue
+            echo $(( $(cat "$f") + 1000 + RANDOM % 59000 )) > "$work/next" && mv "$work/next" "$f"
+        done
+        sleep 1
+    done) &
+    riser=$!
+fi
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 pid=$!
 
@@ -53,7 +70,7 @@ rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; }
 port() { grep '"event":"http_listening"' "$work/agent.log" | tail -1 | sed 's/.*"port":\([0-9]*\).*/\1/'; }
 metric() { curl -s "http://127.0.0.1:$(port)/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 
-echo "agent pid $pid on $fixture, retention ${retention} s; warm-up ${warmup} s, then ${measure} s; /metrics scraped every ${scrape_s} s"
+echo "agent pid $pid on $fixture, retention ${retention} s; warm-up ${warmup} s, then ${measure} s; /metrics scraped every ${scrape_s} s; traffic counters $([ -n "$riser" ] && echo rising || echo static)"
 if [ "$scrape_s" != 0 ]; then
     (sleep 3; while kill -0 "$pid" 2>/dev/null; do metric rocehealth_collection_passes_total > /dev/null; sleep "$scrape_s"; done) &
     scraper=$!
