@@ -22,7 +22,7 @@ namespace rh {
 namespace {
 
 /// A directory's entries or files changed, or the directory itself went away.
-constexpr std::uint32_t kWatchMask = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE |
+constexpr std::uint32_t kGidWatchMask = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE |
                                      IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
                                      IN_MOVE_SELF | IN_ONLYDIR;
 
@@ -144,7 +144,7 @@ struct GidCache::Impl {
         }
         if (inotify < 0) return false;
         for (const char* dir : kTableDirs) {
-            const int wd = ::inotify_add_watch(inotify, (key + "/" + dir).c_str(), kWatchMask);
+            const int wd = ::inotify_add_watch(inotify, (key + "/" + dir).c_str(), kGidWatchMask);
             if (wd < 0) {
                 for (const int w : e.wds)
                     if (wd_keys.count(w) == 0) ::inotify_rm_watch(inotify, w);
