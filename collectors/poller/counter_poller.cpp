@@ -134,7 +134,7 @@ struct DeviceShape {
 
 /// Directory events that can make the discovered file set wrong.
 constexpr std::uint32_t kPollerWatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-                                     IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+                                           IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
 /// read_text's cleaning of a raw attribute: trailing whitespace/NULs off, control bytes as '?'.
 std::string_view clean(char* b, std::size_t n) {

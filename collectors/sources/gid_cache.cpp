@@ -23,8 +23,8 @@ namespace {
 
 /// A directory's entries or files changed, or the directory itself went away.
 constexpr std::uint32_t kGidWatchMask = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE |
-                                     IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
-                                     IN_MOVE_SELF | IN_ONLYDIR;
+                                        IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
+                                        IN_MOVE_SELF | IN_ONLYDIR;
 
 /// The directories of a table (relative to its port directory).
 constexpr std::array<const char*, 3> kTableDirs = {"gids", "gid_attrs/types", "gid_attrs/ndevs"};
