@@ -5,7 +5,8 @@
 # and link; steady when other jobs share the machine), the wall time measured, the wall time an
 # idle machine would take (CPU s / jobs), beside the goals, and the 20 costliest steps.
 # usage: bench/build_time.sh [JOBS]   (default 2: the goals are for 2 cores)
-#   KEEP=1 keeps the build directory; RULE=rules/X.cpp, COLLECTOR=collectors/Y.cpp pick the files.
+#   KEEP=1 keeps the build directory (clean-steps.log: every step of the clean build);
+#   RULE=rules/X.cpp, COLLECTOR=collectors/Y.cpp pick the files.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 jobs=${1:-2}
@@ -37,6 +38,7 @@ echo "clean build, $jobs jobs: $clean_cpu s CPU, $clean_wall s wall measured;" \
 awk '{ cpu = $1 + $2; if ($4 ~ /\.(o|gch)$/) { c += cpu; nc++ } else { l += cpu; nl++ } }
   END { printf "  %d compile steps: %.0f s CPU; %d link steps: %.0f s CPU\n", nc, c, nl, l }' \
   "$out/steps.log"
+cp "$out/steps.log" "$out/clean-steps.log"  # every step of the clean build (KEEP=1 keeps it)
 echo "  costliest steps (CPU s = user+sys):"
 awk '{ printf "  %7.2f  %s\n", $1 + $2, $4 }' "$out/steps.log" | sort -rn | head -20
 

@@ -83,7 +83,7 @@ constexpr MapEntry kBnxt[] = {
 
 // Matching: kernel names bnxt_re<n>; PCI and netdev driver bnxt_en; ethtool -S names with
 // _pfc_ena_frames_pri or pfc_pri (bnxt_ethtool.c); Broadcom (14e4) NetXtreme-E BCM574xx-576xx.
-constexpr std::string_view kPrefixes[] = {"bnxt_re"};
+constexpr std::string_view kBnxtPrefixes[] = {"bnxt_re"};
 constexpr std::string_view kEn[] = {"bnxt_en"};
 
 }  // namespace
@@ -92,7 +92,7 @@ extern const Driver bnxt_driver;
 constinit const Driver bnxt_driver{
     .name = "bnxt",
     .table = kBnxt,
-    .rdma_name_prefixes = kPrefixes,
+    .rdma_name_prefixes = kBnxtPrefixes,
     .pci_drivers = kEn,
     .netdev_drivers = kEn,
     .ethtool_name_is_ours =

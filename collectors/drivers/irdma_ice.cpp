@@ -49,7 +49,7 @@ constexpr MapEntry kIrdmaIce[] = {
 // RDMA names there; its netdev has no table, so the RDMA driver's netdev rows apply); netdev driver
 // ice; ethtool -S names ending in .nic, link_xon/xoff_*, {rx,tx}_priority_<p>_{xon,xoff}
 // (ice_ethtool.c); Intel (8086) E810 and X722 functions.
-constexpr std::string_view kPrefixes[] = {"irdma"};
+constexpr std::string_view kIrdmaIcePrefixes[] = {"irdma"};
 constexpr std::string_view kPci[] = {"ice", "i40e"};
 constexpr std::string_view kNetdev[] = {"ice"};
 
@@ -59,7 +59,7 @@ extern const Driver irdma_ice_driver;
 constinit const Driver irdma_ice_driver{
     .name = "irdma_ice",
     .table = kIrdmaIce,
-    .rdma_name_prefixes = kPrefixes,
+    .rdma_name_prefixes = kIrdmaIcePrefixes,
     .pci_drivers = kPci,
     .netdev_drivers = kNetdev,
     .ethtool_name_is_ours =

@@ -110,7 +110,7 @@ constexpr MapEntry kMlx5[] = {
 
 // Matching: kernel names mlx5_<n>; PCI and netdev driver mlx5_core; ethtool -S names ending in
 // _phy or holding _vport_ (en_stats.c); Mellanox/NVIDIA (15b3) ConnectX/BlueField functions.
-constexpr std::string_view kPrefixes[] = {"mlx5_"};
+constexpr std::string_view kMlx5Prefixes[] = {"mlx5_"};
 constexpr std::string_view kCore[] = {"mlx5_core"};
 
 }  // namespace
@@ -119,7 +119,7 @@ extern const Driver mlx5_driver;
 constinit const Driver mlx5_driver{
     .name = "mlx5",
     .table = kMlx5,
-    .rdma_name_prefixes = kPrefixes,
+    .rdma_name_prefixes = kMlx5Prefixes,
     .pci_drivers = kCore,
     .netdev_drivers = kCore,
     .ethtool_name_is_ours = [](std::string_view n) { return ends(n, "_phy") || has(n, "_vport_"); },

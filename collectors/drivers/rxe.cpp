@@ -26,7 +26,7 @@ constexpr MapEntry kRxe[] = {
 
 // Matching: kernel names rxe<n>; a renamed rxe has no PCI device but a `parent` link and the
 // rxe-only counter rcvd_rnr_err. rxe binds to any netdev, so it brings no netdev rows.
-constexpr std::string_view kPrefixes[] = {"rxe"};
+constexpr std::string_view kRxePrefixes[] = {"rxe"};
 
 }  // namespace
 
@@ -34,7 +34,7 @@ extern const Driver rxe_driver;
 constinit const Driver rxe_driver{
     .name = "rxe",
     .table = kRxe,
-    .rdma_name_prefixes = kPrefixes,
+    .rdma_name_prefixes = kRxePrefixes,
     .own_netdev = false,
     .renamed_device =
         [](const SysfsRoot& sysfs, const std::string& dir) {

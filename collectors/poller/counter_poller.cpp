@@ -133,8 +133,8 @@ struct DeviceShape {
 };
 
 /// Directory events that can make the discovered file set wrong.
-constexpr std::uint32_t kWatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-                                     IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+constexpr std::uint32_t kPollerWatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                                           IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
 /// read_text's cleaning of a raw attribute: trailing whitespace/NULs off, control bytes as '?'.
 std::string_view clean(char* b, std::size_t n) {
@@ -251,7 +251,7 @@ struct CounterPoller::Impl {
             d.ino = st.st_ino;
         }
         if (inotify) {
-            const int wd = ::inotify_add_watch(inotify.get(), path.c_str(), kWatchMask);
+            const int wd = ::inotify_add_watch(inotify.get(), path.c_str(), kPollerWatchMask);
             if (wd >= 0) {
                 if (wd_dirs.size() <= static_cast<std::size_t>(wd)) wd_dirs.resize(wd + 1);
                 wd_dirs[wd].push_back(index);  // one inode reached by two paths: one wd

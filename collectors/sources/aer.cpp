@@ -4,7 +4,7 @@ namespace rh {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_aer_field(std::string_view s) {
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
         s.remove_suffix(1);
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -16,7 +16,7 @@ std::string_view trim(std::string_view s) {
 bool next_aer_line(std::string_view& text, AerLine& out) {
     while (!text.empty()) {
         const auto nl = text.find('\n');
-        const std::string_view line = trim(text.substr(0, nl));
+        const std::string_view line = trim_aer_field(text.substr(0, nl));
         text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
         if (line.empty()) continue;
         const auto sp = line.find_last_of(" \t");
@@ -26,7 +26,7 @@ bool next_aer_line(std::string_view& text, AerLine& out) {
             out.name = line;
             out.error = "no count on the line";
         } else {
-            out.name = trim(line.substr(0, sp));
+            out.name = trim_aer_field(line.substr(0, sp));
             if (auto v = parse_u64(line.substr(sp + 1)))
                 out.count = *v;
             else

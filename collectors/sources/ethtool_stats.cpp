@@ -21,7 +21,7 @@ namespace {
 constexpr int kAttempts = 5;                   // string set changes tolerated per read
 constexpr std::uint32_t kMaxStats = 1u << 16;  // sanity bound on a driver's count
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_stat_name(std::string_view s) {
     while (!s.empty() &&
            (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\0'))
         s.remove_suffix(1);
@@ -169,7 +169,7 @@ std::vector<Counter> parse_ethtool_gstats(std::span<const std::uint8_t> names,
     for (std::size_t i = 0; i < n; ++i) {
         const auto* p = reinterpret_cast<const char*>(names.data() + i * kEthGstringLen);
         std::string_view name(p, strnlen(p, kEthGstringLen));
-        out.push_back(Counter{std::string(trim(name)), values[i], source, {}});
+        out.push_back(Counter{std::string(trim_stat_name(name)), values[i], source, {}});
     }
     return out;
 }
@@ -182,12 +182,12 @@ std::vector<Counter> parse_ethtool_text(std::string_view text, const std::string
         text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
         const auto sep = line.rfind(": ");
         if (sep == std::string_view::npos) continue;  // "NIC statistics:" header, blank lines
-        Counter c{std::string(trim(line.substr(0, sep))), std::nullopt, source, {}};
+        Counter c{std::string(trim_stat_name(line.substr(0, sep))), std::nullopt, source, {}};
         if (c.name.empty()) continue;
         if (auto v = parse_u64(line.substr(sep + 2)))
             c.value = *v;
         else
-            c.error = "not a u64: '" + std::string(trim(line.substr(sep + 2))) + "'";
+            c.error = "not a u64: '" + std::string(trim_stat_name(line.substr(sep + 2))) + "'";
         out.push_back(std::move(c));
     }
     return out;

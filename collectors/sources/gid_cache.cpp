@@ -22,9 +22,9 @@ namespace rh {
 namespace {
 
 /// A directory's entries or files changed, or the directory itself went away.
-constexpr std::uint32_t kWatchMask = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE |
-                                     IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
-                                     IN_MOVE_SELF | IN_ONLYDIR;
+constexpr std::uint32_t kGidWatchMask = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE |
+                                        IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
+                                        IN_MOVE_SELF | IN_ONLYDIR;
 
 /// The directories of a table (relative to its port directory).
 constexpr std::array<const char*, 3> kTableDirs = {"gids", "gid_attrs/types", "gid_attrs/ndevs"};
@@ -144,7 +144,7 @@ struct GidCache::Impl {
         }
         if (inotify < 0) return false;
         for (const char* dir : kTableDirs) {
-            const int wd = ::inotify_add_watch(inotify, (key + "/" + dir).c_str(), kWatchMask);
+            const int wd = ::inotify_add_watch(inotify, (key + "/" + dir).c_str(), kGidWatchMask);
             if (wd < 0) {
                 for (const int w : e.wds)
                     if (wd_keys.count(w) == 0) ::inotify_rm_watch(inotify, w);

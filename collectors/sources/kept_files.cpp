@@ -17,7 +17,7 @@ namespace rh {
 namespace {
 
 // Anything that can put another file under a kept name, or take the directory away.
-constexpr std::uint32_t kWatchMask =
+constexpr std::uint32_t kKeptFilesWatchMask =
     IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
 
 /// Descriptors this cache may hold: a quarter of the soft RLIMIT_NOFILE, at most kMaxFiles (the
@@ -100,7 +100,7 @@ struct KeptFiles::Impl {
             inotify_tried = true;
             inotify = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         }
-        return inotify < 0 ? -1 : ::inotify_add_watch(inotify, path.c_str(), kWatchMask);
+        return inotify < 0 ? -1 : ::inotify_add_watch(inotify, path.c_str(), kKeptFilesWatchMask);
     }
 };
 

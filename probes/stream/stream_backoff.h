@@ -13,6 +13,10 @@
 
 namespace rh::stream {
 
+/// Completions a stream loop (sender and receiver) reaps per QP per pass before it moves to the
+/// next QP: fairness between QPs.
+inline constexpr unsigned kReapBatch = 32;
+
 class Backoff {
   public:
     /// Something was done: spin again.

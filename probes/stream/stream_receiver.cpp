@@ -16,7 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kControlCheck = std::chrono::milliseconds(5);
-constexpr unsigned kReapBatch = 32;  // completions per QP per pass (fairness between QPs)
 
 /// Receive WQE `n` of a QP targets ring slot n % slots.
 Status post_receive(RcConnection& c, std::uint64_t n, unsigned slots, std::uint64_t size) {

@@ -9,7 +9,6 @@ namespace rh::stream {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr unsigned kReapBatch = 32;
 
 Error setup_error(const SenderConfig& cfg, const std::string& step, const std::string& what) {
     return Error{"stream", "receiver " + cfg.receiver.str(), 0, step + ": " + what};

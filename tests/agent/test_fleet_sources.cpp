@@ -2,7 +2,6 @@
 // from recorded answers (tests/fixtures/prometheus/targets_*.json, Prometheus 2.42 scraping
 // tests/fixtures/prometheus/targets_prometheus.yml), fetched from a real HTTP server, turned into
 // a fleet with topology and planned; a DNS fleet; and the `lldp` labels from lldpcli's output.
-#define BOOST_TEST_MODULE fleet_sources
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +18,8 @@
 #include "agent/daemon/fleet_targets.h"
 #include "agent/daemon/topology_lldp.h"
 #include "agent/fabric/prom_targets.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_fleet_sources)
 
 using rh::FleetHost;
 using rh::agent::SelfIdentity;
@@ -300,3 +301,5 @@ BOOST_AUTO_TEST_CASE(lldpcli_is_run_and_its_failures_are_named) {
     BOOST_TEST(contains(t.error().message(), "no answer within 0.2 s (killed)"));
     std::filesystem::remove_all(dir);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_fleet_sources

@@ -1,12 +1,13 @@
 // collectors/lldp_neighbors: `lldpcli -f json show neighbors` in each shape lldpd's JSON writer
 // makes (tests/fixtures/lldp/README.md), and mistyped fields named by their path.
-#define BOOST_TEST_MODULE lldp_neighbors
 #include <boost/test/unit_test.hpp>
 
 #include <fstream>
 #include <sstream>
 
 #include "collectors/lldp_neighbors.h"
+
+BOOST_AUTO_TEST_SUITE(test_lldp_neighbors)
 
 namespace {
 
@@ -76,3 +77,5 @@ BOOST_AUTO_TEST_CASE(what_is_not_lldpds_json_is_named_by_its_path) {
     BOOST_TEST(error_of(R"({"lldp": {"interface": [3]}})") ==
                "lldpcli json lldp.interface[0]: expected an object, got number");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_lldp_neighbors

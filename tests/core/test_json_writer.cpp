@@ -1,7 +1,6 @@
 // JsonWriter (core/json_writer.h) prints what nlohmann::json's dump prints for the same values:
 // the inventory JSON is written with it and must stay byte-identical to the tree dump it
 // replaced (snapshot --json, recordings' inventory samples, golden outputs).
-#define BOOST_TEST_MODULE core_json_writer
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -13,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_writer.h"
+
+BOOST_AUTO_TEST_SUITE(test_json_writer)
 
 using nlohmann::json;
 
@@ -144,3 +145,5 @@ BOOST_AUTO_TEST_CASE(misuse_throws_instead_of_writing_other_json) {
     w.key("c");
     BOOST_CHECK_THROW(w.end_object(), std::logic_error);  // key without a value
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_json_writer

@@ -1,11 +1,12 @@
 // probes/mesh/mesh_peers_dns: the fleet from a DNS name — what getaddrinfo gives for "localhost",
 // and the error for a name that cannot exist (.invalid, RFC 2606) naming it.
-#define BOOST_TEST_MODULE mesh_peers_dns
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 
 #include "probes/mesh/mesh_peers_dns.h"
+
+BOOST_AUTO_TEST_SUITE(test_mesh_peers_dns)
 
 namespace {
 
@@ -47,3 +48,5 @@ BOOST_AUTO_TEST_CASE(addresses_become_hosts_of_the_unknown_tor_on_the_responder_
     BOOST_TEST(plan->peers(0).size() == 3u);
     BOOST_TEST(plan->cycle_union().size() == 9u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_mesh_peers_dns

@@ -6,7 +6,6 @@
 // opens, escalates, closes, two hosts (cnp_not_handled reads the other host) and a counter reset;
 // and a store with a short retention, where the kept runs of verdicts must be trimmed exactly as
 // the passes age out (episodes that shrink below their hold, "known at some pass" lost).
-#define BOOST_TEST_MODULE rules_verdict_cache
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -20,6 +19,8 @@
 #include "core/sample_json.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/verdict_cache.h"
+
+BOOST_AUTO_TEST_SUITE(test_rules_verdict_cache)
 
 namespace {
 
@@ -194,3 +195,5 @@ BOOST_AUTO_TEST_CASE(healthy_and_reset) {
     BOOST_TEST(compare_incremental("healthy_steady_load") == 0u);
     compare_incremental("counter_reset_midway");
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // test_rules_verdict_cache
