@@ -80,6 +80,8 @@ class Point {
     std::uint64_t bits_ = 0;  ///< the count, or the value's bits
 };
 
+static_assert(sizeof(Point) == 32, "a plain store's unit of memory");
+
 /// The distinct (t, t_s) pairs of one host's points, in the order they were first added; a
 /// point refers to its pair by index. Consecutive samples with the same pair (one collection
 /// pass) share one entry. Indexes count every entry ever added, so they stay valid while old
