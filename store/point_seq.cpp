@@ -1,6 +1,7 @@
 #include "store/point_seq.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 
 namespace rh {
@@ -62,9 +63,9 @@ void TimeTable::drop_before(std::uint64_t index) {
 void PointSeq::push_back(const Point& p) {
     using point_seq_detail::load;
     constexpr std::size_t kPad = 8;  // Block's padding: reads load 8 bytes
-    ++size_;
     if (!times_) {
         plain_.push_back(p);
+        ++size_;
         return;
     }
     const std::uint64_t time = times_->intern(p.t, p.t_s);
@@ -75,6 +76,7 @@ void PointSeq::push_back(const Point& p) {
         b.first_bits = p.bits_;
         b.first_tag = tag;
         b.n = 1;
+        ++size_;
         return;
     }
     Block& b = blocks_.back();
@@ -113,6 +115,7 @@ void PointSeq::push_back(const Point& p) {
         if (b.tag_width) store(b.data.data() + at + b.time_width + b.bits_width, 4, tag);
     }
     ++b.n;
+    ++size_;  // last: a failed allocation above leaves the sequence as it was
 }
 
 void PointSeq::pop_front() {
@@ -129,6 +132,7 @@ void PointSeq::pop_front() {
 }
 
 std::uint64_t PointSeq::front_time() const {
+    assert(times_ && size_ > 0);  // packed only: a plain sequence has no time indexes
     const auto [b, k] = locate(0);
     return b->time(k);
 }

@@ -93,8 +93,11 @@ void SeriesStore::trim_times(const std::string& host, HostTimes& h) {
     const double oldest = passes.empty() ? -std::numeric_limits<double>::infinity()
                                          : passes.back() - limits_.retention_s;
     std::uint64_t keep = h.table.end();
-    for (auto& [key, ser] : series_) {
-        if (key.host != host) continue;
+    static const std::string kFirstName;  // keys order by host first: the host's range
+    static const Labels kFirstLabels;
+    for (auto it = series_.lower_bound(SeriesKeyRef{host, kFirstName, kFirstLabels});
+         it != series_.end() && it->first.host == host; ++it) {
+        Series& ser = it->second;
         while (!ser.points.empty() && ser.points.t_at(0) < oldest) ser.drop_front();
         if (!ser.points.empty()) keep = std::min(keep, ser.points.front_time());
     }

@@ -56,7 +56,7 @@ struct PointMeta {
 struct Series {
     SeriesKey key;
     SampleKind kind = SampleKind::counter;
-    PointSeq points;               ///< oldest first; bounded by the store's retention
+    PointSeq points;               ///< oldest first; bounded by the store's retention; may be empty
     std::vector<PointMeta> metas;  ///< distinct metadata seen (small: usually one)
     /// Some point ever had a value (a series never readable is treated like an absent one).
     bool ever_valued = false;
@@ -95,10 +95,12 @@ struct Series {
 
 /// Retention: points older than `retention_s` behind the newest point of their series are
 /// dropped, and no series keeps more than `max_points` (a fast sampler cannot grow it without
-/// bound). A series that stopped (a port gone) loses its points older than `retention_s` behind
-/// its host's newest pass when the host's time table is trimmed (packed stores: once the table
-/// holds more than max(1,024, twice what it kept at the last trim) entries), so it does not pin
-/// old times. Replays use an unbounded retention so a whole recording is analysed.
+/// bound). In a packed store, when a host's time table is trimmed (once it holds more than
+/// max(1,024, twice what it kept at the last trim) entries), the host's points older than
+/// `retention_s` behind its newest pass are dropped too: a series that stopped (a port gone)
+/// does not pin old times, and may be left with no points (readers check `empty()`). Such a
+/// point lies before any window the rules read at the newest pass.
+/// Replays use an unbounded retention so a whole recording is analysed.
 struct StoreLimits {
     double retention_s = 3600;
     std::size_t max_points = 7200;

@@ -157,13 +157,20 @@ BOOST_AUTO_TEST_CASE(a_stopped_series_does_not_pin_its_hosts_times) {
     rh::SeriesStore store(rh::StoreLimits{60, 100000});
     for (int pass = 0; pass < 20000; ++pass) {
         store.add(rh::test::counter("h1", "ack_timeouts", {{"port", "1"}}, pass, 7));
-        if (pass < 100)
+        if (pass < 100) {
             store.add(rh::test::counter("h1", "ack_timeouts", {{"port", "2"}}, pass, 9));
+            // Another host's series stops too; its host adds nothing more, so its table is
+            // never trimmed: h1's trims leave it alone.
+            store.add(rh::test::counter("h2", "ack_timeouts", {{"port", "1"}}, pass, 3));
+        }
     }
-    const auto& found = store.find("ack_timeouts");
-    BOOST_REQUIRE_EQUAL(found.size(), 2u);
-    BOOST_TEST(found[0]->points.size() == 61u);
-    BOOST_TEST(found[1]->points.empty());
+    const auto* active = store.get({"h1", "ack_timeouts", {{"port", "1"}}});
+    const auto* stopped = store.get({"h1", "ack_timeouts", {{"port", "2"}}});
+    const auto* other_host = store.get({"h2", "ack_timeouts", {{"port", "1"}}});
+    BOOST_REQUIRE(active && stopped && other_host);
+    BOOST_TEST(active->points.size() == 61u);
+    BOOST_TEST(stopped->points.empty());
+    BOOST_TEST(other_host->points.size() == 61u);  // its own retention, behind its newest
     // 61 kept times, at most ~2x + 1,024 before the next trim: 16 bytes each.
     BOOST_TEST(store.point_bytes() < 64u * 1024);
 }
