@@ -102,6 +102,8 @@ class TimeTable {
     std::size_t bytes() const { return entries_.capacity_bytes(); }
     /// Drops the entries before `index` (no kept point may refer to them).
     void drop_before(std::uint64_t index);
+    /// The size past which its owner (SeriesStore::add) trims it next.
+    std::size_t trim_at = 1024;
 
   private:
     Ring<std::pair<double, double>> entries_;
@@ -138,6 +140,8 @@ class PointSeq {
     void pop_front();
     /// The oldest kept point's time index (what its TimeTable must keep); packed, size() > 0.
     std::uint64_t front_time() const;
+    /// The table its times go to; nullptr when plain.
+    TimeTable* table() const { return times_; }
     /// Heap bytes held (block headers and their encoded differences), for the benchmarks.
     std::size_t bytes() const;
 

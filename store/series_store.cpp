@@ -40,7 +40,7 @@ void SeriesStore::add(const Sample& s) {
         it = series_.emplace(key, Series{}).first;
         Series& ser = it->second;
         ser.key = std::move(key);
-        if (limits_.packed) ser.points = PointSeq(&times_[s.host].table);
+        if (limits_.packed) ser.points = PointSeq(&times_[s.host]);
         ser.kind = s.kind;
         by_name_[s.series].push_back(&ser);
         auto& v = by_name_[s.series];
@@ -82,17 +82,16 @@ void SeriesStore::add(const Sample& s) {
            (ser.points.size() > limits_.max_points || ser.points.t_at(0) < t - limits_.retention_s))
         ser.drop_front();
     note_pass_time(pass_times_[s.host], t, limits_.retention_s, passes_inserted_);
-    if (limits_.packed) {
-        HostTimes& h = times_[s.host];
-        if (h.table.size() > h.trim_at) trim_times(s.host, h);
-    }
+    // The series' own table: no lookup by host name per sample.
+    if (TimeTable* table = ser.points.table(); table && table->size() > table->trim_at)
+        trim_times(s.host, *table);
 }
 
-void SeriesStore::trim_times(const std::string& host, HostTimes& h) {
+void SeriesStore::trim_times(const std::string& host, TimeTable& table) {
     const auto& passes = pass_times_[host];
     const double oldest = passes.empty() ? -std::numeric_limits<double>::infinity()
                                          : passes.back() - limits_.retention_s;
-    std::uint64_t keep = h.table.end();
+    std::uint64_t keep = table.end();
     static const std::string kFirstName;  // keys order by host first: the host's range
     static const Labels kFirstLabels;
     for (auto it = series_.lower_bound(SeriesKeyRef{host, kFirstName, kFirstLabels});
@@ -101,14 +100,14 @@ void SeriesStore::trim_times(const std::string& host, HostTimes& h) {
         while (!ser.points.empty() && ser.points.t_at(0) < oldest) ser.drop_front();
         if (!ser.points.empty()) keep = std::min(keep, ser.points.front_time());
     }
-    h.table.drop_before(keep);
-    h.trim_at = std::max<std::size_t>(1024, 2 * h.table.size());
+    table.drop_before(keep);
+    table.trim_at = std::max<std::size_t>(1024, 2 * table.size());
 }
 
 std::size_t SeriesStore::point_bytes() const {
     std::size_t n = 0;
     for (const auto& [_, ser] : series_) n += ser.points.bytes();
-    for (const auto& [_, h] : times_) n += h.table.bytes();
+    for (const auto& [_, table] : times_) n += table.bytes();
     return n;
 }
 

@@ -158,17 +158,10 @@ class SeriesStore {
     std::size_t dropped_out_of_order() const { return dropped_; }
 
   private:
-    /// One host's distinct point times and when to trim them next.
-    struct HostTimes {
-        TimeTable table;
-        std::size_t trim_at = 1024;
-    };
-    /// Drops the host's table entries no kept point refers to, after dropping the points of
-    /// stopped series older than retention_s behind the host's newest pass. Amortised O(1).
-    void trim_times(const std::string& host, HostTimes& h);
+    void trim_times(const std::string& host, TimeTable& table);
 
     StoreLimits limits_;
-    std::map<std::string, HostTimes> times_;
+    std::map<std::string, TimeTable> times_;  ///< packed stores: each host's point times
     std::map<SeriesKey, Series, SeriesKeyLess> series_;
     std::map<std::string, std::vector<const Series*>> by_name_;
     std::map<std::string, std::vector<double>> pass_times_;

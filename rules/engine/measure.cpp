@@ -317,10 +317,10 @@ ChangedReading changed_value_at(const Series& s, const Condition& c, double t) {
     ChangedReading r;
     const auto current = value_at(s, t);
     if (!current) return r;
-    // Indexes into s.points (the store's points are read by value, not kept by address).
-    std::optional<std::size_t>
-        previous;  // the last valued point before the first on the other side
-    std::optional<std::size_t> other_side;  // the first valued point on the other side
+    // Indexes into s.points (the store's points are read by value, not kept by address):
+    // `previous` the last valued point before the first on the other side, `other_side` that.
+    std::optional<std::size_t> previous;
+    std::optional<std::size_t> other_side;
     const double until = t + kWindowSlackS;
     auto it = s.points.begin();
     while (it != s.points.end() && it->t <= until && !it->value()) ++it;
