@@ -5,9 +5,10 @@
 // same findings, timeline, text and JSON (agent/reports/fabric_report.h), plus a "fabric" object
 // {prometheus, from, to, step_s, match, queries}. Options and their checks:
 // agent/cli/fabric_options.h.
-// Exit: 0 healthy, 1 findings, 2 could not run (bad option, unreachable Prometheus, a
-// Prometheus error, no data in the range, an answer over the bounds). With --json every exit 2
-// also prints {"schema": 1, "verdict": "error", "error": "..."} on stdout.
+// Exit: 0 healthy (every analysis had input), 1 findings, 2 could not run (bad option,
+// unreachable Prometheus, a Prometheus error, no data in the range, an answer over the bounds)
+// or could not judge (an analysis had no input at all: verdict could_not_judge). With --json every
+// exit 2 also prints {"schema": 1, "verdict": "error", "error": "..."} on stdout.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -99,7 +100,9 @@ int run_fabric(const std::vector<std::string>& args) {
     if (!a.out_dir.empty() && !write_out(a.out_dir, json_text, doc))
         return fail("cannot write into --out " + a.out_dir);
     std::cout << (a.json ? json_text : fabric_text(doc, a.verbose));
-    return fr.findings.empty() ? kExitOk : kExitFindings;
+    // Healthy only when every analysis saw input (the same rule as check, diagnose, the agent).
+    if (fr.findings.empty()) return fr.not_judged.empty() ? kExitOk : kExitCannotRun;
+    return kExitFindings;
 }
 
 }  // namespace rh::cli

@@ -549,6 +549,21 @@ FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th) 
     analyse_pause(in, topo, th, out);
     analyse_mesh(in, topo, th, out);
     analyse_config(in, topo, th, out);
+    if (in.pause_fraction.empty())
+        out.not_judged.push_back(
+            {"fabric_pause_storm_origin",
+             "no host exported rocehealth_pfc_pause_duration_seconds_total in the range: pause "
+             "storms were not judged"});
+    if (in.probe_errors.empty() && in.probe_p50_s.empty())
+        out.not_judged.push_back({"fabric_tor_probes_failing",
+                                  "no probe series (rocehealth_probe_errors_total, "
+                                  "rocehealth_probe_latency_seconds) in the range: the mesh "
+                                  "between ToRs was not judged"});
+    if (in.port_config.empty())
+        out.not_judged.push_back({"fabric_config_drift",
+                                  "no port configuration series (rocehealth_netdev_mtu_bytes, "
+                                  "rocehealth_pfc_enabled, ...) in the range: configuration "
+                                  "drift was not judged"});
     std::stable_sort(out.findings.begin(), out.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.opened_t < b.opened_t; });
     return out;

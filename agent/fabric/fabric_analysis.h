@@ -69,11 +69,14 @@ struct FabricResult {
     std::vector<Finding> findings;
     std::vector<std::string> hosts;  ///< every host named by host_info (else by instance), sorted
     std::vector<Note> notes;         ///< e.g. instances without host_info, pairs to unknown peers
+    /// Analyses that had no input in the range (subject: the rule id, text: which series were
+    /// missing): they could not have seen their fault, so no finding from them is not health.
+    std::vector<Note> not_judged;
 };
 
 /// Runs the three analyses over the series' common time grid (hold times are measured between
-/// the points' times). Never throws for data content (NaN and missing points are "no value",
-/// never 0).
+/// the points' times); an analysis whose inputs are all absent is in `not_judged`. Never throws for
+/// data content (NaN and missing points are "no value", never 0).
 FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th = {});
 
 }  // namespace rh::fabric

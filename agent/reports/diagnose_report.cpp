@@ -85,7 +85,7 @@ std::string format_engine_time(double t, bool wall_clock, double t_first) {
 }
 
 nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_file,
-                             const std::vector<InputReport>& inputs, bool captures) {
+                             const std::vector<InputReport>& inputs, bool captures, bool live) {
     nlohmann::json doc;
     doc["schema"] = 1;
     doc["rules_file"] = rules_file;
@@ -129,7 +129,17 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
                                      {"captures", n.passes},
                                      {"text", n.text}});
     doc["history"] = notes_json(r.history);
-    const std::string cnj = not_judged_sentence(r, captures);
+    std::string cnj = not_judged_sentence(r, captures);
+    // Live inputs are read whole every pass: what stayed unreadable (a port's state, its GID
+    // table) is a fault of the read, and "healthy" would claim what no rule saw (as `check`
+    // says INCOMPLETE).
+    if (live && cnj.empty() && !r.unevaluated.empty()) {
+        cnj = "could not judge: " + std::to_string(r.unevaluated.size()) +
+              (r.unevaluated.size() == 1 ? " item" : " items") + " could not be evaluated (";
+        for (std::size_t i = 0; i < r.unevaluated.size() && i < 3; ++i)
+            cnj += (i ? "; " : "") + r.unevaluated[i].subject + ": " + r.unevaluated[i].text;
+        cnj += r.unevaluated.size() > 3 ? "; ...)" : ")";
+    }
     doc["verdict"] = !r.findings.empty() ? "findings" : cnj.empty() ? "healthy" : "could_not_judge";
     if (!cnj.empty()) doc["could_not_judge"] = cnj;
     if (r.findings.empty() && !cnj.empty()) doc["error"] = cnj;

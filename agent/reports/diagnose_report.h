@@ -11,7 +11,8 @@
 //                    "captures", "text"}],      rules the data was too short for (NotJudged)
 //    "history": [{"subject", "text"}],          lifetime counts the rates show are old
 //    "verdict": "findings" | "healthy" | "could_not_judge",
-//    "could_not_judge": "could not judge rates: ..." (only with not_judged entries),
+//    "could_not_judge": "could not judge rates: ..." (with not_judged entries; for live inputs
+//                       also "could not judge: N items could not be evaluated (...)"),
 //    "error": the same sentence when the verdict is could_not_judge (exit 2)}
 // An input error (exit 2 before any rule ran) is {"schema": 1, "verdict": "error", "error": "..."}
 // instead (cmd_diagnose.cpp).
@@ -31,9 +32,13 @@
 namespace rh {
 
 /// `captures`: the inputs are bundle captures (sentences say "the captures of HOST span 10 s",
-/// else "the data of HOST spans 10 s").
+/// else "the data of HOST spans 10 s"). `live`: the inputs are this host's own sysfs read every
+/// pass (the agent): an unevaluated item (a port state unreadable) then makes the verdict
+/// could_not_judge, as `check` says INCOMPLETE on the same tree; captures and recordings may
+/// simply not hold a source, so for them only not_judged rules do.
 nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_file,
-                             const std::vector<InputReport>& inputs, bool captures = false);
+                             const std::vector<InputReport>& inputs, bool captures = false,
+                             bool live = false);
 
 /// "could not judge rates: one capture of gpu01, rates need two (rnr, retransmits, ...);
 /// ecn_counters_inconsistent needs 30 s of data (a 30 s window, a 20 s hold), the captures of

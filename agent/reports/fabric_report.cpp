@@ -16,6 +16,9 @@ nlohmann::json fabric_json(const fabric::FabricResult& fr, const FabricAsked& as
     er.t_first = asked.from_s;
     er.t_last = asked.to_s;
     er.wall_clock = true;
+    for (const Note& n : fr.not_judged)
+        er.not_judged.push_back(
+            NotJudged{"fabric", n.subject, "no_verdict", 0, 0, 0, 0, 0, n.subject + ": " + n.text});
     InputReport in;
     in.name = asked.url;
     in.samples = asked.points;

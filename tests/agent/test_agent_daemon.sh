@@ -288,6 +288,23 @@ wait_for 10 pna_closed || fail "port_not_active did not close after the port cam
 get /metrics "${auth[@]}" | grep -q '^rocehealth_findings_opened_total{rule="link_flap",severity="error"} 1$' ||
     fail "rocehealth_findings_opened_total does not count the flap"
 
+# A port state the agent cannot read is not health: /api/v1/findings says could_not_judge and
+# names the item, as `check` on the same tree says INCOMPLETE (exit 2).
+verdict() { get /api/v1/findings "${auth[@]}" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["verdict"], d.get("could_not_judge", ""))'; }
+echo "bogus" > "$port_dir/state"
+# (other findings may be open too: then the verdict is "findings", never "healthy")
+unjudged() { verdict | grep -qE '^(could_not_judge|findings) could not judge: .*state unreadable'; }
+wait_for 10 unjudged || fail "/api/v1/findings with the port state unreadable: $(verdict), expected could_not_judge naming the state"
+set +e
+"$bin" check --sysfs-root "$sys" > "$work/check-unreadable.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q INCOMPLETE "$work/check-unreadable.txt" ||
+    fail "check on the tree with the state unreadable: exit $rc, expected 2 INCOMPLETE: $(head -3 "$work/check-unreadable.txt")"
+echo "4: ACTIVE" > "$port_dir/state"
+judged_again() { ! verdict | grep -q 'could not judge'; }
+wait_for 10 judged_again || fail "/api/v1/findings stays could_not_judge after the state is readable again: $(verdict)"
+
 # Every watched device gone (the driver unloaded): the next inventory finds none and /healthz
 # says so with 503; the device back: 200 again.
 mv "$sys/class/infiniband/mlx5_0" "$work/mlx5_0.gone"

@@ -215,6 +215,29 @@ BOOST_AUTO_TEST_CASE(config_drift_names_the_minority_port) {
     BOOST_TEST(r.findings[1].opened_t == kT0 + 900);
 }
 
+// Healthy only when the analyses saw input: a fleet with quiet pause counters but no probe or
+// configuration series has judged pauses only, and says which analyses it could not run.
+BOOST_AUTO_TEST_CASE(analyses_without_input_are_not_judged) {
+    FabricSeries in;
+    in.host_info = host_info();
+    in.pause_fraction = {pause(1, "rx", 0, 0.0), pause(2, "tx", 0, 0.0)};
+    const FabricResult r = analyse_fabric(in);
+    BOOST_TEST(r.findings.empty());
+    std::vector<std::string> rules;
+    for (const auto& n : r.not_judged) rules.push_back(n.subject);
+    BOOST_TEST(
+        rules == (std::vector<std::string>{"fabric_tor_probes_failing", "fabric_config_drift"}),
+        boost::test_tools::per_element());
+    in.probe_errors = {series({{"instance", inst(1)}, {"peer", "h2"}, {"op", "write"}},
+                              [](double) { return 0.0; })};
+    in.port_config = {series({{"__name__", "rocehealth_netdev_mtu_bytes"},
+                              {"instance", inst(1)},
+                              {"device", "mlx5_0"},
+                              {"port", "1"}},
+                             [](double) { return 9000.0; })};
+    BOOST_TEST(analyse_fabric(in).not_judged.empty());
+}
+
 BOOST_AUTO_TEST_CASE(decoder_takes_the_api_shape_only) {
     const auto ok = decode_matrix(
         R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"instance":"a"},
