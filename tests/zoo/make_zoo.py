@@ -12,12 +12,14 @@
 Every host is healthy: the test (run_zoo.py) fails on any finding. Usage:
   python3 tests/zoo/make_zoo.py OUT        (writes OUT/<host>/..., OUT/hosts.json)
   python3 tests/zoo/make_zoo.py --list     (name and one line per host)
+  python3 tests/zoo/make_zoo.py --markdown (README.md's table of hosts)
 
 The text renderers and templates are tests/cases/make_cases.py's (driver name order taken from the
 shared cases copied there), the sysfs helpers tests/fixtures/make_fixtures.py's, the DCB reply
 tests/fixtures/recordings/make_dcb_recordings.py's. What each host is and where its shape comes
 from: README.md beside this file.
 """
+import copy
 import json
 import os
 import re
@@ -134,7 +136,8 @@ class Host:
         self.ages = ages or [u - 55 for u in self.uptimes]  # drivers loaded ~55 s after boot
         self.fw_ages = fw_ages or self.ages
         self.q32_offset = q32_offset or {}  # counter -> value at capture 0 (mlx5 32-bit Q counters)
-        self.u64_wrap = u64_wrap  # 64-bit byte counters start near 2^64 and wrap between t1 and t2
+        # 64-bit byte counters start near 2^64 and wrap halfway between these counter ages (t1, t2)
+        self.wrap_ages = (self.ages[1], self.ages[2]) if u64_wrap else None
         self.hostname = hostname
         # netdev carrier_changes per capture (a reboot or reload re-registers the netdev: it restarts)
         self.carrier = list(carrier_changes) if isinstance(carrier_changes, (list, tuple)) else [carrier_changes] * len(self.times)
@@ -211,12 +214,19 @@ def hist(p, name, age, default=0):
 U64_WRAP = re.compile(r"^(rx|tx)_(bytes_phy|prio\d_bytes)$")
 
 
+def at_age(h, age):
+    """h as one capture whose counters (driver and firmware) are `age` seconds old."""
+    c = copy.copy(h)
+    c.times, c.ages, c.fw_ages, c.uptimes, c.carrier = [0], [age], [age], [age + 55], h.carrier[-1:]
+    return c
+
+
 def mlx5_eth_vals(h, p, i, wrap=True):
     """Every name of the mlx5e `ethtool -S` template at capture i. With h.u64_wrap, the 64-bit
     byte counters get an offset that puts 2^64 halfway between their values at t1 and t2."""
-    if h.u64_wrap and wrap:
+    if h.wrap_ages and wrap:
         v = mlx5_eth_vals(h, p, i, wrap=False)
-        v1, v2 = mlx5_eth_vals(h, p, 1, wrap=False), mlx5_eth_vals(h, p, 2, wrap=False)
+        v1, v2 = (mlx5_eth_vals(at_age(h, a), p, 0, wrap=False) for a in h.wrap_ages)
         for n in v:
             if U64_WRAP.match(n) and v2[n] > v1[n]:
                 v[n] = (v[n] + U64 - (v1[n] + v2[n]) // 2) % U64
@@ -694,7 +704,7 @@ def write_tree(h, out: Path):
         counters = pma(h, p, i) if h.driver == "mlx5" else None
         ll, _ = mc.gid_from_mac(p.mac)
         if p.link_layer == "InfiniBand":
-            gids = [("fe80:0000:0000:0000:" + guid, mf.V1)]
+            gids = []  # written below: an IB GID has a type but no netdev
         elif h.driver == "rxe":
             gids = mf.roce_gids(ll, mf.ipv4_gid(*map(int, p.ip.split("."))), v1=False)
         else:
@@ -710,7 +720,8 @@ def write_tree(h, out: Path):
             mf.write(pdir / "lid", "0x%x" % p.lid)
             mf.write(pdir / "sm_lid", "0x%x" % p.sm_lid)
             mf.write(pdir / "cap_mask", "0xa651e848")
-            (pdir / "gid_attrs" / "ndevs" / "0").unlink()
+            mf.write(pdir / "gids" / "0", "fe80:0000:0000:0000:" + guid)
+            mf.write(pdir / "gid_attrs" / "types" / "0", mf.V1)
         mf.rel_link(sysr, "class/infiniband/%s" % p.dev, ibdir)
         # recordings beside sys/: ethtool -S, DCB (PFC) for Ethernet NICs with DCB
         if h.driver in ("mlx5", "bnxt", "irdma") and p.link_layer == "Ethernet":
@@ -736,6 +747,60 @@ def write_bundle(h, out: Path):
         d.mkdir(parents=True, exist_ok=True)
         for fn, text in capture(h, i).items():
             (d / fn).write_text(text)
+
+
+# ================================================================= moving counters for the agent
+def live_copy(h, elapsed):
+    """h `elapsed` seconds after its last capture, its traffic going on (a second 'capture'). A
+    host whose counters wrap in its bundle wraps here too, 30 s after the start."""
+    last = len(h.times) - 1
+    c = copy.copy(h)
+    c.times = [h.times[last], h.times[last] + elapsed]
+    c.ages = [h.ages[last], h.ages[last] + elapsed]
+    c.fw_ages = [h.fw_ages[last], h.fw_ages[last] + elapsed]
+    c.uptimes = [h.uptimes[last], h.uptimes[last] + elapsed]
+    c.carrier = [h.carrier[last]] * 2
+    if h.wrap_ages:
+        c.wrap_ages = (h.ages[last], h.ages[last] + 60)
+    if h.q32_offset:
+        p = h.ports[0]
+        v0, v60 = (mlx5_hwc_true(at_age(h, a), p, 0) for a in (h.ages[last], h.ages[last] + 60))
+        c.q32_offset = {n: U32 - (v60[n] - v0[n]) // 2 for n in h.q32_offset}
+    return c
+
+
+def tree_files(h, out):
+    """{path: text} of h's tree (write_tree with the writes collected, links left alone)."""
+    files = {}
+    saved = mf.write, mf.rel_link
+    mf.write = lambda path, text: files.__setitem__(Path(path), text if text.endswith("\n") else text + "\n")
+    mf.rel_link = lambda *a: None
+    try:
+        write_tree(h, out)
+    finally:
+        mf.write, mf.rel_link = saved
+    return files
+
+
+class LiveWriter:
+    """Rewrites the zoo's trees as time passes: only files whose text changed, each atomically
+    (a temporary file renamed over it), so a reader never sees a half-written counter."""
+
+    def __init__(self, out, names):
+        hosts = {h.name: h for h in zoo()}
+        self.out, self.hosts, self.cache = Path(out), [hosts[n] for n in names], {}
+
+    def update(self, elapsed):
+        n = 0
+        for h in self.hosts:
+            for path, text in tree_files(live_copy(h, elapsed), self.out).items():
+                if self.cache.get(path) != text:
+                    tmp = path.with_name(path.name + ".zoo-tmp")
+                    tmp.write_text(text)
+                    os.replace(tmp, path)
+                    self.cache[path] = text
+                    n += 1
+        return n
 
 
 # ================================================================= the zoo
@@ -898,6 +963,11 @@ def main(argv):
     if argv[1:] == ["--list"]:
         for h in hosts:
             print("%-34s %s" % (h.name, h.what))
+        return 0
+    if argv[1:] == ["--markdown"]:  # the table of README.md
+        print("| host | driver, NIC | captures | what | shape from |\n|---|---|---|---|---|")
+        for h in hosts:
+            print("| `%s` | %s %s | %d | %s | %s |" % (h.name, h.driver, h.nic or "virtio", len(h.times), h.what, h.source))
         return 0
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)

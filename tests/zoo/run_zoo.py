@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """The healthy-configuration zoo test (issue 26): every zoo host (make_zoo.py) through
   - `rocehealth check --sysfs-root <host>/sys --json`       (live check on its fixture tree),
-  - the agent on the same tree (all hosts at once, `GET /api/v1/findings` once the rules' windows
-    are covered),
+  - the agent on the same tree, its counters moving on (all hosts at once, `GET /api/v1/findings`
+    once the rules' windows are covered, plus every finding_opened event it logged),
   - `rocehealth diagnose --bundle t0 --bundle t1 ... --json` (run from <host>/bundle, as an
     operator runs it on the captures).
 Every host is healthy, so ANY finding (exit 1 or an entry in "findings") is a false positive and
 fails the test. Exit 2 / "could not judge" is accepted only where ALLOWED_2 says why; anything
 else that could not be judged fails too.
 
-usage: run_zoo.py ROCEHEALTH [--out DIR] [--agent-seconds S] [--no-agent] [HOST...]
+usage: run_zoo.py ROCEHEALTH [--out DIR] [--dump DIR] [--agent-seconds S] [--no-agent] [HOST...]
 Prints per entry point: hosts, healthy, false positives (host: rule ids), could not judge.
 Exit 0 when every entry point is clean, 1 otherwise, 2 when the test itself cannot run.
 """
@@ -27,6 +27,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import make_zoo  # noqa: E402
+
+DUMP = None  # --dump DIR
 
 # (entry point, host) -> why exit 2 / could-not-judge is the right answer there.
 ALLOWED_2 = {
@@ -57,6 +59,8 @@ class Tally:
     def add(self, host, rc, doc, unread=None):
         """rc: exit code (the agent: 0 healthy, 1 findings, 2 could not judge, by its verdict)."""
         self.hosts += 1
+        if DUMP:
+            Path(DUMP, "%s-%s.json" % (self.entry, host)).write_text(json.dumps(doc, indent=1) + "\n")
         if unread:
             self.unread.append((host, unread))
         ids = finding_ids(doc)
@@ -114,20 +118,39 @@ def diagnose_host(binary, out, name):
 
 
 def agents(binary, out, names, seconds, work):
-    """Starts one agent per host on its tree, all at once; after `seconds` (and until every rule's
-    window is covered, at most 30 s more) reads /api/v1/findings; stops them (SIGTERM)."""
+    """One agent per host on its tree, all at once, while LiveWriter moves the trees' counters on
+    from the last capture (every 0.5 s; the agents sample every 2 s, so a rate is off by at most a
+    quarter). After `seconds` (and until no rule is left short of its window, at most 30 s more)
+    reads /api/v1/findings; every finding_opened event of the agent's log counts too (a finding
+    that opened and closed again is still a false positive). Stops them with SIGTERM."""
+    writer = make_zoo.LiveWriter(out, names)
+    writer.update(0)
     procs = {}
     for n in names:
         cfg = work / ("%s.json" % n)
-        cfg.write_text(json.dumps({"sysfs_root": str(out / n / "sys"), "host": n, "collect_interval_s": 1,
+        cfg.write_text(json.dumps({"sysfs_root": str(out / n / "sys"), "host": n, "collect_interval_s": 2,
                                    "retention_s": 120, "http": {"listen": "127.0.0.1:0"}}))
         log = open(work / ("%s.log" % n), "w")
         procs[n] = (subprocess.Popen([binary, "agent", "--config", str(cfg)], stdout=subprocess.DEVNULL, stderr=log), log)
+    start = time.time()
+
+    def tick():  # moves the counters on; returns after about 0.5 s
+        writer.update(time.time() - start)
+        time.sleep(max(0.0, 0.5 - (time.time() - start) % 0.5))
+
+    def log_events(n):
+        ev = []
+        for line in (work / ("%s.log" % n)).read_text().splitlines():
+            try:
+                ev.append(json.loads(line))
+            except ValueError:
+                pass
+        return ev
+
     results = {}
     try:
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            time.sleep(1)
+        while time.time() < start + seconds:
+            tick()
             for n, (p, _) in procs.items():
                 if p.poll() is not None and n not in results:
                     results[n] = (2, {"error": "agent exited %d: %s" % (p.returncode, (work / ("%s.log" % n)).read_text()[-400:])})
@@ -135,10 +158,7 @@ def agents(binary, out, names, seconds, work):
         stop = time.time() + 30
         while pending and time.time() < stop:
             for n in list(pending):
-                port = None
-                for line in (work / ("%s.log" % n)).read_text().splitlines():
-                    if '"event":"http_listening"' in line:
-                        port = json.loads(line)["port"]
+                port = next((e["port"] for e in log_events(n) if e.get("event") == "http_listening"), None)
                 if port is None:
                     continue
                 try:
@@ -148,12 +168,15 @@ def agents(binary, out, names, seconds, work):
                 short = [j for j in doc.get("not_judged", []) if j.get("kind") == "short_span"]
                 if short and time.time() < stop - 1:
                     continue  # the windows are not covered yet: ask again
+                opened = [{"rule": e.get("rule"), "device": e.get("device")}
+                          for e in log_events(n) if e.get("event") == "finding_opened"]
+                doc["findings"] = doc.get("findings", []) + opened
                 v = doc.get("verdict")
-                rc = 0 if v == "healthy" else 1 if v == "findings" or doc.get("findings") else 2
+                rc = 1 if v == "findings" or doc["findings"] else 0 if v == "healthy" else 2
                 results[n] = (rc, doc)
                 pending.remove(n)
             if pending:
-                time.sleep(1)
+                tick()
         for n in pending:
             results[n] = (2, {"error": "no answer from the agent"})
     finally:
@@ -173,15 +196,22 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("rocehealth")
     ap.add_argument("--out", help="write the zoo here and keep it (default: a temporary directory)")
-    ap.add_argument("--agent-seconds", type=float, default=32)
+    ap.add_argument("--agent-seconds", type=float, default=40)
     ap.add_argument("--no-agent", action="store_true")
+    ap.add_argument("--dump", help="write each answer (JSON) to DIR/<entry>-<host>.json")
     ap.add_argument("hosts", nargs="*")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
+    global DUMP
+    if a.dump:
+        os.makedirs(a.dump, exist_ok=True)
+        DUMP = a.dump
     binary = os.path.abspath(a.rocehealth)
     if not os.access(binary, os.X_OK):
         print("run_zoo.py: %s is not an executable" % binary, file=sys.stderr)
         return 2
-    tmp = tempfile.TemporaryDirectory(prefix="rh-zoo-")
+    # /dev/shm when there is one: the agents' trees are rewritten twice a second
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    tmp = tempfile.TemporaryDirectory(prefix="rh-zoo-", dir=shm)
     out = Path(a.out or tmp.name) / "zoo"
     work = Path(tmp.name) / "agents"
     work.mkdir(parents=True, exist_ok=True)
