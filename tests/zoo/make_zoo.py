@@ -92,6 +92,7 @@ class Bridge:
 
 ROOT_NAME = "Intel Corporation Ice Lake Xeon PCI Express Root Port (rev 06)"
 SWITCH = ("PLX Technology, Inc. PEX 88096 PCIe Gen 4 Switch (rev b0)", ("0x10b5", "0xc010", "0x060400"))
+SWITCH5 = ("Broadcom / LSI PEX89144 PCIe Gen 5 Switch (rev b0)", ("0x1000", "0xc030", "0x060400"))
 
 
 class ZPort:
@@ -129,7 +130,7 @@ class Host:
 
     def __init__(self, name, what, source, driver, nic, ports, times=(0, 30, 60), uptime0=9 * DAY,
                  ages=None, fw_ages=None, uptimes=None, q32_offset=None, u64_wrap=False, hostname=None,
-                 carrier_changes=2, files=None):
+                 carrier_changes=2, files=None, dmesg=False, trust="dscp"):
         self.name, self.what, self.source, self.driver, self.nic = name, what, source, driver, nic
         self.ports, self.times = ports, list(times)
         self.uptimes = uptimes or [uptime0 + t for t in self.times]
@@ -142,6 +143,8 @@ class Host:
         # netdev carrier_changes per capture (a reboot or reload re-registers the netdev: it restarts)
         self.carrier = list(carrier_changes) if isinstance(carrier_changes, (list, tuple)) else [carrier_changes] * len(self.times)
         self.files = files  # None: every file; else the set of file kinds written per capture
+        self.dmesg = dmesg  # a `dmesg` capture with the driver's PCIe bandwidth line at probe
+        self.trust = trust  # mlnx_qos trust state
 
 
 HOSTS = []
@@ -581,6 +584,37 @@ def lspci_text(h, i):
     return "".join(out)
 
 
+def pcie_gbps(speed, width):
+    return PCIE_GBPS[speed] * width
+
+
+def dmesg_text(h, i):
+    """`dmesg` since boot: the NIC drivers' probe lines with pcie_print_link_status(), which names
+    a limiting device only when the path is slower than the function's own capability."""
+    up = h.uptimes[i]
+    drvname = {"mlx5": "mlx5_core", "bnxt": "bnxt_en", "irdma": "ice"}[h.driver]
+    out = ["[    0.000000] Linux version 6.8.0-51-generic (buildd@lcy02-amd64-091) (x86_64-linux-gnu-gcc-13 (Ubuntu 13.2.0-23ubuntu4) 13.2.0) #52-Ubuntu SMP PREEMPT_DYNAMIC"]
+    for k, p in enumerate(h.ports):
+        t = 4.1 + k * 0.35
+        # pcie_bandwidth_available(): from the function up, the first device whose link is slower
+        bdf, sta = p.bdf, p.fn_sta
+        for b in reversed(p.chain):
+            if pcie_gbps(*b.sta) < pcie_gbps(*sta):
+                bdf, sta = b.bdf, b.sta
+        avail = pcie_gbps(*sta)
+        cap = pcie_gbps(*p.fn_cap)
+        spd = lambda x: "%s.0 GT/s PCIe x%d" % (x[0][:-4], x[1])
+        line = "[%12.6f] %s %s: %.3f Gb/s available PCIe bandwidth" % (t, drvname, p.bdf, avail)
+        if avail < cap - 0.01:
+            line += ", limited by %s link at %s (capable of %.3f Gb/s with %s link)" % (spd(sta), bdf, cap, spd(p.fn_cap))
+        else:
+            line += " (%s link)" % spd(p.fn_sta)
+        out.append("[%12.6f] %s %s: firmware version: %s" % (t - 0.2, drvname, p.bdf, HCA.get(h.nic, ("", "", "?"))[2]))
+        out.append(line)
+    out.append("[%12.6f] systemd-journald[812]: Time spent on flushing to /var is 41.203ms for 1211 entries." % min(up, 9.5))
+    return "\n".join(out) + "\n"
+
+
 def capture(h, i):
     """The files of capture i."""
     f = {}
@@ -599,7 +633,7 @@ def capture(h, i):
                 f["counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, pma(h, p, i), [(n, 0) for n in pma(h, p, i)],
                                                               counters_dir="counters")
             elif p.is_up(i):
-                f["mlnx_qos-%s.txt" % p.netdev] = mc.mlnx_qos((p.pfc_prio,) if p.pfc_prio is not None else (), "dscp")
+                f["mlnx_qos-%s.txt" % p.netdev] = mc.mlnx_qos((p.pfc_prio,) if p.pfc_prio is not None else (), h.trust)
         elif h.driver == "bnxt":
             f["ethtool-S-%s.txt" % p.netdev] = bnxt_eth(h, p, i)
             f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, bnxt_hwc(h, p, i), mc.BNXT_HWC)
@@ -620,6 +654,8 @@ def capture(h, i):
     f["rdma-link.txt"] = rdma_link_text(h, i)
     if any(p.chain for p in h.ports):
         f["lspci-vv.txt"] = lspci_text(h, i)
+    if h.dmesg:
+        f["dmesg.txt"] = dmesg_text(h, i)
     clock = TS0 + h.times[i]
     f["uptime.txt"] = uptime_text(clock % DAY, h.uptimes[i])
     f["timestamp"] = "%d\n" % clock
@@ -817,24 +853,28 @@ def zoo():
          "issue 26 class 3; ConnectX-6 Lx product brief (PCIe Gen 4.0 x8); lspci LnkCap of the card x8, root port x16",
          "mlx5", "cx6lx", [ZPort("mlx5_%d" % k, "ens2f%dnp%d" % (k, k), mac_for(0x02, k), "0000:5e:00.%d" % k, "10.%d.2.12" % (20 + k),
                                  speed=25, rx_gbps=18, tx_gbps=17, fn_cap=("16GT/s", 8),
-                                 chain=[root(0x5d, cap=G4x16, sta=("16GT/s", 8))]) for k in range(2)])
+                                 chain=[root(0x5d, cap=G4x16, sta=("16GT/s", 8))]) for k in range(2)],
+         dmesg=True)
     host("mlx5-behind-switch-gen4x16", "ConnectX-6 Dx x16 behind a PCIe switch (PEX 88096) whose uplink is x16 Gen4, all links at 16 GT/s x16",
          "GPU servers with NICs behind PCIe switches (DGX-A100-like topology, lspci -t); Broadcom PEX88000 brief",
          "mlx5", "cx6dx", [ZPort("mlx5_0", "ens5f0np0", mac_for(0x03), "0000:15:00.0", "10.20.3.13", rx_gbps=90, tx_gbps=88,
                                  chain=[root(0x10), Bridge("0000:11:00.0", "Upstream Port", G4x16, G4x16, *SWITCH),
-                                        Bridge("0000:12:08.0", "Downstream Port (Slot+)", G4x16, G4x16, *SWITCH)])])
+                                        Bridge("0000:12:08.0", "Downstream Port (Slot+)", G4x16, G4x16, *SWITCH)])],
+         dmesg=True)
     host("mlx5-switch-gen5-on-gen4-root", "ConnectX-7 (Gen5 x16) behind a Gen5 switch whose upstream port trained at 16 GT/s x16 under a Gen4 root port: each link at the lower end's maximum",
          "issue 26 class 3 (compare against the lower of the two ends); PCIe base spec link training",
          "mlx5", "cx7", [ZPort("mlx5_0", "ens6np0", mac_for(0x04), "0000:1a:00.0", "10.20.4.14", speed=200, rx_gbps=150, tx_gbps=140,
                                fn_cap=("32GT/s", 16), fn_sta=("32GT/s", 16),
-                               chain=[root(0x16, cap=G4x16), Bridge("0000:17:00.0", "Upstream Port", ("32GT/s", 16), G4x16, *SWITCH),
-                                      Bridge("0000:18:00.0", "Downstream Port (Slot+)", ("32GT/s", 16), ("32GT/s", 16), *SWITCH)])])
+                               chain=[root(0x16, cap=G4x16), Bridge("0000:17:00.0", "Upstream Port", ("32GT/s", 16), G4x16, *SWITCH5),
+                                      Bridge("0000:18:00.0", "Downstream Port (Slot+)", ("32GT/s", 16), ("32GT/s", 16), *SWITCH5)])],
+         dmesg=True)
     host("mlx5-socket-direct-x8-halves", "ConnectX-6 Socket Direct: two x8 halves on two sockets (each function LnkCap x8 on an x8 root port), both ports up",
          "NVIDIA ConnectX-6 Socket Direct user manual (2x PCIe x8, one per CPU)",
          "mlx5", "cx6sd", [ZPort("mlx5_%d" % k, "ens%df0np0" % (3 + k), mac_for(0x05, k), "0000:%02x:00.0" % b, "10.%d.5.15" % (20 + k),
                                  rx_gbps=40, tx_gbps=38, fn_cap=("16GT/s", 8), numa=k,
                                  chain=[Bridge("0000:%02x:02.0" % (b - 1), "Root Port (Slot+)", ("16GT/s", 8), ("16GT/s", 8))])
-                           for k, b in enumerate((0x3b, 0xb1))])
+                           for k, b in enumerate((0x3b, 0xb1))],
+         dmesg=True)
     host("mlx5-bifurcated-x8x8", "x16 slot bifurcated x8x8 with two x8 ConnectX-6 Dx functions (OCP 3.0 dual-x8), each trained x8 of x8",
          "OCP NIC 3.0 spec (bifurcated x8x8 host interface); BIOS IIO bifurcation settings",
          "mlx5", "cx6dx", [ZPort("mlx5_%d" % k, "ens7f%dnp%d" % (k, k), mac_for(0x06, k), "0000:%02x:00.0" % (0x4b + k), "10.%d.6.16" % (20 + k),
@@ -850,6 +890,11 @@ def zoo():
          "mlx5", "cx6dx", cx6(0x09, rx_gbps=45, tx_gbps=44, hist={"local_ack_timeout_err": 31, "out_of_sequence": 120,
                                                                      "rx_discards_phy": 812, "link_down_events_phy": 3}),
          times=(0, 900, 960), uptimes=[41 * DAY, 240, 300], ages=[41 * DAY - 55, 185, 245], carrier_changes=[6, 2, 2])
+    host("mlx5-warm-reboot-phy-kept", "ConnectX-6 Dx after a warm reboot between t0 and t1: uptime falls, driver counters restart, the firmware-kept *_phy and PMA counters go on (a mix)",
+         "issue 26 class 3 ('firmware-kept counters (mlx5 *_phy, IB PMA) can survive a warm reboot ... expect a mix')",
+         "mlx5", "cx6dx", cx6(0x18, rx_gbps=52, tx_gbps=50, hist={"rx_discards_phy": 96, "local_ack_timeout_err": 4}),
+         times=(0, 600, 630), uptimes=[17 * DAY, 200, 230], ages=[17 * DAY - 55, 145, 175],
+         fw_ages=[17 * DAY - 55, 17 * DAY + 545, 17 * DAY + 575], carrier_changes=[4, 2, 2])
     host("mlx5-driver-reload", "ConnectX-6 Dx whose driver was reloaded between t0 and t1 (no reboot: uptime grows): driver counters restart, firmware *_phy / PMA counters keep counting",
          "issue 26 class 3 (counters falling with no reboot evidence: a driver reload; firmware-kept counters survive); mlx5 Q counters are per driver instance",
          "mlx5", "cx6dx", cx6(0x0a, rx_gbps=30, tx_gbps=29, hist={"local_ack_timeout_err": 7, "req_cqe_flush_error": 40}),
@@ -896,6 +941,9 @@ def zoo():
     host("mlx5-mtu1500", "ConnectX-6 Dx with netdev MTU 1500 and RoCE active_mtu 1024 (what MTU 1500 allows): a deliberate 1500-MTU fabric",
          "cloud fabrics running RoCE at MTU 1500 (Azure HPC docs: RoCE MTU 1024/2048); iboe_get_mtu() in include/rdma/ib_addr.h",
          "mlx5", "cx6dx", cx6(0x14, mtu=1500, rx_gbps=30, tx_gbps=29))
+    host("mlx5-pfc3-trust-pcp", "ConnectX-6 Dx on a VLAN-tagged RoCE fabric: trust pcp, PFC on priority 3, ECN/CNP",
+         "NVIDIA RoCE configuration guides (trust pcp with VLAN egress priority maps on older fabrics)",
+         "mlx5", "cx6dx", cx6(0x19, rx_gbps=44, tx_gbps=43), trust="pcp")
     host("mlx5-global-pause-light", "ConnectX-6 Dx with 802.3x link pause on (PFC off), RoCE lossless by global pause, light pause (a few frames/s)",
          "make_cases c5-healthy-global-pause-light; en_stats.c 'global' pause group",
          "mlx5", "cx6dx", cx6(0x15, pfc_prio=None, pause_rx=3, pause_tx=1, rx_gbps=40, tx_gbps=39))
@@ -921,7 +969,8 @@ def zoo():
          "Broadcom BCM57414 product brief (PCIe 3.0 x8); issue 26 class 3 (speed as well as width: the lower of both ends)",
          "bnxt", "bcm57414", [ZPort("bnxt_re%d" % k, "ens3f%dnp%d" % (k, k), mac_for(0x22, k, "00:0a:f7"), "0000:61:00.%d" % k,
                                     "10.%d.22.1" % (50 + k), speed=25, rx_gbps=20, tx_gbps=19, fn_cap=("8GT/s", 8),
-                                    chain=[root(0x60, cap=G4x16, sta=("8GT/s", 8))]) for k in range(2)])
+                                    chain=[root(0x60, cap=G4x16, sta=("8GT/s", 8))]) for k in range(2)],
+         dmesg=True)
     host("bnxt-rebooted", "Broadcom BCM57508 host rebooted between t0 and t1 (uptime 20 days, then 3 min)",
          "issue 26 class 3 (reboot), bnxt shape", "bnxt", "bcm57508",
          [ZPort("bnxt_re0", "ens2f0np0", mac_for(0x23, 0, "00:0a:f7"), "0000:41:00.0", "10.50.23.1", rx_gbps=55, tx_gbps=50,
