@@ -130,7 +130,7 @@ class Host:
 
     def __init__(self, name, what, source, driver, nic, ports, times=(0, 30, 60), uptime0=9 * DAY,
                  ages=None, fw_ages=None, uptimes=None, q32_offset=None, u64_wrap=False, hostname=None,
-                 carrier_changes=2, files=None, dmesg=False, trust="dscp"):
+                 carrier_changes=2, files=None, dmesg=False, trust="dscp", bnxt_cc=False):
         self.name, self.what, self.source, self.driver, self.nic = name, what, source, driver, nic
         self.ports, self.times = ports, list(times)
         self.uptimes = uptimes or [uptime0 + t for t in self.times]
@@ -145,6 +145,7 @@ class Host:
         self.files = files  # None: every file; else the set of file kinds written per capture
         self.dmesg = dmesg  # a `dmesg` capture with the driver's PCIe bandwidth line at probe
         self.trust = trust  # mlnx_qos trust state
+        self.bnxt_cc = bnxt_cc  # bnxt_re with the newer kernels' CNP/ECN hw_counters
 
 
 HOSTS = []
@@ -409,6 +410,10 @@ def bnxt_hwc(h, p, i):
                   "tx_write_req": tx // 65536, "rx_read_req": rx // 590000, "tx_read_req": tx // 590000,
                   "rx_read_resp": tx // 590000, "tx_read_resp": rx // 590000, "rx_send_req": rx // 2000000,
                   "tx_send_req": tx // 2000000})
+    if h.bnxt_cc:  # newer kernels' bnxt_re names (CNP and ECN counters, RoCE-only traffic)
+        v.update({"tx_roce_only_pkts": tx // pk, "tx_roce_only_bytes": tx, "rx_roce_only_pkts": rx // pk,
+                  "rx_roce_only_bytes": rx, "rx_ecn_marked_pkts": int(p.ecn * age) if rx else 0,
+                  "tx_cnp_pkts": int(p.ecn * 0.97 * age) if rx else 0, "rx_cnp_pkts": int(p.ecn * 0.9 * age) if rx else 0})
     v["lifespan"] = 10
     return v
 
@@ -636,7 +641,8 @@ def capture(h, i):
                 f["mlnx_qos-%s.txt" % p.netdev] = mc.mlnx_qos((p.pfc_prio,) if p.pfc_prio is not None else (), h.trust)
         elif h.driver == "bnxt":
             f["ethtool-S-%s.txt" % p.netdev] = bnxt_eth(h, p, i)
-            f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, bnxt_hwc(h, p, i), mc.BNXT_HWC)
+            hw = bnxt_hwc(h, p, i)
+            f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, hw, [(n, 0) for n in hw])
         elif h.driver == "irdma":
             f["ethtool-S-%s.txt" % p.netdev] = mc.ice_ethtool(ice_vals(h, p, i))
             f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, irdma_hwc(h, p, i), mc.IRDMA_HWC)
@@ -955,10 +961,10 @@ def zoo():
     host("mlx5-hostname-three-captures", "ConnectX-6 Dx with hostname files and five captures 10 s apart (watch-style collection), steady traffic",
          "issue 12 class 1 collection scripts", "mlx5", "cx6dx", cx6(0x17, rx_gbps=70, tx_gbps=66), times=(0, 10, 20, 30, 40),
          hostname="gpu-z17")
-    host("bnxt-p2100g-pfc3", "Broadcom BCM57508 P2100G 100GbE (bnxt_en + bnxt_re), RoCE on PFC 3, CNPs, ~70 Gb/s",
+    host("bnxt-p2100g-pfc3", "Broadcom BCM57508 P2100G 100GbE (bnxt_en + bnxt_re with the newer kernels' CNP/ECN hw_counters), RoCE on PFC 3, ECN marks answered by CNPs, ~70 Gb/s",
          "Broadcom RoCE configuration guide (bnxt_setupcc.sh, PFC on priority 3); bnxt_ethtool.c / bnxt_re hw_counters.c",
          "bnxt", "bcm57508", [ZPort("bnxt_re0", "ens2f0np0", mac_for(0x20, 0, "00:0a:f7"), "0000:41:00.0", "10.50.20.1",
-                                    rx_gbps=70, tx_gbps=68, chain=[root(0x40)])])
+                                    rx_gbps=70, tx_gbps=68, chain=[root(0x40)])], bnxt_cc=True)
     host("bnxt-dual-port-one-uncabled", "Broadcom P2100G dual-port, bnxt_re1 never cabled (DOWN/POLLING, zero counters)",
          "make_cases c10-bnxt-dual-port-one-uncabled; Broadcom P2100G user guide",
          "bnxt", "bcm57508", [ZPort("bnxt_re0", "ens2f0np0", mac_for(0x21, 0, "00:0a:f7"), "0000:41:00.0", "10.50.21.1",
@@ -974,7 +980,7 @@ def zoo():
     host("bnxt-rebooted", "Broadcom BCM57508 host rebooted between t0 and t1 (uptime 20 days, then 3 min)",
          "issue 26 class 3 (reboot), bnxt shape", "bnxt", "bcm57508",
          [ZPort("bnxt_re0", "ens2f0np0", mac_for(0x23, 0, "00:0a:f7"), "0000:41:00.0", "10.50.23.1", rx_gbps=55, tx_gbps=50,
-                hist={"to_retransmits": 14, "seq_err_naks_rcvd": 37}, chain=[root(0x40)])],
+                hist={"to_retransmits": 14, "seq_err_naks_rcvd": 37}, chain=[root(0x40)])], bnxt_cc=True,
          times=(0, 700, 760), uptimes=[20 * DAY, 180, 240], ages=[20 * DAY - 55, 125, 185], carrier_changes=[8, 2, 2])
     host("irdma-e810-pfc3", "Intel E810-C 100GbE (ice + irdma), RoCEv2 on PFC priority 3 (DCB in firmware/willing), ECN answered by CNPs",
          "Intel E810 RDMA configuration guide (RoCEv2, PFC on TC with priority 3); ice_ethtool.c / irdma verbs.c; shared i2-irdma-ice-healthy",

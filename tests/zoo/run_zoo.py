@@ -59,6 +59,9 @@ class Tally:
     def add(self, host, rc, doc, unread=None):
         """rc: exit code (the agent: 0 healthy, 1 findings, 2 could not judge, by its verdict)."""
         self.hosts += 1
+        unev = [u.get("text", str(u)) if isinstance(u, dict) else str(u) for u in doc.get("unevaluated", [])]
+        if rc == 0 and unev:  # "healthy" although something was not evaluated (issue 26 class 5)
+            unread = "; ".join(filter(None, [unread, "exit 0 with unevaluated: " + "; ".join(unev)]))
         if DUMP:
             Path(DUMP, "%s-%s.json" % (self.entry, host)).write_text(json.dumps(doc, indent=1) + "\n")
         if unread:
