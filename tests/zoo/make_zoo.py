@@ -104,7 +104,7 @@ class ZPort:
     def __init__(self, dev, netdev, mac, bdf, ip, speed=100, mtu=9000, rx_gbps=40.0, tx_gbps=38.0,
                  pfc_prio=3, pause_rx=2.0, pause_tx=0.5, pause_us=4.0, ecn=300.0, up=True,
                  link_layer="Ethernet", lid=0, sm_lid=0, fn_cap=("16GT/s", 16), fn_sta=None,
-                 chain=None, numa=0, hist=None):
+                 chain=None, numa=0, hist=None, cnp_ratio=0.97, cnp_handled=None):
         self.dev, self.netdev, self.mac, self.bdf, self.ip = dev, netdev, mac, bdf, ip
         self.speed, self.mtu, self.rx_gbps, self.tx_gbps = speed, mtu, rx_gbps, tx_gbps
         self.pfc_prio, self.pause_rx, self.pause_tx, self.pause_us, self.ecn = pfc_prio, pause_rx, pause_tx, pause_us, ecn
@@ -113,6 +113,10 @@ class ZPort:
         self.chain = chain or []
         self.numa = numa
         self.hist = hist or {}  # historic (flat) error counts by counter name
+        # CNPs sent per CE mark (below 1: the notification point sends at most one CNP per QP per
+        # np_min_time_between_cnps) and CNPs received and handled per second (as a sender)
+        self.cnp_ratio = cnp_ratio
+        self.cnp_handled = 0.9 * ecn if cnp_handled is None else cnp_handled
 
     def is_up(self, i):
         return self.up if isinstance(self.up, bool) else self.up[i]
@@ -130,7 +134,7 @@ class Host:
 
     def __init__(self, name, what, source, driver, nic, ports, times=(0, 30, 60), uptime0=9 * DAY,
                  ages=None, fw_ages=None, uptimes=None, q32_offset=None, u64_wrap=False, hostname=None,
-                 carrier_changes=2, files=None, dmesg=False, trust="dscp", bnxt_cc=False):
+                 carrier_changes=2, files=None, dmesg=False, trust="dscp", bnxt_cc=False, hwc_absent=()):
         self.name, self.what, self.source, self.driver, self.nic = name, what, source, driver, nic
         self.ports, self.times = ports, list(times)
         self.uptimes = uptimes or [uptime0 + t for t in self.times]
@@ -146,6 +150,7 @@ class Host:
         self.dmesg = dmesg  # a `dmesg` capture with the driver's PCIe bandwidth line at probe
         self.trust = trust  # mlnx_qos trust state
         self.bnxt_cc = bnxt_cc  # bnxt_re with the newer kernels' CNP/ECN hw_counters
+        self.hwc_absent = set(hwc_absent)  # hw_counters an older kernel or firmware does not have
 
 
 HOSTS = []
@@ -304,8 +309,8 @@ def mlx5_hwc_true(h, p, i):
               "resp_cqe_flush_error": hist(p, "resp_cqe_flush_error", age, 14)})
     if p.link_layer == "Ethernet" and traffic(p, age, i)[0]:
         ecn = p.ecn * age
-        v.update({"np_ecn_marked_roce_packets": int(ecn), "np_cnp_sent": int(ecn * 0.97),
-                  "rp_cnp_handled": int(p.ecn * 0.9 * age)})
+        v.update({"np_ecn_marked_roce_packets": int(ecn), "np_cnp_sent": int(ecn * p.cnp_ratio),
+                  "rp_cnp_handled": int(p.cnp_handled * age)})
     else:
         for n in ("np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored", "rx_icrc_encapsulated"):
             v.pop(n, None)  # not on an IB port (cc counters are RoCE only)
@@ -315,6 +320,9 @@ def mlx5_hwc_true(h, p, i):
 def mlx5_hwc(h, p):
     """Per capture, the mlx5 hw_counters as read (Q counters 32-bit)."""
     per = [mlx5_hwc_true(h, p, i) for i in range(len(h.times))]
+    for c in per:
+        for n in h.hwc_absent:
+            c.pop(n, None)
     for n in MLX5_Q32:
         if n in per[0]:
             for i, val in enumerate(q32(h, n, [c[n] for c in per])):
@@ -413,7 +421,8 @@ def bnxt_hwc(h, p, i):
     if h.bnxt_cc:  # newer kernels' bnxt_re names (CNP and ECN counters, RoCE-only traffic)
         v.update({"tx_roce_only_pkts": tx // pk, "tx_roce_only_bytes": tx, "rx_roce_only_pkts": rx // pk,
                   "rx_roce_only_bytes": rx, "rx_ecn_marked_pkts": int(p.ecn * age) if rx else 0,
-                  "tx_cnp_pkts": int(p.ecn * 0.97 * age) if rx else 0, "rx_cnp_pkts": int(p.ecn * 0.9 * age) if rx else 0})
+                  "tx_cnp_pkts": int(p.ecn * p.cnp_ratio * age) if rx else 0,
+                  "rx_cnp_pkts": int(p.cnp_handled * age) if rx else 0})
     v["lifespan"] = 10
     return v
 
@@ -452,8 +461,8 @@ def irdma_hwc(h, p, i):
         v.update({"ip4InOctets": rx, "ip4OutOctets": tx, "ip4InPkts": rx // pk, "ip4OutPkts": tx // pk,
                   "RxUDP": rx // pk, "TxUDP": tx // pk, "iwInRdmaWrites": rx // 65536, "iwOutRdmaWrites": tx // 65536,
                   "iwInRdmaReads": rx // 1240000, "iwOutRdmaReads": tx // 1240000, "iwInRdmaSends": rx // 3700000,
-                  "iwOutRdmaSends": tx // 3700000, "RxECNMrkd": int(p.ecn * age), "cnpSent": int(p.ecn * 0.97 * age),
-                  "cnpHandled": int(p.ecn * 0.9 * age), "ip4InMcastPkts": int(age * 0.1)})
+                  "iwOutRdmaSends": tx // 3700000, "RxECNMrkd": int(p.ecn * age), "cnpSent": int(p.ecn * p.cnp_ratio * age),
+                  "cnpHandled": int(p.cnp_handled * age), "ip4InMcastPkts": int(age * 0.1)})
     v["lifespan"] = 10
     return v
 
@@ -794,7 +803,9 @@ def write_bundle(h, out: Path):
 # ================================================================= moving counters for the agent
 def live_copy(h, elapsed):
     """h `elapsed` seconds after its last capture, its traffic going on (a second 'capture'). A
-    host whose counters wrap in its bundle wraps here too, 30 s after the start."""
+    host whose counters wrap in its bundle wraps here too, 30 s after the start; one whose driver
+    was reloaded between captures reloads again 20 s after the start (driver counters restart,
+    firmware-kept ones go on, the netdev's carrier count restarts)."""
     last = len(h.times) - 1
     c = copy.copy(h)
     c.times = [h.times[last], h.times[last] + elapsed]
@@ -802,6 +813,10 @@ def live_copy(h, elapsed):
     c.fw_ages = [h.fw_ages[last], h.fw_ages[last] + elapsed]
     c.uptimes = [h.uptimes[last], h.uptimes[last] + elapsed]
     c.carrier = [h.carrier[last]] * 2
+    reloads = any(h.ages[k] < h.ages[k - 1] and h.uptimes[k] > h.uptimes[k - 1] for k in range(1, len(h.times)))
+    if reloads and elapsed >= 20:  # a host whose bundle shows a driver reload reloads again 20 s in
+        c.ages = [h.ages[last], elapsed - 20 + 5]
+        c.carrier = [h.carrier[last], 1]
     if h.wrap_ages:
         c.wrap_ages = (h.ages[last], h.ages[last] + 60)
     if h.q32_offset:
@@ -913,9 +928,10 @@ def zoo():
     host("mlx5-u64-near-wrap", "ConnectX-6 Dx whose 64-bit byte counters start near 2^64 (firmware-kept *_phy and prio byte counters) and wrap between t1 and t2",
          "issue 26 class 3 (wraps: 64-bit counters do not wrap in practice; a fall without reset evidence is at most a note)",
          "mlx5", "cx6dx", cx6(0x0c, rx_gbps=60, tx_gbps=57), u64_wrap=True)
-    host("mlx5-incast-pause-bursts", "ConnectX-6 Dx receiver of a normal incast: PFC pause bursts on priority 3 (~300 frames/s, 1.5 ms/s paused), ECN marks and CNPs high, no drops",
-         "Intel 800 Series flow control guide (XOFF from bursts is expected); shared pause-burst-ok; NVIDIA DCQCN tuning notes",
-         "mlx5", "cx6dx", cx6(0x0d, rx_gbps=88, tx_gbps=12, pause_rx=10, pause_tx=300, pause_us=5.0, ecn=40000))
+    host("mlx5-incast-pause-bursts", "ConnectX-6 Dx receiver of a normal incast: it sends PFC pause bursts on priority 3 (~300 frames/s, 1.5 ms/s paused), 40k CE marks/s answered by CNPs coalesced per QP (0.4 per mark), few CNPs handled (it sends little), no drops",
+         "Intel 800 Series flow control guide (XOFF from bursts is expected); shared pause-burst-ok; NVIDIA ECN docs (np_min_time_between_cnps: at most one CNP per QP per window)",
+         "mlx5", "cx6dx", cx6(0x0d, rx_gbps=88, tx_gbps=12, pause_rx=10, pause_tx=300, pause_us=5.0, ecn=40000,
+                                      cnp_ratio=0.4, cnp_handled=150))
     host("mlx5-uptime-400d", "ConnectX-6 Dx up 400 days: byte counters near 10^17, historic errors (discards, ACK timeouts, 3 link downs) that do not move",
          "shared h3-healthy-uptime-400d; issue 26 zoo list",
          "mlx5", "cx6dx", cx6(0x0e, rx_gbps=25, tx_gbps=24, hist={"rx_discards_phy": 48211, "local_ack_timeout_err": 18234,
@@ -950,6 +966,15 @@ def zoo():
     host("mlx5-pfc3-trust-pcp", "ConnectX-6 Dx on a VLAN-tagged RoCE fabric: trust pcp, PFC on priority 3, ECN/CNP",
          "NVIDIA RoCE configuration guides (trust pcp with VLAN egress priority maps on older fabrics)",
          "mlx5", "cx6dx", cx6(0x19, rx_gbps=44, tx_gbps=43), trust="pcp")
+    host("mlx5-dual-port-second-idle", "dual-port ConnectX-6 Dx, both ports ACTIVE; port 2 is cabled and up but carries no traffic (kept for storage failover)",
+         "common dual-rail hosts where one rail is idle between jobs",
+         "mlx5", "cx6dx", [cx6(0x1a, 2, rx_gbps=64, tx_gbps=61)[0],
+                           cx6(0x1a, 2, rx_gbps=0.00005, tx_gbps=0.00005, pause_rx=0, pause_tx=0, ecn=0)[1]])
+    host("mlx5-kernel-5.4-counters", "ConnectX-5 era counter set: a 5.4 kernel's mlx5 hw_counters without req_*_retries_exceeded, roce_adp_* / roce_slow_restart*, rx_icrc_encapsulated",
+         "drivers/infiniband/hw/mlx5 main.c of v5.4 (counters were split into counters.c in 5.9; the enhanced and roce_accl groups came later)",
+         "mlx5", "cx6dx", cx6(0x1b, rx_gbps=36, tx_gbps=35),
+         hwc_absent=("req_transport_retries_exceeded", "req_rnr_retries_exceeded", "roce_adp_retrans", "roce_adp_retrans_to",
+                     "roce_slow_restart", "roce_slow_restart_cnps", "roce_slow_restart_trans", "rx_icrc_encapsulated"))
     host("mlx5-global-pause-light", "ConnectX-6 Dx with 802.3x link pause on (PFC off), RoCE lossless by global pause, light pause (a few frames/s)",
          "make_cases c5-healthy-global-pause-light; en_stats.c 'global' pause group",
          "mlx5", "cx6dx", cx6(0x15, pfc_prio=None, pause_rx=3, pause_tx=1, rx_gbps=40, tx_gbps=39))
