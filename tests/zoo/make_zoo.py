@@ -533,6 +533,8 @@ def ib_devinfo(text, ports):
             line = "\t\t\tsm_lid:\t\t\t%d" % p.sm_lid
         elif "port_lid:" in line:
             line = "\t\t\tport_lid:\t\t%d" % p.lid
+        elif "active_mtu:" in line:  # an IB port's MTU is the subnet's (4096), not IPoIB's
+            line = "\t\t\tactive_mtu:\t\t4096 (5)"
         elif "port_cap_flags:" in line:
             line = "\t\t\tport_cap_flags:\t\t0xa651e848"
         elif "max_vl_num:" in line:
@@ -561,8 +563,9 @@ def ib_ip_link(ports, i):
     for k, p in enumerate(ports):
         g = guid_of(p, "mlx5").replace(":", "")
         hw = ":".join(g[j:j + 2] for j in range(0, 16, 2))
-        out.append("%d: %s: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu %d qdisc mq state UP mode DEFAULT group default qlen 256"
-                   % (k + 4, p.netdev, p.mtu))
+        flags, st = ("<BROADCAST,MULTICAST,UP,LOWER_UP>", "UP") if p.is_up(i) else ("<NO-CARRIER,BROADCAST,MULTICAST,UP>", "DOWN")
+        out.append("%d: %s: %s mtu %d qdisc mq state %s mode DEFAULT group default qlen 256"
+                   % (k + 4, p.netdev, flags, p.mtu, st))
         out.append("    link/infiniband 00:00:10:29:fe:80:00:00:00:00:00:00:%s brd 00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff promiscuity 0 minmtu 68 maxmtu 4092 "
                    "ipoib pkey  0xffff mode datagram umcast 0000 addrgenmode eui64 numtxqueues 256 numrxqueues 32 gso_max_size 65536 gso_max_segs 65535 parentbus pci parentdev %s " % (hw, p.bdf))
     return "\n".join(out) + "\n"
@@ -572,7 +575,8 @@ def rdma_link_text(h, i):
     out = []
     for p in h.ports:
         up = p.is_up(i)
-        st = "state ACTIVE physical_state LINK_UP" if up else "state DOWN physical_state POLLING"
+        st = "state ACTIVE physical_state LINK_UP" if up else "state DOWN physical_state %s" % (
+            "POLLING" if p.link_layer == "InfiniBand" else "DISABLED")
         if p.link_layer == "InfiniBand":
             out.append("link %s/1 subnet_prefix fe80:0000:0000:0000 lid %d sm_lid %d lmc 0 %s " % (p.dev, p.lid, p.sm_lid, st))
         else:
@@ -659,8 +663,10 @@ def capture(h, i):
             f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, rxe_hwc(h, p, i), [(n, 0) for n in RXE_NAMES])
         if h.driver != "rxe" and not ib:
             f["ethtool-i-%s.txt" % p.netdev] = mc.ethtool_i(mp, kind=info_kind)
+    # A down Ethernet RDMA port reports DOWN/DISABLED (mlx5_query_port_roce, bnxt_re, irdma and rxe
+    # query_port: LINK_UP only with carrier, else DISABLED); POLLING is InfiniBand training.
     dv = mc.devinfo(mports, verbose=True, kind=info_kind)
-    f["ibv_devinfo-v.txt"] = ib_devinfo(dv, h.ports) if ib else dv
+    f["ibv_devinfo-v.txt"] = ib_devinfo(dv, h.ports) if ib else dv.replace("POLLING (2)", "DISABLED (3)")
     if ib:
         f["ip-d-link.txt"] = ib_ip_link(h.ports, i)
     else:
@@ -763,7 +769,7 @@ def write_tree(h, out: Path):
             if p.ip and (up or cabled):
                 gids += [(mf.ipv4_gid(*map(int, p.ip.split("."))), t) for t in (mf.V1, mf.V2)]
         state = "4: ACTIVE" if up else "1: DOWN"
-        phys = "5: LinkUp" if up else ("2: Polling" if h.driver != "mlx5" else "3: Disabled")
+        phys = "5: LinkUp" if up else "2: Polling" if p.link_layer == "InfiniBand" else "3: Disabled"  # see capture()
         mf.rdma_port(pdir, state, phys, RATE[p.speed] if up else "10 Gb/sec (4X SDR)" if h.driver == "mlx5" else RATE[p.speed],
                      gids, p.netdev, counters, hw)
         if p.link_layer == "InfiniBand":
@@ -902,7 +908,7 @@ def zoo():
                                  rx_gbps=35, tx_gbps=33, fn_cap=("16GT/s", 8),
                                  chain=[Bridge("0000:4a:%02x.0" % (2 + k), "Root Port (Slot+)", ("16GT/s", 8), ("16GT/s", 8))])
                            for k in range(2)])
-    host("mlx5-dual-port-one-uncabled", "dual-port ConnectX-6 Dx, port 2 never cabled (DOWN/POLLING, no carrier, no traffic, link-local GIDs)",
+    host("mlx5-dual-port-one-uncabled", "dual-port ConnectX-6 Dx, port 2 never cabled (DOWN/DISABLED, no carrier, no traffic, link-local GIDs)",
          "openucx/ucx #2534 (ibdev2netdev '(Down)' second port); shared h3-mlx5-dualport-uncabled-rdmastat-wrap",
          "mlx5", "cx6dx", [cx6(0x07, 1, rx_gbps=50, tx_gbps=48)[0],
                            ZPort("mlx5_1", "ens1f1np1", mac_for(0x07, 1), "0000:3b:00.1", None, mtu=1500, up=False, chain=[root(0x3a)])])
@@ -943,6 +949,14 @@ def zoo():
          "ibv_devinfo / rdma link output of IB hosts (linux-rdma mailing list, OpenSM docs); PMA counters per core sysfs.c",
          "mlx5", "cx6vpi", [ZPort("mlx5_0", "ib0", mac_for(0x0f), "0000:3b:00.0", None, speed=200, mtu=2044, rx_gbps=120, tx_gbps=115,
                                   pfc_prio=None, link_layer="InfiniBand", lid=0x1a, sm_lid=1, ecn=0, pause_rx=20, pause_tx=0,
+                                  chain=[root(0x3a)])])
+    host("mlx5-ib-dual-port-one-uncabled", "dual-port ConnectX-6 VPI on InfiniBand HDR: port 1 ACTIVE (LID 0x21, SM LID 1), port 2 never cabled: DOWN/Polling, LID 0, no traffic",
+         "IB HCAs with one port in use (ibstat 'State: Down, Physical state: Polling'); OpenSM assigns LIDs only to ports that are up",
+         "mlx5", "cx6vpi", [ZPort("mlx5_0", "ib0", mac_for(0x1c, 0), "0000:3b:00.0", None, speed=200, mtu=2044, rx_gbps=90, tx_gbps=88,
+                                  pfc_prio=None, link_layer="InfiniBand", lid=0x21, sm_lid=1, ecn=0, pause_rx=10, pause_tx=0,
+                                  chain=[root(0x3a)]),
+                            ZPort("mlx5_1", "ib1", mac_for(0x1c, 1), "0000:3b:00.1", None, speed=200, mtu=2044, up=False,
+                                  pfc_prio=None, link_layer="InfiniBand", lid=0, sm_lid=0, ecn=0, pause_rx=0, pause_tx=0,
                                   chain=[root(0x3a)])])
     host("mlx5-ib-ndr-400g-busy", "ConnectX-7 on InfiniBand NDR 400 Gb/s at ~330 Gb/s (busy AI training), SM LID 1, IPoIB ib0 MTU 4092",
          "NVIDIA ConnectX-7 NDR user manual; NCCL all-reduce bus bandwidth on NDR",
@@ -990,7 +1004,7 @@ def zoo():
          "Broadcom RoCE configuration guide (bnxt_setupcc.sh, PFC on priority 3); bnxt_ethtool.c / bnxt_re hw_counters.c",
          "bnxt", "bcm57508", [ZPort("bnxt_re0", "ens2f0np0", mac_for(0x20, 0, "00:0a:f7"), "0000:41:00.0", "10.50.20.1",
                                     rx_gbps=70, tx_gbps=68, chain=[root(0x40)])], bnxt_cc=True)
-    host("bnxt-dual-port-one-uncabled", "Broadcom P2100G dual-port, bnxt_re1 never cabled (DOWN/POLLING, zero counters)",
+    host("bnxt-dual-port-one-uncabled", "Broadcom P2100G dual-port, bnxt_re1 never cabled (DOWN/DISABLED, zero counters)",
          "make_cases c10-bnxt-dual-port-one-uncabled; Broadcom P2100G user guide",
          "bnxt", "bcm57508", [ZPort("bnxt_re0", "ens2f0np0", mac_for(0x21, 0, "00:0a:f7"), "0000:41:00.0", "10.50.21.1",
                                     rx_gbps=40, tx_gbps=38, chain=[root(0x40)]),
@@ -1016,7 +1030,7 @@ def zoo():
          [ZPort("irdma0", "ens5f0", mac_for(0x31, 0, "b4:96:91"), "0000:b1:00.0", "10.60.31.1", rx_gbps=40, tx_gbps=38, chain=[root(0xb0)])],
          times=(0, 300, 360), uptimes=[5 * DAY, 5 * DAY + 300, 5 * DAY + 360], ages=[5 * DAY - 55, 90, 150],
          carrier_changes=[5, 2, 2])
-    host("irdma-e810-dual-port-one-uncabled", "Intel E810-C dual-port, port 2 (irdma1, ens5f1) never cabled: DOWN/POLLING, no carrier, zero counters",
+    host("irdma-e810-dual-port-one-uncabled", "Intel E810-C dual-port, port 2 (irdma1, ens5f1) never cabled: DOWN/DISABLED, no carrier, zero counters",
          "Intel E810-C-Q2 (two QSFP28 ports, one RDMA device per PF); issue 26 class 3 (uncabled ports)", "irdma", "e810",
          [ZPort("irdma0", "ens5f0", mac_for(0x33, 0, "b4:96:91"), "0000:b1:00.0", "10.60.33.1", rx_gbps=45, tx_gbps=44,
                 chain=[root(0xb0)]),
