@@ -134,7 +134,7 @@ class Host:
 
     def __init__(self, name, what, source, driver, nic, ports, times=(0, 30, 60), uptime0=9 * DAY,
                  ages=None, fw_ages=None, uptimes=None, q32_offset=None, u64_wrap=False, hostname=None,
-                 carrier_changes=2, files=None, dmesg=False, trust="dscp", bnxt_cc=False, hwc_absent=()):
+                 carrier_changes=2, dmesg=False, trust="dscp", bnxt_cc=False, hwc_absent=()):
         self.name, self.what, self.source, self.driver, self.nic = name, what, source, driver, nic
         self.ports, self.times = ports, list(times)
         self.uptimes = uptimes or [uptime0 + t for t in self.times]
@@ -146,7 +146,6 @@ class Host:
         self.hostname = hostname
         # netdev carrier_changes per capture (a reboot or reload re-registers the netdev: it restarts)
         self.carrier = list(carrier_changes) if isinstance(carrier_changes, (list, tuple)) else [carrier_changes] * len(self.times)
-        self.files = files  # None: every file; else the set of file kinds written per capture
         self.dmesg = dmesg  # a `dmesg` capture with the driver's PCIe bandwidth line at probe
         self.trust = trust  # mlnx_qos trust state
         self.bnxt_cc = bnxt_cc  # bnxt_re with the newer kernels' CNP/ECN hw_counters
@@ -636,31 +635,20 @@ def dmesg_text(h, i):
 def capture(h, i):
     """The files of capture i."""
     f = {}
-    kind = {"mlx5": "mlx5", "bnxt": "bnxt", "irdma": "irdma", "rxe": "rxe"}[h.driver]
+    kind = h.driver
     info_kind = {"cx6lx": "mlx5lx", "cx7": "mlx5cx7", "cx7ib": "mlx5cx7", "cx6vpi": "mlx5ib", "cx6sd": "mlx5ib"}.get(h.nic)
     mports = [p.mc_port(i, kind) for p in h.ports]
     ib = any(p.link_layer == "InfiniBand" for p in h.ports)
     for p, mp in zip(h.ports, mports):
-        if h.driver == "mlx5":
-            if not ib:
-                f["ethtool-S-%s.txt" % p.netdev] = mc.mlx5_ethtool(
-                    mlx5_eth_vals(h, p, i), pfc_prios=(p.pfc_prio,) if p.pfc_prio is not None else (),
-                    global_pause=p.pfc_prio is None)
-            f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, mlx5_hwc(h, p)[i], [(n, 0) for n in mlx5_hwc(h, p)[i]])
-            if ib:
-                f["counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, pma(h, p, i), [(n, 0) for n in pma(h, p, i)],
-                                                              counters_dir="counters")
-            elif p.is_up(i):
-                f["mlnx_qos-%s.txt" % p.netdev] = mc.mlnx_qos((p.pfc_prio,) if p.pfc_prio is not None else (), h.trust)
-        elif h.driver == "bnxt":
-            f["ethtool-S-%s.txt" % p.netdev] = bnxt_eth(h, p, i)
-            hw = bnxt_hwc(h, p, i)
-            f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, hw, [(n, 0) for n in hw])
-        elif h.driver == "irdma":
-            f["ethtool-S-%s.txt" % p.netdev] = mc.ice_ethtool(ice_vals(h, p, i))
-            f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, irdma_hwc(h, p, i), mc.IRDMA_HWC)
-        else:
-            f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, rxe_hwc(h, p, i), [(n, 0) for n in RXE_NAMES])
+        hw = hw_counters_at(h, p, i)
+        f["hw_counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, hw, [(n, 0) for n in hw])
+        if h.driver != "rxe" and not ib:
+            f["ethtool-S-%s.txt" % p.netdev] = ethtool_text(h, p, i)
+        if ib:
+            f["counters-%s.txt" % p.dev] = mc.hwc_listing(p.dev, pma(h, p, i), [(n, 0) for n in pma(h, p, i)],
+                                                          counters_dir="counters")
+        elif h.driver == "mlx5" and p.is_up(i):
+            f["mlnx_qos-%s.txt" % p.netdev] = mc.mlnx_qos((p.pfc_prio,) if p.pfc_prio is not None else (), h.trust)
         if h.driver != "rxe" and not ib:
             f["ethtool-i-%s.txt" % p.netdev] = mc.ethtool_i(mp, kind=info_kind)
     # A down Ethernet RDMA port reports DOWN/DISABLED (mlx5_query_port_roce, bnxt_re, irdma and rxe
@@ -682,8 +670,6 @@ def capture(h, i):
     f["timestamp"] = "%d\n" % clock
     if h.hostname:
         f["hostname"] = h.hostname + "\n"
-    if h.files is not None:
-        f = {k: v for k, v in f.items() if any(k.startswith(x) for x in h.files)}
     return f
 
 
@@ -695,107 +681,115 @@ def pci_path(p):
     return "/".join(parts)
 
 
+def hw_counters_at(h, p, i):
+    """The port's hw_counters at capture i, by driver."""
+    if h.driver == "mlx5":
+        return mlx5_hwc(h, p)[i]
+    return {"bnxt": bnxt_hwc, "irdma": irdma_hwc, "rxe": rxe_hwc}[h.driver](h, p, i)
+
+
+def ethtool_text(h, p, i):
+    """`ethtool -S <netdev>` at capture i (Ethernet NICs with a driver of their own; not rxe/IPoIB)."""
+    if h.driver == "mlx5":
+        return mc.mlx5_ethtool(mlx5_eth_vals(h, p, i), pfc_prios=(p.pfc_prio,) if p.pfc_prio is not None else (),
+                               global_pause=p.pfc_prio is None)
+    return bnxt_eth(h, p, i) if h.driver == "bnxt" else mc.ice_ethtool(ice_vals(h, p, i))
+
+
+def write_pcie(sysr, h, p, done):
+    """The PCI function and its bridges (each once); returns the function's path under sysr."""
+    if h.driver == "rxe":
+        mf.pci_dir(sysr, "devices/pci0000:00/0000:00:03.0", "Unknown", "Unknown", 0, 0, numa=-1,
+                   ids=("0x1af4", "0x1000", "0x020000"))
+        return "devices/pci0000:00/0000:00:03.0/virtio0"
+    path = "devices/pci0000:%s" % (p.chain[0].bdf if p.chain else p.bdf).split(":")[1]
+    for b in p.chain:
+        path += "/" + b.bdf
+        if b.bdf not in done:
+            done.add(b.bdf)
+            mf.pci_dir(sysr, path, SYSFS_SPEED[b.sta[0]], SYSFS_SPEED[b.cap[0]], b.sta[1], b.cap[1],
+                       numa=p.numa, ids=b.ids)
+    func = path + "/" + p.bdf
+    drv = {"mlx5": "mlx5_core", "bnxt": "bnxt_en", "irdma": "ice"}[h.driver]
+    mf.pci_dir(sysr, func, SYSFS_SPEED[p.fn_sta[0]], SYSFS_SPEED[p.fn_cap[0]], p.fn_sta[1], p.fn_cap[1],
+               numa=p.numa, ids=PCI_IDS[h.nic], driver=drv)
+    return func
+
+
+def write_netdev(sysr, h, p, i, func):
+    up = p.is_up(i)
+    mf.netdev(sysr, func, p.netdev, p.mtu, "up" if up else "down", h.carrier[i] if up else 1,
+              netdev_stats(h, p, i), func if h.driver != "rxe" else None)
+    nd = sysr / func / "net" / p.netdev
+    if p.link_layer == "InfiniBand":  # IPoIB: 20-byte address (QPN + port GID), ARPHRD_INFINIBAND
+        g = guid_of(p, "mlx5").replace(":", "")
+        mf.write(nd / "address", "00:00:10:29:fe:80:00:00:00:00:00:00:" + ":".join(g[j:j + 2] for j in range(0, 16, 2)))
+        mf.write(nd / "type", "32")
+    else:
+        mf.write(nd / "address", p.mac)
+
+
+def write_rdma(sysr, h, p, i, func):
+    """class/infiniband/<dev>: device attributes and port 1 (state, rate, GIDs, counters)."""
+    up = p.is_up(i)
+    ibdir = ("devices/virtual/infiniband/%s" % p.dev) if h.driver == "rxe" else "%s/infiniband/%s" % (func, p.dev)
+    d = sysr / ibdir
+    guid = guid_of(p, h.driver)
+    hca = HCA.get(h.nic, ("", None, ""))
+    mf.write(d / "node_guid", guid)
+    mf.write(d / "sys_image_guid", guid_of(h.ports[0], h.driver))
+    mf.write(d / "fw_ver", hca[2])  # rxe: empty, it has no get_dev_fw_str
+    mf.write(d / "node_type", "1: CA")
+    for attr, val in (("hca_type", hca[0]), ("board_id", hca[1])):
+        if val:
+            mf.write(d / attr, val)
+    mf.write(d / "node_desc", "%s %s" % (h.hostname or h.name, p.dev))
+    if h.driver == "rxe":
+        mf.write(d / "parent", p.netdev)
+    else:
+        mf.rel_link(sysr, "%s/device" % ibdir, func)
+    ll, _ = mc.gid_from_mac(p.mac)
+    if p.link_layer == "InfiniBand":
+        gids = []  # written below: an IB GID has a type but no netdev
+    elif h.driver == "rxe":  # rxe registers RoCE v2 GIDs only (tests/fixtures rxe_mtu1500)
+        gids = mf.roce_gids(ll, mf.ipv4_gid(*map(int, p.ip.split("."))), v1=False)
+    else:
+        gids = [(ll, mf.V1), (ll, mf.V2)]
+        if p.ip and (up or any(p.is_up(j) for j in range(i))):
+            gids += [(mf.ipv4_gid(*map(int, p.ip.split("."))), t) for t in (mf.V1, mf.V2)]
+    state = "4: ACTIVE" if up else "1: DOWN"
+    phys = "5: LinkUp" if up else "2: Polling" if p.link_layer == "InfiniBand" else "3: Disabled"  # see capture()
+    rate = RATE[p.speed] if up or h.driver != "mlx5" else "10 Gb/sec (4X SDR)"  # mlx5: no speed while down
+    pdir = d / "ports" / "1"
+    mf.rdma_port(pdir, state, phys, rate, gids, p.netdev, pma(h, p, i) if h.driver == "mlx5" else None,
+                 hw_counters_at(h, p, i))
+    if p.link_layer == "InfiniBand":
+        for f, val in (("link_layer", "InfiniBand"), ("lid", "0x%x" % p.lid), ("sm_lid", "0x%x" % p.sm_lid),
+                       ("cap_mask", "0xa651e848"), ("gids/0", "fe80:0000:0000:0000:" + guid),
+                       ("gid_attrs/types/0", mf.V1)):
+            mf.write(pdir / f, val)
+    mf.rel_link(sysr, "class/infiniband/%s" % p.dev, ibdir)
+
+
 def write_tree(h, out: Path):
+    """out/<host>/sys as the kernel lays it out, at the last capture, and the recordings beside it:
+    ethtool/<if>.txt (`ethtool -S`) and dcb/<if>.hex (PFC on the port's priority, trust dscp)."""
     i = len(h.times) - 1
     top = out / h.name
     sysr = top / "sys"
     (sysr / "class" / "infiniband").mkdir(parents=True, exist_ok=True)
     (sysr / "class" / "net").mkdir(parents=True, exist_ok=True)
     done = set()
-    drv = {"mlx5": "mlx5_core", "bnxt": "bnxt_en", "irdma": "ice"}.get(h.driver)
     for p in h.ports:
-        path = "devices"
-        if h.driver == "rxe":
-            mf.pci_dir(sysr, "devices/pci0000:00/0000:00:03.0", "Unknown", "Unknown", 0, 0, numa=-1,
-                       ids=("0x1af4", "0x1000", "0x020000"))
-            func = "devices/pci0000:00/0000:00:03.0/virtio0"
-        else:
-            path = "devices/pci0000:%s" % (p.chain[0].bdf if p.chain else p.bdf).split(":")[1]
-            for k, b in enumerate(p.chain):
-                path += "/" + b.bdf
-                if b.bdf not in done:
-                    done.add(b.bdf)
-                    mf.pci_dir(sysr, path, SYSFS_SPEED[b.sta[0]], SYSFS_SPEED[b.cap[0]], b.sta[1], b.cap[1],
-                               numa=p.numa, ids=b.ids)
-            func = path + "/" + p.bdf
-            mf.pci_dir(sysr, func, SYSFS_SPEED[p.fn_sta[0]], SYSFS_SPEED[p.fn_cap[0]], p.fn_sta[1], p.fn_cap[1],
-                       numa=p.numa, ids=PCI_IDS[h.nic], driver=drv)
-        up = p.is_up(i)
-        cabled = up or any(p.is_up(j) for j in range(i))
-        # netdev
-        s = netdev_stats(h, p, i)
-        mf.netdev(sysr, func, p.netdev, p.mtu, "up" if up else "down", h.carrier[i] if up else 1, s,
-                  func if h.driver != "rxe" else None)
-        nd = sysr / func / "net" / p.netdev
-        mf.write(nd / "address", p.mac if p.link_layer == "Ethernet" else
-                 "00:00:10:29:fe:80:00:00:00:00:00:00:" + ":".join(guid_of(p, "mlx5").replace(":", "")[j:j + 2] for j in range(0, 16, 2)))
-        if p.link_layer == "InfiniBand":
-            mf.write(nd / "type", "32")
-        # RDMA device
-        ibdir = ("devices/virtual/infiniband/%s" % p.dev) if h.driver == "rxe" else "%s/infiniband/%s" % (func, p.dev)
-        d = sysr / ibdir
-        guid = guid_of(p, h.driver)
-        hca = HCA.get(h.nic, ("", None, ""))
-        mf.write(d / "node_guid", guid)
-        mf.write(d / "sys_image_guid", guid_of(h.ports[0], h.driver))
-        mf.write(d / "fw_ver", hca[2] if h.driver != "rxe" else "")
-        mf.write(d / "node_type", "1: CA")
-        if hca[0]:
-            mf.write(d / "hca_type", hca[0])
-        if hca[1]:
-            mf.write(d / "board_id", hca[1])
-        mf.write(d / "node_desc", "%s %s" % (h.hostname or h.name, p.dev))
-        if h.driver == "rxe":
-            mf.write(d / "parent", p.netdev)
-        else:
-            mf.rel_link(sysr, "%s/device" % ibdir, func)
-        pdir = d / "ports" / "1"
-        if h.driver == "mlx5":
-            hw = mlx5_hwc(h, p)[i]
-        elif h.driver == "bnxt":
-            hw = bnxt_hwc(h, p, i)
-        elif h.driver == "irdma":
-            hw = irdma_hwc(h, p, i)
-        else:
-            hw = rxe_hwc(h, p, i)
-        counters = pma(h, p, i) if h.driver == "mlx5" else None
-        ll, _ = mc.gid_from_mac(p.mac)
-        if p.link_layer == "InfiniBand":
-            gids = []  # written below: an IB GID has a type but no netdev
-        elif h.driver == "rxe":
-            gids = mf.roce_gids(ll, mf.ipv4_gid(*map(int, p.ip.split("."))), v1=False)
-        else:
-            gids = [(ll, mf.V1), (ll, mf.V2)]
-            if p.ip and (up or cabled):
-                gids += [(mf.ipv4_gid(*map(int, p.ip.split("."))), t) for t in (mf.V1, mf.V2)]
-        state = "4: ACTIVE" if up else "1: DOWN"
-        phys = "5: LinkUp" if up else "2: Polling" if p.link_layer == "InfiniBand" else "3: Disabled"  # see capture()
-        mf.rdma_port(pdir, state, phys, RATE[p.speed] if up else "10 Gb/sec (4X SDR)" if h.driver == "mlx5" else RATE[p.speed],
-                     gids, p.netdev, counters, hw)
-        if p.link_layer == "InfiniBand":
-            mf.write(pdir / "link_layer", "InfiniBand")
-            mf.write(pdir / "lid", "0x%x" % p.lid)
-            mf.write(pdir / "sm_lid", "0x%x" % p.sm_lid)
-            mf.write(pdir / "cap_mask", "0xa651e848")
-            mf.write(pdir / "gids" / "0", "fe80:0000:0000:0000:" + guid)
-            mf.write(pdir / "gid_attrs" / "types" / "0", mf.V1)
-        mf.rel_link(sysr, "class/infiniband/%s" % p.dev, ibdir)
-        # recordings beside sys/: ethtool -S, DCB (PFC) for Ethernet NICs with DCB
-        if h.driver in ("mlx5", "bnxt", "irdma") and p.link_layer == "Ethernet":
-            if h.driver == "mlx5":
-                vals = mlx5_eth_vals(h, p, i)
-                text = mc.mlx5_ethtool(vals, pfc_prios=(p.pfc_prio,) if p.pfc_prio is not None else (),
-                                       global_pause=p.pfc_prio is None)
-            elif h.driver == "bnxt":
-                text = bnxt_eth(h, p, i)
-            else:
-                text = mc.ice_ethtool(ice_vals(h, p, i))
-            mf.write(top / "ethtool" / ("%s.txt" % p.netdev), text)
-            if up:
+        func = write_pcie(sysr, h, p, done)
+        write_netdev(sysr, h, p, i, func)
+        write_rdma(sysr, h, p, i, func)
+        if h.driver != "rxe" and p.link_layer == "Ethernet":
+            mf.write(top / "ethtool" / ("%s.txt" % p.netdev), ethtool_text(h, p, i))
+            if p.is_up(i):
                 mf.write(top / "dcb" / ("%s.hex" % p.netdev),
                          "# DCB_CMD_IEEE_GET reply (tests/zoo/make_zoo.py via make_dcb_recordings.reply)\n"
                          + dcbrec.hexlines(dcbrec.reply(p.netdev, True, p.pfc_prio)))
-        del path
 
 
 def write_bundle(h, out: Path):
