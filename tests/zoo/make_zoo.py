@@ -200,6 +200,13 @@ def traffic(p, age, i):
     return int(p.rx_gbps * 1e9 / 8 * age), int(p.tx_gbps * 1e9 / 8 * age)
 
 
+def port_now(h, p, i):
+    """(counter age s, RoCE bytes in, bytes out, bytes per RoCE packet) of a port at capture i."""
+    age = h.ages[i]
+    rx, tx = traffic(p, age, i)
+    return age, rx, tx, pkt_bytes(p)
+
+
 def pkt_bytes(p):
     return mc.active_mtu_for(p.mtu) + 58 if p.link_layer == "Ethernet" else 4096 + 30
 
@@ -352,9 +359,7 @@ def pma(h, p, i):
 def bnxt_eth(h, p, i):
     """bnxt_en `ethtool -S` text: the shared case's template (rings + port stats), every value
     recomputed for this host (ring counters from the host's traffic, errors historic)."""
-    age = h.ages[i]
-    rx, tx = traffic(p, age, i)
-    pk = pkt_bytes(p)
+    age, rx, tx, pk = port_now(h, p, i)
     cabled = traffic(p, age, i)[0] > 0
     prio = p.pfc_prio
     out = []
@@ -406,9 +411,7 @@ def bnxt_eth(h, p, i):
 
 
 def bnxt_hwc(h, p, i):
-    age = h.ages[i]
-    rx, tx = traffic(p, age, i)
-    pk = pkt_bytes(p)
+    age, rx, tx, pk = port_now(h, p, i)
     v = {n: hist(p, n, age) for n, _ in mc.BNXT_HWC}
     if rx:
         v.update({"active_qps": 130, "active_cqs": 66, "active_mrs": 520, "active_pds": 3, "active_ahs": 2,
@@ -427,9 +430,7 @@ def bnxt_hwc(h, p, i):
 
 
 def ice_vals(h, p, i):
-    age = h.ages[i]
-    rx, tx = traffic(p, age, i)
-    pk = pkt_bytes(p)
+    age, rx, tx, pk = port_now(h, p, i)
     v = {}
     for n, tv in mc.ICE_ETHTOOL:
         v[n] = hist(p, n, age) if ERRISH.search(n) else template_scaled(tv, age)
@@ -452,9 +453,7 @@ def ice_vals(h, p, i):
 
 
 def irdma_hwc(h, p, i):
-    age = h.ages[i]
-    rx, tx = traffic(p, age, i)
-    pk = pkt_bytes(p)
+    age, rx, tx, pk = port_now(h, p, i)
     v = {n: hist(p, n, age) for n, _ in mc.IRDMA_HWC}
     if rx:
         v.update({"ip4InOctets": rx, "ip4OutOctets": tx, "ip4InPkts": rx // pk, "ip4OutPkts": tx // pk,
@@ -470,9 +469,7 @@ RXE_NAMES = sorted(mf.RXE_HW_COUNTERS)
 
 
 def rxe_hwc(h, p, i):
-    age = h.ages[i]
-    rx, tx = traffic(p, age, i)
-    pk = pkt_bytes(p)
+    age, rx, tx, pk = port_now(h, p, i)
     v = {n: 0 for n in RXE_NAMES}
     v.update({"lifespan": 10, "rcvd_pkts": rx // pk, "sent_pkts": tx // pk, "rdma_sends": tx // pk // 3,
               "rdma_recvs": rx // pk // 3, "ack_deferred": int(rx // pk * 0.001)})
@@ -518,6 +515,11 @@ def ip_s_s(h, p, i, idx):
     return text
 
 
+IB_PORT_FIELDS = {"sm_lid": "\t\t\t%(sm_lid)d", "port_lid": "\t\t%(lid)d", "active_mtu": "\t\t4096 (5)",
+                  "port_cap_flags": "\t\t0xa651e848", "max_vl_num": "\t\t4 (3)", "pkey_tbl_len": "\t\t128",
+                  "gid_tbl_len": "\t\t8", "subnet_timeout": "\t\t18"}
+
+
 def ib_devinfo(text, ports):
     """ibv_devinfo -v of ports on an InfiniBand link layer: LID, SM LID, IB GIDs (no RoCE type)."""
     out = []
@@ -526,24 +528,11 @@ def ib_devinfo(text, ports):
     for line in text.splitlines():
         if line.startswith("hca_id:"):
             p = next(lid_iter)
-        if "link_layer:" in line:
+        field = line.strip().split(":")[0]
+        if field == "link_layer":
             line = line.replace("Ethernet", "InfiniBand")
-        elif "\tsm_lid:" in line:
-            line = "\t\t\tsm_lid:\t\t\t%d" % p.sm_lid
-        elif "port_lid:" in line:
-            line = "\t\t\tport_lid:\t\t%d" % p.lid
-        elif "active_mtu:" in line:  # an IB port's MTU is the subnet's (4096), not IPoIB's
-            line = "\t\t\tactive_mtu:\t\t4096 (5)"
-        elif "port_cap_flags:" in line:
-            line = "\t\t\tport_cap_flags:\t\t0xa651e848"
-        elif "max_vl_num:" in line:
-            line = "\t\t\tmax_vl_num:\t\t4 (3)"
-        elif "pkey_tbl_len:" in line:
-            line = "\t\t\tpkey_tbl_len:\t\t128"
-        elif "gid_tbl_len:" in line:
-            line = "\t\t\tgid_tbl_len:\t\t8"
-        elif "subnet_timeout:" in line:
-            line = "\t\t\tsubnet_timeout:\t\t18"
+        elif field in IB_PORT_FIELDS:  # an IB port's values (active_mtu: the subnet's, not IPoIB's)
+            line = "\t\t\t%s:%s" % (field, IB_PORT_FIELDS[field] % {"sm_lid": p.sm_lid, "lid": p.lid})
         elif "GID[" in line:
             if "GID[  0]" in line:
                 out.append("\t\t\tGID[  0]:\t\tfe80:0000:0000:0000:%s" % guid_of(p, "mlx5"))
