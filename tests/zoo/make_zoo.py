@@ -1033,8 +1033,26 @@ def zoo():
     return HOSTS
 
 
+def check_plausible(h):
+    """The zoo's own guard: every host stays a healthy one. Between captures of one counter segment:
+    RoCE below 95 % of line rate, paused under 1 % of the time, CNPs sent no more than CE marks,
+    uptime and counter age consistent, captures in time order. AssertionError names the host."""
+    assert h.times == sorted(h.times), h.name
+    for i in range(len(h.times)):  # driver counters start after boot; firmware ones no later
+        assert h.ages[i] <= h.uptimes[i] and h.ages[i] <= h.fw_ages[i], (h.name, i, "counter ages")
+    for p in h.ports:
+        assert p.rx_gbps < 0.95 * p.speed and p.tx_gbps < 0.95 * p.speed, (h.name, p.dev, "above line rate")
+        assert (p.pause_rx + p.pause_tx) * p.pause_us < 1e4, (h.name, p.dev, "paused 1 % of the time or more")
+        assert p.cnp_ratio <= 1, (h.name, p.dev)
+        if p.chain:  # the PCIe path carries the port: available bandwidth above the line rate
+            path = min([pcie_gbps(*b.sta) for b in p.chain] + [pcie_gbps(*p.fn_sta)])
+            assert path > p.speed * 1.05, (h.name, p.dev, "PCIe path below line rate")
+
+
 def main(argv):
     hosts = zoo()
+    for h in hosts:
+        check_plausible(h)
     names = [h.name for h in hosts]
     assert len(names) == len(set(names)), "host names must be unique"
     if argv[1:] == ["--list"]:
