@@ -71,7 +71,7 @@ class Tally:
         if rc == 1 or ids:
             self.fp.append((host, ids or ["exit %d without a finding" % rc]))
         elif rc == 0:
-            self.healthy += 1
+            self.healthy += 0 if unread else 1  # healthy on input it did not read is no verdict
         elif rc == 2:
             allowed = ALLOWED_2.get((self.entry, host))
             self.cnj.append((host, why2, allowed))
