@@ -18,8 +18,10 @@ cmake --build "$out" -j"$(nproc)" --target "${harnesses[@]}" fuzz_make_seeds
 corpus="$out/corpus"
 rm -rf "$corpus"
 mkdir -p "${harnesses[@]/#/$corpus/}"
-# fuzz_bundle: every capture directory of the fixtures and the case suite, its files joined at
+# fuzz_bundle: every capture directory of the fixtures, the case suite and the healthy zoo
+# (tests/zoo/make_zoo.py: IB devinfo/rdma link, IPoIB links, dmesg PCIe lines), its files joined at
 # "=== NAME" lines (the harness's split), plus each file alone.
+python3 tests/zoo/make_zoo.py "$out/zoo" >/dev/null
 n=0
 while IFS= read -r -d '' dir; do
   n=$((n + 1))
@@ -31,7 +33,8 @@ while IFS= read -r -d '' dir; do
     head -c 65536 "$f" >>"$seed"
     cp "$f" "$corpus/fuzz_bundle/file-$n-$(basename "$f")"
   done
-done < <(find tests/fixtures/bundles tests/cases -mindepth 1 -type d -print0 2>/dev/null)
+done < <(find tests/fixtures/bundles tests/cases -mindepth 1 -type d -print0 2>/dev/null
+         find "$out/zoo" -path '*/bundle/t*' -type d -print0)
 # fuzz_recording: the head of every scenario recording (whole ones are MBs).
 for f in tests/scenarios/*/*.jsonl tests/fixtures/recordings/*.jsonl; do
   [ -f "$f" ] || continue
