@@ -957,9 +957,6 @@ def zoo():
     host("mlx5-idle", "ConnectX-6 Dx idle: link up, a few LLDP/ARP frames, no RoCE traffic between captures",
          "any idle node of a cluster between jobs",
          "mlx5", "cx6dx", cx6(0x13, rx_gbps=0.0001, tx_gbps=0.0001, pause_rx=0, pause_tx=0, ecn=0))
-    host("mlx5-mtu1500", "ConnectX-6 Dx with netdev MTU 1500 and RoCE active_mtu 1024 (what MTU 1500 allows): a deliberate 1500-MTU fabric",
-         "cloud fabrics running RoCE at MTU 1500 (Azure HPC docs: RoCE MTU 1024/2048); iboe_get_mtu() in include/rdma/ib_addr.h",
-         "mlx5", "cx6dx", cx6(0x14, mtu=1500, rx_gbps=30, tx_gbps=29))
     host("mlx5-pfc3-trust-pcp", "ConnectX-6 Dx on a VLAN-tagged RoCE fabric: trust pcp, PFC on priority 3, ECN/CNP",
          "NVIDIA RoCE configuration guides (trust pcp with VLAN egress priority maps on older fabrics)",
          "mlx5", "cx6dx", cx6(0x19, rx_gbps=44, tx_gbps=43), trust="pcp")
@@ -1022,10 +1019,6 @@ def zoo():
          "idle storage initiator between NVMe-oF/RDMA jobs", "irdma", "e810",
          [ZPort("irdma0", "ens6f0", mac_for(0x32, 0, "b4:96:91"), "0000:b1:00.0", "10.60.32.1", speed=25, rx_gbps=0.0002,
                 tx_gbps=0.0002, pause_rx=0, pause_tx=0, ecn=0, chain=[root(0xb0)])])
-    host("rxe-virtio-1500", "Soft-RoCE rxe0 on virtio eth0, MTU 1500, active_mtu 1024, light traffic (a lab guest)",
-         "tests/lab guests (Debian 12, kernel 6.1); rxe_hw_counters.c", "rxe", None,
-         [ZPort("rxe0", "eth0", "52:54:00:12:34:56", "0000:00:03.0", "10.99.0.11", speed=2.5, mtu=1500, rx_gbps=0.5, tx_gbps=0.5,
-                pfc_prio=None, pause_rx=0, pause_tx=0, ecn=0)])
     host("rxe-virtio-9000", "Soft-RoCE rxe0 on virtio eth0 with MTU 9000 (active_mtu 4096)",
          "tests/lab guests with jumbo frames; rxe", "rxe", None,
          [ZPort("rxe0", "eth0", "52:54:00:12:34:57", "0000:00:03.0", "10.99.0.12", speed=2.5, mtu=9000, rx_gbps=0.8, tx_gbps=0.8,
