@@ -194,4 +194,54 @@ std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot&
     return out;
 }
 
+PortStateHistory port_state_history(const SeriesStore& store, const std::string& host,
+                                    const std::string& device, unsigned port) {
+    PortStateHistory h;
+    const std::string num = std::to_string(port);
+    for (const Series* s : store.find("port_state_code")) {
+        const auto& l = s->key.labels;
+        const auto dev = l.find("device"), n = l.find("port");
+        if (s->key.host != host || dev == l.end() || dev->second != device || n == l.end() ||
+            n->second != num)
+            continue;
+        for (const Point& pt : s->points)
+            if (const auto v = pt.value()) {
+                const auto code = static_cast<unsigned>(*v);
+                if (code != kIbPortDown) h.left_down = true;
+                if (code == kIbPortActive && !h.first_active_t) h.first_active_t = pt.t;
+                h.latest = code;
+            }
+    }
+    return h;
+}
+
+void apply_state_history(const SeriesStore& store, const std::string& host, Snapshot& snap) {
+    for (Device& d : snap.devices)
+        for (Port& p : d.ports) {
+            const PortStateHistory h = port_state_history(store, host, d.name, p.number);
+            // Reached ACTIVE after the inventory's capture: judged as it is now (ACTIVE implies
+            // the physical link trained, LinkUp); the time rules report when it came up.
+            if (h.latest == kIbPortActive && p.state_code != kIbPortActive) {
+                p.state_code = kIbPortActive;
+                p.state = "ACTIVE";
+                p.phys_state_code = kPhysLinkUp;
+                p.phys_state = "LinkUp";
+            }
+        }
+}
+
+std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot& inventory,
+                                                                 const SeriesStore& store,
+                                                                 const std::string& host) {
+    auto out = never_cabled_ports(inventory);
+    for (auto it = out.begin(); it != out.end();) {
+        const auto n = std::stoul(it->second);
+        if (port_state_history(store, host, it->first, static_cast<unsigned>(n)).left_down)
+            it = out.erase(it);
+        else
+            ++it;
+    }
+    return out;
+}
+
 }  // namespace rh

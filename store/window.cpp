@@ -83,7 +83,8 @@ WindowIncrease increase_in(const Series& s, double t0, double t1) {
             if (prev->meta == p.meta && before && now && *now >= *before &&
                 *now - *before <= kMaxPlausible64BitStep && !b.saturates)
                 d = CounterDelta{*now - *before, DeltaKind::normal};
-            else if (prev->meta == p.meta || (a.raw == b.raw && a.width_bits == b.width_bits))
+            else if (prev->meta == p.meta ||
+                     (a.raw == b.raw && a.width_bits == b.width_bits && a.segment == b.segment))
                 d = delta(before, now, b.width_bits, b.saturates);
             if (d.value) {
                 w.increase = w.increase.value_or(0) + *d.value;

@@ -477,7 +477,8 @@ struct RunState {
             std::optional<Snapshot> snap;
             if (const Result<Snapshot>* parsed = inventory(store, host); parsed && *parsed) {
                 snap = **parsed;
-                add_usage_counters(store, host, *snap);  // the inventory keeps no counters
+                add_usage_counters(store, host, *snap);   // the inventory keeps no counters
+                apply_state_history(store, host, *snap);  // the port state of the last capture
             }
             it = with_usage.emplace(host, std::move(snap)).first;
         }
@@ -489,7 +490,9 @@ struct RunState {
         auto it = uncabled.find(host);
         if (it == uncabled.end()) {
             const Snapshot* snap = inventory_with_usage(store, host);
-            it = uncabled.emplace(host, snap ? never_cabled_ports(*snap) : decltype(it->second){})
+            it = uncabled
+                     .emplace(host, snap ? never_cabled_ports(*snap, store, host)
+                                         : decltype(it->second){})
                      .first;
         }
         return it->second;
