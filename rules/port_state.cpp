@@ -29,8 +29,9 @@ std::string next_step(const Port& p, const std::string& netdev) {
                ": no subnet manager has brought it to ACTIVE (start opensm or check the "
                "fabric's SM with `sminfo`).";
     if (p.phys_state_code && *p.phys_state_code == 2)
-        return "the port is enabled and Polling but never trained: no cable, a bad cable or "
-               "optic, a disabled peer port, or a speed/FEC mismatch; check `ethtool -m " +
+        return "the port is enabled and Polling, not trained (only LinkUp proves a working "
+               "cable): no cable, a bad cable or optic, a disabled peer port, or a speed/FEC "
+               "mismatch; check `ethtool -m " +
                netdev + "`, the switch port and `ethtool " + netdev + "`.";
     return "check the cable, the switch port and `" + netdev + "` link state.";
 }

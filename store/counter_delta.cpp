@@ -55,6 +55,15 @@ CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_
     return {*cur, DeltaKind::reset};
 }
 
+CounterDelta delta_over(std::optional<std::uint64_t> prev, std::optional<std::uint64_t> cur,
+                        unsigned width_bits, bool saturates, double interval_s) {
+    CounterDelta d = delta(prev, cur, width_bits, saturates);
+    if (d.kind == DeltaKind::wrapped && interval_s > 0 &&
+        static_cast<double>(*d.value) > interval_s * kMaxPlausibleEventsPerS)
+        return {*cur, DeltaKind::reset};
+    return d;
+}
+
 bool wrap_ambiguous(unsigned width_bits, double interval_s, double max_per_s) {
     if (width_bits == 0 || width_bits >= 64 || !(interval_s > 0) || !(max_per_s > 0)) return false;
     return interval_s * max_per_s > static_cast<double>(max_of(width_bits));

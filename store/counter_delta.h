@@ -52,6 +52,16 @@ struct CounterDelta {
 CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_t> cur,
                    unsigned width_bits = 64, bool saturates = false);
 
+/// The most events any counter can count per second: packets of the fastest RoCE port
+/// (400 Gb/s) at the minimum frame (64 bytes + 20 of preamble and gap): ~595 M/s.
+inline constexpr double kMaxPlausibleEventsPerS = 400e9 / 8 / 84;
+
+/// delta() for two reads `interval_s` apart (<= 0: unknown): a wrap that would need more than
+/// kMaxPlausibleEventsPerS is no wrap but a reset (value `cur`): a driver reload that restarted
+/// a 32-bit counter read once a second (1,482,337 -> 12 would be 4.29 G events in 1 s).
+CounterDelta delta_over(std::optional<std::uint64_t> prev, std::optional<std::uint64_t> cur,
+                        unsigned width_bits, bool saturates, double interval_s);
+
 /// Whether a counter `width_bits` wide could have wrapped more than once in `interval_s` at
 /// `max_per_s` (its fastest possible rate, e.g. a 400 Gb/s port's packets at 64 bytes): then a
 /// wrapped delta (or even a normal one) is ambiguous by multiples of 2^width. Never at 64 bits.

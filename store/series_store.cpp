@@ -74,11 +74,12 @@ void SeriesStore::add(const Sample& s) {
             ser.total = *s.count;
         } else if (ser.last_counted && ser.metas[ser.last_counted->second].raw == m->raw &&
                    ser.metas[ser.last_counted->second].segment == m->segment) {
-            const auto d = delta(ser.last_counted->first, *s.count, m->width_bits, m->saturates);
+            const auto d = delta_over(ser.last_counted->first, *s.count, m->width_bits,
+                                      m->saturates, s.t_s - ser.last_counted_t_s);
             if (d.value) *ser.total += *d.value;  // unsigned: wraps mod 2^64 by definition
             glitch = d.kind == DeltaKind::backwards;
         }
-        if (!glitch) ser.last_counted = {{*s.count, meta_index}};
+        if (!glitch) ser.last_counted = {{*s.count, meta_index}}, ser.last_counted_t_s = s.t_s;
     }
     while (!ser.points.empty() &&
            (ser.points.size() > limits_.max_points || ser.points.t_at(0) < t - limits_.retention_s))

@@ -72,6 +72,7 @@ struct Series {
     std::optional<std::uint64_t> total;
     /// The last readable point's count and meta index, which `total` continues from.
     std::optional<std::pair<std::uint64_t, std::uint32_t>> last_counted;
+    double last_counted_t_s = 0;  ///< its monotonic time (a wrap must fit the interval)
 
     const PointMeta& meta(const Point& p) const { return metas[p.meta]; }
     const std::string& unit() const { return metas.empty() ? kEmpty : metas.back().unit; }

@@ -1374,13 +1374,17 @@ fault (an x8-wired slot prints the same line).""",
         up = "%s up %s,  2 users,  load average: 9.81, 9.77, 9.90\n" % (
             "09:58:03", "41 days,  3:12" if up_s > 86400 else "%d min" % (up_s // 60))
         f["uptime.txt"] = up
+        f["boot_id"] = ("6d3f1a9e-2c47-4b8e-9d0a-3f5e7c1b2a90\n" if i == 0 else
+                        "0b7c2a11-93de-4f21-8a4e-55c1d0e9f7a3\n")
+        f["proc-stat-btime.txt"] = "btime %d\n" % (TS0 + t - up_s)
         f["ip-s-s-link-ens1f0np0.txt"] = ip_s_s_link(hp[0], e["rx_bytes"], e["rx_packets"], e["tx_bytes"],
                                                      e["tx_packets"], carrier=carrier)
         caps["t%d" % i] = f
     write_case("c12-reboot-between-captures", 12, 0, None, r"\[(warning|error)\]|link_flap", """
 Healthy control, the shape of shared h1-irdma-ice-recent-reboot on mlx5: t0 after 41 days up, then the
 host was rebooted (kernel update); t1 4 min after boot and t2 60 s later. Every counter is smaller at t1
-and the carrier count fell 6 -> 2: a reboot, shown by `uptime`, not a wrap, a flap or another host.
+and the carrier count fell 6 -> 2: a reboot, shown by boot_id, /proc/stat btime and `uptime`, not a
+wrap, a flap or another host.
 No rate spans the reboot; t1 -> t2 is judged: exit 0.""", caps)
 
     # A 32-bit Q counter wraps, in captures holding only counter listings (weak identity).

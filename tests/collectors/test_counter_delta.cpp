@@ -97,6 +97,20 @@ BOOST_AUTO_TEST_CASE(wrap_ambiguity_from_interval_and_fastest_rate) {
     BOOST_TEST(!rh::wrap_ambiguous(32, 30, 0));  // fastest rate unknown: not claimed
 }
 
+// A wrap must fit its interval: 1,482,337 -> 12 read 1 s apart is a driver reload (4.29 G events
+// in 1 s is more than any port counts); 30 s apart it may be a wrap.
+BOOST_AUTO_TEST_CASE(wrap_that_does_not_fit_the_interval_is_a_reset) {
+    const auto fast = rh::delta_over(U{1482337}, U{12}, 32, false, 1.0);
+    BOOST_TEST(rh::to_string(fast.kind) == "reset");
+    BOOST_TEST((fast.value == U{12}));
+    const auto slow = rh::delta_over(U{1482337}, U{12}, 32, false, 30.0);
+    BOOST_TEST(rh::to_string(slow.kind) == "wrapped");
+    BOOST_TEST((slow.value == U{k2p32 - 1482337 + 12}));
+    // h3: +4.58 M in 30 s is a plain wrap.
+    BOOST_TEST(rh::to_string(rh::delta_over(U{4292577000u}, U{2186704}, 32, false, 30).kind) ==
+               "wrapped");
+}
+
 BOOST_AUTO_TEST_CASE(normalized_counter_uses_its_metadata) {
     rh::NormalizedCounter prev, cur;
     prev.name = cur.name = "rx_out_of_buffer";
