@@ -189,9 +189,20 @@ std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot&
     std::set<std::pair<std::string, std::string>> out;
     for (const Device& d : inventory.devices)
         for (const Port& p : d.ports)
-            if (judge_port_usage(d, p, {}).never_cabled)
+            if (judge_port_usage(d, p, {}).never_cabled) {
                 out.insert({d.name, std::to_string(p.number)});
+                const std::string nd = p.netdev ? p.netdev->name : p.netdev_name;
+                if (!nd.empty()) out.insert({kNetdevKey, nd});
+            }
     return out;
+}
+
+bool uncabled_group(const std::set<std::pair<std::string, std::string>>& uncabled,
+                    const std::map<std::string, std::string>& labels) {
+    const auto dev = labels.find("device"), port = labels.find("port"), nd = labels.find("netdev");
+    if (dev != labels.end() && port != labels.end())
+        return uncabled.count({dev->second, port->second}) > 0;
+    return nd != labels.end() && uncabled.count({kNetdevKey, nd->second}) > 0;
 }
 
 PortStateHistory port_state_history(const SeriesStore& store, const std::string& host,
@@ -233,14 +244,15 @@ void apply_state_history(const SeriesStore& store, const std::string& host, Snap
 std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot& inventory,
                                                                  const SeriesStore& store,
                                                                  const std::string& host) {
-    auto out = never_cabled_ports(inventory);
-    for (auto it = out.begin(); it != out.end();) {
-        const auto n = std::stoul(it->second);
-        if (port_state_history(store, host, it->first, static_cast<unsigned>(n)).left_down)
-            it = out.erase(it);
-        else
-            ++it;
-    }
+    std::set<std::pair<std::string, std::string>> out;
+    for (const Device& d : inventory.devices)
+        for (const Port& p : d.ports)
+            if (judge_port_usage(d, p, {}).never_cabled &&
+                !port_state_history(store, host, d.name, p.number).left_down) {
+                out.insert({d.name, std::to_string(p.number)});
+                const std::string nd = p.netdev ? p.netdev->name : p.netdev_name;
+                if (!nd.empty()) out.insert({kNetdevKey, nd});
+            }
     return out;
 }
 

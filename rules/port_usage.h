@@ -18,6 +18,7 @@
 //     `required_ports`): a required port that is down is an error whatever its history.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -102,7 +103,17 @@ void add_usage_counters(const SeriesStore& store, const std::string& host, Snaps
 /// inventory from the store with add_usage_counters applied) that judge_port_usage, with no
 /// required ports, takes as never cabled. For the engine's time rules: a port that never had
 /// carrier did not flap.
+/// Also ({kNetdevKey}, netdev name) for such a port's netdev: series of the netdev alone
+/// (carrier_changes) are that port's too.
 std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot& inventory);
+
+/// The device name in never_cabled_ports' entries that name a netdev instead of a port.
+inline const std::string kNetdevKey = "netdev:";
+
+/// Whether a rule group (its labels) is of a never-cabled port of `uncabled`: by device and port,
+/// else (a netdev-only series) by netdev.
+bool uncabled_group(const std::set<std::pair<std::string, std::string>>& uncabled,
+                    const std::map<std::string, std::string>& labels);
 
 /// The same over all captures of `host` in `store`: a port whose state left DOWN in any capture
 /// (POLLING/INIT/ARMED/ACTIVE: it was enabled and saw a peer, or trained) is not taken as never

@@ -521,9 +521,7 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
         // time rules stay silent (port_not_active notes it, rules/port_usage.h).
         const auto& uncabled = run.uncabled_on(store, host);
         for (const Group& g : groups) {
-            if (g.labels.count("device") && g.labels.count("port") &&
-                uncabled.count({g.labels.at("device"), g.labels.at("port")}))
-                continue;
+            if (uncabled_group(uncabled, g.labels)) continue;
             // Which series each condition reads: kept with the verdicts while the store's
             // layout holds (VerdictCache), else matched again for this run.
             VerdictCache::Entry* kept = run.cache ? &run.cache->entry(rule.id, g) : nullptr;
