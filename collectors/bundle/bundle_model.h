@@ -144,7 +144,9 @@ struct Model {
     /// How exact uptime_s is, seconds: 60 for `uptime` ("up 4 min", "3:12"), 0.01 for
     /// /proc/uptime.
     double uptime_resolution_s = 0;
-    /// `cat /proc/sys/kernel/random/boot_id` (lower case) and its source; "" when absent.
+    /// The capture's boot id, 32 lower-case hex digits without dashes: `cat
+    /// /proc/sys/kernel/random/boot_id`, else journalctl's last "-- Boot <id> --" line; and its
+    /// source; "" when absent.
     std::string boot_id, boot_id_source;
     /// `/proc/stat` btime: boot time, seconds since the epoch, and its source.
     std::optional<double> btime_s;

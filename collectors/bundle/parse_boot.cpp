@@ -64,9 +64,12 @@ bool is_boot_facts(const TextFile& f) {
 
 std::string parse_boot_facts(const TextFile& f, Model& m) {
     if (const auto i = boot_id_line(f); i != std::string::npos) {
-        std::string id(trim(f.lines[i]));
-        for (char& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (!m.boot_id.empty() && m.boot_id != id) {
+        // Kept without dashes, as journalctl prints boot ids ("-- Boot 6d3f1a9e2c47... --").
+        std::string id;
+        for (char c : trim(f.lines[i]))
+            if (c != '-') id += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (!m.boot_id.empty() && m.boot_id_source.find("-- Boot") == std::string::npos &&
+            m.boot_id != id) {
             m.note(f, i,
                    "a second boot_id " + id + " differs from " + m.boot_id_source +
                        "'s; the first kept");
