@@ -1,6 +1,7 @@
 // Bundle import: a directory of plain-text captures of one host, as operators paste them
 // (`ethtool -S`, hw_counters listings, `rdma statistic show`, `ibv_devinfo -v`, `lspci -vv`,
-// `ip -d link`, `mlnx_qos -i`, `ethtool -i`), turned into the same rh::Snapshot the live
+// `ip -d link`, `mlnx_qos -i`, `ethtool -i`; the boot: `uptime`, /proc/uptime, boot_id,
+// /proc/stat btime, journalctl "-- Boot <id> --"), turned into the same rh::Snapshot the live
 // collectors produce, so the same rules run on it. Files are recognised by their content, never
 // by their names (the only names read are `timestamp` and `hostname`).
 #pragma once
