@@ -49,6 +49,10 @@ struct Sample {
     std::string raw;                     ///< kernel/driver counter name it came from
     unsigned width_bits = 64;            ///< counter hardware width (32: mlx5 Q counters wrap)
     bool saturates = false;              ///< PMA error counters stop at their maximum
+    /// Timeline segment of the host: a reboot or a counter reset (driver reload) between two
+    /// captures starts a new one (agent/replay/inputs.cpp). Counters of different segments are
+    /// never differenced: no rate, no increase across the split. 0 for live samples.
+    std::uint32_t segment = 0;
 };
 
 }  // namespace rh

@@ -1,16 +1,21 @@
 // pcie_downtrained: the PCIe path of a NIC (its function, then each bridge up to the root port:
-// switch downstream/upstream ports, root port) carries less than the NIC can use. Names the
-// link that limits (lowest trained bandwidth) and why, from what the two ends of that link
-// can do (LnkCap) and did train (LnkSta):
-// - trained below what both ends support: a training fault (seating, riser, lane
-//   bifurcation, signal integrity): reseat / check BIOS bifurcation and AER;
+// switch downstream/upstream ports, root port) is short of what the card needs, or a link on it
+// trained below what both of its ends can do. Names the link that limits (lowest trained
+// bandwidth) and why, from what the two ends of that link can do (LnkCap, capped by a lower
+// Target Link Speed in LnkCtl2) and did train (LnkSta):
+// - trained below the LOWER of the two ends' capabilities (speed or width): a training fault
+//   (seating, riser, lane bifurcation, signal integrity): reseat / check BIOS and AER. Only
+//   where both ends' capability is known: an x8 card in an x16 slot trains at x8, healthy;
 // - trained at what the downstream end (root port or switch downstream port: the slot) is
 //   capable of, but below the card's (or switch's) capability: the slot limits: move the card;
 // - a switch whose upstream port is itself capable of less: the switch limits.
-// Below the RDMA port rate is an error, otherwise a warning (the headroom for bursts, PCIe
-// protocol overhead and reads is gone).
+// The bandwidth must cover what the card's ports need: the sum of the port rates of every
+// function of the card (devices whose PCI function shares its bus:device), since they share
+// the link: error below it, warning when it leaves less than PCIe protocol overhead
+// (kUsableShare). Without any port rate, the NIC's own capability stands in for the need.
 // Source: `devices/.../<bdf>/{current,max}_link_{speed,width}`, `ports/<p>/rate`; for bundles
 // the `lspci -vv` / dmesg line (PcieLink::source, Port::sources).
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -26,9 +31,17 @@ std::optional<double> trained_gbps(const PcieLink& l) {
     return pcie_link_gbps(*l.current_speed_gts, *l.current_width);
 }
 
+/// What an end can train at: LnkCap's speed, capped by a lower LnkCtl2 Target Link Speed.
+std::optional<double> cap_speed(const PcieLink& l) {
+    if (l.max_speed_gts && l.target_speed_gts)
+        return std::min(*l.max_speed_gts, *l.target_speed_gts);
+    return l.max_speed_gts ? l.max_speed_gts : l.target_speed_gts;
+}
+
 std::optional<double> capable_gbps(const PcieLink& l) {
-    if (!l.max_speed_gts || !l.max_width) return std::nullopt;
-    return pcie_link_gbps(*l.max_speed_gts, *l.max_width);
+    const auto s = cap_speed(l);
+    if (!s || !l.max_width) return std::nullopt;
+    return pcie_link_gbps(*s, *l.max_width);
 }
 
 std::string fmt(double v, const char* format) {
@@ -45,8 +58,11 @@ std::string speed_width(const std::optional<double>& s, const std::optional<unsi
 }
 
 std::string describe(const PcieLink& l) {
-    return speed_width(l.current_speed_gts, l.current_width) + " of " +
-           speed_width(l.max_speed_gts, l.max_width);
+    std::string out = speed_width(l.current_speed_gts, l.current_width) + " of " +
+                      speed_width(l.max_speed_gts, l.max_width);
+    if (l.target_speed_gts && (!l.max_speed_gts || *l.target_speed_gts < *l.max_speed_gts))
+        out += " (Target Link Speed " + fmt(*l.target_speed_gts, "%g GT/s") + ")";
+    return out;
 }
 
 bool downstream_facing(const PcieLink& l) {
@@ -61,11 +77,38 @@ std::string role(const PcieLink& l) {
     return "upstream port";
 }
 
-std::optional<double> fastest_port_rate(const Device& d) {
-    std::optional<double> best;
-    for (const auto& p : d.ports)
-        if (auto r = parse_port_rate_gbps(p.rate); r && (!best || *r > *best)) best = r;
-    return best;
+/// "0000:b3:00" of "0000:b3:00.1": the card (its functions share one link).
+std::string card_of(const std::string& bdf) {
+    const auto dot = bdf.rfind('.');
+    return dot == std::string::npos ? bdf : bdf.substr(0, dot);
+}
+
+/// What the card's ports need, Gb/s: the rates of every port of every device whose PCI function
+/// is on the same card as `d`'s (they share its link), and the list ("mlx5_0 port 1 25 Gb/s,
+/// mlx5_1 port 1 25 Gb/s"); nullopt when no port rate is known.
+struct Need {
+    std::optional<double> gbps;
+    std::string ports;
+    const Port* port = nullptr;  ///< one of `d`'s ports with a rate (its source is evidence)
+};
+
+Need card_need(const Snapshot& s, const Device& d) {
+    Need n;
+    const std::string card = card_of(d.pcie.front().bdf);
+    for (const auto& e : s.devices) {
+        const bool same =
+            &e == &d || (!e.pcie.empty() && e.pcie.front().is_function &&
+                         d.pcie.front().is_function && card_of(e.pcie.front().bdf) == card);
+        if (!same) continue;
+        for (const auto& p : e.ports)
+            if (auto r = parse_port_rate_gbps(p.rate)) {
+                n.gbps = n.gbps.value_or(0) + *r;
+                n.ports += (n.ports.empty() ? "" : ", ") + e.name + " port " +
+                           std::to_string(p.number) + " " + fmt(*r, "%g") + " Gb/s";
+                if (&e == &d && !n.port) n.port = &p;
+            }
+    }
+    return n;
 }
 
 /// The two ends of the physical link `chain[i]` is on: {upstream-facing end (function or
@@ -84,6 +127,10 @@ std::pair<const PcieLink*, const PcieLink*> ends(const std::vector<PcieLink>& ch
             : nullptr;
     return {&chain[i], d};
 }
+
+/// Share of a link's encoded bandwidth left after PCIe protocol overhead (TLP/DLLP headers,
+/// flow control: ~10-20 % at the payload sizes NICs use): a card needing more has no headroom.
+constexpr double kUsableShare = 0.85;
 
 template <typename T>
 std::optional<T> min_opt(const std::optional<T>& a, const std::optional<T>& b) {
@@ -104,7 +151,6 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
         if (d.pcie.empty()) continue;
         const PcieLink* limiting = nullptr;
         std::size_t at = 0;
-        bool degraded_any = false;
         for (std::size_t i = 0; i < d.pcie.size(); ++i) {
             const auto& l = d.pcie[i];
             if (!l.current_speed_gts || !l.current_width) {
@@ -113,33 +159,45 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
                                                     "): cannot tell whether it limits the NIC"});
                 continue;
             }
-            degraded_any = degraded_any || below(l.current_speed_gts, l.current_width,
-                                                 l.max_speed_gts, l.max_width);
             const auto bw = trained_gbps(l);
             // Lowest bandwidth wins; on a tie the end further upstream (it is the same link
             // seen from its other end, or a link above it that limits as much).
             if (!limiting || *bw <= *trained_gbps(*limiting)) limiting = &l, at = i;
         }
         if (!limiting) continue;
+        // Downtrained: a link below the lower of its two ends' capabilities, both known.
+        std::optional<std::size_t> low;
+        for (std::size_t i = 0; i < d.pcie.size(); ++i) {
+            auto [up, down] = ends(d.pcie, i);
+            if (!up || !down) continue;
+            const auto& l = d.pcie[i];
+            if (below(l.current_speed_gts, l.current_width,
+                      min_opt(cap_speed(*up), cap_speed(*down)),
+                      min_opt(up->max_width, down->max_width)) &&
+                (!low || i == at))
+                low = i;
+        }
         const PcieLink& fn = d.pcie.front();
         const auto path_bw = trained_gbps(*limiting);
         std::optional<double> nic_bw;
         if (fn.is_function) nic_bw = capable_gbps(fn);
-        const bool below_nic = path_bw && nic_bw && *path_bw + 0.5 < *nic_bw;
-        if (!degraded_any && !below_nic) continue;
+        const Need need = card_need(in.local, d);
+        const bool short_of_need = path_bw && need.gbps && *path_bw < *need.gbps;
+        const bool no_headroom =
+            path_bw && need.gbps && !short_of_need && *need.gbps > *path_bw * kUsableShare;
+        const bool below_nic = !need.gbps && path_bw && nic_bw && *path_bw + 0.5 < *nic_bw;
+        if (!low && !short_of_need && !no_headroom && !below_nic) continue;
 
+        if (low) at = *low, limiting = &d.pcie[*low];
         auto [up, down] = ends(d.pcie, at);
-        const auto s = limiting->current_speed_gts;
-        const auto w = limiting->current_width;
         std::string why, advice;
-        const auto both_s =
-            up && down ? min_opt(up->max_speed_gts, down->max_speed_gts) : std::nullopt;
+        const auto both_s = up && down ? min_opt(cap_speed(*up), cap_speed(*down)) : std::nullopt;
         const auto both_w = up && down ? min_opt(up->max_width, down->max_width) : std::nullopt;
         const std::string link_name = up && down
                                           ? "the link between " + role(*down) + " " + down->bdf +
                                                 " and " + role(*up) + " " + up->bdf
                                           : role(*limiting) + " " + limiting->bdf;
-        if (up && down && below(s, w, both_s, both_w)) {
+        if (low) {
             why = "it trained at " + describe(*limiting) + ", below the " +
                   speed_width(both_s, both_w) + " both ends support";
             advice = up->is_function
@@ -148,59 +206,61 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
                          : "check the PCIe switch's uplink (its seating/cabling, BIOS "
                            "bifurcation of the root port) and AER errors on that link";
         } else if (up && down &&
-                   below(down->max_speed_gts, down->max_width, up->max_speed_gts, up->max_width)) {
+                   below(cap_speed(*down), down->max_width, cap_speed(*up), up->max_width)) {
             why = role(*down) + " " + down->bdf + " (the slot) is itself capable of only " +
-                  speed_width(down->max_speed_gts, down->max_width) + ", while " + role(*up) + " " +
-                  up->bdf + " can do " + speed_width(up->max_speed_gts, up->max_width);
+                  speed_width(cap_speed(*down), down->max_width) + ", while " + role(*up) + " " +
+                  up->bdf + " can do " + speed_width(cap_speed(*up), up->max_width);
             advice = up->is_function
                          ? "the slot limits, not the card: move the card to a slot wired for " +
-                               speed_width(up->max_speed_gts, up->max_width) +
+                               speed_width(cap_speed(*up), up->max_width) +
                                " (or enable it in BIOS); reseating will not help"
                          : "the slot the PCIe switch sits in limits: move the switch/riser to a "
                            "slot of its width and speed";
-        } else if (below(s, w, limiting->max_speed_gts, limiting->max_width)) {
-            why = role(*limiting) + " " + limiting->bdf + " trained at " + describe(*limiting);
-            advice =
-                down ? "reseat the card, check BIOS lane bifurcation and AER errors on that link"
-                     : "the capture does not show the port above it, so slot and card "
-                       "cannot be told apart: check the slot's capability (lspci -vv of the "
-                       "root port), reseat, check BIOS lane bifurcation and AER errors";
         } else if (up && !up->is_function &&
-                   below(up->max_speed_gts, up->max_width, fn.max_speed_gts, fn.max_width)) {
+                   !below(limiting->current_speed_gts, limiting->current_width,
+                          cap_speed(*limiting), limiting->max_width) &&
+                   below(cap_speed(*up), up->max_width, cap_speed(fn), fn.max_width)) {
             why = role(*up) + " " + up->bdf + " is itself capable of only " +
-                  speed_width(up->max_speed_gts, up->max_width);
+                  speed_width(cap_speed(*up), up->max_width);
             advice =
                 "the PCIe switch (or retimer) above the NIC limits: use a switch or slot "
                 "that carries the NIC's " +
-                speed_width(fn.max_speed_gts, fn.max_width);
+                speed_width(cap_speed(fn), fn.max_width);
+        } else if (up && down && both_s && both_w) {
+            why = "it runs at " + describe(*limiting) + ", the most both ends can do";
+            advice =
+                "the card's own PCIe interface cannot carry its ports at line rate: use "
+                "a card (or slot generation) with more PCIe bandwidth, or fewer ports in use";
         } else {
             why = role(*limiting) + " " + limiting->bdf + " trained at " + describe(*limiting);
             advice =
-                down ? "reseat the card, check BIOS lane bifurcation and AER errors on that link"
-                     : "the capture does not show the port above it, so slot and card "
-                       "cannot be told apart: check the slot's capability (lspci -vv of the "
-                       "root port), reseat the card, check BIOS lane bifurcation";
+                "the capture does not show the capability (LnkCap) of both ends of that link, "
+                "so a slot wired for fewer lanes or a lower speed (move the card) and a link "
+                "that trained low (reseat, check BIOS lane bifurcation and AER errors) cannot "
+                "be told apart: compare the LnkCap lines of both ends (lspci -vv)";
         }
 
-        const auto port_rate = fastest_port_rate(d);
-        const bool below_rate = path_bw && port_rate && *path_bw < *port_rate;
         Finding f = check_finding("pcie_downtrained", in.local.host, d.name, 0,
-                                  below_rate ? "below_port_rate" : "");
+                                  short_of_need ? "below_port_rate" : "");
         f.summary = d.name + " PCIe is limited by " + link_name + ": " + why;
-        if (path_bw && port_rate && below_rate)
+        if (short_of_need)
             f.summary += "; about " + fmt(*path_bw, "%.0f") + " Gb/s, below the " +
-                         fmt(*port_rate, "%g") +
-                         " Gb/s port rate, so the NIC cannot reach line rate";
-        else if (path_bw && port_rate)
+                         fmt(*need.gbps, "%g") + " Gb/s the card's ports need (" + need.ports +
+                         "), so the NIC cannot reach line rate";
+        else if (no_headroom)
             f.summary += "; about " + fmt(*path_bw, "%.0f") +
-                         " Gb/s before PCIe protocol overhead (~10-20%) for a " +
-                         fmt(*port_rate, "%g") +
-                         " Gb/s port, so line rate has little or no headroom (and none for a "
-                         "second port on the same card)";
+                         " Gb/s before PCIe protocol overhead (~10-20%) for the " +
+                         fmt(*need.gbps, "%g") + " Gb/s the card's ports need (" + need.ports +
+                         "), so line rate has little or no headroom";
+        else if (path_bw && need.gbps)
+            f.summary += "; about " + fmt(*path_bw, "%.0f") + " Gb/s, still above the " +
+                         fmt(*need.gbps, "%g") + " Gb/s the card's ports need (" + need.ports + ")";
         else if (path_bw) {
             f.summary += "; about " + fmt(*path_bw, "%.0f") + " Gb/s";
             if (nic_bw)
-                f.summary += " of the " + fmt(nic_bw.value_or(0), "%.0f") + " Gb/s the NIC can use";
+                f.summary += " of the " + fmt(nic_bw.value_or(0), "%.0f") +
+                             " Gb/s the NIC can use (no port rate captured, so what its ports "
+                             "need is not known)";
         }
         if (!advice.empty())
             advice[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(advice[0])));
@@ -214,18 +274,17 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
                 l.bdf + (l.is_function ? " (NIC function)" : " (" + role(l) + ")");
             f.evidence.push_back({who + " link", describe(l), "", source});
         }
-        if (port_rate) {
-            for (const auto& p : d.ports)
-                if (parse_port_rate_gbps(p.rate) == port_rate) {
-                    const auto src = p.sources.find("rate");
-                    f.evidence.push_back({"port rate", fmt(*port_rate, "%g"), "Gb/s",
-                                          src != p.sources.end() ? src->second
-                                          : bundle               ? std::string{}
-                                                   : in.local.sysfs_root + "/class/infiniband/" +
-                                                         d.name + "/ports/" +
-                                                         std::to_string(p.number) + "/rate"});
-                    break;
-                }
+        if (need.gbps) {
+            std::string src;
+            if (need.port) {
+                const auto it = need.port->sources.find("rate");
+                src = it != need.port->sources.end() ? it->second
+                      : bundle                       ? std::string{}
+                               : in.local.sysfs_root + "/class/infiniband/" + d.name + "/ports/" +
+                                     std::to_string(need.port->number) + "/rate";
+            }
+            f.evidence.push_back(
+                {"ports' need (" + need.ports + ")", fmt(*need.gbps, "%g"), "Gb/s", src});
         }
         out.findings.push_back(std::move(f));
     }

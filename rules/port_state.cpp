@@ -16,6 +16,26 @@ std::string joined(const std::vector<std::string>& parts, std::size_t max) {
     if (parts.size() > max) out += ", ...";
     return out;
 }
+/// What to check for a port that is not ACTIVE/LinkUp, from its states. Only reaching LinkUp
+/// proves a working cable: DOWN/Polling means enabled but not trained (no cable, a bad cable or
+/// optic, a disabled peer, a speed/FEC mismatch). On InfiniBand the logical state then goes
+/// INIT -> ARMED -> ACTIVE as the subnet manager configures the port: INIT with the link up
+/// means no subnet manager has done so.
+std::string next_step(const Port& p, const std::string& netdev) {
+    const bool linkup = p.phys_state_code && *p.phys_state_code == kPhysLinkUp;
+    if (linkup && p.state_code && (*p.state_code == 2 || *p.state_code == 3) &&
+        p.link_layer != "Ethernet")
+        return std::string("the physical link is up but the port is ") + p.state +
+               ": no subnet manager has brought it to ACTIVE (start opensm or check the "
+               "fabric's SM with `sminfo`).";
+    if (p.phys_state_code && *p.phys_state_code == 2)
+        return "the port is enabled and Polling, not trained (only LinkUp proves a working "
+               "cable): no cable, a bad cable or optic, a disabled peer port, or a speed/FEC "
+               "mismatch; check `ethtool -m " +
+               netdev + "`, the switch port and `ethtool " + netdev + "`.";
+    return "check the cable, the switch port and `" + netdev + "` link state.";
+}
+
 }  // namespace
 
 void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
@@ -49,8 +69,7 @@ void rule_port_not_active(const RuleInput& in, RuleOutput& result) {
                          : usage.in_use_signs.empty()
                              ? ""
                              : " although it was in use (" + joined(usage.in_use_signs, 2) + ")") +
-                        ": no RDMA traffic can pass; check the cable, the switch port and `" +
-                        netdev + "` link state.";
+                        ": no RDMA traffic can pass; " + next_step(p, netdev);
             f.evidence.push_back({"state", format_port_state(*p.state_code), "",
                                   port_source(in.local, d, p, "state", "state")});
             f.evidence.push_back({"phys_state", format_phys_state(*p.phys_state_code), "",

@@ -189,8 +189,70 @@ std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot&
     std::set<std::pair<std::string, std::string>> out;
     for (const Device& d : inventory.devices)
         for (const Port& p : d.ports)
-            if (judge_port_usage(d, p, {}).never_cabled)
+            if (judge_port_usage(d, p, {}).never_cabled) {
                 out.insert({d.name, std::to_string(p.number)});
+                const std::string nd = p.netdev ? p.netdev->name : p.netdev_name;
+                if (!nd.empty()) out.insert({kNetdevKey, nd});
+            }
+    return out;
+}
+
+bool uncabled_group(const std::set<std::pair<std::string, std::string>>& uncabled,
+                    const std::map<std::string, std::string>& labels) {
+    const auto dev = labels.find("device"), port = labels.find("port"), nd = labels.find("netdev");
+    if (dev != labels.end() && port != labels.end())
+        return uncabled.count({dev->second, port->second}) > 0;
+    return nd != labels.end() && uncabled.count({kNetdevKey, nd->second}) > 0;
+}
+
+PortStateHistory port_state_history(const SeriesStore& store, const std::string& host,
+                                    const std::string& device, unsigned port) {
+    PortStateHistory h;
+    const std::string num = std::to_string(port);
+    for (const Series* s : store.find("port_state_code")) {
+        const auto& l = s->key.labels;
+        const auto dev = l.find("device"), n = l.find("port");
+        if (s->key.host != host || dev == l.end() || dev->second != device || n == l.end() ||
+            n->second != num)
+            continue;
+        for (const Point& pt : s->points)
+            if (const auto v = pt.value()) {
+                const auto code = static_cast<unsigned>(*v);
+                if (code != kIbPortDown) h.left_down = true;
+                if (code == kIbPortActive && !h.first_active_t) h.first_active_t = pt.t;
+                h.latest = code;
+            }
+    }
+    return h;
+}
+
+void apply_state_history(const SeriesStore& store, const std::string& host, Snapshot& snap) {
+    for (Device& d : snap.devices)
+        for (Port& p : d.ports) {
+            const PortStateHistory h = port_state_history(store, host, d.name, p.number);
+            // Reached ACTIVE after the inventory's capture: judged as it is now (ACTIVE implies
+            // the physical link trained, LinkUp); the time rules report when it came up.
+            if (h.latest == kIbPortActive && p.state_code != kIbPortActive) {
+                p.state_code = kIbPortActive;
+                p.state = "ACTIVE";
+                p.phys_state_code = kPhysLinkUp;
+                p.phys_state = "LinkUp";
+            }
+        }
+}
+
+std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot& inventory,
+                                                                 const SeriesStore& store,
+                                                                 const std::string& host) {
+    std::set<std::pair<std::string, std::string>> out;
+    for (const Device& d : inventory.devices)
+        for (const Port& p : d.ports)
+            if (judge_port_usage(d, p, {}).never_cabled &&
+                !port_state_history(store, host, d.name, p.number).left_down) {
+                out.insert({d.name, std::to_string(p.number)});
+                const std::string nd = p.netdev ? p.netdev->name : p.netdev_name;
+                if (!nd.empty()) out.insert({kNetdevKey, nd});
+            }
     return out;
 }
 

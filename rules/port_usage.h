@@ -18,6 +18,7 @@
 //     `required_ports`): a required port that is down is an error whatever its history.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -102,6 +103,41 @@ void add_usage_counters(const SeriesStore& store, const std::string& host, Snaps
 /// inventory from the store with add_usage_counters applied) that judge_port_usage, with no
 /// required ports, takes as never cabled. For the engine's time rules: a port that never had
 /// carrier did not flap.
+/// Also ({kNetdevKey}, netdev name) for such a port's netdev: series of the netdev alone
+/// (carrier_changes) are that port's too.
 std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot& inventory);
+
+/// The device name in never_cabled_ports' entries that name a netdev instead of a port.
+inline const std::string kNetdevKey = "netdev:";
+
+/// Whether a rule group (its labels) is of a never-cabled port of `uncabled`: by device and port,
+/// else (a netdev-only series) by netdev.
+bool uncabled_group(const std::set<std::pair<std::string, std::string>>& uncabled,
+                    const std::map<std::string, std::string>& labels);
+
+/// The same over all captures of `host` in `store`: a port whose state left DOWN in any capture
+/// (POLLING/INIT/ARMED/ACTIVE: it was enabled and saw a peer, or trained) is not taken as never
+/// cabled even when the inventory's capture shows it down: its time rules then judge it (came
+/// up late, bounced: link_flap's state change, with times).
+std::set<std::pair<std::string, std::string>> never_cabled_ports(const Snapshot& inventory,
+                                                                 const SeriesStore& store,
+                                                                 const std::string& host);
+
+/// ports/<p>/state 1: DOWN (ib_verbs.h IB_PORT_DOWN).
+inline constexpr unsigned kIbPortDown = 1;
+
+/// A port's logical state over every capture in the store (series port_state_code).
+struct PortStateHistory {
+    bool left_down = false;                ///< some capture shows a state other than DOWN
+    std::optional<double> first_active_t;  ///< engine time it was first ACTIVE
+    std::optional<unsigned> latest;        ///< the last capture's state code
+};
+PortStateHistory port_state_history(const SeriesStore& store, const std::string& host,
+                                    const std::string& device, unsigned port);
+
+/// For an inventory read back from the store (its first capture's): a port the store shows
+/// ACTIVE in its last capture is set ACTIVE/LinkUp, so inventory checks (port_not_active) judge
+/// the port as it is at the end of the data, not as it was at the first capture.
+void apply_state_history(const SeriesStore& store, const std::string& host, Snapshot& snap);
 
 }  // namespace rh

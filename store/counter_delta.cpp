@@ -46,12 +46,27 @@ CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_
         return {*cur - *prev, DeltaKind::normal};
     }
     // Went backwards.
-    if (!saturates && max != std::numeric_limits<std::uint64_t>::max() && *prev <= max) {
-        const std::uint64_t wrapped = (max - *prev) + *cur + 1;
-        if (wrapped <= max / 2) return {wrapped, DeltaKind::wrapped};
-    }
+    // A narrow counter wraps from any value: 4,292,577,000 -> 2,186,704 and 100,000 -> 50 are
+    // both wraps (a reset is told by the caller from the boot, or from 64-bit counters, and
+    // splits the timeline so the two reads are never differenced).
+    if (!saturates && max != std::numeric_limits<std::uint64_t>::max() && *prev <= max)
+        return {(max - *prev) + *cur + 1, DeltaKind::wrapped};
     if (*cur > *prev / 2) return {std::nullopt, DeltaKind::backwards};
     return {*cur, DeltaKind::reset};
+}
+
+CounterDelta delta_over(std::optional<std::uint64_t> prev, std::optional<std::uint64_t> cur,
+                        unsigned width_bits, bool saturates, double interval_s) {
+    CounterDelta d = delta(prev, cur, width_bits, saturates);
+    if (d.kind == DeltaKind::wrapped && interval_s > 0 &&
+        static_cast<double>(*d.value) > interval_s * kMaxPlausibleEventsPerS)
+        return {*cur, DeltaKind::reset};
+    return d;
+}
+
+bool wrap_ambiguous(unsigned width_bits, double interval_s, double max_per_s) {
+    if (width_bits == 0 || width_bits >= 64 || !(interval_s > 0) || !(max_per_s > 0)) return false;
+    return interval_s * max_per_s > static_cast<double>(max_of(width_bits));
 }
 
 CounterDelta delta(const NormalizedCounter* prev, const NormalizedCounter* cur) {

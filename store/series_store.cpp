@@ -57,11 +57,12 @@ void SeriesStore::add(const Sample& s) {
     // Compared in place: a PointMeta (four strings) is built only for metadata not seen yet.
     auto m = std::find_if(ser.metas.begin(), ser.metas.end(), [&](const PointMeta& pm) {
         return pm.raw == s.raw && pm.source == s.source && pm.unit == s.unit &&
-               pm.width_bits == s.width_bits && pm.saturates == s.saturates && pm.error == s.error;
+               pm.width_bits == s.width_bits && pm.saturates == s.saturates &&
+               pm.error == s.error && pm.segment == s.segment;
     });
     if (m == ser.metas.end())
         m = ser.metas.insert(ser.metas.end(), PointMeta{s.raw, s.source, s.unit, s.width_bits,
-                                                        s.saturates, s.error});
+                                                        s.saturates, s.error, s.segment});
     if (s.count || s.value) ser.ever_valued = true;
     const auto meta_index = static_cast<std::uint32_t>(m - ser.metas.begin());
     const Point p{t, s.t_s, s.count, s.value, meta_index};
@@ -71,12 +72,14 @@ void SeriesStore::add(const Sample& s) {
         bool glitch = false;  // below the last reading: keep counting from the last good one
         if (!ser.total) {
             ser.total = *s.count;
-        } else if (ser.last_counted && ser.metas[ser.last_counted->second].raw == m->raw) {
-            const auto d = delta(ser.last_counted->first, *s.count, m->width_bits, m->saturates);
+        } else if (ser.last_counted && ser.metas[ser.last_counted->second].raw == m->raw &&
+                   ser.metas[ser.last_counted->second].segment == m->segment) {
+            const auto d = delta_over(ser.last_counted->first, *s.count, m->width_bits,
+                                      m->saturates, s.t_s - ser.last_counted_t_s);
             if (d.value) *ser.total += *d.value;  // unsigned: wraps mod 2^64 by definition
             glitch = d.kind == DeltaKind::backwards;
         }
-        if (!glitch) ser.last_counted = {{*s.count, meta_index}};
+        if (!glitch) ser.last_counted = {{*s.count, meta_index}}, ser.last_counted_t_s = s.t_s;
     }
     while (!ser.points.empty() &&
            (ser.points.size() > limits_.max_points || ser.points.t_at(0) < t - limits_.retention_s))

@@ -42,7 +42,8 @@ struct SeriesKeyLess {
 };
 
 /// Where a counter point was read from; a change of raw name between two points (an alias
-/// switch, e.g. a driver update) makes their delta "missing", not a rate.
+/// switch, e.g. a driver update) or of timeline segment (a reboot) makes their delta
+/// "missing", not a rate.
 struct PointMeta {
     std::string raw;
     std::string source;
@@ -50,6 +51,9 @@ struct PointMeta {
     unsigned width_bits = 64;
     bool saturates = false;
     std::string error;
+    /// Sample::segment: points of different segments (a reboot or a counter reset between
+    /// them) are not differenced; their delta is "missing".
+    std::uint32_t segment = 0;
     auto operator<=>(const PointMeta&) const = default;
 };
 
@@ -68,6 +72,7 @@ struct Series {
     std::optional<std::uint64_t> total;
     /// The last readable point's count and meta index, which `total` continues from.
     std::optional<std::pair<std::uint64_t, std::uint32_t>> last_counted;
+    double last_counted_t_s = 0;  ///< its monotonic time (a wrap must fit the interval)
 
     const PointMeta& meta(const Point& p) const { return metas[p.meta]; }
     const std::string& unit() const { return metas.empty() ? kEmpty : metas.back().unit; }

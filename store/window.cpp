@@ -83,14 +83,18 @@ WindowIncrease increase_in(const Series& s, double t0, double t1) {
             if (prev->meta == p.meta && before && now && *now >= *before &&
                 *now - *before <= kMaxPlausible64BitStep && !b.saturates)
                 d = CounterDelta{*now - *before, DeltaKind::normal};
-            else if (prev->meta == p.meta || (a.raw == b.raw && a.width_bits == b.width_bits))
-                d = delta(before, now, b.width_bits, b.saturates);
+            else if (prev->meta == p.meta ||
+                     (a.raw == b.raw && a.width_bits == b.width_bits && a.segment == b.segment))
+                d = delta_over(before, now, b.width_bits, b.saturates, p.t_s - prev->t_s);
             if (d.value) {
                 w.increase = w.increase.value_or(0) + *d.value;
                 w.covered_s += p.t_s - prev->t_s;
                 ++w.intervals;
                 w.reset = w.reset || d.kind == DeltaKind::reset;
                 w.wrapped = w.wrapped || d.kind == DeltaKind::wrapped;
+                w.wrap_ambiguous =
+                    w.wrap_ambiguous ||
+                    wrap_ambiguous(b.width_bits, p.t_s - prev->t_s, kMaxPlausibleEventsPerS);
             } else {
                 ++w.gaps;
             }

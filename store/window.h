@@ -1,7 +1,9 @@
 // Window queries over one stored series: how much a cumulative counter grew between two engine
-// times, its rate, a gauge's level. Width-aware (store/counter_delta.h): a wrap is a wrap,
-// a counter that went backwards is a reset (the rate is then a lower bound, never negative), a
-// missing point or a changed raw counter leaves a gap — never a zero.
+// times, its rate, a gauge's level. Width-aware (store/counter_delta.h): a 32-bit counter that
+// went down wrapped (unless that needs more events than any port can count: a reset), a 64-bit
+// counter that went backwards is a reset (the rate is then a lower bound, never negative), a
+// missing point, a changed raw counter or a new timeline segment (a reboot) leaves a gap —
+// never a zero.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +27,9 @@ struct WindowIncrease {
     std::size_t gaps = 0;       ///< pairs with no value (missing / saturated / alias switch)
     bool reset = false;         ///< a reset was seen (the increase is then a lower bound)
     bool wrapped = false;       ///< a wrap was seen and accounted for
+    /// A < 64-bit counter's interval was long enough for more than one wrap at the fastest
+    /// plausible rate (kMaxPlausibleEventsPerS): the increase may be short by multiples of 2^width.
+    bool wrap_ambiguous = false;
 };
 
 /// Increase of counter series `s` over [t0, t1] (engine times).

@@ -8,7 +8,9 @@
 #include <map>
 #include <set>
 
+#include "agent/replay/latest_facts.h"
 #include "collectors/bundle/bundle.h"
+#include "collectors/bundle/restart_evidence.h"
 #include "core/sample_json.h"
 #include "store/counter_delta.h"
 #include "store/from_snapshot.h"
@@ -76,11 +78,20 @@ std::vector<HostGroup> group_captures(const std::vector<BundleCapture>& caps) {
         std::optional<std::size_t> same;
         std::string same_why, conflicts;
         for (std::size_t g = 0; g < groups.size() && !same; ++g) {
+            const BundleCapture& last = caps[groups[g].captures.back()];
+            std::optional<double> dt;
+            if (c.timestamp_s && last.timestamp_s) dt = *c.timestamp_s - *last.timestamp_s;
+            // After a reboot or a reset (restart_evidence.h) counters neither tie the capture
+            // to the host nor contradict it.
+            const Restart restart = restart_between(last, c, dt);
             IdentityMatch m = compare_identity(groups[g].identity, c.identity);
+            if (restart.kind == Restart::Kind::reboot ||
+                (restart.kind == Restart::Kind::reset && !m.weak))
+                m = compare_identity(without_counter_values(groups[g].identity),
+                                     without_counter_values(c.identity));
             const std::string first = caps[groups[g].captures.front()].dir;
             // Weak or no evidence, and the capture is not later than the host's last one:
             // identical servers captured at the same times, not one host's timeline.
-            const BundleCapture& last = caps[groups[g].captures.back()];
             if (m.weak && m.verdict != IdentityMatch::Verdict::different && c.timestamp_s &&
                 last.timestamp_s && *c.timestamp_s <= *last.timestamp_s) {
                 m.verdict = IdentityMatch::Verdict::different;
@@ -91,9 +102,10 @@ std::vector<HostGroup> group_captures(const std::vector<BundleCapture>& caps) {
             // Weak evidence (names only): the capture must also be able to follow the host's
             // last one: no counter going down, no byte counter faster than any port.
             if (m.weak && m.verdict == IdentityMatch::Verdict::same) {
-                std::optional<double> dt;
-                if (c.timestamp_s && last.timestamp_s) dt = *c.timestamp_s - *last.timestamp_s;
-                if (auto why = implausible_successor(last.identity, c.identity, dt)) {
+                const CaptureIdentity next = restart.kind == Restart::Kind::reboot
+                                                 ? without_counter_values(c.identity)
+                                                 : c.identity;
+                if (auto why = implausible_successor(last.identity, next, dt)) {
                     m.verdict = IdentityMatch::Verdict::different;
                     m.evidence = "only weak evidence ties it to " + last.dir + ", and " + *why;
                 }
@@ -101,6 +113,8 @@ std::vector<HostGroup> group_captures(const std::vector<BundleCapture>& caps) {
             if (m.verdict == IdentityMatch::Verdict::same) {
                 same = g;
                 same_why = "same host as " + first + " (" + m.evidence + ")";
+                if (restart.kind == Restart::Kind::reboot)
+                    same_why += ", rebooted since " + last.dir + " (" + restart.evidence + ")";
                 if (!m.disagreeing.empty())
                     same_why += "; disagreeing weaker evidence: " + m.disagreeing +
                                 " (hardware identity outranks a hostname file)";
@@ -214,7 +228,7 @@ std::optional<std::string> impossible_spacing(const SeriesStore& store,
                 const Point& b = s->points[k];
                 const double dt = b.t_s - a.t_s;
                 const PointMeta& m = s->meta(b);
-                if (dt <= 0 || s->meta(a).raw != m.raw) continue;
+                if (dt <= 0 || s->meta(a).raw != m.raw || s->meta(a).segment != m.segment) continue;
                 // As the rules count it (a reset, a wrap or an implausible step is no growth
                 // to refuse the spacing for).
                 const CounterDelta d = delta(a.count(), b.count(), m.width_bits, m.saturates);
@@ -255,6 +269,19 @@ std::optional<std::string> impossible_spacing(const SeriesStore& store,
         }
     }
     return std::nullopt;
+}
+
+/// The note for a restart of host `host` between captures `prev` and `next`.
+std::string restart_note_text(const std::string& host, const std::string& prev,
+                              const std::string& next, const Restart& r) {
+    const bool reboot = r.kind == Restart::Kind::reboot;
+    return "host " + host +
+           (reboot ? " rebooted"
+                   : ": counters were reset (a driver reload or a counter clear; no sign of a "
+                     "reboot)") +
+           " between " + prev + " and " + next + " (" + r.evidence +
+           "): its timeline is split there, no rate or increase is computed across it (" + next +
+           " starts anew; counters kept by firmware may not have restarted)";
 }
 
 /// Whether capture directories `a` and `b` are the same capture: one directory (given twice),
@@ -338,8 +365,20 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                                  "apart in time are needed, and identical ones would show no "
                                  "counter change at all"};
         }
+        std::uint32_t segment = 0;  // Sample::segment: a restart starts a new one
+        Snapshot last_facts;        // the inventory so far (latest_facts.h)
         for (std::size_t k = 0; k < g.captures.size(); ++k) {
             const BundleCapture& c = caps[g.captures[k]];
+            std::string restart_note;
+            if (k > 0) {
+                const BundleCapture& prev = caps[g.captures[k - 1]];
+                std::optional<double> dt = interval_s;
+                if (use_stamps) dt = *c.timestamp_s - *prev.timestamp_s;
+                if (const Restart r = restart_between(prev, c, dt); r.kind != Restart::Kind::none) {
+                    ++segment;
+                    restart_note = restart_note_text(g.name, prev.dir, c.dir, r);
+                }
+            }
             SampleTime when;
             if (use_stamps) {
                 const double first = *caps[g.captures.front()].timestamp_s;
@@ -360,7 +399,12 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
             }
             Snapshot snap = c.snapshot;
             snap.host = g.name;
-            auto samples = samples_from_snapshot(snap, when, k == 0);
+            // Inventory checks judge the host as its last capture shows it (latest_facts.h).
+            Snapshot facts = snap;
+            if (k > 0) fill_from_earlier(last_facts, facts);
+            auto samples = samples_from_snapshot(snap, when, false);
+            samples.insert(samples.begin(), inventory_sample(facts, when));
+            last_facts = std::move(facts);
             if (c.uptime_s) {  // the host's uptime_s gauge (lifetime_pause_share)
                 Sample up;
                 up.t_s = when.t_s;
@@ -373,6 +417,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                 up.source = c.uptime_source;
                 samples.push_back(std::move(up));
             }
+            for (Sample& s : samples) s.segment = segment;
             for (const Sample& s : samples) {
                 if (s.kind == SampleKind::counter &&
                     (s.unit == "bytes" || s.series.ends_with("_duration_us")))
@@ -382,6 +427,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
             InputReport r{c.dir, samples.size(), {g.name}, {}};
             r.notes.push_back(g.decisions[k]);
             if (k == 0 && !time_note.empty()) r.notes.push_back(time_note);
+            if (!restart_note.empty()) r.notes.push_back(restart_note);
             for (const auto& f : c.recognized) r.notes.push_back("read " + f);
             for (const auto& f : c.unrecognized)
                 r.notes.push_back(f + ": not a format rocehealth reads; ignored");

@@ -50,6 +50,7 @@ constexpr Format kFormats[] = {
     {bundle::is_dmesg, bundle::parse_dmesg},
     {bundle::is_rdma_tool, bundle::parse_rdma_tool},
     {bundle::is_uptime, bundle::parse_uptime},
+    {bundle::is_boot_facts, bundle::parse_boot_facts},
     {bundle::is_hw_counters_listing, bundle::parse_hw_counters_listing},
     {bundle::is_counter_list, bundle::parse_counter_list},
 };
@@ -446,6 +447,11 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     cap.warnings = m.warnings;
     cap.uptime_s = m.uptime_s;
     cap.uptime_source = m.uptime_source;
+    cap.uptime_resolution_s = m.uptime_resolution_s;
+    cap.boot_id = m.boot_id;
+    cap.boot_id_source = m.boot_id_source;
+    cap.btime_s = m.btime_s;
+    cap.btime_source = m.btime_source;
     return cap;
 }
 

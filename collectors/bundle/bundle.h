@@ -1,6 +1,7 @@
 // Bundle import: a directory of plain-text captures of one host, as operators paste them
 // (`ethtool -S`, hw_counters listings, `rdma statistic show`, `ibv_devinfo -v`, `lspci -vv`,
-// `ip -d link`, `mlnx_qos -i`, `ethtool -i`), turned into the same rh::Snapshot the live
+// `ip -d link`, `mlnx_qos -i`, `ethtool -i`; the boot: `uptime`, /proc/uptime, boot_id,
+// /proc/stat btime, journalctl "-- Boot <id> --"), turned into the same rh::Snapshot the live
 // collectors produce, so the same rules run on it. Files are recognised by their content, never
 // by their names (the only names read are `timestamp` and `hostname`).
 #pragma once
@@ -22,8 +23,14 @@ struct BundleCapture {
     std::optional<double> timestamp_s;  ///< from a `timestamp` file (seconds since epoch), if any
     std::optional<double> uptime_s;  ///< seconds since boot, from `uptime` or /proc/uptime output
     std::string uptime_source;       ///< "<dir>/<file>:<line>" of uptime_s
-    Snapshot snapshot;               ///< host from a `hostname` file, else the dir's basename
-    std::vector<std::string> recognized;    ///< "<file>: <kind>" e.g. "eth0.txt: ethtool -S"
+    double uptime_resolution_s = 0;  ///< 60 for `uptime` (minutes), 0.01 for /proc/uptime
+    /// Boot identity (restart_evidence.h): `/proc/sys/kernel/random/boot_id` ("" if none) and
+    /// `/proc/stat` btime (boot time, seconds since the epoch), with their sources.
+    std::string boot_id, boot_id_source;
+    std::optional<double> btime_s;
+    std::string btime_source;
+    Snapshot snapshot;                    ///< host from a `hostname` file, else the dir's basename
+    std::vector<std::string> recognized;  ///< "<file>: <kind>" e.g. "eth0.txt: ethtool -S"
     std::vector<std::string> unrecognized;  ///< files whose content matched no known format
     /// Notes to show without --verbose ("c1/blob.bin: binary content, not a text capture; not
     /// read", two hosts' output in one file, PCIe facts kept by a vendor match).

@@ -19,8 +19,9 @@
 //    RDMA port and one non-loopback netdev, that one; else a note naming the candidates.
 // 6. PCIe: the function's `lspci -vv` block, then its upstream bridges found by bus number
 //    ("Bus: ... secondary=<bus>" or an `lspci -t` range), up to the root port; dmesg
-//    "limited by <link> at <bdf>" lines fill links lspci does not show. With no RDMA device,
-//    each RDMA-capable NIC function becomes a Device named by its BDF.
+//    "limited by <link> at <bdf>" lines (about the whole card: any function of its
+//    bus:device may print it) fill links and LnkCap/LnkSta lspci does not show. With no RDMA
+//    device, each RDMA-capable NIC function becomes a Device named by its BDF.
 // 7. files still unplaced (interface files, counter lists without a port): the port their
 //    command names, else the only RDMA port; else a note naming the candidates.
 #include <algorithm>
@@ -543,6 +544,15 @@ class Merger {
         return {};
     }
 
+    /// "0000:b3:00" of "0000:b3:00.1": the card whose functions share one PCIe link.
+    static std::string card_of(const std::string& bdf) {
+        const auto dot = bdf.rfind('.');
+        return dot == std::string::npos ? bdf : bdf.substr(0, dot);
+    }
+    static bool same_card(const std::string& a, const std::string& b) {
+        return !a.empty() && card_of(a) == card_of(b);
+    }
+
     static PcieLink link_of(const PciFunction& fn, bool is_function) {
         PcieLink l;
         l.bdf = fn.bdf;
@@ -553,6 +563,7 @@ class Merger {
         l.max_speed_gts = fn.cap_speed_gts;
         l.current_width = fn.sta_width;
         l.max_width = fn.cap_width;
+        l.target_speed_gts = fn.target_speed_gts;
         l.numa_node = fn.numa_node;
         l.port_type = fn.port_type;
         return l;
@@ -565,12 +576,13 @@ class Merger {
     /// becomes a device named by its BDF, as in lspci_only_devices. Both are warnings.
     void pcie_fallback() {
         if (m_.pci.empty()) return;
-        std::set<std::string> printed;
-        for (const auto& x : m_.dmesg_pcie) printed.insert(x.function);
+        std::set<std::string> printed;  // cards ("0000:b3:00") a kernel PCIe line is about
+        for (const auto& x : m_.dmesg_pcie) printed.insert(card_of(x.function));
         std::vector<std::string> lost;  // devices whose function is in neither lspci nor dmesg
         for (const auto& [name, d] : m_.devices) {
             auto b = device_bdf_.find(name);
-            if (b != device_bdf_.end() && (function(b->second) || printed.count(b->second)))
+            if (b != device_bdf_.end() &&
+                (function(b->second) || printed.count(card_of(b->second))))
                 return;  // one device is tied: the capture's mapping holds
             if (b != device_bdf_.end()) lost.push_back(name);
         }
@@ -631,9 +643,13 @@ class Merger {
             if (b == device_bdf_.end()) continue;
             const std::string& bdf = b->second;
             const PciFunction* fn = function(bdf);
+            // The kernel's line is about the whole card: any function of the same
+            // bus:device printed it for all of them (0000:b3:00.1 speaks for b3:00.0 too).
             std::vector<const DmesgPcieLink*> printed;
             for (const auto& x : m_.dmesg_pcie)
                 if (x.function == bdf) printed.push_back(&x);
+            for (const auto& x : m_.dmesg_pcie)
+                if (x.function != bdf && same_card(x.function, bdf)) printed.push_back(&x);
             if (!fn && printed.empty()) {
                 if (!m_.pci.empty())
                     m_.warn(name, "PCI function " + bdf + " is not in the lspci output");
@@ -641,6 +657,24 @@ class Merger {
             }
             if (fn) {
                 d.pcie.push_back(link_of(*fn, true));
+                // lspci cut before LnkCap/LnkSta (or without them): the kernel's line fills
+                // them: "capable of" is the card's own capability, and the trained link is the
+                // card's own when nothing above it limits (or the limit is on the card).
+                PcieLink& own = d.pcie.back();
+                if (!printed.empty()) {
+                    const DmesgPcieLink& x = *printed[0];
+                    const bool cut = !own.current_speed_gts || !own.current_width;
+                    if (!own.max_speed_gts && !own.max_width) {
+                        own.max_speed_gts = x.cap_speed_gts;
+                        own.max_width = x.cap_width;
+                        if (cut) own.source = x.source;
+                    }
+                    if (cut && (x.limited_at.empty() || same_card(x.limited_at, bdf))) {
+                        own.current_speed_gts = x.speed_gts;
+                        own.current_width = x.width;
+                        own.source = x.source;
+                    }
+                }
                 if (fn->caps_denied)
                     m_.note(fn->file, fn->bdf +
                                           ": lspci shows \"Capabilities: <access denied>\" "
@@ -652,7 +686,7 @@ class Merger {
                 l.source = printed[0]->source;
                 l.max_speed_gts = printed[0]->cap_speed_gts;
                 l.max_width = printed[0]->cap_width;
-                if (printed[0]->limited_at.empty() || printed[0]->limited_at == bdf) {
+                if (printed[0]->limited_at.empty() || same_card(printed[0]->limited_at, bdf)) {
                     l.current_speed_gts = printed[0]->speed_gts;
                     l.current_width = printed[0]->width;
                 }
@@ -674,7 +708,7 @@ class Merger {
             }
             // dmesg names the limiting link: add it when lspci did not show it.
             for (const auto* x : printed) {
-                if (x->limited_at.empty() || x->limited_at == bdf) continue;
+                if (x->limited_at.empty() || same_card(x->limited_at, bdf)) continue;
                 const bool known =
                     std::any_of(d.pcie.begin(), d.pcie.end(), [&](const PcieLink& l) {
                         return l.bdf == x->limited_at && l.current_speed_gts;

@@ -75,7 +75,8 @@ struct PciFunction {
     std::string description;  ///< "Mellanox Technologies MT2892 Family [ConnectX-6 Dx]"
     std::optional<double> cap_speed_gts, sta_speed_gts;
     std::optional<unsigned> cap_width, sta_width;
-    bool sta_downgraded = false;  ///< lspci printed "(downgraded)" on LnkSta
+    bool sta_downgraded = false;             ///< lspci printed "(downgraded)" on LnkSta
+    std::optional<double> target_speed_gts;  ///< LnkCtl2 "Target Link Speed", GT/s
     std::optional<int> numa_node;
     bool caps_denied = false;  ///< "Capabilities: <access denied>" (lspci run without root)
     unsigned cap_line = 0, sta_line = 0;  ///< 1-based lines of LnkCap / LnkSta, 0 if none
@@ -140,6 +141,16 @@ struct Model {
     /// Seconds since boot from `uptime` / `cat /proc/uptime` (parse_uptime.cpp), and its source.
     std::optional<double> uptime_s;
     std::string uptime_source;
+    /// How exact uptime_s is, seconds: 60 for `uptime` ("up 4 min", "3:12"), 0.01 for
+    /// /proc/uptime.
+    double uptime_resolution_s = 0;
+    /// The capture's boot id, 32 lower-case hex digits without dashes: `cat
+    /// /proc/sys/kernel/random/boot_id`, else journalctl's last "-- Boot <id> --" line; and its
+    /// source; "" when absent.
+    std::string boot_id, boot_id_source;
+    /// `/proc/stat` btime: boot time, seconds since the epoch, and its source.
+    std::optional<double> btime_s;
+    std::string btime_source;
 
     /// add_counter's name index of each counter list it grew, so a pasted listing of n counters
     /// costs O(n), not O(n^2) (a 40,000-line `hw_counters` paste took 12 s). An entry is used
@@ -205,6 +216,8 @@ bool is_rdma_tool(const TextFile& f);
 std::string parse_rdma_tool(const TextFile& f, Model& m);
 bool is_uptime(const TextFile& f);
 std::string parse_uptime(const TextFile& f, Model& m);
+bool is_boot_facts(const TextFile& f);
+std::string parse_boot_facts(const TextFile& f, Model& m);
 bool is_hw_counters_listing(const TextFile& f);
 std::string parse_hw_counters_listing(const TextFile& f, Model& m);
 bool is_dmesg(const TextFile& f);

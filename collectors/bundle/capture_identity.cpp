@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectors/bundle/bundle_model.h"
+#include "collectors/drivers/registry.h"
 
 namespace rh {
 
@@ -266,13 +267,17 @@ void add_snapshot_identity(CaptureIdentity& id, const Snapshot& snap) {
     for (const Device& d : snap.devices) {
         if (!d.node_guid.empty() && d.node_guid != "0000:0000:0000:0000")
             id.node_guid[d.name].insert(lower(d.node_guid));
+        const Driver* driver = driver_of_rdma_name(d.name);  // null: any driver's list
         for (const Port& p : d.ports) {
             const std::string key = d.name + " port " + std::to_string(p.number);
             auto& names = id.counter_names[key];
             for (const auto* list : {&p.hw_counters, &p.counters})
                 for (const Counter& c : *list) {
                     names.insert(c.name);
-                    if (c.value) id.counter_values[key][c.name] = *c.value;
+                    // A 32-bit counter (mlx5 Q counters) that falls has wrapped: its value
+                    // neither ties nor contradicts (a wrap can happen from any value).
+                    if (c.value && !(list == &p.hw_counters && wrapping_hw_counter(driver, c.name)))
+                        id.counter_values[key][c.name] = *c.value;
                 }
             for (const Gid& g : p.gids) {
                 if (g.gid.empty() || lower(g.gid).rfind("fe80:", 0) == 0) continue;

@@ -4,8 +4,9 @@
 //    8.0 GT/s PCIe x8 link at 0000:b2:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16
 //    link)"
 // (older kernels print "8 GT/s" without "PCIe"), or, when nothing limits and the driver asks
-// for it, "... 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)". Other lines
-// are ignored: dmesg is mostly about other things.
+// for it, "... 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)". journalctl's
+// boot separators "-- Boot <32 hex> --" give the capture's boot id (the last one: the boot
+// the output ends in). Other lines are ignored: dmesg is mostly about other things.
 #include <cctype>
 
 #include "collectors/bundle/bundle_model.h"
@@ -48,9 +49,24 @@ std::string function_of(std::string_view line, std::size_t marker) {
 
 }  // namespace
 
+/// The boot id of a journalctl boot separator "-- Boot 6d3f1a9e2c474b8e9d0a3f5e7c1b2a90 --"
+/// (32 hex digits, lower case), else "".
+std::string journal_boot(std::string_view line) {
+    line = trim(line);
+    if (!starts_with(line, "-- Boot ") || line.size() != 8 + 32 + 3 || line.substr(40) != " --")
+        return {};
+    std::string id(line.substr(8, 32));
+    for (char& c : id) {
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return {};
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return id;
+}
+
 bool is_dmesg(const TextFile& f) {
     for (const auto& l : f.lines)
-        if (l.find(kMarker) != std::string::npos && !function_of(l, l.find(kMarker)).empty())
+        if ((l.find(kMarker) != std::string::npos && !function_of(l, l.find(kMarker)).empty()) ||
+            !journal_boot(l).empty())
             return true;
     return false;
 }
@@ -58,6 +74,15 @@ bool is_dmesg(const TextFile& f) {
 std::string parse_dmesg(const TextFile& f, Model& m) {
     for (std::size_t i = 0; i < f.lines.size(); ++i) {
         const std::string_view line = f.lines[i];
+        // journalctl's separator before each boot's lines: the last one is the boot the
+        // output ends in, i.e. the boot of the capture (a boot_id file is kept over it).
+        if (const std::string boot = journal_boot(line); !boot.empty()) {
+            if (m.boot_id.empty() || m.boot_id_source.find("-- Boot") != std::string::npos) {
+                m.boot_id = boot;
+                m.boot_id_source = source_of(f, i) + " (-- Boot line)";
+            }
+            continue;
+        }
         const auto marker = line.find(kMarker);
         if (marker == std::string_view::npos) continue;
         DmesgPcieLink d;

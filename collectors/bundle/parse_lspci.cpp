@@ -2,7 +2,8 @@
 // "[dddd:]bb:dd.f <class>: <vendor and device>" (with -nn "<class> [0200]: ... [15b3:101d]"),
 // then tab-indented lines, among them "NUMA node: 0", "LnkCap:\tPort #0, Speed 16GT/s,
 // Width x16, ..." and "LnkSta:\tSpeed 8GT/s (downgraded), Width x8 (downgraded)" (lspci marks
-// "(downgraded)" except on root and downstream ports). Without root, lspci prints
+// "(downgraded)" except on root and downstream ports), "LnkCtl2:\tTarget Link Speed: 8GT/s, ..."
+// (a port set to train no faster). Without root, lspci prints
 // "Capabilities: <access denied>" and no link lines. Plain `lspci` (headers only) is accepted.
 #include <cctype>
 #include <cstdio>
@@ -119,6 +120,15 @@ std::string parse_lspci(const TextFile& f, Model& m) {
         } else if (starts_with(body, "LnkSta:") && !seen_sta) {
             seen_sta = true;
             link_line(f, i, body.substr(7), false, fn, m);
+        } else if (starts_with(body, "LnkCtl2:") && !fn.target_speed_gts) {
+            // "LnkCtl2: Target Link Speed: 8GT/s, EnterCompliance- SpeedDis-"
+            if (const auto at = body.find("Target Link Speed:"); at != std::string_view::npos) {
+                std::string_view v = trim(body.substr(at + 18));
+                v = v.substr(0, v.find_first_of(", "));
+                if (const auto unit = v.find("GT/s"); unit != std::string_view::npos)
+                    if (const auto t = to_double(v.substr(0, unit)); t && *t > 0)
+                        fn.target_speed_gts = t;
+            }
         } else if (starts_with(body, "NUMA node:")) {
             const auto v = trim(body.substr(10));
             const bool neg = !v.empty() && v[0] == '-';

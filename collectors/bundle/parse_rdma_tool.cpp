@@ -2,7 +2,9 @@
 // - `rdma statistic show [link dev/port]`: "link mlx5_0/1 rx_write_requests 0 ..." on one line
 //   (iproute2 < 6.8) or "link mlx5_0/1 " then one indented "    name value " line per counter.
 //   These come from RDMA netlink, so they go to Port::nl_hw_counters.
-// - `rdma link show`: "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1f0np0".
+// - `rdma link show`: "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1f0np0";
+//   InfiniBand ports also "subnet_prefix fe80:0000:0000:0000 lid 5 sm_lid 1 lmc 0" (a non-zero
+//   LID: the link layer is InfiniBand).
 // `rdma statistic qp show` lines (they carry "cntn") are per-QP counters and are left out.
 #include <cctype>
 #include <set>
@@ -70,6 +72,16 @@ void pair(const TextFile& f, std::size_t i, const PortKey& k, std::string_view k
         m.port_netdev.try_emplace(k, std::string(value), source_of(f, i) + " (rdma link)");
     } else if (kLinkInfo.count(key)) {
         seen.link = true;
+        // `rdma link` prints no link layer. A LID is assigned only on InfiniBand (by the subnet
+        // manager; RoCE ports have none): a non-zero lid or sm_lid means InfiniBand; 0 tells
+        // nothing (an IB port without SM has LID 0 too), so the link layer stays unknown.
+        if ((key == "lid" || key == "sm_lid") && p.link_layer.empty())
+            if (const auto v = to_u64(value); v && *v != 0) {
+                p.link_layer = "InfiniBand";
+                m.port_sources[k].try_emplace(
+                    "link_layer",
+                    source_of(f, i) + " (" + std::string(key) + " " + std::string(value) + ")");
+            }
     } else {
         seen.stats = true;
         Counter c{std::string(key), to_u64(value), source_of(f, i), {}};

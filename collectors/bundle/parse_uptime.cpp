@@ -127,9 +127,11 @@ std::string parse_uptime(const TextFile& f, Model& m) {
     double seconds = 0;
     std::size_t line = proc_uptime_line(f);
     const char* kind = "/proc/uptime";
+    double resolution = 0.01;
     if (line != std::string::npos) {
         seconds = to_double(tokens(f.lines[line])[0]).value_or(0);
     } else {
+        resolution = 60;  // `uptime` and `uptime -p` print minutes at best
         line = uptime_line(f);
         if (line == std::string::npos) return "uptime";  // is_uptime said yes: cannot happen
         seconds = uptime_line_seconds(trim(f.lines[line])).value_or(0);
@@ -144,6 +146,7 @@ std::string parse_uptime(const TextFile& f, Model& m) {
         return kind;
     }
     m.uptime_s = seconds;
+    m.uptime_resolution_s = resolution;
     m.uptime_source = source_of(f, line);
     return kind;
 }

@@ -75,6 +75,9 @@ struct Driver {
     /// Captures: the lspci description is an RDMA-capable NIC physical function of this
     /// driver (models; the class and "Virtual Function" are checked by the caller).
     bool (*rdma_nic)(std::string_view lspci_description) = nullptr;
+    /// hw_counters names (raw) read as 32-bit values that wrap at 2^32, besides the table's
+    /// entries of width 32 (mlx5 Q counters the table does not normalize: rx_write_requests).
+    std::span<const std::string_view> wrapping_32bit_hw_counters{};
 };
 
 }  // namespace rh

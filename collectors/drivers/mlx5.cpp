@@ -112,6 +112,38 @@ constexpr MapEntry kMlx5[] = {
 // _phy or holding _vport_ (en_stats.c); Mellanox/NVIDIA (15b3) ConnectX/BlueField functions.
 constexpr std::string_view kMlx5Prefixes[] = {"mlx5_"};
 constexpr std::string_view kCore[] = {"mlx5_core"};
+// The other Q counters of drivers/infiniband/hw/mlx5/counters.c (basic_q_cnts, out_of_seq_q_cnts,
+// retrans_q_cnts, extended_err_cnts, roce_accl_cnts): read with MLX5_GET(query_q_counter_out),
+// 32-bit fields.
+constexpr std::string_view kQCounters[] = {
+    "rx_write_requests",
+    "rx_read_requests",
+    "rx_atomic_requests",
+    "rx_dct_connect",
+    "out_of_buffer",
+    "out_of_sequence",
+    "duplicate_request",
+    "rnr_nak_retry_err",
+    "packet_seq_err",
+    "implied_nak_seq_err",
+    "local_ack_timeout_err",
+    "resp_local_length_error",
+    "resp_cqe_error",
+    "req_cqe_error",
+    "req_remote_invalid_request",
+    "req_remote_access_errors",
+    "resp_remote_access_errors",
+    "resp_cqe_flush_error",
+    "req_cqe_flush_error",
+    "roce_adp_retrans",
+    "roce_adp_retrans_to",
+    "roce_slow_restart",
+    "roce_slow_restart_cnps",
+    "roce_slow_restart_trans",
+    "rx_icrc_encapsulated",
+    "req_transport_retries_exceeded",
+    "req_rnr_retries_exceeded",
+};
 
 }  // namespace
 
@@ -128,6 +160,7 @@ constinit const Driver mlx5_driver{
             return has(d, "Mellanox") || has(d, "NVIDIA") || has(d, "[15b3:");
         },
     .rdma_nic = [](std::string_view d) { return has(d, "Mellanox") || has(d, "[15b3:"); },
+    .wrapping_32bit_hw_counters = kQCounters,
 };
 
 }  // namespace rh

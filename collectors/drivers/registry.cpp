@@ -67,4 +67,16 @@ std::string_view netdev_driver_of_ethtool_name(std::string_view stat) {
     return d ? d->netdev_drivers.front() : std::string_view{};
 }
 
+bool wrapping_hw_counter(const Driver* driver, std::string_view raw) {
+    const auto wraps = [&](const Driver& d) {
+        if (listed(d.wrapping_32bit_hw_counters, raw)) return true;
+        for (const MapEntry& e : d.table)
+            if (e.from == RawList::hw_counters && e.width_bits < 64 && !e.saturates && e.raw == raw)
+                return true;
+        return false;
+    };
+    if (driver) return wraps(*driver);
+    return first(wraps) != nullptr;
+}
+
 }  // namespace rh

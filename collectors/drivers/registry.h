@@ -26,6 +26,11 @@ const Driver* driver_of_rdma_name(std::string_view dev);
 const Driver* driver_of_pci_driver(std::string_view driver);
 /// By netdev driver (mlx5_core, bnxt_en, ice); null when none.
 const Driver* driver_of_netdev_driver(std::string_view driver);
+/// Whether hw_counters name `raw` is a counter below 64 bits that wraps (32-bit mlx5 Q
+/// counters), for `driver` or, when null, for any driver: a table entry of the hw_counters
+/// list with width < 64 that does not saturate, or Driver::wrapping_32bit_hw_counters.
+bool wrapping_hw_counter(const Driver* driver, std::string_view raw);
+
 /// Captures: the netdev driver name (Driver::netdev_drivers[0]) whose ethtool -S names `stat`
 /// carries; empty when no driver claims it.
 std::string_view netdev_driver_of_ethtool_name(std::string_view stat);

@@ -115,7 +115,10 @@ struct PcieLink {
     bool is_function = false;  ///< true for the NIC's own function, false for upstream ports
     std::optional<double> current_speed_gts, max_speed_gts;  ///< GT/s, parsed "8.0 GT/s PCIe"
     std::optional<unsigned> current_width, max_width;        ///< lanes ("16", no "x")
-    std::optional<int> numa_node;                            ///< -1 = no NUMA affinity
+    /// LnkCtl2 "Target Link Speed" (GT/s) when known (`lspci -vv`): a port set to train no
+    /// faster than this is capable of no more, whatever LnkCap says. nullopt in live sysfs.
+    std::optional<double> target_speed_gts;
+    std::optional<int> numa_node;  ///< -1 = no NUMA affinity
     /// Where the values were read when not from `sysfs_path` (bundles: the capture file and
     /// line, "t0/lspci-vv.txt:42"); empty for live sysfs.
     std::string source;

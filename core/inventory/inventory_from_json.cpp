@@ -212,6 +212,7 @@ struct InventoryReader {
         get(j, "numa_node", l.numa_node, path);
         get(j, "source", l.source, path);
         get(j, "port_type", l.port_type, path);
+        get(j, "target_speed_gts", l.target_speed_gts, path);
         return l;
     }
 };

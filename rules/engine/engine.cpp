@@ -477,7 +477,8 @@ struct RunState {
             std::optional<Snapshot> snap;
             if (const Result<Snapshot>* parsed = inventory(store, host); parsed && *parsed) {
                 snap = **parsed;
-                add_usage_counters(store, host, *snap);  // the inventory keeps no counters
+                add_usage_counters(store, host, *snap);   // the inventory keeps no counters
+                apply_state_history(store, host, *snap);  // the port state of the last capture
             }
             it = with_usage.emplace(host, std::move(snap)).first;
         }
@@ -489,7 +490,9 @@ struct RunState {
         auto it = uncabled.find(host);
         if (it == uncabled.end()) {
             const Snapshot* snap = inventory_with_usage(store, host);
-            it = uncabled.emplace(host, snap ? never_cabled_ports(*snap) : decltype(it->second){})
+            it = uncabled
+                     .emplace(host, snap ? never_cabled_ports(*snap, store, host)
+                                         : decltype(it->second){})
                      .first;
         }
         return it->second;
@@ -518,9 +521,7 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
         // time rules stay silent (port_not_active notes it, rules/port_usage.h).
         const auto& uncabled = run.uncabled_on(store, host);
         for (const Group& g : groups) {
-            if (g.labels.count("device") && g.labels.count("port") &&
-                uncabled.count({g.labels.at("device"), g.labels.at("port")}))
-                continue;
+            if (uncabled_group(uncabled, g.labels)) continue;
             // Which series each condition reads: kept with the verdicts while the store's
             // layout holds (VerdictCache), else matched again for this run.
             VerdictCache::Entry* kept = run.cache ? &run.cache->entry(rule.id, g) : nullptr;

@@ -1333,6 +1333,91 @@ output): could not run, exit 2; with --json the document carries an "error" fiel
                                     "Screenshot attached in the portal. Please advise.\n"}})
 
 
+# ================================================================= class 12: healthy hosts not blamed (issue 26)
+def class12():
+    # An x8 card in an x16 slot: the link trains at x8 on both ends, the card's maximum.
+    hp = mlx5_host(0xd0, speed=25)
+    lspci = (lspci_bridge("0000:3a:00.0", "Intel Corporation Ice Lake PCI Express Root Port A", "Root Port (Slot+)",
+                          "3a", "3b", "3b", ("16GT/s", 16), ("16GT/s", 8), port_no=1, slot=4)
+             + lspci_nic("0000:3b:00.0", "cx6dx", ("16GT/s", 8), ("16GT/s", 8)))
+    write_case("c12-x8-card-in-x16-slot", 12, 0, None, r"\[(warning|error)\]|pcie_downtrained", """
+Healthy control: a ConnectX-6 Lx-class 25 Gb/s card whose own LnkCap is 16GT/s x8 in a x16 slot (root
+port LnkCap x16, LnkSta x8 on both ends): the link runs at the card's maximum, ~126 Gb/s for a 25 Gb/s
+port. Compared against the lower of the two ends' capabilities, nothing is downtrained: exit 0.""",
+               {"t%d" % i: mlx5_capture(hp, t, gbps=20.0, lspci=lspci) for i, t in enumerate((0, 10))})
+
+    # The kernel's line names the card's second function; lspci was cut before LnkCap/LnkSta.
+    hp = mlx5_host(0xd1, n=2, bus=0xb3)
+    cut = "\n".join(lspci_nic("0000:b3:00.0", "cx6dx", ("16GT/s", 16), ("8GT/s", 8)).split("\n")[:9]) + "\n"
+    dmesg = ("[    6.903114] mlx5_core 0000:b3:00.0: firmware version: 22.36.1010\n"
+             "[    6.912441] mlx5_core 0000:b3:00.1: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 "
+             "link at 0000:b2:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n")
+    write_case("c12-dmesg-other-function-lspci-cut", 12, 1, r"pcie_downtrained.*b2:00\.0.*200\sGb/s",
+               r"both\sends\ssupport|reseat\sthe\scard\s\(or", """
+Built from NVIDIA/l2fwd-nv #6 (63 Gb/s limited by an 8 GT/s x8 link at the root port). A dual-port
+100 Gb/s ConnectX-6 Dx; the ticket's lspci -vv is cut after the first lines of b3:00.0 (no LnkCap, no
+LnkSta) and dmesg's pcie_print_link_status line was printed by the card's other function b3:00.1.
+The line is about the whole card: 63 Gb/s available for 200 Gb/s of ports, limited at 0000:b2:00.0,
+whose own LnkCap the ticket does not show: a bandwidth finding named at b2:00.0, not called a training
+fault (an x8-wired slot prints the same line).""",
+               {"t%d" % i: mlx5_capture(hp, t, lspci=cut, extra={"dmesg.txt": dmesg}) for i, t in enumerate((0, 10))})
+
+    # A reboot between captures: every counter restarted, the carrier count 6 -> 2.
+    hp = mlx5_host(0xd2)
+    caps = {}
+    for i, (t, up_s, base, carrier) in enumerate(((0, 41 * 86400 + 3 * 3600 + 720, 2.41e16, 6),
+                                                   (600, 240, 1.2e12, 2), (660, 300, 1.2e12, 2))):
+        e = mlx5_defaults(t, base_b=base) if i == 0 else mlx5_defaults(t - 600 + 60, base_b=base)
+        h = mlx5_hwc_defaults(t) if i == 0 else {k: v // 1000 for k, v in mlx5_hwc_defaults(t - 600 + 60).items()}
+        h["lifespan"] = 10
+        f = mlx5_capture(hp, t, eth=e, hwc=h)
+        up = "%s up %s,  2 users,  load average: 9.81, 9.77, 9.90\n" % (
+            "09:58:03", "41 days,  3:12" if up_s > 86400 else "%d min" % (up_s // 60))
+        f["uptime.txt"] = up
+        f["boot_id"] = ("6d3f1a9e-2c47-4b8e-9d0a-3f5e7c1b2a90\n" if i == 0 else
+                        "0b7c2a11-93de-4f21-8a4e-55c1d0e9f7a3\n")
+        f["proc-stat-btime.txt"] = "btime %d\n" % (TS0 + t - up_s)
+        f["ip-s-s-link-ens1f0np0.txt"] = ip_s_s_link(hp[0], e["rx_bytes"], e["rx_packets"], e["tx_bytes"],
+                                                     e["tx_packets"], carrier=carrier)
+        caps["t%d" % i] = f
+    write_case("c12-reboot-between-captures", 12, 0, None, r"\[(warning|error)\]|link_flap", """
+Healthy control, the shape of shared h1-irdma-ice-recent-reboot on mlx5: t0 after 41 days up, then the
+host was rebooted (kernel update); t1 4 min after boot and t2 60 s later. Every counter is smaller at t1
+and the carrier count fell 6 -> 2: a reboot, shown by boot_id, /proc/stat btime and `uptime`, not a
+wrap, a flap or another host.
+No rate spans the reboot; t1 -> t2 is judged: exit 0.""", caps)
+
+    # A 32-bit Q counter wraps, in captures holding only counter listings (weak identity).
+    hp = mlx5_host(0xd3)
+    caps = {}
+    for i, t in enumerate((0, 30, 60)):
+        h = mlx5_hwc_defaults(t)
+        h["rx_write_requests"] = (4288000000 + 152600 * t) % (1 << 32)
+        caps["t%d" % i] = {"ethtool-S-ens1f0np0.txt": mlx5_ethtool(mlx5_defaults(t)),
+                           "hw_counters-mlx5_0.txt": hwc_listing("mlx5_0", h, MLX5_HWC),
+                           "timestamp": "%d\n" % (TS0 + t)}
+    write_case("c12-q-counter-wrap-one-host", 12, 0, None, r"\[(warning|error)\]|another\shost|reset", """
+Healthy control: mlx5 rx_write_requests (a Q counter the kernel reads as 32 bits) goes 4,288,000,000 ->
+4,292,578,000 -> 2,188,000 in 30 s steps: past 2^32, +4.58 M writes each step. The captures hold only
+`ethtool -S` and the hw_counters listing (no GUID or MAC), so only names and counters tie them: a wrap
+keeps them one host, never 'another host, or its counters were reset': exit 0.""", caps)
+
+    # A port judged uncabled from the first capture comes up later.
+    hp_down = mlx5_host(0xd4, n=2, states=["up", "down"])
+    hp_up = mlx5_host(0xd4, n=2)
+    late = lambda t: {1: {"eth": mlx5_defaults(t - 10, base_b=1e6)}}  # port 2's counters start at t1
+    caps = {"t0": mlx5_capture(hp_down, 0), "t1": mlx5_capture(hp_up, 10, per_port=late(10)),
+            "t2": mlx5_capture(hp_up, 20, per_port=late(20))}
+    caps["t1"]["hw_counters-mlx5_1.txt"] = hwc_listing("mlx5_1", {k: v // 100 for k, v in mlx5_hwc_defaults(0).items()}, MLX5_HWC)
+    caps["t2"]["hw_counters-mlx5_1.txt"] = hwc_listing("mlx5_1", {k: v // 100 for k, v in mlx5_hwc_defaults(10).items()}, MLX5_HWC)
+    for k in ("t0", "t1", "t2"):
+        caps[k]["rdma-link.txt"] = rdma_link(hp_down if k == "t0" else hp_up)
+    write_case("c12-port-came-up-late", 12, 1, r"link_flap[^\n]*mlx5_1|mlx5_1[^\n]*(came\sup|went|flap|state)", None, """
+A dual-port ConnectX-6 Dx whose second port is DOWN/POLLING with no traffic at t0 (it looks uncabled)
+and ACTIVE/LINK_UP from t1: the port came up late. Judged over all captures it is no 'not cabled' note
+but a state change with its time (link_flap on mlx5_1).""", caps)
+
+
 def write_expected():
     path = os.path.join(HERE, "EXPECTED")
     with open(path) as f:
@@ -1350,7 +1435,8 @@ def write_expected():
 
 
 if __name__ == "__main__":
-    for fn in (class1, class2, class3, class4, class5, class6, class7, class8, class9, class10, class11):
+    for fn in (class1, class2, class3, class4, class5, class6, class7, class8, class9, class10, class11,
+               class12):
         fn()
     write_expected()
     print("wrote %d cases" % len(CASES))

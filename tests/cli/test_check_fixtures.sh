@@ -17,6 +17,8 @@ expect() {  # expect FIXTURE EXIT_CODE TEXT...: run check, compare exit code, gr
 
 expect mlx5_healthy 0 "healthy, no findings"
 expect mlx5_x8 1 "[warning] pcie_downtrained" "NIC's own PCIe function 0000:3b:00.0" "x8 of 16 GT/s x16"
+# Issue 26: an x8 card in an x16 slot trains at x8, the card's maximum: healthy.
+expect mlx5_x8_card_x16_slot 0 "healthy, no findings"
 expect mlx5_bridge_downtrained 1 "upstream port 0000:01:00.0" "8 GT/s x16 of 16 GT/s x16"
 expect port_down 1 "[error] port_not_active" "DOWN/Disabled"
 expect rxe_mtu1500 1 "roce_mtu" "at most 1024 bytes because eth0 MTU is 1500"

@@ -33,7 +33,12 @@ BOOST_AUTO_TEST_CASE(table) {
         {"unchanged", 7, 7, 32, false, 0, DeltaKind::normal},
         {"32-bit wrap (mlx5 Q counter)", 4294967000u, 100, 32, false, 396, DeltaKind::wrapped},
         {"32-bit wrap from the maximum", k2p32 - 1, 0, 32, false, 1, DeltaKind::wrapped},
-        {"32-bit big drop is a reset, not a wrap", 100000, 50, 32, false, 50, DeltaKind::reset},
+        // A wrap can happen from any old value (issue 26): a reset is told from the boot or
+        // from 64-bit counters by the bundle reader, which then splits the timeline.
+        {"32-bit drop from far below 2^32 is a wrap", 100000, 50, 32, false, k2p32 - 100000 + 50,
+         DeltaKind::wrapped},
+        {"32-bit Q counter 4,292,577,000 -> 2,186,704 is +4.58 M", 4292577000u, 2186704, 32, false,
+         4577000, DeltaKind::wrapped},
         {"64-bit going backwards is a reset (driver reload)", 9000000000u, 12, 64, false, 12,
          DeltaKind::reset},
         {"64-bit near max backwards is still a reset", kMax64 - 5, 3, 64, false, 3,
@@ -43,8 +48,7 @@ BOOST_AUTO_TEST_CASE(table) {
         // 1559 new events invented a discard burst and a link flap in a trial).
         {"64-bit dip by 1 is a glitch, not a reset", 1560, 1559, 64, false, std::nullopt,
          DeltaKind::backwards},
-        {"32-bit dip (not a plausible wrap) is a glitch", 1000, 999, 32, false, std::nullopt,
-         DeltaKind::backwards},
+        {"32-bit dip by 1 is a full wrap", 1000, 999, 32, false, k2p32 - 1, DeltaKind::wrapped},
         {"down to half is a reset", 100, 50, 64, false, 50, DeltaKind::reset},
         // No 64-bit count grows by 2^63 or more between two reads: a reading below the last
         // one taken as unsigned (-1, all ones) is a glitch, never 2^64 new events.
@@ -81,6 +85,30 @@ BOOST_AUTO_TEST_CASE(rates_from_deltas) {
     BOOST_TEST(!rh::rate_per_s(rh::delta(U{1}, U{65535}, 16, true), 1.0));  // saturated
     BOOST_TEST(!rh::rate_per_s(rh::delta(std::nullopt, U{5}), 1.0));        // missing
     BOOST_TEST(!rh::rate_per_s(rh::delta(U{1}, U{5}), 0.0));                // no interval
+}
+
+// A 32-bit packet counter at 400 Gb/s of 64-byte frames (~595 M/s) wraps in ~7 s: over 30 s
+// any delta is ambiguous by multiples of 2^32; 64-bit counters never are.
+BOOST_AUTO_TEST_CASE(wrap_ambiguity_from_interval_and_fastest_rate) {
+    const double pps_400g_64b = 400e9 / 8 / (64 + 20);
+    BOOST_TEST(rh::wrap_ambiguous(32, 30, pps_400g_64b));
+    BOOST_TEST(!rh::wrap_ambiguous(32, 1, pps_400g_64b));
+    BOOST_TEST(!rh::wrap_ambiguous(64, 1e9, pps_400g_64b));
+    BOOST_TEST(!rh::wrap_ambiguous(32, 30, 0));  // fastest rate unknown: not claimed
+}
+
+// A wrap must fit its interval: 1,482,337 -> 12 read 1 s apart is a driver reload (4.29 G events
+// in 1 s is more than any port counts); 30 s apart it may be a wrap.
+BOOST_AUTO_TEST_CASE(wrap_that_does_not_fit_the_interval_is_a_reset) {
+    const auto fast = rh::delta_over(U{1482337}, U{12}, 32, false, 1.0);
+    BOOST_TEST(rh::to_string(fast.kind) == "reset");
+    BOOST_TEST((fast.value == U{12}));
+    const auto slow = rh::delta_over(U{1482337}, U{12}, 32, false, 30.0);
+    BOOST_TEST(rh::to_string(slow.kind) == "wrapped");
+    BOOST_TEST((slow.value == U{k2p32 - 1482337 + 12}));
+    // h3: +4.58 M in 30 s is a plain wrap.
+    BOOST_TEST(rh::to_string(rh::delta_over(U{4292577000u}, U{2186704}, 32, false, 30).kind) ==
+               "wrapped");
 }
 
 BOOST_AUTO_TEST_CASE(normalized_counter_uses_its_metadata) {

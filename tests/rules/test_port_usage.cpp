@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "../store/make_sample.h"
 #include "../support/shipped_rules.h"
 #include "rules/engine/checks.h"
 #include "rules/engine/engine.h"
@@ -106,6 +107,30 @@ BOOST_AUTO_TEST_CASE(an_unused_port_is_a_note_not_three_errors) {
     BOOST_TEST(out.notes[0].subject == "mlx5_1 port 1 (ens1f1np1)");
     BOOST_TEST(contains(out.notes[0].text,
                         "DOWN, no carrier, never carried traffic: taken as not cabled"));
+}
+
+// Issue 26: "not cabled" is judged over every capture: a port DOWN in the inventory's capture
+// that left DOWN in a later one (POLLING/INIT/ACTIVE in the store) is not taken as uncabled, so
+// its time rules judge it (came up late, bounced). Its netdev's own series (carrier_changes,
+// labelled by netdev only) are skipped with it while it is uncabled.
+BOOST_AUTO_TEST_CASE(uncabled_is_judged_over_all_captures) {
+    const Snapshot s = host_with(unused_port());
+    for (const bool came_up : {false, true}) {
+        BOOST_TEST_CONTEXT("came up " << came_up) {
+            SeriesStore store(StoreLimits{1e9, 1000000, false});
+            for (int t = 0; t < 3; ++t) {
+                Sample g =
+                    test::gauge("hostA", "port_state_code", {{"device", "mlx5_1"}, {"port", "1"}},
+                                t * 10.0, came_up && t > 0 ? 4.0 : 1.0);
+                store.add(g);
+            }
+            const auto uncabled = never_cabled_ports(s, store, "hostA");
+            BOOST_TEST(uncabled.count({"mlx5_1", "1"}) == (came_up ? 0u : 1u));
+            BOOST_TEST(uncabled_group(uncabled, {{"netdev", "ens1f1np1"}}) == !came_up);
+            BOOST_TEST(!uncabled_group(uncabled, {{"netdev", "ens1f0np0"}}));
+            BOOST_TEST(port_state_history(store, "hostA", "mlx5_1", 1).left_down == came_up);
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(absent_counters_are_no_evidence_of_traffic) {

@@ -106,10 +106,37 @@ BOOST_AUTO_TEST_CASE(counter_going_backwards_is_a_reset_lower_bound) {
     BOOST_REQUIRE(r.has_value());
     BOOST_TEST(*r >= 0.0);
     BOOST_TEST(*r == 150.0 / 4);
-    // A 32-bit counter falling by far more than half its range is a reset too, not a wrap.
+    // A 32-bit counter wraps from any value (issue 26), as long as the wrap fits the interval:
+    // 100100 -> 40 in 1 s would be 4.29 G events, more than any port counts (~595 M/s): a reset.
     rh::SeriesStore store32;
     const auto& q = stored(store32, every_second({100000, 100100, 40}, 32));
     check(rh::increase_in(q, 0, 2), 100 + 40, 2, 0, true, false);
+    // 30 s apart the same fall is a wrap: 2^32 - 100100 + 40 more, and ambiguous (at the fastest
+    // rate 30 s hold several wraps).
+    std::vector<Sample> slow = every_second({100100, 40}, 32);
+    slow[1].t_s = 30;
+    rh::SeriesStore store30;
+    const auto w30 = rh::increase_in(stored(store30, slow), 0, 30);
+    check(w30, k2p32 - 100100 + 40, 1, 0, false, true);
+    BOOST_TEST(w30.wrap_ambiguous);
+}
+
+// A reboot between two captures (Sample::segment 0 -> 1): the two reads are never differenced,
+// so the carrier count that restarted (6 -> 2) is no increase, and rates go on after it.
+BOOST_AUTO_TEST_CASE(segment_change_is_a_gap_not_a_reset) {
+    auto samples = every_second({4, 6, 2, 2, 3});
+    for (std::size_t i = 2; i < samples.size(); ++i) samples[i].segment = 1;
+    rh::SeriesStore store;
+    const auto& s = stored(store, samples);
+    check(rh::increase_in(s, 0, 4), 2 + 0 + 1, 3, 1, false, false);
+    check(rh::increase_in(s, 1, 3), 0, 1, 1, false, false);
+    BOOST_TEST(!rh::increase_in(s, 1, 2).increase.has_value());
+    BOOST_TEST((s.total == U{4 + 2 + 0 + 1}));  // nothing added across the split
+    // A 32-bit counter across the split is no wrap either.
+    auto q32 = every_second({k2p32 - 10, 5}, 32);
+    q32[1].segment = 1;
+    rh::SeriesStore store32;
+    check(rh::increase_in(stored(store32, q32), 0, 1), std::nullopt, 0, 1, false, false);
 }
 
 BOOST_AUTO_TEST_CASE(a_dip_below_the_last_reading_is_a_glitch_not_events) {
