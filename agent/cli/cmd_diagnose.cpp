@@ -98,6 +98,8 @@ int diagnose(const std::vector<std::string>& args, bool& printed_json) {
     engine_opts.required_ports = a.required_ports;
     // A ticket's captures are there to show counters; a recording may hold probes only (mesh).
     engine_opts.counters_expected = !a.bundles.empty();
+    for (const InputReport& in : inputs)  // captures with no clock: no rates (inputs.h)
+        if (in.spacing_unknown) engine_opts.unspaced_hosts.insert(in.hosts.begin(), in.hosts.end());
     const EngineResult result = run_rules(store, *rules, engine_opts);
     const auto doc = diagnose_json(result, a.rules_file, inputs, !a.bundles.empty());
     if (a.json) {

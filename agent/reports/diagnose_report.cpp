@@ -47,8 +47,16 @@ std::string not_judged_sentence(const EngineResult& r, bool captures) {
         if (!one.empty())
             parts.push_back(std::string(captures ? "one capture of " : "one pass of data of ") + h +
                             ", rates need two (" + one + ")");
+        std::string unspaced;
+        for (const NotJudged& n : r.not_judged)
+            if (n.host == h && n.kind == "no_interval")
+                unspaced += (unspaced.empty() ? "" : ", ") + n.rule_id;
+        if (!unspaced.empty())
+            parts.push_back("rules " + unspaced + " need the time between the captures of " + h +
+                            ": give --interval SECONDS or a `timestamp` file / `date` line in "
+                            "each capture");
         for (const NotJudged& n : r.not_judged) {
-            if (n.host != h || n.kind == "one_capture") continue;
+            if (n.host != h || n.kind == "one_capture" || n.kind == "no_interval") continue;
             if (n.kind == "short_span") {
                 std::string what;
                 if (n.window_s > 0) what = "a " + seconds_text(n.window_s) + " window";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectors/bundle/capture_identity.h"
+#include "collectors/bundle/parse_clock.h"
 #include "core/inventory/inventory.h"
 #include "core/result.h"
 
@@ -20,6 +21,9 @@ namespace rh {
 struct BundleCapture {
     std::string dir;
     std::optional<double> timestamp_s;  ///< from a `timestamp` file (seconds since epoch), if any
+    /// The clock inside the capture's files (a `date` line, a `watch` header, approximate:
+    /// `dmesg -T` / journal time stamps), with notes on disagreeing readings; see parse_clock.h.
+    std::optional<bundle::CaptureClock> clock;
     std::optional<double> uptime_s;  ///< seconds since boot, from `uptime` or /proc/uptime output
     std::string uptime_source;       ///< "<dir>/<file>:<line>" of uptime_s
     Snapshot snapshot;               ///< host from a `hostname` file, else the dir's basename

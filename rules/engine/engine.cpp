@@ -66,6 +66,17 @@ std::string series_list(const RuleSpec& rule) {
     return out;
 }
 
+/// Whether `rule` needs the time between passes: a hold, a window, or a rate of any kind. A
+/// per-step increase (window 0), a gauge and a lifetime count do not.
+bool needs_interval(const RuleSpec& rule) {
+    if (rule.hold_s > 0) return true;
+    for (const Condition* c : leaf_conditions(rule.when))
+        if (c->window_s > 0 || c->measure == Measure::rate_per_s ||
+            c->measure == Measure::pause_fraction || c->measure == Measure::per_bit)
+            return true;
+    return false;
+}
+
 /// Whether `e` can hold at all for group `g` given which series exist (and, with
 /// `need_values`, ever had a value): a condition without them (the driver lacks the counter for
 /// this priority, no other host was recorded, the kernel has no ECN state) is unknown at every
@@ -514,6 +525,20 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
                 {host, rule.id + ": no data for " + series_list(rule) + " on this host"});
             continue;
         }
+        if (opts.unspaced_hosts.count(host) && passes.size() > 1 && needs_interval(rule)) {
+            applicable_hosts.insert(host);
+            NotJudged n;
+            n.host = host;
+            n.rule_id = rule.id;
+            n.kind = "no_interval";
+            n.window_s = longest_window_s(rule.when);
+            n.hold_s = rule.hold_s;
+            n.need_s = std::max(n.window_s, n.hold_s);
+            n.passes = passes.size();
+            n.text = rule.id + " needs the time between captures";
+            out.not_judged.push_back(std::move(n));
+            continue;
+        }
         // A port that never had carrier nor traffic did not flap and carries nothing: its
         // time rules stay silent (port_not_active notes it, rules/port_usage.h).
         const auto& uncabled = run.uncabled_on(store, host);
@@ -804,6 +829,22 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
     }
 }
 
+/// Whether `host` has a counter a time rule reads that is not a netdev statistic (`ip -s
+/// link`'s carrier changes and drops see neither RDMA transport nor PFC): without one, the
+/// rules that could have seen most faults saw nothing.
+bool reads_port_counters(const SeriesStore& store, const RuleSet& rules, const std::string& host) {
+    static const std::set<std::string> kNetdevStats{"carrier_changes", "netdev_rx_dropped"};
+    for (const RuleSpec& rule : rules.rules)
+        for (const Condition* c : leaf_conditions(rule.when))
+            for (const std::string& name : c->series) {
+                if (kNetdevStats.count(name)) continue;
+                for (const Series* s : store.find(name))
+                    if (s->key.host == host && s->kind == SampleKind::counter && s->ever_valued)
+                        return true;
+            }
+    return false;
+}
+
 EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const EngineOptions& opts,
                      VerdictCache* cache) {
     RunState run;
@@ -839,7 +880,9 @@ EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const Engin
     if (time_rules && opts.counters_expected)
         for (const std::string& host : out.hosts) {
             const auto& passes = store.pass_times(host);
-            if (passes.empty() || applicable_hosts.count(host)) continue;
+            if (passes.empty() || (applicable_hosts.count(host) && reads_port_counters(
+                                                                         store, rules, host)))
+                continue;
             NotJudged n;
             n.host = host;
             n.rule_id = "counters";
@@ -848,7 +891,8 @@ EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const Engin
             n.passes = passes.size();
             n.text = "the data of " + host +
                      " holds none of the counters the rate and lifetime rules read (no "
-                     "ethtool -S, hw_counters or port counters): only its inventory was checked";
+                     "ethtool -S, hw_counters or port counters; netdev statistics alone do not "
+                     "show them): only its inventory and link state were checked";
             out.not_judged.push_back(std::move(n));
         }
     if (opts.lifetime_rules)
