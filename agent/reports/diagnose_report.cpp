@@ -105,10 +105,13 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
                                  {"notes", in.notes},
                                  {"warnings", in.warnings}});
     doc["hosts"] = r.hosts;
+    std::size_t unspaced = 0;  // captures of hosts with no clock (InputReport::spacing_unknown)
+    for (const InputReport& in : inputs) unspaced += in.spacing_unknown;
     doc["span"] = {{"t_first", r.t_first},
                    {"t_last", r.t_last},
                    {"seconds", r.t_last - r.t_first},
-                   {"wall_clock", r.wall_clock}};
+                   {"wall_clock", r.wall_clock},
+                   {"unspaced_captures", unspaced}};
     doc["findings"] = r.findings;
     nlohmann::json timeline = nlohmann::json::array();
     for (const Finding& f : r.findings)
@@ -153,8 +156,12 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
     for (const auto& h : doc["hosts"]) hosts += (hosts.empty() ? "" : ", ") + h.get<std::string>();
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.0f s", span["seconds"].get<double>());
-    out << "rocehealth diagnose: " << (hosts.empty() ? "no hosts" : hosts) << ", " << secs
-        << " of data";
+    const std::size_t unspaced = span.value("unspaced_captures", std::size_t{0});
+    out << "rocehealth diagnose: " << (hosts.empty() ? "no hosts" : hosts) << ", ";
+    if (unspaced > 0)  // their engine times are an order, not seconds
+        out << unspaced << " captures in the given order, no clock";
+    else
+        out << secs << " of data";
     if (wall) out << " from " << format_engine_time(t0, true, t0);
     out << ": ";
     const std::string cnj = doc.value("could_not_judge", std::string());

@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(watch_header_gives_the_time_in_its_right_part) {
     BOOST_REQUIRE(clocks.size() == 1u);
     BOOST_TEST(clocks[0].kind == "watch header");
     BOOST_TEST(clocks[0].zone == "local");
-    BOOST_TEST(*parse_date_line("Wed Jan 14 16:20:05 UTC 2026") == clocks[0].t_s);
+    BOOST_TEST(parse_date_line("Wed Jan 14 16:20:05 UTC 2026")->t_s == clocks[0].t_s);
     BOOST_TEST(f.lines[0].empty());
 }
 
@@ -153,6 +153,7 @@ BOOST_AUTO_TEST_CASE(disagreeing_clocks_of_one_capture_get_a_note) {
     BOOST_TEST(c->notes[0].find("600 s after c0/a.txt:1") != std::string::npos, c->notes[0]);
     // Within the time the commands take: no note.
     r[1] = *parse_date_line("Fri Dec  4 22:15:46 UTC 2026");
+    r[1].source = "c0/b.txt:1";
     BOOST_TEST(rh::bundle::decide_clock(r)->notes.empty());
     // An exact clock outranks an approximate one, whatever the order.
     r[0].approximate = true;
