@@ -110,8 +110,8 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
     doc["span"] = {{"t_first", r.t_first},
                    {"t_last", r.t_last},
                    {"seconds", r.t_last - r.t_first},
-                   {"wall_clock", r.wall_clock},
-                   {"unspaced_captures", unspaced}};
+                   {"wall_clock", r.wall_clock}};
+    if (unspaced > 0) doc["span"]["unspaced_captures"] = unspaced;
     doc["findings"] = r.findings;
     nlohmann::json timeline = nlohmann::json::array();
     for (const Finding& f : r.findings)
