@@ -158,6 +158,12 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
     std::snprintf(secs, sizeof secs, "%.0f s", span["seconds"].get<double>());
     const std::size_t unspaced = span.value("unspaced_captures", std::size_t{0});
     out << "rocehealth diagnose: " << (hosts.empty() ? "no hosts" : hosts) << ", ";
+    // Captures without a clock are 1 apart in engine time (an order, not seconds,
+    // agent/replay/inputs.cpp): their times print as "capture N".
+    const auto when = [&](double t) {
+        if (unspaced > 0) return "capture " + std::to_string(std::llround(t - t0) + 1);
+        return format_engine_time(t, wall, t0);
+    };
     if (unspaced > 0)  // their engine times are an order, not seconds
         out << unspaced << " captures in the given order, no clock";
     else
@@ -190,9 +196,9 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
             << " on " << f["host"].get<std::string>();
         if (!f["labels"].empty()) out << " {" << labels_text(f["labels"]) << "}";
         if (f.contains("episodes") && f["episodes"].get<unsigned>() > 0) {
-            out << ", from " << format_engine_time(f["opened_t"].get<double>(), wall, t0);
+            out << ", from " << when(f["opened_t"].get<double>());
             if (!f["closed_t"].is_null())
-                out << " to " << format_engine_time(f["closed_t"].get<double>(), wall, t0);
+                out << " to " << when(f["closed_t"].get<double>());
             else
                 out << ", still holding at the end";
             if (f["episodes"].get<unsigned>() > 1)
@@ -222,7 +228,7 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
     if (!doc["timeline"].empty()) {
         out << "\ntimeline:\n";
         for (const auto& e : doc["timeline"]) {
-            out << "  " << format_engine_time(e["t"].get<double>(), wall, t0) << "  "
+            out << "  " << when(e["t"].get<double>()) << "  "
                 << e["host"].get<std::string>() << "  [" << e["rule"].get<std::string>() << "] "
                 << e["what"].get<std::string>();
             if (!e["value"].get<std::string>().empty())
