@@ -171,6 +171,29 @@ BOOST_AUTO_TEST_CASE(the_import_records_the_clock_and_its_line) {
     BOOST_TEST(cap->clock->chosen.source == "t0/collect.txt:2");
 }
 
+// tests/fixtures/bundles/clock_forms/t0: `date -R`, dmesg -T and journal lines in one file, a
+// `watch` screen (local time) and an en_GB `date` 10 minutes later on top of an ethtool grep.
+BOOST_AUTO_TEST_CASE(a_capture_with_every_clock_form_says_which_it_used_and_what_disagrees) {
+    const auto cap = rh::import_bundle_dir(RH_SOURCE_DIR "/tests/fixtures/bundles/clock_forms/t0");
+    BOOST_REQUIRE(cap.ok());
+    BOOST_REQUIRE(cap->clock);
+    BOOST_TEST(cap->clock->chosen.source == "t0/collect.txt:2");  // the first exact one
+    BOOST_TEST(cap->clock->chosen.t_s == kFri4Dec2026_221516);
+    std::string notes;
+    for (const auto& n : cap->clock->notes) notes += n + "\n";
+    BOOST_TEST(notes.find("t0/ethtool-grep-ens1f0np0.txt:1: its time is 614 s after "
+                          "t0/collect.txt:2") != std::string::npos,
+               notes);
+    BOOST_TEST(notes.find("t0/watch.txt:1: its clock (zone local)") != std::string::npos, notes);
+    // The clock lines are not counted as data of another format.
+    for (const auto& r : cap->recognized) {
+        const bool read_as = r.find("ethtool") != std::string::npos ||
+                             r.find("clock") != std::string::npos ||
+                             r.find("dmesg") != std::string::npos;
+        BOOST_TEST(read_as, r);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(timestamp_file_accepts_the_locales_date_u_and_date_r) {
     for (const char* text : {"Fri Dec  4 10:15:16 PM UTC 2026\n", "Fri  4 Dec 22:15:16 UTC 2026",
                              "Fri, 04 Dec 2026 22:15:16 +0000"}) {
