@@ -127,8 +127,8 @@ int run_diagnose(const std::vector<std::string>& args) {
     }
     std::cerr.rdbuf(saved);
     if (rc == kExitCannotRun && json && !printed_json)
-        std::cout << diagnose_error_json(copy.text()).dump(
-                         2, ' ', false, nlohmann::json::error_handler_t::replace)
+        std::cout << diagnose_error_json(copy.text())
+                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                   << "\n";
     return rc;
 }

@@ -401,8 +401,8 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                                              caps[g.captures.front()].clock->chosen.t_s)
                     return Error{"diagnose --bundle", c.dir, 0,
                                  "its clock (" + c.clock->chosen.source +
-                                     ") is not later than the previous capture of host " +
-                                     g.name + " (" + caps[g.captures[k - 1]].dir + ")"};
+                                     ") is not later than the previous capture of host " + g.name +
+                                     " (" + caps[g.captures[k - 1]].dir + ")"};
             } else if (unspaced) {
                 // Order only: kUnspacedStepS is no measured time (no rate is made from it).
                 constexpr double kUnspacedStepS = 1;

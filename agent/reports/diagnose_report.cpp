@@ -228,9 +228,8 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
     if (!doc["timeline"].empty()) {
         out << "\ntimeline:\n";
         for (const auto& e : doc["timeline"]) {
-            out << "  " << when(e["t"].get<double>()) << "  "
-                << e["host"].get<std::string>() << "  [" << e["rule"].get<std::string>() << "] "
-                << e["what"].get<std::string>();
+            out << "  " << when(e["t"].get<double>()) << "  " << e["host"].get<std::string>()
+                << "  [" << e["rule"].get<std::string>() << "] " << e["what"].get<std::string>();
             if (!e["value"].get<std::string>().empty())
                 out << " (" << e["value"].get<std::string>() << ")";
             out << "\n";

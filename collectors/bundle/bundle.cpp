@@ -323,6 +323,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     std::string hostname;
     std::string prompt_hostname;           // host the first prompt naming one names
     std::vector<std::string> other_hosts;  // other hosts prompts name
+
     std::vector<bundle::ClockReading> clocks;  // in-file clocks (parse_clock.h)
     for (const auto& [name, text] : files) {
         if (is_named(name, "timestamp")) {

@@ -253,8 +253,7 @@ std::string iface_in_file_name(std::string_view file) {
             if (w.size() > prefix.size() && starts_with(w, prefix) &&
                 std::isdigit(static_cast<unsigned char>(w[prefix.size()])))
                 fits = true;
-        for (char c : w)
-            fits = fits && std::isalnum(static_cast<unsigned char>(c));
+        for (char c : w) fits = fits && std::isalnum(static_cast<unsigned char>(c));
         if (!fits) continue;
         if (!found.empty() && found != w) return {};
         found = std::string(w);

@@ -47,8 +47,7 @@ bool clock_is_weekday(std::string_view w) {
 /// "7:42:39" / "07:42:39" -> seconds of the day.
 std::optional<int> clock_time_of_day(std::string_view s) {
     const auto c1 = s.find(':');
-    if (c1 == std::string_view::npos || c1 == 0 || c1 > 2 || s.size() != c1 + 6 ||
-        s[c1 + 3] != ':')
+    if (c1 == std::string_view::npos || c1 == 0 || c1 > 2 || s.size() != c1 + 6 || s[c1 + 3] != ':')
         return std::nullopt;
     const auto h = clock_number(s.substr(0, c1)), m = clock_number(s.substr(c1 + 1, 2)),
                sec = clock_number(s.substr(c1 + 4, 2));
@@ -154,8 +153,8 @@ std::optional<ClockReading> parse_date_line(std::string_view line) {
             return std::nullopt;
         }
     }
-    if (!mon || !day || !day_s || !year || *day < 1 || *day > 31 || *year < 1970 ||
-        *year > 2199 || (am && pm))
+    if (!mon || !day || !day_s || !year || *day < 1 || *day > 31 || *year < 1970 || *year > 2199 ||
+        (am && pm))
         return std::nullopt;
     int s = *day_s;
     if (am || pm) {  // en_US "10:15:16 PM": 12-hour clock
@@ -220,8 +219,10 @@ std::optional<ClockReading> clock_from_journal(std::string_view line) {
     } else if (w.size() >= 5 && clock_is_weekday(w[0])) {
         const char* from = w[1].data();
         r = clock_from_iso(std::string_view(from, w[2].data() + w[2].size() - from));
-        if (r && clock_apply_zone(w[3], *r)) next = 4;
-        else r.reset();
+        if (r && clock_apply_zone(w[3], *r))
+            next = 4;
+        else
+            r.reset();
     }
     if (!r || next + 1 >= w.size() || w[next + 1].back() != ':') return std::nullopt;
     r->kind = "journal";
@@ -308,7 +309,8 @@ std::optional<CaptureClock> decide_clock(const std::vector<ClockReading>& readin
         } else if (std::abs(r.t_s - best->t_s) > kCaptureSpreadS) {
             c.notes.push_back(r.source + ": its time is " + clock_seconds(r.t_s - best->t_s) +
                               (r.t_s > best->t_s ? " after " : " before ") + best->source +
-                              "'s in the same capture (more than " + clock_seconds(kCaptureSpreadS) +
+                              "'s in the same capture (more than " +
+                              clock_seconds(kCaptureSpreadS) +
                               "); the capture's time is taken from " + best->source);
         }
     }

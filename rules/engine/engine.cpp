@@ -880,8 +880,8 @@ EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const Engin
     if (time_rules && opts.counters_expected)
         for (const std::string& host : out.hosts) {
             const auto& passes = store.pass_times(host);
-            if (passes.empty() || (applicable_hosts.count(host) && reads_port_counters(
-                                                                         store, rules, host)))
+            if (passes.empty() ||
+                (applicable_hosts.count(host) && reads_port_counters(store, rules, host)))
                 continue;
             NotJudged n;
             n.host = host;

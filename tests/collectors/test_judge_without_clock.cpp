@@ -42,9 +42,10 @@ void write(const std::string& dir, const std::string& file, const std::string& t
 }
 
 std::string devinfo(const char* state) {
-    return std::string("hca_id:\tmlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n\tnode_guid:\t\t\t"
-                       "0c42:a103:0065:4e9a\n\tsys_image_guid:\t\t\t0c42:a103:0065:4e9a\n"
-                       "\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\t") +
+    return std::string(
+               "hca_id:\tmlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n\tnode_guid:\t\t\t"
+               "0c42:a103:0065:4e9a\n\tsys_image_guid:\t\t\t0c42:a103:0065:4e9a\n"
+               "\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\t") +
            state +
            "\n\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t4096 (5)\n"
            "\t\t\tlink_layer:\t\tEthernet\n";
@@ -197,7 +198,8 @@ BOOST_AUTO_TEST_CASE(utc_date_lines_are_a_wall_clock_and_put_captures_in_order) 
     diagnose(d, {b, a});  // given newest first
     BOOST_TEST(d.result.wall_clock);
     BOOST_TEST(d.result.t_last - d.result.t_first == 20.0);
-    BOOST_TEST(contains(d.notes, "captures given out of time order (" + b + ", " + a + ")"), d.notes);
+    BOOST_TEST(contains(d.notes, "captures given out of time order (" + b + ", " + a + ")"),
+               d.notes);
     BOOST_TEST(has_finding(d, "rnr"));
 }
 
@@ -246,8 +248,10 @@ BOOST_AUTO_TEST_CASE(ip_s_s_link_drops_are_counters_the_discard_rule_judges) {
     Root root;
     const std::string a = root.dir("c0"), b = root.dir("c1");
     for (const auto& d : {a, b}) write(d, "devinfo.txt", devinfo("PORT_ACTIVE (4)"));
-    write(a, "rdma-link.txt", "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1f0np0\n");
-    write(b, "rdma-link.txt", "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1f0np0\n");
+    write(a, "rdma-link.txt",
+          "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1f0np0\n");
+    write(b, "rdma-link.txt",
+          "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1f0np0\n");
     write(a, "ip.txt", ip_s_s_link(1000));
     write(b, "ip.txt", ip_s_s_link(1200));  // 200 more in 10 s
     Diagnosis d;

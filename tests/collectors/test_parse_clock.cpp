@@ -31,12 +31,11 @@ rh::bundle::TextFile text_file(const std::string& name, const std::string& text,
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(every_date_form_in_utc_gives_the_same_second) {
-    for (const char* line :
-         {"Fri Dec  4 22:15:16 UTC 2026", "Fri Dec  4 10:15:16 PM UTC 2026",
-          "Fri  4 Dec 22:15:16 UTC 2026", "Fri, 04 Dec 2026 22:15:16 +0000",
-          "Fri, 04 Dec 2026 23:15:16 +0100", "2026-12-04T22:15:16+00:00",
-          "2026-12-04T17:15:16-05:00", "2026-12-04 22:15:16Z", "Fri Dec 4 22:15:16 GMT 2026",
-          "  Fri Dec  4 22:15:16 UTC 2026  "}) {
+    for (const char* line : {"Fri Dec  4 22:15:16 UTC 2026", "Fri Dec  4 10:15:16 PM UTC 2026",
+                             "Fri  4 Dec 22:15:16 UTC 2026", "Fri, 04 Dec 2026 22:15:16 +0000",
+                             "Fri, 04 Dec 2026 23:15:16 +0100", "2026-12-04T22:15:16+00:00",
+                             "2026-12-04T17:15:16-05:00", "2026-12-04 22:15:16Z",
+                             "Fri Dec 4 22:15:16 GMT 2026", "  Fri Dec  4 22:15:16 UTC 2026  "}) {
         BOOST_TEST_CONTEXT(line) {
             const auto r = parse_date_line(line);
             BOOST_REQUIRE(r);
@@ -77,7 +76,9 @@ BOOST_AUTO_TEST_CASE(prose_and_counters_are_not_dates) {
           "Dec 4 22:15:16 gpu01 kernel: mlx5_core: link up", "Fri Dec 44 22:15:16 UTC 2026",
           "Fri Dec  4 25:15:16 UTC 2026", "Fri Dec  4 22:15:16 UTC", "Fri Dec  4 22:15:16 utc 2026",
           "Fri Dec  4 13:15:16 PM UTC 2026", "Fri Dec  4 22:15:16 UTC 2026 extra"}) {
-        BOOST_TEST_CONTEXT(line) { BOOST_TEST(!parse_date_line(line)); }
+        BOOST_TEST_CONTEXT(line) {
+            BOOST_TEST(!parse_date_line(line));
+        }
     }
 }
 
@@ -128,8 +129,8 @@ BOOST_AUTO_TEST_CASE(dmesg_t_and_journal_times_are_approximate_with_an_error_bar
     BOOST_TEST(clocks[0].approximate);
     BOOST_TEST(clocks[0].uncertainty_s >= 60.0);
     BOOST_TEST(clocks[0].source == "c0/dmesg.txt:2");
-    auto j = text_file("journal.txt",
-                       "2026-01-14T16:20:05+0000 gpu01 kernel: mlx5_core: link down\n");
+    auto j =
+        text_file("journal.txt", "2026-01-14T16:20:05+0000 gpu01 kernel: mlx5_core: link down\n");
     clocks.clear();
     rh::bundle::take_clocks(j, clocks);
     BOOST_REQUIRE(clocks.size() == 1u);
