@@ -13,6 +13,7 @@
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/capture_identity.h"
 #include "rules/engine/engine.h"
+#include "tests/support/capture_dirs.h"
 
 BOOST_AUTO_TEST_SUITE(test_capture_identity)
 
@@ -24,24 +25,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = fs::temp_directory_path() / ("rh_identity_" + std::to_string(getpid()));
-
 /// A capture directory under a private root (removed when the test's Root goes).
-struct Root {
-    Root() {
-        fs::remove_all(kRoot);
-        fs::create_directories(kRoot);
-    }
-    ~Root() { fs::remove_all(kRoot); }
-    std::string dir(const std::string& name) const {
-        fs::create_directories(kRoot / name);
-        return (kRoot / name).string();
-    }
+struct Root : rh::test::CaptureRoot {
+    Root() : CaptureRoot("rh_identity_") {}
 };
 
-void write(const std::string& dir, const std::string& file, const std::string& text) {
-    std::ofstream(fs::path(dir) / file, std::ios::binary) << text;
-}
+constexpr auto& write = rh::test::write_capture_file;
 
 std::string devinfo(const std::string& dev, const std::string& guid, unsigned active_mtu = 4096) {
     const unsigned code = active_mtu == 4096 ? 5 : active_mtu == 2048 ? 4 : 3;

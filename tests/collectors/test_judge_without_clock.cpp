@@ -16,30 +16,19 @@
 #include "agent/replay/replay.h"
 #include "core/exit_codes.h"
 #include "rules/engine/engine.h"
+#include "tests/support/capture_dirs.h"
+#include "tests/support/shipped_rules.h"
 
 BOOST_AUTO_TEST_SUITE(test_judge_without_clock)
 
 namespace {
 
-namespace fs = std::filesystem;
-
-const fs::path kRoot = fs::temp_directory_path() / ("rh_noclock_" + std::to_string(getpid()));
-
-struct Root {
-    Root() {
-        fs::remove_all(kRoot);
-        fs::create_directories(kRoot);
-    }
-    ~Root() { fs::remove_all(kRoot); }
-    std::string dir(const std::string& name) const {
-        fs::create_directories(kRoot / name);
-        return (kRoot / name).string();
-    }
+/// A capture directory under a private root (removed when the test's Root goes).
+struct Root : rh::test::CaptureRoot {
+    Root() : CaptureRoot("rh_noclock_") {}
 };
 
-void write(const std::string& dir, const std::string& file, const std::string& text) {
-    std::ofstream(fs::path(dir) / file, std::ios::binary) << text;
-}
+constexpr auto& write = rh::test::write_capture_file;
 
 std::string devinfo(const char* state) {
     return std::string(
@@ -74,12 +63,6 @@ std::string ip_s_s_link(std::uint64_t dropped) {
            "                 0      0      0       0       2\n";
 }
 
-rh::RuleSet shipped_rules() {
-    auto r = rh::load_rules_file(RH_SOURCE_DIR "/rules/rocehealth-rules.json");
-    BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? "" : r.error().message()));
-    return *r;
-}
-
 struct Diagnosis {
     rh::SeriesStore store{rh::StoreLimits{1e12, 1u << 30}};
     std::vector<rh::InputReport> reports;
@@ -101,7 +84,7 @@ void diagnose(Diagnosis& d, const std::vector<std::string>& dirs,
         for (const auto& n : in.notes) d.notes += n + "\n";
         for (const auto& n : in.warnings) d.warnings += n + "\n";
     }
-    d.result = rh::run_rules(d.store, shipped_rules(), opts);
+    d.result = rh::run_rules(d.store, rh::test::shipped_rules(), opts);
     d.exit_code = rh::diagnosis_exit_code(d.result);
 }
 
