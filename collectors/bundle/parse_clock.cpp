@@ -231,6 +231,40 @@ std::optional<ClockReading> clock_from_journal(std::string_view line) {
     return r;
 }
 
+/// sar's header date: "Linux 5.15.0-91-generic (gpu01) \t01/14/2026 \t_x86_64_\t(64 CPU)"
+/// (MM/DD/YYYY as the C and en_US locales print it, or YYYY-MM-DD with S_TIME_FORMAT=ISO):
+/// midnight of that day as if UTC; nullopt for any other line.
+std::optional<double> sar_day(std::string_view line) {
+    const auto w = tokens(line);
+    if (w.size() < 4 || w[0] != "Linux" || w[2].front() != '(') return std::nullopt;
+    for (std::string_view d : w) {
+        if (d.size() != 10) continue;
+        if (d[2] == '/' && d[5] == '/') {
+            const auto m = clock_number(d.substr(0, 2)), day = clock_number(d.substr(3, 2)),
+                       y = clock_number(d.substr(6, 4));
+            if (m && day && y && *m >= 1 && *m <= 12 && *day >= 1 && *day <= 31 && *y >= 1970)
+                return clock_epoch_s(*y, *m - 1, *day, 0);
+        }
+        if (d[4] == '-' && d[7] == '-')
+            if (auto r = clock_from_iso(std::string(d) + " 00:00:00")) return r->t_s;
+    }
+    return std::nullopt;
+}
+
+/// A sar data line's time of day: "04:20:05 PM  all  3.1 ..." or "16:20:05  all ...".
+std::optional<int> sar_time(std::string_view line) {
+    const auto w = tokens(line);
+    if (w.size() < 3) return std::nullopt;
+    auto s = clock_time_of_day(w[0]);
+    if (!s) return std::nullopt;
+    if (w[1] == "AM" || w[1] == "PM") {
+        if (*s < 3600 || *s >= 13 * 3600) return std::nullopt;
+        if (*s >= 12 * 3600) *s -= 12 * 3600;
+        if (w[1] == "PM") *s += 12 * 3600;
+    }
+    return s;
+}
+
 std::string clock_seconds(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.0f s", std::abs(s));
@@ -250,6 +284,7 @@ std::vector<ClockReading> clocks_in(const TextFile& f, std::vector<std::size_t>&
     bool top = true;  // no content seen yet
     std::optional<ClockReading> last_approx;
     std::size_t last_approx_line = 0;
+    std::optional<double> sar_date;  // a sar header's day: its data lines' times count
     for (std::size_t i = 0; i < f.lines.size(); ++i) {
         const std::string_view l = trim(f.lines[i]);
         if (l.empty()) continue;
@@ -264,8 +299,20 @@ std::vector<ClockReading> clocks_in(const TextFile& f, std::vector<std::size_t>&
             }
         }
         top = false;
+        if (const auto day = sar_day(l)) {
+            sar_date = day;
+            continue;
+        }
         auto r = clock_from_dmesg_t(l);
         if (!r) r = clock_from_journal(l);
+        if (const auto s = sar_date && !r ? sar_time(l) : std::nullopt) {
+            r = ClockReading{};
+            r->t_s = *sar_date + *s;
+            r->zone = "local";
+            r->uncertainty_s = 60;  // the last interval's end; the capture came after
+            r->approximate = true;
+            r->kind = "sar";
+        }
         if (r) {
             last_approx = std::move(r);
             last_approx_line = i;

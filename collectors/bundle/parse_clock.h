@@ -25,9 +25,9 @@ struct ClockReading {
     /// seconds); larger for a clock that only bounds it (dmesg -T: boot time plus a
     /// monotonic clock that stops in suspend; a journal line: the last message before).
     double uncertainty_s = 1;
-    /// Approximate clocks (dmesg -T, journal) order captures; they are not used for rates.
+    /// Approximate clocks (dmesg -T, journal, sar) order captures; not used for rates.
     bool approximate = false;
-    std::string kind;    ///< "date", "watch header", "dmesg -T", "journal"
+    std::string kind;    ///< "date", "watch header", "dmesg -T", "journal", "sar"
     std::string source;  ///< "<dir>/<file>:<line>"
 };
 
@@ -43,9 +43,10 @@ std::optional<ClockReading> parse_date_line(std::string_view line);
 /// The clocks of one capture part (a file, or one command's output of it): a `date` line at
 /// its top (the first non-empty line, or the output of a `date` command), a `watch` header
 /// ("Every 5.0s: ethtool -S ens2f0np0   host: Wed Jan 14 16:20:05 2026"), and, as approximate
-/// clocks, the last `dmesg -T` ("[Wed Jan 14 16:20:05 2026] ...") or journal
-/// ("2026-01-14T16:20:05+0000 host kernel: ...") time stamp. `consumed` gets the 0-based line
-/// indexes of the `date` / `watch` lines (not part of any other format's output). Pure.
+/// clocks, the last `dmesg -T` ("[Wed Jan 14 16:20:05 2026] ..."), journal
+/// ("2026-01-14T16:20:05+0000 host kernel: ...") or sar (a "Linux ... (host) 01/14/2026 ..."
+/// header, then "04:20:05 PM  all ..." lines; local time) time stamp. `consumed` gets the 0-based
+/// line indexes of the `date` / `watch` lines (not part of any other format's output). Pure.
 std::vector<ClockReading> clocks_in(const TextFile& f, std::vector<std::size_t>& consumed);
 
 /// The bundle import's hook: appends clocks_in(f) to `clocks` and blanks the lines it

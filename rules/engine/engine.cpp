@@ -77,6 +77,13 @@ bool needs_interval(const RuleSpec& rule) {
     return false;
 }
 
+/// The index of the pass at (or nearest after) engine time `t` in `passes`.
+std::size_t pass_index(const std::vector<double>& passes, double t) {
+    const auto it = std::lower_bound(passes.begin(), passes.end(), t - kWindowSlackS);
+    return static_cast<std::size_t>(
+        std::min(it - passes.begin(), static_cast<std::ptrdiff_t>(passes.size()) - 1));
+}
+
 /// Whether `e` can hold at all for group `g` given which series exist (and, with
 /// `need_values`, ever had a value): a condition without them (the driver lacks the counter for
 /// this priority, no other host was recorded, the kernel has no ECN state) is unknown at every
@@ -646,6 +653,15 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             f.episodes = static_cast<unsigned>(eps.size());
             f.explanation = rule.explanation;
             attach_evidence(FindingContext{store, rule, g, passes, eps, opts.lookback_s}, f);
+            if (opts.unspaced_hosts.count(host) &&
+                f.confidence_reason.starts_with("the condition held for "))
+                // Pass times 1 apart are an order, not seconds: say how many captures it spans.
+                f.confidence_reason =
+                    "the condition held across captures " +
+                    std::to_string(pass_index(passes, eps.front().start) + 1) + " to " +
+                    std::to_string(pass_index(passes, eps.back().end) + 1) +
+                    " (no clock: no duration)" +
+                    f.confidence_reason.substr(f.confidence_reason.find(" s") + 2);
             out.findings.push_back(std::move(f));
         }
     }

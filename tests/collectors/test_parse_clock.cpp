@@ -141,6 +141,27 @@ BOOST_AUTO_TEST_CASE(dmesg_t_and_journal_times_are_approximate_with_an_error_bar
     BOOST_TEST(c->notes.at(0).find("not for rates") != std::string::npos, c->notes.at(0));
 }
 
+BOOST_AUTO_TEST_CASE(sar_lines_are_an_approximate_local_clock) {
+    auto f = text_file("sar.txt",
+                       "Linux 5.15.0-91-generic (gpu01) \t01/14/2026 \t_x86_64_\t(64 CPU)\n\n"
+                       "04:20:00 PM     CPU     %user     %nice   %system\n"
+                       "04:20:05 PM     all      3.10      0.00      1.20\n"
+                       "Average:        all      3.10      0.00      1.20\n");
+    std::vector<rh::bundle::ClockReading> clocks;
+    rh::bundle::take_clocks(f, clocks);
+    BOOST_REQUIRE(clocks.size() == 1u);
+    BOOST_TEST(clocks[0].kind == "sar");
+    BOOST_TEST(clocks[0].approximate);
+    BOOST_TEST(clocks[0].zone == "local");
+    BOOST_TEST(clocks[0].source == "c0/sar.txt:4");
+    BOOST_TEST(clocks[0].t_s == parse_date_line("Wed Jan 14 16:20:05 UTC 2026")->t_s);
+    // Without the header, a time of day alone is no clock.
+    auto bare = text_file("top.txt", "04:20:05 PM     all      3.10      0.00      1.20\n");
+    clocks.clear();
+    rh::bundle::take_clocks(bare, clocks);
+    BOOST_TEST(clocks.empty());
+}
+
 BOOST_AUTO_TEST_CASE(disagreeing_clocks_of_one_capture_get_a_note) {
     std::vector<rh::bundle::ClockReading> r;
     r.push_back(*parse_date_line("Fri Dec  4 22:15:16 UTC 2026"));
