@@ -293,6 +293,14 @@ std::vector<ClockReading> clocks_in(const TextFile& f, std::vector<std::size_t>&
                 at(i, std::move(*r));
                 continue;
             }
+            // `date +%s` output under its command: seconds since the epoch, UTC.
+            if (const auto v = to_double(l); date_command && v && *v > 0 && *v < 7258118400) {
+                ClockReading r;
+                r.t_s = *v;
+                r.kind = "date";
+                at(i, std::move(r));
+                continue;
+            }
             if (auto r = clock_from_watch_header(l)) {
                 at(i, std::move(*r));
                 continue;

@@ -41,7 +41,8 @@ struct ClockReading {
 std::optional<ClockReading> parse_date_line(std::string_view line);
 
 /// The clocks of one capture part (a file, or one command's output of it): a `date` line at
-/// its top (the first non-empty line, or the output of a `date` command), a `watch` header
+/// its top (the first non-empty line, or the output of a `date` command, `date +%s` too), a
+/// `watch` header
 /// ("Every 5.0s: ethtool -S ens2f0np0   host: Wed Jan 14 16:20:05 2026"), and, as approximate
 /// clocks, the last `dmesg -T` ("[Wed Jan 14 16:20:05 2026] ..."), journal
 /// ("2026-01-14T16:20:05+0000 host kernel: ...") or sar (a "Linux ... (host) 01/14/2026 ..."

@@ -104,6 +104,16 @@ BOOST_AUTO_TEST_CASE(a_date_line_on_top_of_grep_output_is_read_and_blanked) {
     BOOST_TEST(rh::bundle::take_clocks(date, clocks));
     BOOST_REQUIRE(clocks.size() == 1u);
     BOOST_TEST(clocks[0].t_s == kFri4Dec2026_221516);
+    // `date +%s` under its command; a number elsewhere is data.
+    auto epoch = text_file("collect.txt", "1796422516\n", "date +%s");
+    clocks.clear();
+    BOOST_TEST(rh::bundle::take_clocks(epoch, clocks));
+    BOOST_REQUIRE(clocks.size() == 1u);
+    BOOST_TEST(clocks[0].t_s == kFri4Dec2026_221516);
+    BOOST_TEST(clocks[0].zone.empty());
+    auto number = text_file("count.txt", "1796422516\n");
+    clocks.clear();
+    BOOST_TEST(!rh::bundle::take_clocks(number, clocks));
 }
 
 BOOST_AUTO_TEST_CASE(watch_header_gives_the_time_in_its_right_part) {
