@@ -152,6 +152,16 @@ void fill_samples_from_snapshot(const Snapshot& snap, SampleTime when, std::vect
                 s.count = n.carrier_changes;
                 if (!s.count) s.error = "carrier_changes not readable";
                 s.raw = "carrier_changes";
+                // Received packets the kernel counts as dropped (`ip -s link` RX "dropped",
+                // statistics/rx_dropped; mlx5: rx_out_of_buffer), on the port's labels so the
+                // receive-discard rule judges it with the port. Only where it was read.
+                if (n.rx_dropped) {
+                    Sample& d =
+                        emit.next("netdev_rx_dropped", SampleKind::counter, "packets", n.source);
+                    d.labels = pl;
+                    d.count = n.rx_dropped;
+                    d.raw = "rx_dropped";
+                }
                 qos_gauges(emit, pl, n);
             }
         }

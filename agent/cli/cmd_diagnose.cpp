@@ -98,6 +98,8 @@ int diagnose(const std::vector<std::string>& args, bool& printed_json) {
     engine_opts.required_ports = a.required_ports;
     // A ticket's captures are there to show counters; a recording may hold probes only (mesh).
     engine_opts.counters_expected = !a.bundles.empty();
+    for (const InputReport& in : inputs)  // captures with no clock: no rates (inputs.h)
+        if (in.spacing_unknown) engine_opts.unspaced_hosts.insert(in.hosts.begin(), in.hosts.end());
     const EngineResult result = run_rules(store, *rules, engine_opts);
     const auto doc = diagnose_json(result, a.rules_file, inputs, !a.bundles.empty());
     if (a.json) {
@@ -125,8 +127,8 @@ int run_diagnose(const std::vector<std::string>& args) {
     }
     std::cerr.rdbuf(saved);
     if (rc == kExitCannotRun && json && !printed_json)
-        std::cout << diagnose_error_json(copy.text()).dump(
-                         2, ' ', false, nlohmann::json::error_handler_t::replace)
+        std::cout << diagnose_error_json(copy.text())
+                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                   << "\n";
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "agent/replay/capture_time.h"
 #include "agent/replay/latest_facts.h"
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/restart_evidence.h"
@@ -319,7 +320,10 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
         if (!c) return c.error();
         caps.push_back(std::move(*c));
     }
-    const std::vector<HostGroup> groups = group_captures(caps);
+    // In-file clocks (a `date` line in UTC) stand in for a missing `timestamp` file.
+    std::vector<std::vector<std::string>> time_notes(caps.size());
+    apply_in_file_clocks(caps, time_notes);
+    std::vector<HostGroup> groups = group_captures(caps);
     bool all_stamped = true;
     for (const auto& c : caps) all_stamped = all_stamped && c.timestamp_s.has_value();
 
@@ -330,30 +334,67 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     std::vector<std::optional<InputReport>> reports(caps.size());
     std::set<std::string> spaced_series;  // byte and pause-duration counters (impossible_spacing)
     bool from_interval = false;
-    for (const HostGroup& g : groups) {
+    std::set<std::string> unspaced_hosts;  // no clock and no --interval: no rates
+    for (HostGroup& g : groups) {
         std::size_t stamped = 0;
         for (std::size_t i : g.captures) stamped += caps[i].timestamp_s.has_value();
         const bool use_stamps = stamped == g.captures.size();
+        // Captures of one host with `date` lines in one named zone ("CST"): exact spacing.
+        const auto zone = use_stamps ? std::nullopt : shared_local_zone(caps, g.captures);
+        const bool use_zone = zone && !interval_s;
+        bool unspaced = false;
         std::string time_note;
-        if (g.captures.size() > 1 && !use_stamps) {
+        // In time order by their clocks (approximate ones too, when every capture has one).
+        if (g.captures.size() > 1 && (use_stamps || use_zone || !interval_s)) {
+            bool clocked = true;
+            for (std::size_t i : g.captures) clocked = clocked && capture_time_s(caps[i]);
+            auto order = g.captures;
+            if (clocked)
+                std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    return *capture_time_s(caps[a]) < *capture_time_s(caps[b]);
+                });
+            if (order != g.captures) {
+                std::string given, sorted;
+                std::vector<std::string> decisions;
+                for (std::size_t k = 0; k < order.size(); ++k) {
+                    given += (k ? ", " : "") + caps[g.captures[k]].dir;
+                    sorted += (k ? ", " : "") + caps[order[k]].dir;
+                    const auto at = std::find(g.captures.begin(), g.captures.end(), order[k]);
+                    decisions.push_back(g.decisions[at - g.captures.begin()]);
+                }
+                time_note = "host " + g.name + ": captures given out of time order (" + given +
+                            "); their clocks put them in the order " + sorted;
+                g.captures = std::move(order);
+                g.decisions = std::move(decisions);
+            }
+        }
+        if (g.captures.size() > 1 && !use_stamps && !use_zone) {
             if (!interval_s) {
+                // No clock: everything that needs no interval is judged (port states, the
+                // inventory, lifetime counts); the rules that need one are named (the
+                // engine's EngineOptions::unspaced_hosts).
                 std::string missing;
                 for (std::size_t i : g.captures)
                     if (!caps[i].timestamp_s)
                         missing += (missing.empty() ? "" : ", ") + caps[i].dir;
-                return Error{"diagnose --bundle", caps[g.captures[1]].dir, 0,
-                             "host " + g.name + " has " + std::to_string(g.captures.size()) +
-                                 " captures but not every capture has a `timestamp` file (" +
-                                 missing +
-                                 " has none): give --interval SECONDS (the time between "
-                                 "captures)"};
-            }
-            if (stamped > 0)
+                unspaced = true;
+                unspaced_hosts.insert(g.name);
+                time_note += std::string(time_note.empty() ? "" : "; ") + "host " + g.name +
+                             ": no clock in " + missing +
+                             " (no `timestamp` file, no `date` line): the captures are judged "
+                             "in the given order without the time between them; rules that "
+                             "need it are not judged (give --interval SECONDS)";
+            } else if (stamped > 0) {
                 time_note = "host " + g.name + ": only " + std::to_string(stamped) + " of " +
                             std::to_string(g.captures.size()) +
                             " captures have a `timestamp` file; all are spaced --interval " +
                             std::to_string(*interval_s) +
                             " s apart and the timestamps are not used";
+            }
+        } else if (use_zone && g.captures.size() > 1) {
+            time_note += std::string(time_note.empty() ? "" : "; ") + "host " + g.name +
+                         ": captures spaced by their clocks in zone " + *zone +
+                         " (exact spacing; the wall clock is not claimed)";
         }
         for (std::size_t k = 1; k < g.captures.size(); ++k) {
             const std::string& prev = caps[g.captures[k - 1]].dir;
@@ -393,6 +434,18 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                 } else {
                     when.t_s = *c.timestamp_s - first;
                 }
+            } else if (use_zone) {
+                when.t_s = c.clock->chosen.t_s - caps[g.captures.front()].clock->chosen.t_s;
+                if (k > 0 && when.t_s <= caps[g.captures[k - 1]].clock->chosen.t_s -
+                                             caps[g.captures.front()].clock->chosen.t_s)
+                    return Error{"diagnose --bundle", c.dir, 0,
+                                 "its clock (" + c.clock->chosen.source +
+                                     ") is not later than the previous capture of host " + g.name +
+                                     " (" + caps[g.captures[k - 1]].dir + ")"};
+            } else if (unspaced) {
+                // Order only: kUnspacedStepS is no measured time (no rate is made from it).
+                constexpr double kUnspacedStepS = 1;
+                when.t_s = static_cast<double>(k) * kUnspacedStepS;
             } else {
                 when.t_s = static_cast<double>(k) * interval_s.value_or(0);
                 from_interval = from_interval || k > 0;
@@ -428,14 +481,27 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
             r.notes.push_back(g.decisions[k]);
             if (k == 0 && !time_note.empty()) r.notes.push_back(time_note);
             if (!restart_note.empty()) r.notes.push_back(restart_note);
+            for (const auto& n : time_notes[g.captures[k]]) r.notes.push_back(c.dir + ": " + n);
+            r.spacing_unknown = unspaced;
+            // No clock to say the order is right; a reboot or reset explains a fall already.
+            if (k > 0 && !use_stamps && !use_zone && restart_note.empty())
+                if (auto fall = counters_fall(caps[g.captures[k - 1]], c))
+                    r.warnings.push_back(*fall);
             for (const auto& f : c.recognized) r.notes.push_back("read " + f);
             for (const auto& f : c.unrecognized)
                 r.notes.push_back(f + ": not a format rocehealth reads; ignored");
             for (const Note& n : c.snapshot.notes) r.notes.push_back(n.subject + ": " + n.text);
-            r.warnings = c.warnings;
+            r.warnings.insert(r.warnings.begin(), c.warnings.begin(), c.warnings.end());
+            if (c.recognized.empty())
+                r.warnings.push_back(c.dir + ": no file in it that rocehealth reads" +
+                                     std::string(c.unrecognized.empty() ? " (empty folder)" : "") +
+                                     "; this capture adds nothing to the diagnosis");
             reports[g.captures[k]] = std::move(r);
         }
     }
+    for (const std::string& h : unspaced_hosts)  // no spacing to check
+        for (auto it = groups.begin(); it != groups.end();)
+            it = it->name == h ? groups.erase(it) : std::next(it);
     if (const auto bad = impossible_spacing(store, spaced_series, groups, caps, from_interval))
         return Error{"diagnose --bundle", "", 0, *bad};
     std::vector<InputReport> out;

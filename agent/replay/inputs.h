@@ -24,6 +24,10 @@ struct InputReport {
     /// Notes shown without --verbose (bundles: a binary file not read, two hosts' output in
     /// one file, facts kept by a weak match); each is also in `notes`.
     std::vector<std::string> warnings = {};
+    /// Bundles: the capture's host has several captures and no clock (no `timestamp` file, no
+    /// in-file clock, no --interval): rules that need the time between captures are not judged
+    /// on it (EngineOptions::unspaced_hosts).
+    bool spacing_unknown = false;
 };
 
 /// Adds every sample of recording `path` to `store`. Error: unreadable file or a bad line
@@ -39,12 +43,19 @@ Result<InputReport> load_recording(SeriesStore& store, const std::string& path);
 /// in common joins the only host so far. The host is named by a `hostname` file of any of its
 /// captures, else its first directory's basename. Each InputReport's first note says which
 /// evidence decided. Reports are in the order of `dirs`.
-/// Capture times: every capture has a `timestamp` file (seconds since the epoch) -> wall clock;
-/// else a host whose captures all have one keeps their spacing (from its first capture), and a
-/// host's captures without are `interval_s` apart (mixed: all by `interval_s`, noted).
-/// Error: a directory that cannot be read; two or more captures of a host not all timestamped
-/// and no `interval_s` (rates would be invented; names the captures lacking one); timestamps
-/// not increasing per host.
+/// Capture times (agent/replay/capture_time.h): a capture's `timestamp` file, else its in-file
+/// clock in UTC (a `date` line, a `watch` header) stands for one. Every capture has one ->
+/// wall clock; else a host whose captures all have one keeps their spacing (from its first
+/// capture); a host whose captures have `date` lines in one named zone ("CST") or none keeps
+/// their spacing without a wall clock (noted); else its captures are `interval_s` apart
+/// (mixed: all by `interval_s`, noted); else (no clock, no `interval_s`) they are judged in
+/// the given order without spacing: InputReport::spacing_unknown, and the engine names the
+/// rules that need an interval. Captures whose clocks say they were given out of time order
+/// are put in order (noted); without clocks, counters falling from one capture to the next
+/// give a warning; a capture with no readable file gives a warning naming it. Each report's
+/// notes say which file:line gave the capture its time.
+/// Error: a directory that cannot be read; timestamps not increasing per host (equal); an
+/// impossible spacing (a byte counter faster than its port).
 Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                                               const std::vector<std::string>& dirs,
                                               std::optional<double> interval_s);

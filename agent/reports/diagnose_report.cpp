@@ -47,8 +47,16 @@ std::string not_judged_sentence(const EngineResult& r, bool captures) {
         if (!one.empty())
             parts.push_back(std::string(captures ? "one capture of " : "one pass of data of ") + h +
                             ", rates need two (" + one + ")");
+        std::string unspaced;
+        for (const NotJudged& n : r.not_judged)
+            if (n.host == h && n.kind == "no_interval")
+                unspaced += (unspaced.empty() ? "" : ", ") + n.rule_id;
+        if (!unspaced.empty())
+            parts.push_back("rules " + unspaced + " need the time between the captures of " + h +
+                            ": give --interval SECONDS or a `timestamp` file / `date` line in "
+                            "each capture");
         for (const NotJudged& n : r.not_judged) {
-            if (n.host != h || n.kind == "one_capture") continue;
+            if (n.host != h || n.kind == "one_capture" || n.kind == "no_interval") continue;
             if (n.kind == "short_span") {
                 std::string what;
                 if (n.window_s > 0) what = "a " + seconds_text(n.window_s) + " window";
@@ -97,10 +105,13 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
                                  {"notes", in.notes},
                                  {"warnings", in.warnings}});
     doc["hosts"] = r.hosts;
+    std::size_t unspaced = 0;  // captures of hosts with no clock (InputReport::spacing_unknown)
+    for (const InputReport& in : inputs) unspaced += in.spacing_unknown;
     doc["span"] = {{"t_first", r.t_first},
                    {"t_last", r.t_last},
                    {"seconds", r.t_last - r.t_first},
                    {"wall_clock", r.wall_clock}};
+    if (unspaced > 0) doc["span"]["unspaced_captures"] = unspaced;
     doc["findings"] = r.findings;
     nlohmann::json timeline = nlohmann::json::array();
     for (const Finding& f : r.findings)
@@ -155,8 +166,18 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
     for (const auto& h : doc["hosts"]) hosts += (hosts.empty() ? "" : ", ") + h.get<std::string>();
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.0f s", span["seconds"].get<double>());
-    out << "rocehealth diagnose: " << (hosts.empty() ? "no hosts" : hosts) << ", " << secs
-        << " of data";
+    const std::size_t unspaced = span.value("unspaced_captures", std::size_t{0});
+    out << "rocehealth diagnose: " << (hosts.empty() ? "no hosts" : hosts) << ", ";
+    // Captures without a clock are 1 apart in engine time (an order, not seconds,
+    // agent/replay/inputs.cpp): their times print as "capture N".
+    const auto when = [&](double t) {
+        if (unspaced > 0) return "capture " + std::to_string(std::llround(t - t0) + 1);
+        return format_engine_time(t, wall, t0);
+    };
+    if (unspaced > 0)  // their engine times are an order, not seconds
+        out << unspaced << " captures in the given order, no clock";
+    else
+        out << secs << " of data";
     if (wall) out << " from " << format_engine_time(t0, true, t0);
     out << ": ";
     const std::string cnj = doc.value("could_not_judge", std::string());
@@ -185,9 +206,9 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
             << " on " << f["host"].get<std::string>();
         if (!f["labels"].empty()) out << " {" << labels_text(f["labels"]) << "}";
         if (f.contains("episodes") && f["episodes"].get<unsigned>() > 0) {
-            out << ", from " << format_engine_time(f["opened_t"].get<double>(), wall, t0);
+            out << ", from " << when(f["opened_t"].get<double>());
             if (!f["closed_t"].is_null())
-                out << " to " << format_engine_time(f["closed_t"].get<double>(), wall, t0);
+                out << " to " << when(f["closed_t"].get<double>());
             else
                 out << ", still holding at the end";
             if (f["episodes"].get<unsigned>() > 1)
@@ -217,9 +238,8 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
     if (!doc["timeline"].empty()) {
         out << "\ntimeline:\n";
         for (const auto& e : doc["timeline"]) {
-            out << "  " << format_engine_time(e["t"].get<double>(), wall, t0) << "  "
-                << e["host"].get<std::string>() << "  [" << e["rule"].get<std::string>() << "] "
-                << e["what"].get<std::string>();
+            out << "  " << when(e["t"].get<double>()) << "  " << e["host"].get<std::string>()
+                << "  [" << e["rule"].get<std::string>() << "] " << e["what"].get<std::string>();
             if (!e["value"].get<std::string>().empty())
                 out << " (" << e["value"].get<std::string>() << ")";
             out << "\n";

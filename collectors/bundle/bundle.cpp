@@ -15,6 +15,7 @@
 
 #include "collectors/bundle/bundle_model.h"
 #include "collectors/bundle/capture_identity.h"
+#include "collectors/bundle/parse_clock.h"
 #include "collectors/bundle/parse_timestamp.h"
 #include "core/hostname.h"
 #include "core/inventory/parse.h"
@@ -323,6 +324,8 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     std::string hostname;
     std::string prompt_hostname;           // host the first prompt naming one names
     std::vector<std::string> other_hosts;  // other hosts prompts name
+
+    std::vector<bundle::ClockReading> clocks;  // in-file clocks (parse_clock.h)
     for (const auto& [name, text] : files) {
         if (is_named(name, "timestamp")) {
             std::string value = text;  // "$ date +%s" above the number: the number
@@ -402,7 +405,12 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
             parts = std::move(kept);
         }
         std::vector<std::string> kinds;
-        for (const TextFile& f : parts) {
+        for (TextFile& f : parts) {
+            // In-file clocks (parse_clock.h): `date` / `watch` lines are read and blanked.
+            if (bundle::take_clocks(f, clocks)) {
+                kinds.push_back("clock");
+                continue;
+            }
             const Format* fmt = std::find_if(std::begin(kFormats), std::end(kFormats),
                                              [&](const Format& x) { return x.detect(f); });
             if (fmt == std::end(kFormats)) {
@@ -445,6 +453,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     add_snapshot_identity(cap.identity, s);
     m.warn_bad_values();
     cap.warnings = m.warnings;
+    cap.clock = bundle::decide_clock(clocks);
     cap.uptime_s = m.uptime_s;
     cap.uptime_source = m.uptime_source;
     cap.uptime_resolution_s = m.uptime_resolution_s;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectors/bundle/capture_identity.h"
+#include "collectors/bundle/parse_clock.h"
 #include "core/inventory/inventory.h"
 #include "core/result.h"
 
@@ -21,6 +22,9 @@ namespace rh {
 struct BundleCapture {
     std::string dir;
     std::optional<double> timestamp_s;  ///< from a `timestamp` file (seconds since epoch), if any
+    /// The clock inside the capture's files (a `date` line, a `watch` header, approximate:
+    /// `dmesg -T` / journal time stamps), with notes on disagreeing readings; see parse_clock.h.
+    std::optional<bundle::CaptureClock> clock;
     std::optional<double> uptime_s;  ///< seconds since boot, from `uptime` or /proc/uptime output
     std::string uptime_source;       ///< "<dir>/<file>:<line>" of uptime_s
     double uptime_resolution_s = 0;  ///< 60 for `uptime` (minutes), 0.01 for /proc/uptime
@@ -64,7 +68,13 @@ Result<BundleCapture> import_bundle_dir(const std::string& dir);
 /// - Snapshot::host from a `hostname` file (first line that is not a prompt), else the base
 ///   name of `dir`; sysfs_root = "bundle:<dir>"; collected_at = the `timestamp` file as UTC
 ///   ISO 8601, else "". `timestamp` (or `timestamp.txt`): seconds since the epoch, or `date -u` /
-///   ISO 8601 output (parse_timestamp.h).
+///   `date -R` (C, en_US, en_GB locales) / ISO 8601 output (parse_timestamp.h).
+/// - Clocks inside the files (parse_clock.h): a `date` line at the top of a file or of a
+///   command's part, a `watch` header, `dmesg -T` / journal time stamps (approximate) go to
+///   BundleCapture::clock with the file:line that gave them and notes on disagreement; the
+///   `date` / `watch` lines are blanked before the part is recognised (a part that held only
+///   them is recognised as "clock"). The capture's time is decided by the caller
+///   (agent/replay/capture_time.h): a `timestamp` file outranks them.
 /// - Formats: `ethtool -S` (with its "NIC statistics:" header, or without it as `ethtool -S
 ///   <if> | grep ...` prints it: indented or "name: value" lines, see parse_ethtool_s.cpp),
 ///   `ethtool -i`, `ibv_devinfo [-v]`, `mlnx_qos`, `ip [-d] [-s] link|addr`, `lspci [-vv]`,

@@ -234,6 +234,7 @@ class Merger {
         for (const auto& [name, nd] : m_.netdevs)
             if (!nd.loopback)
                 for (const auto& alt : nd.altnames) alias.try_emplace(alt, name);
+        const bool no_ip_link = netdevs_.empty();
         for (auto& f : m_.iface_files) {
             std::string target;
             if (!f.iface_hint.empty()) {
@@ -257,6 +258,15 @@ class Merger {
                 std::string best;
                 for (const auto& [a, name] : alias)
                     if (a.size() > best.size() && contains_word(f.file, a)) best = a, target = name;
+            }
+            if (target.empty() && no_ip_link) {  // "eth2-pfc.txt" with no ip link
+                target = iface_in_file_name(f.file);
+                if (!target.empty()) {
+                    netdevs_.insert(target);
+                    m_.note(f.file, f.kind + " taken as " + target +
+                                        "'s: the interface its file name names (no ip link "
+                                        "output, no command naming it)");
+                }
             }
             if (target.empty() && netdevs_.size() == 1) {
                 target = *netdevs_.begin();

@@ -232,6 +232,11 @@ std::string parse_counter_list(const TextFile& f, Model& m);
 /// (a path ending in it counts: "/usr/sbin/ethtool"); "" otherwise.
 std::string iface_in_command(std::string_view command, std::string_view tool,
                              std::initializer_list<std::string_view> flags);
+/// The interface a capture file's name names, for captures without `ip link` output: a word
+/// of the name (split at '-', '_', '.') that has a kernel or systemd netdev name's shape
+/// ("eth2", "ens1f0np0", "enp59s0f1", "eno1", "ib0", "bond0"): a known prefix followed by a
+/// digit. "eth2-pfc.txt" -> "eth2"; "" when no word fits or several different ones do.
+std::string iface_in_file_name(std::string_view file);
 /// The RDMA port a command's sysfs path names (".../infiniband/mlx5_0/ports/1/hw_counters/*").
 std::optional<PortKey> port_in_command(std::string_view command);
 

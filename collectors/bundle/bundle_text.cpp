@@ -240,4 +240,25 @@ void add_counter(std::vector<Counter>& list, Counter c, Model& m, const std::str
                         ", " + show(c) + "): kept the first");
 }
 
+std::string iface_in_file_name(std::string_view file) {
+    std::string found;
+    std::size_t at = 0;
+    while (at < file.size()) {
+        std::size_t end = file.find_first_of("-_.", at);
+        if (end == std::string_view::npos) end = file.size();
+        const std::string_view w = file.substr(at, end - at);
+        at = end + 1;
+        bool fits = false;
+        for (std::string_view prefix : {"eth", "ens", "enp", "eno", "enP", "ib", "bond"})
+            if (w.size() > prefix.size() && starts_with(w, prefix) &&
+                std::isdigit(static_cast<unsigned char>(w[prefix.size()])))
+                fits = true;
+        for (char c : w) fits = fits && std::isalnum(static_cast<unsigned char>(c));
+        if (!fits) continue;
+        if (!found.empty() && found != w) return {};
+        found = std::string(w);
+    }
+    return found;
+}
+
 }  // namespace rh::bundle

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectors/bundle/bundle_model.h"
+#include "collectors/bundle/parse_clock.h"
 #include "core/sysfs.h"
 
 namespace rh::bundle {
@@ -130,6 +131,9 @@ Result<double> parse_any(std::string_view text) {
             return not_understood(line, "not a number of seconds since the epoch");
         return *v;
     }
+    // en_US / en_GB `date -u`, `date -R` and the other forms parse_date_line reads; a named
+    // zone or none is refused below with its reason.
+    if (const auto r = parse_date_line(line); r && r->zone.empty()) return r->t_s;
     if (std::isdigit(static_cast<unsigned char>(line.front()))) return from_iso(line);
     return from_date_words(line, tokens(line));
 }

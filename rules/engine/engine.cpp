@@ -66,6 +66,24 @@ std::string series_list(const RuleSpec& rule) {
     return out;
 }
 
+/// Whether `rule` needs the time between passes: a hold, a window, or a rate of any kind. A
+/// per-step increase (window 0), a gauge and a lifetime count do not.
+bool needs_interval(const RuleSpec& rule) {
+    if (rule.hold_s > 0) return true;
+    for (const Condition* c : leaf_conditions(rule.when))
+        if (c->window_s > 0 || c->measure == Measure::rate_per_s ||
+            c->measure == Measure::pause_fraction || c->measure == Measure::per_bit)
+            return true;
+    return false;
+}
+
+/// The index of the pass at (or nearest after) engine time `t` in `passes`.
+std::size_t pass_index(const std::vector<double>& passes, double t) {
+    const auto it = std::lower_bound(passes.begin(), passes.end(), t - kWindowSlackS);
+    return static_cast<std::size_t>(
+        std::min(it - passes.begin(), static_cast<std::ptrdiff_t>(passes.size()) - 1));
+}
+
 /// Whether `e` can hold at all for group `g` given which series exist (and, with
 /// `need_values`, ever had a value): a condition without them (the driver lacks the counter for
 /// this priority, no other host was recorded, the kernel has no ECN state) is unknown at every
@@ -517,6 +535,20 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
                 {host, rule.id + ": no data for " + series_list(rule) + " on this host"});
             continue;
         }
+        if (opts.unspaced_hosts.count(host) && passes.size() > 1 && needs_interval(rule)) {
+            applicable_hosts.insert(host);
+            NotJudged n;
+            n.host = host;
+            n.rule_id = rule.id;
+            n.kind = "no_interval";
+            n.window_s = longest_window_s(rule.when);
+            n.hold_s = rule.hold_s;
+            n.need_s = std::max(n.window_s, n.hold_s);
+            n.passes = passes.size();
+            n.text = rule.id + " needs the time between captures";
+            out.not_judged.push_back(std::move(n));
+            continue;
+        }
         // A port that never had carrier nor traffic did not flap and carries nothing: its
         // time rules stay silent (port_not_active notes it, rules/port_usage.h).
         const auto& uncabled = run.uncabled_on(store, host);
@@ -622,6 +654,15 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
             f.episodes = static_cast<unsigned>(eps.size());
             f.explanation = rule.explanation;
             attach_evidence(FindingContext{store, rule, g, passes, eps, opts.lookback_s}, f);
+            if (opts.unspaced_hosts.count(host) &&
+                f.confidence_reason.starts_with("the condition held for "))
+                // Pass times 1 apart are an order, not seconds: say how many captures it spans.
+                f.confidence_reason =
+                    "the condition held across captures " +
+                    std::to_string(pass_index(passes, eps.front().start) + 1) + " to " +
+                    std::to_string(pass_index(passes, eps.back().end) + 1) +
+                    " (no clock: no duration)" +
+                    f.confidence_reason.substr(f.confidence_reason.find(" s") + 2);
             out.findings.push_back(std::move(f));
         }
     }
@@ -805,6 +846,22 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
     }
 }
 
+/// Whether `host` has a counter a time rule reads that is not a netdev statistic (`ip -s
+/// link`'s carrier changes and drops see neither RDMA transport nor PFC): without one, the
+/// rules that could have seen most faults saw nothing.
+bool reads_port_counters(const SeriesStore& store, const RuleSet& rules, const std::string& host) {
+    static const std::set<std::string> kNetdevStats{"carrier_changes", "netdev_rx_dropped"};
+    for (const RuleSpec& rule : rules.rules)
+        for (const Condition* c : leaf_conditions(rule.when))
+            for (const std::string& name : c->series) {
+                if (kNetdevStats.count(name)) continue;
+                for (const Series* s : store.find(name))
+                    if (s->key.host == host && s->kind == SampleKind::counter && s->ever_valued)
+                        return true;
+            }
+    return false;
+}
+
 EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const EngineOptions& opts,
                      VerdictCache* cache) {
     RunState run;
@@ -840,7 +897,9 @@ EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const Engin
     if (time_rules && opts.counters_expected)
         for (const std::string& host : out.hosts) {
             const auto& passes = store.pass_times(host);
-            if (passes.empty() || applicable_hosts.count(host)) continue;
+            if (passes.empty() ||
+                (applicable_hosts.count(host) && reads_port_counters(store, rules, host)))
+                continue;
             NotJudged n;
             n.host = host;
             n.rule_id = "counters";
@@ -849,7 +908,8 @@ EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const Engin
             n.passes = passes.size();
             n.text = "the data of " + host +
                      " holds none of the counters the rate and lifetime rules read (no "
-                     "ethtool -S, hw_counters or port counters): only its inventory was checked";
+                     "ethtool -S, hw_counters or port counters; netdev statistics alone do not "
+                     "show them): only its inventory and link state were checked";
             out.not_judged.push_back(std::move(n));
         }
     if (opts.lifetime_rules)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct EngineOptions {
     /// ticket with only `lspci -vv`), off where the data may rightly be probes only (a mesh
     /// recording) or come from the live tree.
     bool counters_expected = false;
+    /// Hosts whose passes are in order but not spaced by any known time (bundle captures with
+    /// no clock and no --interval): a time rule that needs the time between passes (a window,
+    /// a hold, a rate) is not judged there (NotJudged kind "no_interval"); the others (port
+    /// state changes, per-step counter increases, gauges, lifetime rules) are.
+    std::set<std::string> unspaced_hosts = {};
 };
 
 /// A time-based rule the data could not judge for a host, so "no finding" from it would not
@@ -40,7 +46,9 @@ struct EngineOptions {
 /// entry per group: its series had values that gave no verdict at any pass or at the last one:
 /// a counter missing from the last capture, pause frames without a port rate whose bounds
 /// straddle the threshold; `text` names the rule, group and why), "no_counters" (with
-/// EngineOptions::counters_expected: the host's data holds no counter any time rule reads).
+/// EngineOptions::counters_expected: the host's data holds no RDMA or port counter any time
+/// rule reads; netdev statistics alone do not count), "no_interval" (a host in
+/// EngineOptions::unspaced_hosts and a rule that needs the time between captures).
 struct NotJudged {
     std::string host;
     std::string rule_id;

@@ -189,18 +189,18 @@ def ip_d_link(ports, mgmt=False):
     return "\n".join(out) + "\n"
 
 
-def ip_s_s_link(p, rxb, rxp, txb, txp, crc=0, carrier=2):
+def ip_s_s_link(p, rxb, rxp, txb, txp, crc=0, carrier=2, rx_dropped=0):
     return ("%d: %s: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu %d qdisc mq state UP mode DEFAULT group default qlen 1000\n"
             "    link/ether %s brd ff:ff:ff:ff:ff:ff\n"
             "    RX:  bytes packets errors dropped  missed   mcast           \n"
-            "    %d %d %6d       0       0       0 \n"
+            "    %d %d %6d %7d       0       0 \n"
             "    RX errors:  length    crc   frame    fifo overrun\n"
             "                     0 %6d       0       0       0 \n"
             "    TX:  bytes packets errors dropped carrier collsns           \n"
             "    %d %d      0       0       0       0 \n"
             "    TX errors: aborted   fifo  window heartbt transns\n"
             "                     0      0       0       0 %7d \n"
-            "    altname %s\n") % (4, p.netdev, p.mtu, p.mac, rxb, rxp, crc, crc, txb, txp, carrier, p.altname)
+            "    altname %s\n") % (4, p.netdev, p.mtu, p.mac, rxb, rxp, crc, rx_dropped, crc, txb, txp, carrier, p.altname)
 
 
 def ethtool_i(p, kind=None):
@@ -1416,6 +1416,77 @@ keeps them one host, never 'another host, or its counters were reset': exit 0.""
 A dual-port ConnectX-6 Dx whose second port is DOWN/POLLING with no traffic at t0 (it looks uncabled)
 and ACTIVE/LINK_UP from t1: the port came up late. Judged over all captures it is no 'not cabled' note
 but a state change with its time (link_flap on mlx5_1).""", caps)
+# ============================================== issue 26: clocks inside captures, nothing judged
+def class_clocks():
+    """Captures without a `timestamp` file: judged without a clock, or timed by the clocks inside
+    them (a `date` line, a `watch` header); and captures that show too little to call healthy."""
+    hp = mlx5_host(0xc1)
+    hp_down = mlx5_host(0xc1, states=["down"])
+    f0, f1, f2 = mlx5_capture(hp, 0, ts=False), mlx5_capture(hp, 10, ts=False), mlx5_capture(hp, 20, ts=False)
+    f1["ibv_devinfo-v.txt"] = devinfo(hp_down)  # down at the second capture, counters kept
+    f1["ip-d-link.txt"] = ip_d_link(hp_down)
+    f1["ethtool-S-ens1f0np0.txt"] = mlx5_ethtool(dict(mlx5_defaults(9), link_down_events_phy=1))
+    f2["ethtool-S-ens1f0np0.txt"] = mlx5_ethtool(dict(mlx5_defaults(19), link_down_events_phy=1))
+    write_case("c1-no-clock-port-bounces", 1, 1, r"\]\slink_flap\son\s.*rnr\sneeds\sthe\stime\sbetween\scaptures", None, """
+Three captures with no timestamp file, no date line and no --interval (a ticket where the user
+ran the commands three times while the link bounced): the port is PORT_ACTIVE, then PORT_DOWN
+(link_down_events_phy 0 -> 1), then PORT_ACTIVE again. A port state change needs no interval: the
+link flap is a finding (exit 1) and the rules that need the time between captures (rates, holds)
+are named in the headline instead of refusing the whole run (issue 26 class 1).""",
+               {"t0": f0, "t1": f1, "t2": f2})
+
+    hp = mlx5_host(0xc2)
+    storm = lin({"rx_prio3_pause": 31002, "rx_prio3_pause_duration": 4100200},
+                {"rx_prio3_pause": 14000.0, "rx_prio3_pause_duration": 610000.0})
+    caps = {}
+    for i, (t, clock) in enumerate(((0, "09:41:02"), (20, "09:41:22"), (41, "09:41:43"))):
+        c = mlx5_capture(hp, t, eth=storm, ts=False)
+        c["ethtool-S-ens1f0np0.txt"] = "Thu Mar 13 %s CST 2025\n" % clock + c["ethtool-S-ens1f0np0.txt"]
+        caps["t%d" % i] = c
+    write_case("c1-cst-date-lines-pause-storm", 1, 1, r"pause.*prio\w*\s*3|priority\s*3", None, """
+A collection script that writes `date` on top of each `ethtool -S` (the f3 shape of the shared
+cases, with the rest of the capture): Thu Mar 13 09:41:02 / :22 / :43 CST 2025, no timestamp file.
+CST is three zones (US Central, China, Cuba), so no wall clock is claimed, but the captures of
+one host in one zone abbreviation are exactly 20 s and 21 s apart: rx_prio3_pause_duration
++610,000 us per second = 61 % of the time paused on priority 3: a pause storm (exit 1).""", caps)
+
+    hp = mlx5_host(0xc3)
+    disc = lin({"rx_discards_phy": 1200}, {"rx_discards_phy": 210.0})
+    caps = {}
+    for i, (t, clock) in enumerate(((0, "16:20:05"), (10, "16:20:15"))):
+        c = mlx5_capture(hp, t, eth=disc, ts=False)
+        c["ethtool-S-ens1f0np0.txt"] = (
+            "Every 10.0s: ethtool -S ens1f0np0                      gpu-c3: Wed Jan 14 %s 2026\n\n" % clock
+            + c["ethtool-S-ens1f0np0.txt"])
+        caps["t%d" % i] = c
+    write_case("c1-watch-header-rx-discards", 1, 1, r"rx_discards|dropped\sreceived", None, """
+Two screens of `watch -n 10 ethtool -S ens1f0np0` pasted as captures: the header line carries the
+host and the time (Wed Jan 14 16:20:05 / 16:20:15 2026, no zone: local time), no timestamp file.
+The header gives the spacing, 10 s: rx_discards_phy +2,100 in 10 s, the receive-discard finding
+(exit 1).""", caps)
+
+    hp = mlx5_host(0xc4)
+    caps = {"t%d" % i: {"ibv_devinfo-v.txt": devinfo(hp), "timestamp": "%d\n" % (TS0 + t)}
+            for i, t in enumerate((0, 10))}
+    write_case("c5-ibv-devinfo-only-two-captures", 5, 2, r"could\snot\sjudge.*none\sof\sthe\scounters", None, """
+A ticket with two captures of `ibv_devinfo -v` only, 10 s apart. The port is ACTIVE, but no
+counter was captured, so none of the rules that see RNR, retransmits, pauses, drops or errors saw
+anything: not healthy but 'could not judge' (exit 2), naming what is missing (issue 26 class 5).""",
+               caps)
+
+    hp = mlx5_host(0xc5)
+    caps = {}
+    for i, t in enumerate((0, 10)):
+        caps["t%d" % i] = {"ibv_devinfo-v.txt": devinfo(hp),
+                           "ip-s-s-link.txt": ip_s_s_link(hp[0], 9.1e12 + t * 1e10, 7.2e9 + t * 1e6,
+                                                          8.4e12 + t * 1e10, 6.9e9 + t * 1e6,
+                                                          rx_dropped=4100 + 20 * t),
+                           "timestamp": "%d\n" % (TS0 + t)}
+    write_case("c5-ibv-devinfo-ip-link-rx-dropped", 5, 1, r"rx_discards.*netdev_rx_dropped", None, """
+`ibv_devinfo -v` and `ip -s -s link` only, 10 s apart: the RX `dropped` column rose by 200 in
+10 s (4,100 -> 4,300). ip's counters are the netdev's statistics (on mlx5 rx_dropped is
+rx_out_of_buffer): read as netdev_rx_dropped and judged by the receive-discard rule (exit 1),
+not 'no findings' (issue 26 class 5).""", caps)
 
 
 def write_expected():
@@ -1436,7 +1507,7 @@ def write_expected():
 
 if __name__ == "__main__":
     for fn in (class1, class2, class3, class4, class5, class6, class7, class8, class9, class10, class11,
-               class12):
+               class12, class_clocks):
         fn()
     write_expected()
     print("wrote %d cases" % len(CASES))

@@ -13,6 +13,7 @@
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/capture_identity.h"
 #include "rules/engine/engine.h"
+#include "tests/support/capture_dirs.h"
 
 BOOST_AUTO_TEST_SUITE(test_capture_identity)
 
@@ -24,24 +25,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = fs::temp_directory_path() / ("rh_identity_" + std::to_string(getpid()));
-
 /// A capture directory under a private root (removed when the test's Root goes).
-struct Root {
-    Root() {
-        fs::remove_all(kRoot);
-        fs::create_directories(kRoot);
-    }
-    ~Root() { fs::remove_all(kRoot); }
-    std::string dir(const std::string& name) const {
-        fs::create_directories(kRoot / name);
-        return (kRoot / name).string();
-    }
+struct Root : rh::test::CaptureRoot {
+    Root() : CaptureRoot("rh_identity_") {}
 };
 
-void write(const std::string& dir, const std::string& file, const std::string& text) {
-    std::ofstream(fs::path(dir) / file, std::ios::binary) << text;
-}
+constexpr auto& write = rh::test::write_capture_file;
 
 std::string devinfo(const std::string& dev, const std::string& guid, unsigned active_mtu = 4096) {
     const unsigned code = active_mtu == 4096 ? 5 : active_mtu == 2048 ? 4 : 3;
@@ -228,10 +217,11 @@ BOOST_AUTO_TEST_CASE(timestamps_of_some_captures_only) {
     full_capture(b, "0c42:a103:0065:4e9a", "0c:42:a1:65:4e:9a", 1543);
     write(a, "timestamp", "1764400000\n");
     rh::SeriesStore store(rh::StoreLimits{1e12, 1u << 30});
-    const auto refused = rh::load_bundles(store, {a, b}, std::nullopt);
-    BOOST_TEST_REQUIRE(!refused.ok());
-    BOOST_TEST(contains(refused.error().message(), b + " has none): give --interval SECONDS"),
-               refused.error().message());
+    // Without --interval: judged in the given order without spacing (no rates), and said so.
+    const auto unspaced = rh::load_bundles(store, {a, b}, std::nullopt);
+    BOOST_TEST_REQUIRE(unspaced.ok());
+    BOOST_TEST((*unspaced)[0].spacing_unknown);
+    BOOST_TEST(contains((*unspaced)[0].notes[1], "no clock in " + b), (*unspaced)[0].notes[1]);
     const Loaded l = load({a, b}, 10.0);
     BOOST_TEST(contains(l.reports[0].notes[1], "only 1 of 2 captures have a `timestamp` file"),
                l.reports[0].notes[1]);
