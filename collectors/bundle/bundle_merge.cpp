@@ -8,7 +8,8 @@
 //    systemd PCI name of the netdev or one of its altnames ("enp59s0f1np1" = 0000:3b:00.1).
 // 3. unnamed interface files (ethtool -S / -i, mlnx_qos) -> netdev: the interface the prompt's
 //    command names; else `ethtool -i` bus-info equal to one netdev's PCI function; else a
-//    netdev name (or altname) that the file name contains as a whole word (longest wins);
+//    netdev name (or altname) that the file name, or the marker text of its section (sections.h),
+//    contains as a whole word (longest wins);
 //    else the only non-loopback netdev; else (step 7) the only RDMA port.
 // 4. device -> PCI function: the PCI function of a netdev linked in 1; else the udev PCI name
 //    of the device ("roceP2p1s0f1" = 0002:01:00.1, rdma-core rdma_rename); else `lspci` NIC
@@ -255,7 +256,9 @@ class Merger {
             if (target.empty()) {
                 std::string best;
                 for (const auto& [a, name] : alias)
-                    if (a.size() > best.size() && contains_word(f.file, a)) best = a, target = name;
+                    if (a.size() > best.size() &&
+                        (contains_word(f.file, a) || contains_word(f.label, a)))
+                        best = a, target = name;
             }
             if (target.empty() && netdevs_.size() == 1) {
                 target = *netdevs_.begin();

@@ -107,7 +107,10 @@ std::string parse_rdma_tool(const TextFile& f, Model& m) {
                 continue;
             }
             m.port(cur->device, cur->port);
-        } else if (!cur || !std::isspace(static_cast<unsigned char>(line[0]))) {
+        } else if (!cur || (!std::isspace(static_cast<unsigned char>(line[0])) &&
+                            !(t.size() == 2 && to_u64(t[1])))) {
+            // A "name value" line whose indentation was lost in the paste still belongs to
+            // the port above (iproute2 >= 6.8 prints one counter per line).
             if (t[0] != "caps:")  // `rdma link -d` capability line
                 m.note(f, i, "not an rdma statistic/link line: " + quote_value(line));
             continue;

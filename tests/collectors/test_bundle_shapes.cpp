@@ -5,13 +5,13 @@
 #include <utility>
 #include <vector>
 
+#include "../support/shipped_rules.h"
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/bundle_model.h"
+#include "rules/engine/checks.h"
 #include "rules/rule.h"
 #include "tests/support/bundle_support.h"
 #include "tests/support/test_support.h"
-#include "rules/engine/checks.h"
-#include "../support/shipped_rules.h"
 
 BOOST_AUTO_TEST_SUITE(test_bundle_shapes)
 
@@ -22,17 +22,12 @@ BOOST_AUTO_TEST_SUITE(test_bundle_shapes)
 
 namespace {
 
+using rh::test::all_notes;
 using rh::test::Files;
 
 using rh::test::device;
 using rh::test::import;
 using rh::test::port1;
-
-std::string all_notes(const rh::BundleCapture& c) {
-    std::string s;
-    for (const auto& n : c.snapshot.notes) s += n.subject + ": " + n.text + "\n";
-    return s;
-}
 
 const rh::Counter* stat(const rh::Port& p, const std::string& name) {
     if (!p.netdev) return nullptr;

@@ -19,7 +19,12 @@ corpus="$out/corpus"
 rm -rf "$corpus"
 mkdir -p "${harnesses[@]/#/$corpus/}"
 # fuzz_bundle: every capture directory of the fixtures and the case suite, its files joined at
-# "=== NAME" lines (the harness's split), plus each file alone.
+# "=== NAME" lines (the harness's split), plus each file alone; and a few cases in the shapes of
+# tests/cases/shapes.py (files merged at section markers, noise between them, watch screens,
+# date lines, tabs, CRLF).
+python3 tests/cases/shapes.py - tests/cases --no-shared --emit "$out/shape-seeds" \
+  --case rnr --case c4-udev-names-second-port --case c6-lspci-t-switch-x4-uplink \
+  --case c9-trust-mismatch --case f1-bnxt-global-pause-rx-crlf >/dev/null
 n=0
 while IFS= read -r -d '' dir; do
   n=$((n + 1))
@@ -31,7 +36,8 @@ while IFS= read -r -d '' dir; do
     head -c 65536 "$f" >>"$seed"
     cp "$f" "$corpus/fuzz_bundle/file-$n-$(basename "$f")"
   done
-done < <(find tests/fixtures/bundles tests/cases -mindepth 1 -type d -print0 2>/dev/null)
+done < <(find tests/fixtures/bundles tests/cases "$out/shape-seeds" -mindepth 1 -type d -print0 \
+  2>/dev/null)
 # fuzz_recording: the head of every scenario recording (whole ones are MBs).
 for f in tests/scenarios/*/*.jsonl tests/fixtures/recordings/*.jsonl; do
   [ -f "$f" ] || continue
