@@ -196,7 +196,9 @@ BOOST_AUTO_TEST_CASE(tabs_are_read_where_spaces_are) {
         {"r", kRdmaLink},
         {"ethtool-S-eth3", "NIC statistics:\n\trx_pause_ctrl_phy:\t77\n\ttx_pause_ctrl_phy:\t3\n"},
         {"ethtool-i-eth2", "\tdriver:\tmlx5_core\n\tbus-info:\t0000:3b:00.0\n"},
-        {"rdma-stat", "link mlx5_0/1\nrx_write_requests 5\nout_of_sequence\t2\n"},
+        // one counter a line (iproute2 >= 6.8), and a wrapped long line, indentation lost
+        {"rdma-stat",
+         "link mlx5_0/1\nrx_write_requests 5\nout_of_sequence\t2 duplicate_request 1\n"},
         {"hwc",
          "$ cd /sys/class/infiniband/mlx5_1/ports/1/hw_counters; for f in *; do echo "
          "-e \"$f\\t$(cat $f)\"; done\nout_of_sequence\t9\nrnr_nak_retry_err\t1\n"},
@@ -208,10 +210,31 @@ BOOST_AUTO_TEST_CASE(tabs_are_read_where_spaces_are) {
     const auto* s = stat(port1(c, "mlx5_1"), "rx_pause_ctrl_phy");
     BOOST_TEST_REQUIRE(s, all_notes(c));
     BOOST_TEST(s->value == 77u);
-    BOOST_TEST(port1(c, "mlx5_0").nl_hw_counters.size() == 2u, all_notes(c));
+    BOOST_TEST(port1(c, "mlx5_0").nl_hw_counters.size() == 3u, all_notes(c));
     BOOST_TEST(port1(c, "mlx5_1").hw_counters.size() == 2u, all_notes(c));
     BOOST_TEST(std::count(c.recognized.begin(), c.recognized.end(), "ethtool-i-eth2: ethtool -i") ==
                1);
+}
+
+BOOST_AUTO_TEST_CASE(bnxt_node_guid_names_the_mac_of_its_netdev) {
+    // Plain ibv_devinfo (no GID table), a management NIC beside the RoCE one, no rdma link:
+    // bnxt_re makes the node GUID from the netdev's MAC (EUI-64), which ties the port.
+    const auto c = import({
+        {"ibv_devinfo.txt",
+         "hca_id:\tbnxt_re0\n\tnode_guid:\t\t\t020a:f7ff:fe9e:41a2\n"
+         "\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"
+         "\t\t\tlink_layer:\t\tEthernet\n"},
+        {"ip-d-link.txt",
+         "2: eno1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP\n"
+         "    link/ether ac:1f:6b:20:33:b4 brd ff:ff:ff:ff:ff:ff parentbus pci parentdev "
+         "0000:65:00.0\n"
+         "4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP\n"
+         "    link/ether 00:0a:f7:9e:41:a2 brd ff:ff:ff:ff:ff:ff parentbus pci parentdev "
+         "0000:18:00.0\n"},
+        {"ethtool-S-ens1f0np0.txt", "NIC statistics:\n     rx_pause_frames: 4436011\n"},
+    });
+    BOOST_TEST(port1(c, "bnxt_re0").netdev_name == "ens1f0np0", all_notes(c));
+    BOOST_TEST(stat(port1(c, "bnxt_re0"), "rx_pause_frames"), all_notes(c));
 }
 
 BOOST_AUTO_TEST_CASE(markers_need_text_and_column_zero) {
