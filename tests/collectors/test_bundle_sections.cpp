@@ -18,19 +18,13 @@ BOOST_AUTO_TEST_SUITE(test_bundle_sections)
 namespace {
 
 using rh::test::all_notes;
+using rh::test::ethtool_stat;
 using rh::test::Files;
 using rh::test::import;
 using rh::test::port1;
 
 bool has(const std::string& s, const std::string& what) {
     return s.find(what) != std::string::npos;
-}
-
-const rh::Counter* stat(const rh::Port& p, const std::string& name) {
-    if (!p.netdev) return nullptr;
-    for (const auto& c : p.netdev->ethtool_stats)
-        if (c.name == name) return &c;
-    return nullptr;
 }
 
 /// Two RDMA ports on two netdevs, so an unnamed ethtool -S cannot be placed by elimination:
@@ -61,10 +55,10 @@ std::string collect(std::string (*marker)(const std::string&)) {
 void expect_read(const rh::BundleCapture& c, const std::string& style) {
     BOOST_TEST_CONTEXT(style) {
         BOOST_TEST(c.unrecognized.empty(), all_notes(c));
-        const auto* s = stat(port1(c, "mlx5_1"), "rx_pause_ctrl_phy");
+        const auto* s = ethtool_stat(port1(c, "mlx5_1"), "rx_pause_ctrl_phy");
         BOOST_TEST_REQUIRE(s, all_notes(c));
         BOOST_TEST(s->value == 77u);
-        BOOST_TEST(!stat(port1(c, "mlx5_0"), "rx_pause_ctrl_phy"));
+        BOOST_TEST(!ethtool_stat(port1(c, "mlx5_0"), "rx_pause_ctrl_phy"));
         BOOST_TEST(port1(c, "mlx5_0").netdev_name == "eth2");
     }
 }
@@ -135,6 +129,10 @@ BOOST_AUTO_TEST_CASE(noise_between_sections_is_skipped_with_file_and_lines) {
         ">>> df -h\n"
         "Filesystem      Size  Used Avail Use% Mounted on\n"
         "/dev/nvme0n1p2  440G   41G  377G  10% /\n"
+        "### top -bn1 | head\n"
+        "Tasks: 812 total,   1 running, 811 sleeping,   0 stopped,   0 zombie\n"
+        "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n"
+        "  48211 mluser    20   0   92.1g   4.2g 310244 S 101.0   0.8 112:41.07 python3\n"
         "## uname -a\n"
         "Linux node 5.15.0-91-generic #101-Ubuntu SMP Tue Nov 14 13:30:08 UTC 2023 x86_64 "
         "GNU/Linux\n";
@@ -151,6 +149,9 @@ BOOST_AUTO_TEST_CASE(noise_between_sections_is_skipped_with_file_and_lines) {
     BOOST_TEST(has(notes, "output of `lsmod` is not a format rocehealth reads"), notes);
     BOOST_TEST(has(notes, "output of `sar -n DEV 1 1` is not a format"), notes);
     BOOST_TEST(has(notes, "output of `uname -a` is not a format"), notes);
+    BOOST_TEST(has(notes, "output of `top -bn1 | head` is not a format"), notes);
+    BOOST_TEST(has(notes, "output of `df -h` is not a format"), notes);
+    BOOST_TEST(has(notes, "output of `dstat` is not a format"), notes);
     // lsmod's "name size count" rows are not counters
     BOOST_TEST(port1(c, "mlx5_0").hw_counters.empty());
     BOOST_TEST(port1(c, "mlx5_1").hw_counters.empty());
@@ -179,7 +180,7 @@ BOOST_AUTO_TEST_CASE(date_line_above_indented_counters_does_not_stop_recognition
                             "$ date; ethtool -S eth3 | grep pause\n"
                             "Thu Mar 13 09:41:02 UTC 2025\n" +
                                 kPause}});
-    const auto* s = stat(port1(c, "mlx5_1"), "rx_pause_ctrl_phy");
+    const auto* s = ethtool_stat(port1(c, "mlx5_1"), "rx_pause_ctrl_phy");
     BOOST_TEST_REQUIRE(s, all_notes(c));
     BOOST_TEST(s->value == 77u);
 }
@@ -207,7 +208,7 @@ BOOST_AUTO_TEST_CASE(tabs_are_read_where_spaces_are) {
     BOOST_TEST(port1(c, "mlx5_0").netdev_name == "eth2");
     BOOST_TEST_REQUIRE(port1(c, "mlx5_0").netdev.has_value());
     BOOST_TEST(port1(c, "mlx5_0").netdev->mtu_bytes == 9000u);
-    const auto* s = stat(port1(c, "mlx5_1"), "rx_pause_ctrl_phy");
+    const auto* s = ethtool_stat(port1(c, "mlx5_1"), "rx_pause_ctrl_phy");
     BOOST_TEST_REQUIRE(s, all_notes(c));
     BOOST_TEST(s->value == 77u);
     BOOST_TEST(port1(c, "mlx5_0").nl_hw_counters.size() == 3u, all_notes(c));
@@ -234,7 +235,7 @@ BOOST_AUTO_TEST_CASE(bnxt_node_guid_names_the_mac_of_its_netdev) {
         {"ethtool-S-ens1f0np0.txt", "NIC statistics:\n     rx_pause_frames: 4436011\n"},
     });
     BOOST_TEST(port1(c, "bnxt_re0").netdev_name == "ens1f0np0", all_notes(c));
-    BOOST_TEST(stat(port1(c, "bnxt_re0"), "rx_pause_frames"), all_notes(c));
+    BOOST_TEST(ethtool_stat(port1(c, "bnxt_re0"), "rx_pause_frames"), all_notes(c));
 }
 
 BOOST_AUTO_TEST_CASE(markers_need_text_and_column_zero) {
