@@ -15,9 +15,10 @@ Shapes that change a case's meaning by design are skipped for that case with the
 (e.g. `lspci -t` trees, whose indentation is their structure, are not re-indented).
 
 usage: shapes.py ROCEHEALTH CASES_DIR [--shared DIR|--no-shared] [--jobs N] [--shape S]...
-                 [--case ID]... [--keep DIR] [--emit DIR]
+                 [--case ID]... [--keep DIR] [--emit DIR] [--seeds DIR]
 Prints accuracy per shape and per case class; exits 0 only when every shape is at 100 %.
---emit DIR writes the shaped captures of a few cases (fuzz seeds, tests/fuzz/run.sh) and exits.
+--emit DIR writes the shaped captures and exits; --seeds DIR writes each shaped capture as one
+fuzz_bundle seed (tests/fuzz/run.sh) and exits (ROCEHEALTH may then be "-").
 """
 import argparse
 import calendar
@@ -555,6 +556,8 @@ def main():
     ap.add_argument("--case", action="append", default=[])
     ap.add_argument("--keep", help="write the shaped cases here (kept) instead of a temp dir")
     ap.add_argument("--emit", help="write the shaped captures of a few cases here and exit")
+    ap.add_argument("--seeds", help="write each shaped capture as one fuzz_bundle seed here (its "
+                    "files joined at \"=== NAME\" lines, tests/fuzz/run.sh) and exit")
     a = ap.parse_args()
     binary = os.path.abspath(a.binary)  # "-" with --emit: nothing runs
     cases_dir = os.path.abspath(a.cases_dir)
@@ -569,7 +572,7 @@ def main():
     shapes = [(n, f) for n, f in SHAPES if not a.shape or n in a.shape]
     if a.emit:
         shutil.rmtree(a.emit, ignore_errors=True)
-    work = a.keep or a.emit or tempfile.mkdtemp(prefix="rh-shapes-")
+    work = a.keep or a.emit or a.seeds or tempfile.mkdtemp(prefix="rh-shapes-")
 
     # Build every shaped case first (cheap), then run diagnose on all of them in parallel.
     jobs = []  # (case, shape name, root, caps)
@@ -601,6 +604,18 @@ def main():
                 jobs.append((c, "no-clock:original", os.path.join(root, "no-clock-original"), no_clock(caps, ctx)))
             except NotApplicable:
                 pass
+    if a.seeds:
+        os.makedirs(a.seeds, exist_ok=True)
+        for c, name, root, caps in jobs:
+            for cap, files in caps.items():
+                with open(os.path.join(a.seeds, "shape-%s-%s-%s" % (c["id"], name, cap)), "wb") as fh:
+                    for fname, data in files:
+                        body = data[:65536]
+                        fh.write(b"=== " + bytes_of(fname) + b"\n" + body)
+                        if body and not body.endswith(b"\n"):
+                            fh.write(b"\n")
+        print("fuzz seeds written under %s" % a.seeds)
+        return 0
     for c, name, root, caps in jobs:
         write_case(root, caps)
     if a.emit:

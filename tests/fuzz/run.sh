@@ -19,12 +19,7 @@ corpus="$out/corpus"
 rm -rf "$corpus"
 mkdir -p "${harnesses[@]/#/$corpus/}"
 # fuzz_bundle: every capture directory of the fixtures and the case suite, its files joined at
-# "=== NAME" lines (the harness's split), plus each file alone; and a few cases in the shapes of
-# tests/cases/shapes.py (files merged at section markers, noise between them, watch screens,
-# date lines, tabs, CRLF).
-python3 tests/cases/shapes.py - tests/cases --no-shared --emit "$out/shape-seeds" \
-  --case rnr --case c4-udev-names-second-port --case c6-lspci-t-switch-x4-uplink \
-  --case c9-trust-mismatch --case f1-bnxt-global-pause-rx-crlf >/dev/null
+# "=== NAME" lines (the harness's split), plus each file alone.
 n=0
 while IFS= read -r -d '' dir; do
   n=$((n + 1))
@@ -36,13 +31,17 @@ while IFS= read -r -d '' dir; do
     head -c 65536 "$f" >>"$seed"
     cp "$f" "$corpus/fuzz_bundle/file-$n-$(basename "$f")"
   done
-done < <(find tests/fixtures/bundles tests/cases "$out/shape-seeds" -mindepth 1 -type d -print0 \
-  2>/dev/null)
+done < <(find tests/fixtures/bundles tests/cases -mindepth 1 -type d -print0 2>/dev/null)
 # fuzz_recording: the head of every scenario recording (whole ones are MBs).
 for f in tests/scenarios/*/*.jsonl tests/fixtures/recordings/*.jsonl; do
   [ -f "$f" ] || continue
   head -n 40 "$f" >"$corpus/fuzz_recording/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
+# fuzz_bundle, more: five cases in every shape of tests/cases/shapes.py (files merged at section
+# markers, noise between sections, watch screens, date lines, tabs, CRLF), one seed a capture.
+python3 tests/cases/shapes.py - tests/cases --no-shared --seeds "$corpus/fuzz_bundle" \
+  --case rnr --case c4-udev-names-second-port --case c6-lspci-t-switch-x4-uplink \
+  --case c9-trust-mismatch --case f1-bnxt-global-pause-rx-crlf >/dev/null
 # fuzz_json_docs: first byte picks the decoder (0 rules, 1 agent config, 2 accept spec, 3 incast
 # body, 4 lldpcli -f json show neighbors, 5 a peer's inventory snapshot, 6 a rules test scenario's
 # expected.json).
