@@ -17,6 +17,7 @@
 #include "collectors/bundle/capture_identity.h"
 #include "collectors/bundle/parse_clock.h"
 #include "collectors/bundle/parse_timestamp.h"
+#include "collectors/bundle/sections.h"
 #include "core/hostname.h"
 #include "core/inventory/parse.h"
 #include "core/sysfs.h"
@@ -148,8 +149,31 @@ std::string normalize_spaces(std::string text) {
     return out;
 }
 
-/// Pasted text as lines: a UTF-8 byte order mark dropped, CRLF or lone-CR line ends, ANSI
-/// colour sequences (ESC [ ... letter, from `grep --color`, `ip -c`) removed, Unicode spaces
+/// Length of the terminal escape sequence at the start of `s` (which starts with ESC), 0 when
+/// it is none: CSI "ESC [ params intermediates final" (colours of `grep --color` / `ip -c`, the
+/// reverse video of `watch -d`, cursor moves and "ESC [ ? 1049 h" of a `script` log), a
+/// character set choice "ESC ( B" (ncurses ends highlighting with it), OSC "ESC ] ... BEL" (a
+/// terminal title), and two-byte ones ("ESC =", "ESC >", "ESC 7", "ESC 8", "ESC M").
+std::size_t escape_length(std::string_view s) {
+    if (s.size() < 2) return 0;
+    const auto at = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+    if (s[1] == '[') {
+        std::size_t j = 2;
+        while (j < s.size() && at(j) >= 0x30 && at(j) <= 0x3F) ++j;  // parameters
+        while (j < s.size() && at(j) >= 0x20 && at(j) <= 0x2F) ++j;  // intermediates
+        return j < s.size() && at(j) >= 0x40 && at(j) <= 0x7E ? j + 1 : 0;
+    }
+    if (s[1] == '(' || s[1] == ')') return s.size() >= 3 ? 3 : 0;
+    if (s[1] == ']') {
+        const auto bel = s.find('\a', 2);
+        return bel == std::string_view::npos ? 0 : bel + 1;
+    }
+    if (s[1] == '=' || s[1] == '>' || s[1] == '7' || s[1] == '8' || s[1] == 'M') return 2;
+    return 0;
+}
+
+/// Pasted text as lines: a UTF-8 byte order mark dropped, CRLF or lone-CR line ends, terminal
+/// escape sequences (escape_length) removed, Unicode spaces
 /// (normalize_spaces) made ASCII spaces.
 TextFile split_lines(std::string name, std::string text, const std::string& dir) {
     TextFile f{std::move(name), {}, dir, {}};
@@ -162,13 +186,10 @@ TextFile split_lines(std::string name, std::string text, const std::string& dir)
         if (end == std::string::npos) end = text.size();
         std::string line;
         for (std::size_t i = start; i < end; ++i) {
-            if (text[i] == 0x1b && i + 1 < end && text[i + 1] == '[') {
-                std::size_t j = i + 2;
-                while (j < end &&
-                       (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == ';'))
-                    ++j;
-                if (j < end && std::isalpha(static_cast<unsigned char>(text[j]))) {
-                    i = j;
+            if (text[i] == 0x1b) {
+                if (const std::size_t n =
+                        escape_length(std::string_view(text).substr(i, end - i))) {
+                    i += n - 1;
                     continue;
                 }
             }
@@ -179,97 +200,6 @@ TextFile split_lines(std::string name, std::string text, const std::string& dir)
         start = end + 1;
     }
     return f;
-}
-
-/// The command of a shell prompt line, nullopt when `line` is not one. Prompts start at column
-/// 0: "[root@gpu01 ~]# ethtool -S ens1f0np0", "user@host:~$ cmd", "root@h:/tmp# cmd", "$ cmd",
-/// "# cmd" (also a comment line: its text is then the "command"). A prompt with no command
-/// gives "".
-std::optional<std::string> prompt_command(std::string_view line) {
-    line = bundle::trim(line);
-    auto rest = [&](std::size_t at) { return std::string(bundle::trim(line.substr(at))); };
-    if (line.empty()) return std::nullopt;
-    if (line == "$" || line == "#") return std::string{};
-    if (bundle::starts_with(line, "$ ") || bundle::starts_with(line, "# ")) return rest(2);
-    if (line[0] == '[') {
-        const auto close = line.find(']');
-        if (close == std::string_view::npos || close + 1 >= line.size()) return std::nullopt;
-        const std::string_view inside = line.substr(1, close - 1);
-        const char mark = line[close + 1];
-        if ((mark == '#' || mark == '$') && inside.find('@') != std::string_view::npos &&
-            (close + 2 == line.size() || line[close + 2] == ' '))
-            return rest(close + 2);
-        return std::nullopt;
-    }
-    // user@host[:path]$ / #
-    const auto ws = line.find(' ');
-    const std::string_view tok = line.substr(0, ws);
-    if (tok.size() < 4 || (tok.back() != '$' && tok.back() != '#')) return std::nullopt;
-    const std::string_view who = tok.substr(0, std::min(tok.find(':'), tok.size() - 1));
-    const auto at = who.find('@');
-    if (at == 0 || at == std::string_view::npos || at + 1 == who.size()) return std::nullopt;
-    for (std::size_t i = 0; i < who.size(); ++i) {
-        const char c = who[i];
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-' &&
-            !(c == '@' && i == at))
-            return std::nullopt;
-    }
-    return ws == std::string_view::npos ? std::string{} : rest(ws);
-}
-
-/// The host a prompt line names ("[root@gpu01 ~]# ..." and "user@gpu01:~$ ..." -> "gpu01"),
-/// "" for a prompt without one ("$ cmd", "# cmd"), a placeholder ("localhost", "hostname",
-/// "host") or a line that is not a prompt.
-std::string prompt_host(std::string_view line) {
-    if (!prompt_command(line)) return {};
-    line = bundle::trim(line);
-    std::string_view who;
-    if (line[0] == '[') {
-        who = line.substr(1, line.find(']') - 1);  // "root@gpu01 ~"
-        who = who.substr(0, who.find(' '));
-    } else {
-        who = line.substr(0, line.find(' '));  // "user@gpu01:~$"
-        who = who.substr(0, std::min(who.find(':'), who.size() - 1));
-    }
-    const auto at = who.find('@');
-    if (at == std::string_view::npos) return {};
-    const std::string host(who.substr(at + 1));
-    // Placeholders of redacted or template prompts name no host.
-    for (const char* placeholder : {"localhost", "localhost.localdomain", "hostname", "host"})
-        if (host == placeholder) return {};
-    return check_host_name(host).empty() ? host : std::string{};
-}
-
-/// Splits a file at its shell prompt lines: each part holds the lines after one prompt (the
-/// lines before the first prompt are a part of their own), with that prompt's command; the
-/// prompt lines and the other parts' lines are blanked, so line numbers stay the file's. Parts
-/// with no content are dropped.
-std::vector<TextFile> split_commands(const TextFile& f) {
-    std::vector<std::pair<std::size_t, std::string>> cuts;  // (prompt line index, command)
-    for (std::size_t i = 0; i < f.lines.size(); ++i)
-        if (auto c = prompt_command(f.lines[i])) cuts.emplace_back(i, std::move(*c));
-    if (cuts.empty()) return {f};
-    std::vector<TextFile> parts;
-    auto part = [&](std::size_t from, std::size_t to, const std::string& command) {
-        TextFile p{f.name, std::vector<std::string>(f.lines.size()), f.dir, command};
-        // The host of the nearest prompt above that names one ("$ cmd" keeps the last host).
-        for (std::size_t i = from; i-- > 0;)
-            if (auto h = prompt_host(f.lines[i]); !h.empty()) {
-                p.prompt_host = std::move(h);
-                break;
-            }
-        bool content = false;
-        for (std::size_t i = from; i < to; ++i) {
-            p.lines[i] = f.lines[i];
-            content = content || !bundle::trim(f.lines[i]).empty();
-        }
-        if (content) parts.push_back(std::move(p));
-    };
-    part(0, cuts[0].first, "");
-    for (std::size_t k = 0; k < cuts.size(); ++k)
-        part(cuts[k].first + 1, k + 1 < cuts.size() ? cuts[k + 1].first : f.lines.size(),
-             cuts[k].second);
-    return parts;
 }
 
 Result<std::string> read_file(const fs::path& p) {
@@ -329,7 +259,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     for (const auto& [name, text] : files) {
         if (is_named(name, "timestamp")) {
             std::string value = text;  // "$ date +%s" above the number: the number
-            for (const auto& part : split_commands(split_lines(name, text, label)))
+            for (const auto& part : bundle::split_sections(split_lines(name, text, label)))
                 for (const auto& l : part.lines)
                     if (!bundle::trim(l).empty() && value == text) value = l;
             auto t = parse_timestamp(fs::path(dir) / name, value);
@@ -352,7 +282,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
                 return refuse(std::to_string(text.size()) + " bytes, more than " +
                               std::to_string(kMaxHostnameFileBytes));
             hostname.clear();
-            for (const auto& part : split_commands(split_lines(name, text, label))) {
+            for (const auto& part : bundle::split_sections(split_lines(name, text, label))) {
                 for (const auto& l : part.lines)
                     if (!bundle::trim(l).empty()) {
                         hostname = std::string(bundle::trim(l));
@@ -374,7 +304,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
             m.warn(name, "binary content, not a text capture; not read");
             continue;
         }
-        auto parts = split_commands(split_lines(name, body, label));
+        auto parts = bundle::split_sections(split_lines(name, body, label));
         // Output of several hosts in one capture: the first host's parts are read, the others'
         // are not mixed into its snapshot (a warning names them).
         for (const TextFile& f : parts)
@@ -414,18 +344,14 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
             const Format* fmt = std::find_if(std::begin(kFormats), std::end(kFormats),
                                              [&](const Format& x) { return x.detect(f); });
             if (fmt == std::end(kFormats)) {
-                if (parts.size() > 1 || !f.command.empty()) {
-                    std::size_t first = 0;
-                    while (first < f.lines.size() && bundle::trim(f.lines[first]).empty()) ++first;
-                    m.note(
-                        name + ":" + std::to_string(first + 1),
-                        "output" +
-                            (f.command.empty() ? std::string{} : " of " + quote_value(f.command)) +
-                            " is not a format rocehealth reads; ignored");
-                }
+                if (parts.size() > 1 || !f.command.empty())
+                    m.note(bundle::part_lines(f), bundle::skipped_part_text(f));
                 continue;
             }
+            const std::size_t iface_files = m.iface_files.size();
             kinds.push_back(fmt->parse(f, m));
+            for (std::size_t i = iface_files; i < m.iface_files.size(); ++i)
+                m.iface_files[i].label = f.label;
         }
         if (kinds.empty()) {
             cap.unrecognized.push_back(name);

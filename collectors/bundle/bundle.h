@@ -55,16 +55,24 @@ Result<BundleCapture> import_bundle_dir(const std::string& dir);
 /// The pure import (no file system): `files` are (file name, bytes) pairs of one capture
 /// directory `dir`, in order. Each file is recognised by CONTENT (never by name; the only
 /// names read are `timestamp` and `hostname`), parsed and merged into one Snapshot:
-/// - Text is read as pasted: UTF-8 BOM, CRLF / CR line ends and ANSI colour codes removed,
+/// - Text is read as pasted: UTF-8 BOM, CRLF / CR line ends and terminal escape sequences
+///   (colours, `watch -d` reverse video, cursor moves of a `script` log) removed,
 ///   Unicode spaces (U+00A0, U+2000..U+200A, U+202F, U+205F, U+3000) read as spaces, UTF-16
 ///   with a BOM decoded. Other binary content is a warning ("not a text capture").
 /// - Prompts naming a host ("[root@gpu01 ~]#", "user@gpu01:~$") are hostname evidence when
 ///   there is no `hostname` file; a capture whose prompts name several hosts keeps only the
 ///   parts of the first host named, with a warning naming the others.
-///   A file is split at shell prompt lines ("[root@h ~]# ethtool -S ens1f0np0", "u@h:~$ cmd",
-///   "$ cmd", "# cmd"); each part is recognised on its own and its command is evidence (the
-///   interface of `ethtool -S|-i <if>` / `mlnx_qos -i <if>`, the port of a
-///   `.../infiniband/<dev>/ports/<p>/...` path). Line numbers stay those of the file.
+///   A file is cut at its section markers (sections.h): shell prompt lines ("[root@h ~]#
+///   ethtool -S ens1f0np0", "u@h:~$ cmd", "$ cmd", "# cmd"), `tail -n +1 *` headers ("==> FILE
+///   <=="), banners ("### cmd", "## cmd", "---- cmd ----", "=== cmd ===", ">>> cmd"), `set -x`
+///   lines ("+ cmd") and `watch` headers ("Every 5.0s: cmd   host: date"); each part is
+///   recognised on its own and its command is evidence (the interface of `ethtool -S|-i <if>` /
+///   `mlnx_qos -i <if>`, the port of a `.../infiniband/<dev>/ports/<p>/...` path; an interface
+///   name in a marker's text, like "==> ethtool-S-eth2.txt <==", as in a file name). A part no
+///   format reads (sar, free, top, lsmod output between the sections) is a note naming the file
+///   and its lines ("collect.txt:120-164: output of `free -m` is not a format rocehealth reads;
+///   ignored"). `tail -n +1 .../hw_counters/*` ("==> path <==" then one value each) is a counter
+///   listing. Line numbers stay those of the file. Tabs are read where the tools print spaces.
 /// - Snapshot::host from a `hostname` file (first line that is not a prompt), else the base
 ///   name of `dir`; sysfs_root = "bundle:<dir>"; collected_at = the `timestamp` file as UTC
 ///   ISO 8601, else "". `timestamp` (or `timestamp.txt`): seconds since the epoch, or `date -u` /

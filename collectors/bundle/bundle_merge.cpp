@@ -2,13 +2,15 @@
 // facts connect, so each link is made from the most direct evidence there is, and every guess
 // is a Note; what stays ambiguous is a note naming the candidates, never a silent drop:
 // 1. port -> netdev: `rdma link show` netdev, else the first GID ndev (sysfs listing), else the
-//    MAC inside the port's link-local GID (fe80::<EUI-64>) equal to one netdev's link/ether
+//    MAC inside the port's link-local GID (fe80::<EUI-64>), or inside a one-port device's node
+//    GUID (bnxt_re, irdma derive it from the MAC), equal to one netdev's link/ether
 //    (netdevs with a PCI parent first: a bond or VLAN on top shares the MAC).
 // 2. netdev -> PCI function: `ip -d link` parentdev, else `ethtool -i` bus-info, else a
 //    systemd PCI name of the netdev or one of its altnames ("enp59s0f1np1" = 0000:3b:00.1).
 // 3. unnamed interface files (ethtool -S / -i, mlnx_qos) -> netdev: the interface the prompt's
 //    command names; else `ethtool -i` bus-info equal to one netdev's PCI function; else a
-//    netdev name (or altname) that the file name contains as a whole word (longest wins);
+//    netdev name (or altname) that the file name, or the marker text of its section (sections.h),
+//    contains as a whole word (longest wins);
 //    else the only non-loopback netdev; else (step 7) the only RDMA port.
 // 4. device -> PCI function: the PCI function of a netdev linked in 1; else the udev PCI name
 //    of the device ("roceP2p1s0f1" = 0002:01:00.1, rdma-core rdma_rename); else `lspci` NIC
@@ -190,18 +192,25 @@ class Merger {
                 if (!g.netdev.empty() && !links_.count(k)) links_[k] = g.netdev;
     }
 
-    /// Step 1, by the MAC inside the link-local GID.
+    /// Step 1, by the MAC inside the link-local GID (or inside a one-port device's node GUID).
     void mac_links() {
         std::map<std::string, std::vector<std::string>> by_mac;
         for (const auto& [name, nd] : m_.netdevs)
             if (!nd.loopback && !nd.mac.empty()) by_mac[nd.mac].push_back(name);
         for (const auto& k : ports_) {
             if (links_.count(k)) continue;
-            auto g = m_.gids.find(k);
-            if (g == m_.gids.end()) continue;
             std::set<std::string> macs;
-            for (const auto& [idx, gid] : g->second)
-                if (auto mac = mac_of_link_local_gid(gid.gid); !mac.empty()) macs.insert(mac);
+            if (auto g = m_.gids.find(k); g != m_.gids.end())
+                for (const auto& [idx, gid] : g->second)
+                    if (auto mac = mac_of_link_local_gid(gid.gid); !mac.empty()) macs.insert(mac);
+            // No GID table (plain ibv_devinfo): bnxt_re and irdma make a one-port device's
+            // node_guid from its netdev's MAC as EUI-64 (bnxt_qplib_get_guid,
+            // addrconf_addr_eui48), like the link-local GID.
+            if (const Device& d = m_.devices[k.device];
+                macs.empty() && d.ports.size() == 1 && d.node_guid.size() == 19)
+                if (auto mac = mac_of_link_local_gid("fe80:0000:0000:0000:" + d.node_guid);
+                    !mac.empty())
+                    macs.insert(mac);
             for (const auto& mac : macs) {
                 auto it = by_mac.find(mac);
                 if (it == by_mac.end()) continue;
@@ -257,15 +266,19 @@ class Merger {
             if (target.empty()) {
                 std::string best;
                 for (const auto& [a, name] : alias)
-                    if (a.size() > best.size() && contains_word(f.file, a)) best = a, target = name;
+                    if (a.size() > best.size() &&
+                        (contains_word(f.file, a) || contains_word(f.label, a)))
+                        best = a, target = name;
             }
-            if (target.empty() && no_ip_link) {  // "eth2-pfc.txt" with no ip link
+            if (target.empty() && no_ip_link) {  // "eth2-pfc.txt" or "### eth2" with no ip link
                 target = iface_in_file_name(f.file);
+                for (const auto w : tokens(f.label))
+                    if (target.empty()) target = iface_in_file_name(w);
                 if (!target.empty()) {
                     netdevs_.insert(target);
                     m_.note(f.file, f.kind + " taken as " + target +
-                                        "'s: the interface its file name names (no ip link "
-                                        "output, no command naming it)");
+                                        "'s: the interface its file name or section marker "
+                                        "names (no ip link output, no command naming it)");
                 }
             }
             if (target.empty() && netdevs_.size() == 1) {

@@ -18,7 +18,7 @@
 
 namespace rh::bundle {
 
-/// One capture file (or one command's part of it, see bundle.cpp split_commands): its name in
+/// One capture file (or one command's part of it, see sections.h split_sections): its name in
 /// the directory and its lines (CR of CRLF stripped; lines of other parts blanked, so line
 /// numbers stay the file's). Line numbers in notes are 1-based indexes into `lines`.
 struct TextFile {
@@ -28,6 +28,10 @@ struct TextFile {
     std::string command;  ///< command of the shell prompt line above the output, else ""
     /// Host the nearest prompt above names ("[root@gpu01 ~]#" -> "gpu01"), else "".
     std::string prompt_host = {};
+    /// The text of the section marker above the part ("==> ethtool-S-eth2.txt <==" of `tail -n
+    /// +1 *`, "### cat ethtool-S-eth2.txt", a prompt's command), else "": an interface name in
+    /// it is evidence like one in the file's name (sections.h).
+    std::string label = {};
 };
 
 /// "<dir>/<file>:<line>" (line = index + 1): the source of a value read from that line.
@@ -61,6 +65,7 @@ struct IfaceFile {
     std::optional<QosConfig> qos;        ///< mlnx_qos trust
     std::optional<DcbConfig> dcb;        ///< mlnx_qos PFC / ETS / dscp2prio
     std::string iface_hint;  ///< interface named by the prompt's command (`ethtool -S <if>`)
+    std::string label;       ///< the section marker's text (TextFile::label)
     std::optional<double> speed_mbps;   ///< `ethtool <if>` "Speed: 100000Mb/s", in Mb/s
     std::string speed_source;           ///< "t0/ethtool.txt:8", the Speed line
     std::optional<bool> link_detected;  ///< `ethtool <if>` "Link detected: yes|no"
@@ -229,7 +234,9 @@ std::string parse_counter_list(const TextFile& f, Model& m);
 
 /// The interface a shell command names after one of `flags` ("ethtool -S ens1f0np0 | grep
 /// pause" with {"-S", "--statistics"} -> "ens1f0np0"), only when `tool` is one of its words
-/// (a path ending in it counts: "/usr/sbin/ethtool"); "" otherwise.
+/// (a path ending in it counts: "/usr/sbin/ethtool"); "" otherwise. Commands before it in a
+/// list are skipped ("date; ethtool -S eth2 | grep prio" -> "eth2"); after it, the first
+/// command that is `tool` counts ("ethtool -S eth0; ethtool -S eth1" -> "eth0").
 std::string iface_in_command(std::string_view command, std::string_view tool,
                              std::initializer_list<std::string_view> flags);
 /// The interface a capture file's name names, for captures without `ip link` output: a word

@@ -26,9 +26,15 @@ std::string iface_in_command(std::string_view command, std::string_view tool,
     const auto t = tokens(command);
     bool tool_seen = false;
     for (std::size_t i = 0; i < t.size(); ++i) {
-        if (t[i] == "|" || t[i] == ";" || t[i] == "&&") break;  // the first command only
-        const auto slash = t[i].rfind('/');
-        if (t[i].substr(slash == std::string_view::npos ? 0 : slash + 1) == tool) tool_seen = true;
+        if (t[i] == "|" || t[i] == ";" || t[i] == "&&") {
+            if (tool_seen) break;  // the first command that is `tool` only
+            continue;              // "date; ethtool -S eth2": the date goes before
+        }
+        std::string_view word = t[i];
+        while (!word.empty() && (word.front() == '\'' || word.front() == '"'))
+            word.remove_prefix(1);  // watch 'ethtool -S eth2'
+        const auto slash = word.rfind('/');
+        if (word.substr(slash == std::string_view::npos ? 0 : slash + 1) == tool) tool_seen = true;
         if (!tool_seen) continue;
         for (auto flag : flags)
             if (t[i] == flag && i + 1 < t.size() && t[i + 1][0] != '-' && t[i + 1] != "|") {

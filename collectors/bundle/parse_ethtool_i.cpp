@@ -8,11 +8,14 @@ namespace rh::bundle {
 
 namespace {
 
-/// The value of the first "key: value" line with this key, nullopt when absent.
+/// The value of the first "key: value" line with this key (indented or not), nullopt when
+/// absent.
 std::optional<std::string> field(const TextFile& f, std::string_view key) {
-    for (const auto& l : f.lines)
+    for (const auto& line : f.lines) {
+        const std::string_view l = trim(line);
         if (starts_with(l, key) && l.size() > key.size() && l[key.size()] == ':')
-            return std::string(trim(std::string_view(l).substr(key.size() + 1)));
+            return std::string(trim(l.substr(key.size() + 1)));
+    }
     return std::nullopt;
 }
 

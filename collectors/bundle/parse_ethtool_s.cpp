@@ -15,6 +15,7 @@
 #include <cctype>
 
 #include "collectors/bundle/bundle_model.h"
+#include "collectors/bundle/sections.h"
 #include "core/sysfs.h"
 
 namespace rh::bundle {
@@ -36,10 +37,11 @@ bool ethtool_s_command(const TextFile& f) {
     return !iface_in_command(f.command, "ethtool", {"-S", "--statistics"}).empty();
 }
 
-/// "name: 123" with a space after the last ':' and a decimal value.
+/// "name: 123" with a space or tab after the last ':' and a decimal value.
 bool counter_line(std::string_view line) {
     const auto colon = line.rfind(':');
-    if (colon == std::string_view::npos || colon + 1 >= line.size() || line[colon + 1] != ' ')
+    if (colon == std::string_view::npos || colon + 1 >= line.size() ||
+        (line[colon + 1] != ' ' && line[colon + 1] != '\t'))
         return false;
     return !trim(line.substr(0, colon)).empty() && to_u64(line.substr(colon + 1)).has_value();
 }
@@ -62,7 +64,7 @@ bool netdev_only_name(std::string_view name) {
 bool headerless_shape(const TextFile& f) {
     std::size_t total = 0, match = 0, indented = 0, netdev_names = 0;
     for (const auto& l : f.lines) {
-        if (trim(l).empty()) continue;
+        if (trim(l).empty() || watch_command(l)) continue;  // the header of a `watch` screen
         ++total;
         if (starts_with(trim(l), "hca_id:")) return false;  // ibv_devinfo | grep
         if (!counter_line(l)) continue;
@@ -98,7 +100,8 @@ std::string parse_ethtool_s(const TextFile& f, Model& m) {
         const auto colon = line.rfind(':');
         const std::string name(colon == std::string_view::npos ? std::string_view{}
                                                                : trim(line.substr(0, colon)));
-        if (name.empty()) {
+        if (name.empty() || (i == first_content_line(f) && watch_command(line))) {
+            if (!name.empty()) continue;  // a `watch` header: the capture's clock, not a counter
             m.note(f, i, "not a \"name: value\" ethtool -S line: " + quote_value(line));
             continue;
         }

@@ -13,6 +13,7 @@
 #include <cctype>
 
 #include "collectors/bundle/bundle_model.h"
+#include "collectors/bundle/sections.h"
 #include "core/inventory/parse.h"
 #include "core/sysfs.h"
 
@@ -54,8 +55,12 @@ std::optional<std::pair<std::string_view, std::uint64_t>> name_value(std::string
         return std::nullopt;
     for (char c : name)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-' &&
-            c != '/' && c != ' ')
+            c != '/' && c != ' ' && c != '\t')
             return std::nullopt;
+    // A word of the name that is a number makes it a table row ("mlx5_ib 454656 0" of
+    // `lsmod`, "eth2 1234 0" of /proc/net/dev), not a counter's name ("RNR sent").
+    for (auto w : tokens(name))
+        if (to_u64(w)) return std::nullopt;
     return std::pair{name, *v};
 }
 
@@ -66,7 +71,7 @@ template <typename Pred>
 bool mostly(const TextFile& f, Pred pred, bool strong = false) {
     std::size_t total = 0, match = 0;
     for (const auto& l : f.lines) {
-        if (trim(l).empty()) continue;
+        if (trim(l).empty() || watch_command(l)) continue;  // a `watch` header: a clock
         ++total;
         if (pred(l)) ++match;
     }
@@ -189,7 +194,7 @@ std::string parse_hw_counters_listing(const TextFile& file, Model& m) {
     UnplacedCounters unplaced{f.name, "hw_counters listing", {}, {}, port_in_command(f.command)};
     bool device_level = false;
     for (std::size_t i = 0; i < f.lines.size(); ++i) {
-        if (trim(f.lines[i]).empty()) continue;
+        if (trim(f.lines[i]).empty() || watch_command(f.lines[i])) continue;
         const auto pv = split(f.lines[i]);
         if (!pv) {
             m.note(f, i, "not a \"path:value\" line: " + quote_value(f.lines[i]));
@@ -245,7 +250,7 @@ bool is_counter_list(const TextFile& f) {
 std::string parse_counter_list(const TextFile& f, Model& m) {
     UnplacedCounters unplaced{f.name, "counter list", {}, {}, port_in_command(f.command)};
     for (std::size_t i = 0; i < f.lines.size(); ++i) {
-        if (trim(f.lines[i]).empty()) continue;
+        if (trim(f.lines[i]).empty() || watch_command(f.lines[i])) continue;
         const auto nv = name_value(f.lines[i]);
         if (!nv) {
             m.note(f, i, "not a \"name value\" counter line: " + quote_value(f.lines[i]));

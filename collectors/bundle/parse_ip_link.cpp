@@ -19,10 +19,14 @@ namespace {
 std::string header_name(std::string_view line) {
     std::size_t n = 0;
     while (n < line.size() && std::isdigit(static_cast<unsigned char>(line[n]))) ++n;
-    if (n == 0 || line.substr(n, 2) != ": ") return {};
-    const auto end = line.find(": ", n + 2);
-    if (end == std::string_view::npos || line.substr(end + 2, 1) != "<") return {};
-    std::string_view name = line.substr(n + 2, end - n - 2);
+    if (n == 0 || line.size() < n + 2 || line[n] != ':' ||
+        (line[n + 1] != ' ' && line[n + 1] != '\t'))
+        return {};
+    const auto end = line.find(':', n + 2);
+    if (end == std::string_view::npos) return {};
+    const std::string_view after_name = trim(line.substr(end + 1));
+    if (after_name.empty() || after_name[0] != '<') return {};
+    std::string_view name = trim(line.substr(n + 2, end - n - 2));
     name = name.substr(0, name.find('@'));
     return name.empty() || tokens(name).size() != 1 ? std::string{} : std::string(name);
 }
@@ -77,7 +81,7 @@ void merge_facts(NetdevFacts& into, NetdevFacts from) {
 
 bool is_ip_link(const TextFile& f) {
     for (const auto& l : f.lines)
-        if (!header_name(l).empty() && l.find(" mtu ") != std::string::npos) return true;
+        if (!header_name(l).empty() && !after(tokens(l), "mtu").empty()) return true;
     return false;
 }
 

@@ -33,16 +33,16 @@ std::optional<std::pair<unsigned, Tc>> tc_line(std::string_view body) {
     const auto t = tokens(body);
     if (t.size() < 2 || t[0] != "tc:") return std::nullopt;
     const auto tc = to_u64(t[1]);
-    const auto tsa_at = body.find("tsa: ");
+    const auto tsa_at = body.find("tsa:");
     if (!tc || *tc > 7 || tsa_at == std::string_view::npos) return std::nullopt;
-    std::string_view tsa = body.substr(tsa_at + 5);
+    std::string_view tsa = body.substr(tsa_at + 4);
     tsa = trim(tsa.substr(0, tsa.find(',')));
     const auto code = tsa_code(tsa);
     if (!code) return std::nullopt;
     Tc out{*code, 0};
-    if (const auto bw_at = body.find("bw: "); bw_at != std::string_view::npos) {
-        std::string_view bw = body.substr(bw_at + 4);
-        const auto v = to_u64(bw.substr(0, bw.find('%')));
+    if (const auto bw_at = body.find("bw:"); bw_at != std::string_view::npos) {
+        std::string_view bw = body.substr(bw_at + 3);
+        const auto v = to_u64(trim(bw.substr(0, bw.find('%'))));
         if (!v || *v > 100) return std::nullopt;
         out.bw = static_cast<std::uint8_t>(*v);
     }

@@ -42,6 +42,14 @@ std::optional<unsigned> index_of(std::string_view name, std::initializer_list<co
     return std::nullopt;
 }
 
+/// "name 12 name 34 ...": names each followed by a whole number.
+bool counter_pairs(const std::vector<std::string_view>& t) {
+    if (t.empty() || t.size() % 2 != 0) return false;
+    for (std::size_t k = 0; k < t.size(); k += 2)
+        if (to_u64(t[k]) || !to_u64(t[k + 1])) return false;
+    return true;
+}
+
 struct Seen {
     bool link = false, stats = false, qp = false;
 };
@@ -119,7 +127,11 @@ std::string parse_rdma_tool(const TextFile& f, Model& m) {
                 continue;
             }
             m.port(cur->device, cur->port);
-        } else if (!cur || !std::isspace(static_cast<unsigned char>(line[0]))) {
+        } else if (!cur ||
+                   (!std::isspace(static_cast<unsigned char>(line[0])) && !counter_pairs(t))) {
+            // "name value" pairs whose indentation was lost in the paste still belong to the
+            // port above (iproute2 >= 6.8 prints one counter per line; older ones one long
+            // line that a terminal or a ticket wraps).
             if (t[0] != "caps:")  // `rdma link -d` capability line
                 m.note(f, i, "not an rdma statistic/link line: " + quote_value(line));
             continue;

@@ -1499,7 +1499,7 @@ def write_expected():
     lines = [start]
     for cid, cls, code, rx, neg in CASES:
         sp = lambda r: r.replace(" ", r"\x20")  # EXPECTED columns are space-separated
-        lines.append("%s %s %d %s%s\n" % (cid, cls, code, sp(rx) if rx else "-", (" " + sp(neg)) if neg else ""))
+        lines.append("%s %s %d %s%s\n" % (cid, cls, code, sp(rx) if rx else "-", (" !" + sp(neg)) if neg and neg != "-" else ""))
     lines.append(end)
     with open(path, "w") as f:
         f.write(text.rstrip("\n") + "\n" + "".join(lines))

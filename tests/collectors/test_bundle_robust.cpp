@@ -27,6 +27,7 @@ BOOST_AUTO_TEST_SUITE(test_bundle_robust)
 namespace {
 
 namespace fs = std::filesystem;
+using rh::test::all_notes;
 using rh::test::Files;
 
 using rh::test::device;
@@ -37,12 +38,6 @@ const rh::Counter* find(const std::vector<rh::Counter>& list, const std::string&
     for (const auto& c : list)
         if (c.name == name) return &c;
     return nullptr;
-}
-
-std::string all_notes(const rh::BundleCapture& c) {
-    std::string s;
-    for (const auto& n : c.snapshot.notes) s += n.subject + ": " + n.text + "\n";
-    return s;
 }
 
 std::string warnings(const rh::BundleCapture& c) {

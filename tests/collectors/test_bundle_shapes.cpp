@@ -5,13 +5,13 @@
 #include <utility>
 #include <vector>
 
+#include "../support/shipped_rules.h"
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/bundle_model.h"
+#include "rules/engine/checks.h"
 #include "rules/rule.h"
 #include "tests/support/bundle_support.h"
 #include "tests/support/test_support.h"
-#include "rules/engine/checks.h"
-#include "../support/shipped_rules.h"
 
 BOOST_AUTO_TEST_SUITE(test_bundle_shapes)
 
@@ -22,24 +22,13 @@ BOOST_AUTO_TEST_SUITE(test_bundle_shapes)
 
 namespace {
 
+using rh::test::all_notes;
+using rh::test::ethtool_stat;
 using rh::test::Files;
 
 using rh::test::device;
 using rh::test::import;
 using rh::test::port1;
-
-std::string all_notes(const rh::BundleCapture& c) {
-    std::string s;
-    for (const auto& n : c.snapshot.notes) s += n.subject + ": " + n.text + "\n";
-    return s;
-}
-
-const rh::Counter* stat(const rh::Port& p, const std::string& name) {
-    if (!p.netdev) return nullptr;
-    for (const auto& c : p.netdev->ethtool_stats)
-        if (c.name == name) return &c;
-    return nullptr;
-}
 
 /// ibv_devinfo of one device with one Ethernet port; with `verbose`, -v lines and the GID
 /// table (link-local GID from `eui` = the EUI-64 groups, e.g. "0e42:a1ff:fe65:8a2e").
@@ -121,7 +110,7 @@ BOOST_AUTO_TEST_CASE(management_nic_beside_the_roce_nic_gid_mac_decides) {
     BOOST_TEST(p.netdev_name == "ens4f0np0", all_notes(c));
     BOOST_TEST_REQUIRE(p.netdev.has_value());
     BOOST_TEST(p.netdev->mtu_bytes == 9000u);  // the MTU checks see the RoCE netdev
-    const auto* c12 = stat(p, "rx_pause_ctrl_phy");
+    const auto* c12 = ethtool_stat(p, "rx_pause_ctrl_phy");
     BOOST_TEST_REQUIRE(c12, all_notes(c));  // not dropped: the only port's netdev is decided
     BOOST_TEST(c12->value == 12u);
     BOOST_TEST(c12->source == "t0/stats.txt:2");
@@ -382,8 +371,8 @@ BOOST_AUTO_TEST_CASE(ethtool_s_grep_without_header) {
                      {"pause.txt", "     rx_pause_ctrl_phy: 12\n     tx_pause_ctrl_phy: 0\n"}});
     BOOST_TEST(std::count(c.recognized.begin(), c.recognized.end(),
                           "pause.txt: ethtool -S (no header)") == 1);
-    BOOST_TEST_REQUIRE(stat(port1(c, "mlx5_0"), "rx_pause_ctrl_phy"));
-    BOOST_TEST(stat(port1(c, "mlx5_0"), "rx_pause_ctrl_phy")->value == 12u);
+    BOOST_TEST_REQUIRE(ethtool_stat(port1(c, "mlx5_0"), "rx_pause_ctrl_phy"));
+    BOOST_TEST(ethtool_stat(port1(c, "mlx5_0"), "rx_pause_ctrl_phy")->value == 12u);
     // indentation lost, but "name: value" with netdev-only names
     c = import({{"d", devs}, {"i", ip}, {"p.txt", "rx_prio3_pause: 5\ntx_prio3_pause: 7\n"}});
     BOOST_TEST(
@@ -444,11 +433,11 @@ BOOST_AUTO_TEST_CASE(prompt_lines_are_stripped_and_their_command_is_evidence) {
     });
     BOOST_TEST(c.unrecognized.empty(), all_notes(c));
     BOOST_TEST(port1(c, "mlx5_0").gids.size() == 2u);
-    const auto* s1 = stat(port1(c, "mlx5_1"), "rx_pause_ctrl_phy");
+    const auto* s1 = ethtool_stat(port1(c, "mlx5_1"), "rx_pause_ctrl_phy");
     BOOST_TEST_REQUIRE(s1, all_notes(c));
     BOOST_TEST(s1->value == 77u);
     BOOST_TEST(s1->source == "t0/paste1.txt:2");
-    const auto* s0 = stat(port1(c, "mlx5_0"), "rx_pause_ctrl_phy");
+    const auto* s0 = ethtool_stat(port1(c, "mlx5_0"), "rx_pause_ctrl_phy");
     BOOST_TEST_REQUIRE(s0);
     BOOST_TEST(s0->value == 5u);
     const auto& hw = port1(c, "mlx5_1").hw_counters;

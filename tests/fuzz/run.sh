@@ -40,6 +40,11 @@ for f in tests/scenarios/*/*.jsonl tests/fixtures/recordings/*.jsonl; do
   [ -f "$f" ] || continue
   head -n 40 "$f" >"$corpus/fuzz_recording/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
+# fuzz_bundle, more: five cases in every shape of tests/cases/shapes.py (files merged at section
+# markers, noise between sections, watch screens, date lines, tabs, CRLF), one seed a capture.
+python3 tests/cases/shapes.py - tests/cases --no-shared --seeds "$corpus/fuzz_bundle" \
+  --case rnr --case c4-udev-names-second-port --case c6-lspci-t-switch-x4-uplink \
+  --case c9-trust-mismatch --case f1-bnxt-global-pause-rx-crlf >/dev/null
 # fuzz_json_docs: first byte picks the decoder (0 rules, 1 agent config, 2 accept spec, 3 incast
 # body, 4 lldpcli -f json show neighbors, 5 a peer's inventory snapshot, 6 a rules test scenario's
 # expected.json).

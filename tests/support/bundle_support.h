@@ -29,6 +29,21 @@ inline const Device* device(const BundleCapture& c, const std::string& name) {
     return nullptr;
 }
 
+/// Every note of the capture's snapshot, "subject: text" a line (for failure messages).
+inline std::string all_notes(const BundleCapture& c) {
+    std::string s;
+    for (const auto& n : c.snapshot.notes) s += n.subject + ": " + n.text + "\n";
+    return s;
+}
+
+/// The `ethtool -S` counter `name` of the port's netdev, or nullptr.
+inline const Counter* ethtool_stat(const Port& p, const std::string& name) {
+    if (!p.netdev) return nullptr;
+    for (const auto& c : p.netdev->ethtool_stats)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
 /// The first port of device `dev`; fails the test when there is no such device or port.
 inline const Port& port1(const BundleCapture& c, const std::string& dev) {
     const auto* d = device(c, dev);
