@@ -65,6 +65,8 @@ constexpr auto kCatalog = std::to_array<SeriesSpec>({
     {"pfc_pause_frames", C, "frames", kPrio, "PFC pause frames received (rx) or sent (tx) per priority", D,
      "`ethtool -S`, DCB `ieee_pfc`"},
     {"pfc_pause_transitions", C, "events", kPrio, "PFC XOFF to XON transitions per priority", D, kEth},
+    {"port_max_rate_gbps", G, "Gb/s", "device,port", "Fastest rate the NIC model's ports run (only when the port rate is not known)",
+     SeriesOrigin::snapshot, "`ibv_devinfo` vendor_id/vendor_part_id, core/inventory/nic_models.h"},
     {"port_rate_gbps", G, "Gb/s", "device,port", "RDMA port rate", SeriesOrigin::snapshot, "`ports/<p>/rate`"},
     {"port_rcv_data_bytes", C, "bytes", kPort, "Port data bytes received (PMA data x4)", D, kPma},
     {"port_rcv_errors", C, "packets", kPort, "IB PMA packets received with an error", D, kPma},

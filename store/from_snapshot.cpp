@@ -1,9 +1,11 @@
 #include "store/from_snapshot.h"
 
 #include <array>
+#include <cstdio>
 #include <iterator>
 #include <string_view>
 
+#include "core/inventory/nic_models.h"
 #include "core/inventory/parse.h"
 
 namespace rh {
@@ -131,6 +133,14 @@ void fill_samples_from_snapshot(const Snapshot& snap, SampleTime when, std::vect
                        cited("state", "state"));
             if (auto r = parse_port_rate_gbps(p.rate))
                 emit.gauge("port_rate_gbps", pl, "Gb/s", *r, cited("rate", "rate"));
+            else if (d.vendor_id && d.vendor_part_id)
+                // No rate read: the model's fastest, so pause frames still bound time paused.
+                if (auto mx = nic_model_max_port_gbps(*d.vendor_id, *d.vendor_part_id)) {
+                    char model[48];
+                    std::snprintf(model, sizeof model, "NIC model %04x:%04x (vendor_part_id %u)",
+                                  *d.vendor_id, *d.vendor_part_id, *d.vendor_part_id);
+                    emit.gauge("port_max_rate_gbps", pl, "Gb/s", *mx, model);
+                }
             if (auto w = port_width_lanes(p.rate))
                 emit.gauge("port_width_lanes", pl, "lanes", *w, cited("rate", "rate"));
             for (const NormalizedCounter& c : p.normalized) {

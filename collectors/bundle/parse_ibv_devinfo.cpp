@@ -7,6 +7,7 @@
 // Ethernet) or "GID[0]:\t\tfe80:0000:..." (older, no type).
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "collectors/bundle/bundle_model.h"
@@ -157,6 +158,15 @@ std::string parse_ibv_devinfo(const TextFile& f, Model& m) {
             m.device(cur.device).fw_ver = std::string(value);
         } else if (key == "node_guid") {
             m.device(cur.device).node_guid = std::string(value);
+        } else if (key == "vendor_id" || key == "vendor_part_id") {
+            // "0x15b3" (hex) and "4125" (decimal), as devinfo.c prints them.
+            const std::string v(value);
+            char* end = nullptr;
+            const unsigned long n = std::strtoul(v.c_str(), &end, 0);
+            if (!v.empty() && end && *end == '\0' && n <= 0xffff)
+                (key == "vendor_id" ? m.device(cur.device).vendor_id
+                                    : m.device(cur.device).vendor_part_id) =
+                    static_cast<unsigned>(n);
         } else if (key == "sys_image_guid") {
             m.sys_image_guid[cur.device] = std::string(value);
         }

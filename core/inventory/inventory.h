@@ -172,6 +172,10 @@ struct Device {
     std::string node_guid;  ///< "0c42:a103:0065:4e9a"
     std::string fw_ver;
     std::string node_type;  ///< "1: CA"
+    /// PCI vendor and device ID of the NIC model (bundles: `ibv_devinfo` vendor_id 0x15b3,
+    /// vendor_part_id 4125); nullopt when not read. Bounds a port rate the data lacks
+    /// (core/inventory/nic_models.h).
+    std::optional<unsigned> vendor_id, vendor_part_id;
     std::vector<Port> ports;
     /// NIC function first, then each upstream bridge up to the root port. Empty for devices
     /// with no PCI function (rxe).

@@ -34,6 +34,7 @@ struct Peak {
     const Series* series = nullptr;
     bool bounded = false;  ///< only a lower bound is known (Measurement::high)
     std::string name;      ///< evidence name of a sum over several series (summed_name)
+    double fastest_gbps = kMaxPlausiblePortGbps;  ///< the rate it was bounded at (Measurement)
 };
 
 /// The evidence name of a value summed over `summed` (Measurement::summed): one series' own
@@ -67,8 +68,8 @@ std::string summed_name(const std::vector<const Series*>& summed) {
 /// A measured value as a person reads it: a gauge's value by its unit ("off", "4 (ACTIVE)",
 /// "100 Gb/s", rules/evidence_format.h), a rate, increase or pause fraction by format_measure.
 std::string measured_text(const Condition& c, double v, const std::string& unit,
-                          bool bounded = false) {
-    if (bounded) return format_bounded_measure(c, v, unit);
+                          bool bounded = false, double fastest_gbps = kMaxPlausiblePortGbps) {
+    if (bounded) return format_bounded_measure(c, v, unit, fastest_gbps);
     return c.measure == Measure::value ? format_value(v, unit) : format_measure(c, v, unit);
 }
 
@@ -83,12 +84,12 @@ std::string measured_unit(const Condition& c, const std::string& unit) {
 /// One evidence line for a condition's peak: named after the series it read ("PFC on priority
 /// 3", "ack_timeouts"), not the rule's signal name, so a person can find it in the capture.
 Evidence evidence_of(const Condition& c, double v, const Series* s, bool bounded = false,
-                     const std::string& name = {}) {
+                     const std::string& name = {}, double fastest_gbps = kMaxPlausiblePortGbps) {
     const std::string unit = s ? s->unit() : "";
     return {!name.empty() ? name
             : s           ? series_display_name(s->key.series, s->key.labels)
                           : c.signal,
-            measured_text(c, v, unit, bounded), measured_unit(c, unit),
+            measured_text(c, v, unit, bounded, fastest_gbps), measured_unit(c, unit),
             s && !s->metas.empty() ? s->metas.back().source : ""};
 }
 
@@ -131,6 +132,7 @@ Peak peak_of(const FindingContext& ctx, const Condition& c) {
         if (!p.value || *m.value > *p.value) {
             p.value = m.value;
             p.bounded = m.high.has_value();
+            p.fastest_gbps = m.fastest_gbps;
             p.name = summed_name(m.summed);
             p.series = m.strongest ? m.strongest : (m.series.empty() ? nullptr : m.series.front());
         }
@@ -201,7 +203,7 @@ void first_rise(const FindingContext& ctx, const Condition& c, Finding& f) {
             e.host = s.key.host;
             e.series = s.key.series;
             e.labels = s.key.labels;
-            e.value = measured_text(step, *m.value, s.unit(), m.high.has_value());
+            e.value = measured_text(step, *m.value, s.unit(), m.high.has_value(), m.fastest_gbps);
             e.unit = measured_unit(step, s.unit());
             e.source = s.metas.empty() ? "" : s.metas.back().source;
             // Only a state read at the data's first sample was there before the data began; a
@@ -254,8 +256,8 @@ std::string render_summary(const FindingContext& ctx, const Finding& f,
     }
     for (const auto& [c, p] : peaks)
         replace_all(s, "{" + c->signal + "}",
-                    p.value
-                        ? measured_text(*c, *p.value, p.series ? p.series->unit() : "", p.bounded)
+                    p.value ? measured_text(*c, *p.value, p.series ? p.series->unit() : "",
+                                            p.bounded, p.fastest_gbps)
                     : c->measure == Measure::lifetime_per_million
                         ? "no packet count in the capture to weigh it against"
                         : "unknown");
@@ -294,7 +296,9 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
     for (const Condition* c : leaf_conditions(ctx.rule.when)) {
         Peak p = peak_of(ctx, *c);
         peaks.emplace_back(c, p);
-        if (p.value) f.evidence.push_back(evidence_of(*c, *p.value, p.series, p.bounded, p.name));
+        if (p.value)
+            f.evidence.push_back(
+                evidence_of(*c, *p.value, p.series, p.bounded, p.name, p.fastest_gbps));
         first_rise(ctx, *c, f);
     }
     // Supporting signals: seen or not, each one said.
@@ -392,7 +396,7 @@ void attach_lifetime_evidence(const FindingContext& ctx, const std::string& rate
     for (const Condition* c : leaf_conditions(ctx.rule.when)) {
         const Measurement m = measure(ctx.store, *c, ctx.group, t, 0);
         Peak p{m.value, m.strongest ? m.strongest : (m.series.empty() ? nullptr : m.series.front()),
-               m.high.has_value(), summed_name(m.summed)};
+               m.high.has_value(), summed_name(m.summed), m.fastest_gbps};
         peaks.emplace_back(c, p);
         if (!p.value) continue;
         // Each counter read on its own line (a person finds it in the capture), then the

@@ -53,9 +53,11 @@ bool pfc_state_is(const std::vector<const Series*>& pfc, int want, double t) {
     return false;
 }
 
-/// The port rate of the series' device/port on its host, Gb/s.
-std::optional<double> port_rate_for(const SeriesStore& store, const Series& s, double t) {
-    for (const Series* r : store.find("port_rate_gbps")) {
+/// A port gauge (`gauge`: port_rate_gbps, port_max_rate_gbps) of the series' device/port on its
+/// host at t, Gb/s.
+std::optional<double> port_gauge_for(const SeriesStore& store, const Series& s, double t,
+                                     const char* gauge) {
+    for (const Series* r : store.find(gauge)) {
         if (r->key.host != s.key.host) continue;
         const Labels& l = r->key.labels;
         if (l.count("device") && s.key.labels.count("device") &&
@@ -67,6 +69,17 @@ std::optional<double> port_rate_for(const SeriesStore& store, const Series& s, d
         if (const auto v = value_at(*r, t)) return v;
     }
     return std::nullopt;
+}
+
+/// The port rate of the series' device/port on its host, Gb/s.
+std::optional<double> port_rate_for(const SeriesStore& store, const Series& s, double t) {
+    return port_gauge_for(store, s, t, "port_rate_gbps");
+}
+
+/// The fastest rate the series' port can run when its rate is unknown: the NIC model's
+/// (port_max_rate_gbps), else kMaxPlausiblePortGbps.
+double fastest_port_gbps(const SeriesStore& store, const Series& s, double t) {
+    return port_gauge_for(store, s, t, "port_max_rate_gbps").value_or(kMaxPlausiblePortGbps);
 }
 
 /// Whether the driver also gives pause duration for the same port/priority/direction (then
@@ -410,7 +423,8 @@ void measure_over(const SeriesStore& store, const Condition& c, const Group& g, 
                 } else if (r && !gbps) {
                     // No port rate: bounded by the fastest and slowest rates a port can have
                     // (no error at all is 0 at any rate).
-                    v = *r / (kMaxPlausiblePortGbps * 1e9);
+                    m.fastest_gbps = fastest_port_gbps(store, *s, t_s);
+                    v = *r / (m.fastest_gbps * 1e9);
                     v_high = *r / (kMinPlausiblePortGbps * 1e9);
                     bounded = true;
                 }
@@ -436,7 +450,8 @@ void measure_over(const SeriesStore& store, const Condition& c, const Group& g, 
                     } else if (r && !gbps) {
                         // No port rate: the frames still bound the time paused, from below
                         // at the fastest rate a port can have, from above at the slowest.
-                        v = std::min(1.0, *r * pause_quanta_s(kMaxPlausiblePortGbps));
+                        m.fastest_gbps = fastest_port_gbps(store, *s, t_s);
+                        v = std::min(1.0, *r * pause_quanta_s(m.fastest_gbps));
                         v_high = std::min(1.0, *r * pause_quanta_s(kMinPlausiblePortGbps));
                         bounded = true;
                     }
@@ -557,17 +572,22 @@ std::string format_measure(const Condition& c, double v, const std::string& unit
     return buf;
 }
 
-std::string format_bounded_measure(const Condition& c, double low, const std::string& unit) {
+std::string format_bounded_measure(const Condition& c, double low, const std::string& unit,
+                                   double fastest_gbps) {
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.0f Gb/s", fastest_gbps);
+    const std::string which = fastest_gbps < kMaxPlausiblePortGbps
+                                  ? std::string(rate) + ", the fastest its NIC model runs"
+                                  : std::string(rate) + ", the fastest port rate it can be";
     if (c.measure == Measure::per_bit)
-        return "at least " + format_measure(c, low, unit) +
-               " (taking the fastest port rate it can be, 400 Gb/s: the data has no port rate)";
+        return "at least " + format_measure(c, low, unit) + " (taking " + which +
+               ": the data has no port rate)";
     if (c.measure != Measure::pause_fraction) return "at least " + format_measure(c, low, unit);
-    char buf[224];
-    std::snprintf(buf, sizeof buf,
-                  "%s%.0f%% of the time (pause frames x 65535 quanta even at %.0f Gb/s, the "
-                  "fastest port rate it can be: the data has no port rate)",
-                  low >= 1.0 ? "" : "at least ", std::min(low, 1.0) * 100, kMaxPlausiblePortGbps);
-    return buf;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%.0f%% of the time", low >= 1.0 ? "" : "at least ",
+                  std::min(low, 1.0) * 100);
+    return buf + std::string(" (pause frames x 65535 quanta even at ") + which +
+           ": the data has no port rate)";
 }
 
 }  // namespace rh

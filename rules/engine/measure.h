@@ -27,6 +27,9 @@ struct Measurement {
     /// the fastest plausible rate (kMaxPlausiblePortGbps), high at the slowest
     /// (kMinPlausiblePortGbps). holds() decides only when both ends agree.
     std::optional<double> high;
+    /// With `high`: the port rate `value` was bounded at, Gb/s (the NIC model's fastest,
+    /// port_max_rate_gbps, else kMaxPlausiblePortGbps).
+    double fastest_gbps = 400;
     const Series* strongest = nullptr;  ///< the series contributing most
     std::vector<const Series*> series;  ///< every series read
     /// The series whose values were added up (increase, rate_per_s, lifetime measures): the
@@ -129,6 +132,7 @@ std::string format_measure(const Condition& c, double v, const std::string& unit
 
 /// format_measure for a bounded measurement (Measurement::high set): "at least 34% of the time
 /// (pause frames at 400 Gb/s, the fastest port rate it can be: the data has no port rate)".
-std::string format_bounded_measure(const Condition& c, double low, const std::string& unit);
+std::string format_bounded_measure(const Condition& c, double low, const std::string& unit,
+                                   double fastest_gbps = kMaxPlausiblePortGbps);
 
 }  // namespace rh

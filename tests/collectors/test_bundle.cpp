@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "collectors/bundle/bundle.h"
-#include "rules/rule.h"
-#include "tests/support/test_support.h"
-#include "rules/engine/checks.h"
 #include "../support/shipped_rules.h"
+#include "collectors/bundle/bundle.h"
+#include "core/inventory/nic_models.h"
+#include "rules/engine/checks.h"
+#include "rules/rule.h"
+#include "store/from_snapshot.h"
+#include "tests/support/test_support.h"
 
 BOOST_AUTO_TEST_SUITE(test_bundle)
 
@@ -424,6 +426,33 @@ BOOST_AUTO_TEST_CASE(bad_timestamp_is_an_error_naming_the_file) {
     const auto c = t.import();
     BOOST_TEST(c.timestamp_s == 1718900000.75);
     BOOST_TEST(c.snapshot.collected_at == "2024-06-20T16:13:20Z");
+}
+
+// A port whose rate no capture shows is still bounded by its NIC model: plain `ibv_devinfo`'s
+// vendor_id / vendor_part_id give the model, and a BCM57414 runs at most 25 Gb/s (400 Gb/s
+// would make pause frames bound the time paused 16 times too low).
+BOOST_AUTO_TEST_CASE(nic_model_bounds_a_port_rate_the_capture_lacks) {
+    const std::string devinfo =
+        "hca_id:\tbnxt_re0\n\ttransport:\t\t\tInfiniBand (0)\n\tvendor_id:\t\t\t0x14e4\n"
+        "\tvendor_part_id:\t\t\t5847\n\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n"
+        "\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tlink_layer:\t\tEthernet\n";
+    const auto c = rh::import_bundle_files("t0", {{"devinfo.txt", devinfo}});
+    BOOST_TEST_REQUIRE(c.ok());
+    BOOST_TEST_REQUIRE(c->snapshot.devices.size() == 1u);
+    const rh::Device& d = c->snapshot.devices[0];
+    BOOST_TEST(d.vendor_id == 0x14e4u);
+    BOOST_TEST(d.vendor_part_id == 5847u);
+    BOOST_TEST(rh::nic_model_max_port_gbps(*d.vendor_id, *d.vendor_part_id) == 25.0);
+    BOOST_TEST(rh::nic_model_max_port_gbps(0x15b3, 0x101d) == 200.0);  // ConnectX-6 Dx
+    BOOST_TEST(!rh::nic_model_max_port_gbps(0x15b3, 0x101e));          // a VF: no bound of its own
+    const auto samples = rh::samples_from_snapshot(c->snapshot, rh::SampleTime{}, true);
+    const auto max = std::find_if(samples.begin(), samples.end(), [](const rh::Sample& s) {
+        return s.series == "port_max_rate_gbps";
+    });
+    BOOST_TEST_REQUIRE((max != samples.end()));
+    BOOST_TEST(max->value == 25.0);
+    BOOST_TEST(std::none_of(samples.begin(), samples.end(),
+                            [](const rh::Sample& s) { return s.series == "port_rate_gbps"; }));
 }
 
 BOOST_AUTO_TEST_CASE(empty_or_missing_directory) {
