@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string_view>
 
 #include "rules/evidence_format.h"
@@ -208,6 +209,7 @@ bool uncabled_group(const std::set<std::pair<std::string, std::string>>& uncable
 PortStateHistory port_state_history(const SeriesStore& store, const std::string& host,
                                     const std::string& device, unsigned port) {
     PortStateHistory h;
+    double latest_t = -INFINITY;
     const std::string num = std::to_string(port);
     for (const Series* s : store.find("port_state_code")) {
         const auto& l = s->key.labels;
@@ -215,13 +217,19 @@ PortStateHistory port_state_history(const SeriesStore& store, const std::string&
         if (s->key.host != host || dev == l.end() || dev->second != device || n == l.end() ||
             n->second != num)
             continue;
-        for (const Point& pt : s->points)
-            if (const auto v = pt.value()) {
-                const auto code = static_cast<unsigned>(*v);
-                if (code != kIbPortDown) h.left_down = true;
-                if (code == kIbPortActive && !h.first_active_t) h.first_active_t = pt.t;
-                h.latest = code;
+        for (const Point& pt : s->points) {
+            const auto v = pt.value();
+            if (pt.t >= latest_t) {
+                // The last reading, unreadable included: a state that stopped being readable
+                // is not the ACTIVE read before it (the agent would call the host healthy).
+                latest_t = pt.t;
+                h.latest = v ? std::optional<unsigned>(static_cast<unsigned>(*v)) : std::nullopt;
             }
+            if (!v) continue;
+            const auto code = static_cast<unsigned>(*v);
+            if (code != kIbPortDown) h.left_down = true;
+            if (code == kIbPortActive && !h.first_active_t) h.first_active_t = pt.t;
+        }
     }
     return h;
 }

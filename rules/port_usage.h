@@ -130,7 +130,7 @@ inline constexpr unsigned kIbPortDown = 1;
 struct PortStateHistory {
     bool left_down = false;                ///< some capture shows a state other than DOWN
     std::optional<double> first_active_t;  ///< engine time it was first ACTIVE
-    std::optional<unsigned> latest;        ///< the last capture's state code
+    std::optional<unsigned> latest;        ///< the last capture's state code (nullopt: unreadable)
 };
 PortStateHistory port_state_history(const SeriesStore& store, const std::string& host,
                                     const std::string& device, unsigned port);

@@ -146,6 +146,11 @@ std::optional<SectionMarker> section_marker(std::string_view line) {
             return SectionMarker{K::trace, std::string(trim(line.substr(n)))};
         return std::nullopt;
     }
+    // journalctl's own separators ("-- Boot <id> --", "-- Logs begin at ... --", "-- Reboot
+    // --") are part of its output (the boot id is reboot evidence), not banners.
+    if (line.rfind("-- ", 0) == 0)
+        for (const char* j : {"Boot ", "Logs begin", "Journal begins", "No entries", "Reboot"})
+            if (line.substr(3).rfind(j, 0) == 0) return std::nullopt;
     // "# cmd" is a prompt (above); banners use at least two '#', '-' or '=', or ">>>".
     for (const auto& [fill, min] : {std::pair{'#', 2u}, {'-', 2u}, {'=', 2u}, {'>', 3u}})
         if (line[0] == fill)

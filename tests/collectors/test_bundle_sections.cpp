@@ -80,6 +80,18 @@ BOOST_AUTO_TEST_CASE(every_marker_style_cuts_sections_and_names_their_command) {
         expect_read(import({{"collect.txt", collect(marker)}}), style);
 }
 
+// journalctl's separators are its output, not a collection script's banners: a "-- Boot <id>
+// --" line cut out as a marker would lose the boot id (reboot evidence).
+BOOST_AUTO_TEST_CASE(journal_separators_are_not_banners) {
+    for (const char* line :
+         {"-- Boot 6d3f1a9e2c474b8e9d0a3f5e7c1b2a90 --",
+          "-- Logs begin at Mon 2026-02-09 08:00:01 UTC, end at Tue 2026-02-10 --",
+          "-- Journal begins at Mon 2026-02-09 08:00:01 UTC. --", "-- Reboot --",
+          "-- No entries --"})
+        BOOST_TEST(!rh::bundle::section_marker(line).has_value(), line);
+    BOOST_TEST(rh::bundle::section_marker("-- ethtool -S eth2 --").has_value());
+}
+
 BOOST_AUTO_TEST_CASE(tail_headers_name_files_and_the_file_name_places_the_section) {
     // `tail -n +1 *` of a capture directory: the header's file name names the interface.
     const auto c =
