@@ -51,7 +51,8 @@ struct Sample {
     bool saturates = false;              ///< PMA error counters stop at their maximum
     /// Timeline segment of the host: a reboot or a counter reset (driver reload) between two
     /// captures starts a new one (agent/replay/inputs.cpp). Counters of different segments are
-    /// never differenced: no rate, no increase across the split. 0 for live samples.
+    /// never differenced: no rate, no increase across the split. Live samples start a new one
+    /// when a 64-bit counter falls to half or less (agent/sampling/host_sampler.h).
     std::uint32_t segment = 0;
 };
 

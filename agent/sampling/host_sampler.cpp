@@ -50,6 +50,7 @@ const std::vector<Sample>& HostSampler::pass(std::vector<std::string>& rediscove
     }
     const SampleTime now{monotonic_now_s(), wall_now_ms()};
     fill_samples_from_snapshot(snap_, now, samples_);
+    mark_segment();
     if (!fresh_) {
         with_inventory_.clear();  // the last discovery's inventory is in the store now
         return samples_;
@@ -57,8 +58,31 @@ const std::vector<Sample>& HostSampler::pass(std::vector<std::string>& rediscove
     fresh_ = false;  // once per discovery: the copy's allocations do not recur every pass
     with_inventory_.clear();
     with_inventory_.push_back(inventory_sample(snap_, now));
+    with_inventory_.back().segment = segment_;
     with_inventory_.insert(with_inventory_.end(), samples_.begin(), samples_.end());
     return with_inventory_;
+}
+
+void HostSampler::mark_segment() {
+    bool reset = last_counts_.size() == samples_.size();
+    if (reset) {
+        reset = false;
+        for (std::size_t i = 0; i < samples_.size() && !reset; ++i) {
+            const Sample& s = samples_[i];
+            const auto& before = last_counts_[i];
+            // Same position, same counter: 64-bit and not saturating (a 32-bit Q counter that
+            // falls has wrapped; a PMA counter stops at its maximum).
+            reset = s.kind == SampleKind::counter && s.width_bits == 64 && !s.saturates && before &&
+                    s.count && *before >= 2 && *s.count <= *before / 2;
+        }
+    }
+    if (reset) ++segment_;
+    last_counts_.resize(samples_.size());
+    for (std::size_t i = 0; i < samples_.size(); ++i) {
+        last_counts_[i] =
+            samples_[i].kind == SampleKind::counter ? samples_[i].count : std::nullopt;
+        samples_[i].segment = segment_;
+    }
 }
 
 }  // namespace rh

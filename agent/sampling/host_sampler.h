@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,9 +47,16 @@ class HostSampler {
     const SourcePasses& sources() const { return sources_; }
     /// Changes the inventory refresh interval (a config reload); counted from the last discovery.
     void set_inventory_refresh_s(double s) { inventory_refresh_s_ = s; }
+    /// Counter resets seen so far (Sample::segment of the last pass): a 64-bit counter that fell
+    /// to half its last reading or less, as a driver reload or a counter clear leaves them.
+    std::uint32_t segment() const { return segment_; }
 
   private:
     void discover();
+    /// Compares this pass's counters with the last pass's (same layout only: a discovery may
+    /// reorder them) and starts a new segment on a reset, so no rate, increase or flap is
+    /// computed across a driver reload (the carrier count restarting is no link flap).
+    void mark_segment();
 
     CollectOptions opts_;
     std::string host_;
@@ -63,6 +71,8 @@ class HostSampler {
     SourcePasses discovered_sources_{};   ///< of the last discovery
     std::vector<Sample> samples_;         ///< the last pass's, rewritten by the next
     std::vector<Sample> with_inventory_;  ///< a pass after a discovery: inventory + samples_
+    std::vector<std::optional<std::uint64_t>> last_counts_;  ///< samples_' counts, last pass
+    std::uint32_t segment_ = 0;
 };
 
 }  // namespace rh

@@ -2,6 +2,10 @@
 // source as the last pass that read it left it, the discovery sources included.
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -71,6 +75,35 @@ BOOST_AUTO_TEST_CASE(samples_rewritten_in_place_equal_fresh_ones) {
         BOOST_TEST(lines({whole.begin() + 1, whole.end()}) == lines(fresh),
                    boost::test_tools::per_element());
     }
+}
+
+// A driver reload clears the counters: the next pass starts a new timeline segment, so the
+// store never takes a restarted carrier count or byte counter for events (a false link flap).
+// A counter that only grows stays in its segment.
+BOOST_AUTO_TEST_CASE(counters_falling_start_a_new_segment) {
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        fs::temp_directory_path() / ("rh_sampler_reset_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::copy(std::string(RH_FIXTURES_DIR) + "/mlx5_healthy", dir,
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    const fs::path data =
+        fs::canonical(dir / "sys/class/infiniband/mlx5_0/ports/1/counters") / "port_rcv_data";
+    const auto write = [&](const char* v) { std::ofstream(data, std::ios::trunc) << v << "\n"; };
+    rh::HostSampler sampler({rh::SysfsRoot((dir / "sys").string()), {}}, "h");
+    std::vector<std::string> why;
+    sampler.pass(why);
+    write("48213377999");  // grew
+    for (const rh::Sample& s : sampler.pass(why)) BOOST_TEST(s.segment == 0u, s.series);
+    BOOST_TEST(sampler.segment() == 0u);
+    write("1200");  // the driver reloaded: 48 G words -> 1200
+    const auto& after = sampler.pass(why);
+    BOOST_TEST(sampler.segment() == 1u);
+    for (const rh::Sample& s : after) BOOST_TEST(s.segment == 1u, s.series);
+    write("5000");  // grows again within the new segment
+    sampler.pass(why);
+    BOOST_TEST(sampler.segment() == 1u);
+    fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
