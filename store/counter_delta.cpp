@@ -1,5 +1,7 @@
 #include "store/counter_delta.h"
 
+#include "core/counter_wrap.h"
+
 #include <limits>
 
 namespace rh {
@@ -50,6 +52,9 @@ CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_
     // both wraps (a reset is told by the caller from the boot, or from 64-bit counters, and
     // splits the timeline so the two reads are never differenced).
     if (!saturates && max != std::numeric_limits<std::uint64_t>::max() && *prev <= max)
+        return {(max - *prev) + *cur + 1, DeltaKind::wrapped};
+    // A 64-bit counter run (or seeded) up to near 2^64 that comes back small wrapped too.
+    if (!saturates && width_bits >= 64 && wrapped_64bit(*prev, *cur))
         return {(max - *prev) + *cur + 1, DeltaKind::wrapped};
     if (*cur > *prev / 2) return {std::nullopt, DeltaKind::backwards};
     return {*cur, DeltaKind::reset};

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/clock.h"
+#include "core/counter_wrap.h"
 #include "store/from_snapshot.h"
 
 namespace rh {
@@ -73,7 +74,8 @@ void HostSampler::mark_segment() {
             // Same position, same counter: 64-bit and not saturating (a 32-bit Q counter that
             // falls has wrapped; a PMA counter stops at its maximum).
             reset = s.kind == SampleKind::counter && s.width_bits == 64 && !s.saturates && before &&
-                    s.count && *before >= 2 && *s.count <= *before / 2;
+                    s.count && *before >= 2 && *s.count <= *before / 2 &&
+                    !wrapped_64bit(*before, *s.count);
         }
     }
     if (reset) ++segment_;

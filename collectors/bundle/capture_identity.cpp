@@ -10,6 +10,7 @@
 
 #include "collectors/bundle/bundle_model.h"
 #include "collectors/drivers/registry.h"
+#include "core/counter_wrap.h"
 
 namespace rh {
 
@@ -100,7 +101,8 @@ KindVerdict names_and_counters(const CaptureIdentity& ia, const CaptureIdentity&
             if (name == "lifespan")
                 continue;  // mlx5: the counters' cache time (ms), a setting
             else if (const auto after = it->second.find(name);
-                     after != it->second.end() && after->second < before)
+                     after != it->second.end() && after->second < before &&
+                     !wrapped_64bit(before, after->second))
                 return {IdentityMatch::Verdict::different,
                         key + " " + name + " went down (" + std::to_string(before) + " -> " +
                             std::to_string(after->second) +
@@ -313,7 +315,7 @@ std::optional<std::string> implausible_successor(const CaptureIdentity& last,
             const auto a = it->second.find(name);
             if (a == it->second.end()) continue;
             const std::uint64_t after = a->second;
-            if (after < before)
+            if (after < before && !wrapped_64bit(before, after))
                 return key + " " + name + " went down (" + std::to_string(before) + " -> " +
                        std::to_string(after) + "): another host, or its counters were reset";
             if (dt_s && *dt_s > 0 && name.find("bytes") != std::string::npos) {

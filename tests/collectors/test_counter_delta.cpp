@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/counter_wrap.h"
 #include "store/counter_delta.h"
 
 BOOST_AUTO_TEST_SUITE(test_counter_delta)
@@ -41,8 +42,8 @@ BOOST_AUTO_TEST_CASE(table) {
          4577000, DeltaKind::wrapped},
         {"64-bit going backwards is a reset (driver reload)", 9000000000u, 12, 64, false, 12,
          DeltaKind::reset},
-        {"64-bit near max backwards is still a reset", kMax64 - 5, 3, 64, false, 3,
-         DeltaKind::reset},
+        {"64-bit near max backwards has wrapped (core/counter_wrap.h)", kMax64 - 5, 3, 64, false, 9,
+         DeltaKind::wrapped},
         {"32-bit prev above the width is a reset", k2p32 + 10, 5, 32, false, 5, DeltaKind::reset},
         // A reset restarts near 0: a small dip is a read glitch with no value (counting it as
         // 1559 new events invented a discard burst and a link flap in a trial).
@@ -126,6 +127,22 @@ BOOST_AUTO_TEST_CASE(normalized_counter_uses_its_metadata) {
     prev.raw_name = "rx_out_of_buffer";
     BOOST_TEST(rh::to_string(rh::delta(&prev, &cur).kind) == "missing");
     BOOST_TEST(rh::to_string(rh::delta(nullptr, &cur).kind) == "missing");
+}
+
+// A 64-bit counter run up to within 2^56 of 2^64 (a firmware-seeded *_phy byte counter) that
+// comes back small has wrapped: 2^64 - prev + cur, not a reset that would split the timeline.
+// A fall from anywhere else is still a reset, and an all-ones reading is no counter at all.
+BOOST_AUTO_TEST_CASE(u64_wrap_near_the_top_is_a_wrap) {
+    constexpr std::uint64_t kTop = ~std::uint64_t{0};
+    const std::uint64_t prev = kTop - 115'875'000'000ull + 1;  // 2^64 - 115.875e9
+    const auto d = rh::delta(prev, 115'875'000'000ull);
+    BOOST_TEST(static_cast<int>(d.kind) == static_cast<int>(rh::DeltaKind::wrapped));
+    BOOST_TEST(d.value == std::optional<std::uint64_t>(231'750'000'000ull));
+    BOOST_TEST(rh::wrapped_64bit(prev, 115'875'000'000ull));
+    BOOST_TEST(static_cast<int>(rh::delta(4'000'000'000'000ull, 1'000ull).kind) ==
+               static_cast<int>(rh::DeltaKind::reset));
+    BOOST_TEST(!rh::wrapped_64bit(kTop, 5));               // all ones: "unavailable", not a count
+    BOOST_TEST(!rh::wrapped_64bit(kTop - 10, kTop - 20));  // a dip near the top: no wrap
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_counter_delta
