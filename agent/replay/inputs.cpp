@@ -483,6 +483,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
             if (!restart_note.empty()) r.notes.push_back(restart_note);
             for (const auto& n : time_notes[g.captures[k]]) r.notes.push_back(c.dir + ": " + n);
             r.spacing_unknown = unspaced;
+            r.unused_counters = c.unused_counters;
             // No clock to say the order is right; a reboot or reset explains a fall already.
             if (k > 0 && !use_stamps && !use_zone && restart_note.empty())
                 if (auto fall = counters_fall(caps[g.captures[k - 1]], c))

@@ -28,6 +28,9 @@ struct InputReport {
     /// in-file clock, no --interval): rules that need the time between captures are not judged
     /// on it (EngineOptions::unspaced_hosts).
     bool spacing_unknown = false;
+    /// Bundles: counter files of the capture tied to no RDMA port (BundleCapture::
+    /// unused_counters): the diagnosis cannot call the host healthy (cmd_diagnose.cpp).
+    std::vector<std::string> unused_counters = {};
 };
 
 /// Adds every sample of recording `path` to `store`. Error: unreadable file or a bad line

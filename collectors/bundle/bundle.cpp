@@ -202,6 +202,28 @@ TextFile split_lines(std::string name, std::string text, const std::string& dir)
     return f;
 }
 
+/// The host a part of `hostname`, `hostname -s|-f|--short|--fqdn`, `uname -n` or `cat
+/// /etc/hostname` output names: its one non-blank line when that is a valid host name; "" for
+/// any other part.
+std::string hostname_output(const TextFile& f) {
+    const auto t = bundle::tokens(f.command);
+    const bool is_hostname =
+        (!t.empty() && t[0] == "hostname" &&
+         (t.size() == 1 || (t.size() == 2 && (t[1] == "-s" || t[1] == "-f" || t[1] == "--short" ||
+                                              t[1] == "--fqdn")))) ||
+        (t.size() == 2 && t[0] == "uname" && t[1] == "-n") ||
+        (t.size() == 2 && t[0] == "cat" && t[1] == "/etc/hostname");
+    if (!is_hostname) return {};
+    std::string name;
+    for (const auto& l : f.lines) {
+        const auto v = bundle::trim(l);
+        if (v.empty()) continue;
+        if (!name.empty() || bundle::tokens(v).size() != 1) return {};
+        name = std::string(v);
+    }
+    return !name.empty() && check_host_name(name).empty() ? name : std::string{};
+}
+
 Result<std::string> read_file(const fs::path& p) {
     std::error_code ec;
     const auto size = fs::file_size(p, ec);
@@ -252,6 +274,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     const std::string label = basename_of(dir);
     m.dir = label;
     std::string hostname;
+    std::string section_hostname;          // from a `hostname` / `uname -n` section of a file
     std::string prompt_hostname;           // host the first prompt naming one names
     std::vector<std::string> other_hosts;  // other hosts prompts name
 
@@ -341,6 +364,12 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
                 kinds.push_back("clock");
                 continue;
             }
+            // A collection script's `hostname` section names the host as a hostname file does.
+            if (const std::string h = hostname_output(f); !h.empty()) {
+                if (section_hostname.empty()) section_hostname = h;
+                kinds.push_back("hostname");
+                continue;
+            }
             const Format* fmt = std::find_if(std::begin(kFormats), std::end(kFormats),
                                              [&](const Format& x) { return x.detect(f); });
             if (fmt == std::end(kFormats)) {
@@ -363,6 +392,11 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
         cap.recognized.push_back(name + ": " + joined);
     }
 
+    if (hostname.empty() && !section_hostname.empty()) {
+        hostname = section_hostname;
+        m.note(label,
+               "host name " + hostname + " taken from a `hostname` section (no hostname file)");
+    }
     // A prompt's host name is hostname evidence like a `hostname` file (weaker than hardware).
     if (hostname.empty() && !prompt_hostname.empty()) {
         hostname = prompt_hostname;
@@ -379,6 +413,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     add_snapshot_identity(cap.identity, s);
     m.warn_bad_values();
     cap.warnings = m.warnings;
+    cap.unused_counters = m.unused_counters;
     cap.clock = bundle::decide_clock(clocks);
     cap.uptime_s = m.uptime_s;
     cap.uptime_source = m.uptime_source;

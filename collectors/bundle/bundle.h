@@ -39,6 +39,9 @@ struct BundleCapture {
     /// Notes to show without --verbose ("c1/blob.bin: binary content, not a text capture; not
     /// read", two hosts' output in one file, PCIe facts kept by a vendor match).
     std::vector<std::string> warnings;
+    /// Counter files tied to no RDMA port ("t0/ethtool-S-ens1f0np0.txt: ethtool -S of
+    /// ens1f0np0 is tied to no RDMA port of the capture"): not judged, so not healthy.
+    std::vector<std::string> unused_counters;
     /// What names the host (GUIDs, MACs, PCI slots, counter sets, the `hostname` file), for
     /// grouping captures of one host without a `hostname` file (capture_identity.h).
     CaptureIdentity identity;

@@ -459,11 +459,13 @@ class Merger {
 
     void build_ports() {
         std::set<std::string> attached;
+        bool port_without_netdev = false;  // a port the unused files could have belonged to
         for (const auto& k : ports_) {
             Port& p = m_.port(k.device, k.port);
             const std::string ifname = links_.count(k) ? links_[k] : std::string{};
             p.netdev_name = ifname;
             attached.insert(ifname);
+            port_without_netdev = port_without_netdev || ifname.empty();
             if (auto g = m_.gids.find(k); g != m_.gids.end())
                 for (const auto& [idx, gid] : g->second)
                     if (!gid.gid.empty() && !is_zero_gid(gid.gid)) p.gids.push_back(gid);
@@ -501,10 +503,17 @@ class Merger {
             normalize(k, p);
         }
         for (std::size_t i = 0; i < m_.iface_files.size(); ++i)
-            if (!target_[i].empty() && !attached.count(target_[i]))
+            if (!target_[i].empty() && !attached.count(target_[i])) {
                 m_.note(m_.iface_files[i].file,
                         m_.iface_files[i].kind + " of " + target_[i] +
                             ": not the netdev of any RDMA port in the capture; not used");
+                // A management NIC's counters beside ports whose netdevs are all known are
+                // rightly left out; beside a port with no netdev they may be that port's.
+                if (port_without_netdev)
+                    m_.unused_counters.push_back(m_.dir + "/" + m_.iface_files[i].file + ": " +
+                                                 m_.iface_files[i].kind + " of " + target_[i] +
+                                                 " is tied to no RDMA port of the capture");
+            }
     }
 
     void apply_files(Netdev& nd, const std::vector<const IfaceFile*>& files) {

@@ -143,6 +143,9 @@ struct Model {
     /// Notes a reader must see without --verbose ("<subject>: <text>"): a file not read, two
     /// hosts in one file, facts kept by a weaker match. Each is also in `notes`.
     std::vector<std::string> warnings;
+    /// Counter files read but tied to no RDMA port ("<dir>/<file>: <why>"): their counters were
+    /// not judged, so the capture cannot be called healthy (BundleCapture::unused_counters).
+    std::vector<std::string> unused_counters;
     /// Seconds since boot from `uptime` / `cat /proc/uptime` (parse_uptime.cpp), and its source.
     std::optional<double> uptime_s;
     std::string uptime_source;

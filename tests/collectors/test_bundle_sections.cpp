@@ -264,4 +264,31 @@ BOOST_AUTO_TEST_CASE(markers_need_text_and_column_zero) {
     BOOST_TEST(section_marker("++ ethtool -i eth2").value().text == "ethtool -i eth2");
 }
 
+// A collection script's `### hostname` section names the host (two machines' captures are not
+// merged on counter names alone), and only a one-name answer counts.
+BOOST_AUTO_TEST_CASE(hostname_section_names_the_host) {
+    const auto c = import({{"collect.txt", "### hostname\ngpu02\n### ibv_devinfo\n" + kDevinfo}});
+    BOOST_TEST(c.snapshot.host == "gpu02", all_notes(c));
+    BOOST_TEST(c.identity.hostname == "gpu02");
+    const auto u = import({{"collect.txt", "+ uname -n\ngpu03\n+ ibv_devinfo\n" + kDevinfo}});
+    BOOST_TEST(u.snapshot.host == "gpu03", all_notes(u));
+    const auto two =
+        import({{"collect.txt", "### hostname\ngpu02 gpu03\n### ibv_devinfo\n" + kDevinfo}});
+    BOOST_TEST(two.snapshot.host != "gpu02");
+}
+
+// Counters that no RDMA port could be tied to (no `ip link` beside two ports) are listed as
+// unused, so the diagnosis cannot call the host healthy; the same file beside `ip link` and
+// `rdma link` output is read.
+BOOST_AUTO_TEST_CASE(counters_tied_to_no_port_are_listed_as_unused) {
+    const auto lost = import({{"devinfo.txt", kDevinfo}, {"ethtool-S-eth3.txt", kPause}});
+    BOOST_TEST_REQUIRE(lost.unused_counters.size() == 1u, all_notes(lost));
+    BOOST_TEST(has(lost.unused_counters[0], "ethtool-S-eth3.txt"), lost.unused_counters[0]);
+    const auto tied = import({{"devinfo.txt", kDevinfo},
+                              {"ip-link.txt", kIpLink},
+                              {"rdma-link.txt", kRdmaLink},
+                              {"ethtool-S-eth3.txt", kPause}});
+    BOOST_TEST(tied.unused_counters.empty(), all_notes(tied));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
