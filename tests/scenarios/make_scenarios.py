@@ -519,9 +519,11 @@ def storm_escalates():
 
     return ("As pause_storm (tx, priority 3, 40% paused from 20 s to 80 s: a warning by the "
             "fraction) but the NIC's pause-storm watchdog fires a warning event at 30 s and an "
-            "error event at 45 s (tx_pause_storm_error_events): the storm escalates to error.",
+            "error event at 45 s (tx_pause_storm_error_events): the storm escalates to error, and "
+            "the watchdog's error event is a finding of its own (pause_storm_watchdog).",
             [(h, 90, tick)], [finding("pause_storm", "gpu01", "error", priority=3,
-                                      direction="tx")])
+                                      direction="tx"),
+                              finding("pause_storm_watchdog", "gpu01", "error")])
 
 
 @scenario
