@@ -554,6 +554,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--shape", action="append", default=[])
     ap.add_argument("--case", action="append", default=[])
+    ap.add_argument("--every", type=int, default=1,
+                    help="only every Nth case by id, in every shape (the sanitizer build: each "
+                         "diagnose there costs ~10x; the plain build runs every case)")
     ap.add_argument("--keep", help="write the shaped cases here (kept) instead of a temp dir")
     ap.add_argument("--emit", help="write the shaped captures of a few cases here and exit")
     ap.add_argument("--seeds", help="write each shaped capture as one fuzz_bundle seed here (its "
@@ -569,6 +572,8 @@ def main():
     cases = load_cases(cases_dir, None if a.no_shared else shared)
     if a.case:
         cases = [c for c in cases if c["id"] in a.case]
+    if a.every > 1:
+        cases = sorted(cases, key=lambda c: c["id"])[::a.every]
     shapes = [(n, f) for n, f in SHAPES if not a.shape or n in a.shape]
     if a.emit:
         shutil.rmtree(a.emit, ignore_errors=True)
