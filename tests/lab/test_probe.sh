@@ -101,19 +101,19 @@ assert_contains "$(lab_exec g2 -- $cc auth /etc/rocehealth/fabric.key)" \
 json=$(lab_exec g2 -- "$bin" probe "$g1" --sizes 64 --iterations 5 --json); rc=$?
 assert_eq 0 "$rc" "latency probes from a rate-limited address still served"
 # Rotation: a responder with its own key file takes a new key on SIGHUP.
-lab_exec g1 -- bash -c "umask 077; head -c 32 /dev/urandom >/tmp/k1; head -c 32 /dev/urandom >/tmp/k2"
-r2=$(lab spawn g1 -- "$bin" responder --port 18530 --key-file /tmp/k1) || fail "responder on 18530"
+lab_exec g1 -- bash -c "umask 077; head -c 32 /dev/urandom >/tmp/rh-probe-k1.$$; head -c 32 /dev/urandom >/tmp/rh-probe-k2.$$"
+r2=$(lab spawn g1 -- "$bin" responder --port 18530 --key-file /tmp/rh-probe-k1.$$) || fail "responder on 18530"
 lab_wait_port g1 18530
-k1ok=$(lab_exec g1 -- python3 "$RH_LAB_HERE/control_client.py" 127.0.0.1 18530 auth /tmp/k1)
-lab_exec g1 -- cp /tmp/k2 /tmp/k1
+k1ok=$(lab_exec g1 -- python3 "$RH_LAB_HERE/control_client.py" 127.0.0.1 18530 auth /tmp/rh-probe-k1.$$)
+lab_exec g1 -- cp /tmp/rh-probe-k2.$$ /tmp/rh-probe-k1.$$
 lab kill "$r2" HUP >/dev/null || fail "cannot send SIGHUP"
 sleep 1
-k2ok=$(lab_exec g1 -- python3 "$RH_LAB_HERE/control_client.py" 127.0.0.1 18530 auth /tmp/k2)
+k2ok=$(lab_exec g1 -- python3 "$RH_LAB_HERE/control_client.py" 127.0.0.1 18530 auth /tmp/rh-probe-k2.$$)
 assert_contains "$k1ok" "proof: auth_ok" "the key file's key before SIGHUP"
 assert_contains "$k2ok" "proof: auth_ok" "the rotated key after SIGHUP"
 lab kill "$r2" >/dev/null 2>&1
 r2out=$(lab wait "$r2" --timeout 10 2>&1)
-assert_contains "$r2out" "SIGHUP: fabric key reloaded from /tmp/k1" "reload logged"
+assert_contains "$r2out" "SIGHUP: fabric key reloaded from /tmp/rh-probe-k1.$$" "reload logged"
 log "control channel: 7 commands refused without the key, handshake by a foreign client ok, rate limit and SIGHUP rotation ok"
 
 # --- 4. responder killed mid-run: the client fails cleanly within its deadline
