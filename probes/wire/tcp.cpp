@@ -282,9 +282,33 @@ Status send_json(const Socket& s, const nlohmann::json& body, Deadline deadline)
     return send_all(s, *f, deadline);
 }
 
+namespace {
+
+/// A frame whose first byte has been read must be read whole, or the stream is lost: a caller
+/// that polls with short deadlines and goes on after ETIMEDOUT would read the next bytes as a
+/// header ("bad magic"). So the caller's deadline bounds the wait for a frame to start; the rest
+/// of it gets at least kFrameGrace, and a frame cut short is an error that is not ETIMEDOUT.
+constexpr auto kFrameGrace = std::chrono::seconds(10);
+
+Error cut_short(Error e) {
+    if (e.err_no == ETIMEDOUT) {
+        e.err_no = EPROTO;
+        e.detail = "frame cut short (" + e.detail + "); the connection cannot be resumed";
+    }
+    return e;
+}
+
+}  // namespace
+
 Result<Received> recv_any(const Socket& s, Deadline deadline) {
+    if (auto w = wait_for(s.fd(), POLLIN, deadline, "recv", peer_of(s)); !w) {
+        Error e = w.error();
+        if (e.err_no == ETIMEDOUT) e.detail = "no message before the deadline";
+        return e;
+    }
+    const Deadline frame_deadline = std::max(deadline, Clock::now() + kFrameGrace);
     std::array<std::byte, oob::kHeaderSize> h{};
-    if (auto r = recv_all(s, h, deadline); !r) return r.error();
+    if (auto r = recv_all(s, h, frame_deadline); !r) return cut_short(r.error());
     auto len = oob::frame_length(h);
     if (!len) {
         Error e = len.error();
@@ -293,8 +317,8 @@ Result<Received> recv_any(const Socket& s, Deadline deadline) {
     }
     std::vector<std::byte> f(*len);
     std::copy(h.begin(), h.end(), f.begin());
-    if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), deadline); !r)
-        return r.error();
+    if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), frame_deadline); !r)
+        return cut_short(r.error());
     Received out;
     if (oob::is_json_header(h)) {
         auto j = oob::decode_json(f);

@@ -80,6 +80,9 @@ Result<oob::Message> recv_msg(const Socket& s, Deadline deadline);
 Status send_json(const Socket& s, const nlohmann::json& body, Deadline deadline);
 
 /// A validated frame of either kind: `json` is set for a json frame, `fixed` otherwise.
+/// `deadline` bounds the wait for a frame to begin (ETIMEDOUT, nothing consumed: safe to call
+/// again); a frame that has begun gets at least 10 s more to finish, and one cut short is an
+/// EPROTO error after which the connection is unusable.
 struct Received {
     std::optional<oob::Message> fixed;
     std::optional<nlohmann::json> json;

@@ -159,4 +159,40 @@ BOOST_AUTO_TEST_CASE(both_kinds_over_one_connection) {
     BOOST_TEST(r4.error().err_no == EINTR);
 }
 
+// A link that goes down mid-frame (the accept fault stage) stalls a frame past a poller's short
+// deadline. The frame must still be read whole, and the next one too: a timeout that dropped the
+// bytes already read made the next read start mid-frame ("bad magic").
+BOOST_AUTO_TEST_CASE(frame_stalled_past_a_short_deadline_is_read_whole) {
+    auto [listener, port] = test::listen_on_free_port();
+    const std::string big(20000, 'x');
+    std::jthread client([port, &big] {
+        auto s = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(2000));
+        if (!s) return;
+        auto f = encode_json({{"cmd", "sample_pass"}, {"pad", big}});
+        if (!f) return;
+        const std::span<const std::byte> all(*f);
+        (void)tcp::send_all(*s, all.first(kHeaderSize + 100), tcp::deadline_in(2000));
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));
+        (void)tcp::send_all(*s, all.subspan(kHeaderSize + 100), tcp::deadline_in(2000));
+        (void)tcp::send_json(*s, {{"cmd", "sample_end"}}, tcp::deadline_in(2000));
+    });
+    std::string peer;
+    auto a = tcp::accept(listener, 2000, peer);
+    BOOST_REQUIRE(a.ok());
+    BOOST_REQUIRE(a->has_value());
+    const tcp::Socket& s = **a;
+    std::vector<std::string> got;
+    const auto give_up = tcp::deadline_in(5000);
+    while (got.size() < 2 && tcp::Clock::now() < give_up) {
+        auto r = tcp::recv_any(s, tcp::deadline_in(100));  // the sampler's short poll
+        if (!r && r.error().err_no == ETIMEDOUT) continue;
+        BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message()));
+        BOOST_REQUIRE(r->json.has_value());
+        got.push_back((*r->json)["cmd"].get<std::string>());
+        if (got.size() == 1) BOOST_TEST((*r->json)["pad"].get<std::string>().size() == big.size());
+    }
+    client.join();
+    BOOST_TEST(got == (std::vector<std::string>{"sample_pass", "sample_end"}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_oob_json
