@@ -21,4 +21,13 @@ inline bool wrapped_64bit(std::uint64_t prev, std::uint64_t cur) {
            cur < kWrap64MarginCount;
 }
 
+/// True when a 64-bit, non-saturating counter read `prev` then `cur` has been reset (driver
+/// reload, device reset, reboot): it fell to half or less of a reading of at least 2, and not by
+/// a wrap. Halving, not any fall, because a reset restarts near 0 and a counter read while it is
+/// being updated never falls that far. The one reset criterion of the store, the bundle's
+/// restart evidence and the live sampler's segments.
+inline bool counter_was_reset(std::uint64_t prev, std::uint64_t cur) {
+    return prev >= 2 && cur <= prev / 2 && !wrapped_64bit(prev, cur);
+}
+
 }  // namespace rh

@@ -56,7 +56,7 @@ CounterDelta delta(std::optional<std::uint64_t> prev, std::optional<std::uint64_
     // A 64-bit counter run (or seeded) up to near 2^64 that comes back small wrapped too.
     if (!saturates && width_bits >= 64 && wrapped_64bit(*prev, *cur))
         return {(max - *prev) + *cur + 1, DeltaKind::wrapped};
-    if (*cur > *prev / 2) return {std::nullopt, DeltaKind::backwards};
+    if (!counter_was_reset(*prev, *cur)) return {std::nullopt, DeltaKind::backwards};
     return {*cur, DeltaKind::reset};
 }
 

@@ -98,18 +98,7 @@ int diagnose(const std::vector<std::string>& args, bool& printed_json) {
     engine_opts.required_ports = a.required_ports;
     // A ticket's captures are there to show counters; a recording may hold probes only (mesh).
     engine_opts.counters_expected = !a.bundles.empty();
-    for (const InputReport& in : inputs)  // captures with no clock: no rates (inputs.h)
-        if (in.spacing_unknown) engine_opts.unspaced_hosts.insert(in.hosts.begin(), in.hosts.end());
-    EngineResult result = run_rules(store, *rules, engine_opts);
-    // Counters a capture holds but no rule could read (a file tied to no port): no finding from
-    // them is not health.
-    for (const InputReport& in : inputs)
-        for (const std::string& why : in.unused_counters)
-            result.not_judged.push_back(NotJudged{in.hosts.empty() ? "" : in.hosts.front(),
-                                                  "counters", "no_verdict", 0, 0, 0, 0, 0,
-                                                  why + ": its counters were not judged (give "
-                                                        "`ip -d link` or `rdma link` output "
-                                                        "to tie it)"});
+    const EngineResult result = judge_inputs(store, *rules, inputs, engine_opts);
     const auto doc = diagnose_json(result, a.rules_file, inputs, !a.bundles.empty());
     if (a.json) {
         std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -519,4 +519,19 @@ bool holds_rdma_data(const SeriesStore& store) {
     return false;
 }
 
+EngineResult judge_inputs(const SeriesStore& store, const RuleSet& rules,
+                          const std::vector<InputReport>& inputs, EngineOptions opts) {
+    for (const InputReport& in : inputs)
+        if (in.spacing_unknown) opts.unspaced_hosts.insert(in.hosts.begin(), in.hosts.end());
+    EngineResult result = run_rules(store, rules, opts);
+    for (const InputReport& in : inputs)
+        for (const std::string& why : in.unused_counters)
+            result.not_judged.push_back(NotJudged{in.hosts.empty() ? "" : in.hosts.front(),
+                                                  "counters", "no_verdict", 0, 0, 0, 0, 0,
+                                                  why + ": its counters were not judged (give "
+                                                        "`ip -d link` or `rdma link` output "
+                                                        "to tie it)"});
+    return result;
+}
+
 }  // namespace rh

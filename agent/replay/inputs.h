@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "rules/engine/engine.h"
 #include "store/series_store.h"
 
 namespace rh {
@@ -29,7 +30,7 @@ struct InputReport {
     /// on it (EngineOptions::unspaced_hosts).
     bool spacing_unknown = false;
     /// Bundles: counter files of the capture tied to no RDMA port (BundleCapture::
-    /// unused_counters): the diagnosis cannot call the host healthy (cmd_diagnose.cpp).
+    /// unused_counters): the diagnosis cannot call the host healthy (judge_inputs).
     std::vector<std::string> unused_counters = {};
 };
 
@@ -67,5 +68,13 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
 /// capture directory, a recording of a host without RDMA devices): "no findings" from such
 /// input would read as healthy, so diagnose and rules test refuse it (exit 2).
 bool holds_rdma_data(const SeriesStore& store);
+
+/// The rules over `store` with what the inputs say about themselves: a host whose captures have
+/// no clock is judged on nothing that needs an interval (EngineOptions::unspaced_hosts), and a
+/// capture's counter files tied to no port add a NotJudged each (kind "no_verdict", rule
+/// "counters"), so the run is could-not-judge rather than healthy. Every analysis of loaded
+/// inputs judges through here, so each gives the same verdict on the same inputs.
+EngineResult judge_inputs(const SeriesStore& store, const RuleSet& rules,
+                          const std::vector<InputReport>& inputs, EngineOptions opts);
 
 }  // namespace rh

@@ -74,8 +74,7 @@ void HostSampler::mark_segment() {
             // Same position, same counter: 64-bit and not saturating (a 32-bit Q counter that
             // falls has wrapped; a PMA counter stops at its maximum).
             reset = s.kind == SampleKind::counter && s.width_bits == 64 && !s.saturates && before &&
-                    s.count && *before >= 2 && *s.count <= *before / 2 &&
-                    !wrapped_64bit(*before, *s.count);
+                    s.count && counter_was_reset(*before, *s.count);
         }
     }
     if (reset) ++segment_;

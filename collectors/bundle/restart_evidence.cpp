@@ -68,8 +68,7 @@ std::optional<std::string> reset_evidence(const CaptureIdentity& a, const Captur
         for (const auto& [name, before] : before_values) {
             if (name == "lifespan") continue;  // mlx5: the counters' cache time (ms), a setting
             const auto after = it->second.find(name);
-            if (after != it->second.end() && after->second <= before / 2 && before > 0 &&
-                !wrapped_64bit(before, after->second))
+            if (after != it->second.end() && counter_was_reset(before, after->second))
                 return key + " " + name + " fell from " + std::to_string(before) + " to " +
                        std::to_string(after->second);
         }
