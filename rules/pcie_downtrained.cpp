@@ -186,7 +186,15 @@ void rule_pcie_downtrained(const RuleInput& in, RuleOutput& out) {
         const bool no_headroom =
             path_bw && need.gbps && !short_of_need && *need.gbps > *path_bw * kUsableShare;
         const bool below_nic = !need.gbps && path_bw && nic_bw && *path_bw + 0.5 < *nic_bw;
-        if (!low && !short_of_need && !no_headroom && !below_nic) continue;
+        if (!low && !short_of_need && !no_headroom && !below_nic) {
+            // Only the function was read: a narrow slot, or a downtrained link above the NIC, or
+            // none, cannot be told apart.
+            if (!fn.upstream_unread.empty())
+                out.unevaluated.push_back(
+                    {d.name + " PCIe " + fn.bdf,
+                     fn.upstream_unread + ": whether a link above the NIC limits it is unknown"});
+            continue;
+        }
 
         if (low) at = *low, limiting = &d.pcie[*low];
         auto [up, down] = ends(d.pcie, at);

@@ -149,6 +149,31 @@ PcieLink read_pcie_link(const SysfsRoot& sysfs, const std::string& pci_dir, bool
     return read_pcie_link(sysfs, pci_dir, is_function, ignored);
 }
 
+namespace {
+
+/// `class/infiniband/DEV/device` that is a directory, not the kernel's symlink: a tree copied
+/// with `cp -rL` (or an archive that kept no links). It is the function's own directory, so its
+/// link is read there; the ports above it were not copied. Never an empty chain, which would
+/// read as "no PCI function" (rxe) and let a PCIe rule pass unjudged: unreadable files give a
+/// link of unknown speed, which the rule reports as not evaluated.
+std::vector<PcieLink> copied_function(const SysfsRoot& sysfs, const std::string& dev,
+                                      const std::string& link, std::vector<Note>& problems) {
+    PcieLink fn = read_pcie_link(sysfs, link, true, problems);
+    fn.bdf = "(copied device folder)";
+    if (auto ev = sysfs.read_text(link + "/uevent")) {
+        const std::string key = "PCI_SLOT_NAME=";
+        if (const auto at = ev->find(key); at != std::string::npos)
+            fn.bdf = ev->substr(at + key.size(), ev->find('\n', at) - at - key.size());
+    }
+    fn.upstream_unread = sysfs.path_text(link) +
+                         " is a folder, not the kernel's symlink to the PCI function (a tree "
+                         "copied with cp -L?): the ports above the NIC were not read";
+    problems.push_back(Note{dev, fn.upstream_unread});
+    return {fn};
+}
+
+}  // namespace
+
 std::vector<PcieLink> read_pcie_chain(const SysfsRoot& sysfs, const std::string& dev,
                                       std::vector<Note>& problems) {
     std::vector<PcieLink> chain;
@@ -180,6 +205,7 @@ std::vector<PcieLink> read_pcie_chain(const SysfsRoot& sysfs, const std::string&
     }
     std::filesystem::path p(*resolved);
     if (!is_pci_bdf(p.filename().string())) {
+        if (std::filesystem::is_directory(lst)) return copied_function(sysfs, dev, link, problems);
         problems.push_back(Note{dev, "device is not a PCI function: " + *resolved});
         return chain;
     }

@@ -128,6 +128,11 @@ struct PcieLink {
     /// `aer_dev_{correctable,nonfatal,fatal}` lines, named "<file>/<error name>" (e.g.
     /// "aer_dev_correctable/Receiver Error"), cumulative; empty when the files are absent.
     std::vector<Counter> aer;
+    /// Why the ports above this function were not read, when they exist but could not be (a
+    /// sysfs tree copied with `cp -L` keeps the function's folder, not its place in the PCI
+    /// tree); empty when the chain is as the kernel shows it. The PCIe rule then cannot tell a
+    /// narrow slot from a downtrained link and says so.
+    std::string upstream_unread;
 };
 
 /// Port attributes that only verbs knows (`ibv_query_port`). Bytes = 128 << ibv_mtu.

@@ -213,6 +213,7 @@ struct InventoryReader {
         get(j, "source", l.source, path);
         get(j, "port_type", l.port_type, path);
         get(j, "target_speed_gts", l.target_speed_gts, path);
+        get(j, "upstream_unread", l.upstream_unread, path);
         return l;
     }
 };

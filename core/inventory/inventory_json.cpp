@@ -219,6 +219,7 @@ void write_json(JsonWriter& w, const PcieLink& l, InventoryJson what) {
     if (!l.port_type.empty()) member(w, "port_type", l.port_type);
     if (!l.source.empty()) member(w, "source", l.source);
     member(w, "sysfs_path", l.sysfs_path);
+    if (!l.upstream_unread.empty()) member(w, "upstream_unread", l.upstream_unread);
     if (l.target_speed_gts) member(w, "target_speed_gts", l.target_speed_gts);
     w.end_object();
 }

@@ -166,6 +166,27 @@ BOOST_AUTO_TEST_CASE(looping_or_escaping_device_link_is_a_note) {
     }
 }
 
+// `cp -rL` turns the `device` symlink into a copy of the function's folder: its own link is read
+// there and marked as having no upstream ports read (an empty chain would read as rxe's "no PCI
+// function" and let the PCIe rule pass unjudged).
+BOOST_AUTO_TEST_CASE(copied_device_folder_reads_the_function_and_says_upstream_unread) {
+    TreeCopy t;
+    const fs::path link = t.at("sys/class/infiniband/mlx5_0/device");
+    const fs::path fn = fs::canonical(link);
+    fs::remove(link);
+    fs::create_directories(link);
+    for (const char* f : {"current_link_speed", "current_link_width", "max_link_speed",
+                          "max_link_width", "numa_node"})
+        fs::copy_file(fn / f, link / f);
+    const auto s = t.collect();
+    const auto& chain = s.devices.at(0).pcie;
+    BOOST_TEST_REQUIRE(chain.size() == 1u);
+    BOOST_TEST(chain[0].is_function);
+    BOOST_TEST(chain[0].current_width.value_or(0) == 8u);  // mlx5_x8: the function trained at x8
+    BOOST_TEST(chain[0].upstream_unread.find("cp -L") != std::string::npos);
+    BOOST_TEST(problems_with(s, {"is a folder, not the kernel's symlink"}) == 1u, dump(s));
+}
+
 BOOST_AUTO_TEST_CASE(rxe_without_device_link_has_no_pcie_note) {
     const auto s = rh::collect_snapshot({rh::SysfsRoot(kFixtures / "rxe_mtu1500" / "sys"), {}});
     BOOST_TEST(s.devices.at(0).pcie.empty());

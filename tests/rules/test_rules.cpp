@@ -385,4 +385,25 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_read_is_unevaluated_not_healthy) {
     BOOST_TEST(contains(all, "irdma0: no readable port"), all);
 }
 
+// A sysfs tree copied with `cp -rL` keeps the function's folder, not the ports above it: the
+// function alone cannot tell a narrow slot from a downtrained link, at x8 or at x16. Not
+// evaluated, never healthy (found by a new user: `check --sysfs-root` on such a copy said
+// healthy).
+BOOST_AUTO_TEST_CASE(function_without_its_upstream_ports_is_unevaluated) {
+    for (const unsigned width : {8u, 16u}) {
+        BOOST_TEST_CONTEXT("x" << width) {
+            PcieLink fn = link("0000:3b:00.0", true, 16, 16, width, 16);
+            fn.upstream_unread = "device is a folder (cp -L?): the ports above were not read";
+            auto out = run_host_checks(
+                test::shipped_rules(),
+                RuleInput{host_with(mlx5({fn}, roce_port(9000, 4096))), std::nullopt, {}});
+            BOOST_TEST(only(out.findings, "pcie_downtrained").empty());
+            std::string all;
+            for (const auto& n : out.unevaluated) all += n.subject + ": " + n.text + "\n";
+            BOOST_TEST(contains(all, "mlx5_0 PCIe 0000:3b:00.0: device is a folder"), all);
+            BOOST_TEST(contains(all, "whether a link above the NIC limits it is unknown"), all);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_rules
