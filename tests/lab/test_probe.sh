@@ -140,7 +140,7 @@ assert_contains "$rout" "bad handshake: recv peer" "truncated handshake logged"
 # An old peer (a version-1 frame) is refused naming the peer and both versions.
 assert_match "$rout" "peer [0-9.]+:[0-9]+: unsupported version: peer speaks protocol version 1 in a frame, this build speaks [0-9]+" \
   "old-protocol peer refused by name"
-assert_match "$rout" "peer [0-9.]+:[0-9]+: unsupported version: peer speaks protocol version 4 in a json frame, this build speaks 5" \
+assert_match "$rout" "peer [0-9.]+:[0-9]+: unsupported version: peer speaks protocol version 4 in a json frame, this build speaks 6" \
   "protocol-4 control client refused by name"
 assert_match "$rout" "control commands need the fabric key \(/etc/rocehealth/fabric.key\)" \
   "startup names the key"
