@@ -183,6 +183,13 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl
     std::copy(r.begin(), r.end(), cn.begin());
     if (auto st = tcp::send_json(s, auth_request(cn, *to), dl); !st) return st.error();
     auto got = tcp::recv_any(s, dl);
+    if (!got && got.error().detail.rfind("peer closed the connection after 0 of", 0) == 0)
+        return fail(
+            "closed the connection without answering the handshake: a responder older than "
+            "json protocol " +
+            std::to_string(oob::kJsonVersion) +
+            " does so (its log names both versions: run one rocehealth version on both ends), "
+            "or this port is not a rocehealth responder");
     if (!got) return got.error();
     if (!got->json) {
         // A fixed error frame: refused before reading (busy), or an older responder.

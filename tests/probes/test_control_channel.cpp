@@ -357,6 +357,20 @@ BOOST_AUTO_TEST_CASE(a_peer_of_the_previous_protocol_is_refused_by_name) {
     BOOST_TEST(client.error().message().find("peer speaks protocol version 5 in a json frame, "
                                              "this build speaks 6") != std::string::npos,
                client.error().message());
+    // A protocol-5 responder reading this build's request closes without a word (it logs the
+    // versions): the client says what that likely means.
+    auto [c3, s3] = test::loopback_pair();
+    std::thread closer([&, &s3 = s3] {
+        (void)tcp::recv_any(s3, soon());
+        s3 = tcp::Socket();
+    });
+    const Status quiet = auth::prove_to_responder(c3, key_of('k'), soon());
+    closer.join();
+    BOOST_REQUIRE(!quiet.ok());
+    BOOST_TEST(quiet.error().message().find("closed the connection without answering the "
+                                            "handshake: a responder older than json protocol 6") !=
+                   std::string::npos,
+               quiet.error().message());
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_control_channel
