@@ -24,20 +24,27 @@ EVP_MAC* hmac() {
 struct CtxFree {
     void operator()(EVP_MAC_CTX* c) const { EVP_MAC_CTX_free(c); }
 };
+using Ctx = std::unique_ptr<EVP_MAC_CTX, CtxFree>;
 
-}  // namespace
-
-FrameTrailer frame_mac(const FrameKey& key, std::uint64_t seq, std::span<const std::byte> frame) {
-    std::unique_ptr<EVP_MAC_CTX, CtxFree> ctx(EVP_MAC_CTX_new(hmac()));
+/// An HMAC-SHA256 context keyed with `key`, ready for update.
+std::shared_ptr<const EVP_MAC_CTX> keyed(const FrameKey& key) {
+    Ctx ctx(EVP_MAC_CTX_new(hmac()));
     char digest[] = "SHA256";
     const OSSL_PARAM params[] = {
         OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0), OSSL_PARAM_END};
+    if (!ctx || EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1)
+        std::abort();  // only on allocation failure inside libcrypto
+    return std::shared_ptr<const EVP_MAC_CTX>(ctx.release(), CtxFree{});
+}
+
+FrameTrailer mac_with(const EVP_MAC_CTX* base, std::uint64_t seq,
+                      std::span<const std::byte> frame) {
+    Ctx ctx(EVP_MAC_CTX_dup(base));
     std::array<unsigned char, 8> n{};
     for (int i = 0; i < 8; ++i) n[i] = static_cast<unsigned char>(seq >> (8 * (7 - i)));
     FrameTrailer out{};
     std::size_t len = 0;
-    if (!ctx || EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1 ||
-        EVP_MAC_update(ctx.get(), n.data(), n.size()) != 1 ||
+    if (!ctx || EVP_MAC_update(ctx.get(), n.data(), n.size()) != 1 ||
         EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(frame.data()),
                        frame.size()) != 1 ||
         EVP_MAC_final(ctx.get(), reinterpret_cast<unsigned char*>(out.data()), &len,
@@ -47,8 +54,17 @@ FrameTrailer frame_mac(const FrameKey& key, std::uint64_t seq, std::span<const s
     return out;
 }
 
+}  // namespace
+
+FrameTrailer frame_mac(const FrameKey& key, std::uint64_t seq, std::span<const std::byte> frame) {
+    return mac_with(keyed(key).get(), seq, frame);
+}
+
+FrameAuth::FrameAuth(const FrameKey& send_key, const FrameKey& recv_key)
+    : send_(keyed(send_key)), recv_(keyed(recv_key)) {}
+
 FrameTrailer FrameAuth::seal(std::span<const std::byte> frame) {
-    return frame_mac(send_key_, send_seq_++, frame);
+    return mac_with(send_.get(), send_seq_++, frame);
 }
 
 Status FrameAuth::open(std::span<const std::byte> frame, std::span<const std::byte> trailer,
@@ -57,7 +73,7 @@ Status FrameAuth::open(std::span<const std::byte> frame, std::span<const std::by
         return Error{"recv", peer, 0,
                      "connection refused after frame " + std::to_string(failed_at_) +
                          " failed its MAC"};
-    const FrameTrailer want = frame_mac(recv_key_, recv_seq_, frame);
+    const FrameTrailer want = mac_with(recv_.get(), recv_seq_, frame);
     if (trailer.size() != want.size() ||
         CRYPTO_memcmp(trailer.data(), want.data(), want.size()) != 0) {
         failed_at_ = recv_seq_;

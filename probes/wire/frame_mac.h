@@ -20,6 +20,8 @@
 
 #include "core/result.h"
 
+struct evp_mac_ctx_st;  // OpenSSL's EVP_MAC_CTX
+
 namespace rh::tcp {
 
 inline constexpr std::size_t kFrameMacBytes = 32;  ///< the trailer after every protected frame
@@ -30,11 +32,11 @@ using FrameTrailer = std::array<std::byte, kFrameMacBytes>;
 FrameTrailer frame_mac(const FrameKey& key, std::uint64_t seq, std::span<const std::byte> frame);
 
 /// One connection's two directions. One thread may send while another receives (each counter
-/// belongs to one direction); two concurrent senders would interleave frames anyway.
+/// belongs to one direction); two concurrent senders would interleave frames anyway. A copy
+/// continues from the same counters (tests use one to forge what the original would send next).
 class FrameAuth {
   public:
-    FrameAuth(const FrameKey& send_key, const FrameKey& recv_key)
-        : send_key_(send_key), recv_key_(recv_key) {}
+    FrameAuth(const FrameKey& send_key, const FrameKey& recv_key);
 
     /// The trailer for the next frame this side sends; counts it.
     FrameTrailer seal(std::span<const std::byte> frame);
@@ -53,7 +55,9 @@ class FrameAuth {
 
   private:
     static constexpr std::uint64_t kNone = ~std::uint64_t{0};
-    FrameKey send_key_, recv_key_;
+    /// HMAC contexts keyed once and copied for each frame (keying is half the cost of a small
+    /// frame's MAC); never changed after construction, so copies of this object share them.
+    std::shared_ptr<const evp_mac_ctx_st> send_, recv_;
     std::uint64_t send_seq_ = 0, recv_seq_ = 0;
     std::uint64_t failed_at_ = kNone;
 };
