@@ -177,7 +177,8 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl
     // What this socket really goes to, not the name it was given: a name that resolves to a
     // relay binds the relay's address, which the responder behind it refuses.
     const auto to = tcp::peer_address(s);
-    if (!to) return fail("cannot bind the handshake to the dialled address: " + to.error().message());
+    if (!to)
+        return fail("cannot bind the handshake to the dialled address: " + to.error().message());
     Nonce cn{};
     const auto r = random_bytes(cn.size());
     std::copy(r.begin(), r.end(), cn.begin());
@@ -204,8 +205,8 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl
         return fail(
             "responder did not prove the fabric key for " + *to +
             " (it holds another key, or a relay between us rewrote the address it was asked for)");
-    if (auto st = tcp::send_json(
-            s, auth_proof(proof_of(key, "client", *to, cn, ch->server_nonce)), dl);
+    if (auto st =
+            tcp::send_json(s, auth_proof(proof_of(key, "client", *to, cn, ch->server_nonce)), dl);
         !st)
         return st.error();
     auto ok = tcp::recv_any(s, dl);

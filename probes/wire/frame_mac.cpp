@@ -30,8 +30,8 @@ using Ctx = std::unique_ptr<EVP_MAC_CTX, CtxFree>;
 std::shared_ptr<const EVP_MAC_CTX> keyed(const FrameKey& key) {
     Ctx ctx(EVP_MAC_CTX_new(hmac()));
     char digest[] = "SHA256";
-    const OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0), OSSL_PARAM_END};
+    const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                                 OSSL_PARAM_END};
     if (!ctx || EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1)
         std::abort();  // only on allocation failure inside libcrypto
     return std::shared_ptr<const EVP_MAC_CTX>(ctx.release(), CtxFree{});
@@ -47,8 +47,8 @@ FrameTrailer mac_with(const EVP_MAC_CTX* base, std::uint64_t seq,
     if (!ctx || EVP_MAC_update(ctx.get(), n.data(), n.size()) != 1 ||
         EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(frame.data()),
                        frame.size()) != 1 ||
-        EVP_MAC_final(ctx.get(), reinterpret_cast<unsigned char*>(out.data()), &len,
-                      out.size()) != 1 ||
+        EVP_MAC_final(ctx.get(), reinterpret_cast<unsigned char*>(out.data()), &len, out.size()) !=
+            1 ||
         len != out.size())
         std::abort();  // only on allocation failure inside libcrypto
     return out;
@@ -70,9 +70,9 @@ FrameTrailer FrameAuth::seal(std::span<const std::byte> frame) {
 Status FrameAuth::open(std::span<const std::byte> frame, std::span<const std::byte> trailer,
                        const std::string& peer) {
     if (failed_at_ != kNone)
-        return Error{"recv", peer, 0,
-                     "connection refused after frame " + std::to_string(failed_at_) +
-                         " failed its MAC"};
+        return Error{
+            "recv", peer, 0,
+            "connection refused after frame " + std::to_string(failed_at_) + " failed its MAC"};
     const FrameTrailer want = mac_with(recv_.get(), recv_seq_, frame);
     if (trailer.size() != want.size() ||
         CRYPTO_memcmp(trailer.data(), want.data(), want.size()) != 0) {

@@ -49,9 +49,9 @@ class FrameAuth {
     Status open(std::span<const std::byte> frame, std::span<const std::byte> trailer,
                 const std::string& peer);
 
-    std::uint64_t sent() const { return send_seq_; }          ///< frames sealed so far
-    std::uint64_t received() const { return recv_seq_; }      ///< frames verified so far
-    bool broken() const { return failed_at_ != kNone; }       ///< a frame failed its MAC
+    std::uint64_t sent() const { return send_seq_; }      ///< frames sealed so far
+    std::uint64_t received() const { return recv_seq_; }  ///< frames verified so far
+    bool broken() const { return failed_at_ != kNone; }   ///< a frame failed its MAC
 
   private:
     static constexpr std::uint64_t kNone = ~std::uint64_t{0};

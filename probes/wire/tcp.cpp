@@ -406,8 +406,7 @@ Result<Received> recv_any(const Socket& s, Deadline deadline) {
         Status st = recv_all(s, t, frame_deadline);
         if (!st) {
             const Error& e = st.error();
-            st = Error{"recv", "frame " + std::to_string(a->received()) + " from " + peer_of(s),
-                       0,
+            st = Error{"recv", "frame " + std::to_string(a->received()) + " from " + peer_of(s), 0,
                        "no MAC trailer (" + e.detail +
                            "): injected by a host without the key, or cut short; connection "
                            "closed"};

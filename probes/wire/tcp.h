@@ -29,8 +29,7 @@ class Socket {
   public:
     Socket() = default;
     explicit Socket(int fd) : fd_(fd) {}
-    Socket(Socket&& o) noexcept
-        : fd_(o.fd_), peer_(std::move(o.peer_)), auth_(std::move(o.auth_)) {
+    Socket(Socket&& o) noexcept : fd_(o.fd_), peer_(std::move(o.peer_)), auth_(std::move(o.auth_)) {
         o.fd_ = -1;
     }
     Socket& operator=(Socket&& o) noexcept;

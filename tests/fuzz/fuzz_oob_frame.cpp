@@ -9,9 +9,9 @@
 #include <span>
 
 #include "probes/auth/handshake.h"
+#include "probes/wire/frame_mac.h"
 #include "probes/wire/incast_messages.h"
 #include "probes/wire/oob_protocol.h"
-#include "probes/wire/frame_mac.h"
 #include "probes/wire/stream_protocol.h"
 #include "tests/fuzz/fuzz_frame_key.h"
 

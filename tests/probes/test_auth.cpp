@@ -95,9 +95,8 @@ BOOST_AUTO_TEST_CASE(hmac_sha256_matches_rfc_4231) {
 
 BOOST_AUTO_TEST_CASE(same_key_on_both_ends_is_accepted) {
     const auto k = key_of('k');
-    const Status r = handshake(&k, [&](tcp::Socket& c) {
-        return auth::prove_to_responder(c, k, tcp::deadline_in(2000));
-    });
+    const Status r = handshake(
+        &k, [&](tcp::Socket& c) { return auth::prove_to_responder(c, k, tcp::deadline_in(2000)); });
     BOOST_TEST(r.ok(), (r ? "" : r.error().message()));
 }
 
