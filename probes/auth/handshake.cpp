@@ -30,9 +30,9 @@ void append(std::vector<std::uint8_t>& t, const std::string& text) {
 /// HKDF-SHA256 (RFC 5869) through OpenSSL's EVP_KDF; 32 bytes.
 tcp::FrameKey hkdf(std::span<const std::uint8_t> ikm, std::span<const std::uint8_t> salt,
                    std::span<const std::uint8_t> info) {
-    EVP_KDF* kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
+    // Fetched once: the fetch costs more than a derivation.
+    static EVP_KDF* const kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
     EVP_KDF_CTX* ctx = kdf ? EVP_KDF_CTX_new(kdf) : nullptr;
-    EVP_KDF_free(kdf);
     char digest[] = "SHA256";
     const OSSL_PARAM params[] = {
         OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
