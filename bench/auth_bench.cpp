@@ -1,7 +1,9 @@
 // rocehealth_auth_bench: what the fabric-key handshake (probes/auth/handshake.h) adds to a
 // control connection, on loopback TCP with no NIC: wall time and CPU (both ends, this process)
 // per connection, plain (connect + hello round trip) vs authenticated (connect + handshake +
-// hello). Prints figures and the ratio; not a test.
+// hello); and what the per-frame MAC after it (probes/wire/frame_mac.h) costs: seal + verify
+// alone, and a stream of frames sent and received on loopback, plain vs protected, for a large
+// and a small sample_pass-like frame. Prints figures and ratios; not a test.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
@@ -73,6 +75,76 @@ Figures run(int n, bool authenticated, const auth::FabricKey& key) {
     return {1e6 * wall / n, 1e6 * (cpu_s() - c0) / n};
 }
 
+/// A json frame of about `bytes` bytes, shaped like a sample_pass reply.
+nlohmann::json frame_of(std::size_t bytes) {
+    return {{"cmd", "sample_pass"}, {"counters", std::string(bytes > 40 ? bytes - 40 : 1, '7')}};
+}
+
+/// ns per frame of seal (sender) + open (receiver) for one frame of `f`'s size, no socket.
+double mac_ns(const std::vector<std::byte>& f, int n) {
+    tcp::FrameKey k{};
+    k.fill(3);
+    tcp::FrameAuth tx(k, k), rx(k, k);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) {
+        const auto t = tx.seal(f);
+        if (!rx.open(f, t, "bench")) std::exit(9);
+    }
+    return 1e9 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
+}
+
+/// ns per frame of `n` frames sent by one end (send_json) and received by the other (recv_any,
+/// which also decodes the JSON) on a loopback pair, protected or not.
+double stream_ns(const nlohmann::json& body, int n, bool protect) {
+    auto l = tcp::listen("127.0.0.1", 0);
+    if (!l) std::exit(2);
+    const auto here = tcp::local_address(*l);
+    const auto port = static_cast<std::uint16_t>(std::stoi(here->substr(here->rfind(':') + 1)));
+    auto c = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(5000));
+    std::string peer;
+    auto a = tcp::accept(*l, 5000, peer);
+    if (!c || !a || !*a) std::exit(3);
+    tcp::Socket& s = **a;
+    if (protect) {
+        tcp::FrameKey up{}, down{};
+        up.fill(1);
+        down.fill(2);
+        c->protect(std::make_shared<tcp::FrameAuth>(up, down));
+        s.protect(std::make_shared<tcp::FrameAuth>(down, up));
+    }
+    std::thread reader([&] {
+        for (int i = 0; i < n; ++i)
+            if (!tcp::recv_any(s, tcp::deadline_in(5000))) std::exit(10);
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i)
+        if (!tcp::send_json(*c, body, tcp::deadline_in(5000))) std::exit(11);
+    reader.join();
+    return 1e9 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
+}
+
+void frame_figures() {
+    std::printf("\nper frame after the handshake (HMAC-SHA256 trailer with a sequence number)\n");
+    for (std::size_t size : {std::size_t{20480}, std::size_t{300}}) {
+        const auto body = frame_of(size);
+        const auto f = *oob::encode_json(body);
+        const int n = size > 1000 ? 20000 : 100000;
+        (void)mac_ns(f, n / 10);  // warm-up
+        const double mac = mac_ns(f, n);
+        const double plain = stream_ns(body, n, false), keyed = stream_ns(body, n, true);
+        const auto mib_s = [&f](double ns) {
+            return static_cast<double>(f.size()) / (ns * 1e-9) / (1024.0 * 1024.0);
+        };
+        std::printf("  %6zu B frame (%d frames):\n", f.size(), n);
+        std::printf("    MAC alone (seal + verify):          %9.0f ns  %8.0f MiB/s\n", mac,
+                    mib_s(mac));
+        std::printf("    send + recv, plain:                 %9.0f ns  %8.0f MiB/s\n", plain,
+                    mib_s(plain));
+        std::printf("    send + recv, protected:             %9.0f ns  %8.0f MiB/s  (x%.2f)\n",
+                    keyed, mib_s(keyed), keyed / plain);
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -94,5 +166,6 @@ int main() {
     std::printf(
         "  anchor: one mesh round to a peer costs one latency session (fixed frames, no "
         "handshake); a control connection opens once per incast/accept stage and host\n");
+    frame_figures();
     return 0;
 }

@@ -1,5 +1,9 @@
 #include "probes/auth/handshake.h"
 
+#include <openssl/core_names.h>
+#include <openssl/kdf.h>
+
+#include <cstdlib>
 #include <cstring>
 
 namespace rh::auth {
@@ -7,6 +11,44 @@ namespace rh::auth {
 namespace {
 
 constexpr const char* kLabel = "rocehealth fabric auth";
+constexpr const char* kKeyLabel = "rocehealth frame key";
+
+/// `label` 0x00 | json version (2 bytes, big-endian): how every transcript and key info begins.
+std::vector<std::uint8_t> labelled(const char* label) {
+    std::vector<std::uint8_t> t(label, label + std::strlen(label));
+    t.push_back(0);
+    t.push_back(static_cast<std::uint8_t>(oob::kJsonVersion >> 8));
+    t.push_back(static_cast<std::uint8_t>(oob::kJsonVersion & 0xff));
+    return t;
+}
+
+void append(std::vector<std::uint8_t>& t, const std::string& text) {
+    t.insert(t.end(), text.begin(), text.end());
+    t.push_back(0);
+}
+
+/// HKDF-SHA256 (RFC 5869) through OpenSSL's EVP_KDF; 32 bytes.
+tcp::FrameKey hkdf(std::span<const std::uint8_t> ikm, std::span<const std::uint8_t> salt,
+                   std::span<const std::uint8_t> info) {
+    // Fetched once: the fetch costs more than a derivation.
+    static EVP_KDF* const kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
+    EVP_KDF_CTX* ctx = kdf ? EVP_KDF_CTX_new(kdf) : nullptr;
+    char digest[] = "SHA256";
+    const OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, const_cast<std::uint8_t*>(ikm.data()),
+                                          ikm.size()),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT,
+                                          const_cast<std::uint8_t*>(salt.data()), salt.size()),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO,
+                                          const_cast<std::uint8_t*>(info.data()), info.size()),
+        OSSL_PARAM_END};
+    tcp::FrameKey out{};
+    const bool ok = ctx && EVP_KDF_derive(ctx, out.data(), out.size(), params) == 1;
+    EVP_KDF_CTX_free(ctx);
+    if (!ok) std::abort();  // libcrypto without HKDF: no connection could be protected
+    return out;
+}
 
 std::string hex(std::span<const std::uint8_t> b) {
     static const char* d = "0123456789abcdef";
@@ -65,21 +107,32 @@ std::optional<std::string> refusal(const nlohmann::json& j) {
 
 }  // namespace
 
-Mac proof_of(const FabricKey& key, const std::string& role, const Nonce& client_nonce,
-             const Nonce& server_nonce) {
-    std::vector<std::uint8_t> t(kLabel, kLabel + std::strlen(kLabel));
-    t.push_back(0);
-    t.push_back(static_cast<std::uint8_t>(oob::kJsonVersion >> 8));
-    t.push_back(static_cast<std::uint8_t>(oob::kJsonVersion & 0xff));
-    t.insert(t.end(), role.begin(), role.end());
-    t.push_back(0);
+Mac proof_of(const FabricKey& key, const std::string& role, const std::string& to,
+             const Nonce& client_nonce, const Nonce& server_nonce) {
+    std::vector<std::uint8_t> t = labelled(kLabel);
+    append(t, role);
+    append(t, to);
     t.insert(t.end(), client_nonce.begin(), client_nonce.end());
     t.insert(t.end(), server_nonce.begin(), server_nonce.end());
     return hmac_sha256(key.bytes, t);
 }
 
-nlohmann::json auth_request(const Nonce& n) {
-    return {{"cmd", "auth"}, {"nonce", hex(n)}};
+SessionKeys session_keys(const FabricKey& key, const std::string& to, const Nonce& client_nonce,
+                         const Nonce& server_nonce) {
+    std::vector<std::uint8_t> salt(client_nonce.begin(), client_nonce.end());
+    salt.insert(salt.end(), server_nonce.begin(), server_nonce.end());
+    const auto info = [&to](const char* direction) {
+        std::vector<std::uint8_t> i = labelled(kKeyLabel);
+        append(i, to);
+        i.insert(i.end(), direction, direction + std::strlen(direction));
+        return i;
+    };
+    return {hkdf(key.bytes, salt, info("client to responder")),
+            hkdf(key.bytes, salt, info("responder to client"))};
+}
+
+nlohmann::json auth_request(const Nonce& n, const std::string& to) {
+    return {{"cmd", "auth"}, {"nonce", hex(n)}, {"to", to}};
 }
 
 nlohmann::json auth_challenge(const Nonce& n, const Mac& proof) {
@@ -90,9 +143,18 @@ nlohmann::json auth_proof(const Mac& proof) {
     return {{"cmd", "auth_proof"}, {"proof", hex(proof)}};
 }
 
-Result<Nonce> parse_auth_request(const nlohmann::json& j) {
+Result<AuthRequest> parse_auth_request(const nlohmann::json& j) {
     if (auto c = expect_cmd(j, "auth"); !c) return c.error();
-    return unhex<32>(j, "nonce");
+    auto n = unhex<32>(j, "nonce");
+    if (!n) return n.error();
+    const auto bad = [](const std::string& why) {
+        return Error{"auth", "message", 0, "to: " + why};
+    };
+    if (!j.contains("to")) return bad("missing (the address the client dialled)");
+    if (!j["to"].is_string()) return bad("not a string");
+    auto to = tcp::canonical_address(j["to"].get_ref<const std::string&>());
+    if (!to) return bad(to.error().message());
+    return AuthRequest{*n, std::move(*to)};
 }
 
 Result<Challenge> parse_auth_challenge(const nlohmann::json& j) {
@@ -109,14 +171,26 @@ Result<Mac> parse_auth_proof(const nlohmann::json& j) {
     return unhex<32>(j, "proof");
 }
 
-Status prove_to_responder(const tcp::Socket& s, const FabricKey& key, tcp::Deadline dl) {
+Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl) {
     const std::string who = s.peer().empty() ? "responder" : s.peer();
     const auto fail = [&who](const std::string& why) { return Error{"auth", who, 0, why}; };
+    // What this socket really goes to, not the name it was given: a name that resolves to a
+    // relay binds the relay's address, which the responder behind it refuses.
+    const auto to = tcp::peer_address(s);
+    if (!to)
+        return fail("cannot bind the handshake to the dialled address: " + to.error().message());
     Nonce cn{};
     const auto r = random_bytes(cn.size());
     std::copy(r.begin(), r.end(), cn.begin());
-    if (auto st = tcp::send_json(s, auth_request(cn), dl); !st) return st.error();
+    if (auto st = tcp::send_json(s, auth_request(cn, *to), dl); !st) return st.error();
     auto got = tcp::recv_any(s, dl);
+    if (!got && got.error().detail.rfind("peer closed the connection after 0 of", 0) == 0)
+        return fail(
+            "closed the connection without answering the handshake: a responder older than "
+            "json protocol " +
+            std::to_string(oob::kJsonVersion) +
+            " does so (its log names both versions: run one rocehealth version on both ends), "
+            "or this port is not a rocehealth responder");
     if (!got) return got.error();
     if (!got->json) {
         // A fixed error frame: refused before reading (busy), or an older responder.
@@ -127,9 +201,12 @@ Status prove_to_responder(const tcp::Socket& s, const FabricKey& key, tcp::Deadl
     if (auto why = refusal(*got->json)) return fail(*why);
     auto ch = parse_auth_challenge(*got->json);
     if (!ch) return fail(ch.error().detail);
-    if (!same_mac(ch->proof, proof_of(key, "responder", cn, ch->server_nonce)))
-        return fail("responder did not prove the fabric key (it holds another key)");
-    if (auto st = tcp::send_json(s, auth_proof(proof_of(key, "client", cn, ch->server_nonce)), dl);
+    if (!same_mac(ch->proof, proof_of(key, "responder", *to, cn, ch->server_nonce)))
+        return fail(
+            "responder did not prove the fabric key for " + *to +
+            " (it holds another key, or a relay between us rewrote the address it was asked for)");
+    if (auto st =
+            tcp::send_json(s, auth_proof(proof_of(key, "client", *to, cn, ch->server_nonce)), dl);
         !st)
         return st.error();
     auto ok = tcp::recv_any(s, dl);
@@ -137,30 +214,44 @@ Status prove_to_responder(const tcp::Socket& s, const FabricKey& key, tcp::Deadl
     if (!ok->json) return fail("expected auth_ok, got a fixed frame");
     if (auto why = refusal(*ok->json)) return fail(*why);
     if (auto c = expect_cmd(*ok->json, "auth_ok"); !c) return fail(c.error().detail);
+    const SessionKeys k = session_keys(key, *to, cn, ch->server_nonce);
+    s.protect(std::make_shared<tcp::FrameAuth>(k.client_to_responder, k.responder_to_client));
     return ok_status();
 }
 
-Status verify_client(const tcp::Socket& s, const nlohmann::json& first, const FabricKey* key,
+Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKey* key,
                      tcp::Deadline dl) {
-    const auto refuse = [&s, dl](const char* why) {
+    const auto refuse = [&s, dl](const std::string& why) {
         (void)tcp::send_json(s, error_frame(why), dl);
         return Error{"auth", s.peer(), 0, why};
     };
     if (!key) return refuse(kNoKeyHere);
-    auto cn = parse_auth_request(first);
-    if (!cn) return refuse(kNotProven);
+    auto req = parse_auth_request(first);
+    if (!req) return refuse(kNotProven);
+    // The address the connection arrived at, the one the client must have dialled.
+    const auto here = tcp::local_address(s);
+    if (!here) return refuse(kNotProven);
+    if (req->to != *here)
+        return refuse("the client dialled " + req->to + ", this responder is " + *here + ": " +
+                      kRelayed +
+                      " (a host in between forwarded the connection; a NAT or port forward "
+                      "does the same: connect to the responder's own address)");
     Nonce sn{};
     const auto r = random_bytes(sn.size());
     std::copy(r.begin(), r.end(), sn.begin());
-    if (auto st = tcp::send_json(s, auth_challenge(sn, proof_of(*key, "responder", *cn, sn)), dl);
+    if (auto st = tcp::send_json(
+            s, auth_challenge(sn, proof_of(*key, "responder", *here, req->nonce, sn)), dl);
         !st)
         return st.error();
     auto got = tcp::recv_any(s, dl);
     if (!got) return got.error();
     if (!got->json) return refuse(kNotProven);
     auto proof = parse_auth_proof(*got->json);
-    if (!proof || !same_mac(*proof, proof_of(*key, "client", *cn, sn))) return refuse(kNotProven);
+    if (!proof || !same_mac(*proof, proof_of(*key, "client", *here, req->nonce, sn)))
+        return refuse(kNotProven);
     if (auto st = tcp::send_json(s, {{"cmd", "auth_ok"}}, dl); !st) return st.error();
+    const SessionKeys k = session_keys(*key, *here, req->nonce, sn);
+    s.protect(std::make_shared<tcp::FrameAuth>(k.responder_to_client, k.client_to_responder));
     return ok_status();
 }
 

@@ -2,18 +2,33 @@
 // (probes/responder/control_dispatch.h) the client and the responder each prove the fabric key
 // (probes/auth/fabric_key.h) without sending it. Three json frames (probes/wire/oob_protocol.h):
 //
-//   C->S {"cmd":"auth", "nonce": Nc}                       Nc, Ns: 32 random bytes, 64 hex digits
+//   C->S {"cmd":"auth", "nonce": Nc, "to": A}              Nc, Ns: 32 random bytes, 64 hex digits
 //   S->C {"cmd":"auth_challenge", "nonce": Ns, "proof": HMAC(K, T("responder"))}
 //   C->S {"cmd":"auth_proof", "proof": HMAC(K, T("client"))}
 //   S->C {"cmd":"auth_ok"}   or   {"cmd":"error", "error": "peer did not prove the fabric key"}
 //
+// A, the responder the client meant to reach: the address its socket is connected to
+// (getpeername after connect, so a DNS name counts as what it resolved to), "IP:PORT" or
+// "[IPv6]:PORT" (tcp::peer_address). The responder compares it with the address the connection
+// arrived at (getsockname) and refuses another one by name (kRelayed) before proving anything.
 // T(role) = "rocehealth fabric auth" 0x00 | json protocol version (2 bytes, big-endian) | role |
-// 0x00 | Nc | Ns; HMAC-SHA256. Both nonces make every transcript new (a recorded session replayed
-// later meets another Ns and fails); the role keeps one side's proof from serving as the other's
-// (no reflection); the version keeps a proof from meaning anything to another protocol. MACs are
-// compared in constant time. The handshake authenticates the connection's ends; it does not
-// encrypt or MAC the frames after it (the control channel carries no secrets, and a TCP hijack
-// needs an on-path attacker, which the fabric's own network prevents).
+// 0x00 | A | 0x00 | Nc | Ns; HMAC-SHA256. Both nonces make every transcript new (a recorded
+// session replayed later meets another Ns and fails); the role keeps one side's proof from
+// serving as the other's (no reflection); A keeps a relay from passing one responder's proof off
+// as another's (a host the client dials and that forwards to responder R: R sees A is not its
+// address, and a forged A makes R prove for the wrong address, which the client refuses); the
+// version keeps a proof from meaning anything to another protocol. MACs are compared in
+// constant time.
+//
+// After auth_ok both ends derive per-connection keys (session_keys: HKDF-SHA256 of K, salt
+// Nc | Ns, info naming the version, A and the direction) and protect the socket: every later
+// frame, either way and of either kind, carries a MAC with a sequence number
+// (probes/wire/frame_mac.h), so a frame injected, replayed, reordered, dropped or altered on the
+// path is refused by name and ends the connection. Frames are not encrypted. Limits: a NAT or
+// port forward between client and responder changes A and breaks the handshake (connect to the
+// responder's own address); with one fabric key shared by every host, any key holder can pose
+// as any responder (and, on the path, derive a connection's keys): per-host keys would close
+// that, which this handshake does not offer.
 #pragma once
 
 #include <array>
@@ -36,19 +51,37 @@ inline constexpr const char* kNotProven = "peer did not prove the fabric key";
 inline constexpr const char* kNoKeyHere =
     "this responder has no key configured: control commands are off";
 
+/// What a responder says when the client dialled another address (relay, NAT, port forward);
+/// the full text adds both addresses: "the client dialled A, this responder is B: ...".
+inline constexpr const char* kRelayed = "a relayed handshake?";
+
 /// What an address that failed FailureLimiter::kMaxFailures proofs within a minute is told.
 inline constexpr const char* kTooManyFailures =
     "too many failed fabric-key proofs from this address: control connections refused for 60 s";
 
-/// The MAC of one side: HMAC(K, T(role)) as above; role "client" or "responder".
-Mac proof_of(const FabricKey& key, const std::string& role, const Nonce& client_nonce,
-             const Nonce& server_nonce);
+/// The MAC of one side: HMAC(K, T(role)) as above; role "client" or "responder", `to` the
+/// responder's address A as tcp::peer_address writes it.
+Mac proof_of(const FabricKey& key, const std::string& role, const std::string& to,
+             const Nonce& client_nonce, const Nonce& server_nonce);
+
+/// The two directions' frame keys of one connection: HKDF-SHA256 (OpenSSL EVP_KDF) of K with
+/// salt Nc | Ns and info "rocehealth frame key" 0x00 | version | A | 0x00 | direction.
+struct SessionKeys {
+    tcp::FrameKey client_to_responder{};
+    tcp::FrameKey responder_to_client{};
+};
+SessionKeys session_keys(const FabricKey& key, const std::string& to, const Nonce& client_nonce,
+                         const Nonce& server_nonce);
 
 /// Messages, built and read (errors: op "auth", detail naming the field).
-nlohmann::json auth_request(const Nonce& client_nonce);
+nlohmann::json auth_request(const Nonce& client_nonce, const std::string& to);
 nlohmann::json auth_challenge(const Nonce& server_nonce, const Mac& responder_proof);
 nlohmann::json auth_proof(const Mac& client_proof);
-Result<Nonce> parse_auth_request(const nlohmann::json& j);
+struct AuthRequest {
+    Nonce nonce{};
+    std::string to;  ///< canonical (tcp::canonical_address)
+};
+Result<AuthRequest> parse_auth_request(const nlohmann::json& j);
 struct Challenge {
     Nonce server_nonce{};
     Mac proof{};
@@ -56,19 +89,24 @@ struct Challenge {
 Result<Challenge> parse_auth_challenge(const nlohmann::json& j);
 Result<Mac> parse_auth_proof(const nlohmann::json& j);
 
-/// Client side, on a connected socket before its first command. Errors (op "auth", subject the
-/// responder): "responder did not prove the fabric key" (it holds another key, or is not ours),
-/// the responder's own refusal (kNotProven, kNoKeyHere), or the transport's error.
-Status prove_to_responder(const tcp::Socket& s, const FabricKey& key, tcp::Deadline deadline);
+/// Client side, on a connected socket before its first command; on success `s` is protected
+/// (every later frame MAC'd). Errors (op "auth", subject the responder): "responder did not
+/// prove the fabric key" (it holds another key, is not ours, or a relay rewrote the address),
+/// the responder's own refusal (kNotProven, kNoKeyHere, the kRelayed text), or the transport's
+/// error.
+Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline deadline);
 
 /// Responder side: `first` is the client's {"cmd":"auth"}; `key` nullptr when none is
-/// configured. Sends the challenge, checks the proof, answers auth_ok or an error frame. The
-/// Error's detail is what was sent (kNotProven, kNoKeyHere) or the transport's error.
-Status verify_client(const tcp::Socket& s, const nlohmann::json& first, const FabricKey* key,
+/// configured. Checks the client's address A against the socket's local address, sends the
+/// challenge, checks the proof, answers auth_ok or an error frame; on success `s` is protected.
+/// The Error's detail is what was sent (kNotProven, kNoKeyHere, "the client dialled A, this
+/// responder is B: a relayed handshake? ...") or the transport's error.
+Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKey* key,
                      tcp::Deadline deadline);
 
 /// tcp::connect to a responder's control port, then prove_to_responder with the process key
-/// (process_key()) when there is one. Every control client connects through here.
+/// (process_key()) when there is one. Every control client connects through here, so every
+/// keyed control connection is protected frame by frame.
 Result<tcp::Socket> connect_control(const tcp::HostPort& peer, tcp::Deadline deadline);
 
 }  // namespace rh::auth

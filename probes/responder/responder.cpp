@@ -243,6 +243,11 @@ void serve(tcp::Socket s, const std::string& peer, const Shared& sh) {
     auto first = next_frame(s, sh.opts.handshake_timeout_ms, sh.stop);
     if (!first) {
         log(peer, "bad handshake: " + first.error().message());
+        // A peer of another version learns it too: a fixed error frame, which every version reads.
+        if (first.error().detail.rfind("unsupported version", 0) == 0)
+            send_error(s, "unsupported version: responder speaks " + std::to_string(oob::kVersion) +
+                              " / json " + std::to_string(oob::kJsonVersion) +
+                              ": run one rocehealth version on both ends");
         return;
     }
     if (first->json) {

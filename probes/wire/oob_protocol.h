@@ -27,12 +27,14 @@
 // Version history: 1 = WRITE/READ, offset 100 reserved; 2 = adds SEND and recv_depth; 3 = adds
 // json frames (below; fixed frames stayed 2); 4 = message slots carry xxh3 checksums in a 16-byte
 // trailer (probes/wire/slot.h layout 2) instead of FNV-1a in 8 bytes, fixed and json frames both 4;
-// json 5 = control commands need the fabric-key handshake first (probes/auth/handshake.h).
+// json 5 = control commands need the fabric-key handshake first (probes/auth/handshake.h);
+// json 6 = the handshake binds the address the client dialled, and every frame after it (json or
+// fixed) carries a 32-byte MAC trailer with a sequence number (probes/wire/frame_mac.h).
 // Since a peer of another version would misread every slot, a frame of another version is
 // refused by tcp::recv_any with "peer HOST:PORT: ... peer speaks protocol version N, this build
 // speaks 4 ...".
 //
-// Json frames (version 5, type 10): the 12-byte header (magic, version 5, type json, length =
+// Json frames (version 6, type 10): the 12-byte header (magic, version 6, type json, length =
 // 12 + N, 2 <= N <= kMaxJsonBytes) followed by N bytes of UTF-8 JSON, an object whose "cmd" is a
 // string: the control channel of `rocehealth incast` (probes/responder/control_dispatch.h lists the
 // commands).
@@ -54,7 +56,7 @@ namespace rh::oob {
 
 inline constexpr std::uint32_t kMagic = 0x52484F42;     // "RHOB"
 inline constexpr std::uint16_t kVersion = 4;            ///< version in the header of fixed frames
-inline constexpr std::uint16_t kJsonVersion = 5;        ///< version in the header of json frames
+inline constexpr std::uint16_t kJsonVersion = 6;        ///< version in the header of json frames
 inline constexpr std::size_t kMaxJsonBytes = 1u << 20;  ///< largest json body (1 MiB)
 inline constexpr std::size_t kHeaderSize = 12;
 inline constexpr std::size_t kMessageSize = 320;

@@ -14,6 +14,8 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace rh::tcp {
 
@@ -36,22 +38,32 @@ Status wait_for(int fd, short events, Deadline d, const char* op, const std::str
     }
 }
 
+/// "HOST:PORT" / "[v6]:PORT" of an IP socket address; an IPv4-mapped IPv6 address as plain IPv4
+/// when `unmap` (no scope id: inet_ntop leaves it out).
+std::optional<std::string> text_of(const sockaddr_storage& ss, bool unmap) {
+    char host[INET6_ADDRSTRLEN] = "?";
+    if (ss.ss_family == AF_INET) {
+        const auto* a = reinterpret_cast<const sockaddr_in*>(&ss);
+        ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        return std::string(host) + ":" + std::to_string(ntohs(a->sin_port));
+    }
+    if (ss.ss_family != AF_INET6) return std::nullopt;
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&ss);
+    const unsigned port = ntohs(a->sin6_port);
+    if (unmap && IN6_IS_ADDR_V4MAPPED(&a->sin6_addr)) {
+        ::inet_ntop(AF_INET, &a->sin6_addr.s6_addr[12], host, sizeof host);
+        return std::string(host) + ":" + std::to_string(port);
+    }
+    ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+    return std::string("[") + host + "]:" + std::to_string(port);
+}
+
 std::string peer_of(int fd) {
     sockaddr_storage ss{};
     socklen_t len = sizeof ss;
     if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "peer ?";
-    char host[INET6_ADDRSTRLEN] = "?";
-    unsigned port = 0;
-    if (ss.ss_family == AF_INET) {
-        auto* a = reinterpret_cast<sockaddr_in*>(&ss);
-        ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-        port = ntohs(a->sin_port);
-        return std::string("peer ") + host + ":" + std::to_string(port);
-    }
-    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
-    ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-    port = ntohs(a->sin6_port);
-    return std::string("peer [") + host + "]:" + std::to_string(port);
+    const auto t = text_of(ss, false);
+    return t ? "peer " + *t : "peer ?";
 }
 
 std::string peer_of(const Socket& s) {
@@ -110,6 +122,57 @@ Result<HostPort> parse_host_port(const std::string& s, std::uint16_t default_por
         hp.port = static_cast<std::uint16_t>(p);
     }
     return hp;
+}
+
+namespace {
+
+Result<std::string> address_of(const Socket& s, bool local) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    const int rc = local ? ::getsockname(s.fd(), reinterpret_cast<sockaddr*>(&ss), &len)
+                         : ::getpeername(s.fd(), reinterpret_cast<sockaddr*>(&ss), &len);
+    const char* what = local ? "local address" : "peer address";
+    if (rc != 0) return errno_error("address", peer_of(s), what);
+    auto t = text_of(ss, true);
+    if (!t) return Error{"address", peer_of(s), 0, std::string(what) + ": not an IP socket"};
+    return *t;
+}
+
+}  // namespace
+
+Result<std::string> peer_address(const Socket& s) {
+    return address_of(s, false);
+}
+
+Result<std::string> local_address(const Socket& s) {
+    return address_of(s, true);
+}
+
+Result<std::string> canonical_address(const std::string& text) {
+    const auto bad = [&text](const std::string& why) {
+        return Error{"parse", "address '" + text.substr(0, 64) + "'", 0, why};
+    };
+    if (text.size() > 64) return bad("longer than 64 characters");
+    // Only "IP:PORT" and "[IPv6]:PORT": a bare IPv6 address has no port to bind.
+    if (text.empty() || (text.front() != '[' && std::count(text.begin(), text.end(), ':') != 1))
+        return bad("expected IP:PORT or [IPv6]:PORT");
+    auto hp = parse_host_port(text, 0);
+    if (!hp) return bad(hp.error().detail);
+    if (hp->port == 0) return bad("no port");
+    sockaddr_storage ss{};
+    const bool v6 = text.front() == '[';
+    void* where = v6 ? static_cast<void*>(&reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr)
+                     : static_cast<void*>(&reinterpret_cast<sockaddr_in*>(&ss)->sin_addr);
+    if (::inet_pton(v6 ? AF_INET6 : AF_INET, hp->host.c_str(), where) != 1)
+        return bad("not a literal IP address");
+    if (v6) {
+        reinterpret_cast<sockaddr_in6*>(&ss)->sin6_family = AF_INET6;
+        reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port = htons(hp->port);
+    } else {
+        reinterpret_cast<sockaddr_in*>(&ss)->sin_family = AF_INET;
+        reinterpret_cast<sockaddr_in*>(&ss)->sin_port = htons(hp->port);
+    }
+    return *text_of(ss, true);
 }
 
 Result<Socket> connect(const HostPort& peer, Deadline deadline) {
@@ -262,9 +325,25 @@ Status recv_all(const Socket& s, std::span<std::byte> data, Deadline deadline) {
     return ok_status();
 }
 
+namespace {
+
+/// A whole frame, followed by its MAC trailer on a protected socket (one send: a trailer never
+/// waits for a second segment behind Nagle or a delayed ACK).
+Status send_frame(const Socket& s, std::span<const std::byte> frame, Deadline deadline) {
+    FrameAuth* a = s.frame_auth();
+    if (!a) return send_all(s, frame, deadline);
+    std::vector<std::byte> out(frame.size() + kFrameMacBytes);
+    std::copy(frame.begin(), frame.end(), out.begin());
+    const FrameTrailer t = a->seal(frame);
+    std::copy(t.begin(), t.end(), out.begin() + static_cast<std::ptrdiff_t>(frame.size()));
+    return send_all(s, out, deadline);
+}
+
+}  // namespace
+
 Status send_msg(const Socket& s, const oob::Message& m, Deadline deadline) {
     const oob::Frame f = oob::encode(m);
-    return send_all(s, f, deadline);
+    return send_frame(s, f, deadline);
 }
 
 Result<oob::Message> recv_msg(const Socket& s, Deadline deadline) {
@@ -279,7 +358,7 @@ Result<oob::Message> recv_msg(const Socket& s, Deadline deadline) {
 Status send_json(const Socket& s, const nlohmann::json& body, Deadline deadline) {
     auto f = oob::encode_json(body);
     if (!f) return f.error();
-    return send_all(s, *f, deadline);
+    return send_frame(s, *f, deadline);
 }
 
 namespace {
@@ -319,6 +398,26 @@ Result<Received> recv_any(const Socket& s, Deadline deadline) {
     std::copy(h.begin(), h.end(), f.begin());
     if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), frame_deadline); !r)
         return cut_short(r.error());
+    if (FrameAuth* a = s.frame_auth()) {
+        // Checked before decoding: after the handshake no byte the key holder did not MAC
+        // reaches a parser. A failed frame ends the connection (shutdown: the caller's next
+        // read sees the end at once, and so does the peer).
+        FrameTrailer t{};
+        Status st = recv_all(s, t, frame_deadline);
+        if (!st) {
+            const Error& e = st.error();
+            st = Error{"recv", "frame " + std::to_string(a->received()) + " from " + peer_of(s), 0,
+                       "no MAC trailer (" + e.detail +
+                           "): injected by a host without the key, or cut short; connection "
+                           "closed"};
+        } else {
+            st = a->open(f, t, peer_of(s));
+        }
+        if (!st) {
+            ::shutdown(s.fd(), SHUT_RDWR);
+            return st.error();
+        }
+    }
     Received out;
     if (oob::is_json_header(h)) {
         auto j = oob::decode_json(f);

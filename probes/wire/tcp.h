@@ -1,15 +1,19 @@
 // TCP sockets with deadlines (poll-based; no call blocks past its deadline). Used only for the
-// out-of-band handshake. Errors name the peer.
+// out-of-band handshake and the control channel. Errors name the peer. A socket protected after
+// the fabric-key handshake (Socket::protect) MACs every frame it sends and checks every frame it
+// receives (probes/wire/frame_mac.h) inside send_msg, send_json and recv_any.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "core/result.h"
+#include "probes/wire/frame_mac.h"
 #include "probes/wire/oob_protocol.h"
 
 namespace rh::tcp {
@@ -25,7 +29,9 @@ class Socket {
   public:
     Socket() = default;
     explicit Socket(int fd) : fd_(fd) {}
-    Socket(Socket&& o) noexcept : fd_(o.fd_), peer_(std::move(o.peer_)) { o.fd_ = -1; }
+    Socket(Socket&& o) noexcept : fd_(o.fd_), peer_(std::move(o.peer_)), auth_(std::move(o.auth_)) {
+        o.fd_ = -1;
+    }
     Socket& operator=(Socket&& o) noexcept;
     Socket(const Socket&) = delete;
     Socket& operator=(const Socket&) = delete;
@@ -36,10 +42,15 @@ class Socket {
     /// closed (getpeername fails then).
     const std::string& peer() const { return peer_; }
     void set_peer(std::string p) { peer_ = std::move(p); }
+    /// From now on every frame sent and received is MAC'd (the handshake calls this after
+    /// auth_ok, both ends); nullptr for an unprotected socket (latency sessions, query, hello).
+    void protect(std::shared_ptr<FrameAuth> a) { auth_ = std::move(a); }
+    FrameAuth* frame_auth() const { return auth_.get(); }
 
   private:
     int fd_ = -1;
     std::string peer_;
+    std::shared_ptr<FrameAuth> auth_;  ///< shared_ptr: the counters change under a const Socket&
 };
 
 struct HostPort {
@@ -53,6 +64,16 @@ Result<HostPort> parse_host_port(const std::string& s, std::uint16_t default_por
 /// Error op "cannot reach", subject "responder at HOST:PORT" — e.g.
 /// "cannot reach responder at 10.0.0.2:18520: Connection refused".
 Result<Socket> connect(const HostPort& peer, Deadline deadline);
+
+/// The address a connected socket goes to (getpeername) or arrives at (getsockname), as
+/// "IP:PORT" or "[IPv6]:PORT" in canonical form, an IPv4-mapped IPv6 address as plain IPv4 (a
+/// dual-stack listener sees IPv4 clients so) and without an IPv6 scope (interface numbers differ
+/// between hosts). Error (op "address") for a socket that is not IP or not connected.
+Result<std::string> peer_address(const Socket& s);
+Result<std::string> local_address(const Socket& s);
+/// The same form for an "IP:PORT" / "[IPv6]:PORT" text from a peer (a literal address, no
+/// name; at most 64 characters). Error (op "parse") saying what is wrong.
+Result<std::string> canonical_address(const std::string& text);
 
 /// Listening socket on addr ("" or "0.0.0.0" = any IPv4, "::" = any IPv6).
 Result<Socket> listen(const std::string& addr, std::uint16_t port);
@@ -72,7 +93,8 @@ Status send_all(const Socket& s, std::span<const std::byte> data, Deadline deadl
 Status recv_all(const Socket& s, std::span<std::byte> data, Deadline deadline);
 
 /// One validated protocol message (header checked before waiting for the rest). recv_msg
-/// refuses a json frame ("unexpected json frame").
+/// refuses a json frame ("unexpected json frame"). On a protected socket each frame carries its
+/// MAC trailer (see recv_any).
 Status send_msg(const Socket& s, const oob::Message& m, Deadline deadline);
 Result<oob::Message> recv_msg(const Socket& s, Deadline deadline);
 
@@ -82,7 +104,10 @@ Status send_json(const Socket& s, const nlohmann::json& body, Deadline deadline)
 /// A validated frame of either kind: `json` is set for a json frame, `fixed` otherwise.
 /// `deadline` bounds the wait for a frame to begin (ETIMEDOUT, nothing consumed: safe to call
 /// again); a frame that has begun gets at least 10 s more to finish, and one cut short is an
-/// EPROTO error after which the connection is unusable.
+/// EPROTO error after which the connection is unusable. On a protected socket the frame's MAC
+/// trailer is read and checked before the frame is decoded; a frame that fails it ("recv frame N
+/// from PEER: MAC does not verify: injected, replayed or altered ...") or has none ("... no MAC
+/// trailer ...") is an error and the connection is shut down.
 struct Received {
     std::optional<oob::Message> fixed;
     std::optional<nlohmann::json> json;

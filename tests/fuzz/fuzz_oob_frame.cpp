@@ -1,15 +1,19 @@
 // libFuzzer harness: what a peer sends on the control port (TCP 18520) — fixed probe frames and
 // json control frames — through the same checks the responder and clients apply: header, length,
 // decode, request checks, then every json command's field reader and the fabric-key handshake's
-// messages (probes/auth/handshake.h).
+// messages (probes/auth/handshake.h, with the dialled address its request carries). Bytes after
+// the frame are read as its MAC trailer (probes/wire/frame_mac.h) under kFuzzFrameKey, as a
+// protected connection reads them (the seeds carry valid trailers).
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
 #include "probes/auth/handshake.h"
+#include "probes/wire/frame_mac.h"
 #include "probes/wire/incast_messages.h"
 #include "probes/wire/oob_protocol.h"
 #include "probes/wire/stream_protocol.h"
+#include "tests/fuzz/fuzz_frame_key.h"
 
 namespace {
 
@@ -47,6 +51,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto len = oob::frame_length(header);
     if (!len || *len > size) return 0;
     const auto whole = frame.first(*len);
+    if (size >= *len + rh::tcp::kFrameMacBytes) {
+        // A protected connection: the trailer is checked before the frame is decoded.
+        rh::tcp::FrameAuth a(rh::fuzz::kFrameKey, rh::fuzz::kFrameKey);
+        if (!a.open(whole, frame.subspan(*len, rh::tcp::kFrameMacBytes), "peer fuzz")) return 0;
+    }
     if (oob::is_json_header(header)) {
         if (auto j = oob::decode_json(whole)) json_commands(*j);
         return 0;

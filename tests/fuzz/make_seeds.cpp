@@ -8,9 +8,11 @@
 #include <string>
 
 #include "probes/auth/handshake.h"
+#include "probes/wire/frame_mac.h"
 #include "probes/wire/incast_messages.h"
 #include "probes/wire/oob_protocol.h"
 #include "probes/wire/stream_protocol.h"
+#include "tests/fuzz/fuzz_frame_key.h"
 
 namespace {
 
@@ -70,12 +72,20 @@ int main(int argc, char** argv) {
         {{"cmd", "sample"}},
         {{"cmd", "fault"}, {"action", "link_down"}, {"duration_ms", 2000}},
         rh::stream::error_message("refused"),
-        rh::auth::auth_request(rh::auth::Nonce{1, 2, 3}),
+        rh::auth::auth_request(rh::auth::Nonce{1, 2, 3}, "10.0.0.7:18520"),
+        rh::auth::auth_request(rh::auth::Nonce{1, 2, 3}, "[fe80::1]:18520"),
         rh::auth::auth_challenge(rh::auth::Nonce{4, 5, 6}, rh::auth::Mac{7, 8, 9}),
         rh::auth::auth_proof(rh::auth::Mac{10, 11, 12}),
     };
     int i = 0;
     for (const auto& d : docs)
-        if (auto f = oob::encode_json(d)) write(dir, "json-" + std::to_string(i++), *f);
+        if (auto f = oob::encode_json(d)) {
+            write(dir, "json-" + std::to_string(i), *f);
+            // The same frame as a protected connection carries it: frame 0 and its MAC trailer.
+            rh::tcp::FrameAuth a(rh::fuzz::kFrameKey, rh::fuzz::kFrameKey);
+            const auto t = a.seal(*f);
+            f->insert(f->end(), t.begin(), t.end());
+            write(dir, "mac-json-" + std::to_string(i++), *f);
+        }
     return 0;
 }

@@ -4,7 +4,8 @@ probes/auth/handshake.h), not from rocehealth's code: what a stranger on the net
 
 usage: control_client.py HOST PORT ACTION [KEYFILE]
   bare CMD       send {"cmd": CMD} with no handshake; print the reply's cmd and error
-  auth KEYFILE   prove KEYFILE's key, then ask for inventory; print each step's answer
+  auth KEYFILE   prove KEYFILE's key (binding the address dialled), then ask for inventory in a
+                 MAC'd frame and check the reply's MAC; print each step's answer
   old            a protocol-4 hello (before the handshake existed); print what comes back
 Each printed line is "step: cmd: error text" (error "-" when none); exit 0 unless the socket
 failed in a way the test did not expect."""
@@ -16,7 +17,7 @@ import socket
 import struct
 import sys
 
-MAGIC, JSON_TYPE, VERSION = 0x52484F42, 10, 5
+MAGIC, JSON_TYPE, VERSION = 0x52484F42, 10, 6
 
 
 def frame(obj, version=VERSION):
@@ -58,8 +59,35 @@ def say(step, reply):
     print(f"{step}: {reply.get('cmd')}: {reply.get('error', '-')}", flush=True)
 
 
-def transcript(role, cn, sn):
-    return b"rocehealth fabric auth\0" + struct.pack(">H", VERSION) + role + b"\0" + cn + sn
+def transcript(role, to, cn, sn):
+    return (b"rocehealth fabric auth\0" + struct.pack(">H", VERSION) + role + b"\0" + to + b"\0" +
+            cn + sn)
+
+
+def hkdf(ikm, salt, info):
+    """RFC 5869 HKDF-SHA256, 32 bytes."""
+    prk = hmac.new(salt, ikm, hashlib.sha256).digest()
+    return hmac.new(prk, info + b"\x01", hashlib.sha256).digest()
+
+
+def frame_keys(key, to, cn, sn):
+    """(client to responder, responder to client)."""
+    def info(direction):
+        return b"rocehealth frame key\0" + struct.pack(">H", VERSION) + to + b"\0" + direction
+    return (hkdf(key, cn + sn, info(b"client to responder")),
+            hkdf(key, cn + sn, info(b"responder to client")))
+
+
+def frame_mac(k, seq, f):
+    return hmac.new(k, struct.pack(">Q", seq) + f, hashlib.sha256).digest()
+
+
+def dialled(s):
+    """The address the socket is connected to, as the auth request carries it."""
+    host, port = s.getpeername()[:2]
+    if host.startswith("::ffff:") and "." in host:
+        host = host[7:]
+    return (f"[{host}]:{port}" if ":" in host else f"{host}:{port}").encode()
 
 
 def main():
@@ -74,21 +102,33 @@ def main():
     elif action == "auth":
         key = open(sys.argv[4], "rb").read()
         cn = os.urandom(32)
-        s.sendall(frame({"cmd": "auth", "nonce": cn.hex()}))
+        to = dialled(s)
+        s.sendall(frame({"cmd": "auth", "nonce": cn.hex(), "to": to.decode()}))
         ch = recv(s)
         say("challenge", ch)
         if ch.get("cmd") != "auth_challenge":
             return
         sn = bytes.fromhex(ch["nonce"])
-        mine = hmac.new(key, transcript(b"responder", cn, sn), hashlib.sha256).hexdigest()
+        mine = hmac.new(key, transcript(b"responder", to, cn, sn), hashlib.sha256).hexdigest()
         print(f"responder-proof: {'ok' if hmac.compare_digest(mine, ch['proof']) else 'wrong'}")
-        proof = hmac.new(key, transcript(b"client", cn, sn), hashlib.sha256).hexdigest()
+        proof = hmac.new(key, transcript(b"client", to, cn, sn), hashlib.sha256).hexdigest()
         s.sendall(frame({"cmd": "auth_proof", "proof": proof}))
         ok = recv(s)
         say("proof", ok)
         if ok.get("cmd") == "auth_ok":
-            s.sendall(frame({"cmd": "inventory"}))
-            say("inventory", recv(s))
-
+            # Every frame from here on: its bytes, then HMAC(direction key, seq | bytes).
+            up, down = frame_keys(key, to, cn, sn)
+            f = frame({"cmd": "inventory"})
+            s.sendall(f + frame_mac(up, 0, f))
+            h = recv_exact(s, 12)
+            if h is None:
+                say("inventory", {"cmd": "closed"})
+                return
+            body = recv_exact(s, struct.unpack(">IHHI", h)[3] - 12)
+            trailer = recv_exact(s, 32)
+            say("inventory", json.loads(body))
+            good = trailer is not None and hmac.compare_digest(trailer,
+                                                               frame_mac(down, 0, h + body))
+            print(f"reply-mac: {'ok' if good else 'wrong'}")
 
 main()

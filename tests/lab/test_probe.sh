@@ -85,8 +85,11 @@ assert_contains "$(lab_exec g2 -- $cc bare hello)" "hello: hello_reply: -" "hell
 out=$(lab_exec g2 -- $cc auth /etc/rocehealth/fabric.key)
 assert_contains "$out" "responder-proof: ok" "the responder proves the key to a client holding it"
 assert_contains "$out" "proof: auth_ok: -" "a client holding the key is accepted"
-assert_contains "$out" "inventory: inventory_reply: -" "inventory after the handshake"
-assert_contains "$(lab_exec g2 -- $cc old)" "old: closed" "a protocol-4 control client is cut off"
+assert_contains "$out" "inventory: inventory_reply: -" "inventory after the handshake (MAC'd frame)"
+assert_contains "$out" "reply-mac: ok" "the responder MACs its reply with the connection's key"
+assert_contains "$(lab_exec g2 -- $cc old)" \
+  "old: fixed-frame: unsupported version: responder speaks 4 / json 6" \
+  "a protocol-4 control client is told both versions"
 # Another key: rocehealth's own client names the cause; the responder counts the failures.
 lab_exec g2 -- bash -c "umask 077; head -c 32 /dev/urandom >/tmp/other.key"
 out=$(lab_exec g2 -- "$bin" incast --receiver "$g1" --senders "$(lab_ip g2)" --duration 1s \
@@ -140,7 +143,7 @@ assert_contains "$rout" "bad handshake: recv peer" "truncated handshake logged"
 # An old peer (a version-1 frame) is refused naming the peer and both versions.
 assert_match "$rout" "peer [0-9.]+:[0-9]+: unsupported version: peer speaks protocol version 1 in a frame, this build speaks [0-9]+" \
   "old-protocol peer refused by name"
-assert_match "$rout" "peer [0-9.]+:[0-9]+: unsupported version: peer speaks protocol version 4 in a json frame, this build speaks 5" \
+assert_match "$rout" "peer [0-9.]+:[0-9]+: unsupported version: peer speaks protocol version 4 in a json frame, this build speaks 6" \
   "protocol-4 control client refused by name"
 assert_match "$rout" "control commands need the fabric key \(/etc/rocehealth/fabric.key\)" \
   "startup names the key"

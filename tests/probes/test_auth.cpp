@@ -12,6 +12,7 @@
 #include "probes/auth/failure_limiter.h"
 #include "probes/auth/handshake.h"
 #include "probes/responder/control_dispatch.h"
+#include "tests/support/loopback_listener.h"
 
 BOOST_AUTO_TEST_SUITE(test_auth)
 
@@ -38,19 +39,22 @@ auth::FabricKey key_of(char fill) {
     return {std::vector<std::uint8_t>(32, static_cast<std::uint8_t>(fill)), "test.key"};
 }
 
-/// A connected pair standing for client and responder.
+/// A connected pair standing for client and responder: TCP on loopback, since the handshake
+/// binds the address the client dialled.
 std::pair<tcp::Socket, tcp::Socket> socket_pair() {
-    int fds[2];
-    BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
-    tcp::Socket a(fds[0]), b(fds[1]);
-    a.set_peer("peer responder");
-    b.set_peer("peer 10.0.0.9:40000");
-    return {std::move(a), std::move(b)};
+    return test::loopback_pair();
+}
+
+/// The address the client dialled, as the auth request carries it.
+std::string dialled(const tcp::Socket& c) {
+    auto a = tcp::peer_address(c);
+    BOOST_REQUIRE(a.ok());
+    return *a;
 }
 
 /// Runs the responder side of one handshake in a thread while `client` runs here.
 Status handshake(const auth::FabricKey* server_key,
-                 const std::function<Status(const tcp::Socket&)>& client) {
+                 const std::function<Status(tcp::Socket&)>& client) {
     auto [c, s] = socket_pair();
     Status server = ok_status();
     std::thread t([&, &s = s] {
@@ -91,16 +95,15 @@ BOOST_AUTO_TEST_CASE(hmac_sha256_matches_rfc_4231) {
 
 BOOST_AUTO_TEST_CASE(same_key_on_both_ends_is_accepted) {
     const auto k = key_of('k');
-    const Status r = handshake(&k, [&](const tcp::Socket& c) {
-        return auth::prove_to_responder(c, k, tcp::deadline_in(2000));
-    });
+    const Status r = handshake(
+        &k, [&](tcp::Socket& c) { return auth::prove_to_responder(c, k, tcp::deadline_in(2000)); });
     BOOST_TEST(r.ok(), (r ? "" : r.error().message()));
 }
 
 BOOST_AUTO_TEST_CASE(another_key_fails_on_both_ends) {
     const auto server = key_of('s'), client = key_of('c');
     Status c_side = ok_status();
-    const Status r = handshake(&server, [&](const tcp::Socket& c) {
+    const Status r = handshake(&server, [&](tcp::Socket& c) {
         c_side = auth::prove_to_responder(c, client, tcp::deadline_in(2000));
         return c_side;
     });
@@ -118,9 +121,10 @@ BOOST_AUTO_TEST_CASE(a_client_without_the_key_is_refused_in_the_same_words) {
           nlohmann::json{{"cmd", "auth_proof"}, {"proof", std::string(63, 'a')}},
           nlohmann::json{{"cmd", "auth_proof"}}, nlohmann::json{{"cmd", "inventory"}}}) {
         std::string refusal;
-        const Status r = handshake(&k, [&](const tcp::Socket& c) {
+        const Status r = handshake(&k, [&](tcp::Socket& c) {
             auth::Nonce n{};
-            BOOST_REQUIRE(tcp::send_json(c, auth::auth_request(n), tcp::deadline_in(2000)));
+            BOOST_REQUIRE(
+                tcp::send_json(c, auth::auth_request(n, dialled(c)), tcp::deadline_in(2000)));
             auto ch = tcp::recv_any(c, tcp::deadline_in(2000));
             BOOST_REQUIRE(ch && ch->json);
             BOOST_TEST(auth::parse_auth_challenge(*ch->json).ok());
@@ -142,11 +146,13 @@ BOOST_AUTO_TEST_CASE(a_recorded_session_replayed_later_fails) {
     auth::Nonce nonce{};
     nonce.fill(7);
     nlohmann::json recorded_proof;
-    const Status first = handshake(&k, [&](const tcp::Socket& c) {
-        BOOST_REQUIRE(tcp::send_json(c, auth::auth_request(nonce), tcp::deadline_in(2000)));
+    const Status first = handshake(&k, [&](tcp::Socket& c) {
+        BOOST_REQUIRE(
+            tcp::send_json(c, auth::auth_request(nonce, dialled(c)), tcp::deadline_in(2000)));
         auto ch = auth::parse_auth_challenge(*tcp::recv_any(c, tcp::deadline_in(2000))->json);
         BOOST_REQUIRE(ch.ok());
-        recorded_proof = auth::auth_proof(auth::proof_of(k, "client", nonce, ch->server_nonce));
+        recorded_proof =
+            auth::auth_proof(auth::proof_of(k, "client", dialled(c), nonce, ch->server_nonce));
         BOOST_REQUIRE(tcp::send_json(c, recorded_proof, tcp::deadline_in(2000)));
         auto ok = tcp::recv_any(c, tcp::deadline_in(2000));
         BOOST_REQUIRE(ok && ok->json);
@@ -155,8 +161,9 @@ BOOST_AUTO_TEST_CASE(a_recorded_session_replayed_later_fails) {
     });
     BOOST_REQUIRE(first.ok());
     // Replay it word for word: the responder's new nonce makes the old proof worthless.
-    const Status replay = handshake(&k, [&](const tcp::Socket& c) {
-        BOOST_REQUIRE(tcp::send_json(c, auth::auth_request(nonce), tcp::deadline_in(2000)));
+    const Status replay = handshake(&k, [&](tcp::Socket& c) {
+        BOOST_REQUIRE(
+            tcp::send_json(c, auth::auth_request(nonce, dialled(c)), tcp::deadline_in(2000)));
         (void)tcp::recv_any(c, tcp::deadline_in(2000));
         BOOST_REQUIRE(tcp::send_json(c, recorded_proof, tcp::deadline_in(2000)));
         (void)tcp::recv_any(c, tcp::deadline_in(2000));
@@ -166,14 +173,17 @@ BOOST_AUTO_TEST_CASE(a_recorded_session_replayed_later_fails) {
     BOOST_TEST(replay.error().detail == auth::kNotProven);
     // Nor does the responder's own proof pass as a client's (the role is in the MAC).
     auth::Nonce sn{};
-    BOOST_TEST(!auth::same_mac(auth::proof_of(k, "client", nonce, sn),
-                               auth::proof_of(k, "responder", nonce, sn)));
+    BOOST_TEST(!auth::same_mac(auth::proof_of(k, "client", "10.0.0.7:18520", nonce, sn),
+                               auth::proof_of(k, "responder", "10.0.0.7:18520", nonce, sn)));
+    // Nor one responder's proof as another's (the address the client dialled is in the MAC).
+    BOOST_TEST(!auth::same_mac(auth::proof_of(k, "responder", "10.0.0.7:18520", nonce, sn),
+                               auth::proof_of(k, "responder", "10.0.0.5:18520", nonce, sn)));
 }
 
 BOOST_AUTO_TEST_CASE(a_responder_without_a_key_says_control_is_off) {
     const auto k = key_of('k');
     Status c_side = ok_status();
-    const Status r = handshake(nullptr, [&](const tcp::Socket& c) {
+    const Status r = handshake(nullptr, [&](tcp::Socket& c) {
         c_side = auth::prove_to_responder(c, k, tcp::deadline_in(2000));
         return c_side;
     });

@@ -39,9 +39,9 @@ BOOST_AUTO_TEST_CASE(round_trip_and_header) {
     auto f = encode_json(body);
     BOOST_REQUIRE(f.ok());
     BOOST_TEST(std::memcmp(f->data(), "RHOB", 4) == 0);
-    // Version 5 and type json in the header; the length covers header + body.
+    // Version 6 and type json in the header; the length covers header + body.
     BOOST_TEST(std::to_integer<int>((*f)[5]) ==
-               5);  // json frames: protocol 5 (fabric-key handshake)
+               6);  // json frames: protocol 6 (address-bound handshake, frames MAC'd)
     BOOST_TEST(std::to_integer<int>((*f)[7]) == 10);
     BOOST_TEST(is_json_header(*f));
     auto len = frame_length(*f);
@@ -66,12 +66,16 @@ BOOST_AUTO_TEST_CASE(fixed_and_json_frames_speak_version_4) {
     auto j = raw_json_frame(R"({"cmd":"x"})");
     put(j, 4, 3, 2);
     BOOST_TEST(decode_error(j).find("peer speaks protocol version 3 in a json frame, this build "
-                                    "speaks 5 (upgrade rocehealth on the peer") !=
+                                    "speaks 6 (upgrade rocehealth on the peer") !=
                std::string::npos);
-    // A protocol-4 peer (control commands without the fabric-key handshake) likewise.
+    // A protocol-4 peer (control commands without the fabric-key handshake) likewise, and a
+    // protocol-5 one (frames after the handshake without MACs).
     put(j, 4, 4, 2);
     BOOST_TEST(decode_error(j).find("peer speaks protocol version 4 in a json frame, this build "
-                                    "speaks 5") != std::string::npos);
+                                    "speaks 6") != std::string::npos);
+    put(j, 4, 5, 2);
+    BOOST_TEST(decode_error(j).find("peer speaks protocol version 5 in a json frame, this build "
+                                    "speaks 6") != std::string::npos);
     Frame g = encode(m);
     g[5] = std::byte{2};
     BOOST_TEST(!check_header(g).ok());

@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(old_protocol_peer_is_refused_by_name_with_both_versions) {
     const std::string e2 = r2.error().message();
     BOOST_TEST(e2.find("peer 127.0.0.1:" + std::to_string(port)) != std::string::npos, e2);
     BOOST_TEST(
-        e2.find("protocol version 3 in a json frame, this build speaks 5") != std::string::npos,
+        e2.find("protocol version 3 in a json frame, this build speaks 6") != std::string::npos,
         e2);
 }
 
