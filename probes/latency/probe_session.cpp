@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/hostname.h"
+#include "probes/auth/handshake.h"
 #include "probes/verbs/device_select.h"
 #include "probes/verbs/wc_status.h"
 #include "probes/wire/oob_protocol.h"
@@ -97,7 +98,19 @@ Result<std::unique_ptr<ProbeSession>> ProbeSession::open(const ProbeOptions& o) 
     ps->conn_ = std::move(*conn);
     RcConnection& c = *ps->conn_;
 
-    auto sock = tcp::connect(*hp, tcp::deadline_in(o.timeout_ms));
+    // A responder lends a peer that has not proven the fabric key limits::kUnauthSessionBytes
+    // of buffers and kUnauthReadPhaseMs per READ phase (probes/responder/probe_budget.h). A probe
+    // past them proves the key first when this host holds one (the responder then serves it in
+    // its keyed pool); without a key the responder refuses it by name. Within them the probe
+    // stays unauthenticated, so a host mid key rotation keeps its mesh.
+    const bool long_read = (ops & oob::kOpRead) &&
+                           std::uint64_t(o.iterations + o.warmup) *
+                                   std::uint64_t(std::max(o.timeout_ms, 1000)) >
+                               limits::kUnauthReadPhaseMs;
+    const bool keyed =
+        (buf_len > limits::kUnauthSessionBytes || long_read) && auth::process_key() != nullptr;
+    auto sock = keyed ? auth::connect_control(*hp, tcp::deadline_in(o.timeout_ms))
+                      : tcp::connect(*hp, tcp::deadline_in(o.timeout_ms));
     if (!sock) return sock.error();
     ps->sock_ = std::move(*sock);
 

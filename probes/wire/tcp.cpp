@@ -69,6 +69,7 @@ Socket& Socket::operator=(Socket&& o) noexcept {
         if (fd_ >= 0) ::close(fd_);
         fd_ = o.fd_;
         peer_ = std::move(o.peer_);
+        max_frame_ = o.max_frame_;
         o.fd_ = -1;
     }
     return *this;
@@ -315,6 +316,10 @@ Result<Received> recv_any(const Socket& s, Deadline deadline) {
         e.subject = peer_of(s);  // a refused version must say whose it is
         return e;
     }
+    if (s.max_frame() != 0 && *len > s.max_frame())
+        return Error{"recv", peer_of(s), EMSGSIZE,
+                     "frame of " + std::to_string(*len) + " bytes refused: this connection takes " +
+                         std::to_string(s.max_frame()) + " at most"};
     std::vector<std::byte> f(*len);
     std::copy(h.begin(), h.end(), f.begin());
     if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), frame_deadline); !r)

@@ -25,7 +25,9 @@ class Socket {
   public:
     Socket() = default;
     explicit Socket(int fd) : fd_(fd) {}
-    Socket(Socket&& o) noexcept : fd_(o.fd_), peer_(std::move(o.peer_)) { o.fd_ = -1; }
+    Socket(Socket&& o) noexcept : fd_(o.fd_), peer_(std::move(o.peer_)), max_frame_(o.max_frame_) {
+        o.fd_ = -1;
+    }
     Socket& operator=(Socket&& o) noexcept;
     Socket(const Socket&) = delete;
     Socket& operator=(const Socket&) = delete;
@@ -36,10 +38,15 @@ class Socket {
     /// closed (getpeername fails then).
     const std::string& peer() const { return peer_; }
     void set_peer(std::string p) { peer_ = std::move(p); }
+    /// Largest frame recv_any takes on this socket, header included (0: the protocol's own,
+    /// 12 + oob::kMaxJsonBytes). A responder sets 4 KiB until the peer proves the fabric key.
+    std::size_t max_frame() const { return max_frame_; }
+    void set_max_frame(std::size_t bytes) { max_frame_ = bytes; }
 
   private:
     int fd_ = -1;
     std::string peer_;
+    std::size_t max_frame_ = 0;
 };
 
 struct HostPort {
@@ -82,7 +89,8 @@ Status send_json(const Socket& s, const nlohmann::json& body, Deadline deadline)
 /// A validated frame of either kind: `json` is set for a json frame, `fixed` otherwise.
 /// `deadline` bounds the wait for a frame to begin (ETIMEDOUT, nothing consumed: safe to call
 /// again); a frame that has begun gets at least 10 s more to finish, and one cut short is an
-/// EPROTO error after which the connection is unusable.
+/// EPROTO error after which the connection is unusable. A header announcing more than
+/// s.max_frame() bytes is an EMSGSIZE error before any of the body is read.
 struct Received {
     std::optional<oob::Message> fixed;
     std::optional<nlohmann::json> json;
