@@ -30,7 +30,8 @@ struct AdmissionLimits {
     unsigned lobby = 256;              ///< threadless: an fd and <= 4 KiB of frame each
     unsigned auth = 8;                 ///< handshakes in progress
     unsigned probe_per_address = 2;    ///< unauthenticated probe sessions per address group
-    unsigned probe = 8;                ///< unauthenticated probe sessions
+    unsigned probe = 16;               ///< unauthenticated probe sessions (`--max-sessions`:
+                                       ///< a mesh keeps one session per peer host open)
     unsigned keyed = 16;               ///< `responder --max-sessions`
 };
 

@@ -293,15 +293,16 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
     if (!listener) return listener.error();
     std::fprintf(stderr,
                  "rocehealth responder: serving %s port %u, GID index %u %s (%s), active_mtu %u, "
-                 "on %s:%u, up to %u sessions, %u receives posted per SEND session\n",
+                 "on %s:%u, up to %u keyed and %u unauthenticated probe sessions, %u receives "
+                 "posted per SEND session\n",
                  where->device.c_str(), where->port, where->gid_index, where->gid_text.c_str(),
                  where->gid_type.c_str(), *mtu, o.listen_addr.c_str(), o.port, o.max_sessions,
-                 o.recv_depth);
+                 o.max_sessions, o.recv_depth);
     const auto key = auth::process_key();
     if (key)
         std::fprintf(stderr,
                      "rocehealth responder: control commands need the fabric key (%s); latency "
-                     "probes and hello are open to all\n",
+                     "probes (4 MiB of buffers each without the key) and hello are open to all\n",
                      key->path.c_str());
     else
         std::fprintf(stderr,
@@ -312,6 +313,7 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
     const Shared sh{o, *where, stop, unauth_buffers};
     FrontDoorOptions fo;
     fo.limits.keyed = o.max_sessions;
+    fo.limits.probe = o.max_sessions;
     fo.first_frame_ms = o.handshake_timeout_ms;
     fo.handshake_ms = o.handshake_timeout_ms;
     FrontDoorHandlers h;
