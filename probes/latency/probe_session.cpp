@@ -60,6 +60,17 @@ std::uint32_t ops_mask(const std::vector<ProbeOp>& ops) {
 
 }  // namespace
 
+bool needs_fabric_key(const ProbeOptions& o) {
+    const std::uint32_t ops = ops_mask(o.ops);
+    if (o.sizes.empty()) return false;
+    const std::uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
+    const unsigned qd = (ops & oob::kOpRead) ? o.queue_depth : 1;
+    const bool long_read = (ops & oob::kOpRead) && std::uint64_t(o.iterations + o.warmup) *
+                                                           std::uint64_t(std::max(o.timeout_ms, 1000)) >
+                                                       limits::kUnauthReadPhaseMs;
+    return oob::buffer_bytes(ops, max_size, qd) > limits::kUnauthSessionBytes || long_read;
+}
+
 const char* latency_kind(ProbeOp op) {
     return op == ProbeOp::read ? "post to completion" : "half round trip";
 }
@@ -103,12 +114,7 @@ Result<std::unique_ptr<ProbeSession>> ProbeSession::open(const ProbeOptions& o) 
     // past them proves the key first when this host holds one (the responder then serves it in
     // its keyed pool); without a key the responder refuses it by name. Within them the probe
     // stays unauthenticated, so a host mid key rotation keeps its mesh.
-    const bool long_read = (ops & oob::kOpRead) &&
-                           std::uint64_t(o.iterations + o.warmup) *
-                                   std::uint64_t(std::max(o.timeout_ms, 1000)) >
-                               limits::kUnauthReadPhaseMs;
-    const bool keyed =
-        (buf_len > limits::kUnauthSessionBytes || long_read) && auth::process_key() != nullptr;
+    const bool keyed = needs_fabric_key(o) && auth::process_key() != nullptr;
     auto sock = keyed ? auth::connect_control(*hp, tcp::deadline_in(o.timeout_ms))
                       : tcp::connect(*hp, tcp::deadline_in(o.timeout_ms));
     if (!sock) return sock.error();

@@ -28,7 +28,7 @@ const char* to_string(Pool p);
 struct AdmissionLimits {
     unsigned preauth_per_address = 2;  ///< lobby + auth, per address group
     unsigned lobby = 256;              ///< threadless: an fd and <= 4 KiB of frame each
-    unsigned auth = 8;                 ///< handshakes in progress
+    unsigned auth = 32;                ///< handshakes in progress (a thread each, <= 5 s)
     unsigned probe_per_address = 2;    ///< unauthenticated probe sessions per address group
     unsigned probe = 16;               ///< unauthenticated probe sessions (`--max-sessions`:
                                        ///< a mesh keeps one session per peer host open)

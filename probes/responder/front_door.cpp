@@ -72,17 +72,16 @@ Step read_step(LobbyEntry& e, std::string& why, bool& tell) {
         if (e.have < e.buf.size()) continue;
         if (e.buf.size() == oob::kHeaderSize) {
             auto len = oob::frame_length(e.buf);
-            tell = true;
-            if (!len) {
-                why = len.error().detail;
+            if (!len) {  // garbage or another version: closed unanswered, as before
+                why = "bad first message: " + len.error().detail;
                 return Step::closed;
             }
             if (*len > kPreauthFrameBytes) {
                 why = "frame of " + std::to_string(*len) + " bytes refused: " +
                       std::to_string(kPreauthFrameBytes) + " at most before the fabric key is proven";
+                tell = true;
                 return Step::closed;
             }
-            tell = false;
             e.buf.resize(*len);
             continue;
         }

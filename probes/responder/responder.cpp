@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
+#include "core/clock.h"
 #include "core/hostname.h"
 #include "probes/auth/fabric_key.h"
 #include "probes/latency/latency_phases.h"
@@ -64,7 +66,38 @@ Result<oob::Message> next_message(const tcp::Socket& s, int ms, const std::atomi
     return std::move(*r->fixed);
 }
 
-void answer_query(const tcp::Socket& s, const Shared& sh, const std::string& peer) {
+/// query and hello are answered on the accept loop (front_door.h) by anyone: what they read from
+/// the device (query_active_mtu opens it) is read at most once a second, so a stream of them
+/// costs the loop little. Used only on that loop's thread.
+struct FactsCache {
+    using Clock = std::chrono::steady_clock;
+    static constexpr auto kFresh = std::chrono::seconds(1);
+    Clock::time_point mtu_at{}, hello_at{};
+    std::optional<Result<unsigned>> mtu;
+    nlohmann::json hello;
+
+    Result<unsigned> active_mtu(const PortChoice& where) {
+        const auto now = Clock::now();
+        if (!mtu || now - mtu_at >= kFresh) {
+            mtu = query_active_mtu(where.device, where.port);
+            mtu_at = now;
+        }
+        return *mtu;
+    }
+    nlohmann::json hello_reply_now(const ControlContext& cx) {
+        const auto now = Clock::now();
+        if (hello.is_null() || now - hello_at >= kFresh) {
+            hello = hello_reply(cx);
+            hello_at = now;
+        }
+        nlohmann::json h = hello;
+        h["wall_ms"] = wall_now_ms();  // always now: the coordinator's clock offset needs it
+        return h;
+    }
+};
+
+void answer_query(const tcp::Socket& s, const Shared& sh, FactsCache& facts,
+                  const std::string& peer) {
     oob::Message m;
     m.type = oob::Type::query_reply;
     m.device = sh.where.device;
@@ -73,7 +106,7 @@ void answer_query(const tcp::Socket& s, const Shared& sh, const std::string& pee
     m.gid_index = sh.where.gid_index;
     m.gid_type = sh.where.gid_type;
     m.hostname = host_name();
-    auto mtu = query_active_mtu(sh.where.device, sh.where.port);  // now, not at startup
+    auto mtu = facts.active_mtu(sh.where);  // now (within 1 s), not at startup
     if (mtu)
         m.active_mtu = *mtu;
     else
@@ -317,8 +350,9 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
     fo.first_frame_ms = o.handshake_timeout_ms;
     fo.handshake_ms = o.handshake_timeout_ms;
     FrontDoorHandlers h;
-    h.query = [&sh](const tcp::Socket& s) { answer_query(s, sh, s.peer()); };
-    h.hello = [&] { return hello_reply(ControlContext{o, *where, stop, "", false}); };
+    FactsCache facts;
+    h.query = [&sh, &facts](const tcp::Socket& s) { answer_query(s, sh, facts, s.peer()); };
+    h.hello = [&] { return facts.hello_reply_now(ControlContext{o, *where, stop, "", false}); };
     h.probe = [&sh](const tcp::Socket& s, const oob::Message& req, bool proven) {
         serve_probe(s, req, sh, s.peer(), proven);
     };
