@@ -51,21 +51,33 @@ struct LobbyEntry {
 
 enum class Step { more, frame, closed };
 
+/// Why a lobby connection ended: the log line, its kind (lines are rate-limited per address and
+/// kind, refusal_log.h) and whether the peer is told.
+struct Ending {
+    std::string why;  ///< empty: the peer closed between frames, nothing to log
+    std::string kind;
+    bool tell = false;
+};
+
 /// Reads what has arrived without blocking. `frame`: e.buf holds one whole frame. `closed`: the
-/// peer left (why empty) or sent what cannot go on (why says what; `tell` when the peer should
-/// hear it). The length in a header is checked before any of the body is read.
-Step read_step(LobbyEntry& e, std::string& why, bool& tell) {
+/// peer left or sent what cannot go on (`end`). The length in a header is checked before any of
+/// the body is read.
+Step read_step(LobbyEntry& e, Ending& end) {
     for (;;) {
         const ssize_t n =
             ::recv(e.s.fd(), e.buf.data() + e.have, e.buf.size() - e.have, MSG_DONTWAIT);
         if (n == 0) {
-            if (e.have) why = "closed the connection mid-frame";
+            if (e.have)
+                end = {"bad handshake: recv " + e.s.peer() +
+                           ": peer closed the connection after " + std::to_string(e.have) +
+                           " of " + std::to_string(e.buf.size()) + " bytes",
+                       "truncated"};
             return Step::closed;
         }
         if (n < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) return Step::more;
-            why = std::strerror(errno);
+            end = {"bad handshake: recv " + e.s.peer() + ": " + std::strerror(errno), "recv"};
             return Step::closed;
         }
         e.have += static_cast<std::size_t>(n);
@@ -73,13 +85,17 @@ Step read_step(LobbyEntry& e, std::string& why, bool& tell) {
         if (e.buf.size() == oob::kHeaderSize) {
             auto len = oob::frame_length(e.buf);
             if (!len) {  // garbage or another version: closed unanswered, as before
-                why = "bad first message: " + len.error().detail;
+                Error err = len.error();
+                err.subject = e.s.peer();
+                const bool version = err.detail.rfind("unsupported version", 0) == 0;
+                end = {"bad handshake: " + err.message(), version ? "version" : "header"};
                 return Step::closed;
             }
             if (*len > kPreauthFrameBytes) {
-                why = "frame of " + std::to_string(*len) + " bytes refused: " +
-                      std::to_string(kPreauthFrameBytes) + " at most before the fabric key is proven";
-                tell = true;
+                end = {"frame of " + std::to_string(*len) + " bytes refused: " +
+                           std::to_string(kPreauthFrameBytes) +
+                           " at most before the fabric key is proven",
+                       "oversize", true};
                 return Step::closed;
             }
             e.buf.resize(*len);
@@ -135,9 +151,10 @@ struct FrontDoor::Impl {
         : o(opts), h(std::move(handlers)), adm(opts.limits) {}
 
     /// A line about a refused or closed pre-auth connection, at most one per address per 10 s.
-    void refused(const std::string& peer, const std::string& group, const std::string& what) {
-        if (refusals.note(group, Clock::now()))
-            log_line(peer, what + " (more from this address within 10 s are only counted)");
+    void refused(const std::string& peer, const std::string& group, const std::string& kind,
+                 const std::string& what) {
+        if (refusals.note(group, kind, Clock::now()))
+            log_line(peer, what + " (more such from this address within 10 s are only counted)");
     }
 
     template <typename Body>
@@ -182,7 +199,7 @@ struct FrontDoor::Impl {
                 // The oldest waiter makes room: a client that sends at once is never locked out
                 // by connections that sit idle.
                 LobbyEntry& old = lobby.front();
-                refused(old.s.peer(), old.group,
+                refused(old.s.peer(), old.group, "evicted",
                         "closed: oldest of " + std::to_string(o.limits.lobby) +
                             " connections waiting without the fabric key, for a newer one");
                 adm.leave(Pool::lobby, old.group);
@@ -192,7 +209,7 @@ struct FrontDoor::Impl {
             if (r != Refusal::none) {
                 const std::string text = adm.refusal_text(r, Pool::lobby);
                 send_error_frame(s, text);
-                refused(peer, group, text);
+                refused(peer, group, "cap", text);
                 continue;
             }
             LobbyEntry e;
@@ -205,14 +222,13 @@ struct FrontDoor::Impl {
 
     /// The lobby entry is readable. False when it leaves the lobby (closed or handed on).
     bool on_readable(LobbyEntry& e) {
-        std::string why;
-        bool tell = false;
-        const Step st = read_step(e, why, tell);
+        Ending end;
+        const Step st = read_step(e, end);
         if (st == Step::more) return true;
         if (st == Step::closed) {
-            if (!why.empty()) {
-                if (tell) send_error_frame(e.s, why);
-                refused(e.s.peer(), e.group, why);
+            if (!end.why.empty()) {
+                if (end.tell) send_error_frame(e.s, end.why);
+                refused(e.s.peer(), e.group, end.kind, end.why);
             }
             adm.leave(Pool::lobby, e.group);
             return false;
@@ -222,7 +238,7 @@ struct FrontDoor::Impl {
         e.have = 0;
         if (!f) {
             send_error_frame(e.s, f.error().detail);
-            refused(e.s.peer(), e.group, "bad first message: " + f.error().message());
+            refused(e.s.peer(), e.group, "decode", "bad handshake: " + f.error().message());
             adm.leave(Pool::lobby, e.group);
             return false;
         }
@@ -243,7 +259,7 @@ struct FrontDoor::Impl {
             if (cmd == "hello") {
                 if (e.hello_done) {
                     send_json_error(e.s, "one hello before auth: prove the fabric key");
-                    refused(peer, e.group, "closed: a second hello without the fabric key");
+                    refused(peer, e.group, "hello", "closed: a second hello without the fabric key");
                     return Next::close;
                 }
                 e.hello_done = true;  // the deadline stays where it was
@@ -254,7 +270,7 @@ struct FrontDoor::Impl {
             if (cmd == "auth") return start_auth(e, std::move(*f.json));
             const std::string why = auth::process_key() ? auth::kNotProven : auth::kNoKeyHere;
             send_json_error(e.s, why);
-            refused(peer, e.group, "'" + cmd + "' refused: " + why);
+            refused(peer, e.group, "command", "'" + cmd + "' refused: " + why);
             return Next::close;
         }
         switch (f.fixed->type) {
@@ -265,8 +281,9 @@ struct FrontDoor::Impl {
                 return start_probe(e, *f.fixed);
             default:
                 send_error_frame(e.s, "expected query, probe_request, hello or auth");
-                refused(peer, e.group,
-                        std::string("bad first message: ") + oob::to_string(f.fixed->type));
+                refused(peer, e.group, "type",
+                        std::string("bad handshake: unexpected first message ") +
+                            oob::to_string(f.fixed->type));
                 return Next::close;
         }
     }
@@ -278,7 +295,7 @@ struct FrontDoor::Impl {
         if (r == Refusal::none) return true;
         const std::string text = adm.refusal_text(r, to);
         json ? send_json_error(e.s, text) : send_error_frame(e.s, text);
-        refused(e.s.peer(), e.group, text);
+        refused(e.s.peer(), e.group, "busy", text);
         return false;
     }
 
@@ -353,7 +370,7 @@ struct FrontDoor::Impl {
                 ++it;
                 continue;
             }
-            refused(it->s.peer(), it->group,
+            refused(it->s.peer(), it->group, "idle",
                     it->hello_done ? "closed: no auth within " + std::to_string(o.first_frame_ms) +
                                          " ms of the connection (after its hello)"
                                    : "closed: no message within " +

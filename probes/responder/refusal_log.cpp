@@ -2,7 +2,7 @@
 
 namespace rh {
 
-bool RefusalLog::note(const std::string& group, Clock::time_point now) {
+bool RefusalLog::note(const std::string& group, const std::string& kind, Clock::time_point now) {
     if (!started_) {
         window_start_ = now;
         started_ = true;
@@ -14,10 +14,11 @@ bool RefusalLog::note(const std::string& group, Clock::time_point now) {
         window_groups_full_ = true;
     if (last_line_.size() >= kMaxGroups)
         std::erase_if(last_line_, [now](const auto& e) { return now - e.second >= kQuiet; });
-    const auto it = last_line_.find(group);
+    const std::string key = group + " " + kind;
+    const auto it = last_line_.find(key);
     if (it != last_line_.end() && now - it->second < kQuiet) return false;
     if (it == last_line_.end() && last_line_.size() >= kMaxGroups) return false;
-    last_line_[group] = now;
+    last_line_[key] = now;
     return true;
 }
 

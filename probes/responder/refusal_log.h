@@ -1,7 +1,8 @@
 // Rate-limited log of refused connections (issue 27: one line per refusal wrote 146k lines in
-// 20 s). At most one line per address group per kQuiet, and once per kSummary a count of all
-// refusals: "refused N connections from M addresses in the last 60 s". Memory is bounded:
-// kMaxGroups addresses remembered at once (past that, refusals are still counted, not named).
+// 20 s). At most one line per address group and kind of refusal (cap, idle, bad header, ...) per
+// kQuiet, and once per kSummary a count of all refusals: "refused N connections from M addresses
+// in the last 60 s". Memory is bounded: kMaxGroups addresses remembered at once (past that,
+// refusals are still counted, not named).
 // Not thread-safe: the accept loop owns it.
 #pragma once
 
@@ -21,8 +22,8 @@ class RefusalLog {
     static constexpr std::chrono::seconds kSummary{60};
     static constexpr std::size_t kMaxGroups = 4096;
 
-    /// Counts one refusal from `group`; true when the caller should write its line now.
-    bool note(const std::string& group, Clock::time_point now);
+    /// Counts one refusal of `kind` from `group`; true when the caller should write its line now.
+    bool note(const std::string& group, const std::string& kind, Clock::time_point now);
     /// The summary line when kSummary has passed since the last one and refusals happened in it
     /// (then the count starts again); nullopt otherwise.
     std::optional<std::string> summary(Clock::time_point now);

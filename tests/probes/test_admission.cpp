@@ -134,14 +134,15 @@ BOOST_AUTO_TEST_CASE(refusals_logged_once_per_address_per_10_s_then_counted) {
     RefusalLog log;
     const auto t0 = RefusalLog::Clock::now();
     int lines = 0;
-    for (int i = 0; i < 1000; ++i) lines += log.note("10.0.0.2", t0 + i * 1ms);
+    for (int i = 0; i < 1000; ++i) lines += log.note("10.0.0.2", "cap", t0 + i * 1ms);
     BOOST_TEST(lines == 1);
-    BOOST_TEST(log.note("10.0.0.3", t0 + 2s));
-    BOOST_TEST(log.note("10.0.0.2", t0 + 11s));
+    BOOST_TEST(log.note("10.0.0.2", "idle", t0 + 1s));  // another kind has its own line
+    BOOST_TEST(log.note("10.0.0.3", "cap", t0 + 2s));
+    BOOST_TEST(log.note("10.0.0.2", "cap", t0 + 11s));
     BOOST_TEST(!log.summary(t0 + 30s));
     auto s = log.summary(t0 + 61s);
     BOOST_REQUIRE(s);
-    BOOST_TEST(*s == "refused 1002 connections from 2 addresses in the last 61 s");
+    BOOST_TEST(*s == "refused 1003 connections from 2 addresses in the last 61 s");
     BOOST_TEST(!log.summary(t0 + 125s));  // nothing refused in that minute: no line
 }
 
