@@ -142,10 +142,11 @@ int main() {
         }
         int probes_ok = 0, keyed_ok = 0;
         legit(port, 20, probes_ok, keyed_ok);
-        std::printf("%s: VmRSS %ld KiB (+%ld over idle), VmHWM %ld KiB; legitimate probes %d/20, "
-                    "keyed commands %d/20\n",
-                    at.name, status_kib(child, "VmRSS"), status_kib(child, "VmRSS") - idle,
-                    status_kib(child, "VmHWM"), probes_ok, keyed_ok);
+        std::printf(
+            "%s: VmRSS %ld KiB (+%ld over idle), VmHWM %ld KiB; legitimate probes %d/20, "
+            "keyed commands %d/20\n",
+            at.name, status_kib(child, "VmRSS"), status_kib(child, "VmRSS") - idle,
+            status_kib(child, "VmHWM"), probes_ok, keyed_ok);
         for (int fd : fds) ::close(fd);
         std::this_thread::sleep_for(500ms);
     }

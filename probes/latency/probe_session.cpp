@@ -65,9 +65,10 @@ bool needs_fabric_key(const ProbeOptions& o) {
     if (o.sizes.empty()) return false;
     const std::uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
     const unsigned qd = (ops & oob::kOpRead) ? o.queue_depth : 1;
-    const bool long_read = (ops & oob::kOpRead) && std::uint64_t(o.iterations + o.warmup) *
-                                                           std::uint64_t(std::max(o.timeout_ms, 1000)) >
-                                                       limits::kUnauthReadPhaseMs;
+    const bool long_read =
+        (ops & oob::kOpRead) &&
+        std::uint64_t(o.iterations + o.warmup) * std::uint64_t(std::max(o.timeout_ms, 1000)) >
+            limits::kUnauthReadPhaseMs;
     return oob::buffer_bytes(ops, max_size, qd) > limits::kUnauthSessionBytes || long_read;
 }
 

@@ -113,8 +113,8 @@ std::string Admission::refusal_text(Refusal r, Pool to) const {
                                   : "connections without the fabric key") +
                " per address";
     }
-    const unsigned cap = to == Pool::lobby  ? limits_.lobby
-                         : to == Pool::auth ? limits_.auth
+    const unsigned cap = to == Pool::lobby   ? limits_.lobby
+                         : to == Pool::auth  ? limits_.auth
                          : to == Pool::probe ? limits_.probe
                                              : limits_.keyed;
     return "busy: " + std::to_string(cap) + " " + to_string(to) + " sessions in progress";

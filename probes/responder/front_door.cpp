@@ -19,9 +19,9 @@ namespace rh {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kSlice_ms = 200;      // how often the loop looks at the stop flag and deadlines
-constexpr int kInlineSend_ms = 200; // inline answers go to a new socket: its buffer is empty
-constexpr int kAcceptsPerPoll = 64; // a flood cannot keep the loop from its lobby
+constexpr int kSlice_ms = 200;       // how often the loop looks at the stop flag and deadlines
+constexpr int kInlineSend_ms = 200;  // inline answers go to a new socket: its buffer is empty
+constexpr int kAcceptsPerPoll = 64;  // a flood cannot keep the loop from its lobby
 
 void log_line(const std::string& peer, const std::string& what) {
     std::fprintf(stderr, "rocehealth responder: %s: %s\n", peer.c_str(), what.c_str());
@@ -68,9 +68,9 @@ Step read_step(LobbyEntry& e, Ending& end) {
             ::recv(e.s.fd(), e.buf.data() + e.have, e.buf.size() - e.have, MSG_DONTWAIT);
         if (n == 0) {
             if (e.have)
-                end = {"bad handshake: recv " + e.s.peer() +
-                           ": peer closed the connection after " + std::to_string(e.have) +
-                           " of " + std::to_string(e.buf.size()) + " bytes",
+                end = {"bad handshake: recv " + e.s.peer() + ": peer closed the connection after " +
+                           std::to_string(e.have) + " of " + std::to_string(e.buf.size()) +
+                           " bytes",
                        "truncated"};
             return Step::closed;
         }
@@ -92,8 +92,8 @@ Step read_step(LobbyEntry& e, Ending& end) {
                 return Step::closed;
             }
             if (*len > kPreauthFrameBytes) {
-                end = {"frame of " + std::to_string(*len) + " bytes refused: " +
-                           std::to_string(kPreauthFrameBytes) +
+                end = {"frame of " + std::to_string(*len) +
+                           " bytes refused: " + std::to_string(kPreauthFrameBytes) +
                            " at most before the fabric key is proven",
                        "oversize", true};
                 return Step::closed;
@@ -186,8 +186,9 @@ struct FrontDoor::Impl {
         for (int i = 0; i < kAcceptsPerPoll; ++i) {
             std::string peer;
             auto a = tcp::accept(listener, 0, peer);
-            if (!a) {
+            if (!a) {  // out of descriptors, say: the listener stays readable, so pause
                 std::fprintf(stderr, "rocehealth responder: %s\n", a.error().message().c_str());
+                std::this_thread::sleep_for(std::chrono::milliseconds(kSlice_ms));
                 return;
             }
             if (!*a) return;
@@ -259,7 +260,8 @@ struct FrontDoor::Impl {
             if (cmd == "hello") {
                 if (e.hello_done) {
                     send_json_error(e.s, "one hello before auth: prove the fabric key");
-                    refused(peer, e.group, "hello", "closed: a second hello without the fabric key");
+                    refused(peer, e.group, "hello",
+                            "closed: a second hello without the fabric key");
                     return Next::close;
                 }
                 e.hello_done = true;  // the deadline stays where it was
@@ -319,18 +321,16 @@ struct FrontDoor::Impl {
             failures.blocked(auth::address_of_peer(peer), Clock::now(), first)) {
             if (first)
                 log_line(peer, "control connections refused for " +
-                                   std::to_string(auth::FailureLimiter::kWindow.count()) + " s: " +
-                                   std::to_string(auth::FailureLimiter::kMaxFailures) +
+                                   std::to_string(auth::FailureLimiter::kWindow.count()) +
+                                   " s: " + std::to_string(auth::FailureLimiter::kMaxFailures) +
                                    " failed fabric-key proofs from this address");
             send_json_error(e.s, auth::kTooManyFailures);
             return Next::close;
         }
         if (!move_place(e, Pool::auth, true)) return Next::close;
-        spawn(
-            [this, s = std::move(e.s), cmd = std::move(cmd), group = e.group, peer]() mutable {
-                serve_keyed(s, cmd, group, peer);
-            },
-            peer);
+        spawn([this, s = std::move(e.s), cmd = std::move(cmd), group = e.group,
+               peer]() mutable { serve_keyed(s, cmd, group, peer); },
+              peer);
         return Next::handed;
     }
 
@@ -350,7 +350,7 @@ struct FrontDoor::Impl {
             return;
         }
         place.pool = Pool::keyed;  // left when the session ends
-        s.set_max_frame(0);  // the protocol's own limit from now on
+        s.set_max_frame(0);        // the protocol's own limit from now on
         auto next = tcp::recv_any(s, tcp::deadline_in(o.handshake_ms), *stop);
         if (!next) {
             if (next.error().detail.rfind("peer closed the connection after 0 of", 0) != 0)
@@ -371,10 +371,10 @@ struct FrontDoor::Impl {
                 continue;
             }
             refused(it->s.peer(), it->group, "idle",
-                    it->hello_done ? "closed: no auth within " + std::to_string(o.first_frame_ms) +
-                                         " ms of the connection (after its hello)"
-                                   : "closed: no message within " +
-                                         std::to_string(o.first_frame_ms) + " ms");
+                    it->hello_done
+                        ? "closed: no auth within " + std::to_string(o.first_frame_ms) +
+                              " ms of the connection (after its hello)"
+                        : "closed: no message within " + std::to_string(o.first_frame_ms) + " ms");
             adm.leave(Pool::lobby, it->group);
             it = lobby.erase(it);
         }

@@ -29,8 +29,8 @@ std::optional<std::string> RefusalLog::summary(Clock::time_point now) {
         line = "refused " + std::to_string(window_count_) + " connections from " +
                (window_groups_full_ ? "more than " : "") + std::to_string(window_groups_.size()) +
                " addresses in the last " +
-               std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - window_start_)
-                                  .count()) +
+               std::to_string(
+                   std::chrono::duration_cast<std::chrono::seconds>(now - window_start_).count()) +
                " s";
     window_count_ = 0;
     window_groups_.clear();

@@ -82,8 +82,8 @@ BOOST_AUTO_TEST_CASE(pools_are_apart) {
 
 BOOST_AUTO_TEST_CASE(probe_sessions_per_address) {
     Admission a({});
-    for (int i = 0; i < 3; ++i) BOOST_TEST((a.enter(Pool::lobby, "10.0.0." + std::to_string(i)) ==
-                                            Refusal::none));
+    for (int i = 0; i < 3; ++i)
+        BOOST_TEST((a.enter(Pool::lobby, "10.0.0." + std::to_string(i)) == Refusal::none));
     BOOST_TEST((a.enter(Pool::probe, "10.0.0.7") == Refusal::none));
     BOOST_TEST((a.enter(Pool::probe, "10.0.0.7") == Refusal::none));
     BOOST_TEST((a.enter(Pool::probe, "10.0.0.7") == Refusal::address_cap));
@@ -119,8 +119,9 @@ BOOST_AUTO_TEST_CASE(default_probes_fit_the_unauthenticated_budget) {
     ProbeOptions p;
     std::uint32_t ops = 0;
     for (auto op : p.ops)
-        ops |= op == ProbeOp::write ? oob::kOpWrite : op == ProbeOp::read ? oob::kOpRead
-                                                                          : oob::kOpSend;
+        ops |= op == ProbeOp::write  ? oob::kOpWrite
+               : op == ProbeOp::read ? oob::kOpRead
+                                     : oob::kOpSend;
     const auto biggest = *std::max_element(p.sizes.begin(), p.sizes.end());
     BOOST_TEST(oob::buffer_bytes(ops, biggest, p.queue_depth) <= limits::kUnauthSessionBytes);
     BOOST_TEST(!ProbeBudget::check_read_phase(p.iterations + p.warmup, p.timeout_ms,
@@ -373,8 +374,8 @@ BOOST_AUTO_TEST_CASE(preauth_frame_over_4_kib_refused_before_its_body) {
     // Only the header of a 1 MiB json frame: refused at once, without waiting for the body.
     auto whole = oob::encode_json({{"cmd", "hello"}, {"pad", std::string((1u << 20) - 40, 'x')}});
     BOOST_REQUIRE(whole);
-    BOOST_REQUIRE(tcp::send_all(c, std::span(*whole).first(oob::kHeaderSize),
-                                tcp::deadline_in(2000)));
+    BOOST_REQUIRE(
+        tcp::send_all(c, std::span(*whole).first(oob::kHeaderSize), tcp::deadline_in(2000)));
     const auto e = next_error(c, 800);  // shorter than the 1 s first-frame deadline
     BOOST_TEST(e.find("refused: 4096 at most before the fabric key is proven") != std::string::npos,
                e);
@@ -397,8 +398,8 @@ BOOST_AUTO_TEST_CASE(preauth_limit_holds_inside_the_handshake) {
     BOOST_REQUIRE(ch);
     auto big = oob::encode_json({{"cmd", "auth_proof"}, {"pad", std::string(100000, 'x')}});
     BOOST_REQUIRE(big);
-    BOOST_REQUIRE(tcp::send_all(c, std::span(*big).first(oob::kHeaderSize),
-                                tcp::deadline_in(2000)));
+    BOOST_REQUIRE(
+        tcp::send_all(c, std::span(*big).first(oob::kHeaderSize), tcp::deadline_in(2000)));
     // Refused without the body: the connection ends long before the handshake's 3 s.
     const auto t0 = std::chrono::steady_clock::now();
     BOOST_TEST(next_error(c, 10000) != "timeout");
@@ -430,7 +431,8 @@ BOOST_AUTO_TEST_CASE(probe_sessions_per_address_cap) {
     }
     auto third = client(d.port, 5);
     BOOST_REQUIRE(tcp::send_msg(third, probe_request(), tcp::deadline_in(2000)));
-    BOOST_TEST(next_error(third) == "refused: at most 2 unauthenticated probe sessions per address");
+    BOOST_TEST(next_error(third) ==
+               "refused: at most 2 unauthenticated probe sessions per address");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
