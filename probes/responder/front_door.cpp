@@ -105,20 +105,6 @@ Step read_step(LobbyEntry& e, Ending& end) {
     }
 }
 
-Result<tcp::Received> decode_frame(const std::vector<std::byte>& f) {
-    tcp::Received out;
-    if (oob::is_json_header(f)) {
-        auto j = oob::decode_json(f);
-        if (!j) return j.error();
-        out.json = std::move(*j);
-    } else {
-        auto m = oob::decode(f);
-        if (!m) return m.error();
-        out.fixed = std::move(*m);
-    }
-    return out;
-}
-
 /// One connection's place in a pool, left when it ends.
 struct Place {
     Admission& adm;
@@ -234,7 +220,7 @@ struct FrontDoor::Impl {
             adm.leave(Pool::lobby, e.group);
             return false;
         }
-        auto f = decode_frame(e.buf);
+        auto f = tcp::decode_frame(e.buf);
         e.buf.assign(oob::kHeaderSize, std::byte{0});
         e.have = 0;
         if (!f) {

@@ -324,8 +324,12 @@ Result<Received> recv_any(const Socket& s, Deadline deadline) {
     std::copy(h.begin(), h.end(), f.begin());
     if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), frame_deadline); !r)
         return cut_short(r.error());
+    return decode_frame(f);
+}
+
+Result<Received> decode_frame(std::span<const std::byte> f) {
     Received out;
-    if (oob::is_json_header(h)) {
+    if (oob::is_json_header(f)) {
         auto j = oob::decode_json(f);
         if (!j) return j.error();
         out.json = std::move(*j);

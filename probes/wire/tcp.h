@@ -98,5 +98,7 @@ struct Received {
 Result<Received> recv_any(const Socket& s, Deadline deadline);
 /// The same, giving up (EINTR, "shutting down") once `stop` becomes true; looks every 200 ms.
 Result<Received> recv_any(const Socket& s, Deadline deadline, const std::atomic<bool>& stop);
+/// A whole frame already read (header checked) decoded as recv_any does; errors op "decode".
+Result<Received> decode_frame(std::span<const std::byte> frame);
 
 }  // namespace rh::tcp
