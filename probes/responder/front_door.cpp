@@ -16,7 +16,8 @@
 
 namespace rh {
 
-namespace {
+// Named, not anonymous: FrontDoor::Impl holds these types (-Wsubobject-linkage).
+namespace front_door_internal {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kSlice_ms = 200;       // how often the loop looks at the stop flag and deadlines
@@ -121,7 +122,9 @@ struct Session {
     std::shared_ptr<std::atomic<bool>> finished;
 };
 
-}  // namespace
+}  // namespace front_door_internal
+
+using namespace front_door_internal;
 
 struct FrontDoor::Impl {
     FrontDoorOptions o;

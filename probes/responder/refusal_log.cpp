@@ -18,6 +18,12 @@ bool RefusalLog::note(const std::string& group, const std::string& kind, Clock::
     const auto it = last_line_.find(key);
     if (it != last_line_.end() && now - it->second < kQuiet) return false;
     if (it == last_line_.end() && last_line_.size() >= kMaxGroups) return false;
+    if (now - lines_start_ >= kQuiet) {
+        lines_start_ = now;
+        lines_ = 0;
+    }
+    if (lines_ >= kMaxLines) return false;
+    ++lines_;
     last_line_[key] = now;
     return true;
 }

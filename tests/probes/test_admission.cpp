@@ -147,6 +147,18 @@ BOOST_AUTO_TEST_CASE(refusals_logged_once_per_address_per_10_s_then_counted) {
     BOOST_TEST(!log.summary(t0 + 125s));  // nothing refused in that minute: no line
 }
 
+BOOST_AUTO_TEST_CASE(a_flood_from_many_addresses_is_counted_not_named) {
+    RefusalLog log;
+    const auto t0 = RefusalLog::Clock::now() + 1h;
+    int lines = 0;
+    for (int i = 0; i < 1000; ++i) lines += log.note("10.1." + std::to_string(i), "cap", t0);
+    BOOST_TEST(lines == int(RefusalLog::kMaxLines));
+    BOOST_TEST(log.note("10.2.0.1", "cap", t0 + 10s));  // the next 10 s may name again
+    auto s = log.summary(t0 + 60s);
+    BOOST_REQUIRE(s);
+    BOOST_TEST(*s == "refused 1001 connections from 1001 addresses in the last 60 s");
+}
+
 // ---- the accept loop on loopback
 
 namespace {
