@@ -1,7 +1,8 @@
 // libFuzzer harness: what a peer sends on the control port (TCP 18520) — fixed probe frames and
 // json control frames — through the same checks the responder and clients apply: header, length,
-// decode, request checks, then every json command's field reader and the fabric-key handshake's
-// messages (probes/auth/handshake.h).
+// decode (also as tcp::decode_frame, the responder's pre-auth lobby reader), request checks, then
+// every json command's field reader and the fabric-key handshake's messages
+// (probes/auth/handshake.h).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -10,6 +11,7 @@
 #include "probes/wire/incast_messages.h"
 #include "probes/wire/oob_protocol.h"
 #include "probes/wire/stream_protocol.h"
+#include "probes/wire/tcp.h"
 
 namespace {
 
@@ -47,6 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto len = oob::frame_length(header);
     if (!len || *len > size) return 0;
     const auto whole = frame.first(*len);
+    // The responder's pre-auth lobby (probes/responder/front_door.h) decodes whole frames of at
+    // most 4 KiB with this, after the same header checks.
+    (void)rh::tcp::decode_frame(whole);
     if (oob::is_json_header(header)) {
         if (auto j = oob::decode_json(whole)) json_commands(*j);
         return 0;
