@@ -1,9 +1,9 @@
 // Rate-limited log of refused connections (issue 27: one line per refusal wrote 146k lines in
 // 20 s). At most one line per address group and kind of refusal (cap, idle, bad header, ...) per
-// kQuiet (and kMaxLines in all), and once per kSummary a count of all refusals: "refused N connections from M addresses
-// in the last 60 s". Memory is bounded: kMaxGroups addresses remembered at once (past that,
-// refusals are still counted, not named).
-// Not thread-safe: the accept loop owns it.
+// kQuiet (and kMaxLines in all), and once per kSummary a count of all refusals: "refused N
+// connections from M addresses in the last 60 s". Memory is bounded: kMaxGroups addresses
+// remembered at once (past that, refusals are still counted, not named). Not thread-safe: the
+// accept loop owns it.
 #pragma once
 
 #include <chrono>
