@@ -88,8 +88,11 @@ Step read_step(LobbyEntry& e, Ending& end) {
             if (!len) {  // garbage or another version: closed unanswered, as before
                 Error err = len.error();
                 err.subject = e.s.peer();
+                // Kinds apart: an old probe client and an old control client are both named.
                 const bool version = err.detail.rfind("unsupported version", 0) == 0;
-                end = {"bad handshake: " + err.message(), version ? "version" : "header"};
+                const bool json = err.detail.find("json frame") != std::string::npos;
+                end = {"bad handshake: " + err.message(),
+                       !version ? "header" : json ? "version json" : "version"};
                 return Step::closed;
             }
             if (*len > kPreauthFrameBytes) {
