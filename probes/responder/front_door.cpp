@@ -91,8 +91,9 @@ Step read_step(LobbyEntry& e, Ending& end) {
                 // Kinds apart: an old probe client and an old control client are both named.
                 const bool version = err.detail.rfind("unsupported version", 0) == 0;
                 const bool json = err.detail.find("json frame") != std::string::npos;
-                end = {"bad handshake: " + err.message(),
-                       !version ? "header" : json ? "version json" : "version"};
+                end = {"bad handshake: " + err.message(), !version ? "header"
+                                                          : json   ? "version json"
+                                                                   : "version"};
                 return Step::closed;
             }
             if (*len > kPreauthFrameBytes) {
