@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "agent/cli/commands.h"
+#include "agent/cli/key_option.h"
 #include "agent/cli/options.h"
 #include "agent/cli/probe_args.h"
 #include "agent/cli/probe_options.h"
@@ -16,6 +17,7 @@
 #include "core/sample_json.h"
 #include "probes/latency/probe.h"
 #include "probes/latency/probe_samples.h"
+#include "probes/latency/probe_session.h"
 #include "probes/wire/oob_protocol.h"
 #include "probes/wire/tcp.h"
 
@@ -66,6 +68,11 @@ int run_probe(const std::vector<std::string>& args) {
         }
         if (a.host.empty()) a.host = host_name();
     }
+    // A probe past a responder's unauthenticated budget (probes/latency/probe_session.h) proves
+    // the fabric key first; only then is the key read, so a user who cannot read it still
+    // probes within the budget.
+    if (needs_fabric_key(a.o) || !a.key_file.empty())
+        if (auto exit = install_fabric_key("probe", a.key_file)) return *exit;
     ProbeRunTimes when{monotonic_now_s(), 0, wall_now_ms(), 0};
     auto r = rh::run_probe(a.o);
     when.end_t_s = monotonic_now_s();

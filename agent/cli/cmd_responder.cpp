@@ -43,7 +43,8 @@ po::options_description responder_options(ResponderArgs& a) {
         "gid-index", po::value(&a.gid_index),
         "GID index 0..255 (default: RoCE v2, IPv4-mapped preferred)")(
         "max-sessions", po::value(&a.max_sessions)->default_value(a.max_sessions),
-        "concurrent sessions, 1..1024")(
+        "sessions at once of hosts that proved the fabric key, and as many unauthenticated "
+        "probe sessions (2 per address), 1..1024")(
         "recv-depth", po::value(&a.recv_depth)->default_value(a.recv_depth),
         ("receive WQEs kept posted per session that uses SEND (`probe --op send`), 0.." +
          max_depth +

@@ -1,5 +1,6 @@
 #include "agent/cli/probe_options.h"
 
+#include "agent/cli/key_option.h"
 #include "agent/cli/probe_args.h"
 #include "probes/wire/oob_protocol.h"
 
@@ -7,7 +8,7 @@ namespace rh::cli {
 
 const char* const kProbeUsage =
     "rocehealth probe PEER[:PORT] [--op write,read,send] [--sizes 64,4k,64k,1m] [--iterations N] "
-    "[--queue-depth N] [--rnr-retry 0..7] [--timeout-ms N] [--json]";
+    "[--queue-depth N] [--rnr-retry 0..7] [--timeout-ms N] [--json] [--key-file FILE]";
 
 po::options_description probe_options(ProbeArgs& a) {
     const std::string max_qd = std::to_string(limits::kMaxQueueDepth);
@@ -46,6 +47,9 @@ po::options_description probe_options(ProbeArgs& a) {
         "for `rocehealth diagnose --replay` beside the host's counter recording")(
         "host", po::value(&a.host), "host name for --record (default: this host's name)")(
         "sysfs-root", po::value(&a.sysfs_root), "sysfs root; must be the live /sys (the default)");
+    // Read only for a probe past a responder's unauthenticated budget (4 MiB of buffers, READ
+    // phases of 30 min), or when given.
+    add_key_file_option(desc, a.key_file);
     return desc;
 }
 

@@ -19,7 +19,8 @@ struct ProbeArgs {
     std::string ops = "write,read", sizes = "64,4096,65536,1048576";
     std::string iterations = std::to_string(o.iterations), warmup = std::to_string(o.warmup),
                 queue_depth = std::to_string(o.queue_depth), timeout = std::to_string(o.timeout_ms),
-                rnr_retry = std::to_string(o.rnr_retry), gid_index, sysfs_root, record_path, host;
+                rnr_retry = std::to_string(o.rnr_retry), gid_index, sysfs_root, record_path, host,
+                key_file;
     std::vector<std::string> peers;  ///< --peer or the positional PEER[:PORT]
     bool json = false;
 };

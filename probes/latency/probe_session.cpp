@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/hostname.h"
+#include "probes/auth/handshake.h"
 #include "probes/verbs/device_select.h"
 #include "probes/verbs/wc_status.h"
 #include "probes/wire/oob_protocol.h"
@@ -59,6 +60,18 @@ std::uint32_t ops_mask(const std::vector<ProbeOp>& ops) {
 
 }  // namespace
 
+bool needs_fabric_key(const ProbeOptions& o) {
+    const std::uint32_t ops = ops_mask(o.ops);
+    if (o.sizes.empty()) return false;
+    const std::uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
+    const unsigned qd = (ops & oob::kOpRead) ? o.queue_depth : 1;
+    const bool long_read =
+        (ops & oob::kOpRead) &&
+        std::uint64_t(o.iterations + o.warmup) * std::uint64_t(std::max(o.timeout_ms, 1000)) >
+            limits::kUnauthReadPhaseMs;
+    return oob::buffer_bytes(ops, max_size, qd) > limits::kUnauthSessionBytes || long_read;
+}
+
 const char* latency_kind(ProbeOp op) {
     return op == ProbeOp::read ? "post to completion" : "half round trip";
 }
@@ -97,7 +110,14 @@ Result<std::unique_ptr<ProbeSession>> ProbeSession::open(const ProbeOptions& o) 
     ps->conn_ = std::move(*conn);
     RcConnection& c = *ps->conn_;
 
-    auto sock = tcp::connect(*hp, tcp::deadline_in(o.timeout_ms));
+    // A responder lends a peer that has not proven the fabric key limits::kUnauthSessionBytes
+    // of buffers and kUnauthReadPhaseMs per READ phase (probes/responder/probe_budget.h). A probe
+    // past them proves the key first when this host holds one (the responder then serves it in
+    // its keyed pool); without a key the responder refuses it by name. Within them the probe
+    // stays unauthenticated, so a host mid key rotation keeps its mesh.
+    const bool keyed = needs_fabric_key(o) && auth::process_key() != nullptr;
+    auto sock = keyed ? auth::connect_control(*hp, tcp::deadline_in(o.timeout_ms))
+                      : tcp::connect(*hp, tcp::deadline_in(o.timeout_ms));
     if (!sock) return sock.error();
     ps->sock_ = std::move(*sock);
 

@@ -20,6 +20,12 @@ namespace rh {
 /// "half round trip" (write, send) or "post to completion" (read).
 const char* latency_kind(ProbeOp op);
 
+/// True when a responder serves `o` only to a peer that proved the fabric key: its buffer
+/// (oob::buffer_bytes of its ops, largest size, queue depth) exceeds limits::kUnauthSessionBytes,
+/// or a READ phase may last longer than limits::kUnauthReadPhaseMs (count x timeout). open()
+/// then proves the process key first, when there is one.
+bool needs_fabric_key(const ProbeOptions& o);
+
 class ProbeSession {
   public:
     /// Validates `o` (ops, sizes, limits), registers a buffer for o.ops and the largest of

@@ -15,8 +15,10 @@
 // Anything else gets {cmd: "error", error: "unknown command ..."}. Every command but hello
 // needs a connection that proved the fabric key first (probes/auth/handshake.h); without it the
 // answer is {cmd: "error", error: "peer did not prove the fabric key"} or, on a responder with
-// no key, "this responder has no key configured: control commands are off". Every session runs in
-// the responder's per-connection thread and counts against --max-sessions.
+// no key, "this responder has no key configured: control commands are off". Before the key is
+// proven, hello (once) and those refusals are answered by the accept loop
+// (probes/responder/front_door.h); serve_control runs only for a connection that proved it, on
+// its own thread in the keyed pool (--max-sessions), where hello may be repeated.
 #pragma once
 
 #include <atomic>

@@ -5,16 +5,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <list>
-#include <memory>
-#include <thread>
+#include <optional>
 
+#include "core/clock.h"
 #include "core/hostname.h"
-#include "probes/auth/failure_limiter.h"
-#include "probes/auth/handshake.h"
+#include "probes/auth/fabric_key.h"
 #include "probes/latency/latency_phases.h"
 #include "probes/latency/send_latency.h"
 #include "probes/responder/control_dispatch.h"
+#include "probes/responder/front_door.h"
+#include "probes/responder/probe_budget.h"
 #include "probes/verbs/device_select.h"
 #include "probes/verbs/rc_connection.h"
 #include "probes/wire/tcp.h"
@@ -22,8 +22,6 @@
 namespace rh {
 
 namespace {
-
-constexpr int kSlice_ms = 200;  // how often waits look at the stop flag
 
 void log(const std::string& peer, const std::string& what) {
     std::fprintf(stderr, "rocehealth responder: %s: %s\n", peer.c_str(), what.c_str());
@@ -41,7 +39,7 @@ struct Shared {
     const ResponderOptions& opts;
     const PortChoice& where;
     const std::atomic<bool>& stop;
-    auth::FailureLimiter& failures;
+    ProbeBudget& unauth_buffers;  ///< what sessions without the fabric key may pin
 };
 
 /// Best-effort error reply to a client (it may already be gone).
@@ -68,7 +66,38 @@ Result<oob::Message> next_message(const tcp::Socket& s, int ms, const std::atomi
     return std::move(*r->fixed);
 }
 
-void answer_query(const tcp::Socket& s, const Shared& sh, const std::string& peer) {
+/// query and hello are answered on the accept loop (front_door.h) by anyone: what they read from
+/// the device (query_active_mtu opens it) is read at most once a second, so a stream of them
+/// costs the loop little. Used only on that loop's thread.
+struct FactsCache {
+    using Clock = std::chrono::steady_clock;
+    static constexpr auto kFresh = std::chrono::seconds(1);
+    Clock::time_point mtu_at{}, hello_at{};
+    std::optional<Result<unsigned>> mtu;
+    nlohmann::json hello;
+
+    Result<unsigned> active_mtu(const PortChoice& where) {
+        const auto now = Clock::now();
+        if (!mtu || now - mtu_at >= kFresh) {
+            mtu = query_active_mtu(where.device, where.port);
+            mtu_at = now;
+        }
+        return *mtu;
+    }
+    nlohmann::json hello_reply_now(const ControlContext& cx) {
+        const auto now = Clock::now();
+        if (hello.is_null() || now - hello_at >= kFresh) {
+            hello = hello_reply(cx);
+            hello_at = now;
+        }
+        nlohmann::json h = hello;
+        h["wall_ms"] = wall_now_ms();  // always now: the coordinator's clock offset needs it
+        return h;
+    }
+};
+
+void answer_query(const tcp::Socket& s, const Shared& sh, FactsCache& facts,
+                  const std::string& peer) {
     oob::Message m;
     m.type = oob::Type::query_reply;
     m.device = sh.where.device;
@@ -77,12 +106,13 @@ void answer_query(const tcp::Socket& s, const Shared& sh, const std::string& pee
     m.gid_index = sh.where.gid_index;
     m.gid_type = sh.where.gid_type;
     m.hostname = host_name();
-    auto mtu = query_active_mtu(sh.where.device, sh.where.port);  // now, not at startup
+    auto mtu = facts.active_mtu(sh.where);  // now (within 1 s), not at startup
     if (mtu)
         m.active_mtu = *mtu;
     else
         m.text = "active_mtu unknown: " + mtu.error().message();
-    if (auto r = tcp::send_msg(s, m, tcp::deadline_in(sh.opts.handshake_timeout_ms)); !r)
+    // Answered inline by the accept loop (front_door.h): a new socket's buffer takes it at once.
+    if (auto r = tcp::send_msg(s, m, tcp::deadline_in(500)); !r)
         log(peer, "query reply not sent: " + r.error().message());
 }
 
@@ -135,12 +165,33 @@ bool serve_phase(const tcp::Socket& s, RcConnection& c, SendSession* send, const
     return served.ok();
 }
 
+/// The unauthenticated buffer bytes a session holds, given back when it ends.
+struct BudgetHold {
+    ProbeBudget* budget = nullptr;
+    std::uint64_t bytes = 0;
+    ~BudgetHold() {
+        if (budget) budget->release(bytes);
+    }
+};
+
+/// `proven`: the peer proved the fabric key (front_door.h); otherwise its buffers come from
+/// sh.unauth_buffers and its READ phases are capped (probes/responder/probe_budget.h).
 void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh,
-                 const std::string& peer) {
+                 const std::string& peer, bool proven) {
     if (auto v = oob::check_probe_request(req); !v) {
         log(peer, "bad probe request: " + v.error().detail);
         send_error(s, v.error().detail);
         return;
+    }
+    BudgetHold hold;
+    if (!proven) {
+        const auto need = oob::buffer_bytes(req.ops, req.max_msg_size, req.queue_depth);
+        if (auto refused = sh.unauth_buffers.reserve(need)) {
+            log(peer, "probe refused: " + *refused);
+            send_error(s, *refused);
+            return;
+        }
+        hold = {&sh.unauth_buffers, need};
     }
     // Expose only what the session's operations need.
     // SEND only needs local write (receives land in our buffer), no remote access at all.
@@ -226,6 +277,13 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
             send_error(s, v.error().detail);
             return;
         }
+        if (m->ops == oob::kOpRead && !proven)
+            if (auto refused = ProbeBudget::check_read_phase(m->count, m->timeout_ms,
+                                                             limits::kUnauthReadPhaseMs)) {
+                log(peer, "phase refused: " + *refused);
+                send_error(s, *refused);
+                return;
+            }
         ++phases;
         if (!serve_phase(s, c, send ? &*send : nullptr, req, *m, sh, peer)) return;
         // A READ phase runs on the client alone; each of its READs is bounded by timeout_ms, so
@@ -237,75 +295,6 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
                 std::uint64_t(sh.opts.idle_timeout_ms), 24ull * 3600 * 1000));
     }
     log(peer, "session done, " + std::to_string(phases) + " phases");
-}
-
-void serve(tcp::Socket s, const std::string& peer, const Shared& sh) {
-    auto first = next_frame(s, sh.opts.handshake_timeout_ms, sh.stop);
-    if (!first) {
-        log(peer, "bad handshake: " + first.error().message());
-        // A peer of another version learns it too: a fixed error frame, which every version reads.
-        if (first.error().detail.rfind("unsupported version", 0) == 0)
-            send_error(s, "unsupported version: responder speaks " + std::to_string(oob::kVersion) +
-                              " / json " + std::to_string(oob::kJsonVersion) +
-                              ": run one rocehealth version on both ends");
-        return;
-    }
-    if (first->json) {
-        // The control channel: commands in json frames (probes/responder/control_dispatch.h), each
-        // but hello only after the client proved the fabric key (probes/auth/handshake.h).
-        nlohmann::json cmd = std::move(*first->json);
-        bool proven = false;
-        if (cmd["cmd"] == "auth") {
-            // Latency probes stay open to an address that failed (a host mid key rotation
-            // keeps its mesh); only its control connections wait out the block.
-            if (bool first = false; sh.failures.blocked(
-                    auth::address_of_peer(peer), auth::FailureLimiter::Clock::now(), first)) {
-                if (first)
-                    log(peer, "control connections refused for " +
-                                  std::to_string(auth::FailureLimiter::kWindow.count()) +
-                                  " s: " + std::to_string(auth::FailureLimiter::kMaxFailures) +
-                                  " failed fabric-key proofs from this address");
-                (void)tcp::send_json(s, {{"cmd", "error"}, {"error", auth::kTooManyFailures}},
-                                     tcp::deadline_in(500));
-                return;
-            }
-            const auto key = auth::process_key();
-            const auto dl = tcp::deadline_in(sh.opts.handshake_timeout_ms);
-            if (auto v = auth::verify_client(s, cmd, key.get(), dl); !v) {
-                log(peer, "control connection refused: " + v.error().detail);
-                if (key)
-                    sh.failures.failed(auth::address_of_peer(peer),
-                                       auth::FailureLimiter::Clock::now());
-                return;
-            }
-            auto next = next_frame(s, sh.opts.handshake_timeout_ms, sh.stop);
-            if (!next) {
-                if (next.error().detail.rfind("peer closed the connection after 0 of", 0) != 0)
-                    log(peer, "no command after the key was proven: " + next.error().message());
-                return;
-            }
-            if (!next->json) {
-                log(peer, "a fixed frame after the key was proven");
-                return;
-            }
-            cmd = std::move(*next->json);
-            proven = true;
-        }
-        serve_control(s, cmd, ControlContext{sh.opts, sh.where, sh.stop, peer, proven});
-        return;
-    }
-    switch (first->fixed->type) {
-        case oob::Type::query:
-            answer_query(s, sh, peer);
-            return;
-        case oob::Type::probe_request:
-            serve_probe(s, *first->fixed, sh, peer);
-            return;
-        default:
-            log(peer, std::string("bad handshake: unexpected first message ") +
-                          oob::to_string(first->fixed->type));
-            send_error(s, "expected query or probe_request");
-    }
 }
 
 /// SIGHUP: the key file read again; a bad one keeps the key in use (logged by name).
@@ -322,11 +311,6 @@ void reload_key(const std::string& key_file) {
                  *k ? ("reloaded from " + (*k)->path).c_str() : "gone: control commands are off");
 }
 
-struct Session {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> finished;
-};
-
 }  // namespace
 
 Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
@@ -342,62 +326,43 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
     if (!listener) return listener.error();
     std::fprintf(stderr,
                  "rocehealth responder: serving %s port %u, GID index %u %s (%s), active_mtu %u, "
-                 "on %s:%u, up to %u sessions, %u receives posted per SEND session\n",
+                 "on %s:%u, up to %u keyed and %u unauthenticated probe sessions, %u receives "
+                 "posted per SEND session\n",
                  where->device.c_str(), where->port, where->gid_index, where->gid_text.c_str(),
                  where->gid_type.c_str(), *mtu, o.listen_addr.c_str(), o.port, o.max_sessions,
-                 o.recv_depth);
+                 o.max_sessions, o.recv_depth);
     const auto key = auth::process_key();
     if (key)
         std::fprintf(stderr,
                      "rocehealth responder: control commands need the fabric key (%s); latency "
-                     "probes and hello are open to all\n",
+                     "probes (4 MiB of buffers each without the key) and hello are open to all\n",
                      key->path.c_str());
     else
         std::fprintf(stderr,
                      "rocehealth responder: no fabric key (--key-file, or %s): control commands "
                      "are off; serving latency probes and hello only\n",
                      auth::kDefaultKeyFile);
-    auth::FailureLimiter failures;
-    const Shared sh{o, *where, stop, failures};
-    std::list<Session> sessions;
-    auto reap = [&sessions](bool all) {
-        for (auto it = sessions.begin(); it != sessions.end();) {
-            if (all || it->finished->load()) {
-                it->thread.join();
-                it = sessions.erase(it);
-            } else {
-                ++it;
-            }
-        }
+    ProbeBudget unauth_buffers(limits::kUnauthSessionBytes, limits::kUnauthTotalBytes);
+    const Shared sh{o, *where, stop, unauth_buffers};
+    FrontDoorOptions fo;
+    fo.limits.keyed = o.max_sessions;
+    fo.limits.probe = o.max_sessions;
+    fo.first_frame_ms = o.handshake_timeout_ms;
+    fo.handshake_ms = o.handshake_timeout_ms;
+    FrontDoorHandlers h;
+    FactsCache facts;
+    h.query = [&sh, &facts](const tcp::Socket& s) { answer_query(s, sh, facts, s.peer()); };
+    h.hello = [&] { return facts.hello_reply_now(ControlContext{o, *where, stop, "", false}); };
+    h.probe = [&sh](const tcp::Socket& s, const oob::Message& req, bool proven) {
+        serve_probe(s, req, sh, s.peer(), proven);
     };
-    while (!stop.load()) {
-        reap(false);
+    h.control = [&](const tcp::Socket& s, const nlohmann::json& first) {
+        serve_control(s, first, ControlContext{o, *where, stop, s.peer(), true});
+    };
+    h.between = [&o] {
         if (o.reload_key && o.reload_key->exchange(false)) reload_key(o.key_file);
-        std::string peer;
-        auto a = tcp::accept(*listener, kSlice_ms, peer);
-        if (!a) {
-            std::fprintf(stderr, "rocehealth responder: %s\n", a.error().message().c_str());
-            std::this_thread::sleep_for(std::chrono::milliseconds(kSlice_ms));
-            continue;
-        }
-        if (!*a) continue;
-        if (sessions.size() >= o.max_sessions) {
-            log(peer, "refused: " + std::to_string(o.max_sessions) + " sessions busy");
-            send_error(**a, "busy: " + std::to_string(o.max_sessions) + " sessions in progress");
-            continue;
-        }
-        auto finished = std::make_shared<std::atomic<bool>>(false);
-        sessions.push_back({std::thread([s = std::move(**a), peer, &sh, finished]() mutable {
-                                try {
-                                    serve(std::move(s), peer, sh);
-                                } catch (const std::exception& e) {
-                                    log(peer, std::string("session aborted: ") + e.what());
-                                }
-                                finished->store(true);
-                            }),
-                            finished});
-    }
-    reap(true);
+    };
+    FrontDoor(fo, std::move(h)).run(*listener, stop);
     std::fprintf(stderr, "rocehealth responder: stopped\n");
     return ok_status();
 }

@@ -1,5 +1,8 @@
-// `rocehealth responder`: serves probes and peer queries over TCP (default port 18520). Each
-// connection is a session on its own thread (at most max_sessions at once); a probe session
+// `rocehealth responder`: serves probes and peer queries over TCP (default port 18520). Until a
+// connection proves the fabric key it is read by the accept loop, within per-address caps and
+// 4 KiB frames (probes/responder/front_door.h); a probe session or a connection that proved the
+// key then runs on its own thread, in pools apart (unauthenticated probes and keyed sessions, at
+// most max_sessions each; probes/responder/admission.h); a probe session
 // gets its own PD, buffer, MR (registered with only the remote access its operations need), CQ
 // and QP, all released when the session ends. A session with SEND also gets recv_depth receive
 // WQEs, posted before the probe_reply and re-posted one per message
@@ -42,11 +45,12 @@ struct ResponderOptions {
     std::uint16_t port = oob::kDefaultPort;
     std::string device;                 ///< empty: first device with an ACTIVE Ethernet port
     std::optional<unsigned> gid_index;  ///< nullopt: RoCE v2, IPv4-mapped preferred
-    unsigned max_sessions = 16;
+    unsigned max_sessions = 16;  ///< keyed sessions, and as many unauthenticated probe sessions
     /// Receive WQEs kept posted per SEND session, 0..oob::kMaxRecvDepth; 0 posts none, so the
     /// client's SENDs meet receiver-not-ready (RNR NAKs, then IBV_WC_RNR_RETRY_EXC_ERR there).
     unsigned recv_depth = oob::kDefaultRecvDepth;
-    int handshake_timeout_ms = 5000;  ///< first message of a connection must arrive by then
+    int handshake_timeout_ms = 5000;  ///< first message of a connection must arrive by then (and
+                                      ///< auth, after a hello, by the same deadline)
                                       ///< (clients set up verbs before connecting; the probe
                                       ///< waits >= 30 s for the reply, see kSetupTimeoutMs)
     int idle_timeout_ms = 120000;     ///< wait for a client's next phase (after a READ phase:

@@ -21,4 +21,15 @@ inline constexpr std::uint32_t kMaxCount = 10'000'000;
 /// RNR retry count: the IB attribute is 3 bits, and 7 means retry without limit.
 inline constexpr std::uint32_t kMaxRnrRetry = 7;
 
+/// What a responder lends a peer that has not proven the fabric key (issue 27): buffer bytes per
+/// probe session (queue_depth x max_msg_size, oob::buffer_bytes) ...
+inline constexpr std::uint64_t kUnauthSessionBytes = 4ull << 20;
+/// ... across all such sessions at once ...
+inline constexpr std::uint64_t kUnauthTotalBytes = 16ull << 20;
+/// ... and the longest a READ phase may keep the session waiting (count x timeout_ms).
+inline constexpr std::uint64_t kUnauthReadPhaseMs = 30ull * 60 * 1000;
+/// `rocehealth probe`'s defaults (sizes up to 1 MiB, WRITE + READ, queue depth 1: 4 MiB; 210
+/// messages x 5 s = 1,050 s) and the mesh's (64 B WRITE) fit; a client past these proves the key
+/// first when it holds one (probes/latency/probe_session.cpp).
+
 }  // namespace rh::limits

@@ -81,6 +81,8 @@ Socket& Socket::operator=(Socket&& o) noexcept {
         if (fd_ >= 0) ::close(fd_);
         fd_ = o.fd_;
         peer_ = std::move(o.peer_);
+        auth_ = std::move(o.auth_);
+        max_frame_ = o.max_frame_;
         o.fd_ = -1;
     }
     return *this;
@@ -394,6 +396,10 @@ Result<Received> recv_any(const Socket& s, Deadline deadline) {
         e.subject = peer_of(s);  // a refused version must say whose it is
         return e;
     }
+    if (s.max_frame() != 0 && *len > s.max_frame())
+        return Error{"recv", peer_of(s), EMSGSIZE,
+                     "frame of " + std::to_string(*len) + " bytes refused: this connection takes " +
+                         std::to_string(s.max_frame()) + " at most"};
     std::vector<std::byte> f(*len);
     std::copy(h.begin(), h.end(), f.begin());
     if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), frame_deadline); !r)
@@ -418,8 +424,12 @@ Result<Received> recv_any(const Socket& s, Deadline deadline) {
             return st.error();
         }
     }
+    return decode_frame(f);
+}
+
+Result<Received> decode_frame(std::span<const std::byte> f) {
     Received out;
-    if (oob::is_json_header(h)) {
+    if (oob::is_json_header(f)) {
         auto j = oob::decode_json(f);
         if (!j) return j.error();
         out.json = std::move(*j);

@@ -29,7 +29,9 @@ class Socket {
   public:
     Socket() = default;
     explicit Socket(int fd) : fd_(fd) {}
-    Socket(Socket&& o) noexcept : fd_(o.fd_), peer_(std::move(o.peer_)), auth_(std::move(o.auth_)) {
+    Socket(Socket&& o) noexcept
+        : fd_(o.fd_), peer_(std::move(o.peer_)), auth_(std::move(o.auth_)),
+          max_frame_(o.max_frame_) {
         o.fd_ = -1;
     }
     Socket& operator=(Socket&& o) noexcept;
@@ -46,11 +48,16 @@ class Socket {
     /// auth_ok, both ends); nullptr for an unprotected socket (latency sessions, query, hello).
     void protect(std::shared_ptr<FrameAuth> a) { auth_ = std::move(a); }
     FrameAuth* frame_auth() const { return auth_.get(); }
+    /// Largest frame recv_any takes on this socket, header included (0: the protocol's own,
+    /// 12 + oob::kMaxJsonBytes). A responder sets 4 KiB until the peer proves the fabric key.
+    std::size_t max_frame() const { return max_frame_; }
+    void set_max_frame(std::size_t bytes) { max_frame_ = bytes; }
 
   private:
     int fd_ = -1;
     std::string peer_;
     std::shared_ptr<FrameAuth> auth_;  ///< shared_ptr: the counters change under a const Socket&
+    std::size_t max_frame_ = 0;
 };
 
 struct HostPort {
@@ -104,7 +111,8 @@ Status send_json(const Socket& s, const nlohmann::json& body, Deadline deadline)
 /// A validated frame of either kind: `json` is set for a json frame, `fixed` otherwise.
 /// `deadline` bounds the wait for a frame to begin (ETIMEDOUT, nothing consumed: safe to call
 /// again); a frame that has begun gets at least 10 s more to finish, and one cut short is an
-/// EPROTO error after which the connection is unusable. On a protected socket the frame's MAC
+/// EPROTO error after which the connection is unusable. A header announcing more than
+/// s.max_frame() bytes is an EMSGSIZE error before any of the body is read. On a protected socket the frame's MAC
 /// trailer is read and checked before the frame is decoded; a frame that fails it ("recv frame N
 /// from PEER: MAC does not verify: injected, replayed or altered ...") or has none ("... no MAC
 /// trailer ...") is an error and the connection is shut down.
@@ -115,5 +123,7 @@ struct Received {
 Result<Received> recv_any(const Socket& s, Deadline deadline);
 /// The same, giving up (EINTR, "shutting down") once `stop` becomes true; looks every 200 ms.
 Result<Received> recv_any(const Socket& s, Deadline deadline, const std::atomic<bool>& stop);
+/// A whole frame already read (header checked) decoded as recv_any does; errors op "decode".
+Result<Received> decode_frame(std::span<const std::byte> frame);
 
 }  // namespace rh::tcp

@@ -1,9 +1,10 @@
 // libFuzzer harness: what a peer sends on the control port (TCP 18520) — fixed probe frames and
 // json control frames — through the same checks the responder and clients apply: header, length,
-// decode, request checks, then every json command's field reader and the fabric-key handshake's
-// messages (probes/auth/handshake.h, with the dialled address its request carries). Bytes after
-// the frame are read as its MAC trailer (probes/wire/frame_mac.h) under kFuzzFrameKey, as a
-// protected connection reads them (the seeds carry valid trailers).
+// decode (also as tcp::decode_frame, the responder's pre-auth lobby reader), request checks, then
+// every json command's field reader and the fabric-key handshake's messages
+// (probes/auth/handshake.h, with the dialled address its request carries). Bytes after the frame
+// are read as its MAC trailer (probes/wire/frame_mac.h) under kFuzzFrameKey, as a protected
+// connection reads them (the seeds carry valid trailers).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -13,6 +14,7 @@
 #include "probes/wire/incast_messages.h"
 #include "probes/wire/oob_protocol.h"
 #include "probes/wire/stream_protocol.h"
+#include "probes/wire/tcp.h"
 #include "tests/fuzz/fuzz_frame_key.h"
 
 namespace {
@@ -51,6 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto len = oob::frame_length(header);
     if (!len || *len > size) return 0;
     const auto whole = frame.first(*len);
+    // The responder's pre-auth lobby (probes/responder/front_door.h) decodes whole frames of at
+    // most 4 KiB with this, after the same header checks.
+    (void)rh::tcp::decode_frame(whole);
     if (size >= *len + rh::tcp::kFrameMacBytes) {
         // A protected connection: the trailer is checked before the frame is decoded.
         rh::tcp::FrameAuth a(rh::fuzz::kFrameKey, rh::fuzz::kFrameKey);
