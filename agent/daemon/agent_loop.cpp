@@ -45,6 +45,12 @@ namespace rh::agent {
 
 namespace {
 
+/// {"path", "fingerprint"} of the key in use for log events; null when there is none.
+nlohmann::json key_fields(const std::shared_ptr<const auth::FabricKey>& k) {
+    if (!k) return nullptr;
+    return {{"path", k->path}, {"fingerprint", k->fingerprint}};
+}
+
 sigset_t agent_signals() {
     sigset_t set;
     sigemptyset(&set);
@@ -246,10 +252,9 @@ void Agent::start_fleet_source() {
     const AgentConfig& c = rt_.cfg;
     if (!c.mesh.dynamic()) return;
     stats_.peer_source_errors.try_emplace(c.mesh.source(), 0);
-    FleetRefresher::Fetch fetch = [mesh = c.mesh, port = c.responder.port,
-                                   me = local_identity(sampler_->snapshot().host)] {
-        return fetch_fleet(mesh, port, me);
-    };
+    FleetRefresher::Fetch fetch =
+        [mesh = c.mesh, port = c.responder.port, me = local_identity(sampler_->snapshot().host)](
+            const std::atomic<bool>& stop) { return fetch_fleet(mesh, port, me, &stop); };
     refresher_ = std::make_unique<FleetRefresher>(std::move(fetch), c.mesh.peers_refresh_s);
 }
 
@@ -496,9 +501,19 @@ void Agent::reload() {
         else
             same_source = false;
     }
+    const std::shared_ptr<const auth::FabricKey> old_key = rt_.key;
     rt_ = std::move(*next);
     verdicts_.clear();               // the rules may have changed under the same address
     auth::set_process_key(rt_.key);  // read again on every reload: a rotated key takes effect
+    stats_.key_fingerprint = rt_.key ? rt_.key->fingerprint : "";
+    if (old_key && !rt_.key)
+        log_event("warning", "fabric_key_gone",
+                  {{"path", old_key->path},
+                   {"fingerprint", old_key->fingerprint},
+                   {"text",
+                    "the fabric key file is gone: control commands (incast, accept) to "
+                    "and from this host are off until a key is back and the agent "
+                    "reloaded (SIGHUP)"}});
     declare_findings_opened();
     if (responder_changed) {
         responder_.reset();
@@ -520,7 +535,8 @@ void Agent::reload() {
                {"http_restarted", http_changed},
                {"responder_restarted", responder_changed},
                {"mesh_restarted", mesh_changed},
-               {"store_reset", collection_changed}});
+               {"store_reset", collection_changed},
+               {"fabric_key", key_fields(rt_.key)}});
     log_deprecated();
 }
 
@@ -549,6 +565,7 @@ void Agent::stop() {
 
 int Agent::run() {
     auth::set_process_key(rt_.key);
+    stats_.key_fingerprint = rt_.key ? rt_.key->fingerprint : "";
     declare_findings_opened();
     start_collection();
     configure_incast();
@@ -563,6 +580,7 @@ int Agent::run() {
     log_event("info", "agent_started",
               {{"version", stats_.version},
                {"config", config_path_},
+               {"fabric_key", key_fields(rt_.key)},
                {"host", sampler_->snapshot().host},
                {"sysfs_root", rt_.cfg.sysfs_root},
                {"devices", sampler_->devices()},

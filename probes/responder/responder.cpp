@@ -314,7 +314,8 @@ void reload_key(const std::string& key_file) {
     }
     auth::set_process_key(*k);
     std::fprintf(stderr, "rocehealth responder: SIGHUP: fabric key %s\n",
-                 *k ? ("reloaded from " + (*k)->path).c_str() : "gone: control commands are off");
+                 *k ? ("reloaded from " + (*k)->path + ", fingerprint " + (*k)->fingerprint).c_str()
+                    : "gone: control commands are off");
 }
 
 struct Session {
@@ -344,9 +345,9 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
     const auto key = auth::process_key();
     if (key)
         std::fprintf(stderr,
-                     "rocehealth responder: control commands need the fabric key (%s); latency "
-                     "probes and hello are open to all\n",
-                     key->path.c_str());
+                     "rocehealth responder: control commands need the fabric key (%s, "
+                     "fingerprint %s); latency probes and hello are open to all\n",
+                     key->path.c_str(), key->fingerprint.c_str());
     else
         std::fprintf(stderr,
                      "rocehealth responder: no fabric key (--key-file, or %s): control commands "

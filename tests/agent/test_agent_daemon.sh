@@ -87,7 +87,7 @@ bad_config '{"retention_s": 1e400}' "not valid JSON at line 1, column 21 (retent
 head -c 32 /dev/urandom > "$work/world.key"
 chmod 644 "$work/world.key"
 bad_config "{\"sysfs_root\": \"$sys\", \"responder\": {\"key_file\": \"$work/world.key\"}}" \
-    "responder.key_file: fabric key $work/world.key: is readable or writable by group or others (mode 0644): chmod 600 it"
+    "responder.key_file: fabric key $work/world.key: is readable or writable by group or others (mode 0644): chmod 600 $work/world.key"
 
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 agent_pid=$!
