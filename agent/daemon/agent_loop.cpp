@@ -45,12 +45,6 @@ namespace rh::agent {
 
 namespace {
 
-/// {"path", "fingerprint"} of the key in use for log events; null when there is none.
-nlohmann::json key_fields(const std::shared_ptr<const auth::FabricKey>& k) {
-    if (!k) return nullptr;
-    return {{"path", k->path}, {"fingerprint", k->fingerprint}};
-}
-
 sigset_t agent_signals() {
     sigset_t set;
     sigemptyset(&set);
@@ -536,7 +530,8 @@ void Agent::reload() {
                {"responder_restarted", responder_changed},
                {"mesh_restarted", mesh_changed},
                {"store_reset", collection_changed},
-               {"fabric_key", key_fields(rt_.key)}});
+               {"fabric_key", rt_.key ? rt_.key->path : std::string()},
+               {"fabric_key_fingerprint", rt_.key ? rt_.key->fingerprint : std::string()}});
     log_deprecated();
 }
 
@@ -580,7 +575,6 @@ int Agent::run() {
     log_event("info", "agent_started",
               {{"version", stats_.version},
                {"config", config_path_},
-               {"fabric_key", key_fields(rt_.key)},
                {"host", sampler_->snapshot().host},
                {"sysfs_root", rt_.cfg.sysfs_root},
                {"devices", sampler_->devices()},
@@ -591,6 +585,7 @@ int Agent::run() {
                {"responder", rt_.cfg.responder.enabled},
                {"allow_fault", rt_.cfg.responder.enabled && rt_.cfg.responder.allow_fault},
                {"fabric_key", rt_.key ? rt_.key->path : std::string()},
+               {"fabric_key_fingerprint", rt_.key ? rt_.key->fingerprint : std::string()},
                {"mesh_peers", rt_.cfg.mesh.peers.size()}});
     log_deprecated();
     log_event("info", "http_listening",

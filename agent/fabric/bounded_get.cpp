@@ -105,7 +105,7 @@ class Io {
                 }
                 n = r;
             } else {
-                n = ::send(c_.fd, data.data(), data.size(), MSG_NOSIGNAL);
+                n = ::send(c_.fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (n < 0) {
                     if (errno == EINTR) continue;
                     if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -213,7 +213,7 @@ class Io {
                 return shrink(old, Error("query", url_, 0, "TLS read failed: " + openssl_error(),
                                          kCauseUnreachable));
             }
-            const ssize_t r = ::recv(c_.fd, buf_.data() + old, kReadChunk, 0);
+            const ssize_t r = ::recv(c_.fd, buf_.data() + old, kReadChunk, MSG_DONTWAIT);
             if (r >= 0) return shrink(old, static_cast<std::size_t>(r));
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -382,6 +382,8 @@ Result<Head> read_head(Io& io, std::size_t budget, const std::string& url) {
             !std::isdigit(static_cast<unsigned char>(s[11])))
             return bad("not an HTTP/1.x answer: " + s.substr(0, 64));
         h.status = std::stoi(s.substr(9, 3));
+        if (h.status < 100 || h.status > 599)
+            return bad("status code " + s.substr(9, 3) + " is not an HTTP status (100..599)");
         for (;;) {
             if (used >= budget)
                 return Error("query", url, 0,
@@ -412,47 +414,12 @@ Result<Head> read_head(Io& io, std::size_t budget, const std::string& url) {
                            " although identity was asked for");
             }
         }
-        if (h.status >= 200 || h.status < 100) return h;
+        if (h.status >= 200) return h;
     }
 }
 
-}  // namespace
-
-std::string url_encode(std::string_view s) {
-    static const char* hex = "0123456789ABCDEF";
-    std::string out;
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-            out += ch;
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
-}
-
-Result<int> bounded_get(const std::string& scheme_host_port, const std::string& target,
-                        const GetLimits& lim, const std::string& url, std::string& body) {
-    body.clear();
-    const auto deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(std::max(lim.deadline_s, 0.001)));
-    auto a = split(scheme_host_port, url);
-    if (!a) return a.error();
-    Conn c;
-    Io io(c, lim, deadline, url);
-    if (auto s = connect_tcp(c, io, *a, url); !s) return s.error();
-    const int one = 1;
-    ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (a->tls)
-        if (auto s = start_tls(c, io, *a, url); !s) return s.error();
-    const std::string req = "GET " + target + " HTTP/1.1\r\nHost: " + a->host_header +
-                            "\r\nAccept: application/json\r\nAccept-Encoding: identity\r\n"
-                            "User-Agent: rocehealth\r\nConnection: close\r\n\r\n";
-    if (auto s = io.write_all(req); !s) return s.error();
+/// Status line, headers and body of the answer on `io` under `lim`; the status code.
+Result<int> read_answer(Io& io, const GetLimits& lim, const std::string& url, std::string& body) {
     auto head = read_head(io, lim.max_header_bytes, url);
     if (!head) return head.error();
     const auto over = [&] {
@@ -518,6 +485,58 @@ Result<int> bounded_get(const std::string& scheme_host_port, const std::string& 
         }
     }
     return head->status;
+}
+
+}  // namespace
+
+std::string url_encode(std::string_view s) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+            out += ch;
+        } else {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
+
+Result<int> bounded_get(const std::string& scheme_host_port, const std::string& target,
+                        const GetLimits& lim, const std::string& url, std::string& body) {
+    body.clear();
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(std::max(lim.deadline_s, 0.001)));
+    auto a = split(scheme_host_port, url);
+    if (!a) return a.error();
+    Conn c;
+    Io io(c, lim, deadline, url);
+    if (auto s = connect_tcp(c, io, *a, url); !s) return s.error();
+    const int one = 1;
+    ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (a->tls)
+        if (auto s = start_tls(c, io, *a, url); !s) return s.error();
+    const std::string req = "GET " + target + " HTTP/1.1\r\nHost: " + a->host_header +
+                            "\r\nAccept: application/json\r\nAccept-Encoding: identity\r\n"
+                            "User-Agent: rocehealth\r\nConnection: close\r\n\r\n";
+    if (auto s = io.write_all(req); !s) return s.error();
+    return read_answer(io, lim, url, body);
+}
+
+Result<int> read_http_answer(int fd, const GetLimits& lim, const std::string& url,
+                             std::string& body) {
+    body.clear();
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(std::max(lim.deadline_s, 0.001)));
+    Conn c;
+    c.fd = fd;
+    Io io(c, lim, deadline, url);
+    return read_answer(io, lim, url, body);
 }
 
 }  // namespace rh::fabric

@@ -48,6 +48,12 @@ struct GetLimits {
 Result<int> bounded_get(const std::string& scheme_host_port, const std::string& target,
                         const GetLimits& limits, const std::string& url, std::string& body);
 
+/// The answer half of bounded_get on a connected plain socket `fd` whose request was sent
+/// (non-blocking or not); takes `fd` and closes it. Same bounds and errors. For the fuzz harness
+/// (tests/fuzz/fuzz_http_answer.cpp) and tests.
+Result<int> read_http_answer(int fd, const GetLimits& limits, const std::string& url,
+                             std::string& body);
+
 /// `s` percent-encoded for a query string (RFC 3986 unreserved characters kept).
 std::string url_encode(std::string_view s);
 

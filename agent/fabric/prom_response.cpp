@@ -40,39 +40,18 @@ bool parse_value(const std::string& s, double& out) {
     return ec == std::errc() && end == s.data() + s.size();
 }
 
-Error api_error(const std::optional<std::string>& type, const std::optional<std::string>& text) {
+}  // namespace
+
+Error prometheus_api_error(const std::optional<std::string>& type,
+                           const std::optional<std::string>& text) {
     return Error("query", "Prometheus", 0,
                  "Prometheus error " + clipped(type ? *type : "(no errorType)") + ": " +
                      clipped(text ? *text : "(no error text)"),
                  kCausePrometheusError);
 }
 
-}  // namespace
-
 std::string clipped_server_text(const std::string& s) {
     return clipped(s);
-}
-
-Result<nlohmann::json> decode_api_data(std::string_view body) {
-    auto doc = nlohmann::json::parse(body, nullptr, false);
-    if (doc.is_discarded()) return malformed("not JSON");
-    if (!doc.is_object()) return malformed("not a JSON object");
-    const auto status = doc.find("status");
-    if (status == doc.end() || !status->is_string()) return malformed("no \"status\" string");
-    if (*status == "error") {
-        const auto type = doc.find("errorType");
-        const auto text = doc.find("error");
-        return api_error(type != doc.end() && type->is_string()
-                             ? std::optional<std::string>(type->get<std::string>())
-                             : std::nullopt,
-                         text != doc.end() && text->is_string()
-                             ? std::optional<std::string>(text->get<std::string>())
-                             : std::nullopt);
-    }
-    if (*status != "success") return malformed("\"status\" is neither success nor error");
-    const auto data = doc.find("data");
-    if (data == doc.end() || !data->is_object()) return malformed("no \"data\" object");
-    return std::move(*data);
 }
 
 namespace {
@@ -91,6 +70,7 @@ class MatrixSax {
     std::optional<Error> fault;
     // What the root and data objects held (checked at the end: keys come in any order).
     std::optional<std::string> status, error_type, error_text, result_type;
+    bool top_not_object = false;
     bool data_seen = false, data_is_object = false;
     bool result_seen = false, result_is_array = false;
 
@@ -134,7 +114,10 @@ class MatrixSax {
     /// A scalar in the current container (under key_ when it is an object).
     bool scalar(Kind kind) {
         if (skip_depth_ > 0) return true;
-        if (stack_.empty()) return fail(malformed("not a JSON object"));
+        if (stack_.empty()) {  // told once the parse ends: JSON or not
+            top_not_object = true;
+            return true;
+        }
         switch (stack_.back()) {
             case Ctx::root:
                 if (key_ == "status") {
@@ -200,7 +183,11 @@ class MatrixSax {
             return true;
         }
         if (stack_.empty()) {
-            if (!object) return fail(malformed("not a JSON object"));
+            if (!object) {
+                top_not_object = true;
+                skip_depth_ = 1;
+                return true;
+            }
             stack_.push_back(Ctx::root);
             return true;
         }
@@ -307,11 +294,12 @@ Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t
     if (!parsed || sax.fault) {
         // A series fault in an answer whose status says "error" is the server's error.
         if (sax.status == "error" && (!sax.fault || sax.fault->cause == kCauseMalformed))
-            return api_error(sax.error_type, sax.error_text);
+            return prometheus_api_error(sax.error_type, sax.error_text);
         return sax.fault ? *sax.fault : malformed("not JSON");
     }
+    if (sax.top_not_object) return malformed("not a JSON object");
     if (!sax.status) return malformed("no \"status\" string");
-    if (*sax.status == "error") return api_error(sax.error_type, sax.error_text);
+    if (*sax.status == "error") return prometheus_api_error(sax.error_type, sax.error_text);
     if (*sax.status != "success") return malformed("\"status\" is neither success nor error");
     if (!sax.data_is_object) return malformed("no \"data\" object");
     if (!sax.result_type) return malformed("no \"data.resultType\" string");
