@@ -35,7 +35,7 @@ int run_keygen(const std::vector<std::string>& args) {
         return kExitCannotRun;
     }
     std::cout << "wrote a new fabric key to " << out << " (mode 0600), fingerprint "
-              << k->fingerprint
+              << auth::key_fingerprint(k->bytes)
               << "\n(each host logs the fingerprint of the key it holds; they must all match)\n";
     return kExitOk;
 }

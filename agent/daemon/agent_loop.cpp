@@ -499,11 +499,11 @@ void Agent::reload() {
     rt_ = std::move(*next);
     verdicts_.clear();               // the rules may have changed under the same address
     auth::set_process_key(rt_.key);  // read again on every reload: a rotated key takes effect
-    stats_.key_fingerprint = rt_.key ? rt_.key->fingerprint : "";
+    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
     if (old_key && !rt_.key)
         log_event("warning", "fabric_key_gone",
                   {{"path", old_key->path},
-                   {"fingerprint", old_key->fingerprint},
+                   {"fingerprint", auth::key_fingerprint(old_key->bytes)},
                    {"text",
                     "the fabric key file is gone: control commands (incast, accept) to "
                     "and from this host are off until a key is back and the agent "
@@ -531,7 +531,8 @@ void Agent::reload() {
                {"mesh_restarted", mesh_changed},
                {"store_reset", collection_changed},
                {"fabric_key", rt_.key ? rt_.key->path : std::string()},
-               {"fabric_key_fingerprint", rt_.key ? rt_.key->fingerprint : std::string()}});
+               {"fabric_key_fingerprint",
+                rt_.key ? auth::key_fingerprint(rt_.key->bytes) : std::string()}});
     log_deprecated();
 }
 
@@ -560,7 +561,7 @@ void Agent::stop() {
 
 int Agent::run() {
     auth::set_process_key(rt_.key);
-    stats_.key_fingerprint = rt_.key ? rt_.key->fingerprint : "";
+    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
     declare_findings_opened();
     start_collection();
     configure_incast();
@@ -585,7 +586,8 @@ int Agent::run() {
                {"responder", rt_.cfg.responder.enabled},
                {"allow_fault", rt_.cfg.responder.enabled && rt_.cfg.responder.allow_fault},
                {"fabric_key", rt_.key ? rt_.key->path : std::string()},
-               {"fabric_key_fingerprint", rt_.key ? rt_.key->fingerprint : std::string()},
+               {"fabric_key_fingerprint",
+                rt_.key ? auth::key_fingerprint(rt_.key->bytes) : std::string()},
                {"mesh_peers", rt_.cfg.mesh.peers.size()}});
     log_deprecated();
     log_event("info", "http_listening",

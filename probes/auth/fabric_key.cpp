@@ -31,8 +31,8 @@ std::shared_ptr<const FabricKey> g_key;
 
 }  // namespace
 
-FabricKey::~FabricKey() {
-    if (!bytes.empty()) OPENSSL_cleanse(bytes.data(), bytes.size());
+KeyBytes::~KeyBytes() {
+    if (!empty()) OPENSSL_cleanse(data(), size());
 }
 
 std::string weak_key_reason(std::span<const std::uint8_t> bytes) {
@@ -101,7 +101,6 @@ Result<FabricKey> load_fabric_key(const std::string& path) {
         return key_error(path, 0, "holds more than " + std::to_string(kMaxKeyBytes) + " bytes");
     if (const std::string weak = weak_key_reason(k.bytes); !weak.empty())
         return key_error(path, 0, weak);
-    k.fingerprint = key_fingerprint(k.bytes);
     return k;
 }
 

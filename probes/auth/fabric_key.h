@@ -28,19 +28,24 @@ inline constexpr std::size_t kMaxKeyBytes = 4096;
 /// HMAC-SHA256 output (32 bytes).
 using Mac = std::array<std::uint8_t, 32>;
 
-/// The key's bytes and the file they came from (for log lines); never printed. The bytes are
-/// wiped (OPENSSL_cleanse) when the key is destroyed.
-struct FabricKey {
-    std::vector<std::uint8_t> bytes;
-    std::string path;
-    std::string fingerprint;  ///< key_fingerprint(bytes), for log lines and /metrics
+/// Key bytes that are wiped (OPENSSL_cleanse) when destroyed: a vector of bytes in every other
+/// way (built from one implicitly, so `FabricKey{random_bytes(32), "x"}` still reads).
+class KeyBytes : public std::vector<std::uint8_t> {
+  public:
+    KeyBytes() = default;
+    KeyBytes(std::vector<std::uint8_t> v) : std::vector<std::uint8_t>(std::move(v)) {}  // NOLINT
+    KeyBytes(const KeyBytes&) = default;
+    KeyBytes(KeyBytes&&) = default;
+    KeyBytes& operator=(const KeyBytes&) = default;
+    KeyBytes& operator=(KeyBytes&&) = default;
+    ~KeyBytes();
+};
 
-    FabricKey() = default;
-    FabricKey(const FabricKey&) = default;
-    FabricKey(FabricKey&&) = default;
-    FabricKey& operator=(const FabricKey&) = default;
-    FabricKey& operator=(FabricKey&&) = default;
-    ~FabricKey();
+/// The key's bytes and the file they came from (for log lines); never printed (its
+/// key_fingerprint is). The bytes are wiped when the key is destroyed.
+struct FabricKey {
+    KeyBytes bytes;
+    std::string path;
 };
 
 /// Reads a key file (read_secret_file: no symlinks, owner, mode). Errors (op "fabric key",

@@ -313,9 +313,11 @@ void reload_key(const std::string& key_file) {
         return;
     }
     auth::set_process_key(*k);
-    std::fprintf(stderr, "rocehealth responder: SIGHUP: fabric key %s\n",
-                 *k ? ("reloaded from " + (*k)->path + ", fingerprint " + (*k)->fingerprint).c_str()
-                    : "gone: control commands are off");
+    std::fprintf(
+        stderr, "rocehealth responder: SIGHUP: fabric key %s\n",
+        *k ? ("reloaded from " + (*k)->path + ", fingerprint " + auth::key_fingerprint((*k)->bytes))
+                 .c_str()
+           : "gone: control commands are off");
 }
 
 struct Session {
@@ -347,7 +349,7 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
         std::fprintf(stderr,
                      "rocehealth responder: control commands need the fabric key (%s, "
                      "fingerprint %s); latency probes and hello are open to all\n",
-                     key->path.c_str(), key->fingerprint.c_str());
+                     key->path.c_str(), auth::key_fingerprint(key->bytes).c_str());
     else
         std::fprintf(stderr,
                      "rocehealth responder: no fabric key (--key-file, or %s): control commands "
