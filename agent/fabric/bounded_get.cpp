@@ -8,6 +8,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -48,6 +50,36 @@ std::string openssl_error() {
     ERR_clear_error();
     return buf;
 }
+
+/// OpenSSL writes with write(2), so a server that closes early raises SIGPIPE, which ends a
+/// process that does not ignore it (the `fabric` command). Blocked in this thread while alive;
+/// one raised meanwhile is taken away before the old mask comes back.
+class NoSigpipe {
+  public:
+    NoSigpipe() {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        sigset_t pending;
+        sigpending(&pending);
+        was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+        pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+    }
+    ~NoSigpipe() {
+        sigset_t pending;
+        sigpending(&pending);
+        if (!was_pending_ && sigismember(&pending, SIGPIPE) == 1) {
+            const timespec zero{0, 0};
+            sigtimedwait(&pipe_, nullptr, &zero);
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    NoSigpipe(const NoSigpipe&) = delete;
+    NoSigpipe& operator=(const NoSigpipe&) = delete;
+
+  private:
+    sigset_t pipe_{}, old_{};
+    bool was_pending_ = false;
+};
 
 /// The socket (and TLS session on it) of one request; everything closed on destruction.
 struct Conn {
@@ -513,6 +545,7 @@ Result<int> bounded_get(const std::string& scheme_host_port, const std::string& 
                            std::chrono::duration<double>(std::max(lim.deadline_s, 0.001)));
     auto a = split(scheme_host_port, url);
     if (!a) return a.error();
+    const NoSigpipe no_sigpipe;
     Conn c;
     Io io(c, lim, deadline, url);
     if (auto s = connect_tcp(c, io, *a, url); !s) return s.error();
