@@ -355,8 +355,8 @@ get /metrics >/dev/null
 grep -q '"event":"config_reloaded".*"mesh_restarted":true' "$work/agent.log" || fail "the mesh change did not restart the mesh"
 grep '"event":"config_reloaded"' "$work/agent.log" | grep -qF "\"fabric_key_fingerprint\":\"$fp\"" ||
     fail "the reload does not name the key's fingerprint $fp"
-get /metrics | grep -qxF "rocehealth_fabric_key_info{fingerprint=\"$fp\"} 1" ||
-    fail "/metrics does not show the key's fingerprint $fp"
+key_shown() { get /metrics | grep -qxF "rocehealth_fabric_key_info{fingerprint=\"$fp\"} 1"; }
+wait_for 10 key_shown || fail "/metrics does not show the key's fingerprint $fp"
 new_peer_failed() { get /metrics | grep -qE '^rocehealth_probe_errors_total\{peer="127.0.0.1:2",op="connect"\} [1-9]'; }
 wait_for 10 new_peer_failed || fail "the reloaded mesh does not probe 127.0.0.1:2"
 ! get /metrics | grep -q 'peer="127.0.0.1:1"' || fail "/metrics still has the old mesh peer after the reload"
