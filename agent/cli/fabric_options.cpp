@@ -26,7 +26,7 @@ po::options_description fabric_options(FabricArgs& a) {
         "min-step", po::value(&a.min_step_s),
         "smallest query step in seconds (default 15; wider ranges step so that a series has at "
         "most 11,000 points)")("timeout", po::value(&a.timeout_s),
-                               "connect and read timeout per request, seconds (default 30)")(
+                               "deadline of each request, whole (connect, headers, body), seconds (default 30)")(
         "max-answer-bytes", po::value(&a.limits.max_answer_bytes),
         "largest answer of one request, bytes (default 268435456)")(
         "max-series", po::value(&a.limits.max_series), "most series of one query (default 50000)")(

@@ -246,10 +246,9 @@ void Agent::start_fleet_source() {
     const AgentConfig& c = rt_.cfg;
     if (!c.mesh.dynamic()) return;
     stats_.peer_source_errors.try_emplace(c.mesh.source(), 0);
-    FleetRefresher::Fetch fetch = [mesh = c.mesh, port = c.responder.port,
-                                   me = local_identity(sampler_->snapshot().host)] {
-        return fetch_fleet(mesh, port, me);
-    };
+    FleetRefresher::Fetch fetch =
+        [mesh = c.mesh, port = c.responder.port, me = local_identity(sampler_->snapshot().host)](
+            const std::atomic<bool>& stop) { return fetch_fleet(mesh, port, me, &stop); };
     refresher_ = std::make_unique<FleetRefresher>(std::move(fetch), c.mesh.peers_refresh_s);
 }
 
@@ -496,9 +495,19 @@ void Agent::reload() {
         else
             same_source = false;
     }
+    const std::shared_ptr<const auth::FabricKey> old_key = rt_.key;
     rt_ = std::move(*next);
     verdicts_.clear();               // the rules may have changed under the same address
     auth::set_process_key(rt_.key);  // read again on every reload: a rotated key takes effect
+    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
+    if (old_key && !rt_.key)
+        log_event("warning", "fabric_key_gone",
+                  {{"path", old_key->path},
+                   {"fingerprint", auth::key_fingerprint(old_key->bytes)},
+                   {"text",
+                    "the fabric key file is gone: control commands (incast, accept) to "
+                    "and from this host are off until a key is back and the agent "
+                    "reloaded (SIGHUP)"}});
     declare_findings_opened();
     if (responder_changed) {
         responder_.reset();
@@ -520,7 +529,10 @@ void Agent::reload() {
                {"http_restarted", http_changed},
                {"responder_restarted", responder_changed},
                {"mesh_restarted", mesh_changed},
-               {"store_reset", collection_changed}});
+               {"store_reset", collection_changed},
+               {"fabric_key", rt_.key ? rt_.key->path : std::string()},
+               {"fabric_key_fingerprint",
+                rt_.key ? auth::key_fingerprint(rt_.key->bytes) : std::string()}});
     log_deprecated();
 }
 
@@ -549,6 +561,7 @@ void Agent::stop() {
 
 int Agent::run() {
     auth::set_process_key(rt_.key);
+    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
     declare_findings_opened();
     start_collection();
     configure_incast();
@@ -573,6 +586,8 @@ int Agent::run() {
                {"responder", rt_.cfg.responder.enabled},
                {"allow_fault", rt_.cfg.responder.enabled && rt_.cfg.responder.allow_fault},
                {"fabric_key", rt_.key ? rt_.key->path : std::string()},
+               {"fabric_key_fingerprint",
+                rt_.key ? auth::key_fingerprint(rt_.key->bytes) : std::string()},
                {"mesh_peers", rt_.cfg.mesh.peers.size()}});
     log_deprecated();
     log_event("info", "http_listening",

@@ -12,6 +12,7 @@
 #include "agent/fabric/prom_client.h"
 #include "core/hostname.h"
 #include "core/json_file.h"
+#include "probes/auth/secret_file.h"
 #include "probes/mesh/mesh_peers_file.h"
 #include "probes/wire/probe_limits.h"
 #include "rules/port_usage.h"
@@ -312,22 +313,13 @@ Result<AgentConfig> load_agent_config(const std::string& path) {
 }
 
 Result<std::string> load_token_file(const std::string& path) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0) return errno_error("http.token_file", path);
-    if (!S_ISREG(st.st_mode))
-        return Error{
-            "http.token_file", path, 0,
-            S_ISDIR(st.st_mode) ? "is a directory, not a token file" : "is not a regular file"};
-    if (st.st_mode & S_IROTH)
-        return Error{"http.token_file", path, 0,
-                     "readable by every user (mode " + std::to_string((st.st_mode >> 6) & 7) +
-                         std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) +
-                         "); chmod o-r it"};
-    std::ifstream in(path);
-    if (!in) return errno_error("http.token_file", path, "cannot open");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    std::string t = buf.str();
+    // No symlink in the path, owner and mode checked on the open descriptor (secret_file.h).
+    constexpr std::size_t kMaxTokenFile = 64 << 10;
+    auto file = auth::read_secret_file("http.token_file", path, kMaxTokenFile);
+    if (!file) return file.error();
+    if (file->bytes().size() > kMaxTokenFile)
+        return Error{"http.token_file", path, 0, "holds more than 65536 bytes"};
+    std::string t(file->bytes().begin(), file->bytes().end());
     const auto first = t.find_first_not_of(" \t\r\n");
     if (first == std::string::npos) return Error{"http.token_file", path, 0, "empty"};
     t = t.substr(first, t.find_last_not_of(" \t\r\n") - first + 1);

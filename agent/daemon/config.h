@@ -178,9 +178,10 @@ Result<AgentConfig> parse_agent_config(const nlohmann::json& doc, const std::str
 /// twice ("duplicate key http.listen"), then every problem of parse_agent_config.
 Result<AgentConfig> load_agent_config(const std::string& path);
 
-/// Reads the bearer token: the file's content without surrounding whitespace. Errors: the file
-/// cannot be read, is empty, is shorter than 16 characters, or can be read by other users
-/// (mode & 0o004: a token anyone on the host can read protects nothing).
+/// Reads the bearer token: the file's content without surrounding whitespace. Read as a secret
+/// (probes/auth/secret_file.h: no symlink in the path, owner this user or root, no group or
+/// other bits, checked on the open file). Errors: those, the file cannot be read, is empty,
+/// holds more than 64 KiB, or a token shorter than 16 characters.
 Result<std::string> load_token_file(const std::string& path);
 
 }  // namespace rh::agent

@@ -9,13 +9,16 @@ namespace rh::agent {
 namespace {
 
 Result<FleetAnswer> from_prometheus(const PeersPrometheusConfig& p, std::uint16_t port,
-                                    const SelfIdentity& me) {
+                                    const SelfIdentity& me, const std::atomic<bool>* stop) {
     auto ep = fabric::parse_prometheus_url(p.url);
     if (!ep) return Error{"mesh.peers_prometheus", p.url, 0, ep.error().detail};
     const std::string url = ep->scheme_host_port + ep->path_prefix + "/api/v1/targets";
     fabric::PromLimits lim;
     lim.max_answer_bytes = p.max_answer_bytes;
     lim.timeout_s = p.timeout_s;
+    lim.stop = stop;
+    lim.timeout_option = "mesh.peers_prometheus.timeout_s";
+    lim.max_answer_option = "mesh.peers_prometheus.max_answer_bytes";
     const fabric::PromClient client(*ep, lim);
     auto targets = client.active_targets(kMaxPrometheusFleetTargets);
     if (!targets) return targets.error();
@@ -27,7 +30,7 @@ Result<FleetAnswer> from_prometheus(const PeersPrometheusConfig& p, std::uint16_
 }  // namespace
 
 Result<FleetAnswer> fetch_fleet(const MeshConfig& mesh, std::uint16_t responder_port,
-                                const SelfIdentity& me) {
+                                const SelfIdentity& me, const std::atomic<bool>* stop) {
     if (!mesh.peers_dns.empty()) {
         auto addresses = resolve_addresses(mesh.peers_dns);
         if (!addresses) return addresses.error();
@@ -35,7 +38,7 @@ Result<FleetAnswer> fetch_fleet(const MeshConfig& mesh, std::uint16_t responder_
                           "mesh.peers_dns " + mesh.peers_dns);
     }
     if (!mesh.peers_prometheus.url.empty())
-        return from_prometheus(mesh.peers_prometheus, responder_port, me);
+        return from_prometheus(mesh.peers_prometheus, responder_port, me, stop);
     return Error{"mesh fleet", "config", 0, "neither mesh.peers_dns nor mesh.peers_prometheus"};
 }
 

@@ -4,6 +4,7 @@
 // peers_prometheus.timeout_s): the agent calls it from its FleetRefresher thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "agent/daemon/config.h"
@@ -20,7 +21,8 @@ inline constexpr std::size_t kMaxPrometheusFleetTargets = 100000;
 /// no HTTP answer ...", "decode http://prom:9090/api/v1/targets: data.activeTargets[2].health:
 /// expected a string", "mesh fleet http://prom:9090/api/v1/targets: this host (gpu07) is not
 /// among its 960 hosts"); an Error with op "mesh fleet" when `mesh` has no dynamic source.
+/// `stop` (nullptr: none), when set, ends a Prometheus request within ~100 ms.
 Result<FleetAnswer> fetch_fleet(const MeshConfig& mesh, std::uint16_t responder_port,
-                                const SelfIdentity& me);
+                                const SelfIdentity& me, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace rh::agent

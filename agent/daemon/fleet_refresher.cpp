@@ -11,7 +11,7 @@ FleetRefresher::FleetRefresher(Fetch fetch, double period_s) {
         std::unique_lock<std::mutex> l(m_);
         while (!stop_) {
             l.unlock();
-            Result<FleetAnswer> r = fetch();
+            Result<FleetAnswer> r = fetch(cancel_);
             l.lock();
             latest_.emplace(std::move(r));
             wake_.wait_for(l, period, [this] { return stop_; });
@@ -24,6 +24,7 @@ FleetRefresher::~FleetRefresher() {
         std::lock_guard<std::mutex> l(m_);
         stop_ = true;
     }
+    cancel_.store(true);
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
 }

@@ -233,6 +233,11 @@ void add_self(Exposition& ex, const SeriesStore& store, const AgentStats& st,
               std::size_t unreadable) {
     ex.add("rocehealth_build_info", "gauge", "rocehealth build; the value is always 1",
            {{"version", st.version}}, "1");
+    if (!st.key_fingerprint.empty())
+        ex.add("rocehealth_fabric_key_info", "gauge",
+               "The fabric key this agent holds, by fingerprint (rocehealth keygen prints it); "
+               "always 1. Hosts of one fabric show one fingerprint",
+               {{"fingerprint", st.key_fingerprint}}, "1");
     ex.add("rocehealth_collection_passes_total", "counter", "Collection passes done", {},
            std::to_string(st.passes));
     ex.add("rocehealth_collection_pass_duration_seconds", "gauge",

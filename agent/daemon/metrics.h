@@ -41,7 +41,9 @@ namespace rh::agent {
 
 /// The agent's own state for the rocehealth_* self metrics and process_* metrics.
 struct AgentStats {
-    std::string version;               ///< rocehealth_build_info{version}
+    std::string version;  ///< rocehealth_build_info{version}
+    /// rocehealth_fabric_key_info{fingerprint}: auth::key_fingerprint; "" when no key
+    std::string key_fingerprint;
     std::uint64_t passes = 0;          ///< collection passes done
     double last_pass_duration_s = 0;   ///< seconds the last pass took
     double last_pass_wall_s = 0;       ///< UTC seconds of the last pass; 0 before the first

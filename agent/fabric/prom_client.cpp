@@ -4,8 +4,6 @@
 #include <cmath>
 #include <map>
 
-#include <httplib.h>
-
 namespace rh::fabric {
 
 namespace {
@@ -50,39 +48,27 @@ template <typename T, typename Decode>
 Result<T> PromClient::get(const std::string& path,
                           const std::multimap<std::string, std::string>& params, Decode decode,
                           const std::string& url) const {
-    httplib::Client cli(ep_.scheme_host_port);
-    const auto secs = static_cast<time_t>(lim_.timeout_s);
-    const auto usecs = static_cast<time_t>((lim_.timeout_s - static_cast<double>(secs)) * 1e6);
-    cli.set_connection_timeout(secs, usecs);
-    cli.set_read_timeout(secs, usecs);
+    std::string target = ep_.path_prefix + path;
+    char sep = '?';
+    for (const auto& [k, v] : params) {
+        target += sep + url_encode(k) + "=" + url_encode(v);
+        sep = '&';
+    }
+    GetLimits gl;
+    gl.deadline_s = lim_.timeout_s;
+    gl.max_header_bytes = lim_.max_header_bytes;
+    gl.max_body_bytes = lim_.max_answer_bytes;
+    gl.stop = lim_.stop;
+    gl.timeout_option = lim_.timeout_option;
+    gl.max_body_option = lim_.max_answer_option;
     std::string body;
-    bool too_big = false;
-    const httplib::Params hp(params.begin(), params.end());
-    const auto res =
-        cli.Get(ep_.path_prefix + path, hp, {}, [&](const char* data, std::size_t len) {
-            if (body.size() + len > lim_.max_answer_bytes) {
-                too_big = true;
-                return false;
-            }
-            body.append(data, len);
-            return true;
-        });
-    if (too_big)
-        return Error("query", url, 0,
-                     "the answer is over " + std::to_string(lim_.max_answer_bytes) + " bytes",
-                     kCauseTooManyBytes);
-    if (!res)
-        return Error("connect", url, 0,
-                     "no HTTP answer (connection refused, no route, timeout or TLS; "
-                     "cpp-httplib: " +
-                         httplib::to_string(res.error()) + ")",
-                     kCauseUnreachable);
+    const auto status = bounded_get(ep_.scheme_host_port, target, gl, url, body);
+    if (!status) return status.error();
     Result<T> r = decode(body);
     if (r) return r;
     // The API's own error comes with 4xx/5xx; only a body without one is an HTTP error.
-    if (r.error().cause == kCauseMalformed && (res->status < 200 || res->status > 299))
-        return Error("query", url, 0, "HTTP status " + std::to_string(res->status),
-                     kCauseHttpStatus);
+    if (r.error().cause == kCauseMalformed && (*status < 200 || *status > 299))
+        return Error("query", url, 0, "HTTP status " + std::to_string(*status), kCauseHttpStatus);
     Error e = r.error();
     e.subject = url;
     return e;

@@ -1,22 +1,22 @@
 // A client of Prometheus' HTTP API (also served by Mimir, Thanos and VictoriaMetrics):
 // /api/v1/query_range, paged by time so that each answer stays bounded, with bounded bytes and
-// series. cpp-httplib.
+// series. Requests go through bounded_get (one deadline, header and body caps, a stop flag).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "agent/fabric/bounded_get.h"
 #include "agent/fabric/prom_response.h"
 #include "agent/fabric/prom_targets.h"
 #include "core/result.h"
 
 namespace rh::fabric {
 
-/// Error::cause values of PromClient besides prom_response.h's.
-inline constexpr const char* kCauseUnreachable = "unreachable";  ///< no HTTP answer at all
-inline constexpr const char* kCauseTooManyBytes = "too_many_bytes";
+/// Error::cause values of PromClient besides prom_response.h's and bounded_get.h's.
 inline constexpr const char* kCauseHttpStatus = "http_status";  ///< non-2xx without an API error
 
 /// Bounds of one query. Points per page: Prometheus refuses more than 11,000 points per series
@@ -25,10 +25,17 @@ struct PromLimits {
     std::size_t max_answer_bytes = 256u << 20;  ///< bytes of one page's answer
     std::size_t max_series = 50000;             ///< series of one query (all pages merged)
     std::size_t page_points = 250;              ///< points per series per page, 1..11000
-    double timeout_s = 30;                      ///< connect and read timeout
+    double timeout_s = 30;  ///< one request, whole: connect, TLS, headers and body
+    std::size_t max_header_bytes = 64u << 10;  ///< status line and headers of one answer
+    /// Set by another thread to end a request within ~100 ms (the agent's shutdown); nullptr:
+    /// none. Must outlive the client.
+    const std::atomic<bool>* stop = nullptr;
+    /// How the user sets timeout_s and max_answer_bytes, for messages.
+    std::string timeout_option = "--timeout";
+    std::string max_answer_option = "--max-answer-bytes";
 };
 
-/// "http[s]://host:port[/prefix]": where the API lives (https: cpp-httplib's OpenSSL support,
+/// "http[s]://host:port[/prefix]": where the API lives (https: OpenSSL,
 /// the system's CA store).
 struct PromEndpoint {
     std::string scheme_host_port;  ///< "http://prom.example:9090"
@@ -40,13 +47,15 @@ Result<PromEndpoint> parse_prometheus_url(const std::string& url);
 
 class PromClient {
   public:
-    PromClient(PromEndpoint endpoint, PromLimits limits) : ep_(std::move(endpoint)), lim_(limits) {}
+    PromClient(PromEndpoint endpoint, PromLimits limits)
+        : ep_(std::move(endpoint)), lim_(std::move(limits)) {}
 
     /// Runs `promql` over [from_s, to_s] (UTC seconds) at `step_s` seconds, in pages of
     /// limits.page_points points, and merges the pages' series by label set (points in time
-    /// order). Errors (Error::cause): kCauseUnreachable (detail names the URL and httplib's
-    /// reason), kCausePrometheusError (the server's errorType and error), kCauseTooManyBytes /
-    /// kCauseTooManySeries (a limit exceeded), kCauseHttpStatus, kCauseMalformed.
+    /// order). Errors (Error::cause): kCauseUnreachable (detail names the URL and the
+    /// reason), kCauseTimeout, kCauseStopped, kCauseBadHttp (bounded_get.h), kCausePrometheusError
+    /// (the server's errorType and error), kCauseTooManyBytes / kCauseTooManySeries (a limit
+    /// exceeded), kCauseHttpStatus, kCauseMalformed.
     Result<std::vector<PromSeries>> query_range(const std::string& promql, double from_s,
                                                 double to_s, double step_s) const;
 

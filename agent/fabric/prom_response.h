@@ -1,9 +1,13 @@
 // The answer of Prometheus' HTTP API to /api/v1/query_range, decoded strictly. The body is
 // untrusted input (any server, any proxy in between): every field is type-checked and the
-// series count is bounded before anything is kept. Fuzzed by tests/fuzz/fuzz_prom_response.cpp.
+// series count is bounded before anything is kept. Decoded as a stream (nlohmann's SAX
+// interface) straight into the series: no tree of the whole answer is built, so decoding costs
+// about the answer's size again, not ~7-34x (bench/README.md, rocehealth_prom_decode_bench).
+// Fuzzed by tests/fuzz/fuzz_prom_response.cpp.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,12 +38,10 @@ inline constexpr const char* kCausePrometheusError = "prometheus_error";  ///< s
 inline constexpr const char* kCauseMalformed = "malformed";               ///< not the API's shape
 inline constexpr const char* kCauseTooManySeries = "too_many_series";
 
-/// The `data` object of any API answer ({"status": "success", "data": {...}}). Errors: status
-/// "error" (kCausePrometheusError, detail "Prometheus error ERRORTYPE: ERROR", each text
-/// truncated to 512 bytes); not JSON, no status, another status, no data object
-/// (kCauseMalformed, naming the field). Never throws. Shared by decode_matrix and
-/// decode_targets (prom_targets.h).
-Result<nlohmann::json> decode_api_data(std::string_view body);
+/// The API's own error (status "error"): kCausePrometheusError, detail "Prometheus error
+/// ERRORTYPE: ERROR" ("(no errorType)", "(no error text)" when absent), each text clipped.
+Error prometheus_api_error(const std::optional<std::string>& type,
+                           const std::optional<std::string>& text);
 
 /// Text from the server for a message: at most 512 bytes, "..." after a cut.
 std::string clipped_server_text(const std::string& s);

@@ -2,8 +2,10 @@
 // scrape targets Prometheus knows, which the agent's `mesh.peers_prometheus` turns into the
 // mesh's fleet (agent/daemon/fleet_targets.h). The body is untrusted input (any server, any
 // proxy in between): every field used is type-checked and the number of targets is bounded
-// before anything is kept. Fuzzed by tests/fuzz/fuzz_prom_response.cpp; recorded answers of
-// Prometheus 2.42 in tests/fixtures/prometheus/targets_*.json.
+// before anything is kept. Decoded as a stream (nlohmann's SAX interface): one target at a time
+// is built as a small tree and decoded, never the whole answer. Fuzzed by
+// tests/fuzz/fuzz_prom_response.cpp; recorded answers of Prometheus 2.42 in
+// tests/fixtures/prometheus/targets_*.json.
 #pragma once
 
 #include <cstddef>

@@ -4,15 +4,19 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/kdf.h>
 #include <openssl/rand.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+
+#include "probes/auth/secret_file.h"
 
 namespace rh::auth {
 
@@ -27,41 +31,66 @@ std::shared_ptr<const FabricKey> g_key;
 
 }  // namespace
 
+KeyBytes::~KeyBytes() {
+    if (!empty()) OPENSSL_cleanse(data(), size());
+}
+
+std::string weak_key_reason(std::span<const std::uint8_t> bytes) {
+    bool text = true;
+    std::array<bool, 256> seen{};
+    std::size_t distinct = 0;
+    for (const std::uint8_t b : bytes) {
+        if (!(b >= 0x20 && b < 0x7f) && b != '\n' && b != '\r' && b != '\t') text = false;
+        if (!seen[b]) {
+            seen[b] = true;
+            ++distinct;
+        }
+    }
+    const char* fix =
+        ": a key must be random bytes; run rocehealth keygen --out FILE (or head -c 32 "
+        "/dev/urandom > FILE) and copy that file to every host";
+    if (text)
+        return std::string(
+                   "is text (a passphrase, or hex or base64), not random bytes: a "
+                   "guessable key can be found offline from one handshake") +
+               fix;
+    if (distinct < 16)
+        return "has only " + std::to_string(distinct) +
+               " distinct byte values (32 random bytes have about 30): a pattern, not a random "
+               "key" +
+               fix;
+    return "";
+}
+
+std::string key_fingerprint(std::span<const std::uint8_t> key) {
+    static constexpr char kInfo[] = "rocehealth fabric key fingerprint v1";
+    std::array<std::uint8_t, 8> out{};
+    std::size_t len = out.size();
+    EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr);
+    const bool ok = ctx && EVP_PKEY_derive_init(ctx) > 0 &&
+                    EVP_PKEY_CTX_set_hkdf_md(ctx, EVP_sha256()) > 0 &&
+                    EVP_PKEY_CTX_set1_hkdf_key(ctx, key.data(), static_cast<int>(key.size())) > 0 &&
+                    EVP_PKEY_CTX_add1_hkdf_info(ctx, reinterpret_cast<const unsigned char*>(kInfo),
+                                                sizeof kInfo - 1) > 0 &&
+                    EVP_PKEY_derive(ctx, out.data(), &len) > 0;
+    EVP_PKEY_CTX_free(ctx);
+    if (!ok) return "unavailable";
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    for (const std::uint8_t b : out) {
+        hex += kHex[b >> 4];
+        hex += kHex[b & 15];
+    }
+    return hex;
+}
+
 Result<FabricKey> load_fabric_key(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return key_error(path, errno, "");
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const int e = errno;
-        ::close(fd);
-        return key_error(path, e, "");
-    }
-    const auto close_with = [fd](Error e) {
-        ::close(fd);
-        return e;
-    };
-    if (!S_ISREG(st.st_mode)) return close_with(key_error(path, 0, "not a regular file"));
-    if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-        return close_with(
-            key_error(path, 0,
-                      std::string("is readable or writable by group or others (mode ") + mode +
-                          "): chmod 600 it"));
-    }
+    auto file = read_secret_file("fabric key", path, kMaxKeyBytes);
+    if (!file) return file.error();
     FabricKey k;
     k.path = path;
-    k.bytes.resize(kMaxKeyBytes + 1);
-    std::size_t got = 0;
-    while (got < k.bytes.size()) {
-        const ssize_t n = ::read(fd, k.bytes.data() + got, k.bytes.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return close_with(key_error(path, errno, ""));
-        if (n == 0) break;
-        got += static_cast<std::size_t>(n);
-    }
-    ::close(fd);
-    k.bytes.resize(got);
+    k.bytes = file->release();
+    const std::size_t got = k.bytes.size();
     if (got == 0) return key_error(path, 0, "is empty");
     if (got < kMinKeyBytes)
         return key_error(path, 0,
@@ -70,6 +99,8 @@ Result<FabricKey> load_fabric_key(const std::string& path) {
                              " (rocehealth keygen, or head -c 32 /dev/urandom)");
     if (got > kMaxKeyBytes)
         return key_error(path, 0, "holds more than " + std::to_string(kMaxKeyBytes) + " bytes");
+    if (const std::string weak = weak_key_reason(k.bytes); !weak.empty())
+        return key_error(path, 0, weak);
     return k;
 }
 
@@ -86,6 +117,28 @@ Result<std::shared_ptr<const FabricKey>> key_for_command(const std::string& path
     return std::make_shared<const FabricKey>(std::move(*k));
 }
 
+namespace {
+
+/// Creates the missing folders above `path`, each 0700 (a key's folder is nobody else's
+/// business; existing folders are left as they are).
+Status create_key_folders(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (parent.empty()) return ok_status();
+    std::filesystem::path at;
+    for (const auto& part : parent) {
+        at /= part;
+        if (::mkdir(at.c_str(), 0700) == 0) {
+            (void)::chmod(at.c_str(), 0700);  // mkdir's mode is masked by the umask
+            continue;
+        }
+        if (errno == EEXIST) continue;
+        return key_error(path, errno, "cannot create its folder " + at.string());
+    }
+    return ok_status();
+}
+
+}  // namespace
+
 Status write_new_key_file(const std::string& path) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) == 0)
@@ -94,29 +147,32 @@ Status write_new_key_file(const std::string& path) {
                          : S_ISDIR(st.st_mode) ? "is a directory, not a key file"
                                                : "exists and is not a regular file");
     // The default /etc/rocehealth/ does not exist on a host that never had rocehealth's
-    // configuration: create the key's directory (mode 0755: the key itself is 0600).
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !std::filesystem::exists(parent, ec) &&
-        !std::filesystem::create_directories(parent, ec))
-        return key_error(path, ec.value(), "cannot create its directory " + parent.string());
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) return key_error(path, errno, errno == EEXIST ? "a key is there already" : "");
+    // configuration: create the key's folders.
+    if (auto made = create_key_folders(path); !made) return made;
+    const int fd = open_no_symlinks(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return key_error(path, errno,
+                         errno == EEXIST  ? "a key is there already"
+                         : errno == ELOOP ? "a component of the path is a symbolic link "
+                                            "(refused: give the real path)"
+                                          : "");
     // O_CREAT's mode is masked by the umask; 0600 is what the file must be.
     (void)::fchmod(fd, 0600);
-    const auto bytes = random_bytes(kMinKeyBytes);
+    auto bytes = random_bytes(kMinKeyBytes);
     std::size_t put = 0;
     while (put < bytes.size()) {
         const ssize_t n = ::write(fd, bytes.data() + put, bytes.size() - put);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             const int e = errno;
+            OPENSSL_cleanse(bytes.data(), bytes.size());
             ::close(fd);
             ::unlink(path.c_str());
             return key_error(path, e, "");
         }
         put += static_cast<std::size_t>(n);
     }
+    OPENSSL_cleanse(bytes.data(), bytes.size());
     if (::fsync(fd) != 0 || ::close(fd) != 0) return key_error(path, errno, "");
     return ok_status();
 }

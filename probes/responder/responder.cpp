@@ -307,8 +307,11 @@ void reload_key(const std::string& key_file) {
         return;
     }
     auth::set_process_key(*k);
-    std::fprintf(stderr, "rocehealth responder: SIGHUP: fabric key %s\n",
-                 *k ? ("reloaded from " + (*k)->path).c_str() : "gone: control commands are off");
+    std::fprintf(
+        stderr, "rocehealth responder: SIGHUP: fabric key %s\n",
+        *k ? ("reloaded from " + (*k)->path + ", fingerprint " + auth::key_fingerprint((*k)->bytes))
+                 .c_str()
+           : "gone: control commands are off");
 }
 
 }  // namespace
@@ -334,9 +337,10 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
     const auto key = auth::process_key();
     if (key)
         std::fprintf(stderr,
-                     "rocehealth responder: control commands need the fabric key (%s); latency "
-                     "probes (4 MiB of buffers each without the key) and hello are open to all\n",
-                     key->path.c_str());
+                     "rocehealth responder: control commands need the fabric key (%s, "
+                     "fingerprint %s); latency probes (4 MiB of buffers each without the key) and "
+                     "hello are open to all\n",
+                     key->path.c_str(), auth::key_fingerprint(key->bytes).c_str());
     else
         std::fprintf(stderr,
                      "rocehealth responder: no fabric key (--key-file, or %s): control commands "

@@ -87,7 +87,7 @@ bad_config '{"retention_s": 1e400}' "not valid JSON at line 1, column 21 (retent
 head -c 32 /dev/urandom > "$work/world.key"
 chmod 644 "$work/world.key"
 bad_config "{\"sysfs_root\": \"$sys\", \"responder\": {\"key_file\": \"$work/world.key\"}}" \
-    "responder.key_file: fabric key $work/world.key: is readable or writable by group or others (mode 0644): chmod 600 it"
+    "responder.key_file: fabric key $work/world.key: is readable or writable by group or others (mode 0644): chmod 600 $work/world.key"
 
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 agent_pid=$!
@@ -339,7 +339,13 @@ get /metrics "${auth[@]}" | grep -q '^rocehealth_config_reloads_total{result="fa
 # (a new port, as listen is :0; the mesh restarted toward the new peer only).
 mesh_peer=127.0.0.1:2
 tor=r08
-write_config false
+# ... and brings a fabric key: keygen prints its fingerprint and makes its new folder 0700; the
+# reload names the key and that fingerprint, and /metrics shows it (issue 27).
+"$bin" keygen --out "$work/keys/fabric.key" > "$work/keygen.out" || fail "keygen failed"
+fp=$(sed -n 's/.*fingerprint \([0-9a-f]\{16\}\)$/\1/p' "$work/keygen.out")
+[ -n "$fp" ] || fail "keygen printed no fingerprint: $(cat "$work/keygen.out")"
+[ "$(stat -c %a "$work/keys")" = 700 ] || fail "keygen's new folder is not mode 0700"
+write_config false ", \"responder\": {\"key_file\": \"$work/keys/fabric.key\"}"
 kill -HUP "$agent_pid"
 reloaded() { grep -q '"event":"config_reloaded"' "$work/agent.log"; }
 wait_for 10 reloaded || fail "a good config was not applied"
@@ -347,6 +353,10 @@ port=$(current_port)
 get /metrics >/dev/null
 [ "$(status)" = 200 ] || fail "/metrics without a token after protect_read=false: HTTP $(status)"
 grep -q '"event":"config_reloaded".*"mesh_restarted":true' "$work/agent.log" || fail "the mesh change did not restart the mesh"
+grep '"event":"config_reloaded"' "$work/agent.log" | grep -qF "\"fabric_key_fingerprint\":\"$fp\"" ||
+    fail "the reload does not name the key's fingerprint $fp"
+key_shown() { get /metrics | grep -qxF "rocehealth_fabric_key_info{fingerprint=\"$fp\"} 1"; }
+wait_for 10 key_shown || fail "/metrics does not show the key's fingerprint $fp"
 new_peer_failed() { get /metrics | grep -qE '^rocehealth_probe_errors_total\{peer="127.0.0.1:2",op="connect"\} [1-9]'; }
 wait_for 10 new_peer_failed || fail "the reloaded mesh does not probe 127.0.0.1:2"
 ! get /metrics | grep -q 'peer="127.0.0.1:1"' || fail "/metrics still has the old mesh peer after the reload"

@@ -447,7 +447,18 @@ BOOST_AUTO_TEST_CASE(token_file_checks) {
     const auto world = temp_file("world", "0123456789abcdef0123\n", 0644);
     auto w = load_token_file(world.string());
     BOOST_REQUIRE(!w);
-    BOOST_TEST(contains(w.error().message(), "readable by every user (mode 644)"));
+    BOOST_TEST(contains(
+        w.error().message(),
+        "is readable or writable by group or others (mode 0644): chmod 600 " + world.string()));
+    // Group-readable too (issue 27: a token is a secret of its owner).
+    const auto group = temp_file("group", "0123456789abcdef0123\n", 0640);
+    BOOST_TEST(contains(load_token_file(group.string()).error().message(), "(mode 0640)"));
+    // A symlink to a good token is refused: whoever can write the link's folder picks the token.
+    const auto link = good.parent_path() / "token-link";
+    std::filesystem::remove(link);
+    std::filesystem::create_symlink(good, link);
+    BOOST_TEST(contains(load_token_file(link.string()).error().message(), "symbolic link"),
+               load_token_file(link.string()).error().message());
     // A directory (mode 755, readable by all) is named as a directory, not by its mode.
     const auto d = load_token_file("/tmp");
     BOOST_REQUIRE(!d.ok());

@@ -214,8 +214,9 @@ BOOST_AUTO_TEST_CASE(http_failures_name_the_url) {
     mesh.peers_prometheus.max_answer_bytes = 1024;
     r = rh::agent::fetch_fleet(mesh, 18520, {"h", {}});
     BOOST_REQUIRE(!r);
-    BOOST_TEST(r.error().message() ==
-               "query " + big.url() + "/api/v1/targets: the answer is over 1024 bytes");
+    BOOST_TEST(r.error().message() == "query " + big.url() +
+                                          "/api/v1/targets: the answer is over 1024 bytes "
+                                          "(mesh.peers_prometheus.max_answer_bytes)");
 
     FakePrometheus bad(
         "",

@@ -251,6 +251,7 @@ BOOST_AUTO_TEST_CASE(self_metrics_and_one_help_and_type_per_family) {
     store.add(counter("cnp_sent", with(kPort, "port", "2"), 1, 0));
     AgentStats st;
     st.version = "0.1.0";
+    st.key_fingerprint = "3f2a9c01b7e4d855";
     st.passes = 3;
     st.reloads_failed = 1;
     st.responder_up = false;
@@ -269,6 +270,8 @@ BOOST_AUTO_TEST_CASE(self_metrics_and_one_help_and_type_per_family) {
     BOOST_TEST(has_line(m, "rocehealth_mesh_peer_source_errors_total{source=\"prometheus\"} 3"));
     BOOST_TEST(has_line(m, "rocehealth_mesh_fleet_hosts 960"));
     BOOST_TEST(has_line(m, "rocehealth_build_info{version=\"0.1.0\"} 1"));
+    // The fleet's keys, compared in Prometheus (issue 27: one fingerprint across a fabric).
+    BOOST_TEST(has_line(m, "rocehealth_fabric_key_info{fingerprint=\"3f2a9c01b7e4d855\"} 1"));
     BOOST_TEST(has_line(m, "rocehealth_collection_passes_total 3"));
     BOOST_TEST(has_line(m, "rocehealth_config_reloads_total{result=\"failure\"} 1"));
     BOOST_TEST(has_line(m, "rocehealth_responder_up 0"));

@@ -9,7 +9,7 @@ cd "$repo"
 seconds=${FUZZ_SECONDS:-45}
 out=build-fuzz
 harnesses=(fuzz_netlink fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs fuzz_http_request
-  fuzz_prom_response)
+  fuzz_prom_response fuzz_http_answer)
 
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF -DROCEHEALTH_UNITY=OFF >/dev/null
@@ -71,6 +71,16 @@ printf 'GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n
 # fuzz_prom_response: Prometheus query_range answers (a matrix, an API error, empty, a vector,
 # edge values) and recorded /api/v1/targets answers, the fixtures of tests/fixtures/prometheus.
 cp tests/fixtures/prometheus/*.json "$corpus/fuzz_prom_response/"
+# fuzz_http_answer: those answers as a server sends them: with Content-Length, chunked (with an
+# extension and a trailer), and until close.
+for f in tests/fixtures/prometheus/*.json; do
+  b=$(basename "$f" .json)
+  { printf 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n' \
+      "$(wc -c <"$f")"; cat "$f"; } >"$corpus/fuzz_http_answer/$b-length"
+  { printf 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x;x=1\r\n' "$(wc -c <"$f")"
+    cat "$f"; printf '\r\n0\r\nX-T: 1\r\n\r\n'; } >"$corpus/fuzz_http_answer/$b-chunked"
+  { printf 'HTTP/1.0 400 Bad Request\r\n\r\n'; cat "$f"; } >"$corpus/fuzz_http_answer/$b-close"
+done
 # fuzz_netlink: `ethtool -S` text from the captures (selector 5), and one well-formed netlink
 # attribute (u32, type 1) for each binary decoder (selectors 0..4); the fuzzer grows the rest.
 n=0

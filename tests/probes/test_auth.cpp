@@ -248,7 +248,7 @@ BOOST_AUTO_TEST_CASE(key_files_are_checked_by_name) {
     BOOST_REQUIRE(!world.ok());
     BOOST_TEST(world.error().message() ==
                "fabric key " + p +
-                   ": is readable or writable by group or others (mode 0644): chmod 600 it");
+                   ": is readable or writable by group or others (mode 0644): chmod 600 " + p);
     std::ofstream(p, std::ios::trunc) << "";
     ::chmod(p.c_str(), 0600);
     BOOST_TEST(auth::load_fabric_key(p).error().message() == "fabric key " + p + ": is empty");
