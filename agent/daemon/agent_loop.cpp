@@ -478,8 +478,8 @@ void Agent::reload() {
         const bool same_addr = old.http.listen_host == nc.http.listen_host &&
                                old.http.listen_port == nc.http.listen_port &&
                                nc.http.listen_port != 0;
-        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, next->action_token,
-                                                  board_, http_refused_, incast_handler());
+        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, next->action_token, board_,
+                                                  http_refused_, incast_handler());
         if (same_addr) http_->stop();
         if (auto s = fresh->start(); !s) {
             if (same_addr)

@@ -112,9 +112,8 @@ std::string healthz_answer(const HealthReply& h, bool keep) {
         h.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     return "HTTP/1.1 " + std::to_string(h.status) +
            (h.status == 200 ? " OK" : " Service Unavailable") +
-           "\r\nContent-Type: application/json\r\nContent-Length: " +
-           std::to_string(body.size()) + (keep ? "" : "\r\nConnection: close") + "\r\n\r\n" +
-           body;
+           "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+           (keep ? "" : "\r\nConnection: close") + "\r\n\r\n" + body;
 }
 
 namespace {
@@ -205,11 +204,11 @@ std::vector<std::string> HttpServer::warnings() const {
         w.push_back("the read token (http.token_file) crosses the network in clear: " + where +
                     " and the endpoint is plain HTTP; anyone on the path can read it and scrape");
     if (!action_token_.empty())
-        w.push_back("the action token (http.action_token_file) crosses the network in clear: " +
-                    where +
-                    " and the endpoint is plain HTTP; anyone on the path can read it and start "
-                    "incasts. Listen on 127.0.0.1 behind a TLS proxy, or leave "
-                    "http.action_token_file out");
+        w.push_back(
+            "the action token (http.action_token_file) crosses the network in clear: " + where +
+            " and the endpoint is plain HTTP; anyone on the path can read it and start "
+            "incasts. Listen on 127.0.0.1 behind a TLS proxy, or leave "
+            "http.action_token_file out");
     return w;
 }
 

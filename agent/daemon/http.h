@@ -12,13 +12,13 @@
 //                                403 with the read token, 403 when none is configured)
 // With http.protect_read every endpoint but /healthz and the actions needs "Authorization:
 // Bearer TOKEN" (compared in constant time; 401 otherwise). /healthz is answered by the gate
-// thread itself (healthz_request), never queued behind handler threads. Connections go through HttpGate (http_gate.h):
-// at most http.max_connections_per_address per source address and http.max_connections in all,
-// each request read whole (head <= 16 KiB, body <= http.max_request_bytes by Content-Length)
-// within http.request_timeout_s before one of http.max_threads threads serves it, each response
-// rendered in memory and written by the gate within http.write_timeout_s; refusals are counted
-// in GateCounters. Handlers only copy
-// published pointers, so no client can delay collection.
+// thread itself (healthz_request), never queued behind handler threads. Connections go through
+// HttpGate (http_gate.h): at most http.max_connections_per_address per source address and
+// http.max_connections in all, each request read whole (head <= 16 KiB, body <=
+// http.max_request_bytes by Content-Length) within http.request_timeout_s before one of
+// http.max_threads threads serves it, each response rendered in memory and written by the gate
+// within http.write_timeout_s; refusals are counted in GateCounters. Handlers only copy published
+// pointers, so no client can delay collection.
 #pragma once
 
 #include <functional>

@@ -174,15 +174,12 @@ struct HttpGate::Slot {
     enum State { reading, idle, ready, writing, probing, closing } state = reading;
     std::unique_ptr<GateConn> c;
     double deadline = 0;
-    bool admitted = true;      ///< counted in open_ / per_address_ (refused at accept: not)
-    std::size_t counted = 0;   ///< bytes of `out` counted in pending_bytes_
+    bool admitted = true;     ///< counted in open_ / per_address_ (refused at accept: not)
+    std::size_t counted = 0;  ///< bytes of `out` counted in pending_bytes_
 };
 
 HttpGate::HttpGate(GateLimits limits, GateCounters& counters, Handler handler, Inline quick)
-    : lim_(limits),
-      counters_(counters),
-      handler_(std::move(handler)),
-      inline_(std::move(quick)) {}
+    : lim_(limits), counters_(counters), handler_(std::move(handler)), inline_(std::move(quick)) {}
 
 HttpGate::~HttpGate() {
     stop();
@@ -405,7 +402,8 @@ void HttpGate::probe_examine(Slot& s, double now) {
     --lingering_;  // refuse() or the answer below lingers it again
     std::string out;
     bool keep = false;
-    if (f.kind == Framing::complete && inline_(std::string_view(c.in).substr(0, f.bytes), out, keep)) {
+    if (f.kind == Framing::complete &&
+        inline_(std::string_view(c.in).substr(0, f.bytes), out, keep)) {
         ::send(c.fd, out.data(), out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
         ::shutdown(c.fd, SHUT_WR);
         ++lingering_;
@@ -617,8 +615,8 @@ void HttpGate::work() {
         // What the socket takes now is sent now; the rest is the gate thread's to write.
         bool failed = false;
         while (c->out_off < c->out.size()) {
-            const ssize_t n = ::send(c->fd, c->out.data() + c->out_off,
-                                     c->out.size() - c->out_off, MSG_DONTWAIT | MSG_NOSIGNAL);
+            const ssize_t n = ::send(c->fd, c->out.data() + c->out_off, c->out.size() - c->out_off,
+                                     MSG_DONTWAIT | MSG_NOSIGNAL);
             if (n > 0) {
                 c->out_off += static_cast<std::size_t>(n);
                 continue;

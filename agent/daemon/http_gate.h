@@ -80,7 +80,7 @@ struct GateLimits {
     std::size_t max_pending_bytes = 64u << 20;
     /// Requests of one source address queued for or held by handler threads at once.
     unsigned max_in_work_per_address = 2;
-    unsigned keep_alive_max = 100;       ///< requests per connection
+    unsigned keep_alive_max = 100;  ///< requests per connection
 };
 
 /// Where a request ends in the bytes received so far. `bytes`: head + body length when
@@ -162,7 +162,7 @@ class HttpGate {
     int listen_fd_ = -1, wake_fd_ = -1, port_ = 0;
     std::thread gate_;
     std::vector<std::thread> workers_;
-    std::vector<Slot> slots_;  ///< gate thread only
+    std::vector<Slot> slots_;    ///< gate thread only
     std::size_t lingering_ = 0;  ///< closing and probing slots
     bool again_ = false;         ///< a slot has a complete request buffered: poll without waiting
     std::array<double, kGateRefusals> next_log_s_{};       ///< gate thread only

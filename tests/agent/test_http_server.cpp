@@ -77,8 +77,8 @@ void publish(Board& board) {
         v.last_pass_mono_s = rh::monotonic_now_s() + 3600;  // fresh for the whole test
         v.devices = 1;
         v.collect_interval_s = 1;
-        v.snapshot = std::make_shared<const LazyDoc<std::string>>(
-            [] { return std::string(2u << 20, 'x'); });
+        v.snapshot =
+            std::make_shared<const LazyDoc<std::string>>([] { return std::string(2u << 20, 'x'); });
         v.metrics = std::make_shared<const LazyDoc<std::string>>(
             [] { return std::string("rocehealth_up 1\n"); });
     });
@@ -173,9 +173,9 @@ BOOST_AUTO_TEST_CASE(the_read_token_does_not_authorise_actions) {
     const std::string none = ask("127.0.0.2", srv.port(), post, 3000, nullptr, body);
     BOOST_TEST(status_line(none) == "HTTP/1.1 401 Unauthorized", none);
     // The read token still reads; the action token acts.
-    const std::string read = ask("127.0.0.2", srv.port(),
-                                 "GET /metrics HTTP/1.1\r\nAuthorization: Bearer " + kRead + "\r\n",
-                                 3000);
+    const std::string read =
+        ask("127.0.0.2", srv.port(),
+            "GET /metrics HTTP/1.1\r\nAuthorization: Bearer " + kRead + "\r\n", 3000);
     BOOST_TEST(status_line(read) == "HTTP/1.1 200 OK", read);
     const std::string act =
         ask("127.0.0.2", srv.port(), post + "Authorization: Bearer " + kAction + "\r\n", 3000,
@@ -195,10 +195,10 @@ BOOST_AUTO_TEST_CASE(without_an_action_token_actions_are_off_and_say_which_field
     };
     HttpServer srv(loopback_config(), kRead, "", board, counters, action);
     BOOST_REQUIRE(srv.start());
-    const std::string got = ask("127.0.0.2", srv.port(),
-                                "POST /api/v1/incast HTTP/1.1\r\nAuthorization: Bearer " + kRead +
-                                    "\r\n",
-                                3000, nullptr, "{}");
+    const std::string got =
+        ask("127.0.0.2", srv.port(),
+            "POST /api/v1/incast HTTP/1.1\r\nAuthorization: Bearer " + kRead + "\r\n", 3000,
+            nullptr, "{}");
     BOOST_TEST(status_line(got) == "HTTP/1.1 403 Forbidden", got);
     BOOST_TEST(got.find("set http.action_token_file") != std::string::npos, got);
     BOOST_TEST(ran == 0);
