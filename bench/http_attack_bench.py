@@ -9,7 +9,7 @@ loopback, no RDMA needed). Prints figures; asserts nothing.
               one header byte a second (fills http.max_connections 256); /healthz from 127.0.0.2
 
 usage: http_attack_bench.py ROCEHEALTH FIXTURE_DIR/sys [SAMPLES]
-  e.g. bench/http_attack_bench.py build/rocehealth tests/fixtures/mlx5_pfc_ofed/sys
+  e.g. bench/http_attack_bench.py build/agent/rocehealth tests/fixtures/mlx5_pfc_ofed/sys
 """
 import json
 import os
@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 
@@ -31,8 +32,9 @@ def connect(port, source, timeout=5):
     return s
 
 
-def get(port, path, source, timeout=10):
-    """(status, seconds from connect to the whole answer); status 0: no answer."""
+def get(port, path, source, timeout=10, size=None):
+    """(status, seconds from connect to the whole answer); status 0: no answer. `size`: a list
+    the answer's length is appended to."""
     t0 = time.monotonic()
     data = b""
     try:
@@ -47,6 +49,8 @@ def get(port, path, source, timeout=10):
     except OSError:
         pass
     m = re.match(rb"HTTP/1\.1 (\d+)", data)
+    if size is not None:
+        size.append(len(data))
     return (int(m.group(1)) if m else 0), time.monotonic() - t0
 
 
@@ -91,21 +95,54 @@ def main():
               % binary)
         print("baseline   " + sample(port, "/healthz", "127.0.0.2", n))
 
-        pipeline = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" * 2000
-        attackers = []
-        for _ in range(8):
-            s = connect(port, "127.0.0.1")
-            s.setblocking(False)
-            try:
-                s.send(pipeline)
-            except OSError:
-                pass
-            attackers.append(s)
-        time.sleep(1.0)
+        # The largest answer, asked for again and again on 8 connections that never read; a
+        # connection the agent closes (keep-alive max, write timeout) is opened again at once.
+        sizes = {}
+        for path in ("/metrics", "/api/v1/snapshot", "/api/v1/findings"):
+            got = []
+            get(port, path, "127.0.0.2", size=got)
+            sizes[path] = got[0]
+        target = max(sizes, key=sizes.get)
+        print("answers: " + ", ".join("%s %d B" % kv for kv in sizes.items()) +
+              "; the attack asks for " + target)
+        pipeline = ("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % target).encode() * 2000
+        stop = threading.Event()
+
+        def attack():
+            conns = [None] * 8
+            while not stop.is_set():
+                for i in range(8):
+                    s = conns[i]
+                    if s is not None:
+                        try:
+                            s.send(b"")
+                            if s.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                                raise OSError("closed")
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            s.close()
+                            conns[i] = None
+                    if conns[i] is None:
+                        try:
+                            s = connect(port, "127.0.0.1")
+                            s.setblocking(False)
+                            s.send(pipeline)
+                            conns[i] = s
+                        except OSError:
+                            pass
+                stop.wait(0.05)
+            for s in conns:
+                if s is not None:
+                    s.close()
+
+        attacker = threading.Thread(target=attack)
+        attacker.start()
+        time.sleep(2.0)
         print("pipelined  " + sample(port, "/healthz", "127.0.0.2", n))
         print("pipelined  " + sample(port, "/metrics", "127.0.0.3", max(5, n // 4)))
-        for s in attackers:
-            s.close()
+        stop.set()
+        attacker.join()
         time.sleep(1.0)
 
         slow = []
