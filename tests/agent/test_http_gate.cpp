@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "agent/daemon/http_gate.h"
+#include "tests/agent/loopback_client.h"
 
 BOOST_AUTO_TEST_SUITE(test_agent_http_gate)
 
@@ -27,6 +28,8 @@ using rh::agent::GateLimits;
 using rh::agent::GateRefusal;
 using rh::agent::HttpGate;
 using rh::agent::refusal_reason;
+
+using rh::test::connect_from;
 
 namespace {
 
@@ -44,19 +47,6 @@ bool echo_request_line(GateConn& c) {
     c.out +=
         "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     return true;
-}
-
-/// A client socket from `source` (a loopback address) connected to the gate.
-int connect_from(const char* source, int port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    ::inet_pton(AF_INET, source, &a.sin_addr);
-    BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    a.sin_port = htons(static_cast<std::uint16_t>(port));
-    ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    BOOST_REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    return fd;
 }
 
 /// What arrives within `timeout_ms`, up to `want` bytes or the end of the stream.

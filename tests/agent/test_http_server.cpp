@@ -22,27 +22,18 @@
 #include "agent/daemon/incast_action.h"
 #include "agent/daemon/incast_senders.h"
 #include "core/clock.h"
+#include "tests/agent/loopback_client.h"
 
 BOOST_AUTO_TEST_SUITE(test_agent_http_server)
 
 using namespace rh::agent;
 
+using rh::test::connect_from;
+
 namespace {
 
 const std::string kRead = "read-token-0123456789abcdef";
 const std::string kAction = "action-token-0123456789abcdef";
-
-int connect_from(const char* source, int port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    ::inet_pton(AF_INET, source, &a.sin_addr);
-    BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    a.sin_port = htons(static_cast<std::uint16_t>(port));
-    ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    BOOST_REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    return fd;
-}
 
 /// One request on a new connection from `source` ("Connection: close"); the whole answer as
 /// received within `timeout_ms` ("" when none), and the seconds it took in `took_s`.
