@@ -133,6 +133,8 @@ class Agent {
     void start_fleet_source();
     void apply_fleet();
     void configure_incast();
+    /// Logs each HttpServer::warnings() line as http_token_in_clear (warning).
+    void log_http_warnings();
     void declare_findings_opened();
     void pass();
     void rules_run();
@@ -283,6 +285,7 @@ void Agent::apply_fleet() {
                {"tors", rt_.mesh_plan->tor_count()},
                {"hosts_without_tor", fleet_->without_tor}});
     start_mesh();
+    configure_incast();  // the incast senders follow the fleet
 }
 
 void Agent::configure_incast() {
@@ -299,7 +302,24 @@ void Agent::configure_incast() {
     s.sysfs_root = c.sysfs_root;
     s.rules = std::make_shared<const RuleSet>(rt_.rules);
     s.rules_path = rt_.rules_path;
+    // The senders an incast may name: the mesh's fleet, however it is known, and the config's
+    // allow-list (incast_senders.h).
+    s.fleet.allowed = c.incast.allowed_senders;
+    s.fleet.hosts = c.mesh.peers;
+    const auto add_fleet = [&](const std::vector<FleetHost>& hosts) {
+        for (const FleetHost& h : hosts) {
+            s.fleet.hosts.push_back(h.host);
+            if (!h.address.empty()) s.fleet.hosts.push_back(h.address);
+        }
+    };
+    add_fleet(c.mesh.fleet);
+    if (fleet_) add_fleet(fleet_->fleet);
     incast_.configure(std::move(s));
+}
+
+void Agent::log_http_warnings() {
+    for (const std::string& w : http_->warnings())
+        log_event("warning", "http_token_in_clear", {{"text", w}});
 }
 
 void Agent::pass() {
@@ -451,13 +471,14 @@ void Agent::reload() {
     const AgentConfig& nc = next->cfg;
 
     // HTTP first: the only part that can still fail (binding).
-    const bool http_changed = !(old.http == nc.http) || next->token != rt_.token;
+    const bool http_changed = !(old.http == nc.http) || next->token != rt_.token ||
+                              next->action_token != rt_.action_token;
     if (http_changed) {
         const bool same_addr = old.http.listen_host == nc.http.listen_host &&
                                old.http.listen_port == nc.http.listen_port &&
                                nc.http.listen_port != 0;
-        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, board_, http_refused_,
-                                                  incast_handler());
+        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, next->action_token, board_,
+                                                  http_refused_, incast_handler());
         if (same_addr) http_->stop();
         if (auto s = fresh->start(); !s) {
             if (same_addr)
@@ -469,7 +490,9 @@ void Agent::reload() {
         log_event("info", "http_listening",
                   {{"listen", listen_text(nc.http, http_->port())},
                    {"port", http_->port()},
-                   {"protect_read", nc.http.protect_read}});
+                   {"protect_read", nc.http.protect_read},
+                   {"actions", !next->action_token.empty()}});
+        log_http_warnings();
     }
     const bool collection_changed = old.sysfs_root != nc.sysfs_root || old.device != nc.device ||
                                     old.host != nc.host || old.retention_s != nc.retention_s ||
@@ -565,8 +588,8 @@ int Agent::run() {
     declare_findings_opened();
     start_collection();
     configure_incast();
-    http_ = std::make_unique<HttpServer>(rt_.cfg.http, rt_.token, board_, http_refused_,
-                                         incast_handler());
+    http_ = std::make_unique<HttpServer>(rt_.cfg.http, rt_.token, rt_.action_token, board_,
+                                         http_refused_, incast_handler());
     if (auto s = http_->start(); !s) {
         log_event("error", "http_bind_failed", {{"error", s.error().message()}});
         return 2;
@@ -593,7 +616,9 @@ int Agent::run() {
     log_event("info", "http_listening",
               {{"listen", listen_text(rt_.cfg.http, http_->port())},
                {"port", http_->port()},
-               {"protect_read", rt_.cfg.http.protect_read}});
+               {"protect_read", rt_.cfg.http.protect_read},
+               {"actions", !rt_.action_token.empty()}});
+    log_http_warnings();
     start_fleet_source();
     start_mesh();
     sd_notify_state("READY=1\nSTATUS=collecting from " + std::to_string(sampler_->devices()) +
@@ -647,6 +672,19 @@ Result<Runtime> prepare_runtime(AgentConfig cfg) {
         auto token = load_token_file(cfg.http.token_file);
         if (!token) return Error{"config", cfg.source, 0, token.error().message()};
         rt.token = std::move(*token);
+    }
+    if (!cfg.http.action_token_file.empty()) {
+        auto token = load_token_file(cfg.http.action_token_file);
+        if (!token) {
+            Error e = token.error();
+            e.op = "http.action_token_file";
+            return Error{"config", cfg.source, 0, e.message()};
+        }
+        if (*token == rt.token)
+            return Error{"config", cfg.source, 0,
+                         "http.action_token_file: holds the same token as http.token_file; "
+                         "actions need a token of their own (e.g. `openssl rand -hex 32`)"};
+        rt.action_token = std::move(*token);
     }
     auto key = auth::key_for_command(cfg.responder.key_file);
     if (!key) return Error{"config", cfg.source, 0, "responder.key_file: " + key.error().message()};

@@ -20,7 +20,8 @@ struct Runtime {
     AgentConfig cfg;
     std::string rules_path;  ///< cfg.rules_file or the default lookup's answer
     RuleSet rules;
-    std::string token;  ///< empty when http.token_file is empty
+    std::string token;         ///< empty when http.token_file is empty
+    std::string action_token;  ///< empty when http.action_token_file is empty
     /// responder.key_file (or the default key file when it exists); nullptr: none, so the
     /// responder serves no control commands and the incast API cannot command responders.
     std::shared_ptr<const auth::FabricKey> key;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "agent/daemon/incast_senders.h"
 #include "agent/daemon/json_fields.h"
 #include "agent/fabric/prom_client.h"
 #include "core/hostname.h"
@@ -58,6 +59,7 @@ void read_http(ObjectReader& r, const json& obj, HttpConfig& h, JsonErrors& erro
                    listen + "\"");
     o.string("token_file", h.token_file);
     o.boolean("protect_read", h.protect_read);
+    o.string("action_token_file", h.action_token_file);
     o.integer("max_threads", h.max_threads, 1, 64);
     o.integer("max_queued", h.max_queued, 1, 1024);
     o.integer("max_connections", h.max_connections, 1, 4096);
@@ -170,6 +172,7 @@ void read_incast(ObjectReader& r, const json& obj, IncastConfig& c, JsonErrors& 
     if (!c.receiver_address.empty() && !is_host_port(c.receiver_address))
         o.fail("receiver_address", check_peer(c.receiver_address));
     o.number("max_duration_s", c.max_duration_s, 0.1, 600, "seconds");
+    o.string_list("allowed_senders", c.allowed_senders, 0, 1024, true, check_allowed_sender);
 }
 
 /// `topology`: label name -> string value, each checked (topology.h), at most

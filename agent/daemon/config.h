@@ -25,11 +25,14 @@ namespace rh::agent {
 struct HttpConfig {
     std::string listen_host = "127.0.0.1";  ///< IP literal (IPv4 or IPv6), from "listen"
     std::uint16_t listen_port = 9477;       ///< 1..65535 (0 in tests: any free port)
-    std::string token_file;          ///< file holding the bearer token; empty: no token configured
-    bool protect_read = false;       ///< read-only endpoints (/metrics, /api/v1/*) need the token
-    unsigned max_threads = 4;        ///< requests served at once, 1..64
-    unsigned max_queued = 16;        ///< complete requests waiting for a thread, 1..1024
-    unsigned max_connections = 256;  ///< open connections in all, 1..4096
+    std::string token_file;     ///< file holding the bearer token; empty: no token configured
+    bool protect_read = false;  ///< read-only endpoints (/metrics, /api/v1/*) need the token
+    /// File holding the action token POST endpoints need (read as token_file is); empty: the
+    /// POST endpoints answer 403. The read token never authorises an action.
+    std::string action_token_file;
+    unsigned max_threads = 4;                  ///< requests served at once, 1..64
+    unsigned max_queued = 16;                  ///< complete requests waiting for a thread, 1..1024
+    unsigned max_connections = 256;            ///< open connections in all, 1..4096
     unsigned max_connections_per_address = 8;  ///< open connections per client IP, 1..1024
     std::size_t max_request_bytes = 8192;      ///< request body limit, 0..1 MiB
     double request_timeout_s = 5;              ///< a request's head and body, in total, 0.1..300
@@ -103,6 +106,9 @@ struct IncastConfig {
     /// host name and responder.port.
     std::string receiver_address;
     double max_duration_s = 30;  ///< longest traffic a request may ask for, 0.1..600
+    /// Senders allowed beside the mesh fleet: IP addresses, CIDR blocks, host names, at most
+    /// 1024 (incast_senders.h). A sender in neither is refused with 403.
+    std::vector<std::string> allowed_senders;
     bool operator==(const IncastConfig&) const = default;
 };
 

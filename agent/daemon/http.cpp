@@ -10,6 +10,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include "agent/daemon/healthz.h"
 #include "agent/daemon/log.h"
@@ -25,17 +27,15 @@ namespace {
 constexpr unsigned kKeepAliveMax = 100;
 
 /// The connection as cpp-httplib reads and writes it. Reads come only from the buffered
-/// request (end of stream after it: a thread never waits on a client's bytes); the response
-/// must be taken by the client within write_timeout_s of its first byte, in total.
+/// request (end of stream after it: a thread never waits on a client's bytes); writes go to
+/// memory (GateConn::out), which the gate sends under http.write_timeout_s: a thread never
+/// waits on a client that does not read.
 class GateStream : public httplib::Stream {
   public:
-    GateStream(GateConn& c, double write_timeout_s) : c_(c), write_timeout_s_(write_timeout_s) {}
+    explicit GateStream(GateConn& c) : c_(c) {}
 
     bool is_readable() const override { return c_.in_off < c_.request_end; }
-    bool is_writable() const override {
-        pollfd p{c_.fd, POLLOUT, 0};
-        return ::poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
-    }
+    bool is_writable() const override { return true; }
     ssize_t read(char* ptr, size_t size) override {
         const std::size_t n = std::min(size, c_.request_end - c_.in_off);
         std::memcpy(ptr, c_.in.data() + c_.in_off, n);
@@ -43,17 +43,8 @@ class GateStream : public httplib::Stream {
         return static_cast<ssize_t>(n);
     }
     ssize_t write(const char* ptr, size_t size) override {
-        if (deadline_ == 0) deadline_ = monotonic_now_s() + write_timeout_s_;
-        for (;;) {
-            const ssize_t n = ::send(c_.fd, ptr, size, MSG_DONTWAIT | MSG_NOSIGNAL);
-            if (n >= 0) return n;
-            if (errno == EINTR) continue;
-            if (errno != EAGAIN) return -1;
-            const double left_s = deadline_ - monotonic_now_s();
-            if (left_s <= 0) return -1;
-            pollfd p{c_.fd, POLLOUT, 0};
-            if (::poll(&p, 1, static_cast<int>(std::ceil(left_s * 1000))) <= 0) return -1;
-        }
+        c_.out.append(ptr, size);
+        return static_cast<ssize_t>(size);
     }
     void get_remote_ip_and_port(std::string& ip, int& port) const override {
         ip = c_.peer_ip;
@@ -71,9 +62,61 @@ class GateStream : public httplib::Stream {
 
   private:
     GateConn& c_;
-    double write_timeout_s_;
-    double deadline_ = 0;
 };
+
+bool ieq(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+/// Whether the client asked to close after this answer: HTTP/1.0 without keep-alive, or a
+/// "Connection: close" header (RFC 9112 9.3).
+bool wants_close(std::string_view head, std::string_view version) {
+    bool close = version != "HTTP/1.1";
+    std::size_t pos = head.find("\r\n");
+    while (pos != std::string_view::npos && pos + 2 < head.size()) {
+        const std::size_t eol = head.find("\r\n", pos + 2);
+        const std::string_view line = head.substr(pos + 2, eol - pos - 2);
+        pos = eol;
+        const std::size_t colon = line.find(':');
+        if (colon == std::string_view::npos || !ieq(line.substr(0, colon), "connection")) continue;
+        std::string v(line.substr(colon + 1));
+        for (char& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (v.find("close") != std::string::npos) close = true;
+        if (v.find("keep-alive") != std::string::npos) close = false;
+    }
+    return close;
+}
+
+}  // namespace
+
+std::optional<HealthzRequest> healthz_request(std::string_view request) {
+    const std::size_t eol = request.find("\r\n");
+    const std::string_view line = request.substr(0, eol);
+    const std::size_t sp1 = line.find(' ');
+    const std::size_t sp2 = line.rfind(' ');
+    if (sp1 == std::string_view::npos || sp2 <= sp1) return std::nullopt;
+    const std::string_view method = line.substr(0, sp1);
+    const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+    const std::string_view version = line.substr(sp2 + 1);
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (method != "GET" || path != "/healthz" || version.rfind("HTTP/1.", 0) != 0)
+        return std::nullopt;
+    return HealthzRequest{!wants_close(request.substr(0, request.find("\r\n\r\n") + 2), version)};
+}
+
+std::string healthz_answer(const HealthReply& h, bool keep) {
+    const std::string body =
+        h.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return "HTTP/1.1 " + std::to_string(h.status) +
+           (h.status == 200 ? " OK" : " Service Unavailable") +
+           "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+           (keep ? "" : "\r\nConnection: close") + "\r\n\r\n" + body;
+}
+
+namespace {
 
 void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
     res.status = status;
@@ -131,10 +174,11 @@ bool token_equal(std::string_view a, std::string_view b) {
     return diff == 0 && n > 0;
 }
 
-HttpServer::HttpServer(HttpConfig cfg, std::string token, const Board& board,
-                       GateCounters& counters, Action incast)
+HttpServer::HttpServer(HttpConfig cfg, std::string token, std::string action_token,
+                       const Board& board, GateCounters& counters, Action incast)
     : cfg_(std::move(cfg)),
       token_(std::move(token)),
+      action_token_(std::move(action_token)),
       board_(board),
       counters_(counters),
       incast_(std::move(incast)) {}
@@ -143,21 +187,40 @@ HttpServer::~HttpServer() {
     stop();
 }
 
-bool HttpServer::authorized(const std::string& h) const {
+bool HttpServer::authorized(const std::string& h, const std::string& token) {
     static constexpr std::string_view kBearer = "bearer ";  // the scheme is case-insensitive
-    if (token_.empty() || h.size() <= kBearer.size()) return false;
+    if (token.empty() || h.size() <= kBearer.size()) return false;
     for (std::size_t i = 0; i < kBearer.size(); ++i)
         if (std::tolower(static_cast<unsigned char>(h[i])) != kBearer[i]) return false;
-    return token_equal(std::string_view(h).substr(kBearer.size()), token_);
+    return token_equal(std::string_view(h).substr(kBearer.size()), token);
+}
+
+std::vector<std::string> HttpServer::warnings() const {
+    std::vector<std::string> w;
+    const bool loopback = cfg_.listen_host.rfind("127.", 0) == 0 || cfg_.listen_host == "::1";
+    if (loopback) return w;
+    const std::string where = "http.listen " + cfg_.listen_host + " is not a loopback address";
+    if (!token_.empty() && cfg_.protect_read)
+        w.push_back("the read token (http.token_file) crosses the network in clear: " + where +
+                    " and the endpoint is plain HTTP; anyone on the path can read it and scrape");
+    if (!action_token_.empty())
+        w.push_back(
+            "the action token (http.action_token_file) crosses the network in clear: " + where +
+            " and the endpoint is plain HTTP; anyone on the path can read it and start "
+            "incasts. Listen on 127.0.0.1 behind a TLS proxy, or leave "
+            "http.action_token_file out");
+    return w;
 }
 
 void HttpServer::routes() {
     srv_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         // Bodies without Content-Length (Transfer-Encoding) never get here: the gate refuses
         // them with 411 before reading one (http_gate.h).
-        if (req.path == "/healthz" || !cfg_.protect_read)
+        // Actions check their own token (the action token) in their handler.
+        if (req.path == "/healthz" || !cfg_.protect_read ||
+            (req.method == "POST" && req.path == "/api/v1/incast"))
             return httplib::Server::HandlerResponse::Unhandled;
-        if (authorized(req.get_header_value("Authorization")))
+        if (authorized(req.get_header_value("Authorization"), token_))
             return httplib::Server::HandlerResponse::Unhandled;
         res.set_header("WWW-Authenticate", "Bearer realm=\"rocehealth\"");
         error_reply(res, 401, "missing or wrong bearer token (Authorization: Bearer TOKEN)");
@@ -200,18 +263,26 @@ void HttpServer::routes() {
     });
     if (incast_)
         srv_->Post("/api/v1/incast", [this](const httplib::Request& req, httplib::Response& res) {
-            // Actions make traffic: the token always, whatever http.protect_read says.
-            if (token_.empty())
+            // Actions make traffic: the action token always, whatever http.protect_read says;
+            // the read (scrape) token, which Prometheus holds, never commands the fabric.
+            if (action_token_.empty())
                 return error_reply(res, 403,
-                                   "actions need http.token_file in the agent's config; none "
-                                   "is configured");
-            if (!authorized(req.get_header_value("Authorization"))) {
-                res.set_header("WWW-Authenticate", "Bearer realm=\"rocehealth\"");
-                return error_reply(res, 401,
-                                   "missing or wrong bearer token (Authorization: Bearer TOKEN)");
+                                   "actions are off: set http.action_token_file in the agent's "
+                                   "config (a token of its own, not http.token_file) to enable "
+                                   "POST endpoints");
+            const std::string h = req.get_header_value("Authorization");
+            if (authorized(h, action_token_)) {
+                const ActionReply r = incast_(req.body);
+                return json_reply(res, r.status, r.body);
             }
-            const ActionReply r = incast_(req.body);
-            json_reply(res, r.status, r.body);
+            if (authorized(h, token_))
+                return error_reply(res, 403,
+                                   "the read token (http.token_file) does not authorise actions; "
+                                   "send the token of http.action_token_file");
+            res.set_header("WWW-Authenticate", "Bearer realm=\"rocehealth\"");
+            return error_reply(res, 401,
+                               "missing or wrong action token (Authorization: Bearer TOKEN, the "
+                               "token of http.action_token_file)");
         });
     // A known path asked with the wrong method is a 405 naming the method it takes (RFC 9110
     // 15.5.6), not a 404 that reads as "no such endpoint".
@@ -272,12 +343,24 @@ Status HttpServer::start() {
     lim.max_body_bytes = cfg_.max_request_bytes;
     lim.request_timeout_s = cfg_.request_timeout_s;
     lim.idle_timeout_s = cfg_.read_timeout_s;
+    lim.write_timeout_s = cfg_.write_timeout_s;
     lim.keep_alive_max = kKeepAliveMax;
-    const double write_timeout_s = cfg_.write_timeout_s;
-    gate_ = std::make_unique<HttpGate>(lim, counters_, [this, write_timeout_s](GateConn& c) {
-        GateStream strm(c, write_timeout_s);
-        return srv_->serve(strm, c.served + 1 >= kKeepAliveMax);
-    });
+    lim.max_in_work_per_address = std::max(1u, cfg_.max_threads / 2);
+    // /healthz in the gate thread: a liveness probe never waits for a handler thread.
+    auto quick = [this](std::string_view request, std::string& out, bool& keep) {
+        const auto q = healthz_request(request);
+        if (!q) return false;
+        keep = q->keep_alive;
+        out = healthz_answer(healthz(board_.get(), monotonic_now_s()), keep);
+        return true;
+    };
+    gate_ = std::make_unique<HttpGate>(
+        lim, counters_,
+        [this](GateConn& c) {
+            GateStream strm(c);
+            return srv_->serve(strm, c.served + 1 >= kKeepAliveMax);
+        },
+        quick);
     if (auto s = gate_->start(cfg_.listen_host, cfg_.listen_port); !s) {
         gate_.reset();
         srv_.reset();

@@ -8,23 +8,29 @@
 //   GET /healthz                 {"status": "ok"|"starting"|"stale"|"no_device", ...}: 200 ok,
 //                                else 503 (healthz.h)
 //   POST /api/v1/incast          an incast with this host as receiver (incast_action.h); always
-//                                needs the token (401 without; 403 when none is configured)
-// With http.protect_read every endpoint but /healthz needs "Authorization: Bearer TOKEN"
-// (compared in constant time; 401 otherwise). Connections go through HttpGate (http_gate.h):
-// at most http.max_connections_per_address per source address and http.max_connections in all,
-// each request read whole (head <= 16 KiB, body <= http.max_request_bytes by Content-Length)
-// within http.request_timeout_s before one of http.max_threads threads serves it, each response
-// taken within http.write_timeout_s; refusals are counted in GateCounters. Handlers only copy
-// published pointers, so no client can delay collection.
+//                                needs the action token (http.action_token_file; 401 without,
+//                                403 with the read token, 403 when none is configured)
+// With http.protect_read every endpoint but /healthz and the actions needs "Authorization:
+// Bearer TOKEN" (compared in constant time; 401 otherwise). /healthz is answered by the gate
+// thread itself (healthz_request), never queued behind handler threads. Connections go through
+// HttpGate (http_gate.h): at most http.max_connections_per_address per source address and
+// http.max_connections in all, each request read whole (head <= 16 KiB, body <=
+// http.max_request_bytes by Content-Length) within http.request_timeout_s before one of
+// http.max_threads threads serves it, each response rendered in memory and written by the gate
+// within http.write_timeout_s; refusals are counted in GateCounters. Handlers only copy published
+// pointers, so no client can delay collection.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "agent/daemon/board.h"
 #include "agent/daemon/config.h"
+#include "agent/daemon/healthz.h"
 #include "agent/daemon/http_gate.h"
 #include "agent/daemon/incast_action.h"
 #include "core/result.h"
@@ -35,6 +41,16 @@ namespace rh::agent {
 /// they first differ.
 bool token_equal(std::string_view a, std::string_view b);
 
+/// A request the gate answers itself: GET /healthz[?...] over HTTP/1.x. `keep_alive`: false when
+/// the client asked to close (HTTP/1.0, "Connection: close").
+struct HealthzRequest {
+    bool keep_alive = true;
+};
+/// `request`: a whole request as the gate framed it (head, then any body). nullopt: not /healthz.
+std::optional<HealthzRequest> healthz_request(std::string_view request);
+/// The whole HTTP/1.1 answer (status line, JSON body) for `h`; "Connection: close" unless `keep`.
+std::string healthz_answer(const HealthReply& h, bool keep);
+
 class GatedServer;  // http.cpp: cpp-httplib's server, fed by the gate
 
 class HttpServer {
@@ -42,11 +58,12 @@ class HttpServer {
     /// Handles an action's request body (runs in the HTTP thread that received it).
     using Action = std::function<ActionReply(const std::string& body)>;
 
-    /// `token` empty: no token configured (then protect_read must be false, config.h ensures it,
-    /// and actions answer 403). `counters` (outliving this) counts refused connections.
+    /// `token` (the read token) empty: none configured (then protect_read must be false,
+    /// config.h ensures it). `action_token` empty: none configured, and actions answer 403
+    /// naming http.action_token_file. `counters` (outliving this) counts refused connections.
     /// `incast` serves POST /api/v1/incast (empty: 404).
-    HttpServer(HttpConfig cfg, std::string token, const Board& board, GateCounters& counters,
-               Action incast = {});
+    HttpServer(HttpConfig cfg, std::string token, std::string action_token, const Board& board,
+               GateCounters& counters, Action incast = {});
     ~HttpServer();  ///< stop()
     HttpServer(const HttpServer&) = delete;
     HttpServer& operator=(const HttpServer&) = delete;
@@ -58,13 +75,18 @@ class HttpServer {
     /// Stops accepting, finishes requests in flight (bounded by the write timeout), closes
     /// every connection, joins threads.
     void stop();
+    /// One line per token this endpoint would carry in clear over the network: a non-loopback
+    /// http.listen with protect_read and a read token, or with an action token (plain HTTP).
+    /// The agent logs each at start and reload (event http_token_in_clear).
+    std::vector<std::string> warnings() const;
 
   private:
     void routes();
-    bool authorized(const std::string& authorization_header) const;
+    static bool authorized(const std::string& authorization_header, const std::string& token);
 
     HttpConfig cfg_;
     std::string token_;
+    std::string action_token_;
     const Board& board_;
     GateCounters& counters_;
     Action incast_;

@@ -109,6 +109,10 @@ const char* refusal_reason(GateRefusal r) {
             return "chunked_body";
         case GateRefusal::bad_request:
             return "bad_request";
+        case GateRefusal::write_timeout:
+            return "write_timeout";
+        case GateRefusal::write_backlog:
+            return "write_backlog";
     }
     return "unknown";
 }
@@ -163,16 +167,19 @@ Framing frame_request(std::string_view buf, std::size_t max_head_bytes,
 }
 
 /// A connection the gate thread holds: reading a request, idle between keep-alive requests,
-/// complete and waiting for room in the handler queue, or refused and draining before close.
+/// complete and waiting for room in the handler queue, writing an answer to a slow reader,
+/// probing (refused for the total cap: a quick request is still answered, else 503), or
+/// refused and draining before close.
 struct HttpGate::Slot {
-    enum State { reading, idle, ready, closing } state = reading;
+    enum State { reading, idle, ready, writing, probing, closing } state = reading;
     std::unique_ptr<GateConn> c;
     double deadline = 0;
-    bool admitted = true;  ///< counted in open_ / per_address_ (refused at accept: not)
+    bool admitted = true;     ///< counted in open_ / per_address_ (refused at accept: not)
+    std::size_t counted = 0;  ///< bytes of `out` counted in pending_bytes_
 };
 
-HttpGate::HttpGate(GateLimits limits, GateCounters& counters, Handler handler)
-    : lim_(limits), counters_(counters), handler_(std::move(handler)) {}
+HttpGate::HttpGate(GateLimits limits, GateCounters& counters, Handler handler, Inline quick)
+    : lim_(limits), counters_(counters), handler_(std::move(handler)), inline_(std::move(quick)) {}
 
 HttpGate::~HttpGate() {
     stop();
@@ -235,6 +242,8 @@ void HttpGate::stop() {
         for (auto& c : *q) release(*c);
         q->clear();
     }
+    in_work_.clear();
+    pending_bytes_ = 0;
     ::close(listen_fd_);
     ::close(wake_fd_);
     listen_fd_ = wake_fd_ = -1;
@@ -258,7 +267,8 @@ void HttpGate::forget(const GateConn& c) {
     --open_;
 }
 
-void HttpGate::refuse(Slot& s, int status, GateRefusal why, const std::string& error, double now) {
+void HttpGate::note_refusal(GateRefusal why, const std::string& peer, int status,
+                            const std::string& error, double now) {
     counters_.add(why);
     // The metric has no address (unbounded labels); the log names one, at most once a minute
     // per reason so a flood does not flood the journal.
@@ -267,13 +277,17 @@ void HttpGate::refuse(Slot& s, int status, GateRefusal why, const std::string& e
     if (now >= next_log_s_[r]) {
         log_event("warning", "http_connections_refused",
                   {{"reason", refusal_reason(why)},
-                   {"peer", s.c->peer_ip},
+                   {"peer", peer},
                    {"status", status},
                    {"error", error},
                    {"count", unlogged_[r]}});
         unlogged_[r] = 0;
         next_log_s_[r] = now + kLogEveryS;
     }
+}
+
+void HttpGate::refuse(Slot& s, int status, GateRefusal why, const std::string& error, double now) {
+    note_refusal(why, s.c->peer_ip, status, error, now);
     const std::string text = refusal_text(status, error);
     ::send(s.c->fd, text.data(), text.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     ::shutdown(s.c->fd, SHUT_WR);
@@ -321,18 +335,27 @@ void HttpGate::accept_ready(double now) {
                 s.admitted = true;
             }
         }
-        if (why == GateRefusal::total_cap)
-            refuse(s, 503, *why,
-                   "more than " + std::to_string(lim_.max_connections) +
-                       " connections open (http.max_connections)",
-                   now);
-        else if (why)
+        if (why == GateRefusal::total_cap && inline_ && lingering_ < kMaxLingering) {
+            // The fleet of slow clients fills the cap from many addresses: a liveness probe
+            // arriving now still gets its answer (within kLingerS), anything else a 503.
+            ++lingering_;
+            s.state = Slot::probing;
+            s.deadline = now + kLingerS;
+        } else if (why == GateRefusal::total_cap) {
+            refuse(s, 503, *why, total_cap_text(), now);
+        } else if (why) {
             refuse(s, 503, *why,
                    "more than " + std::to_string(lim_.max_per_address) + " connections from " +
                        s.c->peer_ip + " (http.max_connections_per_address)",
                    now);
+        }
         if (s.c) slots_.push_back(std::move(s));
     }
+}
+
+std::string HttpGate::total_cap_text() const {
+    return "more than " + std::to_string(lim_.max_connections) +
+           " connections open (http.max_connections)";
 }
 
 void HttpGate::read_slot(Slot& s, double now) {
@@ -349,7 +372,8 @@ void HttpGate::read_slot(Slot& s, double now) {
         }
         return;
     }
-    // Read no more than the largest request allowed (plus one byte, to see it is too large).
+    // Read no more than the largest request allowed (plus one byte, to see it is too large):
+    // pipelined requests beyond that wait in the client's socket, unread.
     const std::size_t cap = c.in_off + lim_.max_head_bytes + lim_.max_body_bytes + 1;
     for (;;) {
         if (c.in.size() >= cap) break;
@@ -359,16 +383,41 @@ void HttpGate::read_slot(Slot& s, double now) {
         c.in.resize(old + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
         if (n > 0) continue;
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) break;
-        release(c);  // the client closed, or the connection failed
+        if (s.state == Slot::probing) {
+            ::close(c.fd);
+            --lingering_;
+        } else {
+            release(c);  // the client closed, or the connection failed
+        }
         s.c.reset();
         return;
     }
     examine(s, now);
 }
 
+void HttpGate::probe_examine(Slot& s, double now) {
+    GateConn& c = *s.c;
+    const Framing f = frame_request(c.in, lim_.max_head_bytes, lim_.max_body_bytes);
+    if (f.kind == Framing::incomplete) return;
+    --lingering_;  // refuse() or the answer below lingers it again
+    std::string out;
+    bool keep = false;
+    if (f.kind == Framing::complete &&
+        inline_(std::string_view(c.in).substr(0, f.bytes), out, keep)) {
+        ::send(c.fd, out.data(), out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        ::shutdown(c.fd, SHUT_WR);
+        ++lingering_;
+        s.state = Slot::closing;
+        s.deadline = now + kLingerS;
+        return;
+    }
+    refuse(s, 503, GateRefusal::total_cap, total_cap_text(), now);
+}
+
 void HttpGate::examine(Slot& s, double now) {
     GateConn& c = *s.c;
-    if (c.in.size() == c.in_off) return;
+    if (s.state == Slot::probing) return probe_examine(s, now);
+    if (c.in.size() == c.in_off || s.state == Slot::writing || s.state == Slot::ready) return;
     if (s.state == Slot::idle) {  // the next request's first byte: its deadline starts
         s.state = Slot::reading;
         s.deadline = now + lim_.request_timeout_s;
@@ -376,10 +425,84 @@ void HttpGate::examine(Slot& s, double now) {
     const Framing f = frame_request(std::string_view(c.in).substr(c.in_off), lim_.max_head_bytes,
                                     lim_.max_body_bytes);
     if (f.kind == Framing::refuse) return refuse(s, f.status, f.reason, f.error, now);
-    if (f.kind == Framing::complete) {
-        c.request_end = c.in_off + f.bytes;
-        s.state = Slot::ready;
+    if (f.kind != Framing::complete) return;
+    c.request_end = c.in_off + f.bytes;
+    s.state = Slot::ready;
+    if (inline_) answer_inline(s, now);
+}
+
+bool HttpGate::answer_inline(Slot& s, double now) {
+    GateConn& c = *s.c;
+    std::string out;
+    bool keep = true;
+    if (!inline_(std::string_view(c.in).substr(c.in_off, c.request_end - c.in_off), out, keep))
+        return false;
+    c.in.erase(0, c.request_end);
+    c.in_off = c.request_end = 0;
+    ++c.served;
+    c.out = std::move(out);
+    c.out_off = 0;
+    c.close_after = !keep || c.served >= lim_.keep_alive_max;
+    s.state = Slot::writing;
+    s.deadline = now + lim_.write_timeout_s;
+    write_slot(s, now);
+    return true;
+}
+
+void HttpGate::write_slot(Slot& s, double now) {
+    GateConn& c = *s.c;
+    while (c.out_off < c.out.size()) {
+        const ssize_t n = ::send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off,
+                                 MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n > 0) {
+            c.out_off += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;  // POLLOUT brings us back
+        uncount(s);
+        release(c);
+        s.c.reset();
+        return;
     }
+    written(s, now);
+}
+
+void HttpGate::uncount(Slot& s) {
+    if (s.counted == 0) return;
+    std::lock_guard<std::mutex> l(m_);
+    pending_bytes_ -= s.counted;
+    s.counted = 0;
+}
+
+void HttpGate::written(Slot& s, double now) {
+    GateConn& c = *s.c;
+    uncount(s);
+    c.out.clear();
+    c.out_off = 0;
+    if (c.close_after) {
+        release(c);
+        s.c.reset();
+        return;
+    }
+    s.state = Slot::idle;
+    s.deadline = now + lim_.idle_timeout_s;
+    if (c.in.size() > c.in_off) again_ = true;  // a pipelined request is already here
+}
+
+void HttpGate::dispatch() {
+    std::lock_guard<std::mutex> l(m_);
+    const unsigned per_address = std::max(1u, lim_.max_in_work_per_address);
+    for (auto& s : slots_) {
+        if (!s.c || s.state != Slot::ready) continue;
+        if (ready_.size() >= lim_.max_queued) break;
+        unsigned& busy = in_work_[s.c->peer_ip];
+        if (busy >= per_address) continue;  // that address waits; others go first
+        ++busy;
+        ready_.push_back(std::move(s.c));
+        ready_cv_.notify_one();
+    }
+    for (auto it = in_work_.begin(); it != in_work_.end();)
+        it = it->second == 0 ? in_work_.erase(it) : std::next(it);
 }
 
 void HttpGate::gate_loop() {
@@ -389,28 +512,31 @@ void HttpGate::gate_loop() {
         {
             std::lock_guard<std::mutex> l(m_);
             if (stop_) return;
-            for (auto& c : back_)
-                slots_.push_back(Slot{Slot::idle, std::move(c), now + lim_.idle_timeout_s, true});
+            for (auto& c : back_) {
+                const std::size_t left = c->out.size() - c->out_off;
+                Slot s{left ? Slot::writing : Slot::idle, std::move(c),
+                       now + (left ? lim_.write_timeout_s : lim_.idle_timeout_s), true, left};
+                slots_.push_back(std::move(s));
+            }
             back_.clear();
         }
-        // Returned connections may hold a pipelined request already; complete ones go to the
-        // handler queue while it has room, the rest wait here unread.
-        for (auto& s : slots_) {
-            if (s.state == Slot::idle) examine(s, now);
-            if (s.c && s.state == Slot::ready) {
-                std::lock_guard<std::mutex> l(m_);
-                if (ready_.size() < lim_.max_queued) {
-                    ready_.push_back(std::move(s.c));
-                    ready_cv_.notify_one();
-                }
-            }
-        }
+        // Returned connections may hold a pipelined request already; complete ones are
+        // answered here (quick ones) or go to the handler queue while it has room, the rest
+        // wait here unread.
+        again_ = false;
+        for (auto& s : slots_)
+            if (s.c && s.state == Slot::idle) examine(s, now);
+        std::erase_if(slots_, [](const Slot& s) { return !s.c; });
+        dispatch();
         std::erase_if(slots_, [](const Slot& s) { return !s.c; });
 
-        double next = now + 1.0;
+        double next = again_ ? now : now + 1.0;
         pfds.assign({{wake_fd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}});
         for (const auto& s : slots_) {
-            pfds.push_back({s.c->fd, static_cast<short>(s.state == Slot::ready ? 0 : POLLIN), 0});
+            const short ev = s.state == Slot::ready     ? 0
+                             : s.state == Slot::writing ? POLLOUT
+                                                        : POLLIN;
+            pfds.push_back({s.c->fd, ev, 0});
             if (s.state != Slot::ready) next = std::min(next, s.deadline);
         }
         // A ready slot waits for room in the queue: a worker taking a request wakes us.
@@ -430,13 +556,27 @@ void HttpGate::gate_loop() {
                 s.c.reset();
                 continue;
             }
-            if (pfds[i + 2].revents) read_slot(s, now);
+            if (pfds[i + 2].revents && s.state == Slot::writing)
+                write_slot(s, now);
+            else if (pfds[i + 2].revents)
+                read_slot(s, now);
             if (!s.c || s.state == Slot::ready || now < s.deadline) continue;
             if (s.state == Slot::reading) {
                 refuse(s, 408, GateRefusal::request_timeout,
                        "request not complete within http.request_timeout_s (" +
                            seconds_text(lim_.request_timeout_s) + " s)",
                        now);
+            } else if (s.state == Slot::writing) {  // the client does not read its answer
+                note_refusal(GateRefusal::write_timeout, s.c->peer_ip, 0,
+                             "answer not taken within http.write_timeout_s (" +
+                                 seconds_text(lim_.write_timeout_s) + " s)",
+                             now);
+                uncount(s);
+                release(*s.c);
+                s.c.reset();
+            } else if (s.state == Slot::probing) {
+                --lingering_;
+                refuse(s, 503, GateRefusal::total_cap, total_cap_text(), now);
             } else if (s.state == Slot::idle) {  // keep-alive ended: not a refusal
                 release(*s.c);
                 s.c.reset();
@@ -462,6 +602,8 @@ void HttpGate::work() {
         }
         wake();  // room in the queue for a request waiting in the gate
         bool keep = false;
+        c->out.clear();
+        c->out_off = 0;
         try {
             keep = handler_(*c);
         } catch (...) {  // the handler answers its own errors; a throw only closes
@@ -469,14 +611,38 @@ void HttpGate::work() {
         c->in.erase(0, c->request_end);
         c->in_off = c->request_end = 0;
         ++c->served;
+        c->close_after = !keep || c->served >= lim_.keep_alive_max;
+        // What the socket takes now is sent now; the rest is the gate thread's to write.
+        bool failed = false;
+        while (c->out_off < c->out.size()) {
+            const ssize_t n = ::send(c->fd, c->out.data() + c->out_off, c->out.size() - c->out_off,
+                                     MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n > 0) {
+                c->out_off += static_cast<std::size_t>(n);
+                continue;
+            }
+            failed = !(n < 0 && (errno == EAGAIN || errno == EINTR));
+            break;
+        }
+        const std::size_t left = c->out.size() - c->out_off;
         std::unique_lock<std::mutex> l(m_);
-        if (keep && c->served < lim_.keep_alive_max && !stop_) {
+        if (auto it = in_work_.find(c->peer_ip); it != in_work_.end() && it->second > 0)
+            --it->second;
+        bool backlog = false;
+        if (!failed && left > 0 && pending_bytes_ + left > lim_.max_pending_bytes) {
+            backlog = true;
+            failed = true;
+        }
+        if (!failed && !stop_ && (left > 0 || !c->close_after)) {
+            pending_bytes_ += left;
             back_.push_back(std::move(c));
             l.unlock();
             wake();
         } else {
             l.unlock();
+            if (backlog) counters_.add(GateRefusal::write_backlog);
             release(*c);
+            wake();  // an address under its in-work cap may have a request waiting
         }
     }
 }

@@ -8,7 +8,13 @@
 // 413), are closed within a second, are counted by reason (GateCounters) and logged
 // (http_connections_refused, at most once a minute per reason, naming the last client).
 // The handler (http.cpp: cpp-httplib's request processing) reads only the buffered request and
-// writes its response under a total deadline, so no thread waits on a client's reads.
+// renders its response into memory; the gate thread writes it (poll, POLLOUT) under
+// write_timeout_s in total, so no thread waits on a client that does not read. A connection
+// carries one request at a time: the next pipelined one is taken only once the previous answer
+// is written, and at most max_in_work_per_address requests of one address are queued or served
+// at once. Quick requests (/healthz) are answered by the gate thread itself (set_inline), also
+// on a connection refused for the total cap when its first request is one: a liveness probe
+// never waits on a handler thread.
 #pragma once
 
 #include <sys/socket.h>
@@ -40,8 +46,10 @@ enum class GateRefusal : unsigned {
     too_large,        ///< head over max_head_bytes (400) or Content-Length over max_body (413)
     chunked_body,     ///< Transfer-Encoding: bodies need Content-Length (411)
     bad_request,      ///< unreadable Content-Length (400)
+    write_timeout,    ///< the client did not take an answer within write_timeout_s (closed)
+    write_backlog,    ///< answers waiting for slow readers over max_pending_bytes (closed)
 };
-inline constexpr std::size_t kGateRefusals = 6;
+inline constexpr std::size_t kGateRefusals = 8;
 /// Label value of rocehealth_http_connections_refused_total{reason}: "per_address_cap", ...
 const char* refusal_reason(GateRefusal r);
 
@@ -67,7 +75,12 @@ struct GateLimits {
     std::size_t max_body_bytes = 8192;   ///< Content-Length limit
     double request_timeout_s = 5;        ///< first byte -> whole request (accept -> for a new one)
     double idle_timeout_s = 5;           ///< keep-alive: response -> first byte of the next request
-    unsigned keep_alive_max = 100;       ///< requests per connection
+    double write_timeout_s = 5;          ///< an answer, in total, from its first byte sent
+    /// Answer bytes waiting in the gate for clients that read slowly, all connections together.
+    std::size_t max_pending_bytes = 64u << 20;
+    /// Requests of one source address queued for or held by handler threads at once.
+    unsigned max_in_work_per_address = 2;
+    unsigned keep_alive_max = 100;  ///< requests per connection
 };
 
 /// Where a request ends in the bytes received so far. `bytes`: head + body length when
@@ -93,15 +106,23 @@ struct GateConn {
     std::size_t in_off = 0;  ///< consumed by the handler so far
     std::size_t request_end = 0;
     unsigned served = 0;  ///< requests answered on this connection before the current one
+    std::string out;      ///< the answer the handler rendered; the gate writes [out_off, end)
+    std::size_t out_off = 0;
+    bool close_after = false;  ///< close once `out` is written (no keep-alive)
 };
 
 class HttpGate {
   public:
-    /// Serves the request in c.in[in_off, request_end) and writes the response to c.fd. True:
-    /// keep the connection open for another request.
+    /// Serves the request in c.in[in_off, request_end) and appends the response to c.out (the
+    /// gate writes it; the handler must not block on c.fd). True: keep the connection open for
+    /// another request.
     using Handler = std::function<bool(GateConn& c)>;
+    /// Runs in the gate thread for every complete request (`request`: head and body); true when
+    /// it answered it in `out` (the gate writes it), false to hand it to a handler thread. Must
+    /// be quick and never block: a /healthz from the board. `keep`: false to close after.
+    using Inline = std::function<bool(std::string_view request, std::string& out, bool& keep)>;
 
-    HttpGate(GateLimits limits, GateCounters& counters, Handler handler);
+    HttpGate(GateLimits limits, GateCounters& counters, Handler handler, Inline quick = {});
     ~HttpGate();  ///< stop()
     HttpGate(const HttpGate&) = delete;
     HttpGate& operator=(const HttpGate&) = delete;
@@ -121,6 +142,15 @@ class HttpGate {
     void read_slot(Slot& s, double now);
     void examine(Slot& s, double now);
     void refuse(Slot& s, int status, GateRefusal why, const std::string& error, double now);
+    void note_refusal(GateRefusal why, const std::string& peer, int status,
+                      const std::string& error, double now);
+    void write_slot(Slot& s, double now);
+    void written(Slot& s, double now);  ///< `out` is all sent: idle, or closed
+    bool answer_inline(Slot& s, double now);
+    void probe_examine(Slot& s, double now);
+    void uncount(Slot& s);  ///< frees the slot's bytes in pending_bytes_
+    void dispatch();
+    std::string total_cap_text() const;
     void release(GateConn& c);       ///< closes an admitted connection and frees its count
     void forget(const GateConn& c);  ///< frees its count only
     void wake();
@@ -128,11 +158,13 @@ class HttpGate {
     GateLimits lim_;
     GateCounters& counters_;
     Handler handler_;
+    Inline inline_;
     int listen_fd_ = -1, wake_fd_ = -1, port_ = 0;
     std::thread gate_;
     std::vector<std::thread> workers_;
-    std::vector<Slot> slots_;  ///< gate thread only
-    std::size_t lingering_ = 0;
+    std::vector<Slot> slots_;    ///< gate thread only
+    std::size_t lingering_ = 0;  ///< closing and probing slots
+    bool again_ = false;         ///< a slot has a complete request buffered: poll without waiting
     std::array<double, kGateRefusals> next_log_s_{};       ///< gate thread only
     std::array<std::uint64_t, kGateRefusals> unlogged_{};  ///< refusals since the last log
 
@@ -140,6 +172,8 @@ class HttpGate {
     std::condition_variable ready_cv_;
     std::deque<std::unique_ptr<GateConn>> ready_, back_;
     std::map<std::string, unsigned> per_address_;
+    std::map<std::string, unsigned> in_work_;  ///< queued or held by a handler, per address
+    std::size_t pending_bytes_ = 0;            ///< unsent answer bytes in every connection
     unsigned open_ = 0;
     bool stop_ = false;
 };

@@ -36,6 +36,15 @@ ActionReply IncastAction::handle(const std::string& body) {
     if (!s.rules) return error_reply(503, "the agent is starting");
     auto req = parse_incast_request(body, s.max_duration_s);
     if (!req) return error_reply(400, req.error().detail);
+    // Before anything dials a sender: the key handshake goes only to hosts of the fleet.
+    std::string refused;
+    for (const std::string& sender : req->senders)
+        if (std::string why = sender_refusal(sender, s.fleet); !why.empty())
+            refused += (refused.empty() ? "" : "; ") + why;
+    if (!refused.empty()) {
+        log_event("warning", "incast_refused", {{"senders", req->senders}, {"error", refused}});
+        return error_reply(403, refused);
+    }
     if (!s.responder_enabled)
         return error_reply(503,
                            "this host's responder is not enabled (responder.enabled): it "

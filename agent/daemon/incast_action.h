@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/daemon/incast_senders.h"
 #include "rules/engine/rule_spec.h"
 
 namespace rh::agent {
@@ -36,13 +37,16 @@ class IncastAction {
         std::filesystem::path sysfs_root = "/sys";
         std::shared_ptr<const RuleSet> rules;
         std::string rules_path;
+        /// Who may be named as a sender (incast_senders.h); empty: nobody.
+        SenderFleet fleet;
     };
 
     /// Replaces the setup (the run loop, at start and on reload); a running incast keeps its own.
     void configure(Setup s);
 
     /// Handles a request body: 200 with the `rocehealth incast --json` document (its "exit"
-    /// field as that command's exit code), 400 naming the bad field, 409 while another
+    /// field as that command's exit code), 400 naming the bad field, 403 naming a sender
+    /// outside the fleet (sender_refusal) and incast.allowed_senders, 409 while another
     /// incast runs, 503 when this host's responder is not enabled or the receiver cannot be
     /// reached.
     ActionReply handle(const std::string& body);

@@ -37,6 +37,9 @@ port_dir=$(cd "$sys/class/infiniband/mlx5_0/ports/1" && pwd -P)
 token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf '%s\n' "$token" > "$work/token"
 chmod 600 "$work/token"
+action_token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+printf '%s\n' "$action_token" > "$work/action_token"
+chmod 600 "$work/action_token"
 
 mesh_peer=127.0.0.1:1
 tor=r07
@@ -46,8 +49,9 @@ write_config() {  # write_config PROTECT_READ [EXTRA_TOP_LEVEL_JSON]
  "topology": {"pod": "p1", "tor": "$tor", "rail": "2"},
  "rules_interval_s": 0.5, "inventory_interval_s": 1, "retention_s": 120 ${2:-},
  "mesh": {"peers": ["$mesh_peer"], "interval_s": 0.5, "timeout_s": 0.2},
- "incast": {"max_duration_s": 10},
+ "incast": {"max_duration_s": 10, "allowed_senders": ["10.0.0.0/24"]},
  "http": {"listen": "127.0.0.1:0", "token_file": "$work/token", "protect_read": $1,
+          "action_token_file": "$work/action_token",
           "max_threads": 2, "max_request_bytes": 4096, "read_timeout_s": 1}}
 EOF
 }
@@ -109,6 +113,7 @@ get() {  # get PATH [CURL ARGS...]: body to stdout, status code to $work/status
 }
 status() { cat "$work/status"; }
 auth=(-H "Authorization: Bearer $token")
+act=(-H "Authorization: Bearer $action_token")
 
 healthy() { port=$(current_port); [ -n "$port" ] && get /healthz >/dev/null && [ "$(status)" = 200 ]; }
 wait_for 15 healthy || fail "/healthz never answered 200"
@@ -218,17 +223,23 @@ grep '"event":"probe_failed"' "$work/agent.log" | grep -q '"reason":"[^"]' ||
 # The topology is host_info's alone: no other series carries it (the rules join on instance).
 [ "$(grep -c 'tor="r07"' "$work/metrics.txt")" = 1 ] || fail "tor=\"r07\" is on more than host_info"
 
-# POST /api/v1/incast: the token always; a bad body named; this host's responder is off: 503.
+# POST /api/v1/incast: the action token always (the read token is refused); a bad body named;
+# a sender outside the fleet and incast.allowed_senders refused by name; this host's responder
+# is off: 503.
 incast() { get /api/v1/incast -X POST -H 'Content-Type: application/json' "$@"; }
 incast --data '{"senders": ["10.0.0.2"]}' >/dev/null
 [ "$(status)" = 401 ] || fail "POST /api/v1/incast without a token: HTTP $(status), expected 401"
-out=$(incast "${auth[@]}" --data '{"senders": ["10.0.0.2"], "duration_s": 60, "op": "read"}')
+out=$(incast "${auth[@]}" --data '{"senders": ["10.0.0.2"]}')
+[ "$(status)" = 403 ] && grep -q 'http.action_token_file' <<<"$out" || fail "POST /api/v1/incast with the read token: HTTP $(status) $out, expected 403"
+out=$(incast "${act[@]}" --data '{"senders": ["10.0.0.2", "10.9.9.9"], "duration_s": 1}')
+[ "$(status)" = 403 ] && grep -q '10.9.9.9.*incast.allowed_senders' <<<"$out" || fail "an incast sender outside the fleet: HTTP $(status) $out, expected 403"
+out=$(incast "${act[@]}" --data '{"senders": ["10.0.0.2"], "duration_s": 60, "op": "read"}')
 [ "$(status)" = 400 ] || fail "POST /api/v1/incast with a bad body: HTTP $(status), expected 400"
 grep -q 'duration_s: expected a number from 0.1 to 10 seconds, got 60' <<<"$out" || fail "400 does not name duration_s: $out"
 grep -q 'op: expected' <<<"$out" || fail "400 does not name op: $out"
-out=$(incast "${auth[@]}" --data 'senders')
+out=$(incast "${act[@]}" --data 'senders')
 [ "$(status)" = 400 ] && grep -q 'body: not valid JSON' <<<"$out" || fail "a non-JSON body: HTTP $(status) $out"
-out=$(incast "${auth[@]}" --data '{"senders": ["10.0.0.2"], "duration_s": 1}')
+out=$(incast "${act[@]}" --data '{"senders": ["10.0.0.2"], "duration_s": 1}')
 [ "$(status)" = 503 ] && grep -q 'responder is not enabled' <<<"$out" || fail "incast without the responder: HTTP $(status) $out"
 
 # A link going down: port state 1 and one more link_downed -> link_flap opens and is exported;

@@ -123,6 +123,9 @@ const BadConfig kBadConfigs[] = {
      "incast.max_duration_s: expected a number from 0.1 to 600 seconds, got 601"},
     {R"({"incast": {"receiver_address": "h:x"}})",
      "incast.receiver_address: expected HOST or HOST:PORT"},
+    {R"({"incast": {"allowed_senders": ["10.0.0.0/33"]}})",
+     "incast.allowed_senders[0]: expected a CIDR block such as \"10.0.1.0/24\""},
+    {R"({"http": {"action_token_file": 5}})", "http.action_token_file: expected a string"},
     // topology: label names Prometheus accepts and nobody else uses, short non-empty values
     {R"({"topology": {"rack-id": "r1"}})",
      "topology.rack-id: not a Prometheus label name: expected letters, digits and '_'"},
@@ -324,7 +327,9 @@ BOOST_AUTO_TEST_CASE(mesh_and_incast_fields_are_read) {
         "mesh": {"peers": ["10.0.0.2", "gpu08:18600", "[fd00::3]:18520"], "ops": ["read", "write"],
                  "sizes_bytes": [64, 4096], "iterations": 50, "interval_s": 5, "jitter": 0.2,
                  "timeout_s": 0.5, "summary_window_s": 300},
-        "incast": {"receiver_address": "10.0.0.1", "max_duration_s": 10}})"),
+        "incast": {"receiver_address": "10.0.0.1", "max_duration_s": 10,
+                   "allowed_senders": ["10.0.1.0/24", "g7"]},
+        "http": {"action_token_file": "/etc/rocehealth/action.token"}})"),
                                 "agent.json");
     BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
     BOOST_TEST(r->mesh.enabled());
@@ -339,6 +344,8 @@ BOOST_AUTO_TEST_CASE(mesh_and_incast_fields_are_read) {
     BOOST_TEST(r->mesh.summary_window_s == 300.0);
     BOOST_TEST(r->incast.receiver_address == "10.0.0.1");
     BOOST_TEST(r->incast.max_duration_s == 10.0);
+    BOOST_TEST((r->incast.allowed_senders == std::vector<std::string>{"10.0.1.0/24", "g7"}));
+    BOOST_TEST(r->http.action_token_file == "/etc/rocehealth/action.token");
 }
 
 BOOST_AUTO_TEST_CASE(every_field_is_read) {

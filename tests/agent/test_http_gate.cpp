@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <string>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "agent/daemon/http_gate.h"
+#include "tests/agent/loopback_client.h"
 
 BOOST_AUTO_TEST_SUITE(test_agent_http_gate)
 
@@ -26,6 +28,8 @@ using rh::agent::GateLimits;
 using rh::agent::GateRefusal;
 using rh::agent::HttpGate;
 using rh::agent::refusal_reason;
+
+using rh::test::connect_from;
 
 namespace {
 
@@ -40,22 +44,9 @@ bool echo_request_line(GateConn& c) {
     const std::string req = c.in.substr(c.in_off, c.request_end - c.in_off);
     c.in_off = c.request_end;
     const std::string body = req.substr(0, req.find("\r\n"));
-    const std::string out =
+    c.out +=
         "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    return ::send(c.fd, out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size());
-}
-
-/// A client socket from `source` (a loopback address) connected to the gate.
-int connect_from(const char* source, int port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    ::inet_pton(AF_INET, source, &a.sin_addr);
-    BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    a.sin_port = htons(static_cast<std::uint16_t>(port));
-    ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    BOOST_REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    return fd;
+    return true;
 }
 
 /// What arrives within `timeout_ms`, up to `want` bytes or the end of the stream.
@@ -188,6 +179,73 @@ BOOST_AUTO_TEST_CASE(keep_alive_and_pipelined_requests_are_answered_in_order) {
     ::close(fd);
     for (unsigned i = 0; i < rh::agent::kGateRefusals; ++i)
         BOOST_TEST(counters.refused[i].load() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_client_that_does_not_read_its_answer_holds_no_thread) {
+    GateCounters counters;
+    GateLimits lim;
+    lim.threads = 1;
+    lim.write_timeout_s = 1;
+    // /big answers 8 MiB (more than loopback's socket buffers take), anything else its line.
+    HttpGate gate(lim, counters, [](GateConn& c) {
+        if (c.in.compare(c.in_off, 8, "GET /big") == 0) {
+            c.in_off = c.request_end;
+            c.out =
+                "HTTP/1.1 200 OK\r\nContent-Length: 8388608\r\n\r\n" + std::string(8u << 20, 'x');
+            return true;
+        }
+        return echo_request_line(c);
+    });
+    BOOST_REQUIRE(gate.start("127.0.0.1", 0));
+    const int stuck = connect_from("127.0.0.1", gate.port());
+    send_text(stuck, "GET /big HTTP/1.1\r\n\r\nGET /big HTTP/1.1\r\n\r\n");  // never read
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The one thread is free: another client is served while the answer waits to be taken.
+    const int other = connect_from("127.0.0.2", gate.port());
+    send_text(other, kGet);
+    BOOST_TEST(
+        read_some(other, 900, answer_bytes("GET /healthz HTTP/1.1")).rfind("HTTP/1.1 200", 0) == 0);
+    // Within http.write_timeout_s of an answer it could not send, the stuck connection is
+    // closed and counted.
+    for (int i = 0; i < 40 && count(counters, GateRefusal::write_timeout) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    BOOST_TEST(count(counters, GateRefusal::write_timeout) == 1u);
+    BOOST_TEST(std::string(refusal_reason(GateRefusal::write_timeout)) == "write_timeout");
+    ::close(stuck);
+    ::close(other);
+}
+
+BOOST_AUTO_TEST_CASE(healthz_is_answered_by_the_gate_thread_while_the_threads_are_busy) {
+    GateCounters counters;
+    GateLimits lim;
+    lim.threads = 1;
+    std::atomic<bool> release{false};
+    HttpGate gate(
+        lim, counters,
+        [&](GateConn& c) {  // holds the only thread until released
+            while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            return echo_request_line(c);
+        },
+        [](std::string_view req, std::string& out, bool& keep) {
+            if (req.rfind("GET /healthz ", 0) != 0) return false;
+            out = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+            keep = true;
+            return true;
+        });
+    BOOST_REQUIRE(gate.start("127.0.0.1", 0));
+    const int busy = connect_from("127.0.0.1", gate.port());
+    send_text(busy, "GET /slow HTTP/1.1\r\n\r\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const int probe = connect_from("127.0.0.2", gate.port());
+    send_text(probe, kGet + kGet);  // two, pipelined: both answered inline, in order
+    const std::string got = read_some(probe, 2000, 2 * 40);
+    BOOST_TEST(got.find("ok") != std::string::npos, got);
+    BOOST_TEST(got.find("ok", got.find("ok") + 2) != std::string::npos, got);
+    release = true;
+    BOOST_TEST(read_some(busy, 2000, answer_bytes("GET /slow HTTP/1.1")).find("GET /slow") !=
+               std::string::npos);
+    ::close(busy);
+    ::close(probe);
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_agent_http_gate

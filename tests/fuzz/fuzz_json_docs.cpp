@@ -13,6 +13,7 @@
 #include "agent/accept_run/spec.h"
 #include "agent/daemon/config.h"
 #include "agent/daemon/incast_request.h"
+#include "agent/daemon/incast_senders.h"
 #include "agent/replay/rules_test.h"
 #include "collectors/lldp_neighbors.h"
 #include "core/inventory/inventory_from_json.h"
@@ -24,7 +25,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const unsigned which = data[0] % 7;
     const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     if (which == 3) {  // the HTTP body is parsed straight from bytes
-        (void)rh::agent::parse_incast_request(text, 300);
+        // ... and its senders checked against a fleet and an allow-list (incast_senders.h).
+        if (auto r = rh::agent::parse_incast_request(text, 300)) {
+            const rh::agent::SenderFleet fleet{{"g2", "10.0.0.3:18520", "[fd00::1]"},
+                                               {"10.0.9.0/24", "fd00::/64", "g7"}};
+            for (const std::string& sender : r->senders)
+                (void)rh::agent::sender_refusal(sender, fleet);
+        }
+        (void)rh::agent::check_allowed_sender(text);
         return 0;
     }
     if (which == 4) {  // lldpcli's output, from bytes: every neighbour has its interface

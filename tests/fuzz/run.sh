@@ -61,13 +61,15 @@ for f in tests/fixtures/lldp/*.json; do add_doc 4 "$f"; done
 for f in tests/fixtures/inventory/*_snapshot.json; do add_doc 5 "$f"; done
 for f in tests/scenarios/*/expected.json; do add_doc 6 "$f"; done
 "$out/tests/fuzz/fuzz_make_seeds" "$corpus/fuzz_oob_frame"
-# fuzz_http_request: requests as clients send them (a GET, a POST with a body, two pipelined).
+# fuzz_http_request: requests as clients send them (a GET, a POST with a body, two pipelined,
+# a /healthz the gate answers itself).
 printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n\r\n' \
   >"$corpus/fuzz_http_request/get"
 printf 'POST /api/v1/incast HTTP/1.1\r\nContent-Length: 24\r\n\r\n{"senders":["10.0.0.2"]}' \
   >"$corpus/fuzz_http_request/post"
 printf 'GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' \
   >"$corpus/fuzz_http_request/pipelined"
+printf 'GET /healthz?x=1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n' >"$corpus/fuzz_http_request/healthz"
 # fuzz_prom_response: Prometheus query_range answers (a matrix, an API error, empty, a vector,
 # edge values) and recorded /api/v1/targets answers, the fixtures of tests/fixtures/prometheus.
 cp tests/fixtures/prometheus/*.json "$corpus/fuzz_prom_response/"

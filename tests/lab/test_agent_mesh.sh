@@ -34,7 +34,7 @@ for g in "${guests[@]}"; do
   peers=$(for p in "${guests[@]}"; do [ "$p" = "$g" ] || printf '"%s",' "${ip[$p]}"; done)
   cat >"$RH_LAB_DIR/$g-agent.json" <<JSON
 {"host": "$g", "collect_interval_s": 1,
- "http": {"listen": "0.0.0.0:9477", "token_file": "/tmp/rh-token"},
+ "http": {"listen": "0.0.0.0:9477", "action_token_file": "/tmp/rh-token"},
  "responder": {"enabled": true, "device": "rxe0"},
  "mesh": {"peers": [${peers%,}], "ops": ["write"], "sizes_bytes": [64, 4096],
           "iterations": 20, "interval_s": 1, "jitter": 0.1, "timeout_s": 2},
