@@ -3,6 +3,7 @@
 #include <openssl/core_names.h>
 #include <openssl/kdf.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -244,11 +245,18 @@ Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKe
         !st)
         return st.error();
     auto got = tcp::recv_any(s, dl);
-    if (!got) return got.error();
+    if (!got) {
+        if (got.error().detail.rfind("peer closed the connection after 0 of", 0) == 0)
+            return Error{"auth", s.peer(), 0, kClientHoldsAnotherKey};
+        return got.error();
+    }
     if (!got->json) return refuse(kNotProven);
     auto proof = parse_auth_proof(*got->json);
-    if (!proof || !same_mac(*proof, proof_of(*key, "client", *here, req->nonce, sn)))
-        return refuse(kNotProven);
+    if (!proof || !same_mac(*proof, proof_of(*key, "client", *here, req->nonce, sn))) {
+        Error e = refuse(kNotProven);
+        e.err_no = EACCES;  // a proof that fails: the one kind of failure that is a guess
+        return e;
+    }
     if (auto st = tcp::send_json(s, {{"cmd", "auth_ok"}}, dl); !st) return st.error();
     const SessionKeys k = session_keys(*key, *here, req->nonce, sn);
     s.protect(std::make_shared<tcp::FrameAuth>(k.responder_to_client, k.client_to_responder));

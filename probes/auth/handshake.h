@@ -55,6 +55,13 @@ inline constexpr const char* kNoKeyHere =
 /// the full text adds both addresses: "the client dialled A, this responder is B: ...".
 inline constexpr const char* kRelayed = "a relayed handshake?";
 
+/// What a responder logs when the client closes after the responder's proof without sending its
+/// own: the client found that proof wrong, so the two hold different keys (a rotation half done,
+/// or a wrong key file). Not a guess at the key, so not counted against the address.
+inline constexpr const char* kClientHoldsAnotherKey =
+    "the client closed the connection after this responder's proof: the two hold different "
+    "fabric keys (compare the fingerprints that keygen and each responder print at start)";
+
 /// What an address that failed FailureLimiter::kMaxFailures proofs within a minute is told.
 inline constexpr const char* kTooManyFailures =
     "too many failed fabric-key proofs from this address: control connections refused for 60 s";
@@ -100,7 +107,10 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline de
 /// configured. Checks the client's address A against the socket's local address, sends the
 /// challenge, checks the proof, answers auth_ok or an error frame; on success `s` is protected.
 /// The Error's detail is what was sent (kNotProven, kNoKeyHere, "the client dialled A, this
-/// responder is B: a relayed handshake? ...") or the transport's error.
+/// responder is B: a relayed handshake? ..."), kClientHoldsAnotherKey, or the transport's error.
+/// err_no is EACCES only when the client sent a proof that does not verify: the one failure that
+/// is a guess at the key, which the caller counts against the address (FailureLimiter); a key
+/// mismatch found by the client, a relay or NAT, and garbage are not.
 Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKey* key,
                      tcp::Deadline deadline);
 

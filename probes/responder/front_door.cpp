@@ -341,7 +341,10 @@ struct FrontDoor::Impl {
         const auto key = auth::process_key();
         if (auto v = auth::verify_client(s, cmd, key.get(), tcp::deadline_in(o.handshake_ms)); !v) {
             log_line(peer, "control connection refused: " + v.error().detail);
-            if (key) failures.failed(auth::address_of_peer(peer), Clock::now());
+            // Only a wrong proof is a guess at the key: a client that found our proof wrong (a
+            // rotation half done) or dialled another address must not lock its host out.
+            if (key && v.error().err_no == EACCES)
+                failures.failed(auth::address_of_peer(peer), Clock::now());
             return;
         }
         if (const Refusal r = adm.move(Pool::auth, Pool::keyed, group); r != Refusal::none) {
