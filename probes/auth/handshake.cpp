@@ -2,6 +2,7 @@
 
 #include <openssl/core_names.h>
 #include <openssl/kdf.h>
+#include <openssl/params.h>
 
 #include <cerrno>
 #include <cstdlib>
