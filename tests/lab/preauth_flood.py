@@ -17,7 +17,7 @@ import struct
 import sys
 import time
 
-MAGIC, JSON_TYPE, VERSION = 0x52484F42, 10, 5
+MAGIC, JSON_TYPE, VERSION = 0x52484F42, 10, 6  # json protocol 6 (oob_protocol.h kJsonVersion)
 
 
 def frame(obj):
