@@ -61,8 +61,10 @@ assert_match "$out" "big: fixed-frame: frame of 1048588 bytes refused: 4096 at m
   "1 MiB pre-auth frame refused by name before its body"
 
 # --- 4. unauthenticated probe buffers
-out=$(lab_exec g2 -- bash -c "mv /etc/rocehealth/fabric.key /tmp/k.$$; $bin probe $g1 --op read \
-  --sizes 1m --queue-depth 64 --iterations 5 2>&1; rc=\$?; mv /tmp/k.$$ /etc/rocehealth/fabric.key; exit \$rc"); rc=$?
+# The key moved aside on the guest's own file system (the guests share the host's /tmp, and a
+# key file must stay owned by root with mode 0600 to be read again).
+out=$(lab_exec g2 -- bash -c "mv /etc/rocehealth/fabric.key /etc/rocehealth/fabric.key.off; $bin probe $g1 --op read \
+  --sizes 1m --queue-depth 64 --iterations 5 2>&1; rc=\$?; mv /etc/rocehealth/fabric.key.off /etc/rocehealth/fabric.key; exit \$rc"); rc=$?
 assert_eq 2 "$rc" "a 64 MiB probe without the key: exit status"
 assert_contains "$out" "unauthenticated probes get 4 MiB of buffers; this one needs 64 MiB: prove the fabric key"
 out=$(lab_exec g2 -- $bin probe $g1 --op read --sizes 1m --queue-depth 64 --iterations 5 \
