@@ -52,7 +52,9 @@ mkdir -p "$gdir/cmd" || die "cannot write to /lab"
 log "mounts done"
 # The lab's fabric key (lab.sh writes it), where every rocehealth command looks by default.
 if [ -s /lab/fabric.key ]; then
-  mkdir -p /etc/rocehealth && ln -sf /lab/fabric.key /etc/rocehealth/fabric.key
+  # A copy, not a symlink: key files are opened without following symlinks, and must be
+  # owned by root with mode 0600 (probes/auth/secret_file.h).
+  mkdir -p -m 700 /etc/rocehealth && install -m 600 -o root -g root /lab/fabric.key /etc/rocehealth/fabric.key
 fi
 [ -d /sys/module/rdma_rxe ] && [ -e /sys/class/net/eth0 ] ||
   modprobe -q -a virtio_net rdma_rxe   # normally already loaded by stage 1

@@ -91,12 +91,12 @@ assert_contains "$(lab_exec g2 -- $cc old)" \
   "old: fixed-frame: unsupported version: responder speaks 4 / json 6" \
   "a protocol-4 control client is told both versions"
 # Another key: rocehealth's own client names the cause; the responder counts the failures.
-lab_exec g2 -- bash -c "umask 077; head -c 32 /dev/urandom >/tmp/other.key"
+lab_exec g2 -- bash -c "umask 077; head -c 32 /dev/urandom >/tmp/rh-probe-other.$$"
 out=$(lab_exec g2 -- "$bin" incast --receiver "$g1" --senders "$(lab_ip g2)" --duration 1s \
-  --key-file /tmp/other.key 2>&1); rc=$?
+  --key-file /tmp/rh-probe-other.$$ 2>&1); rc=$?
 assert_eq 2 "$rc" "incast with another fabric key: exit status"
 assert_contains "$out" "did not prove the fabric key" "incast names the key mismatch"
-out=$(lab_exec g2 -- bash -c "for i in 1 2 3 4 5; do $cc auth /tmp/other.key; done")
+out=$(lab_exec g2 -- bash -c "for i in 1 2 3 4 5; do $cc auth /tmp/rh-probe-other.$$; done")
 assert_contains "$out" "responder-proof: wrong"
 assert_contains "$out" "proof: error: peer did not prove the fabric key"
 assert_contains "$(lab_exec g2 -- $cc auth /etc/rocehealth/fabric.key)" \
