@@ -120,6 +120,13 @@ assert_contains "$r2out" "SIGHUP: fabric key reloaded from /tmp/rh-probe-k1.$$" 
 log "control channel: 7 commands refused without the key, handshake by a foreign client ok, rate limit and SIGHUP rotation ok"
 
 # --- 4. responder killed mid-run: the client fails cleanly within its deadline
+# The long probe proves the fabric key (its READ phase may outlast the 30 min an unauthenticated
+# one gets, probes/responder/probe_budget.h), and 4a blocked g2's control connections for 60 s:
+# wait until g2 is served again (a refused attempt does not extend the block).
+for _ in $(seq 90); do
+  lab_exec g2 -- $cc auth /etc/rocehealth/fabric.key | grep -q "proof: auth_ok" && break
+  sleep 1
+done
 pid=$(lab spawn g2 -- "$bin" probe "$g1" --op write,read --sizes 65536,4096 --iterations 100000 \
   --timeout-ms 3000) || fail "cannot start the long probe"
 sleep 5
@@ -145,8 +152,8 @@ assert_match "$rout" "peer [0-9.]+:[0-9]+: unsupported version: peer speaks prot
   "old-protocol peer refused by name"
 assert_match "$rout" "peer [0-9.]+:[0-9]+: unsupported version: peer speaks protocol version 4 in a json frame, this build speaks 6" \
   "protocol-4 control client refused by name"
-assert_match "$rout" "control commands need the fabric key \(/etc/rocehealth/fabric.key\)" \
-  "startup names the key"
+assert_match "$rout" "control commands need the fabric key \(/etc/rocehealth/fabric.key, fingerprint [0-9a-f]{16}\)" \
+  "startup names the key and its fingerprint"
 assert_contains "$rout" "control connections refused for 60 s: 5 failed fabric-key proofs" \
   "rate limit logged once, naming the peer"
 
