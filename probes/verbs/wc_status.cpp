@@ -6,45 +6,6 @@
 
 namespace rh {
 
-namespace {
-struct StatusName {
-    ibv_wc_status status;
-    const char* name;
-};
-constexpr StatusName kNames[] = {
-    {IBV_WC_SUCCESS, "IBV_WC_SUCCESS"},
-    {IBV_WC_LOC_LEN_ERR, "IBV_WC_LOC_LEN_ERR"},
-    {IBV_WC_LOC_QP_OP_ERR, "IBV_WC_LOC_QP_OP_ERR"},
-    {IBV_WC_LOC_EEC_OP_ERR, "IBV_WC_LOC_EEC_OP_ERR"},
-    {IBV_WC_LOC_PROT_ERR, "IBV_WC_LOC_PROT_ERR"},
-    {IBV_WC_WR_FLUSH_ERR, "IBV_WC_WR_FLUSH_ERR"},
-    {IBV_WC_MW_BIND_ERR, "IBV_WC_MW_BIND_ERR"},
-    {IBV_WC_BAD_RESP_ERR, "IBV_WC_BAD_RESP_ERR"},
-    {IBV_WC_LOC_ACCESS_ERR, "IBV_WC_LOC_ACCESS_ERR"},
-    {IBV_WC_REM_INV_REQ_ERR, "IBV_WC_REM_INV_REQ_ERR"},
-    {IBV_WC_REM_ACCESS_ERR, "IBV_WC_REM_ACCESS_ERR"},
-    {IBV_WC_REM_OP_ERR, "IBV_WC_REM_OP_ERR"},
-    {IBV_WC_RETRY_EXC_ERR, "IBV_WC_RETRY_EXC_ERR"},
-    {IBV_WC_RNR_RETRY_EXC_ERR, "IBV_WC_RNR_RETRY_EXC_ERR"},
-    {IBV_WC_LOC_RDD_VIOL_ERR, "IBV_WC_LOC_RDD_VIOL_ERR"},
-    {IBV_WC_REM_INV_RD_REQ_ERR, "IBV_WC_REM_INV_RD_REQ_ERR"},
-    {IBV_WC_REM_ABORT_ERR, "IBV_WC_REM_ABORT_ERR"},
-    {IBV_WC_INV_EECN_ERR, "IBV_WC_INV_EECN_ERR"},
-    {IBV_WC_INV_EEC_STATE_ERR, "IBV_WC_INV_EEC_STATE_ERR"},
-    {IBV_WC_FATAL_ERR, "IBV_WC_FATAL_ERR"},
-    {IBV_WC_RESP_TIMEOUT_ERR, "IBV_WC_RESP_TIMEOUT_ERR"},
-    {IBV_WC_GENERAL_ERR, "IBV_WC_GENERAL_ERR"},
-    {IBV_WC_TM_ERR, "IBV_WC_TM_ERR"},
-    {IBV_WC_TM_RNDV_INCOMPLETE, "IBV_WC_TM_RNDV_INCOMPLETE"},
-};
-}  // namespace
-
-std::string wc_status_name(int status) {
-    for (const auto& n : kNames)
-        if (static_cast<int>(n.status) == status) return n.name;
-    return "IBV_WC_" + std::to_string(status);
-}
-
 std::string describe_wc(const ibv_wc& wc) {
     char tail[96];
     std::snprintf(tail, sizeof tail, "), wr_id %llu, vendor_err 0x%x",

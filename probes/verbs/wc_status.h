@@ -7,11 +7,9 @@
 #include <infiniband/verbs.h>
 
 #include "core/result.h"
+#include "core/wc_status.h"
 
 namespace rh {
-
-/// "IBV_WC_REM_ACCESS_ERR"; "IBV_WC_<n>" for a value this build does not know.
-std::string wc_status_name(int status);
 
 /// "IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded), wr_id 17, vendor_err 0x81"
 std::string describe_wc(const ibv_wc& wc);
