@@ -17,6 +17,7 @@ void to_json(nlohmann::json& j, const LogEvent& e) {
                        {"reader", e.reader}, {"kind", e.kind},   {"clock", to_string(e.clock)},
                        {"text", e.text}};
     if (e.clock != LogClock::order) j["time_s"] = e.time_s;
+    if (e.year_unknown) j["year_unknown"] = true;
     auto put = [&](const char* k, const std::string& v) {
         if (!v.empty()) j[k] = v;
     };

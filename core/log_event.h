@@ -53,6 +53,10 @@ struct LogEvent {
     std::string kind;       ///< see the list above
     LogClock clock = LogClock::order;
     double time_s = 0;      ///< by `clock`: epoch seconds (wall/local), seconds since boot
+    /// The stamp has no year (journalctl's "Jan 14 16:20:05", syslog): time_s is counted from
+    /// 1970-01-01 as if the year were 1970, and the placement (agent/replay) takes the year from
+    /// the capture's clock.
+    bool year_unknown = false;
     std::string host;       ///< host the line names ("gpu01" of "gpu01:1234:1250 [3] ..."), or ""
     std::optional<unsigned> pid;  ///< process id the line names, if any
     std::string device;     ///< RDMA device ("mlx5_0", "bnxt_re0"), or netdev for kernel lines
