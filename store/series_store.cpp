@@ -156,6 +156,13 @@ PointSeq::const_iterator Series::first_value_change() const {
                    : points.end();
 }
 
+void SeriesStore::add_log_event(PlacedLogEvent e) {
+    const auto at = std::upper_bound(
+        log_events_.begin(), log_events_.end(), e.t,
+        [](double t, const PlacedLogEvent& x) { return t < x.t; });
+    log_events_.insert(at, std::move(e));
+}
+
 void SeriesStore::add_inventory(const Sample& s) {
     const double t = engine_time(s);
     auto& inv = inventories_[s.host];

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/log_event.h"
 #include "core/sample.h"
 #include "store/point_seq.h"
 
@@ -154,6 +155,24 @@ class SeriesStore {
     void add_inventory(const Sample& s);
     const std::map<std::string, Inventory>& inventories() const { return inventories_; }
 
+    /// A job or kernel log line placed on a host and in time (agent/replay places them; the log
+    /// rules, rules/joblog, join them with the series). `t` is engine time: the line's own
+    /// time when it has one the data's clock can hold (`timed`), else the time of the capture
+    /// that held it (`timed` false: order only). `host` is "" when nothing in the line or its
+    /// capture names one of the data's hosts; `placement` says what placed it.
+    struct PlacedLogEvent {
+        LogEvent event;
+        std::string host;
+        std::string peer_host;  ///< the data's host the line's peer IP/GID names, else ""
+        double t = 0;
+        bool timed = false;
+        std::string placement;
+    };
+    /// Keeps `e` (any order; log_events() returns them by time, then as added).
+    void add_log_event(PlacedLogEvent e);
+    /// Every log event kept, ordered by engine time, then as added.
+    const std::vector<PlacedLogEvent>& log_events() const { return log_events_; }
+
     /// wall_ms of engine time t for printing; 0 when the recording had no wall clock.
     bool has_wall_clock() const { return has_wall_clock_; }
 
@@ -171,6 +190,7 @@ class SeriesStore {
     std::map<std::string, std::vector<const Series*>> by_name_;
     std::map<std::string, std::vector<double>> pass_times_;
     std::map<std::string, Inventory> inventories_;
+    std::vector<PlacedLogEvent> log_events_;
     bool has_wall_clock_ = false;
     std::size_t dropped_ = 0;
     std::size_t passes_inserted_ = 0;

@@ -10,6 +10,7 @@
 
 #include "agent/replay/capture_time.h"
 #include "agent/replay/latest_facts.h"
+#include "agent/replay/log_placement.h"
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/restart_evidence.h"
 #include "core/sample_json.h"
@@ -315,10 +316,19 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                                               const std::vector<std::string>& dirs,
                                               std::optional<double> interval_s) {
     std::vector<BundleCapture> caps;
-    for (const std::string& d : dirs) {
-        auto c = import_bundle_dir(d);
+    std::vector<BundleCapture> log_caps;   // folders of logs only: no host's capture
+    std::vector<std::size_t> input_index;  // caps' and then log_caps' index in `dirs`
+    std::vector<std::size_t> log_index;
+    for (std::size_t i = 0; i < dirs.size(); ++i) {
+        auto c = import_bundle_dir(dirs[i]);
         if (!c) return c.error();
-        caps.push_back(std::move(*c));
+        if (logs_only(*c)) {
+            log_caps.push_back(std::move(*c));
+            log_index.push_back(i);
+        } else {
+            caps.push_back(std::move(*c));
+            input_index.push_back(i);
+        }
     }
     // In-file clocks (a `date` line in UTC) stand in for a missing `timestamp` file.
     std::vector<std::vector<std::string>> time_notes(caps.size());
@@ -332,6 +342,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     // hosts on different clocks do not mix), and a host with none is spaced --interval apart.
     // A host with some of each is spaced by --interval (noted), or refused without it.
     std::vector<std::optional<InputReport>> reports(caps.size());
+    std::vector<CapturePlace> places(caps.size());
     std::set<std::string> spaced_series;  // byte and pause-duration counters (impossible_spacing)
     bool from_interval = false;
     std::set<std::string> unspaced_hosts;  // no clock and no --interval: no rates
@@ -450,6 +461,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                 when.t_s = static_cast<double>(k) * interval_s.value_or(0);
                 from_interval = from_interval || k > 0;
             }
+            places[g.captures[k]] = {g.name, when.wall_ms ? when.wall_ms / 1000.0 : when.t_s};
             Snapshot snap = c.snapshot;
             snap.host = g.name;
             // Inventory checks judge the host as its last capture shows it (latest_facts.h).
@@ -505,13 +517,41 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
             it = it->name == h ? groups.erase(it) : std::next(it);
     if (const auto bad = impossible_spacing(store, spaced_series, groups, caps, from_interval))
         return Error{"diagnose --bundle", "", 0, *bad};
+    // The job's and the kernel's log lines, placed on hosts and in time (log_placement.h).
+    const std::size_t host_caps = caps.size();
+    for (auto& c : log_caps) {
+        caps.push_back(std::move(c));
+        places.push_back({{}, caps.back().timestamp_s && all_stamped
+                                  ? caps.back().timestamp_s
+                                  : std::nullopt});
+    }
+    const auto log_notes = place_log_events(store, caps, places, all_stamped && host_caps > 0);
+    std::vector<std::optional<InputReport>> by_input(dirs.size());
+    for (std::size_t i = 0; i < host_caps; ++i) by_input[input_index[i]] = std::move(reports[i]);
+    for (std::size_t k = 0; k < log_index.size(); ++k) {
+        const BundleCapture& c = caps[host_caps + k];
+        InputReport r{c.dir, 0, {}, {}};
+        std::set<std::string> hosts;
+        for (const auto& e : store.log_events())
+            if (e.event.file.rfind(dir_basename(c.dir) + "/", 0) == 0 &&
+                !e.host.empty())
+                hosts.insert(e.host);
+        r.hosts.assign(hosts.begin(), hosts.end());
+        r.notes.push_back(c.dir + ": log lines only (" + std::to_string(c.log_events.size()) +
+                          " events), placed on hosts by what each line names");
+        for (const auto& f : c.recognized) r.notes.push_back("read " + f);
+        r.warnings = c.warnings;
+        by_input[log_index[k]] = std::move(r);
+    }
     std::vector<InputReport> out;
-    for (auto& r : reports) out.push_back(std::move(*r));
+    for (auto& r : by_input) out.push_back(std::move(*r));
+    if (!out.empty())
+        for (const auto& n : log_notes) out.front().notes.push_back(n);
     return out;
 }
 
 bool holds_rdma_data(const SeriesStore& store) {
-    if (store.series_count() > 0) return true;
+    if (store.series_count() > 0 || !store.log_events().empty()) return true;
     for (const auto& [host, inv] : store.inventories()) {
         const auto d = inv.snapshot.find("devices");
         if (d != inv.snapshot.end() && d->is_array() && !d->empty()) return true;

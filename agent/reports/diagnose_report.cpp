@@ -140,6 +140,24 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
                                      {"captures", n.passes},
                                      {"text", n.text}});
     doc["history"] = notes_json(r.history);
+    // Every job and kernel log line read, placed (agent/replay/log_placement.h), with the rules
+    // that cite it: none is dropped.
+    doc["log_events"] = nlohmann::json::array();
+    for (const auto& e : r.log_events) {
+        nlohmann::json j = e.event;
+        j["host"] = e.host;
+        if (!e.peer_host.empty()) j["peer_host"] = e.peer_host;
+        j["t"] = e.t;
+        j["timed"] = e.timed;
+        j["placement"] = e.placement;
+        nlohmann::json cited = nlohmann::json::array();
+        for (const Finding& f : r.findings)
+            if (std::any_of(f.evidence.begin(), f.evidence.end(),
+                            [&](const Evidence& ev) { return ev.source == e.event.source; }))
+                cited.push_back(f.rule_id);
+        j["cited_by"] = std::move(cited);
+        doc["log_events"].push_back(std::move(j));
+    }
     std::string cnj = not_judged_sentence(r, captures);
     // Live inputs are read whole every pass: what stayed unreadable (a port's state, its GID
     // table) is a fault of the read, and "healthy" would claim what no rule saw (as `check`
@@ -156,6 +174,36 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
     if (r.findings.empty() && !cnj.empty()) doc["error"] = cnj;
     return doc;
 }
+
+namespace {
+
+/// The log lines no finding cites (the cited ones are in the findings' evidence), with their
+/// host and time: at most kShown, then a count.
+template <typename When>
+void print_log_lines(std::ostream& out, const nlohmann::json& doc, const When& when) {
+    if (!doc.contains("log_events") || doc["log_events"].empty()) return;
+    constexpr std::size_t kShown = 30;
+    std::size_t listed = 0, uncited = 0;
+    for (const auto& e : doc["log_events"]) uncited += e["cited_by"].empty();
+    out << "\njob and kernel log lines: " << doc["log_events"].size() << " read";
+    if (uncited == 0) {
+        out << ", each cited by a finding above\n";
+        return;
+    }
+    out << "; " << uncited << " not cited by a finding:\n";
+    for (const auto& e : doc["log_events"]) {
+        if (!e["cited_by"].empty()) continue;
+        if (++listed > kShown) break;
+        const std::string host = e["host"].get<std::string>();
+        out << "  " << (e["timed"].get<bool>() ? when(e["t"].get<double>()) : "(order only)")
+            << "  " << (host.empty() ? "(no host)" : host) << "  "
+            << e["kind"].get<std::string>() << ": " << e["text"].get<std::string>() << "  ("
+            << e["source"].get<std::string>() << ")\n";
+    }
+    if (uncited > kShown) out << "  ... " << uncited - kShown << " more (--json lists all)\n";
+}
+
+}  // namespace
 
 void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool verbose) {
     const auto& span = doc["span"];
@@ -245,6 +293,7 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
             out << "\n";
         }
     }
+    print_log_lines(out, doc, when);
     if (doc.contains("not_judged") && !doc["not_judged"].empty()) {
         out << "\ncould not judge (too little data, or values that gave no verdict; no finding "
                "from these rules does not mean healthy):\n";

@@ -18,6 +18,7 @@
 #include "collectors/bundle/parse_clock.h"
 #include "collectors/bundle/parse_timestamp.h"
 #include "collectors/bundle/sections.h"
+#include "collectors/joblog/job_logs.h"
 #include "core/hostname.h"
 #include "core/inventory/parse.h"
 #include "core/sysfs.h"
@@ -260,6 +261,21 @@ std::string basename_of(const std::string& dir) {
 
 using Files = std::vector<std::pair<std::string, std::string>>;
 
+/// The job and kernel log lines of part `f` (collectors/joblog) appended to `events`, the
+/// readers' notes to `m`; returns how many events the part gave. Only a part with a line a
+/// reader recognises is read (the cheap test first).
+std::size_t read_log_lines(const TextFile& f, std::vector<LogEvent>& events, Model& m) {
+    if (std::none_of(f.lines.begin(), f.lines.end(),
+                     [](const std::string& l) { return joblog::is_log_line(l); }))
+        return 0;
+    joblog::LogRead read;
+    joblog::read_logs({f.dir, f.name, f.lines}, read);
+    for (auto& n : read.notes) m.note(f.name, std::move(n));
+    const std::size_t n = read.events.size();
+    for (auto& e : read.events) events.push_back(std::move(e));
+    return n;
+}
+
 /// A `hostname` file larger than this is not `hostname` output, even with a shell prompt and
 /// CRLF around the name (at most 253 bytes).
 constexpr std::size_t kMaxHostnameFileBytes = 4096;
@@ -370,8 +386,14 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
                 kinds.push_back("hostname");
                 continue;
             }
+            const std::size_t log_count = read_log_lines(f, cap.log_events, m);
             const Format* fmt = std::find_if(std::begin(kFormats), std::end(kFormats),
                                              [&](const Format& x) { return x.detect(f); });
+            if (fmt == std::end(kFormats) && log_count > 0) {
+                kinds.push_back("job log (" + std::to_string(log_count) + " events)");
+                continue;
+            }
+            if (log_count > 0) kinds.push_back("log lines (" + std::to_string(log_count) + ")");
             if (fmt == std::end(kFormats)) {
                 if (parts.size() > 1 || !f.command.empty())
                     m.note(bundle::part_lines(f), bundle::skipped_part_text(f));

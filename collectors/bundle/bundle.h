@@ -14,6 +14,7 @@
 #include "collectors/bundle/capture_identity.h"
 #include "collectors/bundle/parse_clock.h"
 #include "core/inventory/inventory.h"
+#include "core/log_event.h"
 #include "core/result.h"
 
 namespace rh {
@@ -45,6 +46,10 @@ struct BundleCapture {
     /// What names the host (GUIDs, MACs, PCI slots, counter sets, the `hostname` file), for
     /// grouping captures of one host without a `hostname` file (capture_identity.h).
     CaptureIdentity identity;
+    /// Job and kernel log lines of the capture's files (collectors/joblog: NCCL, UCX, perftest,
+    /// dmesg / journalctl), in file and line order, as the lines name them: agent/replay places
+    /// them on hosts and in time.
+    std::vector<LogEvent> log_events = {};
 };
 
 /// Reads every regular file in `dir` (not recursive, sorted by name) and imports them as
@@ -91,6 +96,11 @@ Result<BundleCapture> import_bundle_dir(const std::string& dir);
 ///   `ethtool -i`, `ibv_devinfo [-v]`, `mlnx_qos`, `ip [-d] [-s] link|addr`, `lspci [-vv]`,
 ///   `lspci -t[v]`, dmesg (pcie_print_link_status lines), `rdma statistic|link show`,
 ///   hw_counters listings (grep path:value) and "name value" counter lists.
+/// - Job and kernel logs (collectors/joblog/job_logs.h): every part with a line a log reader
+///   recognises (NCCL WARN, UCX ERROR, perftest errors, kernel link/AER/OOM lines) is also read
+///   line by line into BundleCapture::log_events, whatever format the part is otherwise, so a
+///   dmesg that also prints PCIe link status or an NCCL log with dmesg pasted below is read
+///   whole. A part of log lines only is recognised as "job log".
 /// - Devices and ports come from ibv_devinfo, hw_counters listings and `rdma` output; netdevs
 ///   from `ip link`. The links between them are made by content (bundle_merge.cpp has the
 ///   order of evidence): port -> netdev by `rdma link` / GID ndevs, else the MAC inside the

@@ -10,6 +10,7 @@
 #include "core/inventory/inventory_from_json.h"
 #include "rules/engine/checks.h"
 #include "rules/engine/evidence.h"
+#include "rules/joblog/log_rules.h"
 #include "rules/engine/measure.h"
 #include "rules/engine/verdict_cache.h"
 #include "rules/evidence_format.h"
@@ -915,6 +916,7 @@ EngineResult run_all(const SeriesStore& store, const RuleSet& rules, const Engin
     if (opts.lifetime_rules)
         for (const RuleSpec& rule : rules.rules)
             if (!rule.instead_of.empty()) run_lifetime_rule(store, rule, out);
+    judge_log_events(store, out);
     std::stable_sort(out.findings.begin(), out.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.opened_t < b.opened_t; });
     return out;

@@ -81,6 +81,9 @@ struct EngineResult {
     /// counts since the last reset that the rates show are not growing now (historical).
     std::vector<Note> history;
     std::vector<std::string> hosts;
+    /// Every job and kernel log line of the data, in time order (SeriesStore::log_events), each
+    /// cited by a finding or listed on its own (rules/joblog/log_rules.h).
+    std::vector<SeriesStore::PlacedLogEvent> log_events;
     double t_first = 0, t_last = 0;  ///< engine time span of the data
     bool wall_clock = false;         ///< engine times are UTC seconds (else monotonic)
 };

@@ -1,0 +1,191 @@
+#include "agent/replay/log_placement.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "core/inventory/inventory_from_json.h"
+
+namespace rh {
+
+namespace {
+
+using Addr = std::array<unsigned char, 16>;
+
+/// A GID or an IP as 16 bytes (IPv4 as ::ffff:a.b.c.d, as a RoCE v2 GID holds it).
+std::optional<Addr> addr_of(std::string text) {
+    if (text.empty()) return std::nullopt;
+    Addr a{};
+    in_addr v4{};
+    if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+        a[10] = a[11] = 0xff;
+        std::memcpy(a.data() + 12, &v4, 4);
+        return a;
+    }
+    if (inet_pton(AF_INET6, text.c_str(), a.data()) == 1) return a;
+    return std::nullopt;
+}
+
+/// Which host each address and name belongs to, from the inventories (GIDs) and the logs
+/// themselves (NCCL's "OOB eth0:10.0.0.1" of a named host).
+struct HostIndex {
+    std::set<std::string> hosts;  // hosts of the data (captures)
+    std::map<Addr, std::string> by_addr;
+    std::map<std::string, std::string> alias;  // a name the logs use -> host of the data
+
+    std::string of_addr(const std::string& text) const {
+        const auto a = addr_of(text);
+        if (!a) return {};
+        const auto it = by_addr.find(*a);
+        return it == by_addr.end() ? std::string{} : it->second;
+    }
+    std::string of_name(const std::string& name) const {
+        if (name.empty()) return {};
+        if (hosts.count(name)) return name;
+        const auto it = alias.find(name);
+        if (it != alias.end()) return it->second;
+        // "gpu01.example.com" in a log, "gpu01" in the data (or the reverse).
+        const std::string shortname = name.substr(0, name.find('.'));
+        for (const auto& h : hosts)
+            if (h.substr(0, h.find('.')) == shortname) return h;
+        return {};
+    }
+};
+
+HostIndex index_hosts(const SeriesStore& store, const std::vector<BundleCapture>& caps,
+                      const std::vector<CapturePlace>& places) {
+    HostIndex ix;
+    for (const auto& [host, inv] : store.inventories()) {
+        ix.hosts.insert(host);
+        const auto snap = snapshot_from_json(inv.snapshot);
+        if (!snap) continue;
+        for (const Device& d : snap->devices)
+            for (const Port& p : d.ports)
+                for (const Gid& g : p.gids)
+                    if (auto a = addr_of(g.gid); a && g.gid.rfind("fe80", 0) != 0)
+                        ix.by_addr.emplace(*a, host);
+    }
+    // A log inside a host's capture that names one host: that name is the capture's host.
+    for (std::size_t i = 0; i < caps.size(); ++i) {
+        if (places[i].host.empty()) continue;
+        std::set<std::string> named;
+        for (const LogEvent& e : caps[i].log_events)
+            if (!e.host.empty() && e.reader != "kernel") named.insert(e.host);
+        if (named.size() == 1 && !ix.hosts.count(*named.begin()))
+            ix.alias.emplace(*named.begin(), places[i].host);
+    }
+    // The job's own "OOB <if>:<ip>" line ties a named host to its IP, and the reverse.
+    for (const auto& c : caps)
+        for (const LogEvent& e : c.log_events) {
+            if (e.host.empty() || e.local_ip.empty()) continue;
+            const std::string by_ip = ix.of_addr(e.local_ip);
+            const std::string by_name = ix.of_name(e.host);
+            if (!by_ip.empty() && by_name.empty()) ix.alias.emplace(e.host, by_ip);
+            if (by_ip.empty()) {
+                if (auto a = addr_of(e.local_ip))
+                    ix.by_addr.emplace(*a, by_name.empty() ? e.host : by_name);
+            }
+        }
+    return ix;
+}
+
+/// Seconds since the epoch of Jan 1 of the UTC year of `t`, minus that of 1970 (0).
+double year_start(double t) {
+    const std::time_t tt = static_cast<std::time_t>(t);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    tm.tm_mon = 0;
+    tm.tm_mday = 1;
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    return static_cast<double>(timegm(&tm));
+}
+
+}  // namespace
+
+bool logs_only(const BundleCapture& c) {
+    const Snapshot& s = c.snapshot;
+    return !c.log_events.empty() && s.devices.empty() && c.identity.mac.empty() &&
+           c.identity.counter_names.empty() && c.identity.pci_slots.empty();
+}
+
+std::vector<std::string> place_log_events(SeriesStore& store,
+                                          const std::vector<BundleCapture>& caps,
+                                          const std::vector<CapturePlace>& places,
+                                          bool wall_clock) {
+    std::vector<std::string> notes;
+    const HostIndex ix = index_hosts(store, caps, places);
+    double t_end = 0;  // the data's last time, for lines of captures without one
+    for (const auto& p : places)
+        if (p.t) t_end = std::max(t_end, *p.t);
+    std::set<std::string> local_noted, unplaced_noted;
+    for (std::size_t i = 0; i < caps.size(); ++i) {
+        const BundleCapture& c = caps[i];
+        const CapturePlace& at = places[i];
+        for (const LogEvent& e : c.log_events) {
+            SeriesStore::PlacedLogEvent p;
+            p.event = e;
+            // Host: a name the data knows, then an address one host's ports carry, then the
+            // capture that held the line, then the name the line gives.
+            std::string why;
+            if (std::string h = ix.of_name(e.host); !h.empty()) {
+                p.host = h;
+                why = "host name " + e.host;
+            } else if (h = ix.of_addr(e.local_gid.empty() ? e.local_ip : e.local_gid);
+                       !h.empty()) {
+                p.host = h;
+                why = "its local address";
+            } else if (!at.host.empty()) {
+                p.host = at.host;
+                why = "in " + c.dir + ", a capture of " + at.host;
+            } else if (!e.host.empty()) {
+                p.host = e.host;
+                why = "host name " + e.host + " (no capture of it)";
+            } else if (ix.hosts.size() == 1) {
+                p.host = *ix.hosts.begin();
+                why = "the only host of the data";
+            } else if (unplaced_noted.insert(c.dir).second) {
+                notes.push_back(c.dir + ": log lines that name no host of the data (first: " +
+                                e.source + "); listed without a host");
+            }
+            p.placement = why;
+            p.peer_host = ix.of_addr(e.peer_gid);
+            if (p.peer_host.empty()) p.peer_host = ix.of_addr(e.peer_ip);
+            // Time: the line's own when the data has a wall clock to hold it.
+            p.t = at.t.value_or(t_end);
+            if (wall_clock) {
+                std::optional<double> t;
+                if (e.clock == LogClock::wall) t = e.time_s;
+                if (e.clock == LogClock::local) {
+                    double v = e.time_s;
+                    if (e.year_unknown && at.t) v += year_start(*at.t);
+                    t = v;
+                    if (local_noted.insert(c.dir).second)
+                        notes.push_back(e.file + ": time stamps without a zone (" +
+                                        std::string(e.reader) + ") taken as UTC");
+                }
+                // Seconds since boot: the capture's own boot time (/proc/stat btime, or its
+                // timestamp less its uptime) when the line is this host's.
+                if (e.clock == LogClock::boot && p.host == at.host) {
+                    if (c.btime_s)
+                        t = *c.btime_s + e.time_s;
+                    else if (c.uptime_s && c.timestamp_s)
+                        t = *c.timestamp_s - *c.uptime_s + e.time_s;
+                }
+                if (t) {
+                    p.t = *t;
+                    p.timed = true;
+                }
+            }
+            store.add_log_event(std::move(p));
+        }
+    }
+    return notes;
+}
+
+}  // namespace rh

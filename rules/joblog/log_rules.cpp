@@ -1,0 +1,412 @@
+#include "rules/joblog/log_rules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/wc_status.h"
+#include "rules/joblog/log_causes.h"
+#include "rules/joblog/log_qos.h"
+
+namespace rh {
+
+namespace {
+
+using namespace joblog_rules;
+using Placed = SeriesStore::PlacedLogEvent;
+
+/// NCCL's defaults: NCCL_IB_TIMEOUT 20 (since 2.14; 18 before), NCCL_IB_RETRY_CNT 7.
+struct RetrySettings {
+    unsigned timeout = 20, retry_cnt = 7;
+    /// (retry_cnt + 1) x 4.096 us x 2^timeout: how long before the error the loss happened.
+    double window_s() const { return (retry_cnt + 1) * 4.096e-6 * std::ldexp(1.0, timeout); }
+};
+
+RetrySettings retry_settings(const std::vector<Placed>& events, const std::string& host) {
+    RetrySettings r;
+    for (const auto& e : events) {
+        if (e.host != host) continue;
+        const auto get = [&](const char* k, unsigned& v) {
+            const auto it = e.event.settings.find(k);
+            if (it == e.event.settings.end()) return;
+            try {
+                const unsigned long x = std::stoul(it->second);
+                if (x <= 31) v = static_cast<unsigned>(x);
+            } catch (...) {
+            }
+        };
+        get("NCCL_IB_TIMEOUT", r.timeout);
+        get("NCCL_IB_RETRY_CNT", r.retry_cnt);
+    }
+    return r;
+}
+
+std::string peer_of(const Placed& e) {
+    if (!e.peer_host.empty()) {
+        const std::string addr = !e.event.peer_ip.empty() ? e.event.peer_ip : e.event.peer_gid;
+        return e.peer_host + (addr.empty() ? "" : " (" + addr + ")");
+    }
+    if (!e.event.peer_ip.empty()) return e.event.peer_ip;
+    if (!e.event.peer_gid.empty()) return "GID " + e.event.peer_gid;
+    return {};
+}
+
+std::string status_phrase(const LogEvent& e) {
+    if (!e.wc_status) return e.status_text.empty() ? "an error completion" : e.status_text;
+    return wc_status_words(*e.wc_status) + " (status " + std::to_string(*e.wc_status) + ")";
+}
+
+Evidence line_evidence(const Placed& e) {
+    return Evidence{e.event.reader + " log", e.event.text, "", e.event.source};
+}
+
+TimelineEvent timeline_of(const Placed& e, bool wall) {
+    TimelineEvent t;
+    t.t = e.t;
+    t.wall_ms = wall && e.timed ? static_cast<std::int64_t>(std::llround(e.t * 1000)) : 0;
+    t.host = e.host;
+    t.what = e.event.reader + ": " + e.event.text + (e.timed ? "" : " (time: order only)");
+    t.source = e.event.source;
+    return t;
+}
+
+Finding log_finding(const char* rule, Severity sev, const Placed& first) {
+    Finding f = make_finding(rule, sev, first.host, first.event.device, first.event.port);
+    f.opened_t = first.t;
+    f.episodes = 1;
+    return f;
+}
+
+void add_causes(Finding& f, const std::vector<Cause>& causes) {
+    std::set<std::string> seen;
+    for (const Cause& c : causes)
+        if (seen.insert(c.what).second)
+            f.evidence.push_back(Evidence{"cause: " + c.kind, c.what, "", c.source});
+}
+
+/// The causes of a status-12 error on `host` towards `peer`, strongest first.
+std::vector<Cause> retry_causes(const SeriesStore& store, const EngineResult& result,
+                                const std::vector<Placed>& events, const std::string& host,
+                                const std::string& peer, const Window& w) {
+    std::vector<Cause> gone, link, phys, pause, transport;
+    Window before = w;  // a process dies some time before its peers' retries run out
+    if (!w.whole) before.from -= 120;
+    if (!peer.empty()) {
+        events_of(events, peer, {"process_killed", "gpu_error"}, before, "peer_gone", gone);
+        if (std::string src; restarted(store, peer, src))
+            gone.push_back({"peer_gone", peer + " rebooted within the data (its uptime fell)", src,
+                            peer});
+        // Every surviving peer of a dead process reports status 12 towards it.
+        std::set<std::string> reporters;
+        bool peer_reports = false;
+        for (const auto& e : events)
+            if (e.event.kind == "completion_error" && e.event.wc_status == 12) {
+                if (e.peer_host == peer) reporters.insert(e.host);
+                if (e.host == peer) peer_reports = true;
+            }
+        if (reporters.size() >= 2 && !peer_reports)
+            gone.push_back({"peer_gone",
+                            std::to_string(reporters.size()) +
+                                " hosts report status 12 towards " + peer +
+                                ", and its own log (if given) reports none: the peer went away",
+                            "", peer});
+    }
+    for (const std::string& h : {host, peer}) {
+        if (h.empty()) continue;
+        findings_of(result, h, {"link_flap", "port_not_active"}, w, "link", link);
+        events_of(events, h, {"link_down", "module_unplugged"}, w, "link", link);
+        counter_rises(store, h, {"link_down_events", "carrier_changes"}, w, "link", link);
+        findings_of(result, h, {"physical_errors", "lane_errors", "fec_marginal_link"}, w,
+                    "physical", phys);
+        counter_rises(store, h,
+                      {"symbol_errors", "fcs_errors", "pcs_symbol_errors",
+                       "fec_uncorrectable_blocks", "link_error_recovery",
+                       "local_link_integrity_errors"},
+                      w, "physical", phys);
+        findings_of(result, h,
+                    {"pause_storm", "link_pause_storm", "pause_storm_watchdog",
+                     "pfc_deadlock_suspected"},
+                    w, "pause", pause);
+        findings_of(result, h, {"retransmits", "lifetime_transport_loss"}, w, "transport",
+                    transport);
+        counter_rises(store, h,
+                      {"ack_timeouts", "sequence_errors", "out_of_sequence", "retry_exceeded",
+                       "implied_nak_sequence_errors"},
+                      w, "transport", transport);
+    }
+    std::vector<Cause> all;
+    for (auto* v : {&gone, &link, &phys, &pause, &transport}) all.insert(all.end(), v->begin(), v->end());
+    return all;
+}
+
+std::string retry_conclusion(const std::vector<Cause>& causes, const std::string& peer) {
+    if (causes.empty())
+        return "none of the evidence in the data explains it (the peer's process or host, "
+               "physical-layer errors, a link flap, a pause storm, transport counters); capture "
+               "next: " +
+               (peer.empty() ? std::string("the peer's") : peer + "'s") +
+               " job log, `dmesg -T` of both hosts, and `ethtool -S` with hw_counters of both "
+               "hosts before and after the failure, with a `timestamp` file each";
+    const std::string& k = causes.front().kind;
+    const std::string& what = causes.front().what;
+    if (k == "peer_gone")
+        return "the peer went away first (" + what +
+               "): every surviving peer of a dead process gets status 12; look at the peer's "
+               "own log and uptime first";
+    if (k == "link") return "a link went down in that window (" + what + ")";
+    if (k == "physical")
+        return "physical-layer errors rose (" + what +
+               "): packets were corrupted on the wire; check the cable, optics and FEC";
+    if (k == "pause") return "a pause storm held the traffic (" + what + ")";
+    return "packets were lost and retransmitted (" + what + ")";
+}
+
+void completion_findings(const SeriesStore& store, EngineResult& result,
+                         const std::vector<Placed>& events) {
+    // One finding per (host, status, peer): the first line, the count, the causes.
+    std::map<std::tuple<std::string, int, std::string>, std::vector<const Placed*>> groups;
+    for (const auto& e : events)
+        if (e.event.kind == "completion_error" && e.event.wc_status != 5)
+            groups[{e.host, e.event.wc_status.value_or(-1),
+                    e.peer_host.empty() ? e.event.peer_ip + e.event.peer_gid : e.peer_host}]
+                .push_back(&e);
+    std::vector<Finding> found;
+    for (const auto& [key, list] : groups) {
+        const Placed& first = *list.front();
+        const int status = std::get<1>(key);
+        const std::string peer = peer_of(first);
+        const std::string towards = peer.empty() ? "" : " towards " + peer;
+        const std::string times =
+            list.size() > 1 ? ", " + std::to_string(list.size()) + " times" : "";
+        const std::string where = (first.host.empty() ? std::string("a host") : first.host) +
+                                  (first.event.device.empty() ? "" : " " + first.event.device);
+        Window w;
+        Finding f;
+        if (status == 12) {
+            const RetrySettings rs = retry_settings(events, first.host);
+            if (first.timed) w = {first.t - rs.window_s() - 5, first.t + 5, false};
+            const auto causes =
+                retry_causes(store, result, events, first.host, first.peer_host, w);
+            f = log_finding("job_retry_exceeded", Severity::error, first);
+            f.summary = where + ": " + status_phrase(first.event) + towards + times + "; " +
+                        retry_conclusion(causes, first.peer_host);
+            f.explanation =
+                "The sender retried (retry_cnt + 1) times with a timeout of 4.096 us x "
+                "2^timeout each (" +
+                std::to_string(static_cast<int>(std::lround(rs.window_s()))) +
+                " s at NCCL_IB_TIMEOUT=" + std::to_string(rs.timeout) + ", NCCL_IB_RETRY_CNT=" +
+                std::to_string(rs.retry_cnt) +
+                ") without an ACK: the loss happened that long before the error.";
+            add_causes(f, causes);
+            f.confidence = causes.empty() ? "low" : "medium";
+            f.confidence_reason = causes.empty() ? "the data holds no explaining evidence"
+                                                 : "the cause is the evidence the data holds in "
+                                                   "that window, first in the order checked";
+        } else if (status == 13) {
+            std::vector<Cause> causes;
+            Window ww;
+            if (first.timed) ww = {first.t - 60, first.t + 5, false};
+            if (!first.peer_host.empty()) {
+                counter_rises(store, first.peer_host, {"rnr_nak_sent", "rx_out_of_buffer"}, ww,
+                              "rnr", causes);
+                findings_of(result, first.peer_host, {"rnr", "lifetime_rnr"}, ww, "rnr",
+                            causes);
+            }
+            counter_rises(store, first.host, {"rnr_nak_received"}, ww, "rnr", causes);
+            f = log_finding("job_rnr_retry_exceeded", Severity::error, first);
+            f.summary = where + ": " + status_phrase(first.event) + towards + times +
+                        "; the receiver" + (peer.empty() ? "" : " " + peer) +
+                        " ran out of posted receive WQEs (receiver not ready) longer than the "
+                        "sender's rnr_retry allows: post receives sooner or deeper there, or "
+                        "raise rnr_retry (7 = retry for ever, as NCCL and UCX do)";
+            add_causes(f, causes);
+            f.confidence = causes.empty() ? "medium" : "high";
+        } else if (status == 10) {
+            f = log_finding("job_remote_access_error", Severity::error, first);
+            f.summary = where + ": " + status_phrase(first.event) + towards + times +
+                        "; host side, not the link: the application or its memory registration "
+                        "(an MR deregistered by the peer during teardown or restart, GPU memory "
+                        "invalidated under peermem/dma-buf, a wrong rkey or address)";
+            f.confidence = "medium";
+        } else if (status == 4) {
+            f = log_finding("job_local_protection_error", Severity::error, first);
+            f.summary = where + ": " + status_phrase(first.event) + towards + times +
+                        "; host side: the local buffer is not registered for this access. With "
+                        "GPUDirect RDMA this is PCIe ACS or IOMMU settings (NCCL's own hint): "
+                        "check ACS on the PCIe switches and iommu=pt";
+            f.confidence = "medium";
+        } else {
+            f = log_finding("job_completion_error", Severity::error, first);
+            f.summary = where + ": " + status_phrase(first.event) + towards + times;
+            f.confidence = "low";
+        }
+        for (std::size_t i = 0; i < list.size() && i < 5; ++i)
+            f.evidence.insert(f.evidence.begin() + static_cast<std::ptrdiff_t>(i),
+                              line_evidence(*list[i]));
+        for (const Placed* e : list) f.timeline.push_back(timeline_of(*e, result.wall_clock));
+        found.push_back(std::move(f));
+    }
+    for (auto& f : found) result.findings.push_back(std::move(f));
+}
+
+/// Flushed work requests (status 5) are a consequence: cited by the finding of the first cause
+/// on the host or its peer; alone after the host's process was killed they are benign; else a
+/// finding that says the first cause is not in the data.
+void flush_findings(EngineResult& result, const std::vector<Placed>& events,
+                    std::size_t first_new) {
+    std::map<std::string, std::vector<const Placed*>> by_host;
+    for (const auto& e : events)
+        if (e.event.kind == "completion_error" && e.event.wc_status == 5)
+            by_host[e.host].push_back(&e);
+    for (const auto& [host, list] : by_host) {
+        Finding* cause = nullptr;
+        for (std::size_t i = first_new; i < result.findings.size() && !cause; ++i)
+            if (result.findings[i].host == host) cause = &result.findings[i];
+        if (cause) {
+            cause->evidence.push_back(Evidence{"consequence",
+                                               std::to_string(list.size()) +
+                                                   " work requests flushed (status 5) after it",
+                                               "", list.front()->event.source});
+            continue;
+        }
+        const bool killed = std::any_of(events.begin(), events.end(), [&](const Placed& e) {
+            return e.host == host && (e.event.kind == "process_killed");
+        });
+        const bool async = std::any_of(events.begin(), events.end(), [&](const Placed& e) {
+            return e.host == host && e.event.kind == "async_event";
+        });
+        if ((killed && !async) || (list.size() == 1 && !async)) {
+            result.notes.push_back(Note{host, "work requests flushed (status 5) at " +
+                                                  list.front()->event.source +
+                                                  ": the job's teardown or a killed process, "
+                                                  "not a fault of its own"});
+            continue;
+        }
+        Finding f = log_finding("job_wr_flushed", Severity::warning, *list.front());
+        f.summary = host + ": " + std::to_string(list.size()) +
+                    " work requests flushed (status 5): a consequence of an earlier error "
+                    "(a QP moved to the error state); the first cause is not in the data: look "
+                    "for the first error completion or async event before " +
+                    list.front()->event.source + ", on this host and its peers";
+        for (std::size_t i = 0; i < list.size() && i < 3; ++i)
+            f.evidence.push_back(line_evidence(*list[i]));
+        f.confidence = "low";
+        result.findings.push_back(std::move(f));
+    }
+}
+
+/// Async port errors and the kernel's own findings: a link that went down, firmware command
+/// timeouts, PCIe errors.
+void kernel_findings(const SeriesStore& store, EngineResult& result,
+                     const std::vector<Placed>& events, std::size_t first_new) {
+    (void)store;
+    struct Group {
+        std::vector<const Placed*> lines;
+    };
+    std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+    for (const auto& e : events) {
+        const std::string& k = e.event.kind;
+        if (k == "link_down" || k == "async_event" || k == "command_timeout" ||
+            k == "aer_uncorrected" || k == "aer_corrected")
+            groups[{e.host, k, e.event.netdev.empty() ? e.event.device : e.event.netdev}]
+                .lines.push_back(&e);
+    }
+    const auto has_finding = [&](const std::string& host, std::initializer_list<const char*> ids) {
+        return std::any_of(result.findings.begin(), result.findings.end(), [&](const Finding& f) {
+            return f.host == host && std::any_of(ids.begin(), ids.end(),
+                                                 [&](const char* id) { return f.rule_id == id; });
+        });
+    };
+    std::vector<Finding> found;
+    for (const auto& [key, g] : groups) {
+        const auto& [host, kind, what] = key;
+        const Placed& first = *g.lines.front();
+        const std::string n = std::to_string(g.lines.size());
+        Finding f;
+        if (kind == "link_down" || kind == "async_event") {
+            // Already a finding of the link's (counters) or cited by a job error's: evidence.
+            bool cited = false;
+            for (std::size_t i = first_new; i < result.findings.size(); ++i)
+                for (const auto& ev : result.findings[i].evidence)
+                    cited = cited || ev.source == first.event.source;
+            if (cited) continue;
+            if (kind == "link_down" && has_finding(host, {"link_flap", "port_not_active"}))
+                continue;
+            if (kind == "async_event" &&
+                first.event.status_text.find("GID") != std::string::npos)
+                continue;  // GID table changes: listed, not a fault
+            f = log_finding(kind == "link_down" ? "kernel_link_down" : "job_async_event",
+                            Severity::error, first);
+            f.summary = kind == "link_down"
+                            ? host + " " + what + ": the kernel logged the link going down " +
+                                  n + " time(s): RDMA traffic on it stalls and retries until "
+                                  "it is back (check the cable, optics and the switch port)"
+                            : host + " " + what + ": the job got an RDMA async event (" +
+                                  first.event.status_text + ") " + n +
+                                  " time(s): the port went down or the device failed under it";
+        } else if (kind == "command_timeout") {
+            f = log_finding("kernel_command_timeout", Severity::warning, first);
+            f.summary = host + " " + what + ": " + n +
+                        " firmware command timeout(s): the NIC's firmware stopped answering "
+                        "the driver; update the firmware, and collect `mlxfwreset`/health data";
+        } else if (kind == "aer_uncorrected") {
+            f = log_finding("kernel_pcie_error", Severity::error, first);
+            f.summary = host + " " + what + ": " + n +
+                        " uncorrectable PCIe error(s) (AER): the device may have been reset "
+                        "under the job; check the slot, riser and firmware";
+        } else {
+            if (g.lines.size() < 10) continue;  // a few corrected errors are ordinary
+            f = log_finding("kernel_pcie_corrected_errors", Severity::warning, first);
+            f.summary = host + " " + what + ": " + n +
+                        " corrected PCIe errors (AER) logged: a marginal PCIe link; watch for "
+                        "downtraining and check the slot and riser";
+        }
+        for (std::size_t i = 0; i < g.lines.size() && i < 5; ++i)
+            f.evidence.push_back(line_evidence(*g.lines[i]));
+        for (const Placed* e : g.lines) f.timeline.push_back(timeline_of(*e, result.wall_clock));
+        f.confidence = "medium";
+        found.push_back(std::move(f));
+    }
+    for (auto& f : found) result.findings.push_back(std::move(f));
+}
+
+/// perftest results far below the port's rate: under half of it.
+void slow_result_findings(const SeriesStore& store, EngineResult& result,
+                          const std::vector<Placed>& events) {
+    for (const auto& e : events) {
+        if (e.event.kind != "slow_result" || !e.event.value) continue;
+        double rate = 0;
+        for (const Series* s : store.find("port_rate_gbps"))
+            if (s->key.host == e.host && !s->points.empty())
+                if (auto v = s->points.back().value()) rate = std::max(rate, *v);
+        if (rate <= 0 || *e.event.value >= rate / 2) continue;
+        Finding f = log_finding("job_slow_result", Severity::warning, e);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%.1f Gb/s of a %.0f Gb/s port (%.0f %%)", *e.event.value,
+                      rate, 100 * *e.event.value / rate);
+        f.summary = e.host + ": a perftest run reached " + buf +
+                    ": far below the link rate (one QP and a small message size, PCIe, or "
+                    "pause/congestion; compare with the port's pause counters)";
+        f.evidence.push_back(line_evidence(e));
+        f.confidence = "low";
+        result.findings.push_back(std::move(f));
+    }
+}
+
+}  // namespace
+
+void judge_log_events(const SeriesStore& store, EngineResult& result) {
+    const auto& events = store.log_events();
+    if (events.empty()) return;
+    result.log_events = events;
+    const std::size_t first_new = result.findings.size();
+    completion_findings(store, result, events);
+    flush_findings(result, events, first_new);
+    kernel_findings(store, result, events, first_new);
+    slow_result_findings(store, result, events);
+    qos_findings(store, result, events);
+}
+
+}  // namespace rh
