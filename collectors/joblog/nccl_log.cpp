@@ -42,7 +42,9 @@ struct Found {
     sv msg;
 };
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t';
+}
 
 sv trim(sv s) {
     while (!s.empty() && (is_space(s.front()) || s.front() == '\r')) s.remove_prefix(1);
@@ -50,7 +52,9 @@ sv trim(sv s) {
     return s;
 }
 
-bool contains(sv s, sv what) { return s.find(what) != npos; }
+bool contains(sv s, sv what) {
+    return s.find(what) != npos;
+}
 
 // The settings NCCL prints that matter for the fabric (names it reads as NCCL_IB_*, the socket
 // interface and the GPUDirect/cross-NIC switches that decide which NIC a rank uses).
@@ -104,7 +108,8 @@ Found classify(sv line) {
                 f.form = Form::using_device;
             } else if (msg.starts_with("NCCL_") && is_fabric_setting(setting_name(msg))) {
                 const sv after = msg.substr(setting_name(msg).size());
-                if (after.starts_with("=") || after.starts_with(" set by environment to ")) {
+                if (after.starts_with("=") || after.starts_with(" set by environment to ") ||
+                    after.starts_with(" set to ")) {
                     f.form = Form::setting;
                 }
             }
@@ -218,10 +223,9 @@ std::optional<Stamp> stamp_at(sv s, std::size_t i) {
         return std::nullopt;
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
     Stamp st;
-    st.time_s = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo),
-                                                    static_cast<unsigned>(d)) *
-                                        86400 +
-                                    h * 3600 + mi * 60 + se);
+    st.time_s = static_cast<double>(
+        days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
+        mi * 60 + se);
     std::size_t k = i + 19;
     if (k < s.size() && (s[k] == '.' || s[k] == ',')) {
         double scale = 0.1;
@@ -231,7 +235,10 @@ std::optional<Stamp> stamp_at(sv s, std::size_t i) {
     st.clock = LogClock::local;
     if (k < s.size() && s[k] == 'Z') {
         st.clock = LogClock::wall;
-    } else if (k < s.size() && (s[k] == '+' || s[k] == '-')) {
+    } else {
+        // "+08:00", "+0800", also after one space ("15:39:31.043 +08:00", log shippers).
+        if (k + 1 < s.size() && s[k] == ' ' && (s[k + 1] == '+' || s[k + 1] == '-')) ++k;
+        if (k >= s.size() || (s[k] != '+' && s[k] != '-')) return st;
         int oh, om;
         const bool colon = k + 3 < s.size() && s[k + 3] == ':';
         if (digits(s, k + 1, 2, oh) && digits(s, k + (colon ? 4 : 3), 2, om)) {
@@ -293,8 +300,13 @@ Head read_head(sv head) {
         const std::size_t s = head.substr(0, e).find_last_of(" \t");
         tok_start = s == npos ? 0 : s + 1;
         sv tok = head.substr(tok_start, e - tok_start);
-        const std::size_t c3 = tok.rfind(':');
-        const std::size_t c2 = c3 == npos || c3 == 0 ? npos : tok.rfind(':', c3 - 1);
+        std::size_t c3 = tok.rfind(':');
+        std::size_t c2 = c3 == npos || c3 == 0 ? npos : tok.rfind(':', c3 - 1);
+        // A paste with the ids redacted ("host-01:XXXXXX"): host and one more field.
+        if (c2 == npos && c3 != npos && c3 > 0 && tok.find_first_of("<>[]") == npos) {
+            c2 = c3;
+            c3 = tok.size();
+        }
         if (c2 != npos && c2 > 0) {
             const std::size_t c1 = tok.rfind(':', c2 - 1);
             const std::size_t hs = c1 == npos ? 0 : c1 + 1;
@@ -339,7 +351,8 @@ std::string squeeze(sv s) {
 void read_completion(sv m, LogEvent& e, bool& status_read) {
     const sv c = m.substr(m.find("Got completion"));
     if (const sv peer = token_after(c, "from peer ", false); !peer.empty()) {
-        if (const std::size_t lt = peer.find('<'); lt != npos) e.peer_ip = ip_of(peer.substr(0, lt));
+        if (const std::size_t lt = peer.find('<'); lt != npos)
+            e.peer_ip = ip_of(peer.substr(0, lt));
     }
     // The status: "with error N," or "status=N " or "status=NAME(N)".
     if (auto s = number_after<int>(c, "with error ", ",", false)) {
@@ -349,7 +362,8 @@ void read_completion(sv m, LogEvent& e, bool& status_read) {
         sv rest;
         if (auto n = number_at<int>(v, &rest); n && !rest.empty() && rest.front() == ' ') {
             e.wc_status = n;
-        } else if (const std::size_t lp = v.find('('); lp != npos && v.substr(0, lp).find(' ') == npos) {
+        } else if (const std::size_t lp = v.find('(');
+                   lp != npos && v.substr(0, lp).find(' ') == npos) {
             auto n2 = number_at<int>(v.substr(lp + 1), &rest);
             if (n2 && rest.starts_with(")")) e.wc_status = n2;
         }
@@ -364,7 +378,8 @@ void read_completion(sv m, LogEvent& e, bool& status_read) {
         sv rest;
         if (auto n = number_at<int>(v, &rest); n && !rest.empty() && rest.front() == ' ') {
             e.opcode = n;
-        } else if (const std::size_t lp = v.find('('); lp != npos && v.substr(0, lp).find(' ') == npos) {
+        } else if (const std::size_t lp = v.find('(');
+                   lp != npos && v.substr(0, lp).find(' ') == npos) {
             auto n2 = number_at<int>(v.substr(lp + 1), &rest);
             if (n2 && rest.starts_with(")")) e.opcode = n2;
         }
@@ -382,9 +397,8 @@ void read_completion(sv m, LogEvent& e, bool& status_read) {
 
 // The async-event phrases, newest first; the words follow the phrase (after ": ").
 constexpr std::array<sv, 7> kAsyncPhrases{
-    "Got non-fatal async event", "Got async error event", "async fatal event",
-    "Got async event",           "GID table changed",     "unknown event type",
-    "async event"};
+    "Got non-fatal async event", "Got async error event", "async fatal event", "Got async event",
+    "GID table changed",         "unknown event type",    "async event"};
 
 bool read_async(sv m, LogEvent& e) {
     std::size_t p = npos;
@@ -415,8 +429,7 @@ bool read_async(sv m, LogEvent& e) {
         if (words.ends_with(')')) {
             const std::size_t lp = words.rfind('(');
             if (lp != npos && lp > 0 &&
-                words.substr(lp + 1, words.size() - lp - 2).find_first_not_of("0123456789") ==
-                    npos)
+                words.substr(lp + 1, words.size() - lp - 2).find_first_not_of("0123456789") == npos)
                 words = trim(words.substr(0, lp));
         }
     }
@@ -494,12 +507,15 @@ void read_using(sv m, const LogEvent& base, std::vector<LogEvent>& out) {
     }
 }
 
-// "NCCL_IB_TC set by environment to 106" (and "... to 106." in newer releases), "NCCL_IB_TC=106".
+// "NCCL_IB_TC set by environment to 106" (and "... to 106." in newer releases), "NCCL_IB_HCA set
+// to mlx5_0,mlx5_1" (2.30), "NCCL_IB_TC=106".
 bool read_setting(sv m, LogEvent& e) {
     const sv name = setting_name(m);
     sv rest = m.substr(name.size());
     if (rest.starts_with(" set by environment to ")) {
         rest.remove_prefix(23);
+    } else if (rest.starts_with(" set to ")) {
+        rest.remove_prefix(8);
     } else if (rest.starts_with("=")) {
         rest.remove_prefix(1);
     } else {
@@ -520,7 +536,9 @@ bool read_setting(sv m, LogEvent& e) {
     return true;
 }
 
-std::string cut(sv s) { return std::string(s.substr(0, kTextMax)); }
+std::string cut(sv s) {
+    return std::string(s.substr(0, kTextMax));
+}
 
 }  // namespace
 
@@ -582,7 +600,8 @@ void read_nccl(const LogText& text, LogRead& out) {
             bool status_read = false;
             read_completion(m, e, status_read);
             if (!status_read)
-                out.notes.push_back(e.source + ": NCCL completion error line cut short; status not read");
+                out.notes.push_back(e.source +
+                                    ": NCCL completion error line cut short; status not read");
         } else if (read_call_failed(m, e)) {
             e.kind = "call_failed";
         } else if (read_async(m, e)) {
