@@ -6,7 +6,8 @@
 // NCCL >= 2.26 starts WARN lines with a local "[YYYY-MM-DD HH:MM:SS]" (no zone). A launcher may
 // add its own prefix before the host: srun -l "3: ", mpirun "[1,3]<stdout>:" (glued to the
 // host), mpirun --timestamp-output or kubectl --timestamps "2024-05-01T10:00:00.123Z " (a wall
-// clock with zone, preferred over NCCL's local one).
+// clock with zone, preferred over NCCL's local one), journalctl "Jan 14 16:20:05 gpu01 python[7]: "
+// (local, year unknown).
 //
 // Cost: one find of "NCCL " per line, then a look at the first characters of the message; only
 // WARN lines and the few INFO lines read here ("NET/IB : Using", "NCCL_X set by environment",
@@ -201,6 +202,7 @@ std::int64_t days_from_civil(int y, unsigned m, unsigned d) {
 struct Stamp {
     double time_s = 0;
     LogClock clock = LogClock::order;
+    bool year_unknown = false;
 };
 
 bool digits(sv s, std::size_t at, std::size_t n, int& v) {
@@ -250,7 +252,32 @@ std::optional<Stamp> stamp_at(sv s, std::size_t i) {
     return st;
 }
 
-// The stamp in a line's prefix: the first with a zone, else the first local one.
+// journalctl/syslog "Jan 14 16:20:05" at the start of the prefix: local, year unknown (counted
+// from 1970, LogEvent::year_unknown).
+std::optional<Stamp> syslog_stamp(sv s) {
+    static constexpr sv kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (s.size() < 15 || s[3] != ' ') return std::nullopt;
+    const std::size_t m = kMonths.find(s.substr(0, 3));
+    if (m == npos || m % 3 != 0) return std::nullopt;
+    std::size_t k = 4;
+    if (s[k] == ' ') ++k;  // "Jan  4"
+    int d = 0, h, mi, se;
+    while (k < s.size() && s[k] >= '0' && s[k] <= '9' && d < 100) d = d * 10 + (s[k++] - '0');
+    if (d < 1 || d > 31 || k >= s.size() || s[k] != ' ' || !digits(s, k + 1, 2, h) ||
+        k + 9 > s.size() || s[k + 3] != ':' || !digits(s, k + 4, 2, mi) || s[k + 6] != ':' ||
+        !digits(s, k + 7, 2, se) || h > 23 || mi > 59 || se > 60)
+        return std::nullopt;
+    Stamp st;
+    st.time_s = static_cast<double>(
+        days_from_civil(1970, static_cast<unsigned>(m / 3 + 1), static_cast<unsigned>(d)) * 86400 +
+        h * 3600 + mi * 60 + se);
+    st.clock = LogClock::local;
+    st.year_unknown = true;
+    return st;
+}
+
+// The stamp in a line's prefix: the first with a zone, else the first local one, else a
+// journalctl one.
 std::optional<Stamp> prefix_stamp(sv prefix) {
     std::optional<Stamp> local;
     for (std::size_t i = 0; i + 19 <= prefix.size(); ++i) {
@@ -262,6 +289,7 @@ std::optional<Stamp> prefix_stamp(sv prefix) {
         if (!local) local = st;
         i += 18;
     }
+    if (!local) local = syslog_stamp(trim(prefix));
     return local;
 }
 
@@ -582,6 +610,7 @@ void read_nccl(const LogText& text, LogRead& out) {
         if (h.stamp) {
             e.clock = h.stamp->clock;
             e.time_s = h.stamp->time_s;
+            e.year_unknown = h.stamp->year_unknown;
         }
         e.host = std::string(h.host);
         e.pid = h.pid;

@@ -190,6 +190,22 @@ BOOST_AUTO_TEST_CASE(completion_2_29_names) {
     BOOST_TEST(near(e.time_s, 1788950793.0));
 }
 
+// The master-branch variant with reqSize= and req_type= (format string quoted in a public
+// source walk-through of net_ib.cc; the send opcode by name).
+BOOST_AUTO_TEST_CASE(completion_req_type_variant) {
+    const auto e = one(
+        "gpu05:77:88 [2] transport/net_ib/p2p.cc:650 NCCL WARN NET/IB: Got completion from peer "
+        "10.0.0.2<41000> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) reqSize=0 "
+        "vendor_err=129 req_type=Recv localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca "
+        "mlx5_2");
+    BOOST_TEST(*e.wc_status == 12);
+    BOOST_TEST(*e.opcode == 0);
+    BOOST_TEST(*e.vendor_err == 129u);
+    BOOST_TEST(e.direction == "recv");
+    BOOST_TEST(e.device == "mlx5_2");
+    BOOST_TEST(e.peer_gid == "::ffff:10.0.0.2");
+}
+
 // 2.29+ HINT lines (INFO, after the WARN, same thread) go to the completion's `hint`; another
 // process's HINT does not. Hint text from NCCL's printIbWcStatusHint (src/transport/net_ib).
 BOOST_AUTO_TEST_CASE(hint_lines_attach_to_their_process_event) {
@@ -529,6 +545,18 @@ BOOST_AUTO_TEST_CASE(kubectl_and_srun_prefixes) {
     BOOST_TEST(r.events[1].host == "mycl-g2");
     BOOST_TEST(*r.events[1].pid == 353236u);
     BOOST_TEST((r.events[1].clock == LogClock::order));
+}
+
+// journalctl (local, no year; "python[1234]" is not the GPU bracket).
+BOOST_AUTO_TEST_CASE(journalctl_prefix) {
+    const auto e = one(
+        "Jan 14 16:20:05 gpu01 python[1234]: gpu01:1234:1250 [3] transport/net_ib.cc:93 NCCL WARN "
+        "NET/IB : Got async event : port error");
+    BOOST_TEST(e.host == "gpu01");
+    BOOST_TEST(*e.pid == 1234u);
+    BOOST_TEST((e.clock == LogClock::local));
+    BOOST_TEST(e.year_unknown);
+    BOOST_TEST(near(e.time_s, 13 * 86400 + 16 * 3600 + 20 * 60 + 5));
 }
 
 // The bracket is the local GPU index: two hosts with the same [4] stay two hosts.
