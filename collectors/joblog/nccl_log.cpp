@@ -16,7 +16,6 @@
 #include <array>
 #include <cctype>
 #include <charconv>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -367,6 +366,23 @@ std::string squeeze(sv s) {
 
 // --- the forms ----------------------------------------------------------------------------
 
+// A status or opcode in any of its forms: "<old_key>N," (<= 2.19), "<eq_key>N " (2.20-2.28) or
+// "<eq_key>NAME(N)" (2.29+: the number in brackets is taken, the name is rdma-core's).
+std::optional<int> numbered(sv c, sv old_key, sv eq_key) {
+    if (auto n = number_after<int>(c, old_key, ",", false)) return n;
+    const std::size_t p = c.find(eq_key);
+    if (p == npos) return std::nullopt;
+    const sv v = c.substr(p + eq_key.size());
+    sv rest;
+    if (auto n = number_at<int>(v, &rest)) {
+        return !rest.empty() && rest.front() == ' ' ? n : std::nullopt;
+    }
+    const std::size_t lp = v.find('(');
+    if (lp == npos || v.substr(0, lp).find(' ') != npos) return std::nullopt;
+    auto n = number_at<int>(v.substr(lp + 1), &rest);
+    return n && rest.starts_with(")") ? n : std::nullopt;
+}
+
 // Completion errors, all versions; see the tests for one line per form and its thread.
 //   <=2.10   "Got completion with error 12, opcode 0, len 0, vendor err 129"
 //   2.11-19  "Got completion from peer IP<port> with error 12, opcode 0, len 0, vendor err 129"
@@ -382,36 +398,10 @@ void read_completion(sv m, LogEvent& e, bool& status_read) {
         if (const std::size_t lt = peer.find('<'); lt != npos)
             e.peer_ip = ip_of(peer.substr(0, lt));
     }
-    // The status: "with error N," or "status=N " or "status=NAME(N)".
-    if (auto s = number_after<int>(c, "with error ", ",", false)) {
-        e.wc_status = s;
-    } else if (const std::size_t p = c.find("status="); p != npos) {
-        sv v = c.substr(p + 7);
-        sv rest;
-        if (auto n = number_at<int>(v, &rest); n && !rest.empty() && rest.front() == ' ') {
-            e.wc_status = n;
-        } else if (const std::size_t lp = v.find('(');
-                   lp != npos && v.substr(0, lp).find(' ') == npos) {
-            auto n2 = number_at<int>(v.substr(lp + 1), &rest);
-            if (n2 && rest.starts_with(")")) e.wc_status = n2;
-        }
-    }
+    e.wc_status = numbered(c, "with error ", "status=");
     status_read = e.wc_status.has_value();
     if (e.wc_status) e.status_text = wc_status_words(*e.wc_status);
-    // The opcode: "opcode N," or "opcode=N " or "opcode=NAME(N)".
-    if (auto o = number_after<int>(c, "opcode ", ",", false)) {
-        e.opcode = o;
-    } else if (const std::size_t p = c.find("opcode="); p != npos) {
-        sv v = c.substr(p + 7);
-        sv rest;
-        if (auto n = number_at<int>(v, &rest); n && !rest.empty() && rest.front() == ' ') {
-            e.opcode = n;
-        } else if (const std::size_t lp = v.find('(');
-                   lp != npos && v.substr(0, lp).find(' ') == npos) {
-            auto n2 = number_at<int>(v.substr(lp + 1), &rest);
-            if (n2 && rest.starts_with(")")) e.opcode = n2;
-        }
-    }
+    e.opcode = numbered(c, "opcode ", "opcode=");
     // The vendor syndrome ends the line up to 2.19, so a number at the end is taken there.
     e.vendor_err = number_after<std::uint32_t>(c, "vendor err ", " ", true);
     if (!e.vendor_err) e.vendor_err = number_after<std::uint32_t>(c, "vendor_err=", " ", true);

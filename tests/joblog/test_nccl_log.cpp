@@ -287,26 +287,30 @@ BOOST_AUTO_TEST_CASE(async_and_call_failure_with_mpirun_prefix) {
     BOOST_TEST(c.line == 3u);
 }
 
-// 2.20-2.22: device:port before "Got async event". NVIDIA/nccl#1710, #1524.
-BOOST_AUTO_TEST_CASE(async_2_20_with_device) {
-    const auto e = one(
-        "node201:127799:127863 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_0:1 Got async "
-        "event : local access violation work queue error");
-    BOOST_TEST(e.kind == "async_event");
-    BOOST_TEST(e.device == "mlx5_0");
-    BOOST_TEST(e.port == 1u);
-    BOOST_TEST(e.status_text == "local access violation work queue error");
-}
-
-// 2.23-2.27: "async fatal event on QP (ptr): words". NVIDIA/nccl#1919 (2.25.1).
-BOOST_AUTO_TEST_CASE(async_fatal_on_qp) {
-    const auto e = one(
-        "node-0:139577:139678 [0] transport/net_ib.cc:154 NCCL WARN NET/IB : mlx5_1:1 async fatal "
-        "event on QP (0x7309dc3bb338): invalid request local work queue error");
-    BOOST_TEST(e.kind == "async_event");
-    BOOST_TEST(e.device == "mlx5_1");
-    BOOST_TEST(e.port == 1u);
-    BOOST_TEST(e.status_text == "invalid request local work queue error");
+// Async events that name their device and port, one row per form.
+BOOST_AUTO_TEST_CASE(async_with_device_and_port) {
+    struct Row {
+        const char* line;
+        const char* device;
+        const char* words;
+    };
+    const Row rows[] = {
+        // 2.20-2.22: device:port before "Got async event". NVIDIA/nccl#1710, #1524.
+        {"node201:127799:127863 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_0:1 Got async "
+         "event : local access violation work queue error",
+         "mlx5_0", "local access violation work queue error"},
+        // 2.23-2.27: "async fatal event on QP (ptr): words". NVIDIA/nccl#1919 (2.25.1).
+        {"node-0:139577:139678 [0] transport/net_ib.cc:154 NCCL WARN NET/IB : mlx5_1:1 async fatal "
+         "event on QP (0x7309dc3bb338): invalid request local work queue error",
+         "mlx5_1", "invalid request local work queue error"},
+    };
+    for (const auto& row : rows) {
+        const auto e = one(row.line);
+        BOOST_TEST(e.kind == "async_event");
+        BOOST_TEST(e.device == row.device);
+        BOOST_TEST(e.port == 1u);
+        BOOST_TEST(e.status_text == row.words);
+    }
 }
 
 // 2.23-2.27 device fatal and the non-fatal "Got async error event" (NCCL's net_ib.cc
