@@ -48,6 +48,7 @@ void to_json(nlohmann::json& j, const LogEvent& e) {
     opt("gid_index", e.gid_index);
     opt("value", e.value);
     if (!e.settings.empty()) j["settings"] = e.settings;
+    put("hint", e.hint);
 }
 
 }  // namespace rh

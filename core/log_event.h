@@ -80,6 +80,9 @@ struct LogEvent {
     /// Settings a line prints ("NCCL_IB_TC" -> "106"), for kind "setting" (and any line that
     /// carries one).
     std::map<std::string, std::string> settings;
+    /// Advice the job printed about this event (NCCL >= 2.29 "HINT:" INFO lines after a
+    /// completion error or a failed ibv_modify_qp, joined by " "), or "".
+    std::string hint;
     std::string text;  ///< the line as printed (trimmed, at most 400 bytes), for the report
 };
 
