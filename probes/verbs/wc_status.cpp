@@ -21,8 +21,8 @@ std::string cause_of(const Error& e) {
 
 std::string wc_status_in_text(const std::string& text) {
     std::string best;
-    for (const auto& n : kNames) {
-        const std::string name = n.name;
+    for (int status = IBV_WC_SUCCESS; status <= IBV_WC_TM_RNDV_INCOMPLETE; ++status) {
+        const std::string name = wc_status_name(status);
         for (auto pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + 1)) {
             const auto end = pos + name.size();
             const bool token_end =
