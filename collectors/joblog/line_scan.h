@@ -13,8 +13,12 @@
 
 namespace rh::joblog::scan {
 
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+inline bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 inline bool is_hex(char c) {
     return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
@@ -42,8 +46,8 @@ inline std::optional<std::uint64_t> number(std::string_view s, int base, bool at
 }
 
 /// The number right after the first `key` in `s` (see number()).
-inline std::optional<std::uint64_t> number_after(std::string_view s, std::string_view key,
-                                                 int base, bool at_end_ok) {
+inline std::optional<std::uint64_t> number_after(std::string_view s, std::string_view key, int base,
+                                                 bool at_end_ok) {
     const auto k = s.find(key);
     if (k == std::string_view::npos) return std::nullopt;
     return number(s.substr(k + key.size()), base, at_end_ok);

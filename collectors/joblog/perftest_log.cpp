@@ -208,9 +208,12 @@ bool is_line(std::string_view line) {
         case 'C':
             return starts_with(s, "Completion with error at ") ||
                    starts_with(s, "Couldn't connect to ");
-        case 'F': return starts_with(s, "Failed status");
-        case '#': return starts_with(s, "#bytes") && s.find("BW average[") != std::string_view::npos;
-        default: return false;
+        case 'F':
+            return starts_with(s, "Failed status");
+        case '#':
+            return starts_with(s, "#bytes") && s.find("BW average[") != std::string_view::npos;
+        default:
+            return false;
     }
 }
 
@@ -303,7 +306,8 @@ void read(const LogText& text, LogRead& out) {
                     open_table(s, table);
                 }
                 break;
-            default: break;
+            default:
+                break;
         }
     }
     close_table(text, table, out);
@@ -312,7 +316,11 @@ void read(const LogText& text, LogRead& out) {
 
 }  // namespace perftest_detail
 
-bool is_perftest_line(std::string_view line) { return perftest_detail::is_line(line); }
-void read_perftest(const LogText& text, LogRead& out) { perftest_detail::read(text, out); }
+bool is_perftest_line(std::string_view line) {
+    return perftest_detail::is_line(line);
+}
+void read_perftest(const LogText& text, LogRead& out) {
+    perftest_detail::read(text, out);
+}
 
 }  // namespace rh::joblog

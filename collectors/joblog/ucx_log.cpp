@@ -114,7 +114,8 @@ UcxLine split(std::string_view line, std::size_t token_end) {
                 const auto before = head.substr(0, open);
                 const auto c2 = before.rfind(']');
                 const auto o2 = c2 == std::string_view::npos ? c2 : before.rfind('[', c2);
-                if (o2 != std::string_view::npos) u.epoch = epoch_of(before.substr(o2 + 1, c2 - o2 - 1));
+                if (o2 != std::string_view::npos)
+                    u.epoch = epoch_of(before.substr(o2 + 1, c2 - o2 - 1));
             }
         }
     }
@@ -156,7 +157,8 @@ Form classify(std::string_view msg) {
         msg.find("with error") != std::string_view::npos)
         return Form::verbs;
     if (msg.find("[rqpn 0x") != std::string_view::npos ||
-        (msg.find("QP 0x") != std::string_view::npos && msg.find(" wqe[") != std::string_view::npos))
+        (msg.find("QP 0x") != std::string_view::npos &&
+         msg.find(" wqe[") != std::string_view::npos))
         return Form::qp;
     if (msg.find("dest_addr=") != std::string_view::npos ||
         msg.find("RDMA_CM_EVENT_") != std::string_view::npos ||
@@ -178,7 +180,7 @@ std::optional<int> opcode_of(std::string_view name) {
         ibv_wc_opcode op;
     };
     static constexpr Op kOps[] = {
-        {"SEND", IBV_WC_SEND},         {"RDMA_WRITE", IBV_WC_RDMA_WRITE},
+        {"SEND", IBV_WC_SEND},           {"RDMA_WRITE", IBV_WC_RDMA_WRITE},
         {"RDMA_READ", IBV_WC_RDMA_READ}, {"CSWAP", IBV_WC_COMP_SWAP},
         {"FETCH_ADD", IBV_WC_FETCH_ADD}, {"RECV", IBV_WC_RECV},
     };
@@ -239,8 +241,8 @@ bool read_verbs(std::string_view msg, LogEvent& e) {
     const auto with = msg.find("with error", comp);
     if (with == std::string_view::npos) return false;
     const auto lead = trim(msg.substr(0, comp > 0 ? comp - 1 : 0));  // "send c|ompletion"
-    if (lead.size() >= 4 && (lead.substr(lead.size() - 4) == "send" ||
-                             lead.substr(lead.size() - 4) == "Send"))
+    if (lead.size() >= 4 &&
+        (lead.substr(lead.size() - 4) == "send" || lead.substr(lead.size() - 4) == "Send"))
         e.direction = "send";
     else if (lead.size() >= 7 && (lead.substr(lead.size() - 7) == "receive" ||
                                   lead.substr(lead.size() - 7) == "Receive"))
@@ -272,7 +274,11 @@ bool read_verbs(std::string_view msg, LogEvent& e) {
         e.status_text = std::string(words);
     }
     if (!e.qpn) e.qpn = u32(number_after(rest, "qpn 0x", 16, false));
-    e.vendor_err = u32(number_after(rest, "vendor_err 0x", 16, false));
+    // vendor_err ends the line only in UCX 1.8's "qpn 0x.. wrid 0x.. vendor_err 0x.." (later
+    // forms follow it with "]" or " wr_id"): only there does a number at the end count.
+    const bool last = rest.find(" wrid 0x") != std::string_view::npos &&
+                      rest.find("[qpn ") == std::string_view::npos;
+    e.vendor_err = u32(number_after(rest, "vendor_err 0x", 16, last));
     if (!e.vendor_err) e.vendor_err = u32(number_after(rest, " syndrome 0x", 16, true));
     return true;
 }
@@ -334,8 +340,8 @@ bool read_connect(std::string_view msg, LogEvent& e) {
     }
     // ucp_ep.c: "ep 0x..: error 'Destination is unreachable' on rc_mlx5/mlx5_0:1 will not be
     // handled since no error callback is installed"
-    if (const auto q = msg.find("error '"); q != std::string_view::npos &&
-                                            msg.find(" will not be handled") != std::string_view::npos) {
+    if (const auto q = msg.find("error '");
+        q != std::string_view::npos && msg.find(" will not be handled") != std::string_view::npos) {
         const auto q2 = msg.find('\'', q + 7);
         if (q2 == std::string_view::npos) return false;
         const auto status = msg.substr(q + 7, q2 - q - 7);
@@ -351,8 +357,8 @@ bool read_connect(std::string_view msg, LogEvent& e) {
     }
     // wireup_cm.c: "client ep 0x.. connect to 10.16.29.58:8124 failed: ..."
     if (const auto c = msg.find("connect to "); c != std::string_view::npos &&
-                                                 msg.find(" failed", c) != std::string_view::npos &&
-                                                 msg.find("ep 0x") != std::string_view::npos) {
+                                                msg.find(" failed", c) != std::string_view::npos &&
+                                                msg.find("ep 0x") != std::string_view::npos) {
         e.peer_ip = ip_of_endpoint(token_after(msg.substr(c), "connect to ", false));
         const auto f = msg.find("failed: ", c);
         if (f != std::string_view::npos) e.status_text = std::string(trim(msg.substr(f + 8)));
@@ -367,10 +373,35 @@ struct Pending {
     std::size_t index;
 };
 
+/// Reads the message of one line of `form` into `e`; false when it is not an event after all.
+bool parse(std::string_view msg, Form form, LogEvent& e) {
+    switch (form) {
+        case Form::cqe:
+            return read_cqe(msg, e);
+        case Form::cqe_15:
+            return read_cqe_15(msg, e);
+        case Form::verbs:
+            return read_verbs(msg, e);
+        case Form::qp:
+            e.kind = "qp_info";
+            read_peer(msg, e);
+            return true;
+        case Form::connect:
+            e.kind = "connect_failed";
+            return read_connect(msg, e);
+        case Form::none:
+            break;
+    }
+    return false;
+}
+
 bool is_line(std::string_view line) {
     const auto tok = source_token_end(line);
     if (tok == std::string_view::npos) return false;
-    return classify(split(line, tok).msg) != Form::none;
+    const auto msg = split(line, tok).msg;
+    const Form form = classify(msg);
+    LogEvent e;
+    return form != Form::none && parse(msg, form, e);
 }
 
 void read(const LogText& text, LogRead& out) {
@@ -402,22 +433,7 @@ void read(const LogText& text, LogRead& out) {
             e.clock = LogClock::wall;
             e.time_s = *u.epoch;
         }
-        bool ok = false;
-        switch (form) {
-            case Form::cqe: ok = read_cqe(u.msg, e); break;
-            case Form::cqe_15: ok = read_cqe_15(u.msg, e); break;
-            case Form::verbs: ok = read_verbs(u.msg, e); break;
-            case Form::qp:
-                e.kind = "qp_info";
-                read_peer(u.msg, e);
-                ok = true;
-                break;
-            case Form::connect:
-                e.kind = "connect_failed";
-                ok = read_connect(u.msg, e);
-                break;
-            case Form::none: break;
-        }
+        const bool ok = parse(u.msg, form, e);
         if (!ok) continue;
         if (e.kind == "completion_error") {
             if (!e.wc_status)
@@ -433,7 +449,11 @@ void read(const LogText& text, LogRead& out) {
 
 }  // namespace ucx_detail
 
-bool is_ucx_line(std::string_view line) { return ucx_detail::is_line(line); }
-void read_ucx(const LogText& text, LogRead& out) { ucx_detail::read(text, out); }
+bool is_ucx_line(std::string_view line) {
+    return ucx_detail::is_line(line);
+}
+void read_ucx(const LogText& text, LogRead& out) {
+    ucx_detail::read(text, out);
+}
 
 }  // namespace rh::joblog
