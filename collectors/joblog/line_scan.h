@@ -103,6 +103,41 @@ inline std::string ip_of_endpoint(std::string_view ep) {
     return is_ipv4(host) ? std::string(host) : std::string();
 }
 
+/// Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's days_from_civil).
+inline long long days_from_civil(long long y, unsigned m, unsigned d) {
+    y -= m <= 2;
+    const long long era = (y >= 0 ? y : y - 399) / 400;
+    const unsigned yoe = static_cast<unsigned>(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + static_cast<long long>(doe) - 719468;
+}
+
+/// A ctime() stamp at the start of `s`, "Tue Feb 27 20:11:35 2018" (mpirun --timestamp-output
+/// puts one before each line; "Sun Oct  1 ..." pads the day): seconds since the epoch as if
+/// UTC (LogClock::local: the stamp has no zone). nullopt unless the whole stamp is there.
+inline std::optional<double> ctime_stamp(std::string_view s) {
+    static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (s.size() < 24 || s[3] != ' ' || s[7] != ' ' || s[10] != ' ' || s[13] != ':' ||
+        s[16] != ':' || s[19] != ' ')
+        return std::nullopt;
+    const auto mon = kMonths.find(s.substr(4, 3));
+    if (mon == std::string_view::npos || mon % 3 != 0) return std::nullopt;
+    auto field = [&](std::size_t at, std::size_t n) -> std::optional<std::uint64_t> {
+        auto f = s.substr(at, n);
+        if (!f.empty() && f.front() == ' ') f.remove_prefix(1);
+        return number(f, 10, true);
+    };
+    const auto d = field(8, 2), h = field(11, 2), mi = field(14, 2), se = field(17, 2);
+    const auto y = field(20, 4);
+    if (!d || !h || !mi || !se || !y || *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *se > 60 ||
+        *y < 1970 || *y > 9999)
+        return std::nullopt;
+    const auto days = days_from_civil(
+        static_cast<long long>(*y), static_cast<unsigned>(mon / 3 + 1), static_cast<unsigned>(*d));
+    return static_cast<double>(days * 86400 + static_cast<long long>(*h * 3600 + *mi * 60 + *se));
+}
+
 /// The event every recognised line starts from: where it was read and its text (trimmed, at
 /// most 400 bytes).
 inline LogEvent make_event(const LogText& text, std::size_t index, const char* reader,

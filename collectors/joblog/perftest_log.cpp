@@ -27,6 +27,9 @@
 // "::ffff:10.0.0.2"). When a run ends (the next header, or the end of the file) they fill its
 // events: device, gid_index, local_gid/peer_gid, and qpn/peer_qpn when the run had one QP
 // (with -q N there is no telling which QP failed, so they stay empty).
+//
+// perftest prints no time: events keep clock order, unless the line starts with mpirun
+// --timestamp-output's ctime stamp (clock local).
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -194,6 +197,10 @@ void table_row(std::string_view s, std::size_t index, Table& t) {
 void close_table(const LogText& text, Table& t, LogRead& out) {
     if (t.open && t.best_gbps) {
         LogEvent e = make_event(text, t.best_line, "perftest", "slow_result");
+        if (auto ts = ctime_stamp(trim(text.lines[t.best_line]))) {
+            e.clock = LogClock::local;
+            e.time_s = *ts;
+        }
         e.value = t.best_gbps;
         e.settings["bytes"] = std::to_string(t.best_bytes);
         out.events.push_back(std::move(e));
@@ -214,6 +221,14 @@ bool is_line(std::string_view line) {
             return starts_with(s, "#bytes") && s.find("BW average[") != std::string_view::npos;
         default:
             return false;
+    }
+}
+
+/// The mpirun --timestamp-output stamp of line `i`, if any, on `e` (perftest prints no time).
+void stamp(const LogText& text, std::size_t i, LogEvent& e) {
+    if (auto t = ctime_stamp(trim(text.lines[i]))) {
+        e.clock = LogClock::local;
+        e.time_s = *t;
     }
 }
 
@@ -239,6 +254,7 @@ void read(const LogText& text, LogRead& out) {
             case 'C':
                 if (starts_with(s, "Completion with error at ")) {
                     LogEvent e = make_event(text, i, "perftest", "completion_error");
+                    stamp(text, i, e);
                     const auto side = s.substr(25);
                     if (starts_with(side, "client")) e.direction = "send";
                     if (starts_with(side, "server")) e.direction = "recv";
@@ -251,6 +267,7 @@ void read(const LogText& text, LogRead& out) {
                     out.events.push_back(std::move(e));
                 } else if (starts_with(s, "Couldn't connect to ")) {
                     LogEvent e = make_event(text, i, "perftest", "connect_failed");
+                    stamp(text, i, e);
                     e.peer_ip = ip_of_endpoint(token_after(s, "connect to ", true));
                     out.events.push_back(std::move(e));
                 }
@@ -261,6 +278,7 @@ void read(const LogText& text, LogRead& out) {
                         read_failed_status(s, out.events[pending]);
                     } else {
                         LogEvent e = make_event(text, i, "perftest", "completion_error");
+                        stamp(text, i, e);
                         read_failed_status(s, e);
                         out.events.push_back(std::move(e));
                     }

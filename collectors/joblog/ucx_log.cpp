@@ -26,6 +26,14 @@
 //                   timeout), "received event RDMA_CM_EVENT_UNREACHABLE. status = N. Peer:
 //                   IP:port." (old rdmacm_iface.c), "client ep 0x.. connect to IP:port failed"
 //                   (wireup_cm.c).
+//  async events     "IB Async event on mlx5_0: port error on port 1" / "...: <event> on QPN
+//                   0x.." (ib_device.c) -> async_event; the ones UCX logs in the course of
+//                   things (SRQ-attached QP flushed, SRQ limit, communication established) are
+//                   not events.
+//
+// Time: the "[epoch.us]" stamp is UTC (clock wall); a line without one (the fatal path) takes
+// mpirun --timestamp-output's "Tue Feb 27 20:11:35 2018[1,3]<stderr>:" (clock local) when the
+// line starts with it, else keeps clock order.
 //
 // Choice for the QP line: it fills the completion_error it belongs to (peer_qpn, peer_mac,
 // peer_gid, sl, gid_index, traffic_class, the local qpn and the opcode), because the rules read
@@ -142,7 +150,7 @@ void put_proc(std::string_view proc, LogEvent& e) {
         e.pid = static_cast<unsigned>(*p);
 }
 
-enum class Form { none, cqe, cqe_15, verbs, qp, connect };
+enum class Form { none, cqe, cqe_15, verbs, qp, connect, async };
 
 Form classify(std::string_view msg) {
     if (msg.find("NCCL ") != std::string_view::npos) return Form::none;  // NCCL's "socket.h:N"
@@ -153,6 +161,7 @@ Form classify(std::string_view msg) {
                    ? Form::cqe_15
                    : Form::cqe;
     }
+    if (msg.find("IB Async event on ") != std::string_view::npos) return Form::async;
     if (msg.find("ompletion") != std::string_view::npos &&
         msg.find("with error") != std::string_view::npos)
         return Form::verbs;
@@ -373,6 +382,35 @@ struct Pending {
     std::size_t index;
 };
 
+// ib_device.c: "IB Async event on mlx5_0: port error on port 1", "... local work queue
+// catastrophic error on QPN 0x1a2b", "... DCT access error on DCTN 0x2a8a3" (UCX 1.3). The
+// events UCX logs at debug level in the course of things (an SRQ-attached QP flushed at
+// teardown, SRQ limit reached, communication established) are no events.
+bool read_async(std::string_view msg, LogEvent& e) {
+    auto rest = msg.substr(msg.find("IB Async event on ") + 18);
+    const auto colon = rest.find(": ");
+    if (colon == std::string_view::npos) return false;
+    device_port(rest.substr(0, colon), e);
+    rest = trim(rest.substr(colon + 2));
+    for (std::string_view benign :
+         {"SRQ-attached QP", "SRQ limit reached", "communication established"})
+        if (starts_with(rest, benign)) return false;
+    auto words = rest;
+    if (const auto on = rest.rfind(" on "); on != std::string_view::npos) {
+        words = rest.substr(0, on);
+        const auto target = rest.substr(on + 4);
+        if (auto p = number_after(target, "port ", 10, true); p && *p < 0x10000 && !e.port)
+            e.port = static_cast<unsigned>(*p);
+        if (starts_with(target, "QPN ")) e.qpn = u32(number_after(target, "QPN 0x", 16, true));
+    } else if (const auto paren = rest.rfind(" ("); paren != std::string_view::npos) {
+        words = rest.substr(0, paren);  // "<event> (N)" for an event UCX has no case for
+    }
+    if (words.empty()) return false;
+    e.kind = "async_event";
+    e.status_text = std::string(words);
+    return true;
+}
+
 /// Reads the message of one line of `form` into `e`; false when it is not an event after all.
 bool parse(std::string_view msg, Form form, LogEvent& e) {
     switch (form) {
@@ -389,6 +427,8 @@ bool parse(std::string_view msg, Form form, LogEvent& e) {
         case Form::connect:
             e.kind = "connect_failed";
             return read_connect(msg, e);
+        case Form::async:
+            return read_async(msg, e);
         case Form::none:
             break;
     }
@@ -432,6 +472,9 @@ void read(const LogText& text, LogRead& out) {
         if (u.epoch) {
             e.clock = LogClock::wall;
             e.time_s = *u.epoch;
+        } else if (auto t = ctime_stamp(trim(line))) {  // mpirun --timestamp-output only
+            e.clock = LogClock::local;
+            e.time_s = *t;
         }
         const bool ok = parse(u.msg, form, e);
         if (!ok) continue;

@@ -235,6 +235,17 @@ BOOST_AUTO_TEST_CASE(prefixes_crlf_and_two_runs) {
     BOOST_TEST(*out.events[1].vendor_err == 0xf9u);
 }
 
+// mpirun --timestamp-output's stamp places perftest's lines (local clock, no zone).
+BOOST_AUTO_TEST_CASE(mpirun_timestamp_gives_local_time) {
+    const auto out = perftest_test::read(
+        {"Sun Oct  1 17:01:10 2023[1,0]<stderr>: Completion with error at client",
+         "Sun Oct  1 17:01:10 2023[1,0]<stderr>: Failed status 12: wr_id 0 syndrom 0x81"});
+    BOOST_TEST_REQUIRE(out.events.size() == 1u);
+    BOOST_TEST((out.events[0].clock == rh::LogClock::local));
+    BOOST_TEST(out.events[0].time_s == 1696179670.0, perftest_test::tol);
+    BOOST_TEST(*out.events[0].wc_status == 12);
+}
+
 // Unrelated lines give nothing: NCCL INFO, dmesg, a latency table, perftest's other messages.
 BOOST_AUTO_TEST_CASE(unrelated_lines_give_nothing) {
     const std::vector<std::string> lines{

@@ -427,6 +427,43 @@ BOOST_AUTO_TEST_CASE(prefixes_crlf_and_spaces) {
     }
 }
 
+// The fatal path has no stamp; mpirun --timestamp-output's local one places the line
+// (openucx/ucx#2322).
+BOOST_AUTO_TEST_CASE(mpirun_timestamp_gives_local_time) {
+    const auto out = ucx_test::read(
+        {"Tue Feb 27 20:11:35 2018[1,371]<stderr>:[jazz17:172423:0:172423] rc_verbs_iface.c:63   "
+         "FATAL: send completion with error: transport retry counter exceeded"});
+    BOOST_TEST_REQUIRE(out.events.size() == 1u);
+    BOOST_TEST((out.events[0].clock == rh::LogClock::local));
+    BOOST_TEST(out.events[0].time_s == 1519762295.0, ucx_test::tol);
+    BOOST_TEST(out.events[0].host == "jazz17");
+    BOOST_TEST(*out.events[0].wc_status == 12);
+}
+
+// UCX's async events (src/uct/ib/base/ib_device.c "IB Async event on <dev>: <event> on ...";
+// openucx/ucx#1770 for the DCT form). Teardown's "SRQ-attached QP ... was flushed"
+// (openucx/ucx#733) is no event.
+BOOST_AUTO_TEST_CASE(async_events) {
+    const auto out = ucx_test::read(
+        {"[1700000400.1] [gpu04:55:0]      ib_device.c:530  UCX  DIAG  IB Async event on mlx5_0: "
+         "port error on port 1",
+         "[1700000400.2] [gpu04:55:0]      ib_device.c:530  UCX  ERROR IB Async event on mlx5_0: "
+         "local work queue catastrophic error on QPN 0x1a2b",
+         "[1502987696.852541] [hpc-test-node2:36589:3]      ib_device.c:171  UCX  ERROR IB Async "
+         "event on mlx5_0: DCT access error on DCTN 0x2a8a3",
+         "[1461192583.894385] [pod9:16629:1]      ib_device.c:132  UCX  WARN  IB Async event on "
+         "mlx4_0: SRQ-attached QP 0x199c6 was flushed"});
+    BOOST_TEST_REQUIRE(out.events.size() == 3u);
+    for (const auto& e : out.events) BOOST_TEST(e.kind == "async_event");
+    BOOST_TEST(out.events[0].device == "mlx5_0");
+    BOOST_TEST(out.events[0].port == 1u);
+    BOOST_TEST(out.events[0].status_text == "port error");
+    BOOST_TEST(*out.events[1].qpn == 0x1a2bu);
+    BOOST_TEST(out.events[1].status_text == "local work queue catastrophic error");
+    BOOST_TEST(out.events[2].status_text == "DCT access error");
+    BOOST_TEST(out.events[2].host == "hpc-test-node2");
+}
+
 // A QP line whose error line is not in the file becomes a qp_info event.
 BOOST_AUTO_TEST_CASE(orphan_qp_line_is_qp_info) {
     const auto out =
