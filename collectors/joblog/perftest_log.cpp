@@ -134,6 +134,8 @@ void finish_run(const Run& run, LogRead& out) {
         if (e.reader != "perftest") continue;
         if (e.device.empty()) e.device = run.device;
         if (!e.gid_index) e.gid_index = run.gid_index;
+        if (e.kind == "completion_error" && !e.wc_status)
+            out.notes.push_back(e.source + ": perftest completion error; status not read");
         if (e.kind == "connect_failed") continue;  // no QP was connected
         if (!run.gid_mixed[0] && e.local_gid.empty()) e.local_gid = run.gid[0];
         if (!run.gid_mixed[1] && e.peer_gid.empty()) e.peer_gid = run.gid[1];
