@@ -48,13 +48,18 @@ namespace perftest_detail {
 
 using namespace scan;
 
-/// The line without a launcher's prefix and leading spaces: "3: " (srun -l), "[1,3]<stdout>:"
-/// and "Mon Apr  6 14:58:07 2020[1,3]<stdout>:" (mpirun --tag-output/--timestamp-output).
+/// The line without a launcher's prefix and leading spaces: "3: " (srun -l), "[pod/p/c] "
+/// (kubectl logs --prefix), "[1,3]<stdout>:" and "Mon Apr  6 14:58:07 2020[1,3]<stdout>:"
+/// (mpirun --tag-output/--timestamp-output).
 std::string_view body(std::string_view s) {
     if (!s.empty() && is_digit(s.front())) {
         std::size_t n = 0;
         while (n < s.size() && is_digit(s[n])) ++n;
         if (n < s.size() && s[n] == ':') s.remove_prefix(n + 1);
+    }
+    if (starts_with(s, "[pod/")) {  // kubectl logs --prefix: "[pod/<name>/<container>] "
+        const auto close = s.find("] ");
+        if (close != std::string_view::npos) s.remove_prefix(close + 2);
     }
     if (const auto tag = s.substr(0, 64).find("]<std"); tag != std::string_view::npos) {
         const auto colon = s.find(">:", tag);

@@ -204,6 +204,12 @@ BOOST_AUTO_TEST_CASE(cut_rows) {
          " 8192       5000           95.10"});
     BOOST_TEST(out.events.empty());
 
+    // A "Completion with error" line whose status line is cut off is listed, with a note.
+    out = perftest_test::read({" Completion with error at client"});
+    BOOST_TEST_REQUIRE(out.events.size() == 1u);
+    BOOST_TEST(!out.events[0].wc_status);
+    BOOST_TEST(out.notes.size() == 1u);
+
     // Every cut of the status line: never a crash, never a wrong number.
     const std::string w =
         " Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81";
@@ -214,7 +220,7 @@ BOOST_AUTO_TEST_CASE(cut_rows) {
     }
 }
 
-// srun -l and mpirun prefixes, CRLF, several runs in one file (each with its own device).
+// srun -l, mpirun and kubectl prefixes, CRLF, several runs in one file (each with its own device).
 BOOST_AUTO_TEST_CASE(prefixes_crlf_and_two_runs) {
     std::vector<std::string> lines;
     for (const auto& l : perftest_test::header()) lines.push_back("0: " + l + "\r");
@@ -224,7 +230,7 @@ BOOST_AUTO_TEST_CASE(prefixes_crlf_and_two_runs) {
     second[2] = " Dual-port       : OFF\t\tDevice         : mlx5_1";
     for (const auto& l : second) lines.push_back("[1,1]<stdout>:" + l);
     lines.push_back("[1,1]<stderr>: Completion with error at server");
-    lines.push_back("[1,1]<stderr>: Failed status 5: wr_id 0 syndrom 0xf9");
+    lines.push_back("[pod/bench-1/main] Failed status 5: wr_id 0 syndrom 0xf9");
     const auto out = perftest_test::read(lines);
     BOOST_TEST_REQUIRE(out.events.size() == 2u);
     BOOST_TEST(out.events[0].device == "mlx5_0");

@@ -408,13 +408,14 @@ BOOST_AUTO_TEST_CASE(cut_lines) {
     }
 }
 
-// CRLF, srun -l, mpirun and journalctl prefixes, extra spaces.
+// CRLF, srun -l, mpirun, journalctl and kubectl logs --prefix prefixes, extra spaces.
 BOOST_AUTO_TEST_CASE(prefixes_crlf_and_spaces) {
     const std::string msg =
         "[1698765432.123456] [gpu01:12345:0]    ib_mlx5_log.c:143   UCX   ERROR   Transport retry "
         "count exceeded on mlx5_0:1/RoCE (synd 0x15 vend 0x81 hw_synd 0/0)";
     for (const std::string prefix :
-         {"", "3: ", "[1,3]<stdout>:", "Jan 14 16:20:05 gpu01 python[12345]: ", "  "}) {
+         {"", "3: ", "[1,3]<stdout>:", "Jan 14 16:20:05 gpu01 python[12345]: ", "  ",
+          "[pod/trainer-0/main] "}) {
         const auto out = ucx_test::read({prefix + msg + "\r"});
         BOOST_TEST_REQUIRE(out.events.size() == 1u, prefix);
         const auto& e = out.events[0];
