@@ -26,7 +26,8 @@
 
 namespace rh::joblog {
 
-namespace {
+// Named, not anonymous: the readers compile as one unity file.
+namespace nccl_detail {
 
 using sv = std::string_view;
 constexpr std::size_t npos = sv::npos;
@@ -558,14 +559,16 @@ std::string cut(sv s) {
     return std::string(s.substr(0, kTextMax));
 }
 
-}  // namespace
+}  // namespace nccl_detail
 
 bool is_nccl_line(std::string_view line) {
+    using namespace nccl_detail;
     const Form f = classify(line).form;
     return f == Form::warn || f == Form::using_device || f == Form::setting;
 }
 
 void read_nccl(const LogText& text, LogRead& out) {
+    using namespace nccl_detail;
     // Completion errors and call failures that a following HINT line may explain, by process
     // ("host:pid:tid"): the event's index in out.events.
     struct Open {
