@@ -1,7 +1,5 @@
 #include "agent/replay/log_placement.h"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -10,27 +8,16 @@
 #include <map>
 #include <set>
 
+#include "core/gid_addr.h"
 #include "core/inventory/inventory_from_json.h"
 
 namespace rh {
 
 namespace {
 
-using Addr = std::array<unsigned char, 16>;
+using Addr = GidBytes;
 
-/// A GID or an IP as 16 bytes (IPv4 as ::ffff:a.b.c.d, as a RoCE v2 GID holds it).
-std::optional<Addr> addr_of(std::string text) {
-    if (text.empty()) return std::nullopt;
-    Addr a{};
-    in_addr v4{};
-    if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
-        a[10] = a[11] = 0xff;
-        std::memcpy(a.data() + 12, &v4, 4);
-        return a;
-    }
-    if (inet_pton(AF_INET6, text.c_str(), a.data()) == 1) return a;
-    return std::nullopt;
-}
+std::optional<Addr> addr_of(const std::string& text) { return gid_bytes(text); }
 
 /// Which host each address and name belongs to, from the inventories (GIDs) and the logs
 /// themselves (NCCL's "OOB eth0:10.0.0.1" of a named host).
@@ -68,7 +55,7 @@ HostIndex index_hosts(const SeriesStore& store, const std::vector<BundleCapture>
         for (const Device& d : snap->devices)
             for (const Port& p : d.ports)
                 for (const Gid& g : p.gids)
-                    if (auto a = addr_of(g.gid); a && g.gid.rfind("fe80", 0) != 0)
+                    if (auto a = addr_of(g.gid); a && !is_link_local(*a))
                         ix.by_addr.emplace(*a, host);
     }
     // A log inside a host's capture that names one host: that name is the capture's host.

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "core/gid_addr.h"
 #include "core/inventory/inventory_from_json.h"
 
 namespace rh {
@@ -65,6 +66,7 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
         std::optional<unsigned> tc, sl, gid_index;
         std::string device, source, text;
         unsigned port = 0;
+        std::string local_gid, gid_source, gid_text;  ///< the GID an error line says it used
     };
     std::map<std::string, Used> used;
     for (const auto& e : events) {
@@ -81,6 +83,11 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
         take(u.sl, e.event.sl ? e.event.sl : setting(e.event, "NCCL_IB_SL"));
         take(u.gid_index,
              e.event.gid_index ? e.event.gid_index : setting(e.event, "NCCL_IB_GID_INDEX"));
+        if (u.local_gid.empty() && !e.event.local_gid.empty()) {
+            u.local_gid = e.event.local_gid;
+            u.gid_source = e.event.source;
+            u.gid_text = e.event.text;
+        }
         if (u.device.empty() && !e.event.device.empty() &&
             (e.event.kind == "using_device" || e.event.kind == "completion_error")) {
             u.device = e.event.device;
@@ -88,7 +95,7 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
         }
     }
     for (const auto& [host, u] : used) {
-        if (!u.tc && !u.sl && !u.gid_index) continue;
+        if (!u.tc && !u.sl && !u.gid_index && u.local_gid.empty()) continue;
         const auto inv = store.inventories().find(host);
         if (inv == store.inventories().end()) continue;
         const auto snap = snapshot_from_json(inv->second.snapshot);
@@ -140,22 +147,43 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
                         result.findings.push_back(std::move(f));
                     }
                 }
-                // GID index against the GID table.
-                if (u.gid_index && !p.gids.empty()) {
+                // The GID the job used (its index, or the local GID an error line prints)
+                // against the GID table: a RoCE v1 or link-local GID is not routed.
+                if ((u.gid_index || !u.local_gid.empty()) && !p.gids.empty()) {
                     const Gid* g = nullptr;
-                    for (const Gid& x : p.gids)
-                        if (x.index == *u.gid_index) g = &x;
-                    if (g && g->type.find("v2") != std::string::npos) continue;
+                    const auto used_bytes = gid_bytes(u.local_gid);
+                    for (const Gid& x : p.gids) {
+                        if (u.gid_index && x.index == *u.gid_index) g = &x;
+                        if (!u.gid_index && used_bytes && gid_bytes(x.gid) == used_bytes) g = &x;
+                    }
+                    if (!u.gid_index && !g) continue;  // another port's GID
                     if (!g && !p.gids_unavailable.empty()) continue;
+                    const bool v1 = g && g->type.find("v2") == std::string::npos;
+                    const auto gb = g ? gid_bytes(g->gid) : std::nullopt;
+                    if (g && !v1 && !(gb && is_link_local(*gb))) continue;
                     Finding f = make_finding("job_gid_index", Severity::error, host, d.name,
                                              p.number);
-                    f.summary = host + " " + d.name + " port " + std::to_string(p.number) +
-                                ": the job uses GID index " + std::to_string(*u.gid_index) +
-                                (g ? ", a " + g->type + " GID (" + g->gid +
-                                         "): RoCE v1 is not routed and takes no DSCP; use the "
-                                         "index of the RoCE v2 GID of the port's IP"
-                                   : ", which the port's GID table does not hold");
-                    f.evidence.push_back({"job setting", u.text, "", u.source});
+                    const std::string which =
+                        u.gid_index ? "GID index " + std::to_string(*u.gid_index)
+                                    : "GID " + u.local_gid +
+                                          (g ? " (index " + std::to_string(g->index) + ")" : "");
+                    f.summary =
+                        host + " " + d.name + " port " + std::to_string(p.number) +
+                        ": the job uses " + which +
+                        (g ? ", a " + (g->type.empty() ? std::string("link-local") : g->type) +
+                                 " GID (" + g->gid +
+                                 "): RoCE v1 and link-local GIDs are not routed and carry no "
+                                 "DSCP; set NCCL_IB_GID_INDEX (UCX_IB_GID_INDEX) to the index "
+                                 "of the RoCE v2 GID of the port's IP (NCCL up to 2.20 uses "
+                                 "index 0 when it is unset)"
+                           : ", which the port's GID table does not hold");
+                    f.evidence.push_back({"job's GID", u.gid_index ? u.text : u.gid_text, "",
+                                          u.gid_index ? u.source : u.gid_source});
+                    if (g)
+                        f.evidence.push_back({"GID " + std::to_string(g->index),
+                                              g->gid + " " + g->type, "",
+                                              p.sources.count("gids") ? p.sources.at("gids")
+                                                                      : std::string{}});
                     f.confidence = "high";
                     result.findings.push_back(std::move(f));
                 }

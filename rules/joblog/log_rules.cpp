@@ -90,7 +90,10 @@ void add_causes(Finding& f, const std::vector<Cause>& causes) {
 std::vector<Cause> retry_causes(const SeriesStore& store, const EngineResult& result,
                                 const std::vector<Placed>& events, const std::string& host,
                                 const std::string& peer, const Window& w) {
-    std::vector<Cause> gone, link, phys, pause, transport;
+    std::vector<Cause> gone, config, link, phys, pause, transport;
+    // The job's own settings against the port (log_qos.cpp): nothing may ever have worked.
+    findings_of(result, host, {"job_gid_index", "job_traffic_class"}, Window{}, "config",
+                config);
     Window before = w;  // a process dies some time before its peers' retries run out
     if (!w.whole) before.from -= 120;
     if (!peer.empty()) {
@@ -137,7 +140,8 @@ std::vector<Cause> retry_causes(const SeriesStore& store, const EngineResult& re
                       w, "transport", transport);
     }
     std::vector<Cause> all;
-    for (auto* v : {&gone, &link, &phys, &pause, &transport}) all.insert(all.end(), v->begin(), v->end());
+    for (auto* v : {&gone, &config, &link, &phys, &pause, &transport})
+        all.insert(all.end(), v->begin(), v->end());
     return all;
 }
 
@@ -155,6 +159,11 @@ std::string retry_conclusion(const std::vector<Cause>& causes, const std::string
         return "the peer went away first (" + what +
                "): every surviving peer of a dead process gets status 12; look at the peer's "
                "own log and uptime first";
+    if (k == "timeout")
+        return "the retry timeout is short (" + what +
+               "): a pause or a congested moment longer than that fails the QP; use the "
+               "default NCCL_IB_TIMEOUT=20 (about 4.3 s per try)";
+    if (k == "config") return "the job's own setting (" + what + ")";
     if (k == "link") return "a link went down in that window (" + what + ")";
     if (k == "physical")
         return "physical-layer errors rose (" + what +
@@ -187,8 +196,17 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
         if (status == 12) {
             const RetrySettings rs = retry_settings(events, first.host);
             if (first.timed) w = {first.t - rs.window_s() - 5, first.t + 5, false};
-            const auto causes =
-                retry_causes(store, result, events, first.host, first.peer_host, w);
+            auto causes = retry_causes(store, result, events, first.host, first.peer_host, w);
+            // A short timeout turns a pause or a congested moment into a dead QP.
+            constexpr unsigned kShortTimeout = 14;  // 4.096 us x 2^14 = 67 ms per try
+            if (rs.timeout < kShortTimeout) {
+                char buf[200];
+                std::snprintf(buf, sizeof buf,
+                              "NCCL_IB_TIMEOUT=%u: %.1f ms per try, %.0f ms for all %u tries",
+                              rs.timeout, 4.096e-3 * std::ldexp(1.0, rs.timeout),
+                              rs.window_s() * 1000, rs.retry_cnt + 1);
+                causes.push_back({"timeout", buf, "", first.host});
+            }
             f = log_finding("job_retry_exceeded", Severity::error, first);
             f.summary = where + ": " + status_phrase(first.event) + towards + times + "; " +
                         retry_conclusion(causes, first.peer_host);
@@ -402,11 +420,11 @@ void judge_log_events(const SeriesStore& store, EngineResult& result) {
     if (events.empty()) return;
     result.log_events = events;
     const std::size_t first_new = result.findings.size();
+    qos_findings(store, result, events);  // first: a wrong GID or class explains errors
     completion_findings(store, result, events);
     flush_findings(result, events, first_new);
     kernel_findings(store, result, events, first_new);
     slow_result_findings(store, result, events);
-    qos_findings(store, result, events);
 }
 
 }  // namespace rh
