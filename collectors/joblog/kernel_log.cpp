@@ -20,6 +20,7 @@
 // The bundle reader's parse_clock.cpp reads the same dmesg -T / journal stamps for a capture's
 // clock (rh::bundle::parse_date_line); rh_bundle links rh_joblog, so this file cannot call it,
 // and keeps its own fixed-shape stamp reader (a shared helper in core/ would serve both).
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -144,10 +145,31 @@ struct Stamp {
 
 /// "Jan 14 16:20:05" / "Wed Jan 14 16:20:05 2026" words (weekday and year optional) -> local
 /// seconds; year 1970 when the words name none (the caller marks year_unknown).
+/// ".123456" at the start of `s` (or ",123456", dmesg --time-format iso) -> 0.123456, and `s`
+/// moved past it; 0 when there is none.
+double fraction(sv& s) {
+    if (s.empty() || (s[0] != '.' && s[0] != ',')) return 0;
+    std::size_t i = 1;
+    double frac = 0, scale = 0.1;
+    for (; i < s.size() && is_digit(s[i]); ++i, scale /= 10) frac += (s[i] - '0') * scale;
+    s.remove_prefix(i);
+    return frac;
+}
+
+/// "16:20:05" or "16:20:05.123456" (journalctl -o short-precise) -> seconds of the day.
+std::optional<double> time_of_day_frac(sv s) {
+    if (s.size() < 8) return std::nullopt;
+    const auto whole = time_of_day(s.substr(0, 8));
+    sv rest = s.substr(8);
+    const double frac = fraction(rest);
+    if (!whole || !rest.empty()) return std::nullopt;
+    return *whole + frac;
+}
+
 std::optional<double> month_day_time(sv mon, sv day, sv tod, std::optional<int> year) {
     const auto m = month_of(mon);
     const auto d = number<unsigned>(day);
-    const auto s = time_of_day(tod);
+    const auto s = time_of_day_frac(tod);
     if (!m || !d || !s || *d < 1 || *d > 31) return std::nullopt;
     return static_cast<double>(
                days_from_civil(year.value_or(1970), static_cast<unsigned>(*m), *d)) *
@@ -169,16 +191,7 @@ std::optional<Stamp> iso_stamp(sv w) {
     Stamp st;
     st.t = static_cast<double>(days_from_civil(*y, *m, *d)) * 86400.0 + *s;
     sv rest = w.substr(19);
-    if (!rest.empty() && (rest[0] == '.' || rest[0] == ',')) {
-        std::size_t i = 1;
-        while (i < rest.size() && is_digit(rest[i])) ++i;
-        if (i > 1) {
-            double frac = 0, scale = 0.1;
-            for (std::size_t k = 1; k < i; ++k, scale /= 10) frac += (rest[k] - '0') * scale;
-            st.t += frac;
-        }
-        rest = rest.substr(i);
-    }
+    st.t += fraction(rest);
     if (rest.empty()) {
         st.clock = LogClock::local;
         return st;
@@ -250,9 +263,15 @@ std::optional<Stamp> bracket_stamp(sv& s) {
     return st;
 }
 
-/// Strips launcher prefixes a job log puts before a pasted line: srun -l / kubectl "3: " and
-/// mpirun --tag-output "[1,3]<stdout>:".
+/// Strips what comes before a pasted kernel line: srun -l / kubectl "3: ", mpirun --tag-output
+/// "[1,3]<stdout>:", dmesg -x "kern  :warn  : ".
 sv strip_launcher(sv s) {
+    // dmesg -x: "kern  :warn  : [ 1234.567890] ..." (facility and level before the stamp)
+    if (starts(s, "kern ") || starts(s, "kern:")) {
+        const auto c1 = s.find(':');
+        const auto c2 = s.find(": ", c1 + 1);
+        if (c2 != sv::npos && c2 < 16) return trim(s.substr(c2 + 2));
+    }
     std::size_t i = 0;
     while (i < s.size() && i < 6 && is_digit(s[i])) ++i;
     if (i > 0 && i + 1 < s.size() && s[i] == ':' && s[i + 1] == ' ') return trim(s.substr(i + 2));
@@ -269,10 +288,20 @@ sv strip_launcher(sv s) {
 Stamp read_stamp(sv& s) {
     Stamp st;
     if (s.empty()) return st;
-    if (auto b = bracket_stamp(s)) return *b;
+    if (auto b = bracket_stamp(s)) {  // dmesg, or journalctl -o short-monotonic ("host kernel:")
+        sv after = s;
+        const sv host = word(after);
+        if (word(after) == "kernel:") {
+            b->host = host;
+            s = after;
+        }
+        return *b;
+    }
     sv rest = s;
     const sv w0 = word(rest);
     bool journal = false;
+    static constexpr std::array<sv, 7> kDays{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    const bool weekday = w0.size() == 3 && std::find(kDays.begin(), kDays.end(), w0) != kDays.end();
     if (is_digit(s[0])) {  // ISO: journalctl -o short-iso or dmesg --time-format iso
         auto iso = iso_stamp(w0);
         if (!iso) return st;
@@ -285,6 +314,19 @@ Stamp read_stamp(sv& s) {
             s = after;
             journal = true;
         }
+    } else if (weekday) {  // journalctl -o short-full "Wed 2026-01-14 16:20:05 UTC gpu01 kernel: "
+        const sv date = word(rest), tod = word(rest), zone = word(rest), host = word(rest),
+                 tag = word(rest);
+        if (tag != "kernel:") return st;
+        const bool utc = zone == "UTC" || zone == "GMT";
+        const bool numeric = !zone.empty() && (zone[0] == '+' || zone[0] == '-');
+        auto iso = iso_stamp(std::string(date) + "T" + std::string(tod) +
+                             (numeric ? std::string(zone) : std::string(utc ? "Z" : "")));
+        if (!iso) return st;
+        st = *iso;  // a named zone other than UTC: local time
+        st.host = host;
+        s = rest;
+        journal = true;
     } else if (month_of(w0)) {  // journalctl short / syslog "Jan 14 16:20:05 gpu01 kernel: "
         const sv day = word(rest), tod = word(rest), host = word(rest), tag = word(rest);
         const auto t = month_day_time(w0, day, tod, std::nullopt);

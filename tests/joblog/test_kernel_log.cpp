@@ -117,6 +117,30 @@ BOOST_AUTO_TEST_CASE(journalctl_short_iso_is_wall_clock) {
     BOOST_TEST(g.host.empty());
 }
 
+// journalctl -k -o short-precise / short-full / short-monotonic, and dmesg -x.
+BOOST_AUTO_TEST_CASE(other_journalctl_outputs_and_dmesg_x) {
+    const auto p =
+        one("Jan 14 16:20:05.500000 gpu01 kernel: mlx5_core 0000:3b:00.0 ens1f0np0: Link down");
+    BOOST_TEST(clock_of(p) == "local");
+    BOOST_TEST(p.year_unknown);
+    BOOST_TEST(p.time_s == 1182005.5);
+    const auto f = one(
+        "Wed 2026-01-14 16:20:05 UTC gpu01 kernel: mlx5_core 0000:3b:00.0 ens1f0np0: Link down");
+    BOOST_TEST(clock_of(f) == "wall");
+    BOOST_TEST(f.time_s == 1768407605.0);
+    BOOST_TEST(f.host == "gpu01");
+    const auto c = one(
+        "Wed 2026-01-14 16:20:05 CET gpu01 kernel: mlx5_core 0000:3b:00.0 ens1f0np0: Link down");
+    BOOST_TEST(clock_of(c) == "local");
+    BOOST_TEST(c.time_s == 1768407605.0);
+    const auto m = one("[ 1234.567890] gpu01 kernel: mlx5_core 0000:3b:00.0 ens1f0np0: Link down");
+    BOOST_TEST(clock_of(m) == "boot");
+    BOOST_TEST(m.host == "gpu01");
+    const auto x = one("kern  :warn  : [ 1234.567890] mlx5_core 0000:3b:00.0 ens1f0np0: Link down");
+    BOOST_TEST(clock_of(x) == "boot");
+    BOOST_TEST(x.time_s == 1234.567890, boost::test_tools::tolerance(1e-9));
+}
+
 BOOST_AUTO_TEST_CASE(line_without_stamp_keeps_order_only) {
     const auto e = one("mlx5_core 0000:3b:00.0 ens1f0np0: Link down");
     BOOST_TEST(clock_of(e) == "order");
