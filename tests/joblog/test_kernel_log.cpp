@@ -206,6 +206,15 @@ BOOST_AUTO_TEST_CASE(mlx5_temperature_warning) {
         "bit set 0 1");
     BOOST_TEST(e.kind == "temperature");
     BOOST_TEST(!e.value.has_value());
+    // since 2025 ("net/mlx5: Add sensor name to temperature event message", linux-rdma): "%#llx
+    // %#llx." and one "Sensor name[N]: asic" line a sensor, which is detail, not another event
+    const auto n = one(
+        "[ 812.1] mlx5_core 0000:3b:00.0: temp_warn:190:(pid 0): High temperature on sensors with "
+        "bit set 0 0x1.");
+    BOOST_TEST(n.kind == "temperature");
+    BOOST_TEST(
+        none("[ 812.1] mlx5_core 0000:3b:00.0: print_sensor_names_in_bit_set:168:(pid 0): Sensor "
+             "name[0]: asic"));
 }
 
 // mlx5 cmd.c wait_func: "%s(0x%x) timeout. Will cause a leak of a command resource" and
