@@ -265,8 +265,14 @@ std::optional<Stamp> bracket_stamp(sv& s) {
 }
 
 /// Strips what comes before a pasted kernel line: srun -l / kubectl "3: ", mpirun --tag-output
-/// "[1,3]<stdout>:", dmesg -x "kern  :warn  : ".
+/// "[1,3]<stdout>:", dmesg -x "kern  :warn  : ", dmesg -r "<4>".
 sv strip_launcher(sv s) {
+    // dmesg -r: "<4>[ 1234.567890] ..." (the raw level, facility * 8 + level: "<12>" too)
+    if (s.size() > 4 && s[0] == '<') {
+        const auto close = s.find('>');
+        if (close != sv::npos && close <= 4 && number<unsigned>(s.substr(1, close - 1)))
+            return trim(s.substr(close + 1));
+    }
     // dmesg -x: "kern  :warn  : [ 1234.567890] ..." (facility and level before the stamp)
     if (starts(s, "kern ") || starts(s, "kern:")) {
         const auto c1 = s.find(':');

@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(journalctl_short_iso_is_wall_clock) {
     BOOST_TEST(g.host.empty());
 }
 
-// journalctl -k -o short-precise / short-full / short-monotonic, and dmesg -x.
+// journalctl -k -o short-precise / short-full / short-monotonic, dmesg -x and dmesg -r.
 BOOST_AUTO_TEST_CASE(other_journalctl_outputs_and_dmesg_x) {
     const auto p =
         one("Jan 14 16:20:05.500000 gpu01 kernel: mlx5_core 0000:3b:00.0 ens1f0np0: Link down");
@@ -139,6 +139,9 @@ BOOST_AUTO_TEST_CASE(other_journalctl_outputs_and_dmesg_x) {
     const auto x = one("kern  :warn  : [ 1234.567890] mlx5_core 0000:3b:00.0 ens1f0np0: Link down");
     BOOST_TEST(clock_of(x) == "boot");
     BOOST_TEST(x.time_s == 1234.567890, boost::test_tools::tolerance(1e-9));
+    const auto r = one("<4>[ 1234.567890] mlx5_core 0000:3b:00.0 ens1f0np0: Link down");
+    BOOST_TEST(clock_of(r) == "boot");
+    BOOST_TEST(r.kind == "link_down");
 }
 
 BOOST_AUTO_TEST_CASE(line_without_stamp_keeps_order_only) {
