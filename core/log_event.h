@@ -76,7 +76,9 @@ struct LogEvent {
     std::optional<int> opcode;             ///< ibv_wc_opcode number, if printed
     std::string direction;                 ///< "send", "recv" or ""
     std::optional<unsigned> traffic_class, sl, gid_index;
-    std::optional<double> value;           ///< slow_result: Gb/s; temperature: degrees C
+    /// slow_result: Gb/s; temperature: degrees C; link_up: the speed printed, Gb/s (bnxt_en,
+    /// ice); insufficient_power: the slot's watts; gpu_error: the Xid number.
+    std::optional<double> value;
     /// Settings a line prints ("NCCL_IB_TC" -> "106"), for kind "setting" (and any line that
     /// carries one).
     std::map<std::string, std::string> settings;

@@ -9,7 +9,7 @@ cd "$repo"
 seconds=${FUZZ_SECONDS:-45}
 out=build-fuzz
 harnesses=(fuzz_netlink fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs fuzz_http_request
-  fuzz_prom_response fuzz_http_answer)
+  fuzz_prom_response fuzz_http_answer fuzz_job_logs)
 
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF -DROCEHEALTH_UNITY=OFF >/dev/null
@@ -93,6 +93,23 @@ done < <(find tests/cases tests/fixtures/bundles -type f -name '*ethtool*' -prin
 for sel in 0 1 2 3 4; do
   printf "\\x0$sel\\x08\\x00\\x01\\x00\\x2a\\x00\\x00\\x00" >"$corpus/fuzz_netlink/attr-$sel"
 done
+
+# fuzz_job_logs: log lines in every form of the four log readers (tests/fuzz/job_log_seeds: NCCL
+# INFO/WARN of each version, UCX, perftest, dmesg/journal; launcher prefixes, CRLF, cut lines),
+# each file whole and its non-INFO lines one a seed, plus the log files of the case suite.
+for f in tests/fuzz/job_log_seeds/*.log; do
+  b=$(basename "$f" .log)
+  cp "$f" "$corpus/fuzz_job_logs/$b"
+  n=0
+  { grep -v ' NCCL INFO ' "$f" || true; } | while IFS= read -r line; do
+    n=$((n + 1))
+    printf '%s\n' "$line" >"$corpus/fuzz_job_logs/$b-$n"
+  done
+done
+while IFS= read -r -d '' f; do
+  head -c 65536 "$f" >"$corpus/fuzz_job_logs/case-$(echo "$f" | tr '/' '_')"
+done < <(find tests/cases -type f \( -name '*.log' -o -name '*nccl*' -o -name '*ucx*' \
+         -o -name '*perftest*' -o -name '*dmesg*' -o -name '*journal*' \) -print0 2>/dev/null)
 
 status=0
 for h in "${harnesses[@]}"; do
