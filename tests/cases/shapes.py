@@ -445,6 +445,219 @@ def renamed(caps, ctx):
     return out
 
 
+# --- job logs (issue 28) -------------------------------------------------------------------
+# The shapes a job's own log (NCCL, UCX, perftest) is pasted in: ranks interleaved, each line
+# prefixed by the launcher, the last line cut, several hosts' logs joined into one file or one
+# file split per host, and the logs moved between a `logs/` directory and the hosts' captures.
+# Kernel logs (dmesg, journalctl) are left alone: dmesg lines do not name their host, so where
+# they sit is their meaning. CRLF line ends of logs are the `crlf` shape above (every text file).
+
+JOB_LOG = re.compile(r"NCCL (?:INFO|WARN)|\bUCX\s+(?:ERROR|WARN|INFO|DIAG)|ib_mlx5_log\.c|Completion with error at"
+                     r"|Failed status \d|BW average\[|#bytes\s+#iterations")
+# A line that holds the evidence itself: cutting it would change the case by design.
+EVENT_LINE = re.compile(r"NCCL WARN|UCX\s+ERROR|Got completion|Failed status|Completion with error|retry count"
+                        r"|Link (?:down|up)|segfault|Killed process|Xid|CANCELLED|async event", re.I)
+LAUNCH_PREFIX = re.compile(r"^(?:\d+: |\[1,\d+\]<std(?:out|err)>:|\[pod/[^\]]*\] )")
+LINE_HOST = re.compile(r"(?:^|[\s\]:>])\[?([A-Za-z][\w.-]*):(\d+):(\d+)(?:\]| \[\d+\])")
+
+
+def is_job_log(name, data):
+    return name not in NAMED and is_text(data) and JOB_LOG.search(text_of(data)) is not None
+
+
+def sorted_caps(caps):
+    return {k: caps[k] for k in sorted(caps, key=natural_key)}
+
+
+def job_logs_by_cap(caps):
+    found = {cap: [n for n, d in files if is_job_log(n, d)] for cap, files in caps.items()}
+    return {cap: names for cap, names in found.items() if names}
+
+
+def split_keep(t):
+    """Lines of a text and whether it ended with a newline."""
+    return t.split("\n")[:-1] if t.endswith("\n") else t.split("\n"), t.endswith("\n")
+
+
+def interleave_logs(caps, ctx):
+    """Two job logs of one capture as one terminal shows them: their lines alternate (each file's
+    order kept), in the first file's name."""
+    out, done = {}, False
+    logs = job_logs_by_cap(caps)
+    for cap, files in caps.items():
+        names = logs.get(cap, [])
+        if len(names) < 2:
+            out[cap] = files
+            continue
+        d = dict(files)
+        a, _ = split_keep(text_of(d[names[0]]))
+        b, _ = split_keep(text_of(d[names[1]]))
+        merged_lines = []
+        for i in range(max(len(a), len(b))):
+            merged_lines += ([a[i]] if i < len(a) else []) + ([b[i]] if i < len(b) else [])
+        out[cap] = [(n, bytes_of("\n".join(merged_lines) + "\n")) if n == names[0] else (n, dd)
+                    for n, dd in files if n != names[1]]
+        done = True
+    if not done:
+        raise NotApplicable("no capture holds two job logs")
+    return out
+
+
+def prefix_logs(fmt):
+    """Every line of each job log prefixed as a launcher does (`srun -l` "3: ", `mpirun
+    --tag-output` "[1,3]<stdout>:", `kubectl logs --prefix` "[pod/trainer-worker-3/pytorch] "),
+    a rank / pod number per file; a log already prefixed keeps its own."""
+    def shape(caps, ctx):
+        out, k, done = {}, 0, False
+        logs = job_logs_by_cap(caps)
+        for cap, files in caps.items():
+            new = []
+            for n, d in files:
+                if n not in logs.get(cap, []):
+                    new.append((n, d))
+                    continue
+                lines, nl = split_keep(text_of(d))
+                first = next((l for l in lines if l.strip()), "")
+                if LAUNCH_PREFIX.match(first):
+                    new.append((n, d))
+                    continue
+                new.append((n, bytes_of("\n".join(fmt % k + l for l in lines) + ("\n" if nl else ""))))
+                k += 1
+                done = True
+            out[cap] = new
+        if not done:
+            raise NotApplicable("no job log without a launcher prefix")
+        return out
+    return shape
+
+
+def cut_last_line(caps, ctx):
+    """The last line of each job log cut mid-way, with no newline (a copy stopped short)."""
+    out, done = {}, False
+    logs = job_logs_by_cap(caps)
+    for cap, files in caps.items():
+        new = []
+        for n, d in files:
+            if n not in logs.get(cap, []):
+                new.append((n, d))
+                continue
+            lines, _ = split_keep(text_of(d))
+            while lines and not lines[-1].strip():
+                lines.pop()
+            if not lines or len(lines[-1]) < 8:
+                new.append((n, d))
+                continue
+            if EVENT_LINE.search(lines[-1]):
+                raise Skip("%s/%s ends with an event line: cutting it changes the evidence" % (cap, n))
+            lines[-1] = lines[-1][:len(lines[-1]) // 2]
+            new.append((n, bytes_of("\n".join(lines))))
+            done = True
+        out[cap] = new
+    if not done:
+        raise NotApplicable("no job log")
+    return out
+
+
+def host_of_line(line):
+    m = LINE_HOST.search(LAUNCH_PREFIX.sub("", line, count=1))
+    return m.group(1) if m else None
+
+
+def split_by_host(caps, ctx):
+    """A job log naming several hosts ("gpu01:1234:1250 [3] ...", "[gpu01:1234:0] ...") split into
+    one file per host in the same capture; a line naming no host stays with the line above it."""
+    out, done = {}, False
+    logs = job_logs_by_cap(caps)
+    for cap, files in caps.items():
+        new = []
+        for n, d in files:
+            if n not in logs.get(cap, []):
+                new.append((n, d))
+                continue
+            lines, _ = split_keep(text_of(d))
+            per, order, cur = {}, [], None
+            for l in lines:
+                cur = host_of_line(l) or cur
+                key = cur or ""
+                if key not in per:
+                    per[key] = []
+                    order.append(key)
+                per[key].append(l)
+            hosts = [h for h in order if h]
+            if len(hosts) < 2:
+                new.append((n, d))
+                continue
+            if "" in per:  # lines before the first host line go with the first host
+                per[hosts[0]] = per.pop("") + per[hosts[0]]
+            stem = n.rsplit(".", 1)[0]
+            for h in hosts:
+                new.append(("%s-%s.log" % (stem, h), bytes_of("\n".join(per[h]) + "\n")))
+            done = True
+        out[cap] = new
+    if not done:
+        raise NotApplicable("no job log names two hosts")
+    return out
+
+
+def join_logs(caps, ctx):
+    """Every job log of a capture joined into one file (`cat *.log > job.log`)."""
+    out, done = {}, False
+    logs = job_logs_by_cap(caps)
+    for cap, files in caps.items():
+        names = logs.get(cap, [])
+        if len(names) < 2:
+            out[cap] = files
+            continue
+        d = dict(files)
+        body = "".join(text_of(d[n]) if text_of(d[n]).endswith("\n") else text_of(d[n]) + "\n" for n in names)
+        out[cap] = [(n, dd) for n, dd in files if n not in names] + [("job-all.log", bytes_of(body))]
+        done = True
+    if not done:
+        raise NotApplicable("no capture holds two job logs")
+    return out
+
+
+def logs_to_logs_dir(caps, ctx):
+    """Job logs moved out of the hosts' capture directories into one `logs/` directory beside them
+    (a file name that would clash gets the capture's name in front)."""
+    logs = job_logs_by_cap(caps)
+    moved = [(cap, n) for cap, names in logs.items() for n in names]
+    if not moved or (len(caps) == 1):
+        raise NotApplicable("no job log inside a host's capture")
+    out = {cap: [(n, d) for n, d in files if (cap, n) not in moved] for cap, files in caps.items()}
+    if any(not files for files in out.values()):
+        raise NotApplicable("a capture holding only job logs is already a logs directory")
+    target, used = [], set()
+    for cap, files in caps.items():
+        for n, d in files:
+            if (cap, n) in moved:
+                name = n if n not in used else "%s-%s" % (cap, n)
+                used.add(name)
+                target.append((name, d))
+    out["logs" if "logs" not in out else "joblogs"] = target
+    return sorted_caps(out)
+
+
+def logs_dir_into_capture(caps, ctx):
+    """A directory holding only job logs emptied into the last capture of the case (the logs
+    pasted with the last capture)."""
+    logs = job_logs_by_cap(caps)
+    only = [cap for cap, files in caps.items() if files and all(is_job_log(n, d) for n, d in files)]
+    rest = [cap for cap in caps if cap not in only]
+    if not only or not rest:
+        raise NotApplicable("no directory holding only job logs beside host captures")
+    last = rest[-1]
+    out = {cap: list(files) for cap, files in caps.items() if cap not in only}
+    names = {n for n, _ in out[last]}
+    for cap in only:
+        for n, d in caps[cap]:
+            name = n if n not in names else "%s-%s" % (cap, n)
+            names.add(name)
+            out[last].append((name, d))
+    del logs
+    return sorted_caps(out)
+
+
 # --- the shape table -------------------------------------------------------------------------
 
 SHAPES = [
@@ -470,6 +683,15 @@ SHAPES = [
     ("date-Is", date_lines("Is")),
     ("date-CST", date_lines("CST")),
     ("renamed", renamed),
+    ("log-interleave", interleave_logs),
+    ("log-prefix-srun", prefix_logs("%d: ")),
+    ("log-prefix-mpirun", prefix_logs("[1,%d]<stdout>:")),
+    ("log-prefix-kubectl", prefix_logs("[pod/trainer-worker-%d/pytorch] ")),
+    ("log-cut-last-line", cut_last_line),
+    ("log-split-per-host", split_by_host),
+    ("log-join-one-file", join_logs),
+    ("log-into-logs-dir", logs_to_logs_dir),
+    ("logs-dir-into-capture", logs_dir_into_capture),
     ("no-clock", lambda caps, ctx: no_clock_merged(caps, ctx)),
 ]
 
