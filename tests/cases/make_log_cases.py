@@ -1083,6 +1083,107 @@ linux-rdma/perftest's README and issues, "--report_gbits"), RoCE on priority 3, 
 Expected: no finding, exit 0.""", caps, neg=r"\[(warning|error)\]")
 
 
+def s5_after_async_port_error():
+    base = TS0 + 29 * DAY + 1 * 3600
+    a, b = Host("gpu201", 201, base), Host("gpu202", 202, base)
+    ver = "2.28.3"
+    t_down, t_up = 330.0, 338.0
+    ranks = [Rank(a, d, 20100 + d, d) for d in range(2)]
+    lines = interleave(*[nccl_init(r, ver, 4, {"NCCL_IB_GID_INDEX": "3"}) for r in ranks])
+    lines.append(nccl_warn(ranks[0], "transport/net_ib.cc:253", "NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)",
+                           stamp=a.local(t_down + 0.1)))
+    for r in ranks:
+        lines += nccl_error_block(r, (2, 28), completion((2, 28), b.oob_ip, 45002 + r.dev, 5, 32656, 32659, 249, "Recv", a.gid(), b.gid()),
+                                  stamp=a.local(t_down + 0.4 + r.dev))
+    lines.append(nccl_warn(ranks[0], "transport/net_ib.cc:253", "NET/IB : mlx5_0:1 Got non-fatal async event: port active(9)",
+                           stamp=a.local(t_up + 0.2)))
+    lines += [torch_watchdog(r, t_up + 600, ver) for r in ranks]
+    dm = text(boot_noise(a) + [mlx5_link(a, t_down, "down"), mlx5_link(a, t_up, "up")])
+    ea = eth_steps(traffic(80, stop=t_down), link_down_events_phy=(1, [(t_down, t_down + 1, 1)]))
+    ha = hw(80, stop=t_down, req_cqe_flush_error=(388, [(t_down, t_down + 2, 2)]), resp_cqe_flush_error=(402, [(t_down, t_down + 2, 64)]))
+    caps = {"gpu201-t0": capture(a, 0, eth=ea, hwc=ha, extra={"dmesg.txt": text(boot_noise(a))}),
+            "gpu201-t1": capture(a, 600, eth=ea, hwc=ha, extra={"dmesg.txt": dm}),
+            "gpu202-t0": capture(b, 0, eth=traffic(80, stop=t_down)), "gpu202-t1": capture(b, 600, eth=traffic(80, stop=t_down)),
+            "logs": {"nccl-gpu201.log": text(lines)}}
+    case("j28-s5-flush-after-port-error-async-nccl228", "j28-s5-flush", 1,
+         [r"flush|status\s*5", r"port\s*error|async|link\s*down|link_flap|went\s*down"], """
+Status 5 flushes with no error completion before them: the first cause is an async event. NCCL 2.28 forms:
+"NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)" (ncclIbAsyncThreadMain; the nvidia
+resiliency-ext log corpus shows the same line with the 2.26+ "[date time]" prefix), then two flushes
+"NET/IB: Got completion from peer 172.16.0.202<45002> with status=5 opcode=32656 len=32659 vendor err 249
+(Recv) ... hca mlx5_0" (nccl #1814's flush line), then "port active(9)".
+gpu201's dmesg (boot stamps, its /proc/uptime): "mlx5_core 0000:3b:00.0 ens1f0np0: Link down" at t0+330 s, "Link
+up" 8 s later; link_down_events_phy +1; req/resp_cqe_flush_error rise; traffic stops.
+Expected: the flushes pointed at the port error / link down before them as the first cause.""",
+         caps, neg=blames("oom", "killed", "pause", "crc"))
+
+
+def benign_aer_correctable_68():
+    base = TS0 + 30 * DAY + 18 * 3600
+    a = Host("gpu211", 211, base, up_days=190)
+    t_aer = a.boot - base + 77 * DAY + 5123
+    jk = ["-- Boot 6d3f00d32c474b8e9d0a3f5e7c1b2ad3 --"] + [a.journal(t) + " " + m for t, m in (
+        (a.boot - base + 5.9, "mlx5_core 0000:3b:00.0: firmware version: 28.39.2048"),
+        (a.boot - base + 14.8, "mlx5_core 0000:3b:00.0 ens1f0np0: Link up"),
+        (t_aer, "pcieport 0000:3a:00.0: AER: Correctable error message received from 0000:3b:00.0"),
+        (t_aer, "mlx5_core 0000:3b:00.0: PCIe Bus Error: severity=Correctable, type=Physical Layer, (Receiver ID)"),
+        (t_aer, "mlx5_core 0000:3b:00.0:   device [15b3:1021] error status/mask=00000001/00002000"),
+        (t_aer, "mlx5_core 0000:3b:00.0:    [ 0] RxErr                  (First)"))]
+    caps = {"t0": capture(a, 0, hostname=False, extra={"journalctl-k.txt": text(jk)}),
+            "t1": capture(a, 600, hostname=False, extra={"journalctl-k.txt": text(jk)})}
+    case("j28-benign-aer-correctable-68-journalctl", "j28-benign", 0, None, """
+Healthy control, the Linux 6.8+ wording: journalctl -k of a host up 190 days with one "AER: Correctable error
+message received from 0000:3b:00.0" / "PCIe Bus Error: severity=Correctable, type=Physical Layer" on day 77
+(the same event the pre-6.8 kernels call "Corrected error received" / "severity=Corrected"). One correctable
+error in months is no finding; traffic and counters over 600 s healthy.
+Expected: exit 0.""", caps, neg=r"\[(warning|error)\]")
+
+
+def check_case_clocks(cid):
+    """Self-check of one written case: every log time falls where the captures allow it. Boot
+    stamps <= that capture's /proc/uptime, dmesg -T / journalctl times <= its `timestamp`, UCX
+    epoch stamps and NCCL "[date time]" stamps within the case's first and last capture."""
+    import calendar
+    import re
+    root = os.path.join(HERE, cid)
+    stamps = {}
+    for cap in sorted(os.listdir(root)):
+        tsf = os.path.join(root, cap, "timestamp")
+        if os.path.isfile(tsf):
+            stamps[cap] = int(open(tsf).read())
+    lo, hi = min(stamps.values()), max(stamps.values())
+    for cap in sorted(os.listdir(root)):
+        d = os.path.join(root, cap)
+        if not os.path.isdir(d):
+            continue
+        up = None
+        if os.path.isfile(os.path.join(d, "proc-uptime.txt")):
+            up = float(open(os.path.join(d, "proc-uptime.txt")).read().split()[0])
+        ts = stamps.get(cap, hi)
+        for fn in os.listdir(d):
+            for line in open(os.path.join(d, fn), errors="replace"):
+                m = re.match(r"^\[\s*(\d{1,9}\.\d{6})\] (?!\[)", line)
+                if m and up is not None:
+                    assert float(m.group(1)) <= up + 0.01, (cid, cap, fn, line)
+                m = re.match(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]", line)
+                if m:
+                    t = calendar.timegm(time.strptime(m.group(1), "%a %b %d %H:%M:%S %Y"))
+                    assert t <= ts, (cid, cap, fn, line)
+                m = re.match(r"^(\w{3} \d\d \d\d:\d\d:\d\d) \S+ kernel:", line)
+                if m:
+                    year = time.gmtime(ts).tm_year
+                    t = calendar.timegm(time.strptime("%d %s" % (year, m.group(1)), "%Y %b %d %H:%M:%S"))
+                    if t > ts:
+                        t = calendar.timegm(time.strptime("%d %s" % (year - 1, m.group(1)), "%Y %b %d %H:%M:%S"))
+                    assert t <= ts, (cid, cap, fn, line)
+                for m in re.finditer(r"\[(\d{10})\.\d{6}\] \[", line):
+                    assert lo <= int(m.group(1)) <= hi, (cid, cap, fn, line)
+                m = re.search(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] \S+:\d+:\d+ \[", line)
+                if m:
+                    t = calendar.timegm(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S"))
+                    assert lo <= t <= hi, (cid, cap, fn, line)
+
+
 def write_expected():
     path = os.path.join(HERE, "EXPECTED")
     with open(path) as f:
@@ -1143,5 +1244,9 @@ Expected: status 4 named as ACS / IOMMU / GPUDirect, not the link.""")
     benign_insufficient_power()
     benign_unused_port()
     benign_perftest_line_rate()
+    s5_after_async_port_error()
+    benign_aer_correctable_68()
+    for c in mc.CASES:
+        check_case_clocks(c[0])
     write_expected()
     print("wrote %d cases" % len(mc.CASES))
