@@ -1139,6 +1139,71 @@ error in months is no finding; traffic and counters over 600 s healthy.
 Expected: exit 0.""", caps, neg=r"\[(warning|error)\]")
 
 
+class BnxtHost(Host):
+    """A Broadcom BCM57508 host: bnxt_re0 / ens2f0np0 at 0000:41:00.0."""
+
+    def __init__(self, name, n, base, up_days=9.1):
+        Host.__init__(self, name, n, base, up_days)
+        mac = "00:0a:f7:b2:%02x:40" % n
+        self.ports = [Port("bnxt_re0", "ens2f0np0", mac, "0000:41:00.0", ip=self.roce_ip, driver="bnxt")]
+        self.mac = mac
+
+
+def bnxt_capture(h, t, eth=None, hwc=None, gbps=80.0, extra=None):
+    p = h.ports[0]
+    e = mc.bnxt_defaults(t, gbps)
+    e.update(eth(t) if eth else {})
+    hh = mc.bnxt_hwc_defaults(t, gbps)
+    hh.update(hwc(t) if hwc else {})
+    up = h.uptime(t)
+    f = {"ethtool-S-ens2f0np0.txt": mc.bnxt_ethtool(e), "ethtool-i-ens2f0np0.txt": mc.ethtool_i(p),
+         "hw_counters.txt": mc.hwc_listing("bnxt_re0", hh, mc.BNXT_HWC), "ibv_devinfo-v.txt": mc.devinfo([p]),
+         "ip-d-link.txt": mc.ip_d_link([p], mgmt=True).replace(mc.MGMT["mac"], h.oob_mac), "ip-addr.txt": ip_addr(h),
+         "proc-uptime.txt": "%.2f %.2f\n" % (up, up * 61.7), "boot_id": h.boot_id + "\n", "hostname": h.name + "\n",
+         "timestamp": "%d\n" % (h.base + t)}
+    f.update(extra or {})
+    return f
+
+
+def s12_bnxt_own_link_flap():
+    base = TS0 + 31 * DAY + 11 * 3600
+    a, b = BnxtHost("node-b01", 231, base), BnxtHost("node-b02", 232, base)
+    t_down, t_up, t_err = 140.0, 171.0, 148.6
+    log = []
+    for i, pid in enumerate((24011, 24012)):
+        log.append("[%s:%d:0:%d] rc_verbs_iface.c:68   Fatal: send completion[%d] with error on bnxt_re0/0x55d1c2a0f%03x: "
+                   "transport retry counter exceeded, vendor_err 0x0 wr_id 0x7f3a1c2b4e%02x" % (a.name, pid, pid, i, 0x100 * i, 0x40 + i))
+    log += ["==== backtrace (tid:  24011) ====",
+            " 0  /usr/lib/libucs.so.0(ucs_handle_error+0x2e4) [0x7f3a1e8b30a4]",
+            " 1  /usr/lib/libucs.so.0(ucs_fatal_error_message+0x5d) [0x7f3a1e8b0070]",
+            " 2  /usr/lib/ucx/libuct_ib.so.0(uct_rc_verbs_iface_progress+0x3a1) [0x7f3a1c2b4e11]",
+            "================================="]
+    jk = [a.journal(t) + " " + m for t, m in (
+        (-3 * DAY, "bnxt_en 0000:41:00.0 ens2f0np0: NIC Link is Up, 100000 Mbps (NRZ) full duplex, Flow control: ON - receive & transmit"),
+        (t_down, "bnxt_en 0000:41:00.0 ens2f0np0: NIC Link is Down"),
+        (t_up, "bnxt_en 0000:41:00.0 ens2f0np0: NIC Link is Up, 100000 Mbps (NRZ) full duplex, Flow control: ON - receive & transmit"),
+        (t_up, "bnxt_en 0000:41:00.0 ens2f0np0: FEC autoneg off encoding: Clause 91 RS(528,514)"))]
+    def ea(t):
+        eff = t if t <= t_down else t_down + max(0, t - t_up)
+        v = mc.bnxt_defaults(eff)
+        v["link_down_events"] = 1 + (1 if t >= t_down else 0)
+        return v
+    ha = lambda t: {"to_retransmits": 1200 + (14 if t >= t_err else 0), "max_retry_exceeded": 3 + (2 if t >= t_err else 0)}
+    caps = {"node-b01-t0": bnxt_capture(a, 0, eth=ea, hwc=ha), "node-b01-t1": bnxt_capture(a, 300, eth=ea, hwc=ha, extra={
+                "journalctl-k.txt": text(jk), "ucx-fatal.txt": text(log)}),
+            "node-b02-t0": bnxt_capture(b, 0), "node-b02-t1": bnxt_capture(b, 300)}
+    case("j28-s12-bnxt-own-link-flap-ucx-verbs", "j28-s12-link-flap", 1,
+         [r"retry|status\s*12", r"link|flap|down|carrier"], """
+Status 12 on a Broadcom host through UCX's verbs transport, whose fatal path prints "send completion[0] with
+error on bnxt_re0/0x...: transport retry counter exceeded, vendor_err 0x0 wr_id 0x..." (UCT_IB_IFACE_VERBS_
+COMPLETION_ERR in uct/ib/base/ib_iface.h, the issue's bnxt_re / irdma form; no level, no epoch stamp: "[host:
+pid:tid:tid]" as in openucx/ucx #9590), no peer named. node-b01's journalctl -k: "bnxt_en 0000:41:00.0
+ens2f0np0: NIC Link is Down" at t0+140 s, "NIC Link is Up, 100000 Mbps (NRZ) full duplex, Flow control: ON -
+receive & transmit" 31 s later (bnxt_report_link); link_down_events +1 (bnxt_ethtool.c), max_retry_exceeded +2
+and to_retransmits +14 (bnxt_re hw_counters.c). Captures 300 s apart.
+Expected: status 12 explained by node-b01's own link going down.""", caps, neg=blames("oom", "killed", "pause", "crc"))
+
+
 def check_case_clocks(cid):
     """Self-check of one written case: every log time falls where the captures allow it. Boot
     stamps <= that capture's /proc/uptime, dmesg -T / journalctl times <= its `timestamp`, UCX
@@ -1246,6 +1311,7 @@ Expected: status 4 named as ACS / IOMMU / GPUDirect, not the link.""")
     benign_perftest_line_rate()
     s5_after_async_port_error()
     benign_aer_correctable_68()
+    s12_bnxt_own_link_flap()
     for c in mc.CASES:
         check_case_clocks(c[0])
     write_expected()
