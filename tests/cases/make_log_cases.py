@@ -1220,6 +1220,71 @@ and to_retransmits +14 (bnxt_re hw_counters.c). Captures 300 s apart.
 Expected: status 12 explained by node-b01's own link going down.""", caps, neg=blames("oom", "killed", "pause", "crc"))
 
 
+def s12_ib_timeout_too_short():
+    base = TS0 + 32 * DAY + 8 * 3600
+    a, b = Host("gpu241", 241, base), Host("gpu242", 242, base)
+    ver = "2.25.1"
+    t_err = 318.0
+    ranks = [Rank(a, d, 24100 + d, d) for d in range(2)]
+    env = {"NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "106", "NCCL_IB_TIMEOUT": "10", "NCCL_IB_RETRY_CNT": "7"}
+    lines = interleave(*[nccl_init(r, ver, 4, env) for r in ranks])
+    lines += nccl_error_block(ranks[1], (2, 25), completion((2, 25), b.oob_ip, 52301, 12, 0, 0, 129, "Send", a.gid(), b.gid()))
+    lines += [torch_watchdog(r, t_err + 600, ver) for r in ranks]
+    # Incast bursts: short PFC pauses (1.2 % of the time), each up to tens of ms: harmless with the
+    # default timeout (20: ~34 s), longer than (7+1) x 4.096 us x 2^10 = 33.5 ms.
+    burst = eth_steps(traffic(70), rx_prio3_pause=(9001, [(0, 600, 600 * 110)]),
+                      rx_prio3_pause_duration=(1200311, [(0, 600, 600 * 12000)]))
+    ha = hw(70, local_ack_timeout_err=(3, [(0, 600, 95)]), req_cqe_error=(21, [(t_err, t_err + 1, 1)]),
+            req_transport_retries_exceeded=(0, [(t_err, t_err + 1, 1)]))
+    caps = {"gpu241-t0": capture(a, 0, eth=burst, hwc=ha, gbps=70), "gpu241-t1": capture(a, 600, eth=burst, hwc=ha, gbps=70),
+            "gpu242-t0": capture(b, 0, gbps=70), "gpu242-t1": capture(b, 600, gbps=70),
+            "logs": {"nccl-gpu241.log": text(lines)}}
+    case("j28-s12-nccl-ib-timeout-too-short", "j28-s12-timeout", 1,
+         [towards(S12, r"gpu242\b", r"172\.16\.0\.242\b", r"10\.10\.1\.242\b"),
+          r"NCCL_IB_TIMEOUT|ib_timeout|timeout[^\n]{0,40}(too\s+short|short|33\s*ms)"], """
+NCCL_IB_TIMEOUT set too short. NCCL 2.25 prints "NCCL_IB_TIMEOUT set by environment to 10." at init (the user
+copied it from an old tuning guide); the QP's local ACK timeout is then 4.096 us x 2^10 = 4.2 ms and with
+NCCL_IB_RETRY_CNT 7 the retries run out after (7+1) x 4.2 = 33.5 ms. Later "NET/IB: Got completion from peer
+172.16.0.242<52301> with status=12 opcode=0 len=0 vendor err 129 (Send) ... hca mlx5_0". NCCL 2.29's own hint
+for status 12 names exactly this ("NCCL_IB_TIMEOUT is set too short (the default value is 20 ...)"); the NCCL
+env docs give the formula. Counters over 600 s: short PFC pause bursts on gpu241 (rx_prio3_pause_duration
++7.2 s = 1.2 % of the time, 110 pauses a second: incast), a few ACK timeouts (+95); nothing a 34 s timeout
+would fail on. No crash, no link event, no CRC.
+Expected: status 12 towards gpu242 with NCCL_IB_TIMEOUT=10 (about 33 ms) named as too short.""",
+         caps, neg=blames("oom", "killed", "crc", "physical", "link_flap"))
+
+
+def perftest_slow_pcie():
+    base = TS0 + 33 * DAY + 16 * 3600
+    a, b = Host("gpu251", 251, base), Host("gpu252", 252, base)
+    lspci = (mc.lspci_bridge("0000:3a:00.0", "Intel Corporation Ice Lake PCI Express Root Port A", "Root Port (Slot+)",
+                             "3a", "3b", "3b", ("16GT/s", 16), ("8GT/s", 4), port_no=1, slot=2)
+             + mc.lspci_nic("0000:3b:00.0", "cx6dx", ("16GT/s", 16), ("8GT/s", 4)))
+    out = ["$ ib_write_bw -d mlx5_0 -x 3 -F --report_gbits -q 2 -D 30 %s" % b.roce_ip,
+           "---------------------------------------------------------------------------------------",
+           "                    RDMA_Write BW Test",
+           " Dual-port       : OFF\t\tDevice         : mlx5_0",
+           " Number of qps   : 2\t\tTransport type : IB",
+           " Connection type : RC\t\tUsing SRQ      : OFF",
+           " Mtu             : 4096[B]", " Link type       : Ethernet", " GID index       : 3",
+           "---------------------------------------------------------------------------------------",
+           " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]",
+           " 65536      1493418          26.18              26.10  \t\t   0.049781",
+           "---------------------------------------------------------------------------------------"]
+    e = traffic(26.1)
+    caps = {"gpu251-t0": capture(a, 0, eth=e, gbps=26.1, extra={"lspci-vv.txt": lspci}),
+            "gpu251-t1": capture(a, 120, eth=e, gbps=26.1, extra={"lspci-vv.txt": lspci, "ib_write_bw.txt": text(out)}),
+            "gpu252-t0": capture(b, 0, eth=e, gbps=26.1), "gpu252-t1": capture(b, 120, eth=e, gbps=26.1)}
+    case("j28-perftest-slow-result-pcie-x4", "j28-perftest", 1,
+         [r"26\.1\d?\s*Gb/s|slow_result|ib_write_bw|perftest", r"pcie|x4|8\s*GT/s"], """
+A perftest result far below the link rate: ib_write_bw between two 100 GbE ConnectX-6 Dx hosts averages 26.10
+Gb/s (the perftest result table, "--report_gbits"; linux-rdma/perftest issues about low bandwidth), and
+gpu251's lspci -vv shows why: the NIC and its root port trained at 8 GT/s x4 of 16 GT/s x16 (LnkSta
+downgraded), about 31.5 Gb/s of PCIe (NVIDIA/l2fwd-nv #6 is the x8 version of this). Counters over 120 s show
+26 Gb/s of RoCE and no errors, pause or drops.
+Expected: the slow result named, with the PCIe link (x4 / 8 GT/s) as its cause.""", caps, neg=blames("pause", "crc", "oom"))
+
+
 def check_case_clocks(cid):
     """Self-check of one written case: every log time falls where the captures allow it. Boot
     stamps <= that capture's /proc/uptime, dmesg -T / journalctl times <= its `timestamp`, UCX
@@ -1308,6 +1373,8 @@ Expected: status 4 named as ACS / IOMMU / GPUDirect, not the link.""")
     s5_after_async_port_error()
     benign_aer_correctable_68()
     s12_bnxt_own_link_flap()
+    s12_ib_timeout_too_short()
+    perftest_slow_pcie()
     for c in mc.CASES:
         check_case_clocks(c[0])
     mc.write_expected("make_log_cases.py", ["issue 28: job logs (NCCL, UCX, perftest, kernel) joined with the counters; class j28-<what>"])
