@@ -674,8 +674,9 @@ printIbWcStatusHint), WARN lines with the "[date time]" prefix; one file per pro
 writes them (logs/nccl.gpu41.44100, nccl.gpu41.44101).
 600 s between captures: gpu41 (sender) local_ack_timeout_err +2,400 and packet_seq_err +1,800, gpu42 (receiver)
 out_of_sequence +5,200: packets lost in the fabric between them; no pause, no CRC, no link event, no crash.
-Expected: status 12 towards gpu42 with the transport counters as the evidence.""",
-         caps, neg=blames("oom", "killed", "pause", "crc", "physical"))
+NCCL_IB_TIMEOUT is not set (default 20, ~34 s): NCCL's own HINT about a short timeout does not apply.
+Expected: status 12 towards gpu42 with the transport counters as the evidence, not the timeout setting.""",
+         caps, neg=blames("oom", "killed", "pause", "crc", "physical", "ib_timeout", "NCCL_IB_TIMEOUT"))
 
 
 def s12_no_evidence():
