@@ -69,9 +69,9 @@ class Host:
     def journal(self, t):
         return "%s %s kernel:" % (time.strftime("%b %d %H:%M:%S", time.gmtime(self.base + t)), self.name)
 
-    def local(self, t, frac=False):
-        s = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(self.base + int(t)))
-        return s
+    def local(self, t):
+        """NCCL >= 2.26's WARN stamp "[%F %T]" (local time; the host runs in UTC)."""
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(self.base + int(t)))
 
 
 def ip_addr(h):
@@ -313,9 +313,6 @@ def boot_noise(h, clock="boot"):
 
 
 # ================================================================= the cases
-LOG_CASES = []
-
-
 # What a user checks in a job-log finding: the status class in words or number (never a counter
 # name such as "retry_exceeded" or "req_cqe_flush_error"), and the peer named on the same line.
 S12 = r"retry\s+(count\s+|counter\s+)?exceeded|status\s*=?\s*12\b|retry_exc_err|synd\w*\s*0x15"

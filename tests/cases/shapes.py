@@ -621,7 +621,6 @@ def logs_to_logs_dir(caps, ctx):
 def logs_dir_into_capture(caps, ctx):
     """A directory holding only job logs emptied into the last capture of the case (the logs
     pasted with the last capture)."""
-    logs = job_logs_by_cap(caps)
     only = [cap for cap, files in caps.items() if files and all(is_job_log(n, d) for n, d in files)]
     rest = [cap for cap in caps if cap not in only]
     if not only or not rest:
@@ -634,7 +633,6 @@ def logs_dir_into_capture(caps, ctx):
             name = n if n not in names else "%s-%s" % (cap, n)
             names.add(name)
             out[last].append((name, d))
-    del logs
     return sorted_caps(out)
 
 
