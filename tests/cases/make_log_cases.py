@@ -172,6 +172,13 @@ def job_ranks(hosts, per_host, pid0, pid_step=100):
     return [Rank(h, d, pid0 + pid_step * hi + d, per_host * hi + d) for hi, h in enumerate(hosts) for d in range(per_host)]
 
 
+def job_start(h, n, pid0, ver, nranks, env=None):
+    """n ranks on host h (local GPUs [0]..[n-1], pids pid0..) and their init INFO lines as one
+    terminal shows them (interleaved)."""
+    ranks = [Rank(h, d, pid0 + d, d) for d in range(n)]
+    return ranks, interleave(*[nccl_init(r, ver, nranks, env) for r in ranks])
+
+
 def nccl_info(r, msg, tid=None, stamp=None):
     return "%s%s NCCL INFO %s" % ("[%s] " % stamp if stamp else "", r.p(tid), msg)
 
@@ -520,8 +527,7 @@ def s12_peer_crc():
     a, b = Host("gpu08", 8, base), Host("gpu09", 9, base)
     ver = "2.15.5"
     t_err = 512.0
-    ranks = [Rank(a, d, 7311 + d, d) for d in range(2)]
-    lines = interleave(*[nccl_init(r, ver, 4, {"NCCL_IB_TIMEOUT": "18"}) for r in ranks])
+    ranks, lines = job_start(a, 2, 7311, ver, 4, {"NCCL_IB_TIMEOUT": "18"})
     for r in ranks:
         lines += nccl_error_block(r, (2, 15), completion((2, 15), b.oob_ip, 48761 + r.dev, 12, 0, 0, 129))
     phy = eth_steps(traffic(55), rx_crc_errors_phy=(41, [(0, 600, 92400)]), rx_symbol_err_phy=(3, [(0, 600, 8100)]),
@@ -586,8 +592,7 @@ def s12_link_flap():
     a, b = Host("gpu21", 21, base), Host("gpu22", 22, base)
     ver = "2.20.5"
     t_down, t_up, t_err = 250.0, 262.0, 258.6  # NCCL_IB_TIMEOUT 18: (7+1) x 4.096 us x 2^18 = 8.6 s
-    ranks = [Rank(a, d, 9021 + d, d) for d in range(2)]
-    lines = interleave(*[nccl_init(r, ver, 4, {"NCCL_IB_TIMEOUT": "18", "NCCL_IB_GID_INDEX": "3"}) for r in ranks])
+    ranks, lines = job_start(a, 2, 9021, ver, 4, {"NCCL_IB_TIMEOUT": "18", "NCCL_IB_GID_INDEX": "3"})
     lines.append(nccl_warn(ranks[0], "transport/net_ib.cc:95", "NET/IB : mlx5_0:1 Got async event : port error"))
     for r in ranks:
         lines += nccl_error_block(r, (2, 20), completion((2, 20), b.oob_ip, 38114 + r.dev, 12, 0, 0, 129, "Send", a.gid(), b.gid()))
@@ -680,8 +685,7 @@ def s12_no_evidence():
     base = TS0 + 13 * DAY + 5 * 3600
     a, b = Host("gpu51", 51, base, up_days=80), Host("gpu52", 52, base, up_days=80)
     ver = "2.24.3"
-    ranks = [Rank(a, d, 5100 + d, d) for d in range(2)]
-    lines = interleave(*[nccl_init(r, ver, 4, {"NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "106"}) for r in ranks])
+    ranks, lines = job_start(a, 2, 5100, ver, 4, {"NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "106"})
     for r in ranks:
         lines += nccl_error_block(r, (2, 24), completion((2, 24), b.oob_ip, 42011 + r.dev, 12, 1, 0, 129, "Send", a.gid(), b.gid()))
     lines += [torch_watchdog(r, 900, ver) for r in ranks]
@@ -829,8 +833,7 @@ def benign_single_flush_after_cancel():
     base = TS0 + 17 * DAY + 20 * 3600
     a, b = Host("gpu91", 91, base), Host("gpu92", 92, base)
     ver = "2.21.5"
-    ranks = [Rank(a, d, 9100 + d, d) for d in range(2)]
-    lines = interleave(*[nccl_init(r, ver, 4) for r in ranks])
+    ranks, lines = job_start(a, 2, 9100, ver, 4)
     t_cancel = 400.0
     lines += ["srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
               "slurmstepd: error: *** STEP 90211.0 ON gpu91 CANCELLED AT %s ***" % time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(base + t_cancel))]
@@ -854,8 +857,7 @@ def s10_remote_access():
     a, b = Host("gpu101", 101, base), Host("gpu102", 102, base)
     ver = "2.22.3"
     t_err = 305.0
-    ra = [Rank(a, d, 10100 + d, d) for d in range(2)]
-    lines = interleave(*[nccl_init(r, ver, 4, {"NCCL_IB_GID_INDEX": "3"}) for r in ra])
+    ra, lines = job_start(a, 2, 10100, ver, 4, {"NCCL_IB_GID_INDEX": "3"})
     lines += nccl_error_block(ra[0], (2, 22), completion((2, 22), b.oob_ip, 51002, 10, 1, 0, 136, "Send", a.gid(), b.gid()))
     rb_log = ["[2026-01-19 07:05:01,220] torch.distributed.elastic.agent.server.api: [WARNING] Received Signals.SIGTERM death signal, shutting down workers",
               "[2026-01-19 07:05:01,311] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 10201 closing signal SIGTERM",
@@ -912,8 +914,7 @@ def tc_unprotected_prio():
     base = TS0 + 21 * DAY + 9 * 3600
     a, b = Host("gpu131", 131, base), Host("gpu132", 132, base)
     ver = "2.21.5"
-    ranks = [Rank(a, d, 13100 + d, d) for d in range(2)]
-    lines = interleave(*[nccl_init(r, ver, 4, {"NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "32", "NCCL_IB_SL": "0"}) for r in ranks])
+    ranks, lines = job_start(a, 2, 13100, ver, 4, {"NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "32", "NCCL_IB_SL": "0"})
     t_err = 455.0
     lines += nccl_error_block(ranks[0], (2, 21), completion((2, 21), b.oob_ip, 47001, 12, 0, 0, 129, "Send", a.gid(), b.gid()))
 
@@ -950,8 +951,7 @@ def gid_v1_link_local():
     base = TS0 + 22 * DAY + 17 * 3600
     a, b = Host("gpu121", 121, base, subnet=1), Host("gpu122", 122, base, subnet=2)
     ver = "2.20.3"
-    ranks = [Rank(a, d, 12100 + d, d) for d in range(2)]
-    lines = interleave(*[nccl_init(r, ver, 4) for r in ranks])
+    ranks, lines = job_start(a, 2, 12100, ver, 4)
     lga, lgb = mc.gid_from_mac(a.mac)[1], mc.gid_from_mac(b.mac)[1]
     lines += nccl_error_block(ranks[0], (2, 20), completion((2, 20), b.oob_ip, 36001, 12, 0, 0, 129, "Send", lga, lgb))
     ha = hw(0.2, local_ack_timeout_err=(3, [(100, 140, 8)]), req_cqe_error=(21, [(140, 141, 1)]),
@@ -1102,8 +1102,7 @@ def s5_after_async_port_error():
     a, b = Host("gpu201", 201, base), Host("gpu202", 202, base)
     ver = "2.28.3"
     t_down, t_up = 330.0, 338.0
-    ranks = [Rank(a, d, 20100 + d, d) for d in range(2)]
-    lines = interleave(*[nccl_init(r, ver, 4, {"NCCL_IB_GID_INDEX": "3"}) for r in ranks])
+    ranks, lines = job_start(a, 2, 20100, ver, 4, {"NCCL_IB_GID_INDEX": "3"})
     lines.append(nccl_warn(ranks[0], "transport/net_ib.cc:253", "NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)",
                            stamp=a.local(t_down + 0.1)))
     for r in ranks:
