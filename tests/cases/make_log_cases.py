@@ -739,11 +739,26 @@ receive queues underrun) and the issue's RNR section.
 Expected: RNR with gpu62 named as the receiver that ran out of receive WQEs.""", caps, neg=blames("crc", "symbol", "physical", "oom", "killed"))
 
 
+def perftest_gid(h):
+    """perftest's "GID: 00:00:..:255:255:10:10:01:72" (each byte in decimal, %02d)."""
+    return ":".join("%02d" % x for x in [0] * 10 + [255, 255] + [int(o) for o in h.roce_ip.split(".")])
+
+
+def perftest_addresses(a, b, qps, write=True):
+    """The local/remote address block perftest prints per QP (RDMA tests add RKey / VAddr)."""
+    out = []
+    for side, h, base_qpn in ((" local address", a, 0x108), (" remote address", b, 0x208)):
+        for q in range(qps):
+            extra = " RKey 0x%06x VAddr 0x007f%08x" % (0x1fff00 + q, 0x3a1c0000 + q * 0x10000) if write else ""
+            out += ["%s: LID 0000 QPN 0x%04x PSN 0x%06x%s" % (side, base_qpn + q, 0x3a1c2b + 977 * q, extra),
+                    " GID: %s" % perftest_gid(h)]
+    return out
+
+
 def rnr_perftest13():
     base = TS0 + 15 * DAY + 14 * 3600
     a, b = Host("gpu71", 71, base), Host("gpu72", 72, base)
-    def g(h):
-        return ":".join("%02d" % x for x in [0] * 10 + [255, 255] + [int(o) for o in h.roce_ip.split(".")])
+    g = perftest_gid
     hdr = ["---------------------------------------------------------------------------------------",
            "                    Send BW Test",
            " Dual-port       : OFF\t\tDevice         : mlx5_0",
@@ -1089,6 +1104,7 @@ def benign_perftest_line_rate():
               " Number of qps   : 4\t\tTransport type : IB",
               " Connection type : RC\t\tUsing SRQ      : OFF",
               " Mtu             : 4096[B]", " Link type       : Ethernet", " GID index       : 3",
+              "---------------------------------------------------------------------------------------"] + perftest_addresses(a, b, 4) + [
               "---------------------------------------------------------------------------------------"] + res
     e = traffic(97.4)
     caps = {"gpu191-t0": capture(a, 0, eth=e, gbps=97.4), "gpu191-t1": capture(a, 300, eth=e, gbps=97.4, extra={"ib_write_bw.txt": text(client)}),
@@ -1267,6 +1283,7 @@ def perftest_slow_pcie():
            " Number of qps   : 2\t\tTransport type : IB",
            " Connection type : RC\t\tUsing SRQ      : OFF",
            " Mtu             : 4096[B]", " Link type       : Ethernet", " GID index       : 3",
+           "---------------------------------------------------------------------------------------"] + perftest_addresses(a, b, 2) + [
            "---------------------------------------------------------------------------------------",
            " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]",
            " 65536      1493418          26.18              26.10  \t\t   0.049781",
