@@ -38,6 +38,9 @@ NAMED = ("timestamp", "timestamp.txt", "hostname", "hostname.txt")
 # Shapes that need in-file clocks (issue 26 class 1, the clock helper's branch): until that
 # work is merged they fail; they stay in the test and are marked in the report.
 NEEDS_IN_FILE_CLOCKS = {"date-c-utc", "date-R", "date-Is", "date-CST", "no-clock"}
+# Shapes that move job logs between a logs-only directory and the hosts' captures: they hold
+# once the bundle reader reads a directory of logs alone (issue 28); until then they are marked.
+NEEDS_LOG_BUNDLES = {"log-into-logs-dir", "logs-dir-into-capture"}
 
 
 # --- reading a case --------------------------------------------------------------------------
@@ -445,6 +448,194 @@ def renamed(caps, ctx):
     return out
 
 
+# --- job logs (issue 28) -------------------------------------------------------------------
+# The shapes a job's own log (NCCL, UCX, perftest) is pasted in: ranks interleaved, each line
+# prefixed by the launcher, the last line cut, several hosts' logs joined into one file or one
+# file split per host, and the logs moved between a `logs/` directory and the hosts' captures.
+# Kernel logs (dmesg, journalctl) are left alone: dmesg lines do not name their host, so where
+# they sit is their meaning. CRLF line ends of logs are the `crlf` shape above (every text file).
+
+JOB_LOG = re.compile(r"NCCL (?:INFO|WARN)|\bUCX\s+(?:ERROR|WARN|INFO|DIAG)|ib_mlx5_log\.c|Completion with error at"
+                     r"|Failed status \d|BW average\[|#bytes\s+#iterations")
+# A line that holds the evidence itself: cutting it would change the case by design.
+EVENT_LINE = re.compile(r"NCCL WARN|UCX\s+ERROR|Got completion|Failed status|Completion with error|retry count"
+                        r"|Link (?:down|up)|segfault|Killed process|Xid|CANCELLED|async event", re.I)
+LAUNCH_PREFIX = re.compile(r"^(?:\d+: |\[1,\d+\]<std(?:out|err)>:|\[pod/[^\]]*\] )")
+LINE_HOST = re.compile(r"(?:^|[\s\]:>])\[?([A-Za-z][\w.-]*):(\d+):(\d+)(?:\]| \[\d+\])")
+
+
+def is_job_log(name, data):
+    return name not in NAMED and is_text(data) and JOB_LOG.search(text_of(data)) is not None
+
+
+def sorted_caps(caps):
+    return {k: caps[k] for k in sorted(caps, key=natural_key)}
+
+
+def job_logs_by_cap(caps):
+    found = {cap: [n for n, d in files if is_job_log(n, d)] for cap, files in caps.items()}
+    return {cap: names for cap, names in found.items() if names}
+
+
+def split_keep(t):
+    """Lines of a text and whether it ended with a newline."""
+    return t.split("\n")[:-1] if t.endswith("\n") else t.split("\n"), t.endswith("\n")
+
+
+def map_job_logs(caps, fn, none_msg):
+    """Each job log of each capture replaced by fn(cap, name, text): a list of (name, text) files
+    (several when it splits the log), or None to keep it as it is. NotApplicable(none_msg) when
+    fn changed nothing."""
+    out, done = {}, False
+    logs = job_logs_by_cap(caps)
+    for cap, files in caps.items():
+        new = []
+        for n, d in files:
+            got = fn(cap, n, text_of(d)) if n in logs.get(cap, []) else None
+            if got is None:
+                new.append((n, d))
+                continue
+            new += [(nn, bytes_of(t)) for nn, t in got]
+            done = True
+        out[cap] = new
+    if not done:
+        raise NotApplicable(none_msg)
+    return out
+
+
+def prefix_logs(fmt):
+    """Every line of each job log prefixed as a launcher does (`srun -l` "3: ", `mpirun
+    --tag-output` "[1,3]<stdout>:", `kubectl logs --prefix` "[pod/trainer-worker-3/pytorch] "),
+    a rank / pod number per file; a log already prefixed keeps its own."""
+    def shape(caps, ctx):
+        count = [0]
+
+        def fn(cap, n, t):
+            lines, nl = split_keep(t)
+            if LAUNCH_PREFIX.match(next((l for l in lines if l.strip()), "")):
+                return None
+            count[0] += 1
+            return [(n, "\n".join(fmt % (count[0] - 1) + l for l in lines) + ("\n" if nl else ""))]
+        return map_job_logs(caps, fn, "no job log without a launcher prefix")
+    return shape
+
+
+def cut_last_line(caps, ctx):
+    """The last line of each job log cut mid-way, with no newline (a copy stopped short)."""
+    def fn(cap, n, t):
+        lines, _ = split_keep(t)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if not lines or len(lines[-1]) < 8:
+            return None
+        if EVENT_LINE.search(lines[-1]):
+            raise Skip("%s/%s ends with an event line: cutting it changes the evidence" % (cap, n))
+        lines[-1] = lines[-1][:len(lines[-1]) // 2]
+        return [(n, "\n".join(lines))]
+    return map_job_logs(caps, fn, "no job log")
+
+
+def host_of_line(line):
+    m = LINE_HOST.search(LAUNCH_PREFIX.sub("", line, count=1))
+    return m.group(1) if m else None
+
+
+def split_by_host(caps, ctx):
+    """A job log naming several hosts ("gpu01:1234:1250 [3] ...", "[gpu01:1234:0] ...") split into
+    one file per host in the same capture; a line naming no host stays with the line above it."""
+    def fn(cap, n, t):
+        per, order, cur = {}, [], None
+        for l in split_keep(t)[0]:
+            cur = host_of_line(l) or cur
+            if (cur or "") not in per:
+                per[cur or ""] = []
+                order.append(cur or "")
+            per[cur or ""].append(l)
+        hosts = [h for h in order if h]
+        if len(hosts) < 2:
+            return None
+        if "" in per:  # lines before the first host line go with the first host
+            per[hosts[0]] = per.pop("") + per[hosts[0]]
+        stem = n.rsplit(".", 1)[0]
+        return [("%s-%s.log" % (stem, h), "\n".join(per[h]) + "\n") for h in hosts]
+    return map_job_logs(caps, fn, "no job log names two hosts")
+
+
+def merge_logs_of_capture(merge, out_name=None):
+    """The job logs of each capture that holds two or more replaced by one file: merge(texts) of
+    their texts, named out_name (or the first log's name)."""
+    def shape(caps, ctx):
+        out, done = {}, False
+        logs = job_logs_by_cap(caps)
+        for cap, files in caps.items():
+            names = logs.get(cap, [])
+            if len(names) < 2:
+                out[cap] = files
+                continue
+            d = dict(files)
+            body = merge([text_of(d[n]) for n in names])
+            name = out_name or names[0]
+            out[cap] = [(n, dd) for n, dd in files if n not in names] + [(name, bytes_of(body))]
+            done = True
+        if not done:
+            raise NotApplicable("no capture holds two job logs")
+        return out
+    return shape
+
+
+def interleaved(texts):
+    """Two logs as one terminal shows them: their lines alternate, each file's order kept."""
+    a, b = split_keep(texts[0])[0], split_keep(texts[1])[0]
+    out = []
+    for i in range(max(len(a), len(b))):
+        out += a[i:i + 1] + b[i:i + 1]
+    return "\n".join(out) + "\n" + "".join(texts[2:])
+
+
+def concatenated(texts):
+    """`cat *.log > job-all.log`."""
+    return "".join(t if t.endswith("\n") else t + "\n" for t in texts)
+
+
+def logs_to_logs_dir(caps, ctx):
+    """Job logs moved out of the hosts' capture directories into one `logs/` directory beside them
+    (a file name that would clash gets the capture's name in front)."""
+    logs = job_logs_by_cap(caps)
+    moved = [(cap, n) for cap, names in logs.items() for n in names]
+    if not moved or (len(caps) == 1):
+        raise NotApplicable("no job log inside a host's capture")
+    out = {cap: [(n, d) for n, d in files if (cap, n) not in moved] for cap, files in caps.items()}
+    if any(not files for files in out.values()):
+        raise NotApplicable("a capture holding only job logs is already a logs directory")
+    target, used = [], set()
+    for cap, files in caps.items():
+        for n, d in files:
+            if (cap, n) in moved:
+                name = n if n not in used else "%s-%s" % (cap, n)
+                used.add(name)
+                target.append((name, d))
+    out["logs" if "logs" not in out else "joblogs"] = target
+    return sorted_caps(out)
+
+
+def logs_dir_into_capture(caps, ctx):
+    """A directory holding only job logs emptied into the last capture of the case (the logs
+    pasted with the last capture)."""
+    only = [cap for cap, files in caps.items() if files and all(is_job_log(n, d) for n, d in files)]
+    rest = [cap for cap in caps if cap not in only]
+    if not only or not rest:
+        raise NotApplicable("no directory holding only job logs beside host captures")
+    last = rest[-1]
+    out = {cap: list(files) for cap, files in caps.items() if cap not in only}
+    names = {n for n, _ in out[last]}
+    for cap in only:
+        for n, d in caps[cap]:
+            name = n if n not in names else "%s-%s" % (cap, n)
+            names.add(name)
+            out[last].append((name, d))
+    return sorted_caps(out)
+
+
 # --- the shape table -------------------------------------------------------------------------
 
 SHAPES = [
@@ -470,6 +661,15 @@ SHAPES = [
     ("date-Is", date_lines("Is")),
     ("date-CST", date_lines("CST")),
     ("renamed", renamed),
+    ("log-interleave", merge_logs_of_capture(interleaved)),
+    ("log-prefix-srun", prefix_logs("%d: ")),
+    ("log-prefix-mpirun", prefix_logs("[1,%d]<stdout>:")),
+    ("log-prefix-kubectl", prefix_logs("[pod/trainer-worker-%d/pytorch] ")),
+    ("log-cut-last-line", cut_last_line),
+    ("log-split-per-host", split_by_host),
+    ("log-join-one-file", merge_logs_of_capture(concatenated, "job-all.log")),
+    ("log-into-logs-dir", logs_to_logs_dir),
+    ("logs-dir-into-capture", logs_dir_into_capture),
     ("no-clock", lambda caps, ctx: no_clock_merged(caps, ctx)),
 ]
 
@@ -658,7 +858,8 @@ def main():
         if not ok:
             failures.append("FAIL %s [%s]: %s; %s%s" % (
                 c["id"], name, show(got), why,
-                "  (needs in-file clocks: issue 26 class 1)" if name in NEEDS_IN_FILE_CLOCKS else ""))
+                "  (needs in-file clocks: issue 26 class 1)" if name in NEEDS_IN_FILE_CLOCKS else
+                "  (needs logs-only bundles: issue 28)" if name in NEEDS_LOG_BUNDLES else ""))
 
     for f in failures:
         print(f)
@@ -672,7 +873,8 @@ def main():
     for n, _ in shapes:
         r, t = per_shape[n]
         mark = "" if r == t else ("   <- needs in-file clocks (issue 26 class 1)"
-                                  if n in NEEDS_IN_FILE_CLOCKS else "   <- FAIL")
+                                  if n in NEEDS_IN_FILE_CLOCKS else
+                                  "   <- needs logs-only bundles (issue 28)" if n in NEEDS_LOG_BUNDLES else "   <- FAIL")
         all_ok = all_ok and r == t
         print("%-22s %5d/%-5d %5.1f %%%s" % (n, r, t, 100.0 * r / t if t else 100.0, mark))
     print("\nclass   right/total (all shapes)")
