@@ -7,6 +7,7 @@
 #include <ctime>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/gid_addr.h"
 #include "core/inventory/inventory_from_json.h"
@@ -58,6 +59,11 @@ HostIndex index_hosts(const SeriesStore& store, const std::vector<BundleCapture>
                     if (auto a = addr_of(g.gid); a && !is_link_local(*a))
                         ix.by_addr.emplace(*a, host);
     }
+    // The addresses of `ip addr` (out-of-band ones too: NCCL names its peers by them).
+    for (std::size_t i = 0; i < caps.size(); ++i)
+        if (!places[i].host.empty())
+            for (const std::string& ip : caps[i].ip_addresses)
+                if (auto a = addr_of(ip); a && !is_link_local(*a)) ix.by_addr.emplace(*a, places[i].host);
     // A log inside a host's capture that names one host: that name is the capture's host.
     for (std::size_t i = 0; i < caps.size(); ++i) {
         if (places[i].host.empty()) continue;
@@ -111,6 +117,10 @@ std::vector<std::string> place_log_events(SeriesStore& store,
     for (const auto& p : places)
         if (p.t) t_end = std::max(t_end, *p.t);
     std::set<std::string> local_noted, unplaced_noted;
+    // A kernel ring buffer or a job log captured again holds the earlier lines again: the same
+    // line (text and time stamp) of one host is one event, kept at its first capture.
+    std::set<std::tuple<std::string, std::string, int, double>> seen;
+    std::size_t repeated = 0;
     for (std::size_t i = 0; i < caps.size(); ++i) {
         const BundleCapture& c = caps[i];
         const CapturePlace& at = places[i];
@@ -169,9 +179,18 @@ std::vector<std::string> place_log_events(SeriesStore& store,
                     p.timed = true;
                 }
             }
+            if (e.clock != LogClock::order &&
+                !seen.emplace(p.host, e.text, static_cast<int>(e.clock), e.time_s).second) {
+                ++repeated;
+                continue;
+            }
             store.add_log_event(std::move(p));
         }
     }
+    if (repeated > 0)
+        notes.push_back(std::to_string(repeated) +
+                        " log lines repeated in later captures (the same ring buffer or log "
+                        "captured again) were read once");
     return notes;
 }
 

@@ -437,6 +437,7 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     cap.warnings = m.warnings;
     cap.unused_counters = m.unused_counters;
     cap.clock = bundle::decide_clock(clocks);
+    cap.ip_addresses = m.ip_addresses;
     cap.uptime_s = m.uptime_s;
     cap.uptime_source = m.uptime_source;
     cap.uptime_resolution_s = m.uptime_resolution_s;

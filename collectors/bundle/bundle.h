@@ -50,6 +50,8 @@ struct BundleCapture {
     /// dmesg / journalctl), in file and line order, as the lines name them: agent/replay places
     /// them on hosts and in time.
     std::vector<LogEvent> log_events = {};
+    /// The host's IP addresses from `ip addr` output: they name it in other hosts' logs.
+    std::vector<std::string> ip_addresses = {};
 };
 
 /// Reads every regular file in `dir` (not recursive, sorted by name) and imports them as

@@ -146,6 +146,8 @@ struct Model {
     /// Counter files read but tied to no RDMA port ("<dir>/<file>: <why>"): their counters were
     /// not judged, so the capture cannot be called healthy (BundleCapture::unused_counters).
     std::vector<std::string> unused_counters;
+    /// Addresses of `ip addr` (inet / inet6, without the prefix length), loopback excepted.
+    std::vector<std::string> ip_addresses;
     /// Seconds since boot from `uptime` / `cat /proc/uptime` (parse_uptime.cpp), and its source.
     std::optional<double> uptime_s;
     std::string uptime_source;

@@ -128,6 +128,11 @@ std::string parse_ip_link(const TextFile& f, Model& m) {
                 c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         }
         if (t[0] == "altname" && t.size() == 2) cur->altnames.emplace_back(t[1]);
+        // `ip addr`: the host's addresses, which name it in job logs (NCCL's "from peer IP").
+        if ((t[0] == "inet" || t[0] == "inet6") && t.size() >= 2 && !cur->loopback) {
+            const std::string_view a = t[1].substr(0, t[1].find('/'));
+            m.ip_addresses.emplace_back(a);
+        }
         if (after(t, "parentbus") == "pci") {
             details = true;
             cur->parentdev = canonical_bdf(after(t, "parentdev"));

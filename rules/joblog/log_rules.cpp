@@ -205,7 +205,12 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
                               "NCCL_IB_TIMEOUT=%u: %.1f ms per try, %.0f ms for all %u tries",
                               rs.timeout, 4.096e-3 * std::ldexp(1.0, rs.timeout),
                               rs.window_s() * 1000, rs.retry_cnt + 1);
-                causes.push_back({"timeout", buf, "", first.host});
+                // Before the transport counters: a short timer's expiries are what
+                // ack_timeouts counts, a symptom of the setting more than of loss.
+                const auto transport =
+                    std::find_if(causes.begin(), causes.end(),
+                                 [](const Cause& c) { return c.kind == "transport"; });
+                causes.insert(transport, {"timeout", buf, "", first.host});
             }
             f = log_finding("job_retry_exceeded", Severity::error, first);
             f.summary = where + ": " + status_phrase(first.event) + towards + times + "; " +
@@ -315,6 +320,24 @@ void flush_findings(EngineResult& result, const std::vector<Placed>& events,
     }
 }
 
+/// Seconds after boot within which the kernel's link messages are the NIC coming up.
+constexpr double kBootSettleS = 180;
+
+/// Some of `downs` is a link going down while the host ran: later than kBootSettleS after
+/// boot (or not boot-stamped), or followed by the link coming up again (a flap).
+bool went_down_running(const std::vector<Placed>& events, const std::vector<const Placed*>& downs) {
+    for (const Placed* d : downs) {
+        if (d->event.kind != "link_down") return true;
+        if (d->event.clock != LogClock::boot || d->event.time_s > kBootSettleS) return true;
+        for (const auto& e : events)
+            if (e.host == d->host && e.event.kind == "link_up" &&
+                e.event.netdev == d->event.netdev && e.event.file == d->event.file &&
+                e.event.line > d->event.line)
+                return true;
+    }
+    return false;
+}
+
 /// Async port errors and the kernel's own findings: a link that went down, firmware command
 /// timeouts, PCIe errors.
 void kernel_findings(const SeriesStore& store, EngineResult& result,
@@ -352,6 +375,9 @@ void kernel_findings(const SeriesStore& store, EngineResult& result,
             if (cited) continue;
             if (kind == "link_down" && has_finding(host, {"link_flap", "port_not_active"}))
                 continue;
+            // A port that went down during boot and never came up is not cabled or not used
+            // (the port rules judge it); a link down while running is a fault.
+            if (kind == "link_down" && !went_down_running(events, g.lines)) continue;
             if (kind == "async_event" &&
                 first.event.status_text.find("GID") != std::string::npos)
                 continue;  // GID table changes: listed, not a fault
