@@ -6,6 +6,7 @@
 #include "core/sample_json.h"
 #include "probes/latency/probe_samples.h"
 #include "probes/wire/control_fields.h"
+#include "probes/wire/probe_limits.h"
 #include "probes/wire/stream_protocol.h"
 
 namespace rh {
@@ -34,9 +35,8 @@ Result<ProbeRequest> parse_probe_request(const nlohmann::json& msg) {
     }
     r.options.sizes.clear();
     for (const auto& sz : f.array("sizes", 1, 16)) {
-        if (!sz.is_number_unsigned() || sz.get<std::uint64_t>() < 16 ||
-            sz.get<std::uint64_t>() > (16u << 20) || sz.get<std::uint64_t>() % 8 != 0)
-            f.invalid("sizes", "expected multiples of 8 from 16 to 16777216, got " + sz.dump());
+        if (!sz.is_number_unsigned() || !limits::valid_message_size(sz.get<std::uint64_t>()))
+            f.invalid("sizes", "expected " + limits::message_size_rule() + ", got " + sz.dump());
         else
             r.options.sizes.push_back(sz.get<std::uint64_t>());
     }

@@ -1,6 +1,6 @@
 // Typed, range-checked reads of the fields of a control-channel JSON message (json frames,
 // probes/wire/oob_protocol.h), on the one strict reader (core/json/json_reader.h). The first bad
-// field is named, e.g. "stream_open: \"size_bytes\": expected a whole number from 16 to
+// field is named, e.g. "stream_open: \"size_bytes\": expected a whole number from 24 to
 // 16777216, got -1" (a reply to a peer carries one problem); later reads return defaults, so a
 // parser reads every field and checks ok() once at the end (pure).
 #pragma once
