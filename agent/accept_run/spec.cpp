@@ -91,8 +91,8 @@ void read_criteria(const JsonReader& in, Criteria& c) {
                 const bool num =
                     !k.empty() && k.size() < 10 && std::all_of(k.begin(), k.end(), ::isdigit);
                 if (num) size = std::stoull(k);
-                if (!num || !valid_size(size))
-                    m.error_at(k, std::string("the key must be ") + kSizeRule);
+                if (!num || !limits::valid_message_size(size))
+                    m.error_at(k, "the key must be " + kSizeRule);
                 else if (!v.is_number() || v.get<double>() <= 0)
                     m.error_at(k, "expected a positive number of microseconds, got " + v.dump());
                 else
