@@ -14,9 +14,10 @@ nlohmann::json nullable(const std::optional<double>& v) {
 /// Runs `read(JsonReader, T&)` over reply `j` (an object whose cmd is `cmd`) and returns the
 /// struct, or every problem in one Error naming `peer`.
 template <typename T, typename F>
-Result<T> read_reply(const nlohmann::json& j, const char* cmd, const std::string& peer, F&& read) {
+Result<T> read_reply(const nlohmann::json& j, const std::string& cmd, const std::string& peer,
+                     F&& read) {
     JsonErrors errors;
-    errors.document = std::string(cmd) + " from " + peer;
+    errors.document = cmd + " from " + peer;
     const JsonReader in(j, "", errors);
     T m;
     if (in.expect_object()) {
@@ -25,6 +26,13 @@ Result<T> read_reply(const nlohmann::json& j, const char* cmd, const std::string
     }
     if (!errors.empty()) return errors.error("read");
     return m;
+}
+
+/// One of the sample replies as the variant.
+template <typename T>
+Result<SampleReply> as_sample_reply(Result<T> r) {
+    if (!r) return r.error();
+    return SampleReply(std::move(*r));
 }
 
 }  // namespace
@@ -136,6 +144,52 @@ Result<FaultReply> parse_fault_reply(const nlohmann::json& j, const std::string&
         m.restored = ctl::req_strings(in, "restored");
         m.setup_changes = ctl::req_strings(in, "setup_changes");
     });
+}
+
+nlohmann::json to_json(const SampleStarted& m) {
+    return {{"cmd", "sample_started"}, {"wall_ms", m.wall_ms}};
+}
+
+nlohmann::json to_json(const SamplePass& m) {
+    return {{"cmd", "sample_pass"},
+            {"wall_ms", m.wall_ms},
+            {"part", m.part},
+            {"samples", m.samples},
+            {"notes", m.notes}};
+}
+
+nlohmann::json to_json(const SampleEnd& m) {
+    return {{"cmd", "sample_end"}, {"passes", m.passes}, {"reason", m.reason}};
+}
+
+Result<SampleReply> parse_sample_reply(const nlohmann::json& j, const std::string& peer) {
+    const auto* cmd = j.is_object() && j.contains("cmd") && j["cmd"].is_string()
+                          ? j["cmd"].get_ptr<const std::string*>()
+                          : nullptr;
+    if (cmd && *cmd == "sample_pass")
+        return as_sample_reply(
+            read_reply<SamplePass>(j, *cmd, peer, [](const JsonReader& in, SamplePass& m) {
+                m.wall_ms = in.req_int("wall_ms");
+                m.part = in.req_uint("part");
+                m.samples = ctl::req_objects(in, "samples");
+                m.notes = ctl::req_strings(in, "notes");
+            }));
+    if (cmd && *cmd == "sample_end")
+        return as_sample_reply(
+            read_reply<SampleEnd>(j, *cmd, peer, [](const JsonReader& in, SampleEnd& m) {
+                m.passes = in.req_uint("passes");
+                m.reason = in.req_string("reason");
+            }));
+    // sample_started, or anything else: named as not one of the three.
+    JsonErrors errors;
+    errors.document = "sample reply from " + peer;
+    const JsonReader in(j, "", errors);
+    SampleStarted m;
+    if (in.expect_object() &&
+        !in.req_enum("cmd", {"sample_started", "sample_pass", "sample_end"}).empty())
+        m.wall_ms = in.req_int("wall_ms");
+    if (!errors.empty()) return errors.error("read");
+    return SampleReply(m);
 }
 
 }  // namespace rh::wire

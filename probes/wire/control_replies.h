@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -75,14 +76,36 @@ struct FaultReply {
     std::vector<std::string> setup_changes;
 };
 
+/// "sample" -> sample_started, then sample_pass frames (a pass split into parts of about 256 KiB,
+/// part 0 first), then sample_end (probes/incast/incast_sampling.h).
+struct SampleStarted {
+    std::int64_t wall_ms = 0;
+};
+struct SamplePass {
+    std::int64_t wall_ms = 0;
+    std::uint64_t part = 0;                            ///< 0 = the pass's first frame
+    nlohmann::json samples = nlohmann::json::array();  ///< recording lines (core/sample_json.h)
+    std::vector<std::string> notes;                    ///< the pass's notes (part 0 only)
+};
+struct SampleEnd {
+    std::uint64_t passes = 0;
+    std::string reason;  ///< "max_ms reached", "stopped by the coordinator", ...
+};
+using SampleReply = std::variant<SampleStarted, SamplePass, SampleEnd>;
+
 nlohmann::json to_json(const InventoryReply& m);
 nlohmann::json to_json(const ProbeReply& m);
 nlohmann::json to_json(const FaultReply& m);
+nlohmann::json to_json(const SampleStarted& m);
+nlohmann::json to_json(const SamplePass& m);
+nlohmann::json to_json(const SampleEnd& m);
 
 /// Reads a reply `j` from `peer` ("responder at HOST:PORT", named in every error). Error op
 /// "read", subject "<cmd> from <peer>", detail one "field: problem" line per problem.
 Result<InventoryReply> parse_inventory_reply(const nlohmann::json& j, const std::string& peer);
 Result<ProbeReply> parse_probe_reply(const nlohmann::json& j, const std::string& peer);
 Result<FaultReply> parse_fault_reply(const nlohmann::json& j, const std::string& peer);
+/// Any of the three sample replies (its cmd picks which).
+Result<SampleReply> parse_sample_reply(const nlohmann::json& j, const std::string& peer);
 
 }  // namespace rh::wire
