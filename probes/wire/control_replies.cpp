@@ -146,6 +146,28 @@ Result<FaultReply> parse_fault_reply(const nlohmann::json& j, const std::string&
     });
 }
 
+nlohmann::json to_json(const RkeyReady& m) {
+    return {{"cmd", "rkey_ready"},       {"qpn", m.qpn},   {"psn", m.psn},
+            {"gid", ctl::gid_hex(m.gid)}, {"active_mtu", m.active_mtu},
+            {"rkey", m.rkey},             {"addr", m.addr}, {"size_bytes", m.size_bytes}};
+}
+
+Result<RkeyReady> parse_rkey_ready(const nlohmann::json& j, const std::string& peer) {
+    constexpr std::uint32_t k24 = (1u << 24) - 1;  // QPNs and PSNs are 24 bits
+    ctl::Fields f(j);
+    RkeyReady m;
+    m.qpn = f.u32("qpn", 1, k24);
+    m.psn = f.u32("psn", 0, k24);
+    m.gid = f.gid("gid");
+    m.active_mtu = f.u32("active_mtu", 256, 4096);
+    m.rkey = f.u32("rkey", 0, 0xffffffffu);
+    m.addr = f.u64("addr", 0, ~0ull);
+    m.size_bytes = f.u64("size_bytes", 1, 0xffffffffu);
+    if (f.ok() && f.cmd() != "rkey_ready") f.invalid("cmd", "expected rkey_ready, got " + f.cmd());
+    if (!f.ok()) return Error{"read", "rkey_ready from " + peer, 0, f.error().detail};
+    return m;
+}
+
 nlohmann::json to_json(const SampleStarted& m) {
     return {{"cmd", "sample_started"}, {"wall_ms", m.wall_ms}};
 }

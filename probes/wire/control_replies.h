@@ -11,6 +11,7 @@
 // Times: wall_ms are UTC milliseconds of the host that wrote them; *_s are seconds. Pure.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -93,9 +94,22 @@ struct SampleEnd {
 };
 using SampleReply = std::variant<SampleStarted, SamplePass, SampleEnd>;
 
+/// "rkey_open" -> rkey_ready: the responder's QP and the buffer whose rkey it will revoke
+/// (probes/responder/rkey_revocation.h). qpn 1..2^24-1, psn 0..2^24-1, gid 32 hex digits on the
+/// wire, active_mtu 256..4096.
+struct RkeyReady {
+    std::uint32_t qpn = 0, psn = 0;
+    std::array<std::uint8_t, 16> gid{};
+    unsigned active_mtu = 0;
+    std::uint32_t rkey = 0;
+    std::uint64_t addr = 0;
+    std::uint64_t size_bytes = 0;
+};
+
 nlohmann::json to_json(const InventoryReply& m);
 nlohmann::json to_json(const ProbeReply& m);
 nlohmann::json to_json(const FaultReply& m);
+nlohmann::json to_json(const RkeyReady& m);
 nlohmann::json to_json(const SampleStarted& m);
 nlohmann::json to_json(const SamplePass& m);
 nlohmann::json to_json(const SampleEnd& m);
@@ -105,6 +119,7 @@ nlohmann::json to_json(const SampleEnd& m);
 Result<InventoryReply> parse_inventory_reply(const nlohmann::json& j, const std::string& peer);
 Result<ProbeReply> parse_probe_reply(const nlohmann::json& j, const std::string& peer);
 Result<FaultReply> parse_fault_reply(const nlohmann::json& j, const std::string& peer);
+Result<RkeyReady> parse_rkey_ready(const nlohmann::json& j, const std::string& peer);
 /// Any of the three sample replies (its cmd picks which).
 Result<SampleReply> parse_sample_reply(const nlohmann::json& j, const std::string& peer);
 
