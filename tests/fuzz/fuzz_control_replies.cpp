@@ -37,7 +37,7 @@ void round_trip(const nlohmann::json& j, rh::Result<T> (*parse)(const nlohmann::
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size > (1u << 20)) return 0;  // json frames are at most 1 MiB (oob::kMaxJsonBytes)
     const std::string text(reinterpret_cast<const char*>(data), size);
-    auto j = rh::parse_json_text(text, "fuzz");
+    auto j = rh::parse_json_text(text, "fuzz", "read");
     if (!j) return 0;
     namespace w = rh::wire;
     round_trip<w::InventoryReply>(*j, w::parse_inventory_reply);
