@@ -4,14 +4,17 @@
 // probe_reply with its probe report, fault_reply, rkey_ready, sample_started / sample_pass /
 // sample_end) and the requests a responder reads (parse_probe_request, parse_fault_request). A
 // reply a reader takes must be written back by its writer and read again to the same JSON (the
-// two ends agree on every field). Seeds: `fuzz_make_seeds --replies DIR`, real replies written by
-// the writers.
+// two ends agree on every field). The same text is also read as a mesh peers file
+// (probes/mesh/mesh_peers_file.h: one {host, address, tor} object per line), the other peer-fed
+// list the agent reads. Seeds: `fuzz_make_seeds --replies DIR`, real replies written by the
+// writers, and a peers file.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "core/json_file.h"
+#include "probes/mesh/mesh_peers_file.h"
 #include "probes/responder/control_fault.h"
 #include "probes/responder/control_probe.h"
 #include "probes/wire/control_replies.h"
@@ -37,6 +40,7 @@ void round_trip(const nlohmann::json& j, rh::Result<T> (*parse)(const nlohmann::
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size > (1u << 20)) return 0;  // json frames are at most 1 MiB (oob::kMaxJsonBytes)
     const std::string text(reinterpret_cast<const char*>(data), size);
+    if (auto peers = rh::parse_mesh_peers(text, "fuzz"); !peers) (void)peers.error().message();
     auto j = rh::parse_json_text(text, "fuzz", "read");
     if (!j) return 0;
     namespace w = rh::wire;
