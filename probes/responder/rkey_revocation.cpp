@@ -50,9 +50,8 @@ Result<nlohmann::json> expect(const tcp::Socket& s, const std::string& want, int
     const auto& j = *m->json;
     const std::string cmd = j.value("cmd", "");
     if (cmd == want) return j;
-    if (cmd == "error")
-        return Error{"rkey_revocation", s.peer(), 0,
-                     "responder refused: " + j.value("error", std::string("?"))};
+    if (auto e = stream::error_text(j))
+        return Error{"rkey_revocation", s.peer(), 0, "responder refused: " + *e};
     return Error{"rkey_revocation", s.peer(), 0, "expected " + want + ", got '" + cmd + "'"};
 }
 
