@@ -39,7 +39,8 @@ const std::string kSizeRule = "a message size: " + limits::message_size_rule();
 void read_traffic(const JsonReader& in, TrafficSpec& t) {
     t.size_bytes = uint_in<std::uint64_t>(in, "size_bytes", limits::kMinMessageBytes,
                                           limits::kMaxMessageBytes, t.size_bytes);
-    if (!limits::valid_message_size(t.size_bytes)) in.error_at("size_bytes", "expected " + kSizeRule);
+    if (!limits::valid_message_size(t.size_bytes))
+        in.error_at("size_bytes", "expected " + kSizeRule);
     t.duration_s = number_in(in, "duration_s", 0.1, 3600, t.duration_s);
     t.queue_depth = uint_in<unsigned>(in, "queue_depth", 1, 64, t.queue_depth);
     t.qps = uint_in<unsigned>(in, "qps", 1, 16, t.qps);
@@ -60,7 +61,8 @@ void read_latency(const JsonReader& in, LatencySpec& l) {
     if (in.has("sizes")) {
         l.sizes.clear();
         in.each("sizes", false, [&](const JsonReader& e) {
-            if (!e.json().is_number_unsigned() || !limits::valid_message_size(e.json().get<std::uint64_t>()))
+            if (!e.json().is_number_unsigned() ||
+                !limits::valid_message_size(e.json().get<std::uint64_t>()))
                 e.error("expected " + kSizeRule + ", got " + e.json().dump());
             else if (std::find(l.sizes.begin(), l.sizes.end(), e.json().get<std::uint64_t>()) !=
                      l.sizes.end())

@@ -92,9 +92,9 @@ Stage run_inventory_stage(RunContext& cx) {
     const auto& hosts = cx.spec.hosts;
     for (std::size_t i = 0; i < hosts.size() && !cx.stopping(); ++i) {
         cx.progress.update("inventory", hosts[i].name, 100.0 * i / hosts.size());
-        auto r = control_call(hosts[i].address, {{"cmd", "inventory"}, {"host", hosts[i].name}},
-                              "inventory_reply", 30000, wire::parse_inventory_reply,
-                              &cx.stop.requested);
+        auto r =
+            control_call(hosts[i].address, {{"cmd", "inventory"}, {"host", hosts[i].name}},
+                         "inventory_reply", 30000, wire::parse_inventory_reply, &cx.stop.requested);
         if (!r && cx.stopping()) break;  // not the host's fault: the run was stopped
         if (!r) {
             unreachable.push_back(hosts[i].name);

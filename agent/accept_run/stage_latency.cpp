@@ -72,15 +72,14 @@ Stage run_latency_stage(RunContext& cx) {
                                      {"timeout_ms", ls.timeout_ms},
                                      {"host", src.name},
                                      {"peer_name", dst.name}};
-            auto r = control_call(src.address, req, "probe_reply", reply_ms, wire::parse_probe_reply,
-                                  &cx.stop.requested);
+            auto r = control_call(src.address, req, "probe_reply", reply_ms,
+                                  wire::parse_probe_reply, &cx.stop.requested);
             if (!r && cx.stopping()) continue;  // cut mid-pair: nothing measured to keep
-            const wire::ProbeReply reply =
-                r ? std::move(*r) : wire::ProbeReply{std::nullopt, r.error().message(), 0, 0,
-                                                      nlohmann::json::array()};
-            raw.push_back({{"src", src.name},
-                           {"dst", dst.name},
-                           {"report", wire::to_json(reply)["report"]}});
+            const wire::ProbeReply reply = r ? std::move(*r)
+                                             : wire::ProbeReply{std::nullopt, r.error().message(),
+                                                                0, 0, nlohmann::json::array()};
+            raw.push_back(
+                {{"src", src.name}, {"dst", dst.name}, {"report", wire::to_json(reply)["report"]}});
             for (const auto& line : reply.samples) cx.samples.push_back(line);
             if (reply.report) {
                 for (const auto& e : reply.report->results)

@@ -45,5 +45,4 @@ struct ProbeOptions {
 /// unreachable/refusing responder, bad options); problems during measurement are in the report.
 Result<ProbeReport> run_probe(const ProbeOptions& opts);
 
-
 }  // namespace rh

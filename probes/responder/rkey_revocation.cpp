@@ -119,7 +119,7 @@ void serve_rkey(const tcp::Socket& s, const nlohmann::json& msg, const ControlCo
     RcConnection& c = **conn;
     if (auto st = c.connect({qpn, psn, gid}, std::min(mtu, c.active_mtu_bytes()), 1); !st)
         return refuse(st.error().message());
-    const wire::RkeyReady ready{c.qpn(), c.psn(),  cx.where.gid, c.active_mtu_bytes(),
+    const wire::RkeyReady ready{c.qpn(),  c.psn(),  cx.where.gid, c.active_mtu_bytes(),
                                 c.rkey(), c.addr(), kBufferBytes};
     if (!tcp::send_json(s, wire::to_json(ready), tcp::deadline_in(2000))) return;
     auto m = tcp::recv_any(s, tcp::deadline_in(cx.opts.idle_timeout_ms), cx.stop);

@@ -75,8 +75,8 @@ Result<InventoryReply> parse_inventory_reply(const nlohmann::json& j, const std:
 
 nlohmann::json to_json(const ProbeReply& m) {
     return {{"cmd", "probe_reply"},
-            {"report", m.report ? to_json(*m.report)
-                                : nlohmann::json{{"ok", false}, {"error", m.error}}},
+            {"report",
+             m.report ? to_json(*m.report) : nlohmann::json{{"ok", false}, {"error", m.error}}},
             {"start_wall_ms", m.start_wall_ms},
             {"end_wall_ms", m.end_wall_ms},
             {"samples", m.samples}};
@@ -147,9 +147,14 @@ Result<FaultReply> parse_fault_reply(const nlohmann::json& j, const std::string&
 }
 
 nlohmann::json to_json(const RkeyReady& m) {
-    return {{"cmd", "rkey_ready"},       {"qpn", m.qpn},   {"psn", m.psn},
-            {"gid", ctl::gid_hex(m.gid)}, {"active_mtu", m.active_mtu},
-            {"rkey", m.rkey},             {"addr", m.addr}, {"size_bytes", m.size_bytes}};
+    return {{"cmd", "rkey_ready"},
+            {"qpn", m.qpn},
+            {"psn", m.psn},
+            {"gid", ctl::gid_hex(m.gid)},
+            {"active_mtu", m.active_mtu},
+            {"rkey", m.rkey},
+            {"addr", m.addr},
+            {"size_bytes", m.size_bytes}};
 }
 
 Result<RkeyReady> parse_rkey_ready(const nlohmann::json& j, const std::string& peer) {

@@ -25,11 +25,12 @@
 
 namespace rh::wire {
 
-/// "inventory" -> inventory_reply: the responder host's facts (probes/responder/control_inventory.h).
+/// "inventory" -> inventory_reply: the responder host's facts
+/// (probes/responder/control_inventory.h).
 struct InventoryReply {
-    std::string hostname;  ///< the responder's host name
-    std::string version;   ///< rocehealth's version
-    std::string kernel;    ///< uname release
+    std::string hostname;                              ///< the responder's host name
+    std::string version;                               ///< rocehealth's version
+    std::string kernel;                                ///< uname release
     std::optional<std::uint64_t> memlock_limit_bytes;  ///< RLIMIT_MEMLOCK; nullopt: unlimited or
                                                        ///< unreadable (null on the wire)
     bool memlock_unlimited = false;

@@ -71,13 +71,13 @@ struct ProbeReport {
 };
 
 /// The probe --json document: {peer, local: {device, port, gid_index, gid, gid_type,
-/// active_mtu_bytes}, remote: {hostname, device, gid_index, gid, active_mtu_bytes, recv_depth|null},
-/// path_mtu_bytes, qp: {timeout, retry_cnt, rnr_retry}, results: [phase], checksum_errors, errors,
-/// ok}. A phase: {op, latency_kind, size_bytes, queue_depth} and then either {skipped} or
-/// {iterations|null, iterations_completed (failed phase), min_us, p50_us, p99_us, p999_us,
-/// p999_note?, max_us, mean_us, msg_rate_per_s (null when the phase failed; p999_us null below
-/// 1000 iterations), checksum_errors, cdf: [[us, fraction]] (measured only), error?,
-/// error_cause?}.
+/// active_mtu_bytes}, remote: {hostname, device, gid_index, gid, active_mtu_bytes,
+/// recv_depth|null}, path_mtu_bytes, qp: {timeout, retry_cnt, rnr_retry}, results: [phase],
+/// checksum_errors, errors, ok}. A phase: {op, latency_kind, size_bytes, queue_depth} and then
+/// either {skipped} or {iterations|null, iterations_completed (failed phase), min_us, p50_us,
+/// p99_us, p999_us, p999_note?, max_us, mean_us, msg_rate_per_s (null when the phase failed;
+/// p999_us null below 1000 iterations), checksum_errors, cdf: [[us, fraction]] (measured only),
+/// error?, error_cause?}.
 nlohmann::json to_json(const LatencyStats& s);
 nlohmann::json to_json(const ProbeReport& r);
 

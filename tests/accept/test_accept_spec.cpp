@@ -243,13 +243,15 @@ BOOST_AUTO_TEST_CASE(sixteen_byte_messages_are_refused_up_front) {
                "bytes, got 16\n");
     j = kTwoHosts;
     j["bandwidth"] = {{"size_bytes", 16u}};
-    BOOST_TEST(has(errors_of(j), "bandwidth.size_bytes: expected a whole number from 24 to "
-                                 "16777216, got 16"),
+    BOOST_TEST(has(errors_of(j),
+                   "bandwidth.size_bytes: expected a whole number from 24 to "
+                   "16777216, got 16"),
                errors_of(j));
     j = kTwoHosts;
     j["criteria"] = {{"p99_latency_us", {{"16", 5}}}};
-    BOOST_TEST(has(errors_of(j), "criteria.p99_latency_us.16: the key must be a message size: a "
-                                 "multiple of 8 from 24"),
+    BOOST_TEST(has(errors_of(j),
+                   "criteria.p99_latency_us.16: the key must be a message size: a "
+                   "multiple of 8 from 24"),
                errors_of(j));
     j = kTwoHosts;
     j["latency"] = {{"sizes", {24u, 16777216u}}};

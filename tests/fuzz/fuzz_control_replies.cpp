@@ -23,8 +23,8 @@ namespace {
 
 /// Reads `j` with `parse`; when it is taken, its writer's JSON must read back to the same JSON.
 template <typename T>
-void round_trip(const nlohmann::json& j, rh::Result<T> (*parse)(const nlohmann::json&,
-                                                                  const std::string&)) {
+void round_trip(const nlohmann::json& j,
+                rh::Result<T> (*parse)(const nlohmann::json&, const std::string&)) {
     auto m = parse(j, "responder at fuzz:18520");
     if (!m) {
         (void)m.error().message();

@@ -44,9 +44,10 @@ int reply_seeds(const std::string& dir) {
     int i = 0;
     for (const auto& d : docs) write(dir, "reply-" + std::to_string(i++), d.dump());
     write(dir, "peers-file",
-          std::string("# host address tor\n"
-                      "{\"host\": \"gpu01\", \"address\": \"10.99.0.11\", \"tor\": \"r12\"}\n"
-                      "{\"host\": \"gpu02\", \"address\": \"[fd00::12]:18520\", \"tor\": \"r12\"}\r\n"));
+          std::string(
+              "# host address tor\n"
+              "{\"host\": \"gpu01\", \"address\": \"10.99.0.11\", \"tor\": \"r12\"}\n"
+              "{\"host\": \"gpu02\", \"address\": \"[fd00::12]:18520\", \"tor\": \"r12\"}\r\n"));
     return 0;
 }
 

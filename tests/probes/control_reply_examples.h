@@ -13,7 +13,8 @@
 namespace rh::examples {
 
 /// One recording line of `series` on host g1 (a gauge in `unit`).
-inline nlohmann::json sample_line(const std::string& series, double value, const std::string& unit) {
+inline nlohmann::json sample_line(const std::string& series, double value,
+                                  const std::string& unit) {
     Sample s;
     s.t_s = 1234.5;
     s.wall_ms = 1764892800000;
@@ -43,12 +44,18 @@ inline wire::InventoryReply inventory_reply() {
     return m;
 }
 
-/// A measured phase of `iterations` samples around 2 us.
-inline LatencyStats measured_phase(const std::string& op, std::uint64_t size, unsigned iterations) {
+/// A phase of `op` at `size` bytes, as the probe names it.
+inline LatencyStats phase(const std::string& op, std::uint64_t size) {
     LatencyStats s;
     s.op = op;
     s.latency_kind = op == "read" ? "post to completion" : "half round trip";
     s.size_bytes = size;
+    return s;
+}
+
+/// A measured phase of `iterations` samples around 2 us.
+inline LatencyStats measured_phase(const std::string& op, std::uint64_t size, unsigned iterations) {
+    LatencyStats s = phase(op, size);
     std::vector<double> us;
     for (unsigned i = 0; i < iterations; ++i) us.push_back(1.8 + 0.001 * (i % 97));
     summarize(us, iterations * 4e-6, s);
@@ -74,18 +81,12 @@ inline wire::ProbeReply probe_reply() {
     r.qp_retry_cnt = 7;
     r.qp_rnr_retry = 7;
     r.results.push_back(measured_phase("write", 64, 1000));
-    LatencyStats failed;
-    failed.op = "read";
-    failed.latency_kind = "post to completion";
-    failed.size_bytes = 64;
+    LatencyStats failed = phase("read", 64);
     failed.iterations = 12;
     failed.error = "READ 64 B: completion IBV_WC_RETRY_EXC_ERR after 12 messages";
     failed.error_cause = "IBV_WC_RETRY_EXC_ERR";
     r.results.push_back(failed);
-    LatencyStats skipped;
-    skipped.op = "read";
-    skipped.latency_kind = "post to completion";
-    skipped.size_bytes = 4096;
+    LatencyStats skipped = phase("read", 4096);
     skipped.skipped = "not run: read 64 B failed before it";
     r.results.push_back(skipped);
     r.errors.push_back(failed.error);
@@ -143,7 +144,8 @@ inline std::vector<wire::SampleReply> sample_replies() {
     pass.wall_ms = 1764892801000;
     pass.samples.push_back(sample_line("port_state_code", 4, "state"));
     pass.notes = {"ethtool -S ens1f0np0: 2 counters not read"};
-    return {wire::SampleStarted{1764892800000}, pass, wire::SampleEnd{12, "stopped by the coordinator"}};
+    return {wire::SampleStarted{1764892800000}, pass,
+            wire::SampleEnd{12, "stopped by the coordinator"}};
 }
 
 }  // namespace rh::examples

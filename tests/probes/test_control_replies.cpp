@@ -50,8 +50,7 @@ void every_field_is_required(const json& good, Parse<T> parse, const std::string
         const std::string missing = error_of(j, parse);
         BOOST_TEST_CONTEXT(cmd << " without " << key) {
             // "KEY: missing (expected a string)", "KEY: expected a number, got nothing".
-            BOOST_TEST(has(missing, "read " + cmd + " from " + kPeer + ": " + key + ": "),
-                       missing);
+            BOOST_TEST(has(missing, "read " + cmd + " from " + kPeer + ": " + key + ": "), missing);
             BOOST_TEST((has(missing, "missing") || has(missing, "got nothing")), missing);
         }
         j = good;
@@ -259,7 +258,8 @@ BOOST_AUTO_TEST_CASE(a_reply_from_another_version_is_refused_by_name) {
     auto f = oob::encode_json(wire::to_json(ex::inventory_reply()));
     BOOST_REQUIRE(f);
     BOOST_TEST(oob::decode_json(*f).ok());
-    for (std::uint16_t v : {std::uint16_t(oob::kJsonVersion - 1), std::uint16_t(oob::kJsonVersion + 1)}) {
+    for (std::uint16_t v :
+         {std::uint16_t(oob::kJsonVersion - 1), std::uint16_t(oob::kJsonVersion + 1)}) {
         auto g = *f;
         g[4] = static_cast<std::byte>(v >> 8);
         g[5] = static_cast<std::byte>(v & 0xff);
