@@ -8,11 +8,15 @@
 
 #include <variant>
 
+#include <thread>
+
 #include "probes/responder/control_fault.h"
+#include "probes/responder/control_inventory.h"
 #include "probes/responder/control_probe.h"
 #include "probes/wire/incast_messages.h"
 #include "probes/wire/oob_protocol.h"
 #include "tests/probes/control_reply_examples.h"
+#include "tests/support/loopback_listener.h"
 
 BOOST_AUTO_TEST_SUITE(test_control_replies)
 
@@ -298,6 +302,46 @@ BOOST_AUTO_TEST_CASE(sixteen_byte_messages_are_refused_up_front) {
     BOOST_TEST(has(pr.error().message(), "size_bytes"));
     p.size_bytes = 24;
     BOOST_TEST(incast::parse_prepare(incast::to_json(p)).ok());
+}
+
+// Both ends over loopback TCP: the responder's own serve_inventory writes the reply, the client
+// reads the frame and the typed reader takes it (what `accept`'s inventory stage does).
+BOOST_AUTO_TEST_CASE(the_responders_inventory_reply_reads_on_the_client) {
+    ResponderOptions opts;
+    opts.inventory = [](const std::filesystem::path&, const std::string& device,
+                        const std::string& host, const SampleTime&) {
+        InventoryFacts f;
+        f.snapshot = ex::inventory_reply().snapshot;
+        f.samples.push_back(ex::sample_line("port_state_code", 4, "state"));
+        f.samples.back()["host"] = host;
+        f.samples.back()["labels"]["device"] = device;
+        return f;
+    };
+    PortChoice where;
+    where.device = "mlx5_0";
+    where.port = 1;
+    where.gid_index = 3;
+    where.gid_text = "::ffff:10.99.0.11";
+    where.gid_type = "RoCE v2";
+    const std::atomic<bool> stop{false};
+    ControlContext cx{opts, where, stop, "peer test", true};
+    auto [c, s] = test::loopback_pair();
+    const json request{{"cmd", "inventory"}, {"host", "g1"}};
+    std::thread responder([&, &s = s] { serve_inventory(s, request, cx); });
+    auto frame = tcp::recv_any(c, tcp::deadline_in(10000));
+    responder.join();
+    BOOST_REQUIRE(frame.ok());
+    BOOST_REQUIRE(frame->json);
+    auto r = wire::parse_inventory_reply(*frame->json, kPeer);
+    BOOST_REQUIRE_MESSAGE(r.ok(), (r ? std::string() : r.error().message()));
+    BOOST_TEST(r->device == "mlx5_0");
+    BOOST_TEST(r->gid_index == 3u);
+    BOOST_TEST(r->gid_type == "RoCE v2");
+    BOOST_TEST(!r->hostname.empty());
+    BOOST_TEST(!r->kernel.empty());
+    BOOST_TEST((r->memlock_unlimited || r->memlock_limit_bytes.has_value()));
+    BOOST_REQUIRE(r->samples.size() == 1u);
+    BOOST_TEST(r->samples[0]["host"] == "g1");
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_control_replies
