@@ -2,6 +2,7 @@
 
 #include "probes/auth/handshake.h"
 #include "probes/wire/oob_protocol.h"
+#include "probes/wire/stream_protocol.h"
 #include "probes/wire/tcp.h"
 
 namespace rh::accept {
@@ -25,11 +26,11 @@ Result<nlohmann::json> control_request(const std::string& address, const nlohman
             return Error{what, "responder at " + hp->str(), 0, "refused: " + r->fixed->text};
         return Error{what, "responder at " + hp->str(), 0, "expected a json reply"};
     }
-    const std::string cmd = r->json->value("cmd", "");
+    // decode_json took only an object with a string cmd.
+    const std::string cmd = (*r->json)["cmd"].get<std::string>();
     if (cmd == want) return std::move(*r->json);
-    if (cmd == "error")
-        return Error{what, "responder at " + hp->str(), 0,
-                     "refused: " + r->json->value("error", std::string("?"))};
+    if (auto e = stream::error_text(*r->json))
+        return Error{what, "responder at " + hp->str(), 0, "refused: " + *e};
     return Error{what, "responder at " + hp->str(), 0,
                  "expected " + want + ", got '" + cmd + "' (an older rocehealth?)"};
 }

@@ -21,4 +21,16 @@ Result<nlohmann::json> control_request(const std::string& address, const nlohman
                                        const std::string& want, int timeout_ms,
                                        const std::atomic<bool>* stop = nullptr);
 
+/// control_request, then the reply read by `parse` (probes/wire/control_replies.h): a reply with a
+/// field missing or of the wrong type is an Error naming the responder and the field.
+template <typename T>
+Result<T> control_call(const std::string& address, const nlohmann::json& msg,
+                       const std::string& want, int timeout_ms,
+                       Result<T> (*parse)(const nlohmann::json&, const std::string&),
+                       const std::atomic<bool>* stop = nullptr) {
+    auto r = control_request(address, msg, want, timeout_ms, stop);
+    if (!r) return r.error();
+    return parse(*r, "responder at " + address);
+}
+
 }  // namespace rh::accept

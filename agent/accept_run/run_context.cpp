@@ -93,14 +93,6 @@ std::optional<double> number_at(const nlohmann::json& j, const char* key) {
     return j[key].get<double>();
 }
 
-std::vector<std::string> strings_at(const nlohmann::json& j, const char* key) {
-    std::vector<std::string> out;
-    if (!j.is_object() || !j.contains(key) || !j[key].is_array()) return out;
-    for (const auto& x : j[key])
-        if (x.is_string()) out.push_back(x.get<std::string>());
-    return out;
-}
-
 void add_error_findings_criterion(Stage& st, const RunContext& cx,
                                   const std::function<bool(const Finding&)>& expected) {
     std::vector<std::string> ptr;

@@ -72,8 +72,6 @@ std::vector<Finding> findings_from(const nlohmann::json& findings, const RunCont
 
 /// j[key] when it is a number; nullopt when j is not an object, or key is missing or not a number.
 std::optional<double> number_at(const nlohmann::json& j, const char* key);
-/// The strings of the array j[key] (other elements skipped); empty when it is not an array.
-std::vector<std::string> strings_at(const nlohmann::json& j, const char* key);
 
 /// Adds "findings of severity error <= criteria.max_error_findings" over st.findings (evidence:
 /// each error finding); findings for which `expected` is true (a fault the stage caused on

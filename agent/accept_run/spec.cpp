@@ -9,6 +9,7 @@
 #include "core/json/json_reader.h"
 #include "core/json_file.h"
 #include "probes/wire/oob_protocol.h"
+#include "probes/wire/probe_limits.h"
 #include "probes/wire/tcp.h"
 
 namespace rh::accept {
@@ -31,15 +32,15 @@ double number_in(const JsonReader& in, const char* key, double lo, double hi, do
     return in.opt_number_in(key, lo, hi, "").value_or(fallback);
 }
 
-bool valid_size(std::uint64_t s) {
-    return s >= 16 && s <= (16u << 20) && s % 8 == 0;
-}
-
-constexpr const char* kSizeRule = "a message size: a multiple of 8 from 16 to 16777216 bytes";
+/// The one message-size rule (probes/wire/probe_limits.h): the responder and the probe session
+/// refuse anything else, so the spec is refused up front rather than mid-run.
+const std::string kSizeRule = "a message size: " + limits::message_size_rule();
 
 void read_traffic(const JsonReader& in, TrafficSpec& t) {
-    t.size_bytes = uint_in<std::uint64_t>(in, "size_bytes", 16, 16u << 20, t.size_bytes);
-    if (!valid_size(t.size_bytes)) in.error_at("size_bytes", std::string("expected ") + kSizeRule);
+    t.size_bytes = uint_in<std::uint64_t>(in, "size_bytes", limits::kMinMessageBytes,
+                                          limits::kMaxMessageBytes, t.size_bytes);
+    if (!limits::valid_message_size(t.size_bytes))
+        in.error_at("size_bytes", "expected " + kSizeRule);
     t.duration_s = number_in(in, "duration_s", 0.1, 3600, t.duration_s);
     t.queue_depth = uint_in<unsigned>(in, "queue_depth", 1, 64, t.queue_depth);
     t.qps = uint_in<unsigned>(in, "qps", 1, 16, t.qps);
@@ -60,8 +61,9 @@ void read_latency(const JsonReader& in, LatencySpec& l) {
     if (in.has("sizes")) {
         l.sizes.clear();
         in.each("sizes", false, [&](const JsonReader& e) {
-            if (!e.json().is_number_unsigned() || !valid_size(e.json().get<std::uint64_t>()))
-                e.error(std::string("expected ") + kSizeRule + ", got " + e.json().dump());
+            if (!e.json().is_number_unsigned() ||
+                !limits::valid_message_size(e.json().get<std::uint64_t>()))
+                e.error("expected " + kSizeRule + ", got " + e.json().dump());
             else if (std::find(l.sizes.begin(), l.sizes.end(), e.json().get<std::uint64_t>()) !=
                      l.sizes.end())
                 e.error(e.json().dump() + " given twice");
@@ -91,8 +93,8 @@ void read_criteria(const JsonReader& in, Criteria& c) {
                 const bool num =
                     !k.empty() && k.size() < 10 && std::all_of(k.begin(), k.end(), ::isdigit);
                 if (num) size = std::stoull(k);
-                if (!num || !valid_size(size))
-                    m.error_at(k, std::string("the key must be ") + kSizeRule);
+                if (!num || !limits::valid_message_size(size))
+                    m.error_at(k, "the key must be " + kSizeRule);
                 else if (!v.is_number() || v.get<double>() <= 0)
                     m.error_at(k, "expected a positive number of microseconds, got " + v.dump());
                 else

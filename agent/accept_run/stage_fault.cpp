@@ -12,6 +12,7 @@
 #include "agent/accept_run/control_client.h"
 #include "agent/accept_run/stage_sampler.h"
 #include "agent/accept_run/stages.h"
+#include "probes/wire/control_replies.h"
 
 namespace rh::accept {
 
@@ -66,13 +67,14 @@ Stage run_fault_stage(RunContext& cx) {
     // (run_stop.h) ends the wait, not the fault: the host restores its link on its own.
     const std::string link_back_at = clock_in(f.down_s + 2);
     auto pending = std::async(std::launch::async, [&] {
-        return control_request(
+        return control_call(
             host->address,
             {{"cmd", "fault"},
              {"peer", peer->address},
              {"down_ms", static_cast<unsigned>(f.down_s * 1000)},
              {"recovery_timeout_ms", static_cast<unsigned>(f.recovery_timeout_s * 1000)}},
-            "fault_reply", static_cast<int>(budget_s * 1000), &cx.stop.requested);
+            "fault_reply", static_cast<int>(budget_s * 1000), wire::parse_fault_reply,
+            &cx.stop.requested);
     });
     while (pending.wait_for(std::chrono::milliseconds(500)) != std::future_status::ready) {
         const double t = cx.now_s() - t_req;
@@ -103,17 +105,17 @@ Stage run_fault_stage(RunContext& cx) {
                                               "'s RDMA netdev is up (ip link show)"));
         return st;
     }
-    const auto& j = *r;
-    res.device = j.value("device", "");
-    res.netdev = j.value("netdev", "");
-    if (auto v = number_at(j, "down_at_s")) res.link_down_s = t_req + *v;
-    if (auto v = number_at(j, "up_at_s")) res.link_up_s = t_req + *v;
-    res.link_recovery_s = number_at(j, "link_recovery_s");
-    res.traffic_recovery_s = number_at(j, "traffic_recovery_s");
-    res.traffic_attempts = number_at(j, "traffic_attempts");
-    res.baseline_p50_us = number_at(j, "baseline_p50_us");
-    res.recovered_p50_us = number_at(j, "recovered_p50_us");
-    if (cx.save("raw/fault.json", j.dump(2)))
+    const wire::FaultReply& j = *r;
+    res.device = j.device;
+    res.netdev = j.netdev;
+    res.link_down_s = t_req + j.down_at_s;
+    res.link_up_s = t_req + j.up_at_s;
+    res.link_recovery_s = j.link_recovery_s;
+    res.traffic_recovery_s = j.traffic_recovery_s;
+    res.traffic_attempts = static_cast<double>(j.traffic_attempts);
+    res.baseline_p50_us = j.baseline_p50_us;
+    res.recovered_p50_us = j.recovered_p50_us;
+    if (cx.save("raw/fault.json", wire::to_json(j).dump(2)))
         st.evidence_links.push_back({"the fault host's reply (JSON)", "raw/fault.json"});
     if (res.link_down_s && res.link_up_s)
         st.marks.push_back({*res.link_down_s, "link down", *res.link_up_s});
@@ -130,11 +132,11 @@ Stage run_fault_stage(RunContext& cx) {
             st.marks.push_back(
                 {*res.link_up_s + *res.traffic_recovery_s, "traffic back", std::nullopt});
     }
-    if (const std::string e = j.value("last_error", ""); !e.empty())
+    if (const std::string& e = j.last_error; !e.empty())
         st.reason += "; last traffic attempt: " + e;
-    res.restored = strings_at(j, "restored");
-    res.setup_changes = strings_at(j, "setup_changes");
-    if (const std::string why = j.value("interrupted", ""); !why.empty()) {
+    res.restored = j.restored;
+    res.setup_changes = j.setup_changes;
+    if (const std::string& why = j.interrupted; !why.empty()) {
         // Not the fault the spec asked for: nothing to judge the fabric by.
         char held[64] = "";
         if (res.link_down_s && res.link_up_s)

@@ -5,6 +5,7 @@
 #include "agent/accept_run/control_client.h"
 #include "agent/accept_run/stages.h"
 #include "core/inventory/inventory_from_json.h"
+#include "probes/wire/control_replies.h"
 #include "rules/fabric_consistency.h"
 #include "rules/pcie_math.h"
 
@@ -37,21 +38,18 @@ std::string limiting_link(const std::vector<PcieLink>& chain) {
 }
 
 /// The inventory_reply (probes/responder/control_inventory.h) as the report's host entry.
-Result<InventoryHost> host_from_reply(const std::string& name, const nlohmann::json& r) {
-    auto snap = snapshot_from_json(r.at("snapshot"));
+Result<InventoryHost> host_from_reply(const std::string& name, const wire::InventoryReply& r) {
+    auto snap = snapshot_from_json(r.snapshot);
     if (!snap) return snap.error();
     InventoryHost h;
     h.host = name;
-    h.kernel = r.value("kernel", "");
-    h.memlock_unlimited = r.value("memlock_unlimited", false);
-    if (r.contains("memlock_limit_bytes") && r["memlock_limit_bytes"].is_number_unsigned())
-        h.memlock_limit_bytes = r["memlock_limit_bytes"].get<std::uint64_t>();
-    const std::string dev = r.value("device", "");
-    const unsigned port_no = r.value("port", 0u);
+    h.kernel = r.kernel;
+    h.memlock_unlimited = r.memlock_unlimited;
+    h.memlock_limit_bytes = r.memlock_limit_bytes;
     for (const Device& d : snap->devices) {
-        if (d.name != dev) continue;
+        if (d.name != r.device) continue;
         for (const Port& p : d.ports) {
-            if (p.number != port_no) continue;
+            if (p.number != r.port) continue;
             InventoryNic n;
             n.device = d.name;
             n.port = p.number;
@@ -72,7 +70,7 @@ Result<InventoryHost> host_from_reply(const std::string& name, const nlohmann::j
             }
             if (p.verbs.active_mtu_bytes) n.active_mtu_bytes = *p.verbs.active_mtu_bytes;
             n.link_gbps = parse_port_rate_gbps(p.rate);
-            n.gid_index = r.value("gid_index", 0u);
+            n.gid_index = r.gid_index;
             for (const Gid& g : p.gids)
                 if (g.index == *n.gid_index)
                     n.roce_version = g.type == "RoCE v2"                      ? "v2"
@@ -94,8 +92,9 @@ Stage run_inventory_stage(RunContext& cx) {
     const auto& hosts = cx.spec.hosts;
     for (std::size_t i = 0; i < hosts.size() && !cx.stopping(); ++i) {
         cx.progress.update("inventory", hosts[i].name, 100.0 * i / hosts.size());
-        auto r = control_request(hosts[i].address, {{"cmd", "inventory"}, {"host", hosts[i].name}},
-                                 "inventory_reply", 30000, &cx.stop.requested);
+        auto r =
+            control_call(hosts[i].address, {{"cmd", "inventory"}, {"host", hosts[i].name}},
+                         "inventory_reply", 30000, wire::parse_inventory_reply, &cx.stop.requested);
         if (!r && cx.stopping()) break;  // not the host's fault: the run was stopped
         if (!r) {
             unreachable.push_back(hosts[i].name);
@@ -103,11 +102,12 @@ Stage run_inventory_stage(RunContext& cx) {
                 (st.reason.empty() ? "" : "; ") + hosts[i].name + ": " + r.error().message();
             continue;
         }
-        for (auto& line : (*r)["samples"]) cx.samples.push_back(std::move(line));
-        (*r).erase("samples");
-        raw[hosts[i].name] = *r;
-        cx.name_of_hostname[r->value("hostname", "")] = hosts[i].name;
-        cx.version[hosts[i].name] = r->value("version", "");
+        for (auto& line : r->samples) cx.samples.push_back(std::move(line));
+        r->samples = nlohmann::json::array();
+        raw[hosts[i].name] = wire::to_json(*r);
+        raw[hosts[i].name].erase("samples");
+        cx.name_of_hostname[r->hostname] = hosts[i].name;
+        cx.version[hosts[i].name] = r->version;
         auto h = host_from_reply(hosts[i].name, *r);
         if (!h) {
             unreachable.push_back(hosts[i].name);

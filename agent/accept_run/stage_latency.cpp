@@ -5,37 +5,35 @@
 #include "agent/accept_run/control_client.h"
 #include "agent/accept_run/stage_sampler.h"
 #include "agent/accept_run/stages.h"
+#include "probes/wire/control_replies.h"
 
 namespace rh::accept {
 
 namespace {
 
-/// One probe result entry (probes/latency/probe.h to_json(LatencyStats)) as the report's row.
-LatencyResult row_of(const std::string& src, const std::string& dst, const nlohmann::json& e) {
+/// One probe phase (probes/wire/probe_report.h) as the report's row: figures only for a measured
+/// phase (p99.9 from 1000 iterations), as the probe's JSON has them.
+LatencyResult row_of(const std::string& src, const std::string& dst, const LatencyStats& e) {
     LatencyResult r;
     r.src = src;
     r.dst = dst;
-    r.op = e.value("op", "");
-    r.size_bytes = e.value("size_bytes", std::uint64_t{0});
-    if (e.contains("skipped")) {
-        r.error = "skipped: " + e["skipped"].get<std::string>();
+    r.op = e.op;
+    r.size_bytes = e.size_bytes;
+    if (!e.skipped.empty()) {
+        r.error = "skipped: " + e.skipped;
         return r;
     }
-    r.iterations = e["iterations"].is_number() ? e["iterations"].get<std::uint64_t>()
-                                               : e.value("iterations_completed", std::uint64_t{0});
-    r.min_us = number_at(e, "min_us");
-    r.p50_us = number_at(e, "p50_us");
-    r.p99_us = number_at(e, "p99_us");
-    r.p999_us = number_at(e, "p999_us");
-    r.max_us = number_at(e, "max_us");
-    r.mean_us = number_at(e, "mean_us");
-    if (e.contains("checksum_errors"))
-        r.checksum_errors = e["checksum_errors"].get<std::uint64_t>();
-    r.error = e.value("error", "");
-    if (r.error.empty() && e.contains("cdf") && e["cdf"].is_array())
-        for (const auto& p : e["cdf"])
-            if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_number())
-                r.cdf.emplace_back(p[0].get<double>(), p[1].get<double>());
+    r.iterations = e.iterations;
+    r.checksum_errors = e.checksum_errors;
+    r.error = e.error;
+    if (!e.measured()) return r;
+    r.min_us = e.min_us;
+    r.p50_us = e.p50_us;
+    r.p99_us = e.p99_us;
+    if (e.has_p999()) r.p999_us = e.p999_us;
+    r.max_us = e.max_us;
+    r.mean_us = e.mean_us;
+    r.cdf = e.cdf;
     return r;
 }
 
@@ -74,19 +72,21 @@ Stage run_latency_stage(RunContext& cx) {
                                      {"timeout_ms", ls.timeout_ms},
                                      {"host", src.name},
                                      {"peer_name", dst.name}};
-            auto r = control_request(src.address, req, "probe_reply", reply_ms, &cx.stop.requested);
+            auto r = control_call(src.address, req, "probe_reply", reply_ms,
+                                  wire::parse_probe_reply, &cx.stop.requested);
             if (!r && cx.stopping()) continue;  // cut mid-pair: nothing measured to keep
-            nlohmann::json report =
-                r ? (*r)["report"] : nlohmann::json{{"ok", false}, {"error", r.error().message()}};
-            raw.push_back({{"src", src.name}, {"dst", dst.name}, {"report", report}});
-            if (r)
-                for (auto& line : (*r)["samples"]) cx.samples.push_back(std::move(line));
-            if (report.contains("results")) {
-                for (const auto& e : report["results"])
+            const wire::ProbeReply reply = r ? std::move(*r)
+                                             : wire::ProbeReply{std::nullopt, r.error().message(),
+                                                                0, 0, nlohmann::json::array()};
+            raw.push_back(
+                {{"src", src.name}, {"dst", dst.name}, {"report", wire::to_json(reply)["report"]}});
+            for (const auto& line : reply.samples) cx.samples.push_back(line);
+            if (reply.report) {
+                for (const auto& e : reply.report->results)
                     res.latency.push_back(row_of(src.name, dst.name, e));
                 continue;
             }
-            const std::string why = report.value("error", std::string("no result"));
+            const std::string why = reply.error;
             for (const auto& op : ls.ops)
                 for (auto size : ls.sizes) {
                     LatencyResult row;

@@ -139,7 +139,7 @@ Status check_options(const Options& o) {
         if (s == o.receiver) return bad_option("sender " + s + " is also the receiver");
         if (!seen.insert(s).second) return bad_option("sender " + s + " given twice");
     }
-    if (!slot::valid_size(o.size_bytes) || o.size_bytes > limits::kMaxMessageBytes)
+    if (!limits::valid_message_size(o.size_bytes))
         return bad_option("--size " + std::to_string(o.size_bytes) +
                           ": must be a multiple of 8 from " + std::to_string(slot::kMinSize) +
                           " B to 16 MiB (each slot ends with a 16-byte trailer: sequence number "

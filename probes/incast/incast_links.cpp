@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/clock.h"
+#include "probes/wire/control_replies.h"
 
 namespace rh::incast {
 
@@ -103,9 +104,14 @@ void SampleLink::main() {
         {"cmd", "sample"}, {"interval_ms", o_.sample_interval_ms}, {"max_ms", max_ms_}};
     if (auto st = tcp::send_json(*s, req, tcp::deadline_in(o_.connect_timeout_ms)); !st)
         return fail(st.error().message());
+    const std::string peer = "responder at " + hp_.str();
     auto started =
         expect_json(tcp::recv_any(*s, tcp::deadline_in(o_.connect_timeout_ms)), "sample_started");
     if (!started) return fail(started.error().message());
+    auto first = wire::parse_sample_reply(*started, peer);
+    if (!first) return fail(first.error().message());
+    if (!std::holds_alternative<wire::SampleStarted>(*first))
+        return fail(peer + ": expected sample_started, got " + started->value("cmd", ""));
     host_.sampled = true;
     // Passes until we ask it to stop; then its last passes and sample_end (bounded).
     const auto give_up =
@@ -131,17 +137,19 @@ void SampleLink::main() {
             host_.sample_error = j.error().message();
             break;
         }
-        const std::string cmd = (*j)["cmd"].get<std::string>();
-        if (cmd == "sample_pass") {
-            auto& samples = (*j)["samples"];
-            if (!samples.is_array()) continue;
-            to_our_clock(samples, host_.offset_ms);
-            if (j->value("part", 0) == 0) ++host_.passes;
-            for (auto& x : samples) host_.samples.push_back(std::move(x));
+        auto reply = wire::parse_sample_reply(*j, peer);
+        if (!reply) {
+            host_.sample_error = reply.error().message();
+            break;
+        }
+        if (auto* pass = std::get_if<wire::SamplePass>(&*reply)) {
+            to_our_clock(pass->samples, host_.offset_ms);
+            if (pass->part == 0) ++host_.passes;
+            for (auto& x : pass->samples) host_.samples.push_back(std::move(x));
             continue;
         }
-        if (cmd == "sample_end") {
-            host_.sample_end = j->value("reason", "");
+        if (auto* end = std::get_if<wire::SampleEnd>(&*reply)) {
+            host_.sample_end = end->reason;
             break;
         }
     }

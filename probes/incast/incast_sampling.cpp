@@ -2,6 +2,7 @@
 
 #include "core/clock.h"
 #include "probes/wire/control_fields.h"
+#include "probes/wire/control_replies.h"
 #include "probes/wire/stream_protocol.h"
 
 namespace rh::incast {
@@ -9,14 +10,13 @@ namespace rh::incast {
 std::vector<nlohmann::json> pass_frames(const nlohmann::json& samples,
                                         const std::vector<std::string>& notes,
                                         std::int64_t wall_ms) {
-    std::vector<nlohmann::json> frames;
+    std::vector<wire::SamplePass> parts;
     auto start = [&] {
-        frames.push_back(
-            {{"cmd", "sample_pass"},
-             {"wall_ms", wall_ms},
-             {"part", frames.size()},
-             {"samples", nlohmann::json::array()},
-             {"notes", frames.empty() ? nlohmann::json(notes) : nlohmann::json::array()}});
+        wire::SamplePass p;
+        p.wall_ms = wall_ms;
+        p.part = parts.size();
+        if (parts.empty()) p.notes = notes;
+        parts.push_back(std::move(p));
     };
     start();
     std::size_t bytes = 0;
@@ -27,9 +27,11 @@ std::vector<nlohmann::json> pass_frames(const nlohmann::json& samples,
             start();
             bytes = 0;
         }
-        frames.back()["samples"].push_back(s);
+        parts.back().samples.push_back(s);
         bytes += n + 1;
     }
+    std::vector<nlohmann::json> frames;
+    for (const auto& p : parts) frames.push_back(wire::to_json(p));
     return frames;
 }
 
@@ -45,7 +47,7 @@ void serve_sample(const tcp::Socket& s, const nlohmann::json& req, const PassSou
     };
     if (!f.ok()) return refuse(f.error().message());
     if (!make) return refuse("this responder has no counter sampler");
-    if (!tcp::send_json(s, {{"cmd", "sample_started"}, {"wall_ms", wall_now_ms()}},
+    if (!tcp::send_json(s, wire::to_json(wire::SampleStarted{wall_now_ms()}),
                         tcp::deadline_in(2000)))
         return;
     auto source = make();
@@ -68,7 +70,7 @@ void serve_sample(const tcp::Socket& s, const nlohmann::json& req, const PassSou
         if (until <= Clock::now()) continue;  // a slow pass: the next one at once
         auto msg = tcp::recv_any(s, until, stop);
         if (msg) {
-            if (msg->json && (*msg->json)["cmd"] == "stop") {
+            if (msg->json && msg->json->is_object() && msg->json->value("cmd", "") == "stop") {
                 reason = "stopped by the coordinator";
                 break;
             }
@@ -84,8 +86,7 @@ void serve_sample(const tcp::Socket& s, const nlohmann::json& req, const PassSou
             " passes: " + msg.error().message());
         return;
     }
-    (void)tcp::send_json(s, {{"cmd", "sample_end"}, {"passes", passes}, {"reason", reason}},
-                         tcp::deadline_in(5000));
+    (void)tcp::send_json(s, wire::to_json(wire::SampleEnd{passes, reason}), tcp::deadline_in(5000));
 }
 
 }  // namespace rh::incast

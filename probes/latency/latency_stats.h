@@ -8,31 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "probes/wire/probe_report.h"  // LatencyStats
+
 namespace rh {
-
-struct LatencyStats {
-    std::string op;            ///< "write" | "read" | "send"
-    std::string latency_kind;  ///< "half round trip" (write, send) | "post to completion" (read)
-    std::uint64_t size_bytes = 0;
-    unsigned queue_depth = 1;
-    std::uint64_t iterations = 0;  ///< timed samples (warm-up excluded)
-    double min_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, max_us = 0, mean_us = 0;
-    double msg_rate_per_s = 0;  ///< timed messages / wall time of the timed loop
-    std::uint64_t checksum_errors = 0;
-    std::string error;        ///< non-empty when the phase failed (e.g. an error completion): its
-                              ///< latency figures are then not reported (JSON null, text "-")
-    std::string error_cause;  ///< with `error`: IBV_WC_* name, "timeout", "peer_closed" or "other"
-    std::string skipped;      ///< non-empty when the phase was not run (an earlier one failed): why
-    /// The measured distribution, thinned: [latency_us, cumulative fraction] ascending in both,
-    /// at most kCdfPoints + 3 points (see cdf_points). Empty when nothing was measured.
-    std::vector<std::pair<double, double>> cdf;
-    static constexpr std::size_t kCdfPoints = 50;
-
-    /// Nearest rank needs >= 1000 samples for p99.9 to differ from the maximum.
-    static constexpr std::uint64_t kMinIterationsForP999 = 1000;
-    bool has_p999() const { return iterations >= kMinIterationsForP999; }
-    bool measured() const { return error.empty() && skipped.empty(); }
-};
 
 /// Nearest-rank percentile of an ascending-sorted, non-empty vector; `pct` in [0, 100].
 double nearest_rank(const std::vector<double>& sorted, double pct);

@@ -16,6 +16,7 @@
 
 #include "core/result.h"
 #include "probes/latency/latency_stats.h"
+#include "probes/wire/probe_report.h"  // ProbeReport, its to_json and parse
 
 namespace rh {
 
@@ -40,40 +41,8 @@ struct ProbeOptions {
     std::filesystem::path sysfs_root = "/sys";
 };
 
-struct ProbeReport {
-    std::string peer;
-    std::string device;
-    unsigned port = 0;
-    unsigned gid_index = 0;
-    std::string gid;
-    std::string gid_type;
-    std::string remote_hostname;
-    std::string remote_device;
-    unsigned remote_gid_index = 0;
-    std::string remote_gid;
-    unsigned local_active_mtu_bytes = 0;
-    unsigned remote_active_mtu_bytes = 0;
-    unsigned path_mtu_bytes = 0;  ///< min of both active_mtu
-    unsigned queue_depth = 1;
-    unsigned qp_timeout = 0;
-    unsigned qp_retry_cnt = 0;
-    unsigned qp_rnr_retry = 0;
-    std::optional<unsigned> remote_recv_depth;  ///< receive WQEs the responder keeps posted for
-                                                ///< SEND (its probe_reply); nullopt: no SEND
-    std::vector<LatencyStats> results;  ///< per (op, size), in order; after a failed phase the
-                                        ///< rest are entries with `skipped` set
-    std::vector<std::string> errors;    ///< phase failures (error completions, timeouts)
-
-    std::uint64_t checksum_errors() const;
-    /// No phase failed and no checksum error.
-    bool ok() const { return errors.empty() && checksum_errors() == 0; }
-};
-
 /// Validates options, connects, measures. An Error means the probe could not run (no device,
 /// unreachable/refusing responder, bad options); problems during measurement are in the report.
 Result<ProbeReport> run_probe(const ProbeOptions& opts);
-
-nlohmann::json to_json(const LatencyStats& s);
-nlohmann::json to_json(const ProbeReport& r);
 
 }  // namespace rh

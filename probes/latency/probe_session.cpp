@@ -23,10 +23,9 @@ Status validate(const ProbeOptions& o) {
     if (o.ops.empty()) return bad_option("no operation");
     if (o.sizes.empty()) return bad_option("no message size");
     for (auto s : o.sizes)
-        if (!slot::valid_size(s) || s > limits::kMaxMessageBytes)
-            return bad_option("message size " + std::to_string(s) +
-                              " must be a multiple of 8 in [" + std::to_string(slot::kMinSize) +
-                              ", " + std::to_string(limits::kMaxMessageBytes) + "]");
+        if (!limits::valid_message_size(s))
+            return bad_option("message size " + std::to_string(s) + ": expected " +
+                              limits::message_size_rule());
     if (o.iterations == 0) return bad_option("iterations must be >= 1");
     if (std::uint64_t(o.iterations) + o.warmup > limits::kMaxCount)
         return bad_option("too many iterations");

@@ -14,6 +14,7 @@
 #include "probes/latency/probe.h"
 #include "probes/responder/control_probe.h"
 #include "probes/wire/control_fields.h"
+#include "probes/wire/control_replies.h"
 #include "probes/wire/stream_protocol.h"
 
 namespace rh {
@@ -24,10 +25,6 @@ constexpr int kGuardGraceMs = 10000;  // the guard acts this long after the plan
 constexpr int kPollMs = 10;           // link state polling while the link comes back
 constexpr int kRetryMs = 100;         // between traffic attempts
 constexpr int kProbeWaitMs = 1000;    // each wait of a traffic attempt (connect, each WRITE)
-
-nlohmann::json opt(std::optional<double> v) {
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
 
 /// A 64 B WRITE probe to `peer` from the responder's own port; `iterations` timed messages.
 Result<ProbeReport> write_probe(const ControlContext& cx, const std::string& peer,
@@ -217,38 +214,35 @@ void serve_fault(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
     if (!link_recovery && interrupted.empty())
         why = "the port did not become ACTIVE with the netdev up";
     // Left changed by the fault: what could not be put back, GIDs gone or moved.
-    nlohmann::json changes = nlohmann::json::array();
-    for (const auto& n : restored.not_restored) changes.push_back("not restored: " + n);
+    wire::FaultReply m;
+    for (const auto& n : restored.not_restored) m.setup_changes.push_back("not restored: " + n);
     const auto gids_after = gid_texts(sys, port_dir);
     for (const auto& g : gids_before)
         if (std::find(gids_after.begin(), gids_after.end(), g) == gids_after.end())
-            changes.push_back("GID " + g + " no longer in the GID table as before");
+            m.setup_changes.push_back("GID " + g + " no longer in the GID table as before");
     cx.log("fault: " + netdev + " back; link recovery " +
            (link_recovery ? std::to_string(*link_recovery) + " s" : "none") +
            ", traffic recovery " +
            (traffic_recovery ? std::to_string(*traffic_recovery) + " s" : "none") +
            (interrupted.empty() ? "" : "; interrupted: " + interrupted));
-    (void)tcp::send_json(
-        s,
-        {{"cmd", "fault_reply"},
-         {"device", cx.where.device},
-         {"port", cx.where.port},
-         {"netdev", netdev},
-         {"down_ms", req->down_ms},
-         {"down_at_s", t_down - t_req},
-         {"up_at_s", t_up - t_req},
-         {"port_left_active_s", opt(left_active)},
-         {"link_recovery_s", opt(link_recovery)},
-         {"traffic_recovery_s", opt(traffic_recovery)},
-         {"traffic_attempts", attempts},
-         {"baseline_p50_us", opt(baseline)},
-         {"recovered_p50_us", opt(recovered)},
-         {"last_error", why},
-         {"interrupted", interrupted},
-         {"saved", {{"addresses", setup->addresses()}, {"routes", setup->routes()}}},
-         {"restored", restored.restored},
-         {"setup_changes", std::move(changes)}},
-        tcp::deadline_in(30000));
+    m.device = cx.where.device;
+    m.port = cx.where.port;
+    m.netdev = netdev;
+    m.down_ms = req->down_ms;
+    m.down_at_s = t_down - t_req;
+    m.up_at_s = t_up - t_req;
+    m.port_left_active_s = left_active;
+    m.link_recovery_s = link_recovery;
+    m.traffic_recovery_s = traffic_recovery;
+    m.traffic_attempts = attempts;
+    m.baseline_p50_us = baseline;
+    m.recovered_p50_us = recovered;
+    m.last_error = why;
+    m.interrupted = interrupted;
+    m.saved_addresses = setup->addresses();
+    m.saved_routes = setup->routes();
+    m.restored = restored.restored;
+    (void)tcp::send_json(s, wire::to_json(m), tcp::deadline_in(30000));
 }
 
 }  // namespace rh

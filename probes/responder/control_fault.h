@@ -25,7 +25,7 @@
 //              completes 10 RDMA WRITEs of 64 B (retried every 100 ms; an application's QPs
 //              do not survive a link down that outlasts their retries, so traffic comes back
 //              with a new connection).
-//   R -> C  {cmd: "fault_reply", device, port, netdev, down_ms,
+//   R -> C  fault_reply (probes/wire/control_replies.h FaultReply): {device, port, netdev, down_ms,
 //            down_at_s, up_at_s: seconds from the request's arrival to the down / up request,
 //            port_left_active_s: down request -> port no longer ACTIVE (null: it never left),
 //            link_recovery_s, traffic_recovery_s: from the up request (null: not back within

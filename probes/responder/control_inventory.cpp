@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/hostname.h"
 #include "probes/wire/control_fields.h"
+#include "probes/wire/control_replies.h"
 #include "probes/wire/stream_protocol.h"
 
 #ifndef RH_VERSION
@@ -31,29 +32,26 @@ double monotonic_s() {
 
 }  // namespace
 
-nlohmann::json inventory_reply(const ControlContext& cx, const std::string& host) {
+wire::InventoryReply inventory_reply(const ControlContext& cx, const std::string& host) {
     const SampleTime when{monotonic_s(), wall_now_ms()};
     InventoryFacts facts = cx.opts.inventory(cx.opts.sysfs_root, cx.where.device, host, when);
+    wire::InventoryReply m;
     rlimit rl{};
-    nlohmann::json memlock = nullptr;
-    bool unlimited = false;
     if (::getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
-        unlimited = rl.rlim_cur == RLIM_INFINITY;
-        if (!unlimited) memlock = static_cast<std::uint64_t>(rl.rlim_cur);
+        m.memlock_unlimited = rl.rlim_cur == RLIM_INFINITY;
+        if (!m.memlock_unlimited) m.memlock_limit_bytes = static_cast<std::uint64_t>(rl.rlim_cur);
     }
-    return {{"cmd", "inventory_reply"},
-            {"hostname", host_name()},
-            {"version", RH_VERSION},
-            {"kernel", kernel_release()},
-            {"memlock_limit_bytes", memlock},
-            {"memlock_unlimited", unlimited},
-            {"device", cx.where.device},
-            {"port", cx.where.port},
-            {"gid_index", cx.where.gid_index},
-            {"gid", cx.where.gid_text},
-            {"gid_type", cx.where.gid_type},
-            {"snapshot", std::move(facts.snapshot)},
-            {"samples", std::move(facts.samples)}};
+    m.hostname = host_name();
+    m.version = RH_VERSION;
+    m.kernel = kernel_release();
+    m.device = cx.where.device;
+    m.port = cx.where.port;
+    m.gid_index = cx.where.gid_index;
+    m.gid = cx.where.gid_text;
+    m.gid_type = cx.where.gid_type;
+    m.snapshot = std::move(facts.snapshot);
+    m.samples = std::move(facts.samples);
+    return m;
 }
 
 void serve_inventory(const tcp::Socket& s, const nlohmann::json& msg, const ControlContext& cx) {
@@ -69,7 +67,7 @@ void serve_inventory(const tcp::Socket& s, const nlohmann::json& msg, const Cont
         return;
     }
     cx.log("inventory");
-    (void)tcp::send_json(s, inventory_reply(cx, host), tcp::deadline_in(10000));
+    (void)tcp::send_json(s, wire::to_json(inventory_reply(cx, host)), tcp::deadline_in(10000));
 }
 
 }  // namespace rh

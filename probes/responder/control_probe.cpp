@@ -6,6 +6,8 @@
 #include "core/sample_json.h"
 #include "probes/latency/probe_samples.h"
 #include "probes/wire/control_fields.h"
+#include "probes/wire/control_replies.h"
+#include "probes/wire/probe_limits.h"
 #include "probes/wire/stream_protocol.h"
 
 namespace rh {
@@ -34,9 +36,8 @@ Result<ProbeRequest> parse_probe_request(const nlohmann::json& msg) {
     }
     r.options.sizes.clear();
     for (const auto& sz : f.array("sizes", 1, 16)) {
-        if (!sz.is_number_unsigned() || sz.get<std::uint64_t>() < 16 ||
-            sz.get<std::uint64_t>() > (16u << 20) || sz.get<std::uint64_t>() % 8 != 0)
-            f.invalid("sizes", "expected multiples of 8 from 16 to 16777216, got " + sz.dump());
+        if (!sz.is_number_unsigned() || !limits::valid_message_size(sz.get<std::uint64_t>()))
+            f.invalid("sizes", "expected " + limits::message_size_rule() + ", got " + sz.dump());
         else
             r.options.sizes.push_back(sz.get<std::uint64_t>());
     }
@@ -64,23 +65,18 @@ void serve_probe(const tcp::Socket& s, const nlohmann::json& msg, const ControlC
     auto r = run_probe(o);
     when.end_t_s = monotonic_now_s();
     when.end_wall_ms = wall_now_ms();
-    nlohmann::json lines = nlohmann::json::array();
-    nlohmann::json report;
+    wire::ProbeReply reply;
+    reply.start_wall_ms = when.start_wall_ms;
+    reply.end_wall_ms = when.end_wall_ms;
     if (r) {
-        report = to_json(*r);
         const std::string peer = req->peer_name.empty() ? o.peer : req->peer_name;
         for (const Sample& smp : samples_from_probe(*r, req->host, peer, when))
-            lines.push_back(to_json_line(smp));
+            reply.samples.push_back(to_json_line(smp));
+        reply.report = std::move(*r);
     } else {
-        report = {{"ok", false}, {"error", r.error().message()}};
+        reply.error = r.error().message();
     }
-    (void)tcp::send_json(s,
-                         {{"cmd", "probe_reply"},
-                          {"report", std::move(report)},
-                          {"start_wall_ms", when.start_wall_ms},
-                          {"end_wall_ms", when.end_wall_ms},
-                          {"samples", std::move(lines)}},
-                         tcp::deadline_in(10000));
+    (void)tcp::send_json(s, wire::to_json(reply), tcp::deadline_in(10000));
 }
 
 }  // namespace rh

@@ -4,11 +4,12 @@
 //
 //   C -> R  {cmd: "probe", peer: "HOST[:PORT]", ops: ["write", "read"], sizes: [64, ...],
 //            iterations, warmup, timeout_ms, host: label of this host, peer_name: label of peer}
-//           ops of write|read|send; sizes slot sizes (16 B .. 16 MiB, multiple of 8), 1..16 of
-//           them; iterations 1..100000; warmup 0..10000; timeout_ms 1..60000. The probe uses
-//           the responder's own device and GID index.
-//   R -> C  {cmd: "probe_reply", report: probe --json document (probes/latency/probe.h to_json, or
-//            {ok: false, error} when it could not run), start_wall_ms, end_wall_ms,
+//           ops of write|read|send; sizes slot sizes (limits::valid_message_size: 24 B .. 16 MiB,
+//           multiple of 8), 1..16 of them; iterations 1..100000; warmup 0..10000;
+//           timeout_ms 1..60000. The probe uses the responder's own device and GID index.
+//   R -> C  probe_reply (probes/wire/control_replies.h ProbeReply): {report: probe --json
+//            document (probes/wire/probe_report.h, or {ok: false, error} when it could not run),
+//            start_wall_ms, end_wall_ms,
 //            samples: [recording lines: probe_latency_us / probe_errors
 //            (probes/latency/probe_samples.h),
 //                      host = `host`, peer = `peer_name`]}

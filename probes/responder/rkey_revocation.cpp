@@ -9,6 +9,7 @@
 #include "probes/verbs/rc_connection.h"
 #include "probes/verbs/wc_status.h"
 #include "probes/wire/control_fields.h"
+#include "probes/wire/control_replies.h"
 #include "probes/wire/stream_protocol.h"
 
 namespace rh {
@@ -49,9 +50,8 @@ Result<nlohmann::json> expect(const tcp::Socket& s, const std::string& want, int
     const auto& j = *m->json;
     const std::string cmd = j.value("cmd", "");
     if (cmd == want) return j;
-    if (cmd == "error")
-        return Error{"rkey_revocation", s.peer(), 0,
-                     "responder refused: " + j.value("error", std::string("?"))};
+    if (auto e = stream::error_text(j))
+        return Error{"rkey_revocation", s.peer(), 0, "responder refused: " + *e};
     return Error{"rkey_revocation", s.peer(), 0, "expected " + want + ", got '" + cmd + "'"};
 }
 
@@ -75,14 +75,13 @@ Result<RkeyOutcome> run_rkey_revocation(const RkeyOptions& o) {
     if (auto st = tcp::send_json(*s, open, tcp::deadline_in(o.timeout_ms)); !st) return st.error();
     auto ready = expect(*s, "rkey_ready", std::max(o.timeout_ms, kSetupTimeoutMs));
     if (!ready) return ready.error();
-    ctl::Fields f(*ready);
-    const std::uint32_t qpn = f.u32("qpn", 1, k24), psn = f.u32("psn", 0, k24);
-    const auto gid = f.gid("gid");
-    const unsigned mtu = f.u32("active_mtu", 256, 4096);
-    const std::uint32_t rkey = f.u32("rkey", 0, 0xffffffffu);
-    const std::uint64_t addr = f.u64("addr", 0, ~0ull);
-    if (!f.ok()) return f.error();
-    if (auto st = c.connect({qpn, psn, gid}, std::min(mtu, c.active_mtu_bytes()), 1); !st)
+    auto peer = wire::parse_rkey_ready(*ready, "responder at " + hp->str());
+    if (!peer) return peer.error();
+    const std::uint32_t rkey = peer->rkey;
+    const std::uint64_t addr = peer->addr;
+    if (auto st = c.connect({peer->qpn, peer->psn, peer->gid},
+                            std::min(peer->active_mtu, c.active_mtu_bytes()), 1);
+        !st)
         return st.error();
 
     RkeyOutcome out;
@@ -120,15 +119,9 @@ void serve_rkey(const tcp::Socket& s, const nlohmann::json& msg, const ControlCo
     RcConnection& c = **conn;
     if (auto st = c.connect({qpn, psn, gid}, std::min(mtu, c.active_mtu_bytes()), 1); !st)
         return refuse(st.error().message());
-    const nlohmann::json ready{{"cmd", "rkey_ready"},
-                               {"qpn", c.qpn()},
-                               {"psn", c.psn()},
-                               {"gid", ctl::gid_hex(cx.where.gid)},
-                               {"active_mtu", c.active_mtu_bytes()},
-                               {"rkey", c.rkey()},
-                               {"addr", c.addr()},
-                               {"size_bytes", kBufferBytes}};
-    if (!tcp::send_json(s, ready, tcp::deadline_in(2000))) return;
+    const wire::RkeyReady ready{c.qpn(),  c.psn(),  cx.where.gid, c.active_mtu_bytes(),
+                                c.rkey(), c.addr(), kBufferBytes};
+    if (!tcp::send_json(s, wire::to_json(ready), tcp::deadline_in(2000))) return;
     auto m = tcp::recv_any(s, tcp::deadline_in(cx.opts.idle_timeout_ms), cx.stop);
     if (!m || !m->json || m->json->value("cmd", "") != "rkey_revoke") return;
     c.deregister_buffer();

@@ -117,6 +117,57 @@ std::map<std::string, std::uint64_t> Fields::counts(const char* name) {
     return m;
 }
 
+std::uint64_t req_uint_max(const JsonReader& r, const char* key, std::uint64_t hi) {
+    const auto before = r.errors().size();
+    const std::uint64_t v = r.req_uint(key);
+    if (r.errors().size() != before) return 0;
+    if (v > hi) {
+        r.error_at(key, "expected a whole number from 0 to " + std::to_string(hi) + ", got " +
+                            std::to_string(v));
+        return 0;
+    }
+    return v;
+}
+
+namespace {
+bool present(const JsonReader& r, const char* key, const char* expected) {
+    if (r.json().is_object() && r.json().contains(key)) return true;
+    r.allow(key);
+    r.error_at(key, std::string("missing (expected ") + expected + ")");
+    return false;
+}
+}  // namespace
+
+std::optional<double> nullable_number(const JsonReader& r, const char* key) {
+    return present(r, key, "a number or null") ? r.opt_number(key) : std::nullopt;
+}
+
+std::optional<std::uint64_t> nullable_uint(const JsonReader& r, const char* key) {
+    return present(r, key, "a whole number or null") ? r.opt_uint(key) : std::nullopt;
+}
+
+std::vector<std::string> req_strings(const JsonReader& r, const char* key) {
+    std::vector<std::string> out;
+    r.each(key, true, [&](const JsonReader& e) {
+        if (e.json().is_string())
+            out.push_back(e.json().get<std::string>());
+        else
+            e.error("expected a string, got " + JsonReader::type_text(e.json()));
+    });
+    return out;
+}
+
+nlohmann::json req_objects(const JsonReader& r, const char* key) {
+    nlohmann::json out = nlohmann::json::array();
+    r.each(key, true, [&](const JsonReader& e) {
+        if (e.json().is_object())
+            out.push_back(e.json());
+        else
+            e.error("expected an object, got " + JsonReader::type_text(e.json()));
+    });
+    return out;
+}
+
 nlohmann::json counts_json(const std::map<std::string, std::uint64_t>& m) {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& [k, v] : m) j[k] = v;

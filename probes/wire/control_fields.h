@@ -1,6 +1,6 @@
 // Typed, range-checked reads of the fields of a control-channel JSON message (json frames,
 // probes/wire/oob_protocol.h), on the one strict reader (core/json/json_reader.h). The first bad
-// field is named, e.g. "stream_open: \"size_bytes\": expected a whole number from 16 to
+// field is named, e.g. "stream_open: \"size_bytes\": expected a whole number from 24 to
 // 16777216, got -1" (a reply to a peer carries one problem); later reads return defaults, so a
 // parser reads every field and checks ok() once at the end (pure).
 #pragma once
@@ -8,7 +8,9 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +60,21 @@ class Fields {
     std::string cmd_;
     JsonErrors errors_;
 };
+
+// Reads of a peer's reply on the one strict reader: every problem is collected at its path, and
+// the caller returns JsonErrors::error once (see probes/wire/control_replies.h).
+
+/// A required whole number in [0, hi]; reported when missing, null, of another type or above
+/// `hi` ("port: expected a whole number from 0 to 255, got 300"); 0 after an error.
+std::uint64_t req_uint_max(const JsonReader& r, const char* key, std::uint64_t hi);
+/// A member that must be present and may be null (a figure that was not measured): nullopt for
+/// null; a missing member or one of another type is reported.
+std::optional<double> nullable_number(const JsonReader& r, const char* key);
+std::optional<std::uint64_t> nullable_uint(const JsonReader& r, const char* key);
+/// A required array of strings (may be empty).
+std::vector<std::string> req_strings(const JsonReader& r, const char* key);
+/// A required array of JSON objects, kept as they are (recording lines: core/sample_json.h).
+nlohmann::json req_objects(const JsonReader& r, const char* key);
 
 /// The JSON object Fields::counts reads.
 nlohmann::json counts_json(const std::map<std::string, std::uint64_t>& m);

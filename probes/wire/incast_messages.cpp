@@ -100,7 +100,7 @@ rh::Result<Prepare> parse_prepare(const nlohmann::json& j) {
     m.id = f.str("id", 64);
     m.receiver = f.str("receiver", 255);
     const std::string op = f.str("op", 16);
-    m.size_bytes = f.u64("size_bytes", 16, 16ull << 20);
+    m.size_bytes = f.u64("size_bytes", limits::kMinMessageBytes, limits::kMaxMessageBytes);
     m.qps = f.u32("qps", 1, stream::kMaxQps);
     m.queue_depth = f.u32("queue_depth", 1, limits::kMaxQueueDepth);
     m.duration_ms = f.u32("duration_ms", 1, kMaxDurationMs);

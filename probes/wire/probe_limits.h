@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "probes/wire/slot.h"
 
@@ -14,6 +15,17 @@ namespace rh::limits {
 inline constexpr std::uint64_t kMinMessageBytes = slot::kMinSize;
 /// Largest probe or stream message in bytes (16 MiB).
 inline constexpr std::uint64_t kMaxMessageBytes = 16ull << 20;
+/// True when `bytes` is a usable probe or stream message size: a multiple of 8 from
+/// kMinMessageBytes to kMaxMessageBytes. Every size check (the wire decoders, the responder's probe
+/// request, the acceptance spec, the CLI) calls this, so a size one end takes the other takes too.
+constexpr bool valid_message_size(std::uint64_t bytes) {
+    return bytes >= kMinMessageBytes && bytes <= kMaxMessageBytes && bytes % 8 == 0;
+}
+/// The rule valid_message_size checks, for messages: "a multiple of 8 from 24 to 16777216 bytes".
+inline std::string message_size_rule() {
+    return "a multiple of 8 from " + std::to_string(kMinMessageBytes) + " to " +
+           std::to_string(kMaxMessageBytes) + " bytes";
+}
 /// Most WRs in flight per QP (probe --queue-depth, incast/stream queue_depth).
 inline constexpr std::uint32_t kMaxQueueDepth = 64;
 /// Most messages (iterations + warmup) of one probe request.

@@ -232,4 +232,30 @@ BOOST_AUTO_TEST_CASE(stage_time_limits_default_from_the_stage_and_can_be_set) {
     BOOST_TEST(has(errors_of(bad), "stage_time_limit_s: expected an object"), errors_of(bad));
 }
 
+// Issue 30 §4: 16-byte messages passed the spec (and the responder's check), then failed mid-run
+// in the probe session (a slot is at least 24 B: 8 payload bytes + its trailer). The spec now
+// calls the one limit (probes/wire/probe_limits.h) and refuses them up front, by name.
+BOOST_AUTO_TEST_CASE(sixteen_byte_messages_are_refused_up_front) {
+    json j = kTwoHosts;
+    j["latency"] = {{"sizes", {16u}}};  // unsigned, as JSON text parses
+    BOOST_TEST(errors_of(j) ==
+               "latency.sizes[0]: expected a message size: a multiple of 8 from 24 to 16777216 "
+               "bytes, got 16\n");
+    j = kTwoHosts;
+    j["bandwidth"] = {{"size_bytes", 16u}};
+    BOOST_TEST(has(errors_of(j),
+                   "bandwidth.size_bytes: expected a whole number from 24 to "
+                   "16777216, got 16"),
+               errors_of(j));
+    j = kTwoHosts;
+    j["criteria"] = {{"p99_latency_us", {{"16", 5}}}};
+    BOOST_TEST(has(errors_of(j),
+                   "criteria.p99_latency_us.16: the key must be a message size: a "
+                   "multiple of 8 from 24"),
+               errors_of(j));
+    j = kTwoHosts;
+    j["latency"] = {{"sizes", {24u, 16777216u}}};
+    BOOST_TEST(errors_of(j).empty(), errors_of(j));
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // test_accept_spec

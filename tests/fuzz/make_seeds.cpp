@@ -1,6 +1,8 @@
 // Writes the seed corpus of fuzz_oob_frame into DIR: one file per fixed frame type (as encode()
 // lays them out) and json frames of each control command and of the fabric-key handshake (as
-// the responder's peers send them).
+// the responder's peers send them). With --replies DIR, that of fuzz_control_replies: the JSON
+// text of every control reply as its writer lays it out (tests/probes/control_reply_examples.h)
+// and of the probe and fault requests.
 // Built and run by tests/fuzz/run.sh before fuzzing; plain C++, no fuzzer runtime needed.
 #include <cstdio>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include "probes/wire/oob_protocol.h"
 #include "probes/wire/stream_protocol.h"
 #include "tests/fuzz/fuzz_frame_key.h"
+#include "tests/probes/control_reply_examples.h"
 
 namespace {
 
@@ -22,11 +25,38 @@ void write(const std::string& dir, const std::string& name, const Bytes& b) {
     out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
+/// fuzz_control_replies' seeds: each reply and request as JSON text.
+int reply_seeds(const std::string& dir) {
+    namespace ex = rh::examples;
+    std::vector<nlohmann::json> docs{
+        rh::wire::to_json(ex::inventory_reply()), rh::wire::to_json(ex::probe_reply()),
+        rh::wire::to_json(ex::probe_reply_not_run()), rh::wire::to_json(ex::fault_reply()),
+        rh::wire::to_json(ex::rkey_ready())};
+    for (const auto& s : ex::sample_replies())
+        docs.push_back(std::visit([](const auto& m) { return rh::wire::to_json(m); }, s));
+    docs.push_back(nlohmann::json::parse(
+        R"({"cmd": "probe", "peer": "10.99.0.12:18520", "ops": ["write", "read"],
+            "sizes": [64, 4096], "iterations": 200, "warmup": 10, "timeout_ms": 5000,
+            "host": "gpu01", "peer_name": "gpu02"})"));
+    docs.push_back(nlohmann::json::parse(
+        R"({"cmd": "fault", "peer": "10.99.0.12:18520", "down_ms": 5000,
+            "recovery_timeout_ms": 60000})"));
+    int i = 0;
+    for (const auto& d : docs) write(dir, "reply-" + std::to_string(i++), d.dump());
+    write(dir, "peers-file",
+          std::string(
+              "# host address tor\n"
+              "{\"host\": \"gpu01\", \"address\": \"10.99.0.11\", \"tor\": \"r12\"}\n"
+              "{\"host\": \"gpu02\", \"address\": \"[fd00::12]:18520\", \"tor\": \"r12\"}\r\n"));
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--replies") return reply_seeds(argv[2]);
     if (argc != 2) {
-        std::cerr << "usage: make_seeds DIR\n";
+        std::cerr << "usage: make_seeds DIR | make_seeds --replies DIR\n";
         return 2;
     }
     const std::string dir = argv[1];
