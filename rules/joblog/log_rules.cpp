@@ -373,8 +373,23 @@ void kernel_findings(const SeriesStore& store, EngineResult& result,
                 for (const auto& ev : result.findings[i].evidence)
                     cited = cited || ev.source == first.event.source;
             if (cited) continue;
-            if (kind == "link_down" && has_finding(host, {"link_flap", "port_not_active"}))
+            // The counters' own finding of the link: the kernel's lines are its evidence.
+            if (kind == "link_down" && has_finding(host, {"link_flap", "port_not_active"})) {
+                for (Finding& lf : result.findings) {
+                    if (lf.host != host || (lf.rule_id != "link_flap" && lf.rule_id != "port_not_active"))
+                        continue;
+                    for (std::size_t i = 0; i < g.lines.size() && i < 5; ++i)
+                        lf.evidence.push_back(line_evidence(*g.lines[i]));
+                    for (const Placed* e : g.lines)
+                        lf.timeline.push_back(timeline_of(*e, result.wall_clock));
+                    std::stable_sort(lf.timeline.begin(), lf.timeline.end(),
+                                     [](const TimelineEvent& a, const TimelineEvent& b) {
+                                         return a.t < b.t;
+                                     });
+                    break;
+                }
                 continue;
+            }
             // A port that went down during boot and never came up is not cabled or not used
             // (the port rules judge it); a link down while running is a fault.
             if (kind == "link_down" && !went_down_running(events, g.lines)) continue;
