@@ -1,0 +1,277 @@
+// HTTPS for the agent's endpoint (issue 27, "Actions apart from reading"; agent/daemon/
+// http_tls.h): a self-signed certificate made here with libcrypto (no openssl CLI), the real
+// server on loopback with it. /metrics and /healthz over TLS with cpp-httplib's SSLClient
+// checking the certificate; plain HTTP to the TLS port refused by name (and counted); the
+// token needed over TLS as over HTTP; the config errors (one of the pair alone, a key file
+// others can read or reached by a symlink, a key of another certificate); the warning for a
+// token in clear on a non-loopback address, and none with TLS.
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <httplib.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "agent/daemon/board.h"
+#include "agent/daemon/config.h"
+#include "agent/daemon/http.h"
+#include "agent/daemon/http_tls.h"
+#include "core/clock.h"
+#include "tests/agent/loopback_client.h"
+#include "tests/agent/self_signed.h"
+
+BOOST_AUTO_TEST_SUITE(test_agent_http_tls)
+
+using namespace rh::agent;
+namespace fs = std::filesystem;
+using rh::test::connect_from;
+using rh::test::make_self_signed;
+using rh::test::SelfSigned;
+
+namespace {
+
+const std::string kRead = "read-token-0123456789abcdef";
+
+/// A folder of its own with cert.pem (0644) and key.pem (0600) of one self-signed pair.
+struct TlsFiles {
+    fs::path dir;
+    SelfSigned pair = make_self_signed();
+    std::string cert, key;
+    TlsFiles() {
+        char tmpl[] = "/tmp/rh_tls_XXXXXX";
+        BOOST_REQUIRE(::mkdtemp(tmpl));
+        dir = tmpl;
+        cert = write("cert.pem", pair.cert_pem, 0644);
+        key = write("key.pem", pair.key_pem, 0600);
+    }
+    ~TlsFiles() { fs::remove_all(dir); }
+    std::string write(const std::string& name, const std::string& text, unsigned mode) {
+        const fs::path p = dir / name;
+        std::FILE* f = std::fopen(p.c_str(), "wb");
+        BOOST_REQUIRE(f);
+        std::fwrite(text.data(), 1, text.size(), f);
+        std::fclose(f);
+        ::chmod(p.c_str(), mode);
+        return p.string();
+    }
+};
+
+/// A store holding `pem`'s certificate as the only trust anchor (SSLClient takes it over).
+X509_STORE* trusting(const std::string& pem) {
+    BIO* b = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+    X509* x = PEM_read_bio_X509(b, nullptr, nullptr, nullptr);
+    BIO_free(b);
+    X509_STORE* st = X509_STORE_new();
+    X509_STORE_add_cert(st, x);
+    X509_free(x);
+    return st;
+}
+
+/// An SSLClient to 127.0.0.1:port that checks the server's certificate against `ca_pem`.
+std::unique_ptr<httplib::SSLClient> tls_client(int port, const std::string& ca_pem) {
+    auto c = std::make_unique<httplib::SSLClient>("127.0.0.1", port);
+    c->set_ca_cert_store(trusting(ca_pem));
+    c->enable_server_certificate_verification(true);
+    c->set_connection_timeout(5);
+    c->set_read_timeout(5);
+    return c;
+}
+
+void publish(Board& board) {
+    board.update([](BoardView& v) {
+        v.passes = 1;
+        v.last_pass_mono_s = rh::monotonic_now_s() + 3600;
+        v.devices = 1;
+        v.collect_interval_s = 1;
+        v.metrics = std::make_shared<const LazyDoc<std::string>>(
+            [] { return std::string("rocehealth_up 1\n"); });
+    });
+}
+
+HttpConfig loopback_config() {
+    HttpConfig c;
+    c.listen_port = 0;
+    return c;
+}
+
+std::shared_ptr<const TlsContext> load(const TlsFiles& f) {
+    auto t = TlsContext::load(f.cert, f.key);
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(t), (t ? std::string() : t.error().message()));
+    return *t;
+}
+
+/// The error text of loading cert/key ("" when it loads).
+std::string load_error(const std::string& cert, const std::string& key) {
+    auto t = TlsContext::load(cert, key);
+    return t ? "" : t.error().message();
+}
+
+struct IgnorePipe {  // as the agent does (agent_loop.cpp): OpenSSL writes with write(2)
+    IgnorePipe() { ::signal(SIGPIPE, SIG_IGN); }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(metrics_and_healthz_over_tls_with_the_certificate_checked, IgnorePipe) {
+    TlsFiles f;
+    Board board;
+    publish(board);
+    GateCounters counters;
+    HttpServer srv(loopback_config(), "", "", board, counters, {}, load(f));
+    BOOST_REQUIRE(srv.start());
+    auto c = tls_client(srv.port(), f.pair.cert_pem);
+    const auto m = c->Get("/metrics");
+    BOOST_REQUIRE_MESSAGE(m, "GET /metrics over TLS: " << httplib::to_string(m.error()));
+    BOOST_TEST(m->status == 200);
+    BOOST_TEST(m->body == "rocehealth_up 1\n");
+    // /healthz, answered by the gate thread, on the same kept-alive TLS connection.
+    const auto h = c->Get("/healthz");
+    BOOST_REQUIRE(h);
+    BOOST_TEST(h->status == 200);
+    BOOST_TEST(h->body.find("\"status\":\"ok\"") != std::string::npos, h->body);
+    // A client that trusts another certificate refuses this server.
+    TlsFiles other;
+    auto wrong = tls_client(srv.port(), other.pair.cert_pem);
+    const auto r = wrong->Get("/metrics");
+    BOOST_TEST(!r);
+    BOOST_TEST(httplib::to_string(r.error()) ==
+               httplib::to_string(httplib::Error::SSLServerVerification));
+}
+
+BOOST_FIXTURE_TEST_CASE(plain_http_to_the_tls_port_is_refused_by_name, IgnorePipe) {
+    TlsFiles f;
+    Board board;
+    publish(board);
+    GateCounters counters;
+    HttpServer srv(loopback_config(), "", "", board, counters, {}, load(f));
+    BOOST_REQUIRE(srv.start());
+    httplib::Client plain("127.0.0.1", srv.port());
+    plain.set_read_timeout(5);
+    const auto r = plain.Get("/metrics");
+    BOOST_REQUIRE(r);  // answered in clear, so the client can read why
+    BOOST_TEST(r->status == 400);
+    BOOST_TEST(r->body.find("speaks HTTPS") != std::string::npos, r->body);
+    BOOST_TEST(r->body.find("rocehealth_up") == std::string::npos);
+    BOOST_TEST(counters.snapshot().at("tls_handshake") == 1u);
+    // Bytes that are neither TLS nor HTTP: closed without an answer, counted.
+    const int fd = connect_from("127.0.0.2", srv.port());
+    const char junk[] = "\x16\x03\x01\x00\x05junk!";
+    ::send(fd, junk, sizeof junk - 1, MSG_NOSIGNAL);
+    pollfd p{fd, POLLIN, 0};
+    BOOST_TEST(::poll(&p, 1, 5000) == 1);
+    char buf[256];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    BOOST_TEST((n <= 0 || buf[0] == 0x15), "an answer to junk: " << n);  // at most a TLS alert
+    ::close(fd);
+    // Counted by the gate thread just after its alert went out.
+    for (int i = 0; i < 200 && counters.snapshot().at("tls_handshake") < 2u; ++i) ::usleep(10000);
+    BOOST_TEST(counters.snapshot().at("tls_handshake") == 2u);
+    // TLS still serves afterwards.
+    const auto ok = tls_client(srv.port(), f.pair.cert_pem)->Get("/metrics");
+    BOOST_REQUIRE(ok);
+    BOOST_TEST(ok->status == 200);
+}
+
+BOOST_FIXTURE_TEST_CASE(the_token_is_needed_over_tls_as_over_http, IgnorePipe) {
+    TlsFiles f;
+    Board board;
+    publish(board);
+    GateCounters counters;
+    HttpConfig cfg = loopback_config();
+    cfg.protect_read = true;
+    HttpServer srv(cfg, kRead, "", board, counters, {}, load(f));
+    BOOST_REQUIRE(srv.start());
+    auto c = tls_client(srv.port(), f.pair.cert_pem);
+    const auto none = c->Get("/metrics");
+    BOOST_REQUIRE(none);
+    BOOST_TEST(none->status == 401);
+    BOOST_TEST(none->get_header_value("WWW-Authenticate").find("Bearer") == 0u);
+    c->set_bearer_token_auth("wrong-token-0123456789");
+    const auto wrong = c->Get("/metrics");
+    BOOST_REQUIRE(wrong);
+    BOOST_TEST(wrong->status == 401);
+    c->set_bearer_token_auth(kRead);
+    const auto right = c->Get("/metrics");
+    BOOST_REQUIRE(right);
+    BOOST_TEST(right->status == 200);
+    BOOST_TEST(right->body == "rocehealth_up 1\n");
+    // /healthz stays open.
+    const auto h = tls_client(srv.port(), f.pair.cert_pem)->Get("/healthz");
+    BOOST_REQUIRE(h);
+    BOOST_TEST(h->status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(a_token_in_clear_is_warned_about_and_not_with_tls) {
+    TlsFiles f;
+    Board board;
+    GateCounters counters;
+    HttpConfig c = loopback_config();
+    c.listen_host = "0.0.0.0";
+    c.protect_read = true;
+    const auto clear = HttpServer(c, kRead, "", board, counters).warnings();
+    BOOST_TEST_REQUIRE(clear.size() == 1u);
+    BOOST_TEST(clear[0].find("in clear") != std::string::npos);
+    BOOST_TEST(clear[0].find("http.tls_cert_file") != std::string::npos, clear[0]);
+    BOOST_TEST(HttpServer(c, kRead, "", board, counters, {}, load(f)).warnings().empty());
+}
+
+BOOST_AUTO_TEST_CASE(cert_and_key_come_together) {
+    auto only_cert = parse_agent_config(
+        nlohmann::json::parse(R"({"http": {"tls_cert_file": "/etc/rocehealth/cert.pem"}})"), "a");
+    BOOST_REQUIRE(!only_cert);
+    BOOST_TEST(only_cert.error().message().find("http.tls_key_file: missing") != std::string::npos,
+               only_cert.error().message());
+    auto only_key = parse_agent_config(
+        nlohmann::json::parse(R"({"http": {"tls_key_file": "/etc/rocehealth/key.pem"}})"), "a");
+    BOOST_REQUIRE(!only_key);
+    BOOST_TEST(only_key.error().message().find("http.tls_cert_file: missing") != std::string::npos,
+               only_key.error().message());
+    auto both = parse_agent_config(
+        nlohmann::json::parse(R"({"http": {"tls_cert_file": "c", "tls_key_file": "k"}})"), "a");
+    BOOST_REQUIRE(both);
+    BOOST_TEST(both->http.tls_cert_file == "c");
+    BOOST_TEST(both->http.tls_key_file == "k");
+}
+
+BOOST_AUTO_TEST_CASE(the_key_file_is_read_as_a_secret_and_must_match) {
+    TlsFiles f;
+    BOOST_TEST(load_error(f.cert, f.key) == "");
+    BOOST_TEST(load(f)->cert_sha256().size() == 64u);
+    // Readable by others: refused with the command to run.
+    ::chmod(f.key.c_str(), 0644);
+    std::string e = load_error(f.cert, f.key);
+    BOOST_TEST(e.find("http.tls_key_file") != std::string::npos, e);
+    BOOST_TEST(e.find("chmod 600 " + f.key) != std::string::npos, e);
+    ::chmod(f.key.c_str(), 0600);
+    // Reached through a symlink: refused.
+    const std::string link = (f.dir / "link.pem").string();
+    fs::create_symlink(f.key, link);
+    e = load_error(f.cert, link);
+    BOOST_TEST(e.find("symbolic link") != std::string::npos, e);
+    // The key of another certificate.
+    TlsFiles other;
+    e = load_error(f.cert, other.key);
+    BOOST_TEST(e.find("does not match the certificate of http.tls_cert_file") != std::string::npos,
+               e);
+    // Not a certificate; not a key; missing.
+    e = load_error(f.key, f.key);
+    BOOST_TEST(e.find("http.tls_cert_file") != std::string::npos, e);
+    BOOST_TEST(e.find("no PEM certificate") != std::string::npos, e);
+    const std::string junk = f.write("junk.pem", "not a key\n", 0600);
+    e = load_error(f.cert, junk);
+    BOOST_TEST(e.find("no unencrypted PEM private key") != std::string::npos, e);
+    e = load_error((f.dir / "none.pem").string(), f.key);
+    BOOST_TEST(e.find("http.tls_cert_file") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_SUITE_END()  // test_agent_http_tls
