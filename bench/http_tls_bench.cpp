@@ -60,16 +60,6 @@ std::shared_ptr<const TlsContext> context(const rh::test::SelfSigned& pair,
     return *t;
 }
 
-X509_STORE* trusting(const std::string& pem) {
-    BIO* b = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-    X509* x = PEM_read_bio_X509(b, nullptr, nullptr, nullptr);
-    BIO_free(b);
-    X509_STORE* st = X509_STORE_new();
-    X509_STORE_add_cert(st, x);
-    X509_free(x);
-    return st;
-}
-
 /// Runs `one` `n` times; prints the row.
 void measure(const char* what, int n, const std::function<bool()>& one) {
     std::vector<double> t;
@@ -127,7 +117,7 @@ int main(int argc, char** argv) {
     };
     const auto tls_client = [&](int port, const std::string& ca) {
         auto c = std::make_unique<httplib::SSLClient>("127.0.0.1", port);
-        c->set_ca_cert_store(trusting(ca));
+        c->set_ca_cert_store(rh::test::trust_only(ca));
         c->enable_server_certificate_verification(true);
         return c;
     };

@@ -63,4 +63,15 @@ inline SelfSigned make_self_signed(bool rsa = false) {
     return {bio_text(cb), bio_text(kb)};
 }
 
+/// A store holding `pem`'s certificate as the only trust anchor (SSLClient takes it over).
+inline X509_STORE* trust_only(const std::string& pem) {
+    BIO* b = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+    X509* x = PEM_read_bio_X509(b, nullptr, nullptr, nullptr);
+    BIO_free(b);
+    X509_STORE* st = X509_STORE_new();
+    X509_STORE_add_cert(st, x);
+    X509_free(x);
+    return st;
+}
+
 }  // namespace rh::test

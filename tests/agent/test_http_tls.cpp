@@ -66,21 +66,10 @@ struct TlsFiles {
     }
 };
 
-/// A store holding `pem`'s certificate as the only trust anchor (SSLClient takes it over).
-X509_STORE* trusting(const std::string& pem) {
-    BIO* b = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-    X509* x = PEM_read_bio_X509(b, nullptr, nullptr, nullptr);
-    BIO_free(b);
-    X509_STORE* st = X509_STORE_new();
-    X509_STORE_add_cert(st, x);
-    X509_free(x);
-    return st;
-}
-
 /// An SSLClient to 127.0.0.1:port that checks the server's certificate against `ca_pem`.
 std::unique_ptr<httplib::SSLClient> tls_client(int port, const std::string& ca_pem) {
     auto c = std::make_unique<httplib::SSLClient>("127.0.0.1", port);
-    c->set_ca_cert_store(trusting(ca_pem));
+    c->set_ca_cert_store(rh::test::trust_only(ca_pem));
     c->enable_server_certificate_verification(true);
     c->set_connection_timeout(5);
     c->set_read_timeout(5);
@@ -116,20 +105,28 @@ std::string load_error(const std::string& cert, const std::string& key) {
     return t ? "" : t.error().message();
 }
 
-struct IgnorePipe {  // as the agent does (agent_loop.cpp): OpenSSL writes with write(2)
-    IgnorePipe() { ::signal(SIGPIPE, SIG_IGN); }
+/// The real server on loopback with HTTPS from a new self-signed pair, a board after a pass.
+struct TlsServer {
+    TlsFiles f;
+    Board board;
+    GateCounters counters;
+    std::unique_ptr<HttpServer> srv;
+    explicit TlsServer(HttpConfig cfg = loopback_config(), const std::string& token = "") {
+        ::signal(SIGPIPE, SIG_IGN);  // as the agent does: OpenSSL writes with write(2)
+        publish(board);
+        srv = std::make_unique<HttpServer>(cfg, token, "", board, counters, HttpServer::Action{},
+                                           load(f));
+        BOOST_REQUIRE(srv->start());
+    }
+    int port() const { return srv->port(); }
 };
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_CASE(metrics_and_healthz_over_tls_with_the_certificate_checked, IgnorePipe) {
-    TlsFiles f;
-    Board board;
-    publish(board);
-    GateCounters counters;
-    HttpServer srv(loopback_config(), "", "", board, counters, {}, load(f));
-    BOOST_REQUIRE(srv.start());
-    auto c = tls_client(srv.port(), f.pair.cert_pem);
+BOOST_AUTO_TEST_CASE(metrics_and_healthz_over_tls_with_the_certificate_checked) {
+    TlsServer t;
+    const auto& f = t.f;
+    auto c = tls_client(t.port(), f.pair.cert_pem);
     const auto m = c->Get("/metrics");
     BOOST_REQUIRE_MESSAGE(m, "GET /metrics over TLS: " << httplib::to_string(m.error()));
     BOOST_TEST(m->status == 200);
@@ -141,21 +138,18 @@ BOOST_FIXTURE_TEST_CASE(metrics_and_healthz_over_tls_with_the_certificate_checke
     BOOST_TEST(h->body.find("\"status\":\"ok\"") != std::string::npos, h->body);
     // A client that trusts another certificate refuses this server.
     TlsFiles other;
-    auto wrong = tls_client(srv.port(), other.pair.cert_pem);
+    auto wrong = tls_client(t.port(), other.pair.cert_pem);
     const auto r = wrong->Get("/metrics");
     BOOST_TEST(!r);
     BOOST_TEST(httplib::to_string(r.error()) ==
                httplib::to_string(httplib::Error::SSLServerVerification));
 }
 
-BOOST_FIXTURE_TEST_CASE(plain_http_to_the_tls_port_is_refused_by_name, IgnorePipe) {
-    TlsFiles f;
-    Board board;
-    publish(board);
-    GateCounters counters;
-    HttpServer srv(loopback_config(), "", "", board, counters, {}, load(f));
-    BOOST_REQUIRE(srv.start());
-    httplib::Client plain("127.0.0.1", srv.port());
+BOOST_AUTO_TEST_CASE(plain_http_to_the_tls_port_is_refused_by_name) {
+    TlsServer t;
+    const auto& f = t.f;
+    const auto& counters = t.counters;
+    httplib::Client plain("127.0.0.1", t.port());
     plain.set_read_timeout(5);
     const auto r = plain.Get("/metrics");
     BOOST_REQUIRE(r);  // answered in clear, so the client can read why
@@ -164,7 +158,7 @@ BOOST_FIXTURE_TEST_CASE(plain_http_to_the_tls_port_is_refused_by_name, IgnorePip
     BOOST_TEST(r->body.find("rocehealth_up") == std::string::npos);
     BOOST_TEST(counters.snapshot().at("tls_handshake") == 1u);
     // Bytes that are neither TLS nor HTTP: closed without an answer, counted.
-    const int fd = connect_from("127.0.0.2", srv.port());
+    const int fd = connect_from("127.0.0.2", t.port());
     const char junk[] = "\x16\x03\x01\x00\x05junk!";
     ::send(fd, junk, sizeof junk - 1, MSG_NOSIGNAL);
     pollfd p{fd, POLLIN, 0};
@@ -177,21 +171,17 @@ BOOST_FIXTURE_TEST_CASE(plain_http_to_the_tls_port_is_refused_by_name, IgnorePip
     for (int i = 0; i < 200 && counters.snapshot().at("tls_handshake") < 2u; ++i) ::usleep(10000);
     BOOST_TEST(counters.snapshot().at("tls_handshake") == 2u);
     // TLS still serves afterwards.
-    const auto ok = tls_client(srv.port(), f.pair.cert_pem)->Get("/metrics");
+    const auto ok = tls_client(t.port(), f.pair.cert_pem)->Get("/metrics");
     BOOST_REQUIRE(ok);
     BOOST_TEST(ok->status == 200);
 }
 
-BOOST_FIXTURE_TEST_CASE(the_token_is_needed_over_tls_as_over_http, IgnorePipe) {
-    TlsFiles f;
-    Board board;
-    publish(board);
-    GateCounters counters;
+BOOST_AUTO_TEST_CASE(the_token_is_needed_over_tls_as_over_http) {
     HttpConfig cfg = loopback_config();
     cfg.protect_read = true;
-    HttpServer srv(cfg, kRead, "", board, counters, {}, load(f));
-    BOOST_REQUIRE(srv.start());
-    auto c = tls_client(srv.port(), f.pair.cert_pem);
+    TlsServer t(cfg, kRead);
+    const auto& f = t.f;
+    auto c = tls_client(t.port(), f.pair.cert_pem);
     const auto none = c->Get("/metrics");
     BOOST_REQUIRE(none);
     BOOST_TEST(none->status == 401);
@@ -206,7 +196,7 @@ BOOST_FIXTURE_TEST_CASE(the_token_is_needed_over_tls_as_over_http, IgnorePipe) {
     BOOST_TEST(right->status == 200);
     BOOST_TEST(right->body == "rocehealth_up 1\n");
     // /healthz stays open.
-    const auto h = tls_client(srv.port(), f.pair.cert_pem)->Get("/healthz");
+    const auto h = tls_client(t.port(), f.pair.cert_pem)->Get("/healthz");
     BOOST_REQUIRE(h);
     BOOST_TEST(h->status == 200);
 }
