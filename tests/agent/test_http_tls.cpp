@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <openssl/pem.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 
 #include <httplib.h>
@@ -105,6 +106,23 @@ std::string load_error(const std::string& cert, const std::string& key) {
     return t ? "" : t.error().message();
 }
 
+/// Whether a TLS client limited to `version` at most (TLS1_1_VERSION, ...) completes a
+/// handshake with 127.0.0.1:port (certificate not checked: only the protocol is).
+bool handshake_up_to(int port, int version) {
+    SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+    SSL_CTX_set_security_level(ctx, 0);  // let this client offer TLS 1.0/1.1 at all
+    SSL_CTX_set_min_proto_version(ctx, TLS1_VERSION);
+    SSL_CTX_set_max_proto_version(ctx, version);
+    SSL* ssl = SSL_new(ctx);
+    const int fd = connect_from("127.0.0.2", port);
+    SSL_set_fd(ssl, fd);
+    const bool ok = SSL_connect(ssl) == 1;
+    SSL_free(ssl);
+    SSL_CTX_free(ctx);
+    ::close(fd);
+    return ok;
+}
+
 /// The real server on loopback with HTTPS from a new self-signed pair, a board after a pass.
 struct TlsServer {
     TlsFiles f;
@@ -174,6 +192,14 @@ BOOST_AUTO_TEST_CASE(plain_http_to_the_tls_port_is_refused_by_name) {
     const auto ok = tls_client(t.port(), f.pair.cert_pem)->Get("/metrics");
     BOOST_REQUIRE(ok);
     BOOST_TEST(ok->status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(only_tls_1_2_and_1_3_are_spoken) {
+    TlsServer t;
+    BOOST_TEST(handshake_up_to(t.port(), TLS1_3_VERSION));
+    BOOST_TEST(handshake_up_to(t.port(), TLS1_2_VERSION));
+    BOOST_TEST(!handshake_up_to(t.port(), TLS1_1_VERSION));
+    BOOST_TEST(!handshake_up_to(t.port(), TLS1_VERSION));
 }
 
 BOOST_AUTO_TEST_CASE(the_token_is_needed_over_tls_as_over_http) {
