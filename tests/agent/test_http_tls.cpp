@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 
+#include "agent/daemon/agent_loop.h"
 #include "agent/daemon/board.h"
 #include "agent/daemon/config.h"
 #include "agent/daemon/http.h"
@@ -288,6 +289,30 @@ BOOST_AUTO_TEST_CASE(the_key_file_is_read_as_a_secret_and_must_match) {
     BOOST_TEST(e.find("no unencrypted PEM private key") != std::string::npos, e);
     e = load_error((f.dir / "none.pem").string(), f.key);
     BOOST_TEST(e.find("http.tls_cert_file") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_CASE(check_config_loads_the_pair_and_refuses_a_mismatch) {
+    // What --check-config and a reload run (prepare_runtime): the pair loads, or the error names
+    // the field.
+    TlsFiles f, other;
+    const auto config = [&](const std::string& key) {
+        nlohmann::json j = {{"sysfs_root", RH_FIXTURES_DIR "/mlx5_pfc_ofed/sys"},
+                            {"rules_file", RH_SOURCE_DIR "/rules/rocehealth-rules.json"},
+                            {"http", {{"tls_cert_file", f.cert}, {"tls_key_file", key}}}};
+        auto c = parse_agent_config(j, "agent.json");
+        BOOST_REQUIRE(c);
+        return prepare_runtime(std::move(*c));
+    };
+    auto good = config(f.key);
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(good), (good ? "" : good.error().message()));
+    BOOST_REQUIRE(good->tls);
+    BOOST_TEST(good->tls->cert_sha256().size() == 64u);
+    BOOST_TEST(good->tls->not_after() > 0);
+    auto bad = config(other.key);
+    BOOST_REQUIRE(!bad);
+    BOOST_TEST(bad.error().message().find("http.tls_key_file " + other.key + ": does not match") !=
+                   std::string::npos,
+               bad.error().message());
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_agent_http_tls
