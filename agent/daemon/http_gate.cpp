@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -76,6 +77,8 @@ void drain(int fd) {
     while (::recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0) {
     }
 }
+
+constexpr int kOne = 1;
 
 /// errno of conn_recv when a plain HTTP request came to the HTTPS port.
 constexpr int kPlainHttp = EPROTONOSUPPORT;
@@ -388,6 +391,9 @@ void HttpGate::accept_ready(double now) {
             ::close(fd);
             continue;
         }
+        // TLS writes an answer as several records (several sends): without TCP_NODELAY the last
+        // one waits for the client's delayed ACK (40 ms a request, measured).
+        if (tls_) ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &kOne, sizeof kOne);
         Slot s{Slot::reading, std::move(c), now + lim_.request_timeout_s, false};
         std::optional<GateRefusal> why;
         {
