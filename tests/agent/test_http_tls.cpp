@@ -195,6 +195,39 @@ BOOST_AUTO_TEST_CASE(plain_http_to_the_tls_port_is_refused_by_name) {
     BOOST_TEST(ok->status == 200);
 }
 
+BOOST_AUTO_TEST_CASE(a_silent_or_stalled_handshake_holds_no_thread_and_ends_at_the_deadline) {
+    // The gate's bounds hold before and during the handshake: silent connections from one
+    // address fill its cap (the next one is closed at once, no handshake spent on it), /healthz
+    // from another address is answered meanwhile, and the silent ones are closed at
+    // http.request_timeout_s, counted.
+    HttpConfig cfg = loopback_config();
+    cfg.request_timeout_s = 1;
+    cfg.max_connections_per_address = 2;
+    TlsServer t(cfg);
+    const int a = connect_from("127.0.0.5", t.port());
+    const int b = connect_from("127.0.0.5", t.port());
+    const int over = connect_from("127.0.0.5", t.port());
+    pollfd p{over, POLLIN, 0};
+    BOOST_TEST(::poll(&p, 1, 2000) == 1);  // closed without an answer, before any deadline
+    char buf[64];
+    BOOST_TEST(::recv(over, buf, sizeof buf, 0) <= 0);
+    const double t0 = rh::monotonic_now_s();
+    const auto h = tls_client(t.port(), t.f.pair.cert_pem)->Get("/healthz");
+    BOOST_REQUIRE(h);
+    BOOST_TEST(h->status == 200);
+    BOOST_TEST(rh::monotonic_now_s() - t0 < 0.9);
+    for (int fd : {a, b}) {
+        pollfd q{fd, POLLIN, 0};
+        BOOST_TEST(::poll(&q, 1, 3000) == 1);
+        BOOST_TEST(::recv(fd, buf, sizeof buf, 0) <= 0);  // no 408 in clear inside TLS
+        ::close(fd);
+    }
+    ::close(over);
+    const auto n = t.counters.snapshot();
+    BOOST_TEST(n.at("per_address_cap") == 1u);
+    BOOST_TEST(n.at("request_timeout") == 2u);
+}
+
 BOOST_AUTO_TEST_CASE(only_tls_1_2_and_1_3_are_spoken) {
     TlsServer t;
     BOOST_TEST(handshake_up_to(t.port(), TLS1_3_VERSION));
