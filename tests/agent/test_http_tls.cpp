@@ -2,9 +2,10 @@
 // http_tls.h): a self-signed certificate made here with libcrypto (no openssl CLI), the real
 // server on loopback with it. /metrics and /healthz over TLS with cpp-httplib's SSLClient
 // checking the certificate; plain HTTP to the TLS port refused by name (and counted); the
-// token needed over TLS as over HTTP; the config errors (one of the pair alone, a key file
-// others can read or reached by a symlink, a key of another certificate); the warning for a
-// token in clear on a non-loopback address, and none with TLS.
+// token needed over TLS as over HTTP; TLS 1.2/1.3 only; silent handshakes held to the gate's
+// per-address cap and request deadline while /healthz answers; the config errors (one of the pair
+// alone, a key file others can read or reached by a symlink, a key of another certificate); the
+// warning for a token in clear on a non-loopback address, and none with TLS.
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
