@@ -49,8 +49,8 @@ int run_agent(const std::vector<std::string>& args) {
             std::cerr << "rocehealth agent: " << config_path << ": warning: " << d.text << "\n";
         std::cout << "rocehealth agent: " << config_path << ": OK (" << rt->rules.rules.size()
                   << " rules from " << rt->rules_path << ", listen " << rt->cfg.http.listen_host
-                  << ":" << rt->cfg.http.listen_port << ", sysfs " << rt->cfg.sysfs_root
-                  << ", every " << rt->cfg.collect_interval_s << " s)\n";
+                  << ":" << rt->cfg.http.listen_port << (rt->tls ? " (HTTPS)" : "") << ", sysfs "
+                  << rt->cfg.sysfs_root << ", every " << rt->cfg.collect_interval_s << " s)\n";
         return kExitOk;
     }
     agent::block_agent_signals();  // before any thread starts

@@ -471,14 +471,16 @@ void Agent::reload() {
     const AgentConfig& nc = next->cfg;
 
     // HTTP first: the only part that can still fail (binding).
+    // A renewed certificate under the same file names restarts the endpoint too.
+    const auto cert = [](const Runtime& r) { return r.tls ? r.tls->cert_sha256() : ""; };
     const bool http_changed = !(old.http == nc.http) || next->token != rt_.token ||
-                              next->action_token != rt_.action_token;
+                              next->action_token != rt_.action_token || cert(*next) != cert(rt_);
     if (http_changed) {
         const bool same_addr = old.http.listen_host == nc.http.listen_host &&
                                old.http.listen_port == nc.http.listen_port &&
                                nc.http.listen_port != 0;
         auto fresh = std::make_unique<HttpServer>(nc.http, next->token, next->action_token, board_,
-                                                  http_refused_, incast_handler());
+                                                  http_refused_, incast_handler(), next->tls);
         if (same_addr) http_->stop();
         if (auto s = fresh->start(); !s) {
             if (same_addr)
@@ -491,7 +493,9 @@ void Agent::reload() {
                   {{"listen", listen_text(nc.http, http_->port())},
                    {"port", http_->port()},
                    {"protect_read", nc.http.protect_read},
-                   {"actions", !next->action_token.empty()}});
+                   {"actions", !next->action_token.empty()},
+                   {"tls", next->tls != nullptr},
+                   {"tls_cert_sha256", cert(*next)}});
         log_http_warnings();
     }
     const bool collection_changed = old.sysfs_root != nc.sysfs_root || old.device != nc.device ||
@@ -589,7 +593,7 @@ int Agent::run() {
     start_collection();
     configure_incast();
     http_ = std::make_unique<HttpServer>(rt_.cfg.http, rt_.token, rt_.action_token, board_,
-                                         http_refused_, incast_handler());
+                                         http_refused_, incast_handler(), rt_.tls);
     if (auto s = http_->start(); !s) {
         log_event("error", "http_bind_failed", {{"error", s.error().message()}});
         return 2;
@@ -617,7 +621,9 @@ int Agent::run() {
               {{"listen", listen_text(rt_.cfg.http, http_->port())},
                {"port", http_->port()},
                {"protect_read", rt_.cfg.http.protect_read},
-               {"actions", !rt_.action_token.empty()}});
+               {"actions", !rt_.action_token.empty()},
+               {"tls", rt_.tls != nullptr},
+               {"tls_cert_sha256", rt_.tls ? rt_.tls->cert_sha256() : ""}});
     log_http_warnings();
     start_fleet_source();
     start_mesh();
@@ -685,6 +691,11 @@ Result<Runtime> prepare_runtime(AgentConfig cfg) {
                          "http.action_token_file: holds the same token as http.token_file; "
                          "actions need a token of their own (e.g. `openssl rand -hex 32`)"};
         rt.action_token = std::move(*token);
+    }
+    if (!cfg.http.tls_cert_file.empty()) {
+        auto tls = TlsContext::load(cfg.http.tls_cert_file, cfg.http.tls_key_file);
+        if (!tls) return Error{"config", cfg.source, 0, tls.error().message()};
+        rt.tls = std::move(*tls);
     }
     auto key = auth::key_for_command(cfg.responder.key_file);
     if (!key) return Error{"config", cfg.source, 0, "responder.key_file: " + key.error().message()};

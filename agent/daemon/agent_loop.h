@@ -8,6 +8,7 @@
 #include <string>
 
 #include "agent/daemon/config.h"
+#include "agent/daemon/http_tls.h"
 #include "core/result.h"
 #include "probes/auth/fabric_key.h"
 #include "rules/engine/rule_spec.h"
@@ -22,6 +23,8 @@ struct Runtime {
     RuleSet rules;
     std::string token;         ///< empty when http.token_file is empty
     std::string action_token;  ///< empty when http.action_token_file is empty
+    /// http.tls_cert_file and tls_key_file loaded (they match); nullptr: plain HTTP.
+    std::shared_ptr<const TlsContext> tls;
     /// responder.key_file (or the default key file when it exists); nullptr: none, so the
     /// responder serves no control commands and the incast API cannot command responders.
     std::shared_ptr<const auth::FabricKey> key;
@@ -29,11 +32,11 @@ struct Runtime {
     std::shared_ptr<const MeshPlan> mesh_plan;
 };
 
-/// Loads the rules file, the token file and the fabric key, checks that sysfs_root is a
-/// directory, and plans the mesh over mesh.peers_file's fleet for `host` (the kernel's name
-/// when empty). Error names the field and file ("rules_file: ...", "http.token_file ...: empty",
-/// "responder.key_file: fabric key ...: is readable ...", "mesh.peers_file FILE: mesh plan host
-/// gpu07: not in the fleet list (960 hosts)", or a topology.tor that is not the file's).
+/// Loads the rules file, the token files, the HTTPS certificate and key, and the fabric key, checks
+/// that sysfs_root is a directory, and plans the mesh over mesh.peers_file's fleet for `host` (the
+/// kernel's name when empty). Error names the field and file ("rules_file: ...", "http.token_file
+/// ...: empty", "responder.key_file: fabric key ...: is readable ...", "mesh.peers_file FILE: mesh
+/// plan host gpu07: not in the fleet list (960 hosts)", or a topology.tor that is not the file's).
 Result<Runtime> prepare_runtime(AgentConfig cfg);
 
 /// Blocks SIGHUP, SIGTERM and SIGINT in the calling thread, so every thread started after it

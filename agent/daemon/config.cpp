@@ -60,6 +60,17 @@ void read_http(ObjectReader& r, const json& obj, HttpConfig& h, JsonErrors& erro
     o.string("token_file", h.token_file);
     o.boolean("protect_read", h.protect_read);
     o.string("action_token_file", h.action_token_file);
+    o.string("tls_cert_file", h.tls_cert_file);
+    o.string("tls_key_file", h.tls_key_file);
+    // One without the other is a mistake either way: not HTTPS, and not knowingly plain HTTP.
+    if (!h.tls_cert_file.empty() && h.tls_key_file.empty())
+        o.fail("tls_key_file",
+               "missing: http.tls_cert_file is set, and HTTPS needs the certificate's private key "
+               "too (or leave both out for plain HTTP)");
+    if (h.tls_cert_file.empty() && !h.tls_key_file.empty())
+        o.fail("tls_cert_file",
+               "missing: http.tls_key_file is set, and HTTPS needs the certificate too (or leave "
+               "both out for plain HTTP)");
     o.integer("max_threads", h.max_threads, 1, 64);
     o.integer("max_queued", h.max_queued, 1, 1024);
     o.integer("max_connections", h.max_connections, 1, 4096);

@@ -30,6 +30,10 @@ struct HttpConfig {
     /// File holding the action token POST endpoints need (read as token_file is); empty: the
     /// POST endpoints answer 403. The read token never authorises an action.
     std::string action_token_file;
+    /// HTTPS (agent/daemon/http_tls.h): the PEM certificate chain and its PEM private key (read
+    /// as token_file is); both or neither. Empty: plain HTTP.
+    std::string tls_cert_file;
+    std::string tls_key_file;
     unsigned max_threads = 4;                  ///< requests served at once, 1..64
     unsigned max_queued = 16;                  ///< complete requests waiting for a thread, 1..1024
     unsigned max_connections = 256;            ///< open connections in all, 1..4096

@@ -175,13 +175,15 @@ bool token_equal(std::string_view a, std::string_view b) {
 }
 
 HttpServer::HttpServer(HttpConfig cfg, std::string token, std::string action_token,
-                       const Board& board, GateCounters& counters, Action incast)
+                       const Board& board, GateCounters& counters, Action incast,
+                       std::shared_ptr<const TlsContext> tls)
     : cfg_(std::move(cfg)),
       token_(std::move(token)),
       action_token_(std::move(action_token)),
       board_(board),
       counters_(counters),
-      incast_(std::move(incast)) {}
+      incast_(std::move(incast)),
+      tls_(std::move(tls)) {}
 
 HttpServer::~HttpServer() {
     stop();
@@ -198,17 +200,21 @@ bool HttpServer::authorized(const std::string& h, const std::string& token) {
 std::vector<std::string> HttpServer::warnings() const {
     std::vector<std::string> w;
     const bool loopback = cfg_.listen_host.rfind("127.", 0) == 0 || cfg_.listen_host == "::1";
-    if (loopback) return w;
+    if (loopback || tls_) return w;
     const std::string where = "http.listen " + cfg_.listen_host + " is not a loopback address";
+    const std::string fix =
+        " Set http.tls_cert_file and http.tls_key_file (HTTPS), or listen on 127.0.0.1";
     if (!token_.empty() && cfg_.protect_read)
         w.push_back("the read token (http.token_file) crosses the network in clear: " + where +
-                    " and the endpoint is plain HTTP; anyone on the path can read it and scrape");
+                    " and the endpoint is plain HTTP; anyone on the path can read it and "
+                    "scrape." +
+                    fix);
     if (!action_token_.empty())
         w.push_back(
             "the action token (http.action_token_file) crosses the network in clear: " + where +
             " and the endpoint is plain HTTP; anyone on the path can read it and start "
-            "incasts. Listen on 127.0.0.1 behind a TLS proxy, or leave "
-            "http.action_token_file out");
+            "incasts." +
+            fix + ", or leave http.action_token_file out");
     return w;
 }
 
@@ -360,7 +366,7 @@ Status HttpServer::start() {
             GateStream strm(c);
             return srv_->serve(strm, c.served + 1 >= kKeepAliveMax);
         },
-        quick);
+        quick, tls_);
     if (auto s = gate_->start(cfg_.listen_host, cfg_.listen_port); !s) {
         gate_.reset();
         srv_.reset();

@@ -18,7 +18,8 @@
 // http.max_request_bytes by Content-Length) within http.request_timeout_s before one of
 // http.max_threads threads serves it, each response rendered in memory and written by the gate
 // within http.write_timeout_s; refusals are counted in GateCounters. Handlers only copy published
-// pointers, so no client can delay collection.
+// pointers, so no client can delay collection. With http.tls_cert_file the endpoint speaks
+// HTTPS only (TLS 1.2+), terminated in the gate (http_tls.h), every bound above kept.
 #pragma once
 
 #include <functional>
@@ -32,6 +33,7 @@
 #include "agent/daemon/config.h"
 #include "agent/daemon/healthz.h"
 #include "agent/daemon/http_gate.h"
+#include "agent/daemon/http_tls.h"
 #include "agent/daemon/incast_action.h"
 #include "core/result.h"
 
@@ -61,9 +63,11 @@ class HttpServer {
     /// `token` (the read token) empty: none configured (then protect_read must be false,
     /// config.h ensures it). `action_token` empty: none configured, and actions answer 403
     /// naming http.action_token_file. `counters` (outliving this) counts refused connections.
-    /// `incast` serves POST /api/v1/incast (empty: 404).
+    /// `incast` serves POST /api/v1/incast (empty: 404). `tls`: HTTPS with that certificate
+    /// and key (TlsContext::load of http.tls_cert_file / tls_key_file); nullptr: plain HTTP.
     HttpServer(HttpConfig cfg, std::string token, std::string action_token, const Board& board,
-               GateCounters& counters, Action incast = {});
+               GateCounters& counters, Action incast = {},
+               std::shared_ptr<const TlsContext> tls = {});
     ~HttpServer();  ///< stop()
     HttpServer(const HttpServer&) = delete;
     HttpServer& operator=(const HttpServer&) = delete;
@@ -75,9 +79,10 @@ class HttpServer {
     /// Stops accepting, finishes requests in flight (bounded by the write timeout), closes
     /// every connection, joins threads.
     void stop();
-    /// One line per token this endpoint would carry in clear over the network: a non-loopback
-    /// http.listen with protect_read and a read token, or with an action token (plain HTTP).
-    /// The agent logs each at start and reload (event http_token_in_clear).
+    /// One line per token this endpoint would carry in clear over the network: plain HTTP (no
+    /// http.tls_cert_file) on a non-loopback http.listen with protect_read and a read token, or
+    /// with an action token. None with HTTPS. The agent logs each at start and reload (event
+    /// http_token_in_clear).
     std::vector<std::string> warnings() const;
 
   private:
@@ -90,6 +95,7 @@ class HttpServer {
     const Board& board_;
     GateCounters& counters_;
     Action incast_;
+    std::shared_ptr<const TlsContext> tls_;
     std::unique_ptr<GatedServer> srv_;  ///< routes; before gate_, whose threads use it
     std::unique_ptr<HttpGate> gate_;
 };

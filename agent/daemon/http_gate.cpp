@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <optional>
 
+#include "agent/daemon/http_tls.h"
 #include "agent/daemon/log.h"
 #include "core/clock.h"
 
@@ -76,7 +78,64 @@ void drain(int fd) {
     }
 }
 
+constexpr int kOne = 1;
+
+/// errno of conn_recv when a plain HTTP request came to the HTTPS port.
+constexpr int kPlainHttp = EPROTONOSUPPORT;
+
+/// A TLS step as recv/send report: > 0 bytes, 0 the peer closed, -1 with errno EAGAIN (wait
+/// for the socket: c.want says which way when it is not the caller's), kPlainHttp, or EPROTO.
+ssize_t tls_result(GateConn& c, const TlsStep& t, short other) {
+    c.want = 0;
+    switch (t.what) {
+        case TlsIo::done:
+            return static_cast<ssize_t>(t.n);
+        case TlsIo::want_read:
+        case TlsIo::want_write:
+            if ((t.what == TlsIo::want_read) == (other == POLLIN)) c.want = other;
+            errno = EAGAIN;
+            return -1;
+        case TlsIo::closed:
+            return 0;
+        case TlsIo::plain_http:
+            errno = kPlainHttp;
+            return -1;
+        case TlsIo::failed:
+            break;
+    }
+    errno = EPROTO;
+    return -1;
+}
+
+/// recv(2) on the connection, through its TLS session when it has one (the handshake runs
+/// inside the first reads).
+ssize_t conn_recv(GateConn& c, char* buf, std::size_t n) {
+    if (!c.tls) return ::recv(c.fd, buf, n, MSG_DONTWAIT);
+    return tls_result(c, tls_read(c.tls, buf, n), POLLOUT);
+}
+
+/// send(2) on the connection (never blocks, no SIGPIPE for plain HTTP; OpenSSL writes with
+/// write(2): the agent ignores SIGPIPE).
+ssize_t conn_send(GateConn& c, const char* buf, std::size_t n) {
+    if (!c.tls) return ::send(c.fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+    return tls_result(c, tls_write(c.tls, buf, n), POLLIN);
+}
+
+/// A short answer sent once, without waiting (a refusal, a /healthz on a refused connection):
+/// in clear, through an established TLS session, or not at all during a TLS handshake (the
+/// client would read it as a broken handshake). The TLS session is then closed.
+void send_once(GateConn& c, const std::string& text) {
+    if (!c.tls || tls_established(c.tls)) conn_send(c, text.data(), text.size());
+    if (c.tls) tls_close(c.tls);
+    c.tls = nullptr;
+    c.want = 0;
+}
+
 }  // namespace
+
+GateConn::~GateConn() {
+    tls_free(tls);
+}
 
 std::string peer_text(const sockaddr_storage& ss, int& port) {
     char buf[INET6_ADDRSTRLEN] = "";
@@ -113,6 +172,8 @@ const char* refusal_reason(GateRefusal r) {
             return "write_timeout";
         case GateRefusal::write_backlog:
             return "write_backlog";
+        case GateRefusal::tls_handshake:
+            return "tls_handshake";
     }
     return "unknown";
 }
@@ -178,8 +239,13 @@ struct HttpGate::Slot {
     std::size_t counted = 0;  ///< bytes of `out` counted in pending_bytes_
 };
 
-HttpGate::HttpGate(GateLimits limits, GateCounters& counters, Handler handler, Inline quick)
-    : lim_(limits), counters_(counters), handler_(std::move(handler)), inline_(std::move(quick)) {}
+HttpGate::HttpGate(GateLimits limits, GateCounters& counters, Handler handler, Inline quick,
+                   std::shared_ptr<const TlsContext> tls)
+    : lim_(limits),
+      counters_(counters),
+      handler_(std::move(handler)),
+      inline_(std::move(quick)),
+      tls_(std::move(tls)) {}
 
 HttpGate::~HttpGate() {
     stop();
@@ -256,6 +322,8 @@ void HttpGate::wake() {
 }
 
 void HttpGate::release(GateConn& c) {
+    tls_close(c.tls);  // close_notify when the handshake was done
+    c.tls = nullptr;
     ::close(c.fd);
     forget(c);
 }
@@ -288,8 +356,7 @@ void HttpGate::note_refusal(GateRefusal why, const std::string& peer, int status
 
 void HttpGate::refuse(Slot& s, int status, GateRefusal why, const std::string& error, double now) {
     note_refusal(why, s.c->peer_ip, status, error, now);
-    const std::string text = refusal_text(status, error);
-    ::send(s.c->fd, text.data(), text.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    send_once(*s.c, refusal_text(status, error));
     ::shutdown(s.c->fd, SHUT_WR);
     drain(s.c->fd);
     if (s.admitted) forget(*s.c);  // it drains, but no longer holds its client's slot
@@ -318,6 +385,15 @@ void HttpGate::accept_ready(double now) {
         auto c = std::make_unique<GateConn>();
         c->fd = fd;
         c->peer_ip = peer_text(ss, c->peer_port);
+        // HTTPS: every connection has its session, also one refused below (it is then closed
+        // without an answer: plain text would read as a broken handshake).
+        if (tls_ && !(c->tls = tls_session(*tls_, fd))) {
+            ::close(fd);
+            continue;
+        }
+        // TLS writes an answer as several records (several sends): without TCP_NODELAY the last
+        // one waits for the client's delayed ACK (40 ms a request, measured).
+        if (tls_) ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &kOne, sizeof kOne);
         Slot s{Slot::reading, std::move(c), now + lim_.request_timeout_s, false};
         std::optional<GateRefusal> why;
         {
@@ -379,10 +455,29 @@ void HttpGate::read_slot(Slot& s, double now) {
         if (c.in.size() >= cap) break;
         const std::size_t old = c.in.size();
         c.in.resize(std::min(cap, old + 16384));
-        const ssize_t n = ::recv(c.fd, c.in.data() + old, c.in.size() - old, MSG_DONTWAIT);
+        const ssize_t n = conn_recv(c, c.in.data() + old, c.in.size() - old);
         c.in.resize(old + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
         if (n > 0) continue;
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) break;
+        if (n < 0 && c.tls && !tls_established(c.tls)) {  // the TLS handshake failed
+            if (s.state == Slot::probing) --lingering_;   // refuse() lingers it again
+            if (errno == kPlainHttp) {  // answered in clear, which that client reads
+                tls_free(c.tls);
+                c.tls = nullptr;
+                return refuse(s, 400, GateRefusal::tls_handshake,
+                              "this endpoint speaks HTTPS (http.tls_cert_file is set): use "
+                              "https:// (Prometheus: scheme: https)",
+                              now);
+            }
+            note_refusal(GateRefusal::tls_handshake, c.peer_ip, 0,
+                         "TLS handshake failed (not TLS 1.2 or 1.3, or no common cipher)", now);
+            if (s.admitted)
+                release(c);
+            else
+                ::close(c.fd);
+            s.c.reset();
+            return;
+        }
         if (s.state == Slot::probing) {
             ::close(c.fd);
             --lingering_;
@@ -404,7 +499,7 @@ void HttpGate::probe_examine(Slot& s, double now) {
     bool keep = false;
     if (f.kind == Framing::complete &&
         inline_(std::string_view(c.in).substr(0, f.bytes), out, keep)) {
-        ::send(c.fd, out.data(), out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        send_once(c, out);
         ::shutdown(c.fd, SHUT_WR);
         ++lingering_;
         s.state = Slot::closing;
@@ -452,8 +547,7 @@ bool HttpGate::answer_inline(Slot& s, double now) {
 void HttpGate::write_slot(Slot& s, double now) {
     GateConn& c = *s.c;
     while (c.out_off < c.out.size()) {
-        const ssize_t n = ::send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off,
-                                 MSG_DONTWAIT | MSG_NOSIGNAL);
+        const ssize_t n = conn_send(c, c.out.data() + c.out_off, c.out.size() - c.out_off);
         if (n > 0) {
             c.out_off += static_cast<std::size_t>(n);
             continue;
@@ -507,6 +601,7 @@ void HttpGate::dispatch() {
 
 void HttpGate::gate_loop() {
     std::vector<pollfd> pfds;
+    std::vector<char> pending;  ///< per slot: its TLS session holds unread bytes
     for (;;) {
         double now = monotonic_now_s();
         {
@@ -532,12 +627,19 @@ void HttpGate::gate_loop() {
 
         double next = again_ ? now : now + 1.0;
         pfds.assign({{wake_fd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}});
-        for (const auto& s : slots_) {
-            const short ev = s.state == Slot::ready     ? 0
-                             : s.state == Slot::writing ? POLLOUT
-                                                        : POLLIN;
+        pending.assign(slots_.size(), 0);
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            const Slot& s = slots_[i];
+            short ev = s.state == Slot::ready ? 0 : s.state == Slot::writing ? POLLOUT : POLLIN;
+            if (ev && s.c->want) ev = s.c->want;  // a TLS step waits the other way
             pfds.push_back({s.c->fd, ev, 0});
             if (s.state != Slot::ready) next = std::min(next, s.deadline);
+            // HTTPS: bytes the session read from the socket but has not handed out yet (a
+            // pipelined request) are not seen by poll(): read them without waiting.
+            if (s.c->tls && ev == POLLIN && s.state != Slot::closing && tls_pending(s.c->tls)) {
+                pending[i] = 1;
+                next = now;
+            }
         }
         // A ready slot waits for room in the queue: a worker taking a request wakes us.
         const int timeout_ms = static_cast<int>(std::ceil(std::max(0.0, next - now) * 1000));
@@ -558,7 +660,7 @@ void HttpGate::gate_loop() {
             }
             if (pfds[i + 2].revents && s.state == Slot::writing)
                 write_slot(s, now);
-            else if (pfds[i + 2].revents)
+            else if (pfds[i + 2].revents || pending[i])
                 read_slot(s, now);
             if (!s.c || s.state == Slot::ready || now < s.deadline) continue;
             if (s.state == Slot::reading) {
@@ -615,8 +717,7 @@ void HttpGate::work() {
         // What the socket takes now is sent now; the rest is the gate thread's to write.
         bool failed = false;
         while (c->out_off < c->out.size()) {
-            const ssize_t n = ::send(c->fd, c->out.data() + c->out_off, c->out.size() - c->out_off,
-                                     MSG_DONTWAIT | MSG_NOSIGNAL);
+            const ssize_t n = conn_send(*c, c->out.data() + c->out_off, c->out.size() - c->out_off);
             if (n > 0) {
                 c->out_off += static_cast<std::size_t>(n);
                 continue;

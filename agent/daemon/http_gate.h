@@ -14,7 +14,10 @@
 // is written, and at most max_in_work_per_address requests of one address are queued or served
 // at once. Quick requests (/healthz) are answered by the gate thread itself (set_inline), also
 // on a connection refused for the total cap when its first request is one: a liveness probe
-// never waits on a handler thread.
+// never waits on a handler thread. With a TlsContext (http.tls_cert_file, http_tls.h) every
+// connection is TLS: the gate runs the handshake inside its reads, under the same request
+// deadline, and every read and write of the gate and the handlers goes through the session, so
+// the caps, deadlines and hand-offs hold for HTTPS as for plain HTTP.
 #pragma once
 
 #include <sys/socket.h>
@@ -36,7 +39,11 @@
 
 #include "core/result.h"
 
+struct ssl_st;
+
 namespace rh::agent {
+
+class TlsContext;
 
 /// Why the gate closed a connection without a handler seeing it.
 enum class GateRefusal : unsigned {
@@ -48,8 +55,9 @@ enum class GateRefusal : unsigned {
     bad_request,      ///< unreadable Content-Length (400)
     write_timeout,    ///< the client did not take an answer within write_timeout_s (closed)
     write_backlog,    ///< answers waiting for slow readers over max_pending_bytes (closed)
+    tls_handshake,    ///< HTTPS: the TLS handshake failed (a plain HTTP request: 400 in clear)
 };
-inline constexpr std::size_t kGateRefusals = 8;
+inline constexpr std::size_t kGateRefusals = 9;
 /// Label value of rocehealth_http_connections_refused_total{reason}: "per_address_cap", ...
 const char* refusal_reason(GateRefusal r);
 
@@ -109,6 +117,15 @@ struct GateConn {
     std::string out;      ///< the answer the handler rendered; the gate writes [out_off, end)
     std::size_t out_off = 0;
     bool close_after = false;  ///< close once `out` is written (no keep-alive)
+    ssl_st* tls = nullptr;     ///< HTTPS: the connection's TLS session; nullptr: plain HTTP
+    /// The poll event the last TLS step waits for (POLLIN, POLLOUT), 0 when it is the state's
+    /// own: a TLS write can need to read first, a read (the handshake) to write.
+    short want = 0;
+
+    GateConn() = default;
+    GateConn(const GateConn&) = delete;
+    GateConn& operator=(const GateConn&) = delete;
+    ~GateConn();  ///< frees `tls` (the socket is closed by whoever owns the connection)
 };
 
 class HttpGate {
@@ -122,7 +139,9 @@ class HttpGate {
     /// be quick and never block: a /healthz from the board. `keep`: false to close after.
     using Inline = std::function<bool(std::string_view request, std::string& out, bool& keep)>;
 
-    HttpGate(GateLimits limits, GateCounters& counters, Handler handler, Inline quick = {});
+    /// `tls`: HTTPS with that certificate (nullptr: plain HTTP).
+    HttpGate(GateLimits limits, GateCounters& counters, Handler handler, Inline quick = {},
+             std::shared_ptr<const TlsContext> tls = {});
     ~HttpGate();  ///< stop()
     HttpGate(const HttpGate&) = delete;
     HttpGate& operator=(const HttpGate&) = delete;
@@ -159,6 +178,7 @@ class HttpGate {
     GateCounters& counters_;
     Handler handler_;
     Inline inline_;
+    std::shared_ptr<const TlsContext> tls_;
     int listen_fd_ = -1, wake_fd_ = -1, port_ = 0;
     std::thread gate_;
     std::vector<std::thread> workers_;

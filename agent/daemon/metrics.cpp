@@ -277,7 +277,8 @@ void add_self(Exposition& ex, const SeriesStore& store, const AgentStats& st,
                "HTTP connections closed without being served, by reason: per_address_cap and "
                "total_cap (503 at accept), request_timeout (request not complete within "
                "http.request_timeout_s, 408), too_large, chunked_body, bad_request, "
-               "write_timeout and write_backlog (an answer the client did not take)",
+               "write_timeout and write_backlog (an answer the client did not take), "
+               "tls_handshake (HTTPS: a failed TLS handshake or a plain HTTP request)",
                {{"reason", reason}}, std::to_string(n));
     for (const auto& [source, n] : st.peer_source_errors)
         ex.add("rocehealth_mesh_peer_source_errors_total", "counter",
