@@ -30,6 +30,7 @@ void to_json(nlohmann::json& j, const LogEvent& e) {
     put("local_ip", e.local_ip);
     put("peer_ip", e.peer_ip);
     put("peer_gid", e.peer_gid);
+    put("peer_name", e.peer_name);
     put("peer_mac", e.peer_mac);
     put("status_text", e.status_text);
     put("direction", e.direction);

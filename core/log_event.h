@@ -66,6 +66,7 @@ struct LogEvent {
     std::string local_gid, local_ip;
     std::string peer_ip;    ///< the peer's IP (NCCL: its out-of-band socket: names the host)
     std::string peer_gid;   ///< the peer's GID (NCCL remoteGids, UCX dgid): names the remote NIC
+    std::string peer_name;  ///< the peer's host name where the line prints a name, not an IP
     std::string peer_mac;   ///< UCX DC dumps' rmac, lower case
     std::optional<std::uint32_t> qpn, peer_qpn;
     std::optional<int> wc_status;          ///< enum ibv_wc_status number (12 = retry exceeded)

@@ -153,6 +153,7 @@ std::vector<std::string> place_log_events(SeriesStore& store,
             p.placement = why;
             p.peer_host = ix.of_addr(e.peer_gid);
             if (p.peer_host.empty()) p.peer_host = ix.of_addr(e.peer_ip);
+            if (p.peer_host.empty()) p.peer_host = ix.of_name(e.peer_name);
             // Time: the line's own when the data has a wall clock to hold it.
             p.t = at.t.value_or(t_end);
             if (wall_clock) {

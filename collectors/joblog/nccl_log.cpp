@@ -396,8 +396,11 @@ std::optional<int> numbered(sv c, sv old_key, sv eq_key) {
 void read_completion(sv m, LogEvent& e, bool& status_read) {
     const sv c = m.substr(m.find("Got completion"));
     if (const sv peer = token_after(c, "from peer ", false); !peer.empty()) {
-        if (const std::size_t lt = peer.find('<'); lt != npos)
+        if (const std::size_t lt = peer.find('<'); lt != npos) {
             e.peer_ip = ip_of(peer.substr(0, lt));
+            // A peer printed by name ("node48<51234>", NCCL_SOCKET_FAMILY with names).
+            if (e.peer_ip.empty() && lt > 0) e.peer_name = std::string(peer.substr(0, lt));
+        }
     }
     e.wc_status = numbered(c, "with error ", "status=");
     status_read = e.wc_status.has_value();

@@ -49,6 +49,7 @@ std::string peer_of(const Placed& e) {
         return e.peer_host + (addr.empty() ? "" : " (" + addr + ")");
     }
     if (!e.event.peer_ip.empty()) return e.event.peer_ip;
+    if (!e.event.peer_name.empty()) return e.event.peer_name;
     if (!e.event.peer_gid.empty()) return "GID " + e.event.peer_gid;
     return {};
 }
@@ -145,6 +146,15 @@ std::vector<Cause> retry_causes(const SeriesStore& store, const EngineResult& re
     return all;
 }
 
+/// The order causes are weighed in: a dead peer explains everything after it.
+int cause_rank(const std::string& kind) {
+    static const char* const kOrder[] = {"peer_gone", "config", "link", "physical",
+                                         "pause",     "timeout", "transport"};
+    for (int i = 0; i < 7; ++i)
+        if (kind == kOrder[i]) return i;
+    return 7;
+}
+
 std::string retry_conclusion(const std::vector<Cause>& causes, const std::string& peer) {
     if (causes.empty())
         return "none of the evidence in the data explains it (the peer's process or host, "
@@ -174,19 +184,33 @@ std::string retry_conclusion(const std::vector<Cause>& causes, const std::string
 
 void completion_findings(const SeriesStore& store, EngineResult& result,
                          const std::vector<Placed>& events) {
-    // One finding per (host, status, peer): the first line, the count, the causes.
-    std::map<std::tuple<std::string, int, std::string>, std::vector<const Placed*>> groups;
+    // One finding per (host, status): the first line, the count, the peers, the causes. A host
+    // that fails towards many peers at once is one finding (its own port is the common part).
+    std::map<std::pair<std::string, int>, std::vector<const Placed*>> groups;
     for (const auto& e : events)
         if (e.event.kind == "completion_error" && e.event.wc_status != 5)
-            groups[{e.host, e.event.wc_status.value_or(-1),
-                    e.peer_host.empty() ? e.event.peer_ip + e.event.peer_gid : e.peer_host}]
-                .push_back(&e);
+            groups[{e.host, e.event.wc_status.value_or(-1)}].push_back(&e);
     std::vector<Finding> found;
     for (const auto& [key, list] : groups) {
         const Placed& first = *list.front();
-        const int status = std::get<1>(key);
-        const std::string peer = peer_of(first);
-        const std::string towards = peer.empty() ? "" : " towards " + peer;
+        const int status = key.second;
+        // The peers in order of first appearance: their names (or addresses) and data hosts.
+        std::vector<const Placed*> peers;
+        std::set<std::string> seen_peers;
+        for (const Placed* e : list)
+            if (const std::string name = peer_of(*e); !name.empty() && seen_peers.insert(name).second)
+                peers.push_back(e);
+        constexpr std::size_t kPeersNamed = 4;
+        std::string peer, towards;
+        if (peers.size() == 1) {
+            peer = peer_of(*peers.front());
+            towards = " towards " + peer;
+        } else if (peers.size() > 1) {
+            towards = " towards " + std::to_string(peers.size()) + " peers (";
+            for (std::size_t i = 0; i < peers.size() && i < kPeersNamed; ++i)
+                towards += (i ? ", " : "") + peer_of(*peers[i]);
+            towards += peers.size() > kPeersNamed ? ", ...)" : ")";
+        }
         const std::string times =
             list.size() > 1 ? ", " + std::to_string(list.size()) + " times" : "";
         const std::string where = (first.host.empty() ? std::string("a host") : first.host) +
@@ -196,7 +220,16 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
         if (status == 12) {
             const RetrySettings rs = retry_settings(events, first.host);
             if (first.timed) w = {first.t - rs.window_s() - 5, first.t + 5, false};
-            auto causes = retry_causes(store, result, events, first.host, first.peer_host, w);
+            std::vector<Cause> causes;
+            constexpr std::size_t kPeersSearched = 8;
+            if (peers.empty()) causes = retry_causes(store, result, events, first.host, {}, w);
+            for (std::size_t i = 0; i < peers.size() && i < kPeersSearched; ++i) {
+                auto more = retry_causes(store, result, events, first.host, peers[i]->peer_host, w);
+                causes.insert(causes.end(), more.begin(), more.end());
+            }
+            std::stable_sort(causes.begin(), causes.end(), [](const Cause& a, const Cause& b) {
+                return cause_rank(a.kind) < cause_rank(b.kind);
+            });
             // A short timeout turns a pause or a congested moment into a dead QP.
             constexpr unsigned kShortTimeout = 14;  // 4.096 us x 2^14 = 67 ms per try
             if (rs.timeout < kShortTimeout) {
@@ -213,8 +246,12 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
                 causes.insert(transport, {"timeout", buf, "", first.host});
             }
             f = log_finding("job_retry_exceeded", Severity::error, first);
+            const bool common = peers.size() > 1 && (causes.empty() || causes.front().kind != "peer_gone");
             f.summary = where + ": " + status_phrase(first.event) + towards + times + "; " +
-                        retry_conclusion(causes, first.peer_host);
+                        (common ? "failing towards several peers at once points at what they "
+                                  "share, this host's port, NIC or switch port; "
+                                : "") +
+                        retry_conclusion(causes, peers.size() == 1 ? first.peer_host : "");
             f.explanation =
                 "The sender retried (retry_cnt + 1) times with a timeout of 4.096 us x "
                 "2^timeout each (" +

@@ -92,6 +92,7 @@ BOOST_AUTO_TEST_CASE(completion_host_name_peer_and_cut_line) {
         "peer node48<37948> with error 12, opcode 2, len 1, ven");
     BOOST_TEST(e.host == "...-51");
     BOOST_TEST(e.peer_ip.empty());
+    BOOST_TEST(e.peer_name == "node48");  // joined with a host of that name by the placement
     BOOST_TEST(*e.wc_status == 12);
     BOOST_TEST(*e.opcode == 2);
     BOOST_TEST(!e.vendor_err.has_value());

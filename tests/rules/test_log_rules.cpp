@@ -90,6 +90,22 @@ BOOST_AUTO_TEST_CASE(a_kill_long_after_the_error_is_not_its_cause) {
     BOOST_TEST(f->summary.find("none of the evidence") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(errors_towards_many_peers_are_one_finding_that_points_at_this_host) {
+    SeriesStore store;
+    for (int peer = 2; peer <= 9; ++peer) {
+        auto e = retry_error(100 + peer);
+        e.event.peer_ip = "10.0.0." + std::to_string(peer);
+        e.peer_host = "gpu0" + std::to_string(peer);
+        store.add_log_event(e);
+    }
+    EngineResult r;
+    judge_log_events(store, r);
+    BOOST_REQUIRE(r.findings.size() == 1u);
+    const std::string& s = r.findings.front().summary;
+    BOOST_TEST(s.find("towards 8 peers (gpu02 (10.0.0.2), gpu03") != std::string::npos);
+    BOOST_TEST(s.find("several peers at once") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(a_single_flush_after_a_kill_is_a_note_not_a_finding) {
     SeriesStore store;
     store.add_log_event(placed("gpu01", "process_killed", 50, true, "t1/dmesg.txt:3",
