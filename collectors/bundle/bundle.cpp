@@ -225,6 +225,46 @@ std::string hostname_output(const TextFile& f) {
     return !name.empty() && check_host_name(name).empty() ? name : std::string{};
 }
 
+/// Reads a file too large to hold (a long job log) in windows of lines of at most
+/// kMaxFileBytes, each through the log readers, with line numbers and sources of the whole file.
+/// Returns how many events it gave. Error: the file cannot be opened or read, or it holds no
+/// log line at all (a capture file that large is not one rocehealth reads whole).
+Result<std::size_t> read_large_log(const fs::path& p, const std::string& label,
+                                   std::vector<LogEvent>& events) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return errno_error("open", p.string());
+    const std::string name = p.filename().string();
+    std::size_t offset = 0, found = 0;  // lines before the window; events so far
+    std::vector<std::string> window;
+    std::size_t bytes = 0;
+    const auto flush = [&] {
+        joblog::LogRead read;
+        joblog::read_logs({label, name, window}, read);
+        for (auto& e : read.events) {
+            e.line += static_cast<unsigned>(offset);
+            e.source = label + "/" + name + ":" + std::to_string(e.line);
+            events.push_back(std::move(e));
+            ++found;
+        }
+        offset += window.size();
+        window.clear();
+        bytes = 0;
+    };
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        bytes += line.size() + 1;
+        window.push_back(std::move(line));
+        if (bytes >= kMaxFileBytes) flush();
+    }
+    if (in.bad()) return errno_error("read", p.string());
+    flush();
+    if (found == 0)
+        return Error{"read", p.string(), EFBIG,
+                     "larger than " + std::to_string(kMaxFileBytes >> 20) +
+                         " MiB and no job or kernel log line in it"};
+    return found;
+}
+
 Result<std::string> read_file(const fs::path& p) {
     std::error_code ec;
     const auto size = fs::file_size(p, ec);
@@ -487,8 +527,24 @@ Result<BundleCapture> import(const std::string& dir) {
 
     Model m;
     Files files;
+    std::vector<LogEvent> big_log_events;  // files past kMaxFileBytes read as logs
     for (const auto& p : paths) {
         const std::string name = p.filename().string();
+        std::error_code size_ec;
+        if (const auto size = fs::file_size(p, size_ec); !size_ec && size > kMaxFileBytes) {
+            // A job's log grows past any capture: read it line by line for log lines only.
+            auto n = read_large_log(p, label, big_log_events);
+            if (!n) {
+                bad.emplace_back(name, Error{"", label + "/" + name, n.error().err_no,
+                                             n.error().detail});
+            } else {
+                m.note(name, "larger than " + std::to_string(kMaxFileBytes >> 20) +
+                                 " MiB: read as a job or kernel log only (" +
+                                 std::to_string(*n) + " log lines); other formats are not "
+                                 "read from a file this large");
+            }
+            continue;
+        }
         auto text = read_file(p);
         if (!text) {
             Error e = text.error();
@@ -518,7 +574,13 @@ Result<BundleCapture> import(const std::string& dir) {
                               "): captures are not read recursively; give each capture "
                               "directory as its own --bundle");
     }
-    return import_files(dir, files, m, {});
+    auto cap = import_files(dir, files, m, {});
+    if (cap && !big_log_events.empty()) {
+        for (auto& e : big_log_events) cap->log_events.push_back(std::move(e));
+        cap->recognized.push_back("(files over " + std::to_string(kMaxFileBytes >> 20) +
+                                  " MiB): job log");
+    }
+    return cap;
 }
 
 }  // namespace

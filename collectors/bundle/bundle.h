@@ -56,7 +56,8 @@ struct BundleCapture {
 
 /// Reads every regular file in `dir` (not recursive, sorted by name) and imports them as
 /// import_bundle_files does. Errors: `dir` missing, not a directory or unreadable; a file in it
-/// that cannot be read (permission denied, I/O error, larger than 32 MiB, a FIFO, device or
+/// that cannot be read (permission denied, I/O error, larger than 32 MiB without a job or kernel
+/// log line in it (a larger file is read as a log only, line by line), a FIFO, device or
 /// dangling/looping symlink, a directory named like a file "hw_counters.txt"): the Error's
 /// message is "<base of dir>/<file>: <reason>" ("t1/hw_counters.txt: Permission denied");
 /// and those of import_bundle_files. Other subdirectories are warnings (not read). Never throws.

@@ -109,6 +109,29 @@ BOOST_AUTO_TEST_CASE(fifo_and_oversized_file_are_errors_not_silence) {
                r2.error().message());
 }
 
+// A job's log of a long run is larger than any capture: it is read as a log, line by line,
+// with the line numbers of the whole file.
+BOOST_AUTO_TEST_CASE(a_job_log_past_the_size_limit_is_read_as_a_log) {
+    TempDir d("biglog");
+    d.write("ibv_devinfo-v.txt", kDevinfo);
+    std::string info;
+    const std::string line = "gpu01:4242:4300 [3] NCCL INFO Channel 00/0 : 3[3] -> 4[4] via P2P/IPC\n";
+    const std::size_t lines = (34u << 20) / line.size();
+    info.reserve(lines * line.size() + 200);
+    for (std::size_t i = 0; i < lines; ++i) info += line;
+    info += "gpu01:4242:4360 [3] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from "
+            "peer 10.0.0.7<4321> with status=12 opcode=0 len=0 vendor err 129 (Send) localGid "
+            "::ffff:10.0.0.1 remoteGids::ffff:10.0.0.7 hca mlx5_0\n";
+    d.write("train.out", info);
+    auto r = rh::import_bundle_dir(d.path.string());
+    BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? std::string() : r.error().message()));
+    BOOST_TEST_REQUIRE(r->log_events.size() == 1u);
+    const auto& e = r->log_events.front();
+    BOOST_TEST(e.wc_status.value() == 12);
+    BOOST_TEST(e.line == lines + 1);
+    BOOST_TEST(e.source == d.path.filename().string() + "/train.out:" + std::to_string(lines + 1));
+}
+
 BOOST_AUTO_TEST_CASE(unreadable_file_is_an_error_when_permissions_apply) {
     TempDir d("perm");
     d.write("ibv_devinfo-v.txt", kDevinfo);
