@@ -19,6 +19,8 @@ std::optional<GidBytes> gid_bytes(const std::string& text) {
     return std::nullopt;
 }
 
-bool is_link_local(const GidBytes& g) { return g[0] == 0xfe && (g[1] & 0xc0) == 0x80; }
+bool is_link_local(const GidBytes& g) {
+    return g[0] == 0xfe && (g[1] & 0xc0) == 0x80;
+}
 
 }  // namespace rh

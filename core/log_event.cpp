@@ -4,17 +4,21 @@ namespace rh {
 
 const char* to_string(LogClock c) {
     switch (c) {
-        case LogClock::wall: return "wall";
-        case LogClock::local: return "local";
-        case LogClock::boot: return "boot";
-        case LogClock::order: return "order";
+        case LogClock::wall:
+            return "wall";
+        case LogClock::local:
+            return "local";
+        case LogClock::boot:
+            return "boot";
+        case LogClock::order:
+            return "order";
     }
     return "order";
 }
 
 void to_json(nlohmann::json& j, const LogEvent& e) {
-    j = nlohmann::json{{"source", e.source}, {"file", e.file},   {"line", e.line},
-                       {"reader", e.reader}, {"kind", e.kind},   {"clock", to_string(e.clock)},
+    j = nlohmann::json{{"source", e.source}, {"file", e.file}, {"line", e.line},
+                       {"reader", e.reader}, {"kind", e.kind}, {"clock", to_string(e.clock)},
                        {"text", e.text}};
     if (e.clock != LogClock::order) j["time_s"] = e.time_s;
     if (e.year_unknown) j["year_unknown"] = true;

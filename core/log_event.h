@@ -46,36 +46,36 @@ const char* to_string(LogClock c);
 ///  gpu_error         an NVIDIA Xid line ("NVRM: Xid (PCI:0000:3b:00): 79, ...")
 ///  driver_message    another RDMA driver message worth listing (irdma, firmware reset)
 struct LogEvent {
-    std::string source;     ///< "<dir>/<file>:<line>" as every bundle source ("logs/nccl.log:42")
-    std::string file;       ///< "<dir>/<file>"
-    unsigned line = 0;      ///< 1-based line in the file
-    std::string reader;     ///< "nccl", "ucx", "perftest", "kernel"
-    std::string kind;       ///< see the list above
+    std::string source;  ///< "<dir>/<file>:<line>" as every bundle source ("logs/nccl.log:42")
+    std::string file;    ///< "<dir>/<file>"
+    unsigned line = 0;   ///< 1-based line in the file
+    std::string reader;  ///< "nccl", "ucx", "perftest", "kernel"
+    std::string kind;    ///< see the list above
     LogClock clock = LogClock::order;
-    double time_s = 0;      ///< by `clock`: epoch seconds (wall/local), seconds since boot
+    double time_s = 0;  ///< by `clock`: epoch seconds (wall/local), seconds since boot
     /// The stamp has no year (journalctl's "Jan 14 16:20:05", syslog): time_s is counted from
     /// 1970-01-01 as if the year were 1970, and the placement (agent/replay) takes the year from
     /// the capture's clock.
     bool year_unknown = false;
-    std::string host;       ///< host the line names ("gpu01" of "gpu01:1234:1250 [3] ..."), or ""
+    std::string host;  ///< host the line names ("gpu01" of "gpu01:1234:1250 [3] ..."), or ""
     std::optional<unsigned> pid;  ///< process id the line names, if any
-    std::string device;     ///< RDMA device ("mlx5_0", "bnxt_re0"), or netdev for kernel lines
-    std::string netdev;     ///< netdev the line names ("ens1f0np0"), or ""
-    std::string pci;        ///< PCI function the line names ("0000:3b:00.0"), or ""
-    unsigned port = 0;      ///< 1-based RDMA port, 0 = not named
+    std::string device;  ///< RDMA device ("mlx5_0", "bnxt_re0"), or netdev for kernel lines
+    std::string netdev;  ///< netdev the line names ("ens1f0np0"), or ""
+    std::string pci;     ///< PCI function the line names ("0000:3b:00.0"), or ""
+    unsigned port = 0;   ///< 1-based RDMA port, 0 = not named
     std::string local_gid, local_ip;
     std::string peer_ip;    ///< the peer's IP (NCCL: its out-of-band socket: names the host)
     std::string peer_gid;   ///< the peer's GID (NCCL remoteGids, UCX dgid): names the remote NIC
     std::string peer_name;  ///< the peer's host name where the line prints a name, not an IP
     std::string peer_mac;   ///< UCX DC dumps' rmac, lower case
     std::optional<std::uint32_t> qpn, peer_qpn;
-    std::optional<int> wc_status;          ///< enum ibv_wc_status number (12 = retry exceeded)
-    std::string status_text;               ///< the status in words ("transport retry counter
-                                           ///< exceeded", rdma-core's ibv_wc_status_str)
+    std::optional<int> wc_status;             ///< enum ibv_wc_status number (12 = retry exceeded)
+    std::string status_text;                  ///< the status in words ("transport retry counter
+                                              ///< exceeded", rdma-core's ibv_wc_status_str)
     std::optional<std::uint32_t> vendor_err;  ///< vendor syndrome (mlx5 0x81 = 129)
     std::optional<std::uint32_t> syndrome;    ///< mlx5 CQE syndrome (MLX5_CQE_SYNDROME_*, 0x15)
-    std::optional<int> opcode;             ///< ibv_wc_opcode number, if printed
-    std::string direction;                 ///< "send", "recv" or ""
+    std::optional<int> opcode;                ///< ibv_wc_opcode number, if printed
+    std::string direction;                    ///< "send", "recv" or ""
     std::optional<unsigned> traffic_class, sl, gid_index;
     /// slow_result: Gb/s; temperature: degrees C; link_up: the speed printed, Gb/s (bnxt_en,
     /// ice); insufficient_power: the slot's watts; gpu_error: the Xid number.

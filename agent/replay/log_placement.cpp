@@ -18,7 +18,9 @@ namespace {
 
 using Addr = GidBytes;
 
-std::optional<Addr> addr_of(const std::string& text) { return gid_bytes(text); }
+std::optional<Addr> addr_of(const std::string& text) {
+    return gid_bytes(text);
+}
 
 /// Which host each address and name belongs to, from the inventories (GIDs) and the logs
 /// themselves (NCCL's "OOB eth0:10.0.0.1" of a named host).
@@ -63,7 +65,8 @@ HostIndex index_hosts(const SeriesStore& store, const std::vector<BundleCapture>
     for (std::size_t i = 0; i < caps.size(); ++i)
         if (!places[i].host.empty())
             for (const std::string& ip : caps[i].ip_addresses)
-                if (auto a = addr_of(ip); a && !is_link_local(*a)) ix.by_addr.emplace(*a, places[i].host);
+                if (auto a = addr_of(ip); a && !is_link_local(*a))
+                    ix.by_addr.emplace(*a, places[i].host);
     // A log inside a host's capture that names one host: that name is the capture's host.
     for (std::size_t i = 0; i < caps.size(); ++i) {
         if (places[i].host.empty()) continue;
@@ -133,8 +136,7 @@ std::vector<std::string> place_log_events(SeriesStore& store,
             if (std::string h = ix.of_name(e.host); !h.empty()) {
                 p.host = h;
                 why = "host name " + e.host;
-            } else if (h = ix.of_addr(e.local_gid.empty() ? e.local_ip : e.local_gid);
-                       !h.empty()) {
+            } else if (h = ix.of_addr(e.local_gid.empty() ? e.local_ip : e.local_gid); !h.empty()) {
                 p.host = h;
                 why = "its local address";
             } else if (!at.host.empty()) {

@@ -29,8 +29,7 @@ struct CapturePlace {
 /// notes for the report: lines whose time had to be guessed or that name no known host.
 std::vector<std::string> place_log_events(SeriesStore& store,
                                           const std::vector<BundleCapture>& caps,
-                                          const std::vector<CapturePlace>& places,
-                                          bool wall_clock);
+                                          const std::vector<CapturePlace>& places, bool wall_clock);
 
 /// True for a capture that holds log lines and nothing else rocehealth reads as a host's state
 /// (no device, netdev, counter or PCI function): a `logs/` folder beside the host captures. Such

@@ -22,6 +22,7 @@
 // and keeps its own fixed-shape stamp reader (a shared helper in core/ would serve both).
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <optional>
@@ -770,11 +771,36 @@ bool plausible(sv msg) {
     return w1.size() >= 12 && w1[4] == ':' && w1[7] == ':' && w1[10] == '.';
 }
 
+/// pdsh / clush / ansible put the host before each line: "gpu12: [ 1234.5] ..." or
+/// "gpu12 | [Wed Jan 14 ...] ...". The host name, and `s` past it, when `s` starts so.
+sv strip_host_prefix(sv& s) {
+    std::size_t i = 0;
+    if (s.empty() || !std::isalpha(static_cast<unsigned char>(s[0]))) return {};
+    while (i < s.size() && i < 64 &&
+           (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '.' || s[i] == '-' ||
+            s[i] == '_'))
+        ++i;
+    const sv host = s.substr(0, i);
+    sv rest = s.substr(i);
+    if (starts(rest, ": "))
+        rest.remove_prefix(2);
+    else if (starts(rest, " | "))
+        rest.remove_prefix(3);
+    else
+        return {};
+    rest = trim(rest);
+    if (!starts(rest, "[")) return {};  // only before a dmesg stamp: "kernel:" is syslog's
+    s = rest;
+    return host;
+}
+
 /// The stamp and message of a line, without allocating; false when the line cannot be one.
 bool locate(sv line, Stamp& st, sv& msg) {
     msg = strip_launcher(trim(line));
+    const sv prefixed_host = strip_host_prefix(msg);
     if (msg.size() < 8) return false;
     st = read_stamp(msg);
+    if (st.host.empty()) st.host = prefixed_host;
     return plausible(msg);
 }
 

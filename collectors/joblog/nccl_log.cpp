@@ -86,6 +86,17 @@ Found classify(sv line) {
     std::size_t at = 0;
     for (int tries = 0; tries < 4; ++tries) {
         const std::size_t p = line.find("NCCL ", at);
+        if (p == npos && tries == 0) {
+            // A message pasted without its head ("NET/IB : Got completion from peer ..."):
+            // read with no host, as a WARN.
+            if (const std::size_t n = line.find("NET/IB");
+                n != npos && is_read_warn(line.substr(n))) {
+                f.marker = n;
+                f.msg = line.substr(n);
+                f.form = Form::warn;
+            }
+            return f;
+        }
         if (p == npos) return f;
         at = p + 5;
         std::size_t q = at;

@@ -21,7 +21,9 @@ std::string where(const Labels& l) {
     return out;
 }
 
-bool in_window(double t, const Window& w) { return w.whole || (t >= w.from && t <= w.to); }
+bool in_window(double t, const Window& w) {
+    return w.whole || (t >= w.from && t <= w.to);
+}
 
 }  // namespace
 

@@ -19,9 +19,9 @@ struct Window {
 
 /// One piece of evidence for a cause, as the finding cites it.
 struct Cause {
-    std::string kind;     ///< "peer_gone", "physical", "link", "pause", "transport", "rnr"
-    std::string what;     ///< "gpu07: process 4242 (python) killed by the OOM killer"
-    std::string source;   ///< file:line or the series' source
+    std::string kind;    ///< "peer_gone", "physical", "link", "pause", "transport", "rnr"
+    std::string what;    ///< "gpu07: process 4242 (python) killed by the OOM killer"
+    std::string source;  ///< file:line or the series' source
     std::string host;
 };
 

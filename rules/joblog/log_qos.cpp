@@ -108,8 +108,8 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
                 const Netdev& nd = *p.netdev;
                 // Traffic class against PFC: only where PFC protects some priority.
                 if ((u.tc || u.sl) && nd.dcb && nd.dcb->pfc_enabled && *nd.dcb->pfc_enabled) {
-                    const auto prio = joblog_rules::roce_priority(nd.qos.trust, nd.dcb->apps,
-                                                                  u.tc, u.sl);
+                    const auto prio =
+                        joblog_rules::roce_priority(nd.qos.trust, nd.dcb->apps, u.tc, u.sl);
                     if (prio && !((*nd.dcb->pfc_enabled >> *prio) & 1)) {
                         std::string enabled;
                         for (unsigned q = 0; q < 8; ++q)
@@ -117,8 +117,8 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
                                 enabled += (enabled.empty() ? "" : ",") + std::to_string(q);
                         std::string tx_source;
                         const bool seen = prio_tx_rises(store, host, nd.name, *prio, tx_source);
-                        Finding f = make_finding("job_traffic_class", Severity::error, host,
-                                                 d.name, p.number);
+                        Finding f = make_finding("job_traffic_class", Severity::error, host, d.name,
+                                                 p.number);
                         const std::string trust = nd.qos.trust.empty() ? "pcp" : nd.qos.trust;
                         f.summary =
                             host + " " + d.name + " port " + std::to_string(p.number) + " (" +
@@ -138,8 +138,8 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
                             (seen ? "" : " (not confirmed: no per-priority tx bytes in the data)");
                         f.evidence.push_back({"job setting", u.text, "", u.source});
                         f.evidence.push_back({"trust", trust, "", nd.qos.trust_source});
-                        f.evidence.push_back({"pfc_enabled priorities", enabled, "",
-                                              nd.dcb->source});
+                        f.evidence.push_back(
+                            {"pfc_enabled priorities", enabled, "", nd.dcb->source});
                         if (seen)
                             f.evidence.push_back({"tx bytes on priority " + std::to_string(*prio),
                                                   "rising", "bytes", tx_source});
@@ -161,8 +161,8 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
                     const bool v1 = g && g->type.find("v2") == std::string::npos;
                     const auto gb = g ? gid_bytes(g->gid) : std::nullopt;
                     if (g && !v1 && !(gb && is_link_local(*gb))) continue;
-                    Finding f = make_finding("job_gid_index", Severity::error, host, d.name,
-                                             p.number);
+                    Finding f =
+                        make_finding("job_gid_index", Severity::error, host, d.name, p.number);
                     const std::string which =
                         u.gid_index ? "GID index " + std::to_string(*u.gid_index)
                                     : "GID " + u.local_gid +
@@ -180,10 +180,9 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
                     f.evidence.push_back({"job's GID", u.gid_index ? u.text : u.gid_text, "",
                                           u.gid_index ? u.source : u.gid_source});
                     if (g)
-                        f.evidence.push_back({"GID " + std::to_string(g->index),
-                                              g->gid + " " + g->type, "",
-                                              p.sources.count("gids") ? p.sources.at("gids")
-                                                                      : std::string{}});
+                        f.evidence.push_back(
+                            {"GID " + std::to_string(g->index), g->gid + " " + g->type, "",
+                             p.sources.count("gids") ? p.sources.at("gids") : std::string{}});
                     f.confidence = "high";
                     result.findings.push_back(std::move(f));
                 }

@@ -93,15 +93,14 @@ std::vector<Cause> retry_causes(const SeriesStore& store, const EngineResult& re
                                 const std::string& peer, const Window& w) {
     std::vector<Cause> gone, config, link, phys, pause, transport;
     // The job's own settings against the port (log_qos.cpp): nothing may ever have worked.
-    findings_of(result, host, {"job_gid_index", "job_traffic_class"}, Window{}, "config",
-                config);
+    findings_of(result, host, {"job_gid_index", "job_traffic_class"}, Window{}, "config", config);
     Window before = w;  // a process dies some time before its peers' retries run out
     if (!w.whole) before.from -= 120;
     if (!peer.empty()) {
         events_of(events, peer, {"process_killed", "gpu_error"}, before, "peer_gone", gone);
         if (std::string src; restarted(store, peer, src))
-            gone.push_back({"peer_gone", peer + " rebooted within the data (its uptime fell)", src,
-                            peer});
+            gone.push_back(
+                {"peer_gone", peer + " rebooted within the data (its uptime fell)", src, peer});
         // Every surviving peer of a dead process reports status 12 towards it.
         std::set<std::string> reporters;
         bool peer_reports = false;
@@ -112,8 +111,8 @@ std::vector<Cause> retry_causes(const SeriesStore& store, const EngineResult& re
             }
         if (reporters.size() >= 2 && !peer_reports)
             gone.push_back({"peer_gone",
-                            std::to_string(reporters.size()) +
-                                " hosts report status 12 towards " + peer +
+                            std::to_string(reporters.size()) + " hosts report status 12 towards " +
+                                peer +
                                 ", and its own log (if given) reports none: the peer went away",
                             "", peer});
     }
@@ -124,15 +123,15 @@ std::vector<Cause> retry_causes(const SeriesStore& store, const EngineResult& re
         counter_rises(store, h, {"link_down_events", "carrier_changes"}, w, "link", link);
         findings_of(result, h, {"physical_errors", "lane_errors", "fec_marginal_link"}, w,
                     "physical", phys);
-        counter_rises(store, h,
-                      {"symbol_errors", "fcs_errors", "pcs_symbol_errors",
-                       "fec_uncorrectable_blocks", "link_error_recovery",
-                       "local_link_integrity_errors"},
-                      w, "physical", phys);
-        findings_of(result, h,
-                    {"pause_storm", "link_pause_storm", "pause_storm_watchdog",
-                     "pfc_deadlock_suspected"},
-                    w, "pause", pause);
+        counter_rises(
+            store, h,
+            {"symbol_errors", "fcs_errors", "pcs_symbol_errors", "fec_uncorrectable_blocks",
+             "link_error_recovery", "local_link_integrity_errors"},
+            w, "physical", phys);
+        findings_of(
+            result, h,
+            {"pause_storm", "link_pause_storm", "pause_storm_watchdog", "pfc_deadlock_suspected"},
+            w, "pause", pause);
         findings_of(result, h, {"retransmits", "lifetime_transport_loss"}, w, "transport",
                     transport);
         counter_rises(store, h,
@@ -148,7 +147,7 @@ std::vector<Cause> retry_causes(const SeriesStore& store, const EngineResult& re
 
 /// The order causes are weighed in: a dead peer explains everything after it.
 int cause_rank(const std::string& kind) {
-    static const char* const kOrder[] = {"peer_gone", "config", "link", "physical",
+    static const char* const kOrder[] = {"peer_gone", "config",  "link",     "physical",
                                          "pause",     "timeout", "transport"};
     for (int i = 0; i < 7; ++i)
         if (kind == kOrder[i]) return i;
@@ -198,7 +197,8 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
         std::vector<const Placed*> peers;
         std::set<std::string> seen_peers;
         for (const Placed* e : list)
-            if (const std::string name = peer_of(*e); !name.empty() && seen_peers.insert(name).second)
+            if (const std::string name = peer_of(*e);
+                !name.empty() && seen_peers.insert(name).second)
                 peers.push_back(e);
         constexpr std::size_t kPeersNamed = 4;
         std::string peer, towards;
@@ -246,7 +246,8 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
                 causes.insert(transport, {"timeout", buf, "", first.host});
             }
             f = log_finding("job_retry_exceeded", Severity::error, first);
-            const bool common = peers.size() > 1 && (causes.empty() || causes.front().kind != "peer_gone");
+            const bool common =
+                peers.size() > 1 && (causes.empty() || causes.front().kind != "peer_gone");
             f.summary = where + ": " + status_phrase(first.event) + towards + times + "; " +
                         (common ? "failing towards several peers at once points at what they "
                                   "share, this host's port, NIC or switch port; "
@@ -256,8 +257,8 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
                 "The sender retried (retry_cnt + 1) times with a timeout of 4.096 us x "
                 "2^timeout each (" +
                 std::to_string(static_cast<int>(std::lround(rs.window_s()))) +
-                " s at NCCL_IB_TIMEOUT=" + std::to_string(rs.timeout) + ", NCCL_IB_RETRY_CNT=" +
-                std::to_string(rs.retry_cnt) +
+                " s at NCCL_IB_TIMEOUT=" + std::to_string(rs.timeout) +
+                ", NCCL_IB_RETRY_CNT=" + std::to_string(rs.retry_cnt) +
                 ") without an ACK: the loss happened that long before the error.";
             add_causes(f, causes);
             f.confidence = causes.empty() ? "low" : "medium";
@@ -271,8 +272,7 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
             if (!first.peer_host.empty()) {
                 counter_rises(store, first.peer_host, {"rnr_nak_sent", "rx_out_of_buffer"}, ww,
                               "rnr", causes);
-                findings_of(result, first.peer_host, {"rnr", "lifetime_rnr"}, ww, "rnr",
-                            causes);
+                findings_of(result, first.peer_host, {"rnr", "lifetime_rnr"}, ww, "rnr", causes);
             }
             counter_rises(store, first.host, {"rnr_nak_received"}, ww, "rnr", causes);
             f = log_finding("job_rnr_retry_exceeded", Severity::error, first);
@@ -325,10 +325,10 @@ void flush_findings(EngineResult& result, const std::vector<Placed>& events,
         for (std::size_t i = first_new; i < result.findings.size() && !cause; ++i)
             if (result.findings[i].host == host) cause = &result.findings[i];
         if (cause) {
-            cause->evidence.push_back(Evidence{"consequence",
-                                               std::to_string(list.size()) +
-                                                   " work requests flushed (status 5) after it",
-                                               "", list.front()->event.source});
+            cause->evidence.push_back(
+                Evidence{"consequence",
+                         std::to_string(list.size()) + " work requests flushed (status 5) after it",
+                         "", list.front()->event.source});
             continue;
         }
         const bool killed = std::any_of(events.begin(), events.end(), [&](const Placed& e) {
@@ -413,16 +413,16 @@ void kernel_findings(const SeriesStore& store, EngineResult& result,
             // The counters' own finding of the link: the kernel's lines are its evidence.
             if (kind == "link_down" && has_finding(host, {"link_flap", "port_not_active"})) {
                 for (Finding& lf : result.findings) {
-                    if (lf.host != host || (lf.rule_id != "link_flap" && lf.rule_id != "port_not_active"))
+                    if (lf.host != host ||
+                        (lf.rule_id != "link_flap" && lf.rule_id != "port_not_active"))
                         continue;
                     for (std::size_t i = 0; i < g.lines.size() && i < 5; ++i)
                         lf.evidence.push_back(line_evidence(*g.lines[i]));
                     for (const Placed* e : g.lines)
                         lf.timeline.push_back(timeline_of(*e, result.wall_clock));
-                    std::stable_sort(lf.timeline.begin(), lf.timeline.end(),
-                                     [](const TimelineEvent& a, const TimelineEvent& b) {
-                                         return a.t < b.t;
-                                     });
+                    std::stable_sort(
+                        lf.timeline.begin(), lf.timeline.end(),
+                        [](const TimelineEvent& a, const TimelineEvent& b) { return a.t < b.t; });
                     break;
                 }
                 continue;
@@ -430,14 +430,13 @@ void kernel_findings(const SeriesStore& store, EngineResult& result,
             // A port that went down during boot and never came up is not cabled or not used
             // (the port rules judge it); a link down while running is a fault.
             if (kind == "link_down" && !went_down_running(events, g.lines)) continue;
-            if (kind == "async_event" &&
-                first.event.status_text.find("GID") != std::string::npos)
+            if (kind == "async_event" && first.event.status_text.find("GID") != std::string::npos)
                 continue;  // GID table changes: listed, not a fault
             f = log_finding(kind == "link_down" ? "kernel_link_down" : "job_async_event",
                             Severity::error, first);
             f.summary = kind == "link_down"
-                            ? host + " " + what + ": the kernel logged the link going down " +
-                                  n + " time(s): RDMA traffic on it stalls and retries until "
+                            ? host + " " + what + ": the kernel logged the link going down " + n +
+                                  " time(s): RDMA traffic on it stalls and retries until "
                                   "it is back (check the cable, optics and the switch port)"
                             : host + " " + what + ": the job got an RDMA async event (" +
                                   first.event.status_text + ") " + n +

@@ -491,4 +491,16 @@ BOOST_AUTO_TEST_CASE(events_keep_line_numbers_in_an_interleaved_file) {
     BOOST_TEST(ev[1].time_s - ev[0].time_s == 3.0);
 }
 
+// pdsh / clush name the host before each line of `dmesg` run on many hosts.
+BOOST_AUTO_TEST_CASE(pdsh_and_clush_host_prefixes_name_the_host) {
+    for (const char* line :
+         {"gpu12: [Wed Jan 14 16:20:05 2026] mlx5_core 0000:3b:00.0 ens1f0np0: Link down",
+          "gpu12 | [Wed Jan 14 16:20:05 2026] mlx5_core 0000:3b:00.0 ens1f0np0: Link down"}) {
+        const auto e = one(line);
+        BOOST_TEST(e.kind == "link_down");
+        BOOST_TEST(e.host == "gpu12");
+        BOOST_TEST(e.netdev == "ens1f0np0");
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -583,4 +583,15 @@ BOOST_AUTO_TEST_CASE(text_is_capped) {
     BOOST_TEST(e.text.size() == 400u);
 }
 
+// A completion error pasted without NCCL's head (the message only, as tickets quote it).
+BOOST_AUTO_TEST_CASE(completion_without_its_head_has_no_host) {
+    const auto e =
+        one("NET/IB : Got completion from peer 10.0.0.2<56789> with error 12, opcode 0, len 0, "
+            "vendor err 129");
+    BOOST_TEST(e.kind == "completion_error");
+    BOOST_TEST(e.host.empty());
+    BOOST_TEST(e.peer_ip == "10.0.0.2");
+    BOOST_TEST(*e.wc_status == 12);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -62,7 +62,8 @@ BOOST_AUTO_TEST_CASE(a_peer_killed_before_the_error_is_the_cause_over_transport_
     SeriesStore store;
     // gpu01's ack timeouts rose too: a dead peer makes them rise, so the peer comes first.
     store.add(test::counter("gpu01", "ack_timeouts", {{"device", "mlx5_0"}, {"port", "1"}}, 0, 10));
-    store.add(test::counter("gpu01", "ack_timeouts", {{"device", "mlx5_0"}, {"port", "1"}}, 200, 90));
+    store.add(
+        test::counter("gpu01", "ack_timeouts", {{"device", "mlx5_0"}, {"port", "1"}}, 200, 90));
     store.add_log_event(retry_error(100));
     store.add_log_event(placed("gpu07", "process_killed", 60, true, "gpu07-t1/dmesg.txt:9",
                                "Out of memory: Killed process 51045 (python3)"));
@@ -163,7 +164,8 @@ BOOST_AUTO_TEST_CASE(a_link_down_at_boot_never_up_is_no_fault_one_while_running_
         store.add_log_event(down);
         EngineResult r;
         judge_log_events(store, r);
-        BOOST_TEST((find(r, "kernel_link_down") != nullptr) == (boot_s > 1000), "boot_s " << boot_s);
+        BOOST_TEST((find(r, "kernel_link_down") != nullptr) == (boot_s > 1000),
+                   "boot_s " << boot_s);
     }
 }
 
