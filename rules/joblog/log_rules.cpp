@@ -320,7 +320,9 @@ void flush_findings(EngineResult& result, const std::vector<Placed>& events,
     for (const auto& e : events)
         if (e.event.kind == "completion_error" && e.event.wc_status == 5)
             by_host[e.host].push_back(&e);
-    for (const auto& [host, list] : by_host) {
+    for (const auto& by : by_host) {
+        const std::string& host = by.first;  // named: lambdas below capture it
+        const auto& list = by.second;
         Finding* cause = nullptr;
         for (std::size_t i = first_new; i < result.findings.size() && !cause; ++i)
             if (result.findings[i].host == host) cause = &result.findings[i];
