@@ -521,9 +521,8 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     const std::size_t host_caps = caps.size();
     for (auto& c : log_caps) {
         caps.push_back(std::move(c));
-        places.push_back({{}, caps.back().timestamp_s && all_stamped
-                                  ? caps.back().timestamp_s
-                                  : std::nullopt});
+        places.push_back(
+            {{}, caps.back().timestamp_s && all_stamped ? caps.back().timestamp_s : std::nullopt});
     }
     const auto log_notes = place_log_events(store, caps, places, all_stamped && host_caps > 0);
     std::vector<std::optional<InputReport>> by_input(dirs.size());
@@ -533,8 +532,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
         InputReport r{c.dir, 0, {}, {}};
         std::set<std::string> hosts;
         for (const auto& e : store.log_events())
-            if (e.event.file.rfind(dir_basename(c.dir) + "/", 0) == 0 &&
-                !e.host.empty())
+            if (e.event.file.rfind(dir_basename(c.dir) + "/", 0) == 0 && !e.host.empty())
                 hosts.insert(e.host);
         r.hosts.assign(hosts.begin(), hosts.end());
         r.notes.push_back(c.dir + ": log lines only (" + std::to_string(c.log_events.size()) +
@@ -571,6 +569,16 @@ EngineResult judge_inputs(const SeriesStore& store, const RuleSet& rules,
                                                   why + ": its counters were not judged (give "
                                                         "`ip -d link` or `rdma link` output "
                                                         "to tie it)"});
+    // Log lines alone (a pasted job log, no capture): an error in them is a finding, but no
+    // counter or port was seen, so "no findings" would not mean healthy.
+    if (store.series_count() == 0 && store.inventories().empty() && !store.log_events().empty())
+        result.not_judged.push_back(NotJudged{
+            "", "counters", "no_counters", 0, 0, 0, 0, 0,
+            "the inputs hold only job or kernel log lines (" +
+                std::to_string(store.log_events().size()) +
+                "): no counters or inventory of any host, so no port, rate or configuration "
+                "rule judged anything; give captures of the hosts beside the log (README: "
+                "\"diagnose on a job's own errors\")"});
     return result;
 }
 

@@ -66,13 +66,16 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
 
 /// False when `store` holds no counter series and no inventory with an RDMA device (an empty
 /// capture directory, a recording of a host without RDMA devices): "no findings" from such
-/// input would read as healthy, so diagnose and rules test refuse it (exit 2).
+/// input would read as healthy, so diagnose and rules test refuse it (exit 2). Job or kernel
+/// log lines count: their errors can be judged (judge_inputs).
 bool holds_rdma_data(const SeriesStore& store);
 
 /// The rules over `store` with what the inputs say about themselves: a host whose captures have
 /// no clock is judged on nothing that needs an interval (EngineOptions::unspaced_hosts), and a
 /// capture's counter files tied to no port add a NotJudged each (kind "no_verdict", rule
-/// "counters"), so the run is could-not-judge rather than healthy. Every analysis of loaded
+/// "counters"), so the run is could-not-judge rather than healthy; so do inputs of log lines
+/// only (kind "no_counters", host ""): their errors are findings, their silence is not health.
+/// Every analysis of loaded
 /// inputs judges through here, so each gives the same verdict on the same inputs.
 EngineResult judge_inputs(const SeriesStore& store, const RuleSet& rules,
                           const std::vector<InputReport>& inputs, EngineOptions opts);

@@ -196,9 +196,9 @@ void print_log_lines(std::ostream& out, const nlohmann::json& doc, const When& w
         if (++listed > kShown) break;
         const std::string host = e["host"].get<std::string>();
         out << "  " << (e["timed"].get<bool>() ? when(e["t"].get<double>()) : "(order only)")
-            << "  " << (host.empty() ? "(no host)" : host) << "  "
-            << e["kind"].get<std::string>() << ": " << e["text"].get<std::string>() << "  ("
-            << e["source"].get<std::string>() << ")\n";
+            << "  " << (host.empty() ? "(no host)" : host) << "  " << e["kind"].get<std::string>()
+            << ": " << e["text"].get<std::string>() << "  (" << e["source"].get<std::string>()
+            << ")\n";
     }
     if (uncited > kShown) out << "  ... " << uncited - kShown << " more (--json lists all)\n";
 }
@@ -250,8 +250,9 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
     }
 
     for (const auto& f : findings) {
+        const std::string fhost = f["host"].get<std::string>();
         out << "\n[" << f["severity"].get<std::string>() << "] " << f["rule"].get<std::string>()
-            << " on " << f["host"].get<std::string>();
+            << " on " << (fhost.empty() ? "a host no input names" : fhost);
         if (!f["labels"].empty()) out << " {" << labels_text(f["labels"]) << "}";
         if (f.contains("episodes") && f["episodes"].get<unsigned>() > 0) {
             out << ", from " << when(f["opened_t"].get<double>());
