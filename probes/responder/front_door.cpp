@@ -409,6 +409,8 @@ struct FrontDoor::Impl {
             if (auto line = refusals.summary(now))
                 std::fprintf(stderr, "rocehealth responder: %s\n", line->c_str());
         }
+        if (auto line = refusals.flush(Clock::now()))
+            std::fprintf(stderr, "rocehealth responder: %s\n", line->c_str());
         for (auto& e : lobby) adm.leave(Pool::lobby, e.group);
         lobby.clear();
         reap(true);

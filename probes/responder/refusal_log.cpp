@@ -30,6 +30,11 @@ bool RefusalLog::note(const std::string& group, const std::string& kind, Clock::
 
 std::optional<std::string> RefusalLog::summary(Clock::time_point now) {
     if (!started_ || now - window_start_ < kSummary) return std::nullopt;
+    return flush(now);
+}
+
+std::optional<std::string> RefusalLog::flush(Clock::time_point now) {
+    if (!started_) return std::nullopt;
     std::optional<std::string> line;
     if (window_count_ > 0)
         line = "refused " + std::to_string(window_count_) + " connections from " +

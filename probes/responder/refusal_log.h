@@ -29,6 +29,9 @@ class RefusalLog {
     /// The summary line when kSummary has passed since the last one and refusals happened in it
     /// (then the count starts again); nullopt otherwise.
     std::optional<std::string> summary(Clock::time_point now);
+    /// The summary line of the window so far whatever its length (nullopt without refusals):
+    /// at stop, so a responder stopped within kSummary still says what it refused.
+    std::optional<std::string> flush(Clock::time_point now);
 
   private:
     std::unordered_map<std::string, Clock::time_point> last_line_;
