@@ -44,6 +44,10 @@ constexpr RuleDef kRules[] = {
 };
 }  // namespace
 
+std::span<const RuleDef> all_checks() {
+    return kRules;
+}
+
 const RuleDef* find_check(std::string_view id) {
     for (const RuleDef& d : kRules)
         if (id == d.id) return &d;

@@ -70,6 +70,9 @@ struct RuleDef {
 /// The check `id`, nullptr if there is none.
 const RuleDef* find_check(std::string_view id);
 
+/// Every inventory check, in registry order (rules/registry.cpp).
+std::span<const RuleDef> all_checks();
+
 /// A check's finding with its identity set and no severity of its own (left at warning until
 /// the rules file grades it, rules/engine/checks.h); `outcome` names a CheckOutcome of the
 /// check, empty for its usual case.

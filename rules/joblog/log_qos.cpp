@@ -5,6 +5,7 @@
 
 #include "core/gid_addr.h"
 #include "core/inventory/inventory_from_json.h"
+#include "rules/joblog/log_rule_ids.h"
 
 namespace rh {
 
@@ -117,8 +118,9 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
                                 enabled += (enabled.empty() ? "" : ",") + std::to_string(q);
                         std::string tx_source;
                         const bool seen = prio_tx_rises(store, host, nd.name, *prio, tx_source);
-                        Finding f = make_finding("job_traffic_class", Severity::error, host, d.name,
-                                                 p.number);
+                        Finding f = make_finding("job_traffic_class",
+                                                 log_rule("job_traffic_class").severity, host,
+                                                 d.name, p.number);
                         const std::string trust = nd.qos.trust.empty() ? "pcp" : nd.qos.trust;
                         f.summary =
                             host + " " + d.name + " port " + std::to_string(p.number) + " (" +
@@ -161,8 +163,8 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
                     const bool v1 = g && g->type.find("v2") == std::string::npos;
                     const auto gb = g ? gid_bytes(g->gid) : std::nullopt;
                     if (g && !v1 && !(gb && is_link_local(*gb))) continue;
-                    Finding f =
-                        make_finding("job_gid_index", Severity::error, host, d.name, p.number);
+                    Finding f = make_finding("job_gid_index", log_rule("job_gid_index").severity,
+                                             host, d.name, p.number);
                     const std::string which =
                         u.gid_index ? "GID index " + std::to_string(*u.gid_index)
                                     : "GID " + u.local_gid +

@@ -9,6 +9,7 @@
 #include "core/wc_status.h"
 #include "rules/joblog/log_causes.h"
 #include "rules/joblog/log_qos.h"
+#include "rules/joblog/log_rule_ids.h"
 
 namespace rh {
 
@@ -73,8 +74,10 @@ TimelineEvent timeline_of(const Placed& e, bool wall) {
     return t;
 }
 
-Finding log_finding(const char* rule, Severity sev, const Placed& first) {
-    Finding f = make_finding(rule, sev, first.host, first.event.device, first.event.port);
+Finding log_finding(const char* rule, const Placed& first) {
+    const LogRuleDef& def = log_rule(rule);
+    Finding f =
+        make_finding(def.id, def.severity, first.host, first.event.device, first.event.port);
     f.opened_t = first.t;
     f.episodes = 1;
     return f;
@@ -245,7 +248,7 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
                                  [](const Cause& c) { return c.kind == "transport"; });
                 causes.insert(transport, {"timeout", buf, "", first.host});
             }
-            f = log_finding("job_retry_exceeded", Severity::error, first);
+            f = log_finding("job_retry_exceeded", first);
             const bool common =
                 peers.size() > 1 && (causes.empty() || causes.front().kind != "peer_gone");
             f.summary = where + ": " + status_phrase(first.event) + towards + times + "; " +
@@ -275,7 +278,7 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
                 findings_of(result, first.peer_host, {"rnr", "lifetime_rnr"}, ww, "rnr", causes);
             }
             counter_rises(store, first.host, {"rnr_nak_received"}, ww, "rnr", causes);
-            f = log_finding("job_rnr_retry_exceeded", Severity::error, first);
+            f = log_finding("job_rnr_retry_exceeded", first);
             f.summary = where + ": " + status_phrase(first.event) + towards + times +
                         "; the receiver" + (peer.empty() ? "" : " " + peer) +
                         " ran out of posted receive WQEs (receiver not ready) longer than the "
@@ -284,21 +287,21 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
             add_causes(f, causes);
             f.confidence = causes.empty() ? "medium" : "high";
         } else if (status == 10) {
-            f = log_finding("job_remote_access_error", Severity::error, first);
+            f = log_finding("job_remote_access_error", first);
             f.summary = where + ": " + status_phrase(first.event) + towards + times +
                         "; host side, not the link: the application or its memory registration "
                         "(an MR deregistered by the peer during teardown or restart, GPU memory "
                         "invalidated under peermem/dma-buf, a wrong rkey or address)";
             f.confidence = "medium";
         } else if (status == 4) {
-            f = log_finding("job_local_protection_error", Severity::error, first);
+            f = log_finding("job_local_protection_error", first);
             f.summary = where + ": " + status_phrase(first.event) + towards + times +
                         "; host side: the local buffer is not registered for this access. With "
                         "GPUDirect RDMA this is PCIe ACS or IOMMU settings (NCCL's own hint): "
                         "check ACS on the PCIe switches and iommu=pt";
             f.confidence = "medium";
         } else {
-            f = log_finding("job_completion_error", Severity::error, first);
+            f = log_finding("job_completion_error", first);
             f.summary = where + ": " + status_phrase(first.event) + towards + times;
             f.confidence = "low";
         }
@@ -346,7 +349,7 @@ void flush_findings(EngineResult& result, const std::vector<Placed>& events,
                                                   "not a fault of its own"});
             continue;
         }
-        Finding f = log_finding("job_wr_flushed", Severity::warning, *list.front());
+        Finding f = log_finding("job_wr_flushed", *list.front());
         f.summary = host + ": " + std::to_string(list.size()) +
                     " work requests flushed (status 5): a consequence of an earlier error "
                     "(a QP moved to the error state); the first cause is not in the data: look "
@@ -434,8 +437,7 @@ void kernel_findings(const SeriesStore& store, EngineResult& result,
             if (kind == "link_down" && !went_down_running(events, g.lines)) continue;
             if (kind == "async_event" && first.event.status_text.find("GID") != std::string::npos)
                 continue;  // GID table changes: listed, not a fault
-            f = log_finding(kind == "link_down" ? "kernel_link_down" : "job_async_event",
-                            Severity::error, first);
+            f = log_finding(kind == "link_down" ? "kernel_link_down" : "job_async_event", first);
             f.summary = kind == "link_down"
                             ? host + " " + what + ": the kernel logged the link going down " + n +
                                   " time(s): RDMA traffic on it stalls and retries until "
@@ -444,18 +446,18 @@ void kernel_findings(const SeriesStore& store, EngineResult& result,
                                   first.event.status_text + ") " + n +
                                   " time(s): the port went down or the device failed under it";
         } else if (kind == "command_timeout") {
-            f = log_finding("kernel_command_timeout", Severity::warning, first);
+            f = log_finding("kernel_command_timeout", first);
             f.summary = host + " " + what + ": " + n +
                         " firmware command timeout(s): the NIC's firmware stopped answering "
                         "the driver; update the firmware, and collect `mlxfwreset`/health data";
         } else if (kind == "aer_uncorrected") {
-            f = log_finding("kernel_pcie_error", Severity::error, first);
+            f = log_finding("kernel_pcie_error", first);
             f.summary = host + " " + what + ": " + n +
                         " uncorrectable PCIe error(s) (AER): the device may have been reset "
                         "under the job; check the slot, riser and firmware";
         } else {
             if (g.lines.size() < 10) continue;  // a few corrected errors are ordinary
-            f = log_finding("kernel_pcie_corrected_errors", Severity::warning, first);
+            f = log_finding("kernel_pcie_corrected_errors", first);
             f.summary = host + " " + what + ": " + n +
                         " corrected PCIe errors (AER) logged: a marginal PCIe link; watch for "
                         "downtraining and check the slot and riser";
@@ -479,7 +481,7 @@ void slow_result_findings(const SeriesStore& store, EngineResult& result,
             if (s->key.host == e.host && !s->points.empty())
                 if (auto v = s->points.back().value()) rate = std::max(rate, *v);
         if (rate <= 0 || *e.event.value >= rate / 2) continue;
-        Finding f = log_finding("job_slow_result", Severity::warning, e);
+        Finding f = log_finding("job_slow_result", e);
         char buf[160];
         std::snprintf(buf, sizeof buf, "%.1f Gb/s of a %.0f Gb/s port (%.0f %%)", *e.event.value,
                       rate, 100 * *e.event.value / rate);
