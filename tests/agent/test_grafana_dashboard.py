@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""Every query of the Grafana dashboard parses and names only series we export or record.
+
+usage: test_grafana_dashboard.py ROCEHEALTH FIXTURE_DIR PACKAGING_DIR [DASHBOARD_JSON]
+
+0. Checks the layout: every panel has a title and a grid place of its own.
+1. Takes every expression of the dashboard: each panel's targets (rows' nested panels too), the
+   template variables' queries (label_values(SELECTOR, label), query_result(EXPR)) and the
+   annotation queries.
+2. Substitutes Grafana's variables as Grafana would: $__rate_interval, $__interval, $__range
+   and the other built-ins; the dashboard's own variables ($v, ${v}, ${v:fmt}, [[v]]) by their
+   current or first value, a multi-value or "All" variable in its regex form (a|b). A variable
+   the dashboard does not define is an error, and so is a multi-value one outside a =~ or !~
+   matcher (Grafana would write "(a|b)" into an exact match).
+3. Writes them as recording rules into one rules file and runs `promtool check rules` on it:
+   every expression must parse as PromQL.
+4. Checks every metric name an expression uses against what exists: the names of a running
+   agent's /metrics (`rocehealth agent` on a copy of FIXTURE_DIR's tree, with a topology `tor`,
+   a mesh and one open finding, so rocehealth_host_info, the probe summaries and
+   rocehealth_finding are there) and the series recorded by the rule files that
+   PACKAGING_DIR/prometheus/prometheus-scrape.yml loads (ALERTS too, with an alertname that is
+   one of their alerts).
+
+Exit 0 when all holds; 1 naming the panel, the expression and what is wrong otherwise.
+DASHBOARD_JSON defaults to PACKAGING_DIR/prometheus/grafana-dashboard.json.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import yaml
+
+# Grafana's built-in variables with a value of the shape Grafana gives them.
+BUILTINS = {
+    "__rate_interval": "1m",
+    "__interval": "30s",
+    "__interval_ms": "30000",
+    "__range": "1h",
+    "__range_s": "3600",
+    "__range_ms": "3600000",
+    "__from": "1700000000000",
+    "__to": "1700003600000",
+}
+# Prometheus' target labels, present on every scraped series though /metrics does not carry them.
+TARGET_LABELS = {"instance", "job", "fabric"}
+KEYWORDS = {"and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
+            "group_left", "group_right", "inf", "nan", "atan2", "start", "end"}
+LABEL_LIST_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right"}
+
+
+class Failure(Exception):
+    pass
+
+
+def panels_of(dashboard):
+    """Every panel, the panels nested in (collapsed) rows included."""
+    for p in dashboard.get("panels", []):
+        yield p
+        yield from p.get("panels", [])
+
+
+def variable_query(var):
+    """The PromQL inside a template variable's query, or None (label_names(), metrics(...))."""
+    q = var.get("query")
+    if isinstance(q, dict):
+        q = q.get("query", "")
+    q = (q or "").strip()
+    m = re.fullmatch(r"label_values\((.*),\s*[a-zA-Z_][a-zA-Z0-9_]*\s*\)", q, re.S)
+    if m:
+        return m.group(1)
+    m = re.fullmatch(r"query_result\((.*)\)", q, re.S)
+    if m:
+        return m.group(1)
+    return None
+
+
+def expressions(dashboard):
+    """[(where, expr)]: every query of the dashboard, where naming it for a message."""
+    out = []
+    for p in panels_of(dashboard):
+        for t in p.get("targets", []):
+            if t.get("expr"):
+                out.append((f'panel "{p.get("title", "?")}" target {t.get("refId", "?")}', t["expr"]))
+    for v in dashboard.get("templating", {}).get("list", []):
+        if v.get("type") == "query":
+            q = variable_query(v)
+            if q is None and v.get("query"):
+                raise Failure(f'variable {v.get("name")}: query {v["query"]!r} is not '
+                              "label_values(SELECTOR, label) or query_result(EXPR)")
+            if q:
+                out.append((f'variable ${v["name"]}', q))
+    for a in dashboard.get("annotations", {}).get("list", []):
+        if a.get("expr"):
+            out.append((f'annotation "{a.get("name", "?")}"', a["expr"]))
+    return out
+
+
+def variable_values(dashboard):
+    """{name: (value, multi)}: what Grafana writes for each dashboard variable."""
+    values = {}
+    for v in dashboard.get("templating", {}).get("list", []):
+        name, kind = v["name"], v.get("type")
+        multi = bool(v.get("multi") or v.get("includeAll"))
+        current = (v.get("current") or {}).get("value")
+        if isinstance(current, list):
+            current = current[0] if current else None
+        options = [o.get("value") for o in v.get("options", []) if o.get("value") is not None]
+        if kind in ("custom", "interval"):
+            choices = options or [c.strip() for c in str(v.get("query", "")).split(",") if c.strip()]
+            value = current if current not in (None, "$__all") else (choices[0] if choices else None)
+            if value is None:
+                raise Failure(f"variable ${name}: no value to substitute")
+            values[name] = (str(value), multi)
+        elif kind in ("constant", "textbox"):
+            values[name] = (str(current if current is not None else v.get("query", "")), multi)
+        elif kind == "query":
+            values[name] = ("(a|b)" if multi else "a", multi)
+        else:  # datasource, adhoc: not written into expressions
+            values[name] = (None, multi)
+    return values
+
+
+VAR_RE = re.compile(r"\$\{(\w+)(?::(\w+))?\}|\[\[(\w+)(?::(\w+))?\]\]|\$(\w+)")
+
+
+def substitute(where, expr, values):
+    """expr with every variable replaced; Failure on an unknown or misused variable."""
+    def one(m):
+        name = m.group(1) or m.group(3) or m.group(5)
+        if name.isdigit():  # $1 in label_replace: not a variable
+            return m.group(0)
+        if name in BUILTINS:
+            return BUILTINS[name]
+        if name not in values or values[name][0] is None:
+            raise Failure(f"{where}: ${name} is not a variable of the dashboard: {expr}")
+        value, multi = values[name]
+        if multi and not re.search(r'[=!]~\s*"[^"]*$', expr[:m.start()]):
+            raise Failure(f"{where}: ${name} takes several values (a|b) but is not inside a "
+                          f"=~ or !~ matcher: {expr}")
+        return value
+    return VAR_RE.sub(one, expr)
+
+
+TOKEN_RE = re.compile(r"""
+    (?P<space>\s+|\#[^\n]*)
+  | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`)
+  | (?P<number>(?:0x[0-9a-fA-F]+|[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)[a-zA-Z0-9]*)
+  | (?P<ident>[a-zA-Z_:][a-zA-Z0-9_:]*)
+  | (?P<op>=~|!~|!=|==|<=|>=|[-+*/%^<>=(){}\[\],@])
+""", re.X)
+
+
+def unquote(s):
+    """A PromQL string literal's value (the escapes the dashboard can use: \\\\ and \\")."""
+    return s[1:-1] if s[0] == "`" else re.sub(r"\\(.)", r"\1", s[1:-1])
+
+
+def tokens(expr):
+    pos, out = 0, []
+    while pos < len(expr):
+        m = TOKEN_RE.match(expr, pos)
+        if not m:
+            raise Failure(f"cannot read {expr[pos:pos + 20]!r} in {expr}")
+        pos = m.end()
+        if m.lastgroup != "space":
+            out.append((m.lastgroup, m.group(0)))
+    return out
+
+
+def selectors(expr):
+    """[(metric name or None, {label: (op, value)})]: every vector selector of a parsed expr."""
+    toks, out, i = tokens(expr), [], 0
+    while i < len(toks):
+        kind, text = toks[i]
+        nxt = toks[i + 1][1] if i + 1 < len(toks) else None
+        if kind == "op" and text == "[":  # range or subquery: durations only
+            while toks[i][1] != "]":
+                i += 1
+        elif kind == "ident" and text.lower() in LABEL_LIST_KEYWORDS and nxt == "(":
+            while toks[i][1] != ")":
+                i += 1
+        elif kind == "ident" and (nxt == "(" or (nxt or "").lower() in ("by", "without")
+                                  or text.lower() in KEYWORDS):
+            pass  # a function or aggregation (sum by (l) (...)), or a keyword
+        elif kind == "ident" or (kind == "op" and text == "{"):
+            name, matchers = (text, {}) if kind == "ident" else (None, {})
+            j = i + 1 if kind == "ident" else i
+            if j < len(toks) and toks[j][1] == "{":
+                j += 1
+                while toks[j][1] != "}":
+                    if toks[j][0] == "ident":
+                        matchers[toks[j][1]] = (toks[j + 1][1], unquote(toks[j + 2][1]))
+                        j += 3
+                    else:
+                        j += 1
+                i = j
+            if "__name__" in matchers and matchers["__name__"][0] == "=":
+                name = matchers.pop("__name__")[1]
+            out.append((name, matchers))
+        i += 1
+    return out
+
+
+def exported_names(rocehealth, fixture):
+    """Metric and sample names of a running agent's /metrics on a copy of the fixture tree."""
+    work = tempfile.mkdtemp(prefix="rh-dashboard-")
+    agent = None
+    try:
+        shutil.copytree(fixture, os.path.join(work, "fx"), symlinks=True)
+        sys_root = os.path.join(work, "fx", "sys")
+        # A port down: port_not_active opens at the first rules run, so rocehealth_finding is
+        # exported (the open-findings panel reads it).
+        ports = os.path.join(sys_root, "class", "infiniband")
+        device = sorted(os.listdir(ports))[0]
+        state = os.path.realpath(os.path.join(ports, device, "ports", "1", "state"))
+        with open(state, "w") as f:
+            f.write("1: DOWN\n")
+        config = os.path.join(work, "agent.json")
+        with open(config, "w") as f:
+            json.dump({"sysfs_root": sys_root, "host": "dashboard-host", "collect_interval_s": 0.5,
+                       "inventory_interval_s": 1, "retention_s": 60,
+                       "topology": {"pod": "p1", "tor": "r01"},
+                       "mesh": {"peers": ["127.0.0.1:1"], "interval_s": 0.5, "timeout_s": 0.2},
+                       "http": {"listen": "127.0.0.1:0"}}, f)
+        log_path = os.path.join(work, "agent.log")
+        log = open(log_path, "w")
+        agent = subprocess.Popen([rocehealth, "agent", "--config", config], stderr=log,
+                                 stdout=subprocess.DEVNULL)
+        deadline, text = time.monotonic() + 20, ""
+        while time.monotonic() < deadline:
+            if agent.poll() is not None:
+                raise Failure(f"the agent exited ({agent.returncode}): {open(log_path).read()[-2000:]}")
+            port = re.findall(r'"event":"http_listening".*?"port":(\d+)', open(log_path, errors="replace").read())
+            if port:
+                try:
+                    text = urllib.request.urlopen(f"http://127.0.0.1:{port[-1]}/metrics",
+                                                  timeout=2).read().decode()
+                except OSError:
+                    text = ""
+                if re.search(r"^rocehealth_finding\{", text, re.M):
+                    break
+            time.sleep(0.2)
+        else:
+            raise Failure(f"the agent exported no rocehealth_finding in 20 s: {text[-500:]}")
+        names = set(re.findall(r"^# TYPE (\S+) ", text, re.M))
+        names |= set(re.findall(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]", text, re.M))
+        return names
+    finally:
+        if agent and agent.poll() is None:
+            agent.terminate()
+            agent.wait(10)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def recorded_names(packaging):
+    """(record names, alert names) of the rule files prometheus-scrape.yml loads."""
+    scrape = os.path.join(packaging, "prometheus", "prometheus-scrape.yml")
+    records, alerts = set(), set()
+    for rel in yaml.safe_load(open(scrape))["rule_files"]:
+        path = os.path.join(os.path.dirname(scrape), rel)
+        for group in yaml.safe_load(open(path))["groups"]:
+            for rule in group["rules"]:
+                if "record" in rule:
+                    records.add(rule["record"])
+                else:
+                    alerts.add(rule["alert"])
+    return records, alerts
+
+
+def check_names(where, expr, known, alerts):
+    problems = []
+    for name, matchers in selectors(expr):
+        if name is None:
+            problems.append(f"{where}: a selector without a metric name: {expr}")
+        elif name in ("ALERTS", "ALERTS_FOR_STATE"):
+            op, value = matchers.get("alertname", ("=~", ".*"))
+            if op == "=" and value not in alerts:
+                problems.append(f"{where}: no rule file has the alert {value}: {expr}")
+            elif op == "=~":
+                # Each alternative must be an alert of the rule files (a typo matches nothing).
+                lost = [p for p in value.split("|") if not any(re.fullmatch(p, a) for a in alerts)]
+                if lost:
+                    problems.append(f"{where}: alertname=~{value!r}: {', '.join(lost)} match no "
+                                    "alert of the rule files")
+        elif name not in known:
+            problems.append(f"{where}: {name} is neither exported by the agent nor recorded by "
+                            f"the rule files: {expr}")
+    return problems
+
+
+def check_layout(dashboard):
+    """Every panel has a title and a place on the 24-column grid that no other panel takes."""
+    placed = []
+    for p in panels_of(dashboard):
+        g = p.get("gridPos")
+        if not p.get("title") or not g:
+            raise Failure(f"panel {p.get('id')} {p.get('title')!r}: no title or no gridPos")
+        if g["x"] < 0 or g["x"] + g["w"] > 24:
+            raise Failure(f'panel "{p["title"]}": gridPos {g} is outside the 24 columns')
+        for q, h in placed:
+            if (g["x"] < h["x"] + h["w"] and h["x"] < g["x"] + g["w"]
+                    and g["y"] < h["y"] + h["h"] and h["y"] < g["y"] + g["h"]):
+                raise Failure(f'panels "{q}" and "{p["title"]}" overlap: {h} and {g}')
+        placed.append((p["title"], g))
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    rocehealth, fixture, packaging = sys.argv[1:4]
+    path = sys.argv[4] if len(sys.argv) == 5 else os.path.join(packaging, "prometheus",
+                                                                  "grafana-dashboard.json")
+    if not shutil.which("promtool"):
+        raise Failure("promtool missing (Debian package prometheus)")
+    dashboard = json.load(open(path))
+    check_layout(dashboard)
+    values = variable_values(dashboard)
+    exprs = [(where, substitute(where, e, values)) for where, e in expressions(dashboard)]
+
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", prefix="dashboard-rules-") as rules:
+        yaml.safe_dump({"groups": [{"name": "dashboard", "rules": [
+            {"record": f"dashboard:query_{i}", "expr": e} for i, (_, e) in enumerate(exprs)]}]},
+            rules, sort_keys=False, width=1000)
+        rules.flush()
+        r = subprocess.run(["promtool", "check", "rules", rules.name], capture_output=True, text=True)
+        if r.returncode != 0:
+            msg = r.stdout + r.stderr
+            for i, (where, e) in enumerate(exprs):
+                msg = msg.replace(f"dashboard:query_{i}", f"{where} ({e})")
+            raise Failure(f"promtool check rules rejects a query of {path}:\n{msg}")
+
+    records, alerts = recorded_names(packaging)
+    known = exported_names(rocehealth, fixture) | records
+    problems = [p for where, e in exprs for p in check_names(where, e, known, alerts)]
+    if problems:
+        raise Failure("\n".join(problems))
+    used = sorted({n for _, e in exprs for n, _ in selectors(e)})
+    print(f"{path}: {len(exprs)} queries parse (promtool check rules) and use "
+          f"{len(used)} series, each exported or recorded: {' '.join(used)}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Failure as e:
+        print(f"FAIL: {e}")
+        sys.exit(1)
