@@ -21,6 +21,10 @@ usage: test_grafana_dashboard.py ROCEHEALTH FIXTURE_DIR PACKAGING_DIR [DASHBOARD
    PACKAGING_DIR/prometheus/prometheus-scrape.yml loads (ALERTS too, with an alertname that is
    one of their alerts).
 
+5. Shows that it can fail: the same check on copies of the dashboard with one fault each (a
+   typo'd recorded and exported series name, an unbalanced parenthesis, an undefined variable,
+   a multi-value variable in an exact match, a typo'd alert name) must fail naming it.
+
 Exit 0 when all holds; 1 naming the panel, the expression and what is wrong otherwise.
 DASHBOARD_JSON defaults to PACKAGING_DIR/prometheus/grafana-dashboard.json.
 """
@@ -310,6 +314,64 @@ def check_layout(dashboard):
         placed.append((p["title"], g))
 
 
+def check(dashboard, known, alerts):
+    """[(where, expr)] of the dashboard's queries, substituted; Failure naming what is wrong."""
+    check_layout(dashboard)
+    values = variable_values(dashboard)
+    exprs = [(where, substitute(where, e, values)) for where, e in expressions(dashboard)]
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", prefix="dashboard-rules-") as rules:
+        yaml.safe_dump({"groups": [{"name": "dashboard", "rules": [
+            {"record": f"dashboard:query_{i}", "expr": e} for i, (_, e) in enumerate(exprs)]}]},
+            rules, sort_keys=False, width=1000)
+        rules.flush()
+        r = subprocess.run(["promtool", "check", "rules", rules.name], capture_output=True, text=True)
+        if r.returncode != 0:
+            msg = r.stdout + r.stderr
+            for i, (where, e) in reversed(list(enumerate(exprs))):  # query_12 before query_1
+                msg = msg.replace(f"dashboard:query_{i}", f"{where} ({e})")
+            raise Failure(f"promtool check rules rejects a query:\n{msg}")
+    problems = [p for where, e in exprs for p in check_names(where, e, known, alerts)]
+    if problems:
+        raise Failure("\n".join(problems))
+    return exprs
+
+
+def broken_copies(dashboard):
+    """[(what, dashboard, message the check must give)]: the shipped dashboard with one fault
+    each, to show that the check catches it."""
+    def first_target(d, pred):
+        return next(t for p in panels_of(d) for t in p.get("targets", []) if pred(t["expr"]))
+
+    out = []
+    d = json.loads(json.dumps(dashboard))
+    t = first_target(d, lambda e: "rocehealth:" in e)
+    name = re.search(r"rocehealth:[a-z_:0-9]+", t["expr"]).group(0)
+    t["expr"] = t["expr"].replace(name, name[:-2] + name[-1] + name[-2], 1)
+    out.append((f"a typo in {name}", d, "is neither exported by the agent nor recorded"))
+    d = json.loads(json.dumps(dashboard))
+    t = first_target(d, lambda e: "rocehealth_" in e)
+    name = re.search(r"rocehealth_[a-z_]+", t["expr"]).group(0)
+    t["expr"] = t["expr"].replace(name, name + "s", 1)
+    out.append((f"a typo in {name}", d, "is neither exported by the agent nor recorded"))
+    d = json.loads(json.dumps(dashboard))
+    t = first_target(d, lambda e: e.count("(") > 1)
+    t["expr"] = t["expr"].replace(")", "", 1)
+    out.append(("an unbalanced parenthesis", d, "promtool check rules rejects a query"))
+    d = json.loads(json.dumps(dashboard))
+    t = first_target(d, lambda e: '=~"$' in e)
+    t["expr"] = t["expr"].replace('=~"$', '=~"$x', 1)
+    out.append(("an undefined variable", d, "is not a variable of the dashboard"))
+    d = json.loads(json.dumps(dashboard))
+    t = first_target(d, lambda e: '=~"$' in e)
+    t["expr"] = t["expr"].replace('=~"$', '="$', 1)
+    out.append(("a multi-value variable in an exact match", d, "is not inside a =~ or !~ matcher"))
+    d = json.loads(json.dumps(dashboard))
+    t = first_target(d, lambda e: "ALERTS{" in e)
+    t["expr"] = re.sub(r'(alertname=~?")Rocehealth', r"\1Rocehealht", t["expr"], 1)
+    out.append(("a typo in an alert name", d, "alert"))
+    return out
+
+
 def main():
     if len(sys.argv) not in (4, 5):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
@@ -320,30 +382,28 @@ def main():
     if not shutil.which("promtool"):
         raise Failure("promtool missing (Debian package prometheus)")
     dashboard = json.load(open(path))
-    check_layout(dashboard)
-    values = variable_values(dashboard)
-    exprs = [(where, substitute(where, e, values)) for where, e in expressions(dashboard)]
-
-    with tempfile.NamedTemporaryFile("w", suffix=".yml", prefix="dashboard-rules-") as rules:
-        yaml.safe_dump({"groups": [{"name": "dashboard", "rules": [
-            {"record": f"dashboard:query_{i}", "expr": e} for i, (_, e) in enumerate(exprs)]}]},
-            rules, sort_keys=False, width=1000)
-        rules.flush()
-        r = subprocess.run(["promtool", "check", "rules", rules.name], capture_output=True, text=True)
-        if r.returncode != 0:
-            msg = r.stdout + r.stderr
-            for i, (where, e) in enumerate(exprs):
-                msg = msg.replace(f"dashboard:query_{i}", f"{where} ({e})")
-            raise Failure(f"promtool check rules rejects a query of {path}:\n{msg}")
-
     records, alerts = recorded_names(packaging)
     known = exported_names(rocehealth, fixture) | records
-    problems = [p for where, e in exprs for p in check_names(where, e, known, alerts)]
-    if problems:
-        raise Failure("\n".join(problems))
+    try:
+        exprs = check(dashboard, known, alerts)
+    except Failure as e:
+        raise Failure(f"{path}: {e}")
     used = sorted({n for _, e in exprs for n, _ in selectors(e)})
     print(f"{path}: {len(exprs)} queries parse (promtool check rules) and use "
           f"{len(used)} series, each exported or recorded: {' '.join(used)}")
+
+    # The same check on copies with one fault each must fail, naming it.
+    for what, broken, want in broken_copies(dashboard):
+        try:
+            check(broken, known, alerts)
+        except Failure as e:
+            if want not in str(e):
+                raise Failure(f"with {what}, the check failed without saying {want!r}: {e}")
+            lines = str(e).strip().splitlines()  # promtool's reason is on its last line
+            line = lines[-1] if len(lines[-1]) < 200 else lines[-1][:90] + " ... " + lines[-1][-100:]
+            print(f"with {what}: fails as it should: {line}")
+            continue
+        raise Failure(f"the check passes a dashboard with {what}")
     return 0
 
 
