@@ -21,7 +21,9 @@ usage: test_grafana_dashboard.py ROCEHEALTH FIXTURE_DIR PACKAGING_DIR [DASHBOARD
    PACKAGING_DIR/prometheus/prometheus-scrape.yml loads (ALERTS too, with an alertname that is
    one of their alerts).
 
-5. Shows that it can fail: the same check on copies of the dashboard with one fault each (a
+5. Runs the fabric panels' queries on recorded series of a synthetic 4-host fabric
+   (`promtool test rules`): each must show the hosts, ToR pairs and ports it is about.
+6. Shows that it can fail: the same check on copies of the dashboard with one fault each (a
    typo'd recorded and exported series name, an unbalanced parenthesis, an undefined variable,
    a multi-value variable in an exact match, a typo'd alert name) must fail naming it.
 
@@ -372,6 +374,83 @@ def broken_copies(dashboard):
     return out
 
 
+def panel_query(dashboard, title, ref="A"):
+    for p in panels_of(dashboard):
+        if p.get("title") == title:
+            return next(t["expr"] for t in p["targets"] if t.get("refId") == ref)
+    raise Failure(f'no panel "{title}" (the answers check reads it)')
+
+
+def host(i, tor):
+    return f'rocehealth_host_info{{instance="h{i}:9477", fabric="f", host="h{i}", tor="{tor}"}}'
+
+
+def port(i, setting, value):
+    return (f'rocehealth:config_value:port{{fabric="f", instance="h{i}:9477", device="mlx5_0", '
+            f'port="1", setting="{setting}", value="{value}"}}')
+
+
+# Recorded series of a fabric of 4 hosts under ToRs r1 (h1, h2), r2 (h3), r3 (h4): h1 starts a
+# storm, probes from r1 into r2 all fail and half into r3, h4's MTU is unlike the rest, trust is
+# split 2/2, h2 gets CE marks without sending CNPs and h3 the reverse.
+ANSWER_SERIES = {
+    host(1, "r1"): 1, host(2, "r1"): 1, host(3, "r2"): 1, host(4, "r3"): 1,
+    'rocehealth:pause_storm_origin:tx_fraction{fabric="f", instance="h1:9477", priority="3"}': 0.2,
+    **{f'rocehealth:probe_pair_bad_between_tors:2m{{fabric="f", instance="h{i}:9477", '
+       f'peer="h{j}", tor="{t}", peer_tor="{pt}"}}': bad
+       for i, j, t, pt, bad in [(1, 3, "r1", "r2", 1), (2, 3, "r1", "r2", 1),
+                                (1, 4, "r1", "r3", 0), (2, 4, "r1", "r3", 1),
+                                (3, 1, "r2", "r1", 0), (3, 4, "r2", "r3", 0),
+                                (4, 1, "r3", "r1", 0)]},
+    port(1, "netdev_mtu_bytes", 9000): 1, port(2, "netdev_mtu_bytes", 9000): 1,
+    port(3, "netdev_mtu_bytes", 9000): 1, port(4, "netdev_mtu_bytes", 1500): 1,
+    'rocehealth:config_value:ports{fabric="f", setting="netdev_mtu_bytes", value="9000"}': 3,
+    'rocehealth:config_value:ports{fabric="f", setting="netdev_mtu_bytes", value="1500"}': 1,
+    'rocehealth:config_value:majority{fabric="f", setting="netdev_mtu_bytes", value="9000"}': 0.75,
+    'rocehealth:config_value:ports{fabric="f", setting="trust", value="dscp"}': 2,
+    'rocehealth:config_value:ports{fabric="f", setting="trust", value="pcp"}': 2,
+    **{f'rocehealth:{n}:rate2m{{fabric="f", instance="h{i}:9477"}}': v
+       for n, i, v in [("ecn_marked_packets", 1, 5), ("cnp_sent_packets", 1, 5),
+                       ("ecn_marked_packets", 2, 5), ("cnp_sent_packets", 2, 0),
+                       ("ecn_marked_packets", 3, 0), ("cnp_sent_packets", 3, 3)]},
+}
+# (panel title, [(labels, value)]) the panel must show on them, every variable at "All" and
+# $pairs at 2 (the heatmap's bound: r1 -> r2 and r1 -> r3, not the four good pairs of ToRs).
+ANSWERS = [
+    ("Storm origins now",
+     [('{fabric="f", instance="h1:9477", priority="3", host="h1", tor="r1"}', 0.2)]),
+    ("ToR pairs: share of bad probe pairs (heatmap, worst $pairs cells)",
+     [('{fabric="f", tor="r1", peer_tor="r2"}', 1), ('{fabric="f", tor="r1", peer_tor="r3"}', 0.5)]),
+    ("Ports unlike the fabric's majority",
+     [('{fabric="f", instance="h4:9477", device="mlx5_0", port="1", setting="netdev_mtu_bytes", '
+       'value="1500", fabric_value="9000", host="h4", tor="r3"}', 0.75)]),
+    ("Settings without a majority", [('{fabric="f", setting="trust"}', 4)]),
+    ("ECN / CNP out of pattern",
+     [('{fabric="f", instance="h2:9477", signal="CE marks, no CNP", host="h2", tor="r1"}', 5),
+      ('{fabric="f", instance="h3:9477", signal="CNPs, no CE marks", host="h3", tor="r2"}', 3)]),
+]
+
+
+def check_answers(dashboard):
+    """The fabric panels show what they say on ANSWER_SERIES (promtool test rules)."""
+    values = {name: (".*", True) if multi else (value, multi)
+              for name, (value, multi) in variable_values(dashboard).items()}
+    values["pairs"] = ("2", False)
+    tests = [{"expr": substitute(title, panel_query(dashboard, title), values), "eval_time": "2m",
+              "exp_samples": [{"labels": l, "value": v} for l, v in want]} for title, want in ANSWERS]
+    doc = {"rule_files": [], "evaluation_interval": "1m", "tests": [{
+        "interval": "1m", "promql_expr_test": tests,
+        "input_series": [{"series": k, "values": f"{v}x3"} for k, v in ANSWER_SERIES.items()]}]}
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", prefix="dashboard-answers-") as f:
+        yaml.safe_dump(doc, f, sort_keys=False, width=1000)
+        f.flush()
+        r = subprocess.run(["promtool", "test", "rules", f.name], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Failure(f"a fabric panel does not show what it should:\n{r.stdout}{r.stderr}")
+    print(f"{len(ANSWERS)} fabric panels show the origin, the bad ToR pairs (bounded), the "
+          "drifting port, the split setting and the ECN/CNP outliers of a synthetic fabric")
+
+
 def main():
     if len(sys.argv) not in (4, 5):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
@@ -391,6 +470,7 @@ def main():
     used = sorted({n for _, e in exprs for n, _ in selectors(e)})
     print(f"{path}: {len(exprs)} queries parse (promtool check rules) and use "
           f"{len(used)} series, each exported or recorded: {' '.join(used)}")
+    check_answers(dashboard)
 
     # The same check on copies with one fault each must fail, naming it.
     for what, broken, want in broken_copies(dashboard):
