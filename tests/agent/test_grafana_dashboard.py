@@ -20,7 +20,6 @@ usage: test_grafana_dashboard.py ROCEHEALTH FIXTURE_DIR PACKAGING_DIR [DASHBOARD
    rocehealth_finding are there) and the series recorded by the rule files that
    PACKAGING_DIR/prometheus/prometheus-scrape.yml loads (ALERTS too, with an alertname that is
    one of their alerts).
-
 5. Runs the fabric panels' queries on recorded series of a synthetic 4-host fabric
    (`promtool test rules`): each must show the hosts, ToR pairs and ports it is about.
 6. Shows that it can fail: the same check on copies of the dashboard with one fault each (a
@@ -40,8 +39,6 @@ import tempfile
 import time
 import urllib.request
 
-import yaml
-
 # Grafana's built-in variables with a value of the shape Grafana gives them.
 BUILTINS = {
     "__rate_interval": "1m",
@@ -53,8 +50,6 @@ BUILTINS = {
     "__from": "1700000000000",
     "__to": "1700003600000",
 }
-# Prometheus' target labels, present on every scraped series though /metrics does not carry them.
-TARGET_LABELS = {"instance", "job", "fabric"}
 KEYWORDS = {"and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
             "group_left", "group_right", "inf", "nan", "atan2", "start", "end"}
 LABEL_LIST_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right"}
@@ -92,7 +87,8 @@ def expressions(dashboard):
     for p in panels_of(dashboard):
         for t in p.get("targets", []):
             if t.get("expr"):
-                out.append((f'panel "{p.get("title", "?")}" target {t.get("refId", "?")}', t["expr"]))
+                where = f'panel "{p.get("title", "?")}" target {t.get("refId", "?")}'
+                out.append((where, t["expr"]))
     for v in dashboard.get("templating", {}).get("list", []):
         if v.get("type") == "query":
             q = variable_query(v)
@@ -118,8 +114,9 @@ def variable_values(dashboard):
             current = current[0] if current else None
         options = [o.get("value") for o in v.get("options", []) if o.get("value") is not None]
         if kind in ("custom", "interval"):
-            choices = options or [c.strip() for c in str(v.get("query", "")).split(",") if c.strip()]
-            value = current if current not in (None, "$__all") else (choices[0] if choices else None)
+            choices = options or [c.strip() for c in str(v.get("query", "")).split(",")
+                                  if c.strip()]
+            value = current if current not in (None, "$__all") else next(iter(choices), None)
             if value is None:
                 raise Failure(f"variable ${name}: no value to substitute")
             values[name] = (str(value), multi)
@@ -235,14 +232,16 @@ def exported_names(rocehealth, fixture):
                        "mesh": {"peers": ["127.0.0.1:1"], "interval_s": 0.5, "timeout_s": 0.2},
                        "http": {"listen": "127.0.0.1:0"}}, f)
         log_path = os.path.join(work, "agent.log")
-        log = open(log_path, "w")
-        agent = subprocess.Popen([rocehealth, "agent", "--config", config], stderr=log,
-                                 stdout=subprocess.DEVNULL)
+        with open(log_path, "w") as log:
+            agent = subprocess.Popen([rocehealth, "agent", "--config", config], stderr=log,
+                                     stdout=subprocess.DEVNULL)
         deadline, text = time.monotonic() + 20, ""
         while time.monotonic() < deadline:
+            with open(log_path, errors="replace") as f:
+                agent_log = f.read()
             if agent.poll() is not None:
-                raise Failure(f"the agent exited ({agent.returncode}): {open(log_path).read()[-2000:]}")
-            port = re.findall(r'"event":"http_listening".*?"port":(\d+)', open(log_path, errors="replace").read())
+                raise Failure(f"the agent exited ({agent.returncode}): {agent_log[-2000:]}")
+            port = re.findall(r'"event":"http_listening".*?"port":(\d+)', agent_log)
             if port:
                 try:
                     text = urllib.request.urlopen(f"http://127.0.0.1:{port[-1]}/metrics",
@@ -265,17 +264,24 @@ def exported_names(rocehealth, fixture):
 
 
 def recorded_names(packaging):
-    """(record names, alert names) of the rule files prometheus-scrape.yml loads."""
+    """(record names, alert names) of the rule files prometheus-scrape.yml loads.
+
+    Read by line, as these files are written (`rule_files:` then `  - FILE` items; `- record:
+    NAME` and `- alert: NAME`), so the test needs no YAML module; agent_prometheus_files checks
+    them with promtool."""
     scrape = os.path.join(packaging, "prometheus", "prometheus-scrape.yml")
+    with open(scrape) as f:
+        text = f.read()
+    block = re.search(r"^rule_files:\n((?:[ \t]+(?:-.*|#.*)\n)+)", text, re.M)
+    files = re.findall(r"^[ \t]+-[ \t]+(\S+)", block.group(1), re.M) if block else []
+    if not files:
+        raise Failure(f"{scrape}: no rule_files")
     records, alerts = set(), set()
-    for rel in yaml.safe_load(open(scrape))["rule_files"]:
-        path = os.path.join(os.path.dirname(scrape), rel)
-        for group in yaml.safe_load(open(path))["groups"]:
-            for rule in group["rules"]:
-                if "record" in rule:
-                    records.add(rule["record"])
-                else:
-                    alerts.add(rule["alert"])
+    for rel in files:
+        with open(os.path.join(os.path.dirname(scrape), rel)) as f:
+            rules = f.read()
+        records |= set(re.findall(r"^[ \t]*- record:[ \t]*(\S+)", rules, re.M))
+        alerts |= set(re.findall(r"^[ \t]*- alert:[ \t]*(\S+)", rules, re.M))
     return records, alerts
 
 
@@ -322,11 +328,13 @@ def check(dashboard, known, alerts):
     values = variable_values(dashboard)
     exprs = [(where, substitute(where, e, values)) for where, e in expressions(dashboard)]
     with tempfile.NamedTemporaryFile("w", suffix=".yml", prefix="dashboard-rules-") as rules:
-        yaml.safe_dump({"groups": [{"name": "dashboard", "rules": [
+        # JSON is YAML: no YAML module needed.
+        json.dump({"groups": [{"name": "dashboard", "rules": [
             {"record": f"dashboard:query_{i}", "expr": e} for i, (_, e) in enumerate(exprs)]}]},
-            rules, sort_keys=False, width=1000)
+            rules, indent=1)
         rules.flush()
-        r = subprocess.run(["promtool", "check", "rules", rules.name], capture_output=True, text=True)
+        r = subprocess.run(["promtool", "check", "rules", rules.name], capture_output=True,
+                           text=True)
         if r.returncode != 0:
             msg = r.stdout + r.stderr
             for i, (where, e) in reversed(list(enumerate(exprs))):  # query_12 before query_1
@@ -420,7 +428,8 @@ ANSWERS = [
     ("Storm origins now",
      [('{fabric="f", instance="h1:9477", priority="3", host="h1", tor="r1"}', 0.2)]),
     ("ToR pairs: share of bad probe pairs (heatmap, worst $pairs cells)",
-     [('{fabric="f", tor="r1", peer_tor="r2"}', 1), ('{fabric="f", tor="r1", peer_tor="r3"}', 0.5)]),
+     [('{fabric="f", tor="r1", peer_tor="r2"}', 1),
+      ('{fabric="f", tor="r1", peer_tor="r3"}', 0.5)]),
     ("Ports unlike the fabric's majority",
      [('{fabric="f", instance="h4:9477", device="mlx5_0", port="1", setting="netdev_mtu_bytes", '
        'value="1500", fabric_value="9000", host="h4", tor="r3"}', 0.75)]),
@@ -437,12 +446,13 @@ def check_answers(dashboard):
               for name, (value, multi) in variable_values(dashboard).items()}
     values["pairs"] = ("2", False)
     tests = [{"expr": substitute(title, panel_query(dashboard, title), values), "eval_time": "2m",
-              "exp_samples": [{"labels": l, "value": v} for l, v in want]} for title, want in ANSWERS]
+              "exp_samples": [{"labels": labels, "value": v} for labels, v in want]}
+             for title, want in ANSWERS]
     doc = {"rule_files": [], "evaluation_interval": "1m", "tests": [{
         "interval": "1m", "promql_expr_test": tests,
         "input_series": [{"series": k, "values": f"{v}x3"} for k, v in ANSWER_SERIES.items()]}]}
     with tempfile.NamedTemporaryFile("w", suffix=".yml", prefix="dashboard-answers-") as f:
-        yaml.safe_dump(doc, f, sort_keys=False, width=1000)
+        json.dump(doc, f, indent=1)
         f.flush()
         r = subprocess.run(["promtool", "test", "rules", f.name], capture_output=True, text=True)
     if r.returncode != 0:
@@ -480,7 +490,9 @@ def main():
             if want not in str(e):
                 raise Failure(f"with {what}, the check failed without saying {want!r}: {e}")
             lines = str(e).strip().splitlines()  # promtool's reason is on its last line
-            line = lines[-1] if len(lines[-1]) < 200 else lines[-1][:90] + " ... " + lines[-1][-100:]
+            line = lines[-1]
+            if len(line) > 200:
+                line = line[:90] + " ... " + line[-100:]
             print(f"with {what}: fails as it should: {line}")
             continue
         raise Failure(f"the check passes a dashboard with {what}")
