@@ -21,10 +21,14 @@ usage: test_grafana_dashboard.py ROCEHEALTH FIXTURE_DIR PACKAGING_DIR [DASHBOARD
    PACKAGING_DIR/prometheus/prometheus-scrape.yml loads (ALERTS too, with an alertname that is
    one of their alerts).
 5. Runs the fabric panels' queries on recorded series of a synthetic 4-host fabric
-   (`promtool test rules`): each must show the hosts, ToR pairs and ports it is about.
+   (`promtool test rules`): each must show the hosts, ToR pairs and ports it is about, and
+   every query of the fabric rows sized by $k or $pairs must show 2 or more series there at
+   the defaults and exactly 1 with $k and $pairs at 1 (the bound holds); the other queries of
+   the fabric rows must show something and no series of their own per host.
 6. Shows that it can fail: the same check on copies of the dashboard with one fault each (a
    typo'd recorded and exported series name, an unbalanced parenthesis, an undefined variable,
-   a multi-value variable in an exact match, a typo'd alert name) must fail naming it.
+   a multi-value variable in an exact match, a typo'd alert name, a list of hosts without its
+   topk) must fail naming it.
 
 Exit 0 when all holds; 1 naming the panel, the expression and what is wrong otherwise.
 DASHBOARD_JSON defaults to PACKAGING_DIR/prometheus/grafana-dashboard.json.
@@ -323,7 +327,8 @@ def check_layout(dashboard):
 
 
 def check(dashboard, known, alerts):
-    """[(where, expr)] of the dashboard's queries, substituted; Failure naming what is wrong."""
+    """([(where, expr)] of the dashboard's queries, substituted; what check_answers saw);
+    Failure naming what is wrong."""
     check_layout(dashboard)
     values = variable_values(dashboard)
     exprs = [(where, substitute(where, e, values)) for where, e in expressions(dashboard)]
@@ -343,7 +348,7 @@ def check(dashboard, known, alerts):
     problems = [p for where, e in exprs for p in check_names(where, e, known, alerts)]
     if problems:
         raise Failure("\n".join(problems))
-    return exprs
+    return exprs, check_answers(dashboard)
 
 
 def broken_copies(dashboard):
@@ -379,6 +384,10 @@ def broken_copies(dashboard):
     t = first_target(d, lambda e: "ALERTS{" in e)
     t["expr"] = re.sub(r'(alertname=~?")Rocehealth', r"\1Rocehealht", t["expr"], 1)
     out.append(("a typo in an alert name", d, "alert"))
+    d = json.loads(json.dumps(dashboard))
+    t = first_target(d, lambda e: e.startswith("topk($k, ") and "instance" in e)
+    t["expr"] = t["expr"][len("topk($k, "):-1]
+    out.append(("a list of hosts without its topk", d, "does not show what it should"))
     return out
 
 
@@ -393,31 +402,71 @@ def host(i, tor):
     return f'rocehealth_host_info{{instance="h{i}:9477", fabric="f", host="h{i}", tor="{tor}"}}'
 
 
-def port(i, setting, value):
-    return (f'rocehealth:config_value:port{{fabric="f", instance="h{i}:9477", device="mlx5_0", '
-            f'port="1", setting="{setting}", value="{value}"}}')
+def per_host(name, i, **labels):
+    extra = "".join(f', {k}="{v}"' for k, v in labels.items())
+    return f'rocehealth:{name}{{fabric="f", instance="h{i}:9477"{extra}}}'
 
 
-# Recorded series of a fabric of 4 hosts under ToRs r1 (h1, h2), r2 (h3), r3 (h4): h1 starts a
-# storm, probes from r1 into r2 all fail and half into r3, h4's MTU is unlike the rest, trust is
-# split 2/2, h2 gets CE marks without sending CNPs and h3 the reverse.
+def per_tor(name, label, tor):
+    return f'rocehealth:{name}{{fabric="f", {label}="{tor}"}}'
+
+
+def port(i, setting, value, **labels):
+    return per_host("config_value:port", i, device="mlx5_0", port="1", setting=setting,
+                    value=value, **labels)
+
+
+# Recorded series of a fabric of 4 hosts under ToRs r1 (h1, h2), r2 (h3), r3 (h4): h1 and h3
+# pause their switch on priority 3 (origins) and h2 and h4 are paused (victims); probes from r1
+# into r2 all fail and half into r3; h4's MTU and h2's PFC on priority 3 are unlike the rest,
+# trust is split 2/2; h2 gets CE marks without sending CNPs and h3 the reverse. Every top-K
+# panel has at least 2 candidates.
 ANSWER_SERIES = {
     host(1, "r1"): 1, host(2, "r1"): 1, host(3, "r2"): 1, host(4, "r3"): 1,
-    'rocehealth:pause_storm_origin:tx_fraction{fabric="f", instance="h1:9477", priority="3"}': 0.2,
+    per_host("pause_storm_origin:tx_fraction", 1, priority=3): 0.2,
+    per_host("pause_storm_origin:tx_fraction", 3, priority=3): 0.1,
+    per_host("pause_storm_victim:rx_fraction", 2, priority=3): 0.3,
+    per_host("pause_storm_victim:rx_fraction", 4, priority=3): 0.1,
+    'rocehealth:pause_storm_victims:count_by_tor{fabric="f", tor="r1", priority="3"}': 1,
+    'rocehealth:pause_storm_victims:count_by_tor{fabric="f", tor="r3", priority="3"}': 1,
+    **{per_host(f"pfc_pause_{d}_fraction:max_rate1m", i, priority=3): v
+       for d, i, v in [("tx", 1, 0.2), ("rx", 1, 0), ("tx", 3, 0.1), ("rx", 3, 0),
+                       ("tx", 2, 0), ("rx", 2, 0.3), ("tx", 4, 0), ("rx", 4, 0.1)]},
     **{f'rocehealth:probe_pair_bad_between_tors:2m{{fabric="f", instance="h{i}:9477", '
        f'peer="h{j}", tor="{t}", peer_tor="{pt}"}}': bad
        for i, j, t, pt, bad in [(1, 3, "r1", "r2", 1), (2, 3, "r1", "r2", 1),
                                 (1, 4, "r1", "r3", 0), (2, 4, "r1", "r3", 1),
                                 (3, 1, "r2", "r1", 0), (3, 4, "r2", "r3", 0),
                                 (4, 1, "r3", "r1", 0)]},
+    **{per_host("probe_pair_bad:2m", i, peer=f"h{j}"): bad
+       for i, j, bad in [(1, 3, 1), (2, 3, 1), (2, 4, 1), (1, 4, 0), (3, 1, 0), (4, 1, 0)]},
+    per_host("probe_tor_pair_bad:2m", 1, dst_tor="r2"): 1,
+    **{per_tor("probe_pairs_into_tor:bad_ratio", "peer_tor", t): v
+       for t, v in [("r1", 0), ("r2", 1), ("r3", 0.5)]},
+    **{per_tor("probe_pairs_into_tor:count", "peer_tor", t): v
+       for t, v in [("r1", 2), ("r2", 2), ("r3", 3)]},
+    **{per_tor("probe_pairs_elsewhere:bad_ratio", "peer_tor", t): v
+       for t, v in [("r1", 0.6), ("r2", 0.25), ("r3", 0.5)]},
+    **{per_tor("probe_tor_rows_out_of_tor:bad_ratio", "tor", t): v
+       for t, v in [("r1", 0.75), ("r2", 0), ("r3", 0)]},
     port(1, "netdev_mtu_bytes", 9000): 1, port(2, "netdev_mtu_bytes", 9000): 1,
     port(3, "netdev_mtu_bytes", 9000): 1, port(4, "netdev_mtu_bytes", 1500): 1,
+    port(1, "pfc_enabled", 1, priority=3): 1, port(2, "pfc_enabled", 0, priority=3): 1,
+    port(3, "pfc_enabled", 1, priority=3): 1, port(4, "pfc_enabled", 1, priority=3): 1,
     'rocehealth:config_value:ports{fabric="f", setting="netdev_mtu_bytes", value="9000"}': 3,
     'rocehealth:config_value:ports{fabric="f", setting="netdev_mtu_bytes", value="1500"}': 1,
     'rocehealth:config_value:majority{fabric="f", setting="netdev_mtu_bytes", value="9000"}': 0.75,
+    'rocehealth:config_value:ports{fabric="f", setting="pfc_enabled", priority="3", value="1"}': 3,
+    'rocehealth:config_value:ports{fabric="f", setting="pfc_enabled", priority="3", value="0"}': 1,
+    'rocehealth:config_value:majority{fabric="f", setting="pfc_enabled", priority="3", '
+    'value="1"}': 0.75,
     'rocehealth:config_value:ports{fabric="f", setting="trust", value="dscp"}': 2,
     'rocehealth:config_value:ports{fabric="f", setting="trust", value="pcp"}': 2,
-    **{f'rocehealth:{n}:rate2m{{fabric="f", instance="h{i}:9477"}}': v
+    'ALERTS{alertname="RocehealthPauseStormOrigin", alertstate="firing", severity="critical", '
+    'fabric="f", instance="h1:9477", host="h1", tor="r1", priority="3"}': 1,
+    'ALERTS{alertname="RocehealthConfigDrift", alertstate="firing", severity="warning", '
+    'fabric="f", instance="h4:9477", host="h4", tor="r3", setting="netdev_mtu_bytes"}': 1,
+    **{per_host(f"{n}:rate2m", i): v
        for n, i, v in [("ecn_marked_packets", 1, 5), ("cnp_sent_packets", 1, 5),
                        ("ecn_marked_packets", 2, 5), ("cnp_sent_packets", 2, 0),
                        ("ecn_marked_packets", 3, 0), ("cnp_sent_packets", 3, 3)]},
@@ -426,28 +475,62 @@ ANSWER_SERIES = {
 # $pairs at 2 (the heatmap's bound: r1 -> r2 and r1 -> r3, not the four good pairs of ToRs).
 ANSWERS = [
     ("Storm origins now",
-     [('{fabric="f", instance="h1:9477", priority="3", host="h1", tor="r1"}', 0.2)]),
+     [('{fabric="f", instance="h1:9477", priority="3", host="h1", tor="r1"}', 0.2),
+      ('{fabric="f", instance="h3:9477", priority="3", host="h3", tor="r2"}', 0.1)]),
     ("ToR pairs: share of bad probe pairs (heatmap, worst $pairs cells)",
      [('{fabric="f", tor="r1", peer_tor="r2"}', 1),
       ('{fabric="f", tor="r1", peer_tor="r3"}', 0.5)]),
     ("Ports unlike the fabric's majority",
      [('{fabric="f", instance="h4:9477", device="mlx5_0", port="1", setting="netdev_mtu_bytes", '
-       'value="1500", fabric_value="9000", host="h4", tor="r3"}', 0.75)]),
+       'value="1500", fabric_value="9000", host="h4", tor="r3"}', 0.75),
+      ('{fabric="f", instance="h2:9477", device="mlx5_0", port="1", setting="pfc_enabled", '
+       'priority="3", value="0", fabric_value="1", host="h2", tor="r1"}', 0.75)]),
     ("Settings without a majority", [('{fabric="f", setting="trust"}', 4)]),
     ("ECN / CNP out of pattern",
      [('{fabric="f", instance="h2:9477", signal="CE marks, no CNP", host="h2", tor="r1"}', 5),
       ('{fabric="f", instance="h3:9477", signal="CNPs, no CE marks", host="h3", tor="r2"}', 3)]),
+    ("Most bad probe rows out",
+     [('{fabric="f", instance="h1:9477", host="h1", tor="r1"}', 2 / 3),
+      ('{fabric="f", instance="h2:9477", host="h2", tor="r1"}', 1),
+      ('{fabric="f", instance="h3:9477", host="h3", tor="r2"}', 0),
+      ('{fabric="f", instance="h4:9477", host="h4", tor="r3"}', 0)]),
 ]
 
 
+def fabric_queries(dashboard):
+    """([(where, expr)] sized by $k or $pairs, [(where, expr)] not) of the fabric rows."""
+    sized, other, in_fabric = [], [], False
+    for p in dashboard.get("panels", []):
+        if p.get("type") == "row":
+            in_fabric = p.get("title", "").startswith("Fabric")
+        elif in_fabric:
+            for t in p.get("targets", []):
+                q = (f'panel "{p["title"]}" target {t["refId"]}', t["expr"])
+                (sized if re.search(r"\$(k|pairs)\b", t["expr"]) else other).append(q)
+    return sized, other
+
+
 def check_answers(dashboard):
-    """The fabric panels show what they say on ANSWER_SERIES (promtool test rules)."""
+    """On ANSWER_SERIES (promtool test rules): the fabric panels of ANSWERS show what they say;
+    each query sized by $k or $pairs shows 2 or more series at the defaults and 1 at 1; every
+    other query of the fabric rows shows something, and no series of its own per host."""
     values = {name: (".*", True) if multi else (value, multi)
               for name, (value, multi) in variable_values(dashboard).items()}
-    values["pairs"] = ("2", False)
-    tests = [{"expr": substitute(title, panel_query(dashboard, title), values), "eval_time": "2m",
-              "exp_samples": [{"labels": labels, "value": v} for labels, v in want]}
-             for title, want in ANSWERS]
+
+    def test(where, expr, bound, want):
+        subst = dict(values, pairs=(str(bound), False)) if bound else values
+        if bound == 1:
+            subst["k"] = ("1", False)
+        return {"expr": substitute(where, expr, subst), "eval_time": "2m",
+                "exp_samples": [{"labels": labels, "value": v} for labels, v in want]}
+
+    tests = [test(title, panel_query(dashboard, title), 2, want) for title, want in ANSWERS]
+    sized, other = fabric_queries(dashboard)
+    for where, expr in sized:
+        tests.append(test(where, f"count({expr}) > bool 1", None, [("{}", 1)]))
+        tests.append(test(where, f"count({expr}) > bool 1", 1, [("{}", 0)]))
+    for where, expr in other:  # one {} series: none has an instance label
+        tests.append(test(where, f"group by (instance) ({expr})", None, [("{}", 1)]))
     doc = {"rule_files": [], "evaluation_interval": "1m", "tests": [{
         "interval": "1m", "promql_expr_test": tests,
         "input_series": [{"series": k, "values": f"{v}x3"} for k, v in ANSWER_SERIES.items()]}]}
@@ -457,8 +540,10 @@ def check_answers(dashboard):
         r = subprocess.run(["promtool", "test", "rules", f.name], capture_output=True, text=True)
     if r.returncode != 0:
         raise Failure(f"a fabric panel does not show what it should:\n{r.stdout}{r.stderr}")
-    print(f"{len(ANSWERS)} fabric panels show the origin, the bad ToR pairs (bounded), the "
-          "drifting port, the split setting and the ECN/CNP outliers of a synthetic fabric")
+    return (f"{len(ANSWERS)} fabric panels show the origins, the bad ToR pairs, the drifting "
+            "ports, the split setting, the ECN/CNP outliers and the hosts with bad probe rows "
+            f"of a synthetic fabric; {len(sized)} queries sized by $k or $pairs show 2 or more "
+            f"series there and 1 when it is 1; {len(other)} others show no series per host")
 
 
 def main():
@@ -474,13 +559,13 @@ def main():
     records, alerts = recorded_names(packaging)
     known = exported_names(rocehealth, fixture) | records
     try:
-        exprs = check(dashboard, known, alerts)
+        exprs, answers = check(dashboard, known, alerts)
     except Failure as e:
         raise Failure(f"{path}: {e}")
     used = sorted({n for _, e in exprs for n, _ in selectors(e)})
     print(f"{path}: {len(exprs)} queries parse (promtool check rules) and use "
           f"{len(used)} series, each exported or recorded: {' '.join(used)}")
-    check_answers(dashboard)
+    print(answers)
 
     # The same check on copies with one fault each must fail, naming it.
     for what, broken, want in broken_copies(dashboard):
