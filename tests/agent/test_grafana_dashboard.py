@@ -9,9 +9,10 @@ usage: test_grafana_dashboard.py ROCEHEALTH FIXTURE_DIR PACKAGING_DIR [DASHBOARD
    annotation queries.
 2. Substitutes Grafana's variables as Grafana would: $__rate_interval, $__interval, $__range
    and the other built-ins; the dashboard's own variables ($v, ${v}, ${v:fmt}, [[v]]) by their
-   current or first value, a multi-value or "All" variable in its regex form (a|b). A variable
-   the dashboard does not define is an error, and so is a multi-value one outside a =~ or !~
-   matcher (Grafana would write "(a|b)" into an exact match).
+   current or first value, a multi-value or "All" variable in its regex form (a|b) (${v:pipe}
+   a|b, ${v:csv} a,b). A variable the dashboard does not define is an error, and so is a
+   multi-value one in regex form outside a =~ or !~ matcher (Grafana would write "(a|b)" into
+   an exact match).
 3. Writes them as recording rules into one rules file and runs `promtool check rules` on it:
    every expression must parse as PromQL.
 4. Checks every metric name an expression uses against what exists: the names of a running
@@ -147,10 +148,13 @@ def substitute(where, expr, values):
         if name not in values or values[name][0] is None:
             raise Failure(f"{where}: ${name} is not a variable of the dashboard: {expr}")
         value, multi = values[name]
+        fmt = m.group(2) or m.group(4)
+        if multi and fmt in ("csv", "raw", "text", "glob", "json"):
+            return value.strip("()").replace("|", ",")  # a list, not a regex: takes care of itself
         if multi and not re.search(r'[=!]~\s*"[^"]*$', expr[:m.start()]):
             raise Failure(f"{where}: ${name} takes several values (a|b) but is not inside a "
                           f"=~ or !~ matcher: {expr}")
-        return value
+        return value.strip("()") if multi and fmt == "pipe" else value
     return VAR_RE.sub(one, expr)
 
 
