@@ -20,7 +20,8 @@ usage: test_grafana_dashboard.py ROCEHEALTH FIXTURE_DIR PACKAGING_DIR [DASHBOARD
    a mesh and one open finding, so rocehealth_host_info, the probe summaries and
    rocehealth_finding are there) and the series recorded by the rule files that
    PACKAGING_DIR/prometheus/prometheus-scrape.yml loads (ALERTS too, with an alertname that is
-   one of their alerts).
+   one of their alerts). On an exported series, every label a matcher or a label_values()
+   variable names must be one /metrics shows on it (or a target label: instance, job, fabric).
 5. Runs the fabric panels' queries on recorded series of a synthetic 4-host fabric
    (`promtool test rules`): each must show the hosts, ToR pairs and ports it is about, and
    every query of the fabric rows sized by $k or $pairs must show 2 or more series there at
@@ -29,7 +30,7 @@ usage: test_grafana_dashboard.py ROCEHEALTH FIXTURE_DIR PACKAGING_DIR [DASHBOARD
 6. Shows that it can fail: the same check on copies of the dashboard with one fault each (a
    typo'd recorded and exported series name, an unbalanced parenthesis, an undefined variable,
    a multi-value variable in an exact match, a typo'd alert name, a list of hosts without its
-   topk) must fail naming it.
+   topk, a typo'd label name in a matcher and in a variable) must fail naming it.
 
 Exit 0 when all holds; 1 naming the panel, the expression and what is wrong otherwise.
 DASHBOARD_JSON defaults to PACKAGING_DIR/prometheus/grafana-dashboard.json.
@@ -58,6 +59,11 @@ BUILTINS = {
 KEYWORDS = {"and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
             "group_left", "group_right", "inf", "nan", "atan2", "start", "end"}
 LABEL_LIST_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right"}
+
+
+# Prometheus' target labels: on every scraped series, though /metrics does not carry them
+# (fabric: prometheus-scrape.yml's target label).
+TARGET_LABELS = {"instance", "job", "fabric"}
 
 
 class Failure(Exception):
@@ -219,7 +225,8 @@ def selectors(expr):
 
 
 def exported_names(rocehealth, fixture):
-    """Metric and sample names of a running agent's /metrics on a copy of the fixture tree."""
+    """{metric or sample name: its label names} of a running agent's /metrics on a copy of the
+    fixture tree (a family declared without samples: no labels)."""
     work = tempfile.mkdtemp(prefix="rh-dashboard-")
     agent = None
     try:
@@ -261,8 +268,9 @@ def exported_names(rocehealth, fixture):
             time.sleep(0.2)
         else:
             raise Failure(f"the agent exported no rocehealth_finding in 20 s: {text[-500:]}")
-        names = set(re.findall(r"^# TYPE (\S+) ", text, re.M))
-        names |= set(re.findall(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]", text, re.M))
+        names = {n: set() for n in re.findall(r"^# TYPE (\S+) ", text, re.M)}
+        for name, labels in re.findall(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? ", text, re.M):
+            names.setdefault(name, set()).update(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="', labels))
         return names
     finally:
         if agent and agent.poll() is None:
@@ -311,6 +319,27 @@ def check_names(where, expr, known, alerts):
         elif name not in known:
             problems.append(f"{where}: {name} is neither exported by the agent nor recorded by "
                             f"the rule files: {expr}")
+        elif known[name] is not None:  # exported: its labels are known
+            problems += [f"{where}: {name} has no label {label} (it has "
+                         f"{', '.join(sorted(known[name] | TARGET_LABELS))}): {expr}"
+                         for label in matchers if label not in known[name] | TARGET_LABELS]
+    return problems
+
+
+def check_variable_labels(dashboard, values, known):
+    """label_values(SELECTOR, label) of an exported series asks for a label the series has."""
+    problems = []
+    for v in dashboard.get("templating", {}).get("list", []):
+        q = v.get("query")
+        q = (q.get("query", "") if isinstance(q, dict) else q or "").strip()
+        m = re.fullmatch(r"label_values\((.*),\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\)", q, re.S)
+        if not m or v.get("type") != "query":
+            continue
+        where = f'variable ${v["name"]}'
+        for name, _ in selectors(substitute(where, m.group(1), values)):
+            labels = known.get(name)
+            if labels is not None and m.group(2) not in labels | TARGET_LABELS:
+                problems.append(f"{where}: {name} has no label {m.group(2)}: {q}")
     return problems
 
 
@@ -350,6 +379,7 @@ def check(dashboard, known, alerts):
                 msg = msg.replace(f"dashboard:query_{i}", f"{where} ({e})")
             raise Failure(f"promtool check rules rejects a query:\n{msg}")
     problems = [p for where, e in exprs for p in check_names(where, e, known, alerts)]
+    problems += check_variable_labels(dashboard, values, known)
     if problems:
         raise Failure("\n".join(problems))
     return exprs, check_answers(dashboard)
@@ -392,6 +422,15 @@ def broken_copies(dashboard):
     t = first_target(d, lambda e: e.startswith("topk($k, ") and "instance" in e)
     t["expr"] = t["expr"][len("topk($k, "):-1]
     out.append(("a list of hosts without its topk", d, "does not show what it should"))
+    d = json.loads(json.dumps(dashboard))
+    t = first_target(d, lambda e: 'instance=~"$instance"' in e)
+    t["expr"] = t["expr"].replace('instance=~"$instance"', 'instace=~"$instance"', 1)
+    out.append(("a typo in a label name", d, "has no label instace"))
+    d = json.loads(json.dumps(dashboard))
+    v = next(v for v in d["templating"]["list"] if "label_values(rocehealth_" in json.dumps(v))
+    v["query"] = re.sub(r",\s*(\w+)\)", r", \1x)", json.dumps(v["query"]))
+    v["query"] = json.loads(v["query"])
+    out.append((f"a typo in ${v['name']}'s label", d, "has no label"))
     return out
 
 
@@ -561,7 +600,7 @@ def main():
         raise Failure("promtool missing (Debian package prometheus)")
     dashboard = json.load(open(path))
     records, alerts = recorded_names(packaging)
-    known = exported_names(rocehealth, fixture) | records
+    known = {**exported_names(rocehealth, fixture), **{r: None for r in records}}
     try:
         exprs, answers = check(dashboard, known, alerts)
     except Failure as e:
