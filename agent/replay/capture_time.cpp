@@ -1,5 +1,6 @@
 #include "agent/replay/capture_time.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -100,6 +101,104 @@ std::optional<std::string> counters_fall(const BundleCapture& a, const BundleCap
            std::to_string(down + up) +
            " changed counters go down with no reboot in the captures: were they given out of "
            "time order (give them oldest first), or was the driver reloaded?";
+}
+
+HostSpacing host_spacing(HostGroup& g, const std::vector<BundleCapture>& caps,
+                         std::optional<double> interval_s) {
+    HostSpacing sp;
+    std::size_t stamped = 0;
+    for (std::size_t i : g.captures) stamped += caps[i].timestamp_s.has_value();
+    sp.use_stamps = stamped == g.captures.size();
+    // Captures of one host with `date` lines in one named zone ("CST"): exact spacing.
+    sp.zone = sp.use_stamps ? std::nullopt : shared_local_zone(caps, g.captures);
+    sp.use_zone = sp.zone && !interval_s;
+    // In time order by their clocks (approximate ones too, when every capture has one).
+    if (g.captures.size() > 1 && (sp.use_stamps || sp.use_zone || !interval_s)) {
+        bool clocked = true;
+        for (std::size_t i : g.captures) clocked = clocked && capture_time_s(caps[i]);
+        auto order = g.captures;
+        if (clocked)
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return *capture_time_s(caps[a]) < *capture_time_s(caps[b]);
+            });
+        if (order != g.captures) {
+            std::string given, sorted;
+            std::vector<std::string> decisions;
+            for (std::size_t k = 0; k < order.size(); ++k) {
+                given += (k ? ", " : "") + caps[g.captures[k]].dir;
+                sorted += (k ? ", " : "") + caps[order[k]].dir;
+                const auto at = std::find(g.captures.begin(), g.captures.end(), order[k]);
+                decisions.push_back(g.decisions[at - g.captures.begin()]);
+            }
+            sp.time_note = "host " + g.name + ": captures given out of time order (" + given +
+                           "); their clocks put them in the order " + sorted;
+            g.captures = std::move(order);
+            g.decisions = std::move(decisions);
+        }
+    }
+    const auto add_note = [&](const std::string& n) {
+        sp.time_note += (sp.time_note.empty() ? "" : "; ") + n;
+    };
+    if (g.captures.size() > 1 && !sp.use_stamps && !sp.use_zone) {
+        if (!interval_s) {
+            // No clock: everything that needs no interval is judged (port states, the
+            // inventory, lifetime counts); the rules that need one are named.
+            std::string missing;
+            for (std::size_t i : g.captures)
+                if (!caps[i].timestamp_s) missing += (missing.empty() ? "" : ", ") + caps[i].dir;
+            sp.unspaced = true;
+            add_note("host " + g.name + ": no clock in " + missing +
+                     " (no `timestamp` file, no `date` line): the captures are judged in the "
+                     "given order without the time between them; rules that need it are not "
+                     "judged (give --interval SECONDS)");
+        } else if (stamped > 0) {
+            sp.time_note = "host " + g.name + ": only " + std::to_string(stamped) + " of " +
+                           std::to_string(g.captures.size()) +
+                           " captures have a `timestamp` file; all are spaced --interval " +
+                           std::to_string(*interval_s) + " s apart and the timestamps are not used";
+        }
+    } else if (sp.use_zone && g.captures.size() > 1) {
+        add_note("host " + g.name + ": captures spaced by their clocks in zone " + *sp.zone +
+                 " (exact spacing; the wall clock is not claimed)");
+    }
+    return sp;
+}
+
+Result<SampleTime> capture_sample_time(const HostGroup& g, std::size_t k,
+                                       const std::vector<BundleCapture>& caps,
+                                       const HostSpacing& sp, bool all_stamped,
+                                       std::optional<double> interval_s) {
+    const BundleCapture& c = caps[g.captures[k]];
+    const BundleCapture& first = caps[g.captures.front()];
+    SampleTime when;
+    if (sp.use_stamps) {
+        const BundleCapture& prev = caps[g.captures[k ? k - 1 : 0]];
+        if (k > 0 && *c.timestamp_s <= *prev.timestamp_s)
+            return Error{"diagnose --bundle", c.dir, 0,
+                         "its timestamp is not later than the previous capture of host " + g.name +
+                             " (" + prev.dir + "): give the captures in time order"};
+        if (all_stamped) {
+            when.t_s = *c.timestamp_s;
+            when.wall_ms = static_cast<std::int64_t>(std::llround(*c.timestamp_s * 1000.0));
+        } else {
+            when.t_s = *c.timestamp_s - *first.timestamp_s;
+        }
+    } else if (sp.use_zone) {
+        when.t_s = c.clock->chosen.t_s - first.clock->chosen.t_s;
+        const BundleCapture& prev = caps[g.captures[k ? k - 1 : 0]];
+        if (k > 0 && when.t_s <= prev.clock->chosen.t_s - first.clock->chosen.t_s)
+            return Error{"diagnose --bundle", c.dir, 0,
+                         "its clock (" + c.clock->chosen.source +
+                             ") is not later than the previous capture of host " + g.name + " (" +
+                             prev.dir + ")"};
+    } else if (sp.unspaced) {
+        // Order only: kUnspacedStepS is no measured time (no rate is made from it).
+        constexpr double kUnspacedStepS = 1;
+        when.t_s = static_cast<double>(k) * kUnspacedStepS;
+    } else {
+        when.t_s = static_cast<double>(k) * interval_s.value_or(0);
+    }
+    return when;
 }
 
 }  // namespace rh

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "agent/replay/capture_time.h"
+#include "agent/replay/host_groups.h"
 #include "agent/replay/latest_facts.h"
 #include "agent/replay/log_placement.h"
 #include "collectors/bundle/bundle.h"
@@ -43,135 +44,6 @@ Result<InputReport> load_recording(SeriesStore& store, const std::string& path) 
 }
 
 namespace {
-
-/// One host's captures, in the order given, and what decided each one's place.
-struct HostGroup {
-    std::string name;
-    CaptureIdentity identity;  ///< merged over the captures so far
-    std::vector<std::size_t> captures;
-    std::vector<std::string> decisions;  ///< per capture: why it is this host
-};
-
-std::string dir_basename(const std::string& dir) {
-    std::filesystem::path p(dir);
-    while (!p.empty() && p.filename().empty()) p = p.parent_path();
-    const std::string base = p.filename().string();
-    return base.empty() || base == "." ? std::filesystem::absolute(p).filename().string() : base;
-}
-
-/// "caseA/t0" for a basename another host already uses.
-std::string parent_and_base(const std::string& dir) {
-    std::filesystem::path p(dir);
-    while (!p.empty() && p.filename().empty()) p = p.parent_path();
-    const std::string parent = std::filesystem::absolute(p).parent_path().filename().string();
-    return parent.empty() ? dir_basename(dir) : parent + "/" + dir_basename(dir);
-}
-
-/// Groups captures into hosts by their identity (collectors/bundle/capture_identity.h): a capture
-/// joins the first host whose identity agrees; a capture with no evidence in common with any
-/// host joins the only host when there is just one it does not contradict; else it is a host of
-/// its own. Names: the `hostname` file of the group if any, else the first directory's basename
-/// (made unique: "parent/base", then "#N").
-std::vector<HostGroup> group_captures(const std::vector<BundleCapture>& caps) {
-    std::vector<HostGroup> groups;
-    for (std::size_t i = 0; i < caps.size(); ++i) {
-        const BundleCapture& c = caps[i];
-        std::vector<std::size_t> unknown;
-        std::optional<std::size_t> same;
-        std::string same_why, conflicts;
-        for (std::size_t g = 0; g < groups.size() && !same; ++g) {
-            const BundleCapture& last = caps[groups[g].captures.back()];
-            std::optional<double> dt;
-            if (c.timestamp_s && last.timestamp_s) dt = *c.timestamp_s - *last.timestamp_s;
-            // After a reboot or a reset (restart_evidence.h) counters neither tie the capture
-            // to the host nor contradict it.
-            const Restart restart = restart_between(last, c, dt);
-            IdentityMatch m = compare_identity(groups[g].identity, c.identity);
-            if (restart.kind == Restart::Kind::reboot ||
-                (restart.kind == Restart::Kind::reset && !m.weak))
-                m = compare_identity(without_counter_values(groups[g].identity),
-                                     without_counter_values(c.identity));
-            const std::string first = caps[groups[g].captures.front()].dir;
-            // Weak or no evidence, and the capture is not later than the host's last one:
-            // identical servers captured at the same times, not one host's timeline.
-            if (m.weak && m.verdict != IdentityMatch::Verdict::different && c.timestamp_s &&
-                last.timestamp_s && *c.timestamp_s <= *last.timestamp_s) {
-                m.verdict = IdentityMatch::Verdict::different;
-                m.evidence = "its timestamp is not later than " + last.dir +
-                             "'s and no hardware identity (node_guid, MAC, GID) ties them" +
-                             (m.evidence.empty() ? "" : "; " + m.evidence);
-            }
-            // Weak evidence (names only): the capture must also be able to follow the host's
-            // last one: no counter going down, no byte counter faster than any port.
-            if (m.weak && m.verdict == IdentityMatch::Verdict::same) {
-                const CaptureIdentity next = restart.kind == Restart::Kind::reboot
-                                                 ? without_counter_values(c.identity)
-                                                 : c.identity;
-                if (auto why = implausible_successor(last.identity, next, dt)) {
-                    m.verdict = IdentityMatch::Verdict::different;
-                    m.evidence = "only weak evidence ties it to " + last.dir + ", and " + *why;
-                }
-            }
-            if (m.verdict == IdentityMatch::Verdict::same) {
-                same = g;
-                same_why = "same host as " + first + " (" + m.evidence + ")";
-                if (restart.kind == Restart::Kind::reboot)
-                    same_why += ", rebooted since " + last.dir + " (" + restart.evidence + ")";
-                if (!m.disagreeing.empty())
-                    same_why += "; disagreeing weaker evidence: " + m.disagreeing +
-                                " (hardware identity outranks a hostname file)";
-            } else if (m.verdict == IdentityMatch::Verdict::unknown) {
-                unknown.push_back(g);
-            } else {
-                conflicts += (conflicts.empty() ? "" : "; ") + std::string("not ") + first +
-                             "'s host (" + m.evidence + ")";
-                if (!m.disagreeing.empty()) conflicts += ", although " + m.disagreeing;
-            }
-        }
-        if (!same && unknown.size() == 1 && groups.size() == 1) {
-            same = unknown.front();
-            same_why = "treated as the same host as " + caps[groups[*same].captures.front()].dir +
-                       ": the two captures hold no identity evidence in common (node_guid, MAC, "
-                       "GID, hostname file, PCI slot, device names) and nothing contradicts it; "
-                       "add a `hostname` file to each capture to say otherwise";
-        }
-        if (same) {
-            HostGroup& g = groups[*same];
-            g.identity.merge(c.identity);
-            g.captures.push_back(i);
-            g.decisions.push_back(c.dir + ": " + same_why);
-            continue;
-        }
-        HostGroup g;
-        g.identity = c.identity;
-        g.captures.push_back(i);
-        std::string why = c.dir + ": first capture of its host";
-        if (!conflicts.empty()) why += "; " + conflicts;
-        if (!unknown.empty() && groups.size() > 1)
-            why += "; no identity evidence in common with " + std::to_string(unknown.size()) +
-                   " of the other hosts, so it cannot be placed with one of them";
-        g.decisions.push_back(std::move(why));
-        groups.push_back(std::move(g));
-    }
-    std::set<std::string> used;
-    for (HostGroup& g : groups) {
-        const std::string& dir = caps[g.captures.front()].dir;
-        std::string name = g.identity.hostname.empty() ? dir_basename(dir) : g.identity.hostname;
-        if (used.count(name)) {
-            const std::string alt = g.identity.hostname.empty()
-                                        ? parent_and_base(dir)
-                                        : g.identity.hostname + "/" + dir_basename(dir);
-            name = alt;
-            for (unsigned n = 2; used.count(name); ++n) name = alt + "#" + std::to_string(n);
-            g.decisions.front() +=
-                "; named " + name + " (another host is named " +
-                (g.identity.hostname.empty() ? dir_basename(dir) : g.identity.hostname) + ")";
-        }
-        used.insert(name);
-        g.name = std::move(name);
-    }
-    return groups;
-}
 
 /// The fastest rate `s`'s device/port had on its host from engine time t0 to t1, Gb/s (the
 /// port_rate_gbps gauge; a port that went down in between reads a low rate at the end), or
@@ -310,26 +182,106 @@ bool same_capture(const std::string& a, const std::string& b) {
     return !fa.empty() && fa == listing(b);
 }
 
+
+/// The run's inputs read: host captures and folders of logs only, each with its index in the
+/// `dirs` given.
+struct ReadInputs {
+    std::vector<BundleCapture> caps;
+    std::vector<BundleCapture> log_caps;   ///< folders of logs only: no host's capture
+    std::vector<std::size_t> input_index;  ///< caps' index in `dirs`
+    std::vector<std::size_t> log_index;    ///< log_caps' index in `dirs`
+};
+
+Result<ReadInputs> read_inputs(const std::vector<std::string>& dirs) {
+    ReadInputs in;
+    for (std::size_t i = 0; i < dirs.size(); ++i) {
+        auto c = import_bundle_dir(dirs[i]);
+        if (!c) return c.error();
+        if (logs_only(*c)) {
+            in.log_caps.push_back(std::move(*c));
+            in.log_index.push_back(i);
+        } else {
+            in.caps.push_back(std::move(*c));
+            in.input_index.push_back(i);
+        }
+    }
+    return in;
+}
+
+/// Adds capture `c` of host `host` at `when` to the store: its samples, its inventory as the
+/// host shows it so far (`last_facts`, latest_facts.h, updated), its uptime; `segment` numbers
+/// the timeline since the last restart. Names the byte and pause-duration counters in `spaced`
+/// (impossible_spacing reads them). Returns the sample count.
+std::size_t store_capture(SeriesStore& store, const BundleCapture& c, const std::string& host,
+                          SampleTime when, std::uint32_t segment, bool first, Snapshot& last_facts,
+                          std::set<std::string>& spaced) {
+    Snapshot snap = c.snapshot;
+    snap.host = host;
+    // Inventory checks judge the host as its last capture shows it (latest_facts.h).
+    Snapshot facts = snap;
+    if (!first) fill_from_earlier(last_facts, facts);
+    auto samples = samples_from_snapshot(snap, when, false);
+    samples.insert(samples.begin(), inventory_sample(facts, when));
+    last_facts = std::move(facts);
+    if (c.uptime_s) {  // the host's uptime_s gauge (lifetime_pause_share)
+        Sample up;
+        up.t_s = when.t_s;
+        up.wall_ms = when.wall_ms;
+        up.host = host;
+        up.series = "uptime_s";
+        up.kind = SampleKind::gauge;
+        up.unit = "s";
+        up.value = *c.uptime_s;
+        up.source = c.uptime_source;
+        samples.push_back(std::move(up));
+    }
+    for (Sample& s : samples) {
+        s.segment = segment;
+        if (s.kind == SampleKind::counter &&
+            (s.unit == "bytes" || s.series.ends_with("_duration_us")))
+            spaced.insert(s.series);
+        store.add(s);
+    }
+    return samples.size();
+}
+
+/// What the report of a host capture says besides its placement: what was read and ignored,
+/// the bundle's notes and warnings, and a warning for a capture nothing was read from.
+void add_capture_notes(const BundleCapture& c, InputReport& r) {
+    for (const auto& f : c.recognized) r.notes.push_back("read " + f);
+    for (const auto& f : c.unrecognized)
+        r.notes.push_back(f + ": not a format rocehealth reads; ignored");
+    for (const Note& n : c.snapshot.notes) r.notes.push_back(n.subject + ": " + n.text);
+    r.warnings.insert(r.warnings.begin(), c.warnings.begin(), c.warnings.end());
+    if (c.recognized.empty())
+        r.warnings.push_back(c.dir + ": no file in it that rocehealth reads" +
+                             std::string(c.unrecognized.empty() ? " (empty folder)" : "") +
+                             "; this capture adds nothing to the diagnosis");
+}
+
+/// The report of a folder of log lines only: the hosts its lines were placed on.
+InputReport log_input_report(const SeriesStore& store, const BundleCapture& c) {
+    InputReport r{c.dir, 0, {}, {}};
+    std::set<std::string> hosts;
+    for (const auto& e : store.log_events())
+        if (e.event.file.rfind(dir_basename(c.dir) + "/", 0) == 0 && !e.host.empty())
+            hosts.insert(e.host);
+    r.hosts.assign(hosts.begin(), hosts.end());
+    r.notes.push_back(c.dir + ": log lines only (" + std::to_string(c.log_events.size()) +
+                      " events), placed on hosts by what each line names");
+    for (const auto& f : c.recognized) r.notes.push_back("read " + f);
+    r.warnings = c.warnings;
+    return r;
+}
+
 }  // namespace
 
 Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                                               const std::vector<std::string>& dirs,
                                               std::optional<double> interval_s) {
-    std::vector<BundleCapture> caps;
-    std::vector<BundleCapture> log_caps;   // folders of logs only: no host's capture
-    std::vector<std::size_t> input_index;  // caps' and then log_caps' index in `dirs`
-    std::vector<std::size_t> log_index;
-    for (std::size_t i = 0; i < dirs.size(); ++i) {
-        auto c = import_bundle_dir(dirs[i]);
-        if (!c) return c.error();
-        if (logs_only(*c)) {
-            log_caps.push_back(std::move(*c));
-            log_index.push_back(i);
-        } else {
-            caps.push_back(std::move(*c));
-            input_index.push_back(i);
-        }
-    }
+    auto read = read_inputs(dirs);
+    if (!read) return read.error();
+    auto& [caps, log_caps, input_index, log_index] = *read;
     // In-file clocks (a `date` line in UTC) stand in for a missing `timestamp` file.
     std::vector<std::vector<std::string>> time_notes(caps.size());
     apply_in_file_clocks(caps, time_notes);
@@ -337,76 +289,18 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     bool all_stamped = true;
     for (const auto& c : caps) all_stamped = all_stamped && c.timestamp_s.has_value();
 
-    // Capture times per host: wall clock when every capture of the run has a timestamp; else a
-    // host whose captures all have one keeps their spacing (relative to its first capture, so
-    // hosts on different clocks do not mix), and a host with none is spaced --interval apart.
-    // A host with some of each is spaced by --interval (noted), or refused without it.
+    // Capture times per host (capture_time.h, HostSpacing): wall clock when every capture of
+    // the run has a timestamp; else a host whose captures all have one keeps their spacing
+    // (relative to its first capture, so hosts on different clocks do not mix), and a host
+    // with none is spaced --interval apart, or judged in order only without it.
     std::vector<std::optional<InputReport>> reports(caps.size());
     std::vector<CapturePlace> places(caps.size());
     std::set<std::string> spaced_series;  // byte and pause-duration counters (impossible_spacing)
     bool from_interval = false;
     std::set<std::string> unspaced_hosts;  // no clock and no --interval: no rates
     for (HostGroup& g : groups) {
-        std::size_t stamped = 0;
-        for (std::size_t i : g.captures) stamped += caps[i].timestamp_s.has_value();
-        const bool use_stamps = stamped == g.captures.size();
-        // Captures of one host with `date` lines in one named zone ("CST"): exact spacing.
-        const auto zone = use_stamps ? std::nullopt : shared_local_zone(caps, g.captures);
-        const bool use_zone = zone && !interval_s;
-        bool unspaced = false;
-        std::string time_note;
-        // In time order by their clocks (approximate ones too, when every capture has one).
-        if (g.captures.size() > 1 && (use_stamps || use_zone || !interval_s)) {
-            bool clocked = true;
-            for (std::size_t i : g.captures) clocked = clocked && capture_time_s(caps[i]);
-            auto order = g.captures;
-            if (clocked)
-                std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-                    return *capture_time_s(caps[a]) < *capture_time_s(caps[b]);
-                });
-            if (order != g.captures) {
-                std::string given, sorted;
-                std::vector<std::string> decisions;
-                for (std::size_t k = 0; k < order.size(); ++k) {
-                    given += (k ? ", " : "") + caps[g.captures[k]].dir;
-                    sorted += (k ? ", " : "") + caps[order[k]].dir;
-                    const auto at = std::find(g.captures.begin(), g.captures.end(), order[k]);
-                    decisions.push_back(g.decisions[at - g.captures.begin()]);
-                }
-                time_note = "host " + g.name + ": captures given out of time order (" + given +
-                            "); their clocks put them in the order " + sorted;
-                g.captures = std::move(order);
-                g.decisions = std::move(decisions);
-            }
-        }
-        if (g.captures.size() > 1 && !use_stamps && !use_zone) {
-            if (!interval_s) {
-                // No clock: everything that needs no interval is judged (port states, the
-                // inventory, lifetime counts); the rules that need one are named (the
-                // engine's EngineOptions::unspaced_hosts).
-                std::string missing;
-                for (std::size_t i : g.captures)
-                    if (!caps[i].timestamp_s)
-                        missing += (missing.empty() ? "" : ", ") + caps[i].dir;
-                unspaced = true;
-                unspaced_hosts.insert(g.name);
-                time_note += std::string(time_note.empty() ? "" : "; ") + "host " + g.name +
-                             ": no clock in " + missing +
-                             " (no `timestamp` file, no `date` line): the captures are judged "
-                             "in the given order without the time between them; rules that "
-                             "need it are not judged (give --interval SECONDS)";
-            } else if (stamped > 0) {
-                time_note = "host " + g.name + ": only " + std::to_string(stamped) + " of " +
-                            std::to_string(g.captures.size()) +
-                            " captures have a `timestamp` file; all are spaced --interval " +
-                            std::to_string(*interval_s) +
-                            " s apart and the timestamps are not used";
-            }
-        } else if (use_zone && g.captures.size() > 1) {
-            time_note += std::string(time_note.empty() ? "" : "; ") + "host " + g.name +
-                         ": captures spaced by their clocks in zone " + *zone +
-                         " (exact spacing; the wall clock is not claimed)";
-        }
+        const HostSpacing sp = host_spacing(g, caps, interval_s);
+        if (sp.unspaced) unspaced_hosts.insert(g.name);
         for (std::size_t k = 1; k < g.captures.size(); ++k) {
             const std::string& prev = caps[g.captures[k - 1]].dir;
             const std::string& dir = caps[g.captures[k]].dir;
@@ -425,90 +319,31 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
             if (k > 0) {
                 const BundleCapture& prev = caps[g.captures[k - 1]];
                 std::optional<double> dt = interval_s;
-                if (use_stamps) dt = *c.timestamp_s - *prev.timestamp_s;
+                if (sp.use_stamps) dt = *c.timestamp_s - *prev.timestamp_s;
                 if (const Restart r = restart_between(prev, c, dt); r.kind != Restart::Kind::none) {
                     ++segment;
                     restart_note = restart_note_text(g.name, prev.dir, c.dir, r);
                 }
             }
-            SampleTime when;
-            if (use_stamps) {
-                const double first = *caps[g.captures.front()].timestamp_s;
-                if (k > 0 && *c.timestamp_s <= *caps[g.captures[k - 1]].timestamp_s)
-                    return Error{"diagnose --bundle", c.dir, 0,
-                                 "its timestamp is not later than the previous capture of host " +
-                                     g.name + " (" + caps[g.captures[k - 1]].dir +
-                                     "): give the captures in time order"};
-                if (all_stamped) {
-                    when.t_s = *c.timestamp_s;
-                    when.wall_ms = static_cast<std::int64_t>(std::llround(*c.timestamp_s * 1000.0));
-                } else {
-                    when.t_s = *c.timestamp_s - first;
-                }
-            } else if (use_zone) {
-                when.t_s = c.clock->chosen.t_s - caps[g.captures.front()].clock->chosen.t_s;
-                if (k > 0 && when.t_s <= caps[g.captures[k - 1]].clock->chosen.t_s -
-                                             caps[g.captures.front()].clock->chosen.t_s)
-                    return Error{"diagnose --bundle", c.dir, 0,
-                                 "its clock (" + c.clock->chosen.source +
-                                     ") is not later than the previous capture of host " + g.name +
-                                     " (" + caps[g.captures[k - 1]].dir + ")"};
-            } else if (unspaced) {
-                // Order only: kUnspacedStepS is no measured time (no rate is made from it).
-                constexpr double kUnspacedStepS = 1;
-                when.t_s = static_cast<double>(k) * kUnspacedStepS;
-            } else {
-                when.t_s = static_cast<double>(k) * interval_s.value_or(0);
-                from_interval = from_interval || k > 0;
-            }
-            places[g.captures[k]] = {g.name, when.wall_ms ? when.wall_ms / 1000.0 : when.t_s};
-            Snapshot snap = c.snapshot;
-            snap.host = g.name;
-            // Inventory checks judge the host as its last capture shows it (latest_facts.h).
-            Snapshot facts = snap;
-            if (k > 0) fill_from_earlier(last_facts, facts);
-            auto samples = samples_from_snapshot(snap, when, false);
-            samples.insert(samples.begin(), inventory_sample(facts, when));
-            last_facts = std::move(facts);
-            if (c.uptime_s) {  // the host's uptime_s gauge (lifetime_pause_share)
-                Sample up;
-                up.t_s = when.t_s;
-                up.wall_ms = when.wall_ms;
-                up.host = g.name;
-                up.series = "uptime_s";
-                up.kind = SampleKind::gauge;
-                up.unit = "s";
-                up.value = *c.uptime_s;
-                up.source = c.uptime_source;
-                samples.push_back(std::move(up));
-            }
-            for (Sample& s : samples) s.segment = segment;
-            for (const Sample& s : samples) {
-                if (s.kind == SampleKind::counter &&
-                    (s.unit == "bytes" || s.series.ends_with("_duration_us")))
-                    spaced_series.insert(s.series);
-                store.add(s);
-            }
-            InputReport r{c.dir, samples.size(), {g.name}, {}};
+            const auto when = capture_sample_time(g, k, caps, sp, all_stamped, interval_s);
+            if (!when) return when.error();
+            from_interval =
+                from_interval || (k > 0 && !sp.use_stamps && !sp.use_zone && !sp.unspaced);
+            places[g.captures[k]] = {g.name, when->wall_ms ? when->wall_ms / 1000.0 : when->t_s};
+            const std::size_t n =
+                store_capture(store, c, g.name, *when, segment, k == 0, last_facts, spaced_series);
+            InputReport r{c.dir, n, {g.name}, {}};
             r.notes.push_back(g.decisions[k]);
-            if (k == 0 && !time_note.empty()) r.notes.push_back(time_note);
+            if (k == 0 && !sp.time_note.empty()) r.notes.push_back(sp.time_note);
             if (!restart_note.empty()) r.notes.push_back(restart_note);
-            for (const auto& n : time_notes[g.captures[k]]) r.notes.push_back(c.dir + ": " + n);
-            r.spacing_unknown = unspaced;
+            for (const auto& t : time_notes[g.captures[k]]) r.notes.push_back(c.dir + ": " + t);
+            r.spacing_unknown = sp.unspaced;
             r.unused_counters = c.unused_counters;
             // No clock to say the order is right; a reboot or reset explains a fall already.
-            if (k > 0 && !use_stamps && !use_zone && restart_note.empty())
+            if (k > 0 && !sp.use_stamps && !sp.use_zone && restart_note.empty())
                 if (auto fall = counters_fall(caps[g.captures[k - 1]], c))
                     r.warnings.push_back(*fall);
-            for (const auto& f : c.recognized) r.notes.push_back("read " + f);
-            for (const auto& f : c.unrecognized)
-                r.notes.push_back(f + ": not a format rocehealth reads; ignored");
-            for (const Note& n : c.snapshot.notes) r.notes.push_back(n.subject + ": " + n.text);
-            r.warnings.insert(r.warnings.begin(), c.warnings.begin(), c.warnings.end());
-            if (c.recognized.empty())
-                r.warnings.push_back(c.dir + ": no file in it that rocehealth reads" +
-                                     std::string(c.unrecognized.empty() ? " (empty folder)" : "") +
-                                     "; this capture adds nothing to the diagnosis");
+            add_capture_notes(c, r);
             reports[g.captures[k]] = std::move(r);
         }
     }
@@ -527,20 +362,8 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     const auto log_notes = place_log_events(store, caps, places, all_stamped && host_caps > 0);
     std::vector<std::optional<InputReport>> by_input(dirs.size());
     for (std::size_t i = 0; i < host_caps; ++i) by_input[input_index[i]] = std::move(reports[i]);
-    for (std::size_t k = 0; k < log_index.size(); ++k) {
-        const BundleCapture& c = caps[host_caps + k];
-        InputReport r{c.dir, 0, {}, {}};
-        std::set<std::string> hosts;
-        for (const auto& e : store.log_events())
-            if (e.event.file.rfind(dir_basename(c.dir) + "/", 0) == 0 && !e.host.empty())
-                hosts.insert(e.host);
-        r.hosts.assign(hosts.begin(), hosts.end());
-        r.notes.push_back(c.dir + ": log lines only (" + std::to_string(c.log_events.size()) +
-                          " events), placed on hosts by what each line names");
-        for (const auto& f : c.recognized) r.notes.push_back("read " + f);
-        r.warnings = c.warnings;
-        by_input[log_index[k]] = std::move(r);
-    }
+    for (std::size_t k = 0; k < log_index.size(); ++k)
+        by_input[log_index[k]] = log_input_report(store, caps[host_caps + k]);
     std::vector<InputReport> out;
     for (auto& r : by_input) out.push_back(std::move(*r));
     if (!out.empty())
