@@ -38,6 +38,10 @@ void add_key_file_option(po::options_description& desc, std::string& path, bool 
                            "names this host (optional)");
 }
 
+bool host_key_options_given() {
+    return !g_known_hosts_file.empty() || !g_host_key_file.empty();
+}
+
 std::optional<int> install_fabric_key(const std::string& command, const std::string& path) {
     auto k = auth::key_for_command(path);
     if (!k) return cannot_run(command, k.error().message());

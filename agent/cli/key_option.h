@@ -26,4 +26,8 @@ void add_key_file_option(po::options_description& desc, std::string& path, bool 
 /// process's; either without a fabric key is an error ("host keys add to the fabric key").
 std::optional<int> install_fabric_key(const std::string& command, const std::string& path);
 
+/// --known-hosts or --host-key-file was given (a command that loads the key only when it needs
+/// one must then load it, so that neither is silently ignored).
+bool host_key_options_given();
+
 }  // namespace rh::cli
