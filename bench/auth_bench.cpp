@@ -74,8 +74,8 @@ Figures run(int n, bool authenticated, const auth::FabricKey& key,
     for (int i = 0; i < n; ++i) {
         auto s = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(5000));
         if (!s) std::exit(6);
-        if (authenticated && !auth::prove_to_responder(*s, key, tcp::deadline_in(5000),
-                                                       expect ? &*expect : nullptr))
+        if (authenticated &&
+            !auth::prove_to_responder(*s, key, tcp::deadline_in(5000), expect ? &*expect : nullptr))
             std::exit(7);
         (void)tcp::send_json(*s, {{"cmd", "hello"}}, tcp::deadline_in(5000));
         if (!tcp::recv_any(*s, tcp::deadline_in(5000))) std::exit(8);
@@ -159,9 +159,10 @@ void primitive_figures() {
     const double verify = us_per(n, [&] { sink = auth::verify_signature(pub, h, sig); });
     (void)sink;
     std::printf("\nprimitives (one end, %d calls each)\n", n);
-    std::printf("  X25519 share + shared secret:         %7.1f us (each end, every keyed "
-                "connection)\n",
-                kx);
+    std::printf(
+        "  X25519 share + shared secret:         %7.1f us (each end, every keyed "
+        "connection)\n",
+        kx);
     std::printf("  Ed25519 sign (responder, host key):   %7.1f us\n", sign);
     std::printf("  Ed25519 verify (client, known_hosts): %7.1f us\n", verify);
 }
@@ -208,9 +209,10 @@ int main() {
     std::printf(
         "  added by the handshake:               %7.1f us wall, %7.1f us CPU (x%.2f wall)\n",
         keyed.wall_us - plain.wall_us, keyed.cpu_us - plain.cpu_us, keyed.wall_us / plain.wall_us);
-    std::printf("  with fabric key + host key (signed, checked): %7.1f us wall, %7.1f us CPU "
-                "(x%.2f wall of the fabric key alone)\n",
-                host.wall_us, host.cpu_us, host.wall_us / keyed.wall_us);
+    std::printf(
+        "  with fabric key + host key (signed, checked): %7.1f us wall, %7.1f us CPU "
+        "(x%.2f wall of the fabric key alone)\n",
+        host.wall_us, host.cpu_us, host.wall_us / keyed.wall_us);
     std::printf(
         "  anchor: one mesh round to a peer costs one latency session (fixed frames, no "
         "handshake); a control connection opens once per incast/accept stage and host\n");

@@ -262,9 +262,9 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl
                     " requires one (it has no host key configured, runs a rocehealth without host "
                     "keys, or is another host posing as " +
                     expect->name + ")");
-    if (expect && !verify_signature(expect->key,
-                                    host_transcript(*to, cn, ch->server_nonce, my_share, *ch->share),
-                                    *ch->host_sig))
+    if (expect && !verify_signature(
+                      expect->key, host_transcript(*to, cn, ch->server_nonce, my_share, *ch->share),
+                      *ch->host_sig))
         return fail("responder " + expect->name + " " + kNoHostProof +
                     ": its signature does not verify with the key of " + expect->source +
                     " (another host posing as " + expect->name +
@@ -323,10 +323,11 @@ Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKe
         if (host_key)
             sig = host_key->sign(host_transcript(*here, req->nonce, sn, *req->share, my_share));
     }
-    if (auto st = tcp::send_json(s,
-                                 auth_challenge(sn, proof_of(*key, "responder", *here, req->nonce, sn),
-                                                mine ? &my_share : nullptr, sig ? &*sig : nullptr),
-                                 dl);
+    if (auto st =
+            tcp::send_json(s,
+                           auth_challenge(sn, proof_of(*key, "responder", *here, req->nonce, sn),
+                                          mine ? &my_share : nullptr, sig ? &*sig : nullptr),
+                           dl);
         !st)
         return st.error();
     auto got = tcp::recv_any(s, dl);
@@ -369,7 +370,8 @@ Result<tcp::Socket> connect_control(const tcp::HostPort& peer, tcp::Deadline dea
                          "its `responder` logs at start)"};
     std::optional<ExpectedHost> expect;
     if (entry)
-        expect = ExpectedHost{peer.host, entry->key, known->path + ":" + std::to_string(entry->line)};
+        expect =
+            ExpectedHost{peer.host, entry->key, known->path + ":" + std::to_string(entry->line)};
     if (key)
         if (auto st = prove_to_responder(*s, *key, deadline, expect ? &*expect : nullptr); !st) {
             Error e = st.error();

@@ -47,11 +47,11 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <span>
-#include <vector>
-#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -153,13 +153,14 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline de
                           const ExpectedHost* expect = nullptr);
 
 /// Responder side: `first` is the client's {"cmd":"auth"}; `key` nullptr when none is
-/// configured; `host_key` (may be nullptr) signs H when the client sent a share. Checks the client's address A against the socket's local address, sends the
-/// challenge, checks the proof, answers auth_ok or an error frame; on success `s` is protected.
-/// The Error's detail is what was sent (kNotProven, kNoKeyHere, "the client dialled A, this
-/// responder is B: a relayed handshake? ..."), kClientHoldsAnotherKey, or the transport's error.
-/// err_no is EACCES only when the client sent a proof that does not verify: the one failure that
-/// is a guess at the key, which the caller counts against the address (FailureLimiter); a key
-/// mismatch found by the client, a relay or NAT, and garbage are not.
+/// configured; `host_key` (may be nullptr) signs H when the client sent a share. Checks the
+/// client's address A against the socket's local address, sends the challenge, checks the proof,
+/// answers auth_ok or an error frame; on success `s` is protected. The Error's detail is what was
+/// sent (kNotProven, kNoKeyHere, "the client dialled A, this responder is B: a relayed handshake?
+/// ..."), kClientHoldsAnotherKey, or the transport's error. err_no is EACCES only when the client
+/// sent a proof that does not verify: the one failure that is a guess at the key, which the caller
+/// counts against the address (FailureLimiter); a key mismatch found by the client, a relay or NAT,
+/// and garbage are not.
 Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKey* key,
                      tcp::Deadline deadline, const HostKey* host_key = nullptr);
 

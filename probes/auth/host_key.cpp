@@ -82,8 +82,7 @@ Signature HostKey::sign(std::span<const std::uint8_t> message) const {
     Signature sig{};
     std::size_t len = sig.size();
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    const bool ok = ctx &&
-                    EVP_DigestSignInit(ctx, nullptr, nullptr, nullptr, pkey_.get()) == 1 &&
+    const bool ok = ctx && EVP_DigestSignInit(ctx, nullptr, nullptr, nullptr, pkey_.get()) == 1 &&
                     EVP_DigestSign(ctx, sig.data(), &len, message.data(), message.size()) == 1 &&
                     len == sig.size();
     EVP_MD_CTX_free(ctx);
@@ -109,9 +108,9 @@ bool verify_signature(const PublicKey& key, std::span<const std::uint8_t> messag
     EVP_PKEY* p = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, key.data(), key.size());
     if (!p) return false;
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    const bool ok = ctx && EVP_DigestVerifyInit(ctx, nullptr, nullptr, nullptr, p) == 1 &&
-                    EVP_DigestVerify(ctx, sig.data(), sig.size(), message.data(),
-                                     message.size()) == 1;
+    const bool ok =
+        ctx && EVP_DigestVerifyInit(ctx, nullptr, nullptr, nullptr, p) == 1 &&
+        EVP_DigestVerify(ctx, sig.data(), sig.size(), message.data(), message.size()) == 1;
     EVP_MD_CTX_free(ctx);
     EVP_PKEY_free(p);
     return ok;
@@ -153,8 +152,7 @@ Result<HostKey> write_new_host_key_file(const std::string& path) {
     const HostKey k = HostKey::generate();
     std::string pem = k.private_pem();
     const Status st = write_new_secret_file(
-        "host key", path,
-        std::span(reinterpret_cast<const std::uint8_t*>(pem.data()), pem.size()));
+        "host key", path, std::span(reinterpret_cast<const std::uint8_t*>(pem.data()), pem.size()));
     OPENSSL_cleanse(pem.data(), pem.size());
     if (!st) return st.error();
     return HostKey::load(path);  // read back as the responder will: proves the file is usable

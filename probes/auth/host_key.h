@@ -21,8 +21,6 @@
 
 #include "core/result.h"
 
-
-
 namespace rh::auth {
 
 /// A raw 32-byte public key (Ed25519 or X25519).

@@ -83,9 +83,10 @@ Result<KnownHosts> parse_known_hosts(std::string_view text, const std::string& p
         const auto f = fields_of(line);
         if (f.empty() || f[0].front() == '#') continue;
         if (f.size() != 3)
-            return bad("expected NAME ed25519 BASE64 (what rocehealth keygen --host-key prints), "
-                       "got " +
-                       std::to_string(f.size()) + " field" + (f.size() == 1 ? "" : "s"));
+            return bad(
+                "expected NAME ed25519 BASE64 (what rocehealth keygen --host-key prints), "
+                "got " +
+                std::to_string(f.size()) + " field" + (f.size() == 1 ? "" : "s"));
         if (!host_name_ok(f[0]))
             return bad("\"" + shown(f[0]) +
                        "\": not a host name or IP address (letters, digits, . - _ :, at most 253)");
@@ -128,9 +129,10 @@ Result<KnownHosts> load_known_hosts(const std::string& path) {
                               std::to_string(::geteuid()) + " (this user) or root: chown " +
                               std::to_string(::geteuid()) + " " + path);
     else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-        checked = fail(0, "is writable by group or others (whoever can write it can pose as any "
-                          "responder): chmod 644 " +
-                              path);
+        checked = fail(0,
+                       "is writable by group or others (whoever can write it can pose as any "
+                       "responder): chmod 644 " +
+                           path);
     else if (static_cast<std::size_t>(st.st_size) > kMaxKnownHostsBytes)
         checked = fail(0, "is larger than 16 MiB");
     while (checked) {

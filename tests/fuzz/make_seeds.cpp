@@ -111,8 +111,7 @@ int main(int argc, char** argv) {
         rh::auth::auth_proof(rh::auth::Mac{10, 11, 12}),
         // With the optional key share and host signature (probes/auth/handshake.h).
         rh::auth::auth_request(rh::auth::Nonce{1, 2, 3}, "10.0.0.7:18520", &kShare),
-        rh::auth::auth_challenge(rh::auth::Nonce{4, 5, 6}, rh::auth::Mac{7, 8, 9}, &kShare,
-                                 &kSig),
+        rh::auth::auth_challenge(rh::auth::Nonce{4, 5, 6}, rh::auth::Mac{7, 8, 9}, &kShare, &kSig),
     };
     int i = 0;
     for (const auto& d : docs)

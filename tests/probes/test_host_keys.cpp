@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
-#include <atomic>
 #include <thread>
 
 #include "probes/auth/handshake.h"
@@ -60,7 +60,8 @@ struct Responder {
             if (!first || !first->json) return;
             handshake = auth::verify_client(s, *first->json, &k, soon(), host_key);
             if (!handshake) return;
-            if (auto c = tcp::recv_any(s, soon()); c && c->json) command = c->json->value("cmd", "");
+            if (auto c = tcp::recv_any(s, soon()); c && c->json)
+                command = c->json->value("cmd", "");
         });
     }
     /// Waits for the thread; one that no client reached is let go by a connection that closes.
@@ -223,7 +224,8 @@ BOOST_AUTO_TEST_CASE(a_key_holder_on_the_path_cannot_derive_the_frame_keys) {
         if (!challenge) return;
         const auth::Nonce nc = parsed->nonce, ns = challenge->server_nonce;
         const auto to_client = auth::proof_of(k, "responder", relay_address, nc, ns);
-        auto fwd = auth::auth_challenge(ns, to_client, challenge->share ? &*challenge->share : nullptr);
+        auto fwd =
+            auth::auth_challenge(ns, to_client, challenge->share ? &*challenge->share : nullptr);
         if (!tcp::send_json(from_client, fwd, soon())) return;
         auto proof = tcp::recv_any(from_client, soon());
         if (!proof || !proof->json) return;
@@ -249,7 +251,8 @@ BOOST_AUTO_TEST_CASE(a_key_holder_on_the_path_cannot_derive_the_frame_keys) {
     r.join();
     BOOST_REQUIRE_MESSAGE(!injected.ok(), "the injected frame was accepted");
     const std::string m = injected.error().message();
-    BOOST_TEST(m.find("MAC does not verify: injected, replayed or altered") != std::string::npos, m);
+    BOOST_TEST(m.find("MAC does not verify: injected, replayed or altered") != std::string::npos,
+               m);
 }
 
 BOOST_AUTO_TEST_CASE(connect_control_requires_the_known_host_and_fails_closed) {
@@ -265,9 +268,9 @@ BOOST_AUTO_TEST_CASE(connect_control_requires_the_known_host_and_fails_closed) {
         Responder r(*k, &hk);
         auto s = auth::connect_control({"127.0.0.1", r.port}, soon());
         BOOST_REQUIRE(!s.ok());
-        BOOST_TEST(s.error().message().find("no known host key for 127.0.0.1 in kh") !=
-                       std::string::npos,
-                   s.error().message());
+        BOOST_TEST(
+            s.error().message().find("no known host key for 127.0.0.1 in kh") != std::string::npos,
+            s.error().message());
         r.join();
         BOOST_TEST(!r.command.has_value());
     }
@@ -299,18 +302,17 @@ BOOST_AUTO_TEST_CASE(connect_control_requires_the_known_host_and_fails_closed) {
 
 BOOST_AUTO_TEST_CASE(known_hosts_lines_parse_and_errors_name_file_and_line) {
     const auto pub = auth::public_key_text(auth::HostKey::generate().public_key());
-    auto ok = auth::parse_known_hosts("# hosts\n\n  Node7\ted25519  " + pub +
-                                          "  \r\nfe80::1 ed25519 " + pub + "\n",
-                                      "kh");
+    auto ok = auth::parse_known_hosts(
+        "# hosts\n\n  Node7\ted25519  " + pub + "  \r\nfe80::1 ed25519 " + pub + "\n", "kh");
     BOOST_REQUIRE_MESSAGE(ok.ok(), (ok ? "" : ok.error().message()));
     BOOST_TEST(ok->hosts.size() == 2u);
     BOOST_REQUIRE(ok->find("NODE7"));
     BOOST_TEST(ok->find("NODE7")->line == 3);
     BOOST_TEST(!ok->find("node8"));
     const std::string f = "/etc/rocehealth/known_hosts:";
-    BOOST_TEST(parse_error("a ed25519 " + pub + "\nb ed25519\n").find(f + "2: expected NAME "
-                                                                     "ed25519 BASE64") !=
-               std::string::npos);
+    BOOST_TEST(parse_error("a ed25519 " + pub + "\nb ed25519\n")
+                   .find(f + "2: expected NAME "
+                             "ed25519 BASE64") != std::string::npos);
     BOOST_TEST(parse_error("\nb ssh-rsa " + pub).find(f + "2: key type \"ssh-rsa\"") !=
                std::string::npos);
     BOOST_TEST(parse_error("b/c ed25519 " + pub).find(f + "1: \"b/c\": not a host name") !=
@@ -382,8 +384,7 @@ BOOST_AUTO_TEST_CASE(a_known_hosts_file_anyone_could_write_or_a_symlink_is_refus
     BOOST_REQUIRE(::chmod(good.c_str(), 0664) == 0);
     auto writable = auth::load_known_hosts(good);
     BOOST_REQUIRE(!writable.ok());
-    BOOST_TEST(writable.error().message().find("writable by group or others") !=
-               std::string::npos);
+    BOOST_TEST(writable.error().message().find("writable by group or others") != std::string::npos);
     const std::string bad = d.write("bad", "# x\nn1 ed25519\n", 0644);
     auto line = auth::load_known_hosts(bad);
     BOOST_REQUIRE(!line.ok());
