@@ -104,7 +104,7 @@ Result<std::optional<std::array<std::uint8_t, N>>> unhex_optional(const nlohmann
 }
 
 /// "HOST" of "HOST:PORT" or "[HOST]:PORT" (tcp::peer_address's form).
-std::string host_of(const std::string& address) {
+std::string dialled_host_of(const std::string& address) {
     if (address.starts_with('[')) return address.substr(1, address.find(']') - 1);
     return address.substr(0, address.rfind(':'));
 }
@@ -362,7 +362,7 @@ Result<tcp::Socket> connect_control(const tcp::HostPort& peer, tcp::Deadline dea
     auto s = tcp::connect(peer, deadline);
     if (!s) return s.error();
     if (known && !entry)  // dialled by a name the file does not give: its address may be there
-        if (const auto a = tcp::peer_address(*s)) entry = known->find(host_of(*a));
+        if (const auto a = tcp::peer_address(*s)) entry = known->find(dialled_host_of(*a));
     if (known && !entry)
         return Error{"auth", subject, 0,
                      std::string(kNoKnownHost) + " " + peer.host + " in " + known->path +

@@ -18,15 +18,15 @@ namespace {
 
 constexpr std::size_t kMaxHostKeyFileBytes = 16 * 1024;
 
-std::mutex g_mutex;
+std::mutex g_host_key_mutex;
 std::shared_ptr<const HostKey> g_host_key;
 
-[[noreturn]] void crypto_failed(const char* what) {
+[[noreturn]] void host_key_crypto_failed(const char* what) {
     std::fprintf(stderr, "rocehealth: OpenSSL %s failed (libcrypto without Ed25519?)\n", what);
     std::abort();
 }
 
-std::string base64(std::span<const std::uint8_t> bytes) {
+std::string host_key_base64(std::span<const std::uint8_t> bytes) {
     std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
     const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), bytes.data(),
                                   static_cast<int>(bytes.size()));
@@ -34,7 +34,7 @@ std::string base64(std::span<const std::uint8_t> bytes) {
     return out;
 }
 
-std::shared_ptr<EVP_PKEY> own(EVP_PKEY* p) {
+std::shared_ptr<EVP_PKEY> own_pkey(EVP_PKEY* p) {
     return {p, EVP_PKEY_free};
 }
 
@@ -42,9 +42,9 @@ std::shared_ptr<EVP_PKEY> own(EVP_PKEY* p) {
 
 HostKey HostKey::generate() {
     EVP_PKEY* p = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
-    if (!p) crypto_failed("Ed25519 key generation");
+    if (!p) host_key_crypto_failed("Ed25519 key generation");
     HostKey k;
-    k.pkey_ = own(p);
+    k.pkey_ = own_pkey(p);
     return k;
 }
 
@@ -61,7 +61,7 @@ Result<HostKey> HostKey::load(const std::string& path) {
         return Error{"host key", path, 0,
                      "is not a PEM private key (rocehealth keygen --host-key FILE writes one)"};
     HostKey k;
-    k.pkey_ = own(p);
+    k.pkey_ = own_pkey(p);
     k.path_ = path;
     if (EVP_PKEY_get_id(p) != EVP_PKEY_ED25519)
         return Error{"host key", path, 0,
@@ -74,7 +74,7 @@ PublicKey HostKey::public_key() const {
     PublicKey out{};
     std::size_t len = out.size();
     if (EVP_PKEY_get_raw_public_key(pkey_.get(), out.data(), &len) != 1 || len != out.size())
-        crypto_failed("Ed25519 public key");
+        host_key_crypto_failed("Ed25519 public key");
     return out;
 }
 
@@ -86,7 +86,7 @@ Signature HostKey::sign(std::span<const std::uint8_t> message) const {
                     EVP_DigestSign(ctx, sig.data(), &len, message.data(), message.size()) == 1 &&
                     len == sig.size();
     EVP_MD_CTX_free(ctx);
-    if (!ok) crypto_failed("Ed25519 signing");
+    if (!ok) host_key_crypto_failed("Ed25519 signing");
     return sig;
 }
 
@@ -99,7 +99,7 @@ std::string HostKey::private_pem() const {
         out.assign(data, static_cast<std::size_t>(n));
     }
     BIO_free(bio);  // a memory BIO: its buffer is cleared on free
-    if (out.empty()) crypto_failed("PEM encoding");
+    if (out.empty()) host_key_crypto_failed("PEM encoding");
     return out;
 }
 
@@ -117,7 +117,7 @@ bool verify_signature(const PublicKey& key, std::span<const std::uint8_t> messag
 }
 
 std::string public_key_text(const PublicKey& key) {
-    return base64(key);
+    return host_key_base64(key);
 }
 
 std::optional<PublicKey> parse_public_key_text(std::string_view text) {
@@ -142,8 +142,8 @@ std::string host_key_fingerprint(const PublicKey& key) {
     std::array<std::uint8_t, 32> digest{};
     unsigned len = 0;
     if (EVP_Digest(key.data(), key.size(), digest.data(), &len, EVP_sha256(), nullptr) != 1)
-        crypto_failed("SHA-256");
-    std::string b = base64(digest);
+        host_key_crypto_failed("SHA-256");
+    std::string b = host_key_base64(digest);
     while (!b.empty() && b.back() == '=') b.pop_back();
     return "SHA256:" + b;
 }
@@ -159,12 +159,12 @@ Result<HostKey> write_new_host_key_file(const std::string& path) {
 }
 
 std::shared_ptr<const HostKey> process_host_key() {
-    std::lock_guard<std::mutex> l(g_mutex);
+    std::lock_guard<std::mutex> l(g_host_key_mutex);
     return g_host_key;
 }
 
 void set_process_host_key(std::shared_ptr<const HostKey> key) {
-    std::lock_guard<std::mutex> l(g_mutex);
+    std::lock_guard<std::mutex> l(g_host_key_mutex);
     g_host_key = std::move(key);
 }
 

@@ -13,14 +13,14 @@ namespace rh::auth {
 
 namespace {
 
-std::mutex g_mutex;
-std::shared_ptr<const KnownHosts> g_known;
+std::mutex g_known_hosts_mutex;
+std::shared_ptr<const KnownHosts> g_known_hosts;
 
-char lower(char c) {
+char known_hosts_lower(char c) {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-bool blank(char c) {
+bool known_hosts_blank(char c) {
     return c == ' ' || c == '\t';
 }
 
@@ -34,20 +34,20 @@ bool host_name_ok(std::string_view n) {
     return true;
 }
 
-std::vector<std::string_view> fields_of(std::string_view line) {
+std::vector<std::string_view> known_hosts_fields(std::string_view line) {
     std::vector<std::string_view> out;
     std::size_t i = 0;
     while (i < line.size()) {
-        while (i < line.size() && blank(line[i])) ++i;
+        while (i < line.size() && known_hosts_blank(line[i])) ++i;
         const std::size_t start = i;
-        while (i < line.size() && !blank(line[i])) ++i;
+        while (i < line.size() && !known_hosts_blank(line[i])) ++i;
         if (i > start) out.push_back(line.substr(start, i - start));
     }
     return out;
 }
 
 /// Printable form of a field for a message: at most 40 characters, control bytes as '?'.
-std::string shown(std::string_view f) {
+std::string known_hosts_shown(std::string_view f) {
     std::string s;
     for (const char c : f.substr(0, 40))
         s += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
@@ -58,7 +58,7 @@ std::string shown(std::string_view f) {
 
 const KnownHost* KnownHosts::find(std::string_view name) const {
     std::string want;
-    for (const char c : name) want += lower(c);
+    for (const char c : name) want += known_hosts_lower(c);
     for (const KnownHost& h : hosts)
         if (h.name == want) return &h;
     return nullptr;
@@ -80,7 +80,7 @@ Result<KnownHosts> parse_known_hosts(std::string_view text, const std::string& p
         };
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (line.find('\0') != std::string_view::npos) return bad("holds a NUL byte: not text");
-        const auto f = fields_of(line);
+        const auto f = known_hosts_fields(line);
         if (f.empty() || f[0].front() == '#') continue;
         if (f.size() != 3)
             return bad(
@@ -88,19 +88,19 @@ Result<KnownHosts> parse_known_hosts(std::string_view text, const std::string& p
                 "got " +
                 std::to_string(f.size()) + " field" + (f.size() == 1 ? "" : "s"));
         if (!host_name_ok(f[0]))
-            return bad("\"" + shown(f[0]) +
+            return bad("\"" + known_hosts_shown(f[0]) +
                        "\": not a host name or IP address (letters, digits, . - _ :, at most 253)");
         if (f[1] != "ed25519")
-            return bad("key type \"" + shown(f[1]) + "\": only ed25519 is known");
+            return bad("key type \"" + known_hosts_shown(f[1]) + "\": only ed25519 is known");
         const auto key = parse_public_key_text(f[2]);
         if (!key)
-            return bad("\"" + shown(f[2]) +
+            return bad("\"" + known_hosts_shown(f[2]) +
                        "\": not a base64 Ed25519 public key (44 characters ending in '=')");
         if (const KnownHost* first = out.find(f[0]))
-            return bad(shown(f[0]) + " is given twice (first on line " +
+            return bad(known_hosts_shown(f[0]) + " is given twice (first on line " +
                        std::to_string(first->line) + ")");
         KnownHost h;
-        for (const char c : f[0]) h.name += lower(c);
+        for (const char c : f[0]) h.name += known_hosts_lower(c);
         h.key = *key;
         h.line = line_no;
         out.hosts.push_back(std::move(h));
@@ -150,13 +150,13 @@ Result<KnownHosts> load_known_hosts(const std::string& path) {
 }
 
 std::shared_ptr<const KnownHosts> process_known_hosts() {
-    std::lock_guard<std::mutex> l(g_mutex);
-    return g_known;
+    std::lock_guard<std::mutex> l(g_known_hosts_mutex);
+    return g_known_hosts;
 }
 
 void set_process_known_hosts(std::shared_ptr<const KnownHosts> hosts) {
-    std::lock_guard<std::mutex> l(g_mutex);
-    g_known = std::move(hosts);
+    std::lock_guard<std::mutex> l(g_known_hosts_mutex);
+    g_known_hosts = std::move(hosts);
 }
 
 }  // namespace rh::auth
