@@ -407,8 +407,7 @@ BOOST_AUTO_TEST_CASE(preauth_limit_holds_inside_the_handshake) {
     Door d(quick());
     auto c = client(d.port, 2);
     auth::Nonce n{};
-    BOOST_REQUIRE(
-        tcp::send_json(c, auth::auth_request(n, *tcp::peer_address(c)), tcp::deadline_in(2000)));
+    BOOST_REQUIRE(tcp::send_json(c, auth::auth_request(n, *tcp::peer_address(c)), tcp::deadline_in(2000)));
     auto ch = tcp::recv_any(c, tcp::deadline_in(5000));
     BOOST_REQUIRE(ch);
     auto big = oob::encode_json({{"cmd", "auth_proof"}, {"pad", std::string(100000, 'x')}});
