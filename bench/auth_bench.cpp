@@ -3,7 +3,10 @@
 // per connection, plain (connect + hello round trip) vs authenticated (connect + handshake +
 // hello); and what the per-frame MAC after it (probes/wire/frame_mac.h) costs: seal + verify
 // alone, and a stream of frames sent and received on loopback, plain vs protected, for a large
-// and a small sample_pass-like frame. Prints figures and ratios; not a test.
+// and a small sample_pass-like frame; and the optional per-host keys (probes/auth/host_key.h):
+// a connection whose responder signs with its host key and whose client checks it, beside the
+// fabric key alone (which carries X25519 key shares either way), and each primitive alone.
+// Prints figures and ratios; not a test.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
@@ -12,9 +15,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "probes/auth/handshake.h"
+#include "probes/auth/host_key.h"
+#include "probes/auth/key_share.h"
 #include "probes/wire/tcp.h"
 
 using namespace rh;
@@ -33,8 +39,11 @@ struct Figures {
 };
 
 /// `n` connections to a loopback server that answers {"cmd":"hello"} (after verifying the
-/// handshake when `authenticated`).
-Figures run(int n, bool authenticated, const auth::FabricKey& key) {
+/// handshake when `authenticated`; signed with `host_key` and checked by the client when given).
+Figures run(int n, bool authenticated, const auth::FabricKey& key,
+            const auth::HostKey* host_key = nullptr) {
+    std::optional<auth::ExpectedHost> expect;
+    if (host_key) expect = auth::ExpectedHost{"bench", host_key->public_key(), "bench"};
     auto l = tcp::listen("127.0.0.1", 0);
     if (!l) {
         std::fprintf(stderr, "listen: %s\n", l.error().message().c_str());
@@ -53,7 +62,8 @@ Figures run(int n, bool authenticated, const auth::FabricKey& key) {
             if (!first || !first->json) std::exit(4);
             nlohmann::json cmd = *first->json;
             if (authenticated) {
-                if (!auth::verify_client(**s, cmd, &key, tcp::deadline_in(5000))) std::exit(5);
+                if (!auth::verify_client(**s, cmd, &key, tcp::deadline_in(5000), host_key))
+                    std::exit(5);
                 cmd = *tcp::recv_any(**s, tcp::deadline_in(5000))->json;
             }
             (void)tcp::send_json(**s, {{"cmd", "hello_reply"}}, tcp::deadline_in(5000));
@@ -64,7 +74,8 @@ Figures run(int n, bool authenticated, const auth::FabricKey& key) {
     for (int i = 0; i < n; ++i) {
         auto s = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(5000));
         if (!s) std::exit(6);
-        if (authenticated && !auth::prove_to_responder(*s, key, tcp::deadline_in(5000)))
+        if (authenticated &&
+            !auth::prove_to_responder(*s, key, tcp::deadline_in(5000), expect ? &*expect : nullptr))
             std::exit(7);
         (void)tcp::send_json(*s, {{"cmd", "hello"}}, tcp::deadline_in(5000));
         if (!tcp::recv_any(*s, tcp::deadline_in(5000))) std::exit(8);
@@ -123,6 +134,39 @@ double stream_ns(const nlohmann::json& body, int n, bool protect) {
     return 1e9 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
 }
 
+/// us per call of `f`, over `n` calls.
+template <typename F>
+double us_per(int n, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) f();
+    return 1e6 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
+}
+
+/// The primitives a handshake with host keys adds, each alone.
+void primitive_figures() {
+    const int n = 2000;
+    const auto hk = auth::HostKey::generate();
+    const auth::PublicKey pub = hk.public_key();
+    const std::vector<std::uint8_t> h(250, 7);  // about the size of a signed transcript
+    const auto sig = hk.sign(h);
+    const auto peer = auth::KeyShare::generate().public_key();
+    volatile bool sink = false;
+    const double kx = us_per(n, [&] {
+        const auto mine = auth::KeyShare::generate();
+        sink = mine.agree(peer).ok();
+    });
+    const double sign = us_per(n, [&] { sink = hk.sign(h)[0] == 0; });
+    const double verify = us_per(n, [&] { sink = auth::verify_signature(pub, h, sig); });
+    (void)sink;
+    std::printf("\nprimitives (one end, %d calls each)\n", n);
+    std::printf(
+        "  X25519 share + shared secret:         %7.1f us (each end, every keyed "
+        "connection)\n",
+        kx);
+    std::printf("  Ed25519 sign (responder, host key):   %7.1f us\n", sign);
+    std::printf("  Ed25519 verify (client, known_hosts): %7.1f us\n", verify);
+}
+
 void frame_figures() {
     std::printf("\nper frame after the handshake (HMAC-SHA256 trailer with a sequence number)\n");
     for (std::size_t size : {std::size_t{20480}, std::size_t{300}}) {
@@ -151,7 +195,9 @@ int main() {
     const auth::FabricKey key{auth::random_bytes(32), "bench"};
     const int n = 2000;
     (void)run(200, true, key);  // warm-up
-    const Figures plain = run(n, false, key), keyed = run(n, true, key);
+    const auto hk = auth::HostKey::generate();
+    const Figures plain = run(n, false, key), keyed = run(n, true, key),
+                  host = run(n, true, key, &hk);
     std::printf(
         "control connection on loopback, %d connections each (client and responder in "
         "one process)\n",
@@ -164,8 +210,13 @@ int main() {
         "  added by the handshake:               %7.1f us wall, %7.1f us CPU (x%.2f wall)\n",
         keyed.wall_us - plain.wall_us, keyed.cpu_us - plain.cpu_us, keyed.wall_us / plain.wall_us);
     std::printf(
+        "  with fabric key + host key (signed, checked): %7.1f us wall, %7.1f us CPU "
+        "(x%.2f wall of the fabric key alone)\n",
+        host.wall_us, host.cpu_us, host.wall_us / keyed.wall_us);
+    std::printf(
         "  anchor: one mesh round to a peer costs one latency session (fixed frames, no "
         "handshake); a control connection opens once per incast/accept stage and host\n");
+    primitive_figures();
     frame_figures();
     return 0;
 }

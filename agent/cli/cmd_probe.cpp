@@ -71,7 +71,7 @@ int run_probe(const std::vector<std::string>& args) {
     // A probe past a responder's unauthenticated budget (probes/latency/probe_session.h) proves
     // the fabric key first; only then is the key read, so a user who cannot read it still
     // probes within the budget.
-    if (needs_fabric_key(a.o) || !a.key_file.empty())
+    if (needs_fabric_key(a.o) || !a.key_file.empty() || host_key_options_given())
         if (auto exit = install_fabric_key("probe", a.key_file)) return *exit;
     ProbeRunTimes when{monotonic_now_s(), 0, wall_now_ms(), 0};
     auto r = rh::run_probe(a.o);

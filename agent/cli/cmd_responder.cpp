@@ -56,7 +56,7 @@ po::options_description responder_options(ResponderArgs& a) {
         "allow-fault", po::bool_switch(&a.o.allow_fault),
         "let `rocehealth accept` (stage fault) take this host's RDMA link down and up "
         "(needs CAP_NET_ADMIN); off by default");
-    add_key_file_option(desc, a.o.key_file);
+    add_key_file_option(desc, a.o.key_file, true);
     return desc;
 }
 

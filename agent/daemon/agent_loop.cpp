@@ -17,6 +17,7 @@
 #include "agent/daemon/fleet_plan.h"
 #include "agent/daemon/fleet_refresher.h"
 #include "agent/daemon/host_info.h"
+#include "agent/daemon/host_keys.h"
 #include "agent/daemon/http.h"
 #include "agent/daemon/incast_action.h"
 #include "agent/daemon/log.h"
@@ -526,6 +527,7 @@ void Agent::reload() {
     rt_ = std::move(*next);
     verdicts_.clear();               // the rules may have changed under the same address
     auth::set_process_key(rt_.key);  // read again on every reload: a rotated key takes effect
+    install_host_keys(rt_);
     stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
     if (old_key && !rt_.key)
         log_event("warning", "fabric_key_gone",
@@ -588,6 +590,7 @@ void Agent::stop() {
 
 int Agent::run() {
     auth::set_process_key(rt_.key);
+    install_host_keys(rt_);
     stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
     declare_findings_opened();
     start_collection();
@@ -700,6 +703,7 @@ Result<Runtime> prepare_runtime(AgentConfig cfg) {
     auto key = auth::key_for_command(cfg.responder.key_file);
     if (!key) return Error{"config", cfg.source, 0, "responder.key_file: " + key.error().message()};
     rt.key = std::move(*key);
+    if (auto st = load_host_keys(cfg, rt); !st) return st.error();
     // Labels from LLDP join the written ones (config.cpp refuses a label in both).
     auto lldp = lldp_topology(cfg.lldp, cfg.source);
     if (!lldp) return lldp.error();

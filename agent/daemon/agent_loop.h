@@ -11,6 +11,8 @@
 #include "agent/daemon/http_tls.h"
 #include "core/result.h"
 #include "probes/auth/fabric_key.h"
+#include "probes/auth/host_key.h"
+#include "probes/auth/known_hosts.h"
 #include "rules/engine/rule_spec.h"
 
 namespace rh::agent {
@@ -28,6 +30,9 @@ struct Runtime {
     /// responder.key_file (or the default key file when it exists); nullptr: none, so the
     /// responder serves no control commands and the incast API cannot command responders.
     std::shared_ptr<const auth::FabricKey> key;
+    /// responder.host_key_file and responder.known_hosts_file loaded; nullptr: not configured.
+    std::shared_ptr<const auth::HostKey> host_key;
+    std::shared_ptr<const auth::KnownHosts> known_hosts;
     /// With mesh.peers_file: this host's plan over cfg.mesh.fleet; nullptr otherwise.
     std::shared_ptr<const MeshPlan> mesh_plan;
 };

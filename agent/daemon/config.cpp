@@ -102,6 +102,8 @@ void read_responder(ObjectReader& r, const json& obj, ResponderConfig& c, JsonEr
     o.integer("max_sessions", c.max_sessions, 1, 1024);
     o.boolean("allow_fault", c.allow_fault);
     o.string("key_file", c.key_file);
+    o.string("host_key_file", c.host_key_file);
+    o.string("known_hosts_file", c.known_hosts_file);
     if (c.allow_fault && !c.enabled)  // the responder serves the fault command: nothing would
         o.fail("allow_fault", "true has no effect while responder.enabled is false");
 }

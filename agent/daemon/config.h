@@ -58,6 +58,11 @@ struct ResponderConfig {
     /// The fabric key (probes/auth/fabric_key.h) control commands need, both served by this
     /// responder and sent by the incast API; empty: /etc/rocehealth/fabric.key when it exists.
     std::string key_file;
+    /// Optional per-host keys (probes/auth/host_key.h, known_hosts.h), both need key_file's key:
+    /// this host's Ed25519 key its responder signs handshakes with; and the responders' keys the
+    /// incast API requires ("NAME ed25519 BASE64" lines). Empty: none.
+    std::string host_key_file;
+    std::string known_hosts_file;
     bool operator==(const ResponderConfig&) const = default;
 };
 

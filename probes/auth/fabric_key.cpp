@@ -117,64 +117,11 @@ Result<std::shared_ptr<const FabricKey>> key_for_command(const std::string& path
     return std::make_shared<const FabricKey>(std::move(*k));
 }
 
-namespace {
-
-/// Creates the missing folders above `path`, each 0700 (a key's folder is nobody else's
-/// business; existing folders are left as they are).
-Status create_key_folders(const std::string& path) {
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    if (parent.empty()) return ok_status();
-    std::filesystem::path at;
-    for (const auto& part : parent) {
-        at /= part;
-        if (::mkdir(at.c_str(), 0700) == 0) {
-            (void)::chmod(at.c_str(), 0700);  // mkdir's mode is masked by the umask
-            continue;
-        }
-        if (errno == EEXIST) continue;
-        return key_error(path, errno, "cannot create its folder " + at.string());
-    }
-    return ok_status();
-}
-
-}  // namespace
-
 Status write_new_key_file(const std::string& path) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0)
-        return key_error(path, 0,
-                         S_ISREG(st.st_mode)   ? "a key is there already"
-                         : S_ISDIR(st.st_mode) ? "is a directory, not a key file"
-                                               : "exists and is not a regular file");
-    // The default /etc/rocehealth/ does not exist on a host that never had rocehealth's
-    // configuration: create the key's folders.
-    if (auto made = create_key_folders(path); !made) return made;
-    const int fd = open_no_symlinks(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0)
-        return key_error(path, errno,
-                         errno == EEXIST  ? "a key is there already"
-                         : errno == ELOOP ? "a component of the path is a symbolic link "
-                                            "(refused: give the real path)"
-                                          : "");
-    // O_CREAT's mode is masked by the umask; 0600 is what the file must be.
-    (void)::fchmod(fd, 0600);
     auto bytes = random_bytes(kMinKeyBytes);
-    std::size_t put = 0;
-    while (put < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + put, bytes.size() - put);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int e = errno;
-            OPENSSL_cleanse(bytes.data(), bytes.size());
-            ::close(fd);
-            ::unlink(path.c_str());
-            return key_error(path, e, "");
-        }
-        put += static_cast<std::size_t>(n);
-    }
+    Status st = write_new_secret_file("fabric key", path, bytes);
     OPENSSL_cleanse(bytes.data(), bytes.size());
-    if (::fsync(fd) != 0 || ::close(fd) != 0) return key_error(path, errno, "");
-    return ok_status();
+    return st;
 }
 
 Mac hmac_sha256(std::span<const std::uint8_t> key, std::span<const std::uint8_t> data) {

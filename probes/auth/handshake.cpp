@@ -8,12 +8,16 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "probes/auth/key_share.h"
+#include "probes/auth/known_hosts.h"
+
 namespace rh::auth {
 
 namespace {
 
 constexpr const char* kLabel = "rocehealth fabric auth";
 constexpr const char* kKeyLabel = "rocehealth frame key";
+constexpr const char* kHostLabel = "rocehealth host key";
 
 /// `label` 0x00 | json version (2 bytes, big-endian): how every transcript and key info begins.
 std::vector<std::uint8_t> labelled(const char* label) {
@@ -89,6 +93,22 @@ Result<std::array<std::uint8_t, N>> unhex(const nlohmann::json& j, const char* f
     return out;
 }
 
+/// An optional hex field: absent is nullopt, present must be 2N hex digits.
+template <std::size_t N>
+Result<std::optional<std::array<std::uint8_t, N>>> unhex_optional(const nlohmann::json& j,
+                                                                  const char* field) {
+    if (!j.is_object() || !j.contains(field)) return std::optional<std::array<std::uint8_t, N>>{};
+    auto v = unhex<N>(j, field);
+    if (!v) return v.error();
+    return std::optional<std::array<std::uint8_t, N>>{*v};
+}
+
+/// "HOST" of "HOST:PORT" or "[HOST]:PORT" (tcp::peer_address's form).
+std::string dialled_host_of(const std::string& address) {
+    if (address.starts_with('[')) return address.substr(1, address.find(']') - 1);
+    return address.substr(0, address.rfind(':'));
+}
+
 Status expect_cmd(const nlohmann::json& j, const char* want) {
     if (j.is_object() && j.contains("cmd") && j["cmd"].is_string() && j["cmd"] == want)
         return ok_status();
@@ -120,7 +140,9 @@ Mac proof_of(const FabricKey& key, const std::string& role, const std::string& t
 }
 
 SessionKeys session_keys(const FabricKey& key, const std::string& to, const Nonce& client_nonce,
-                         const Nonce& server_nonce) {
+                         const Nonce& server_nonce, std::span<const std::uint8_t> dh) {
+    KeyBytes ikm = key.bytes;
+    ikm.insert(ikm.end(), dh.begin(), dh.end());
     std::vector<std::uint8_t> salt(client_nonce.begin(), client_nonce.end());
     salt.insert(salt.end(), server_nonce.begin(), server_nonce.end());
     const auto info = [&to](const char* direction) {
@@ -129,16 +151,32 @@ SessionKeys session_keys(const FabricKey& key, const std::string& to, const Nonc
         i.insert(i.end(), direction, direction + std::strlen(direction));
         return i;
     };
-    return {hkdf(key.bytes, salt, info("client to responder")),
-            hkdf(key.bytes, salt, info("responder to client"))};
+    return {hkdf(ikm, salt, info("client to responder")),
+            hkdf(ikm, salt, info("responder to client"))};
 }
 
-nlohmann::json auth_request(const Nonce& n, const std::string& to) {
-    return {{"cmd", "auth"}, {"nonce", hex(n)}, {"to", to}};
+std::vector<std::uint8_t> host_transcript(const std::string& to, const Nonce& client_nonce,
+                                          const Nonce& server_nonce, const PublicKey& client_share,
+                                          const PublicKey& server_share) {
+    std::vector<std::uint8_t> t = labelled(kHostLabel);
+    append(t, to);
+    for (const auto* part : {&client_nonce, &server_nonce, &client_share, &server_share})
+        t.insert(t.end(), part->begin(), part->end());
+    return t;
 }
 
-nlohmann::json auth_challenge(const Nonce& n, const Mac& proof) {
-    return {{"cmd", "auth_challenge"}, {"nonce", hex(n)}, {"proof", hex(proof)}};
+nlohmann::json auth_request(const Nonce& n, const std::string& to, const PublicKey* share) {
+    nlohmann::json j = {{"cmd", "auth"}, {"nonce", hex(n)}, {"to", to}};
+    if (share) j["kx"] = hex(*share);
+    return j;
+}
+
+nlohmann::json auth_challenge(const Nonce& n, const Mac& proof, const PublicKey* share,
+                              const Signature* sig) {
+    nlohmann::json j = {{"cmd", "auth_challenge"}, {"nonce", hex(n)}, {"proof", hex(proof)}};
+    if (share) j["kx"] = hex(*share);
+    if (sig) j["host_sig"] = hex(*sig);
+    return j;
 }
 
 nlohmann::json auth_proof(const Mac& proof) {
@@ -156,7 +194,9 @@ Result<AuthRequest> parse_auth_request(const nlohmann::json& j) {
     if (!j["to"].is_string()) return bad("not a string");
     auto to = tcp::canonical_address(j["to"].get_ref<const std::string&>());
     if (!to) return bad(to.error().message());
-    return AuthRequest{*n, std::move(*to)};
+    auto share = unhex_optional<32>(j, "kx");
+    if (!share) return share.error();
+    return AuthRequest{*n, std::move(*to), *share};
 }
 
 Result<Challenge> parse_auth_challenge(const nlohmann::json& j) {
@@ -165,7 +205,12 @@ Result<Challenge> parse_auth_challenge(const nlohmann::json& j) {
     if (!n) return n.error();
     auto p = unhex<32>(j, "proof");
     if (!p) return p.error();
-    return Challenge{*n, *p};
+    auto share = unhex_optional<32>(j, "kx");
+    if (!share) return share.error();
+    auto sig = unhex_optional<64>(j, "host_sig");
+    if (!sig) return sig.error();
+    if (*sig && !*share) return Error{"auth", "message", 0, "host_sig: without kx"};
+    return Challenge{*n, *p, *share, *sig};
 }
 
 Result<Mac> parse_auth_proof(const nlohmann::json& j) {
@@ -173,7 +218,8 @@ Result<Mac> parse_auth_proof(const nlohmann::json& j) {
     return unhex<32>(j, "proof");
 }
 
-Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl) {
+Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl,
+                          const ExpectedHost* expect) {
     const std::string who = s.peer().empty() ? "responder" : s.peer();
     const auto fail = [&who](const std::string& why) { return Error{"auth", who, 0, why}; };
     // What this socket really goes to, not the name it was given: a name that resolves to a
@@ -184,7 +230,9 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl
     Nonce cn{};
     const auto r = random_bytes(cn.size());
     std::copy(r.begin(), r.end(), cn.begin());
-    if (auto st = tcp::send_json(s, auth_request(cn, *to), dl); !st) return st.error();
+    const KeyShare mine = KeyShare::generate();
+    const PublicKey my_share = mine.public_key();
+    if (auto st = tcp::send_json(s, auth_request(cn, *to, &my_share), dl); !st) return st.error();
     auto got = tcp::recv_any(s, dl);
     if (!got && got.error().detail.rfind("peer closed the connection after 0 of", 0) == 0)
         return fail(
@@ -207,6 +255,26 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl
         return fail(
             "responder did not prove the fabric key for " + *to +
             " (it holds another key, or a relay between us rewrote the address it was asked for)");
+    // The host key before our own proof: an impostor learns nothing more from this connection.
+    if (expect && !ch->host_sig)
+        return fail("responder " + expect->name + " " + kNoHostProof +
+                    ": it sent no host signature, and " + expect->source +
+                    " requires one (it has no host key configured, runs a rocehealth without host "
+                    "keys, or is another host posing as " +
+                    expect->name + ")");
+    if (expect && !verify_signature(
+                      expect->key, host_transcript(*to, cn, ch->server_nonce, my_share, *ch->share),
+                      *ch->host_sig))
+        return fail("responder " + expect->name + " " + kNoHostProof +
+                    ": its signature does not verify with the key of " + expect->source +
+                    " (another host posing as " + expect->name +
+                    ", a relay, or its host key was replaced: compare the fingerprint it logs)");
+    KeyBytes dh;
+    if (ch->share) {
+        auto secret = mine.agree(*ch->share);
+        if (!secret) return fail(secret.error().detail);
+        dh = std::move(*secret);
+    }
     if (auto st =
             tcp::send_json(s, auth_proof(proof_of(key, "client", *to, cn, ch->server_nonce)), dl);
         !st)
@@ -216,13 +284,13 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl
     if (!ok->json) return fail("expected auth_ok, got a fixed frame");
     if (auto why = refusal(*ok->json)) return fail(*why);
     if (auto c = expect_cmd(*ok->json, "auth_ok"); !c) return fail(c.error().detail);
-    const SessionKeys k = session_keys(key, *to, cn, ch->server_nonce);
+    const SessionKeys k = session_keys(key, *to, cn, ch->server_nonce, dh);
     s.protect(std::make_shared<tcp::FrameAuth>(k.client_to_responder, k.responder_to_client));
     return ok_status();
 }
 
 Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKey* key,
-                     tcp::Deadline dl) {
+                     tcp::Deadline dl, const HostKey* host_key) {
     const auto refuse = [&s, dl](const std::string& why) {
         (void)tcp::send_json(s, error_frame(why), dl);
         return Error{"auth", s.peer(), 0, why};
@@ -241,8 +309,25 @@ Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKe
     Nonce sn{};
     const auto r = random_bytes(sn.size());
     std::copy(r.begin(), r.end(), sn.begin());
-    if (auto st = tcp::send_json(
-            s, auth_challenge(sn, proof_of(*key, "responder", *here, req->nonce, sn)), dl);
+    // A share answers a share; the host key signs only with both (H binds them).
+    std::optional<KeyShare> mine;
+    PublicKey my_share{};
+    std::optional<Signature> sig;
+    KeyBytes dh;
+    if (req->share) {
+        mine = KeyShare::generate();
+        my_share = mine->public_key();
+        auto secret = mine->agree(*req->share);
+        if (!secret) return refuse(secret.error().detail);
+        dh = std::move(*secret);
+        if (host_key)
+            sig = host_key->sign(host_transcript(*here, req->nonce, sn, *req->share, my_share));
+    }
+    if (auto st =
+            tcp::send_json(s,
+                           auth_challenge(sn, proof_of(*key, "responder", *here, req->nonce, sn),
+                                          mine ? &my_share : nullptr, sig ? &*sig : nullptr),
+                           dl);
         !st)
         return st.error();
     auto got = tcp::recv_any(s, dl);
@@ -259,16 +344,36 @@ Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKe
         return e;
     }
     if (auto st = tcp::send_json(s, {{"cmd", "auth_ok"}}, dl); !st) return st.error();
-    const SessionKeys k = session_keys(*key, *here, req->nonce, sn);
+    const SessionKeys k = session_keys(*key, *here, req->nonce, sn, dh);
     s.protect(std::make_shared<tcp::FrameAuth>(k.responder_to_client, k.client_to_responder));
     return ok_status();
 }
 
 Result<tcp::Socket> connect_control(const tcp::HostPort& peer, tcp::Deadline deadline) {
+    const auto key = process_key();
+    const auto known = process_known_hosts();
+    const std::string subject = "responder at " + peer.str();
+    if (known && !key)
+        return Error{"auth", subject, 0,
+                     "known_hosts " + known->path +
+                         " is set but there is no fabric key: host keys add to the fabric key, "
+                         "they do not replace it"};
+    const KnownHost* entry = known ? known->find(peer.host) : nullptr;
     auto s = tcp::connect(peer, deadline);
     if (!s) return s.error();
-    if (const auto key = process_key())
-        if (auto st = prove_to_responder(*s, *key, deadline); !st) {
+    if (known && !entry)  // dialled by a name the file does not give: its address may be there
+        if (const auto a = tcp::peer_address(*s)) entry = known->find(dialled_host_of(*a));
+    if (known && !entry)
+        return Error{"auth", subject, 0,
+                     std::string(kNoKnownHost) + " " + peer.host + " in " + known->path +
+                         " (add the line `rocehealth keygen --host-key` printed on that host, or "
+                         "its `responder` logs at start)"};
+    std::optional<ExpectedHost> expect;
+    if (entry)
+        expect =
+            ExpectedHost{peer.host, entry->key, known->path + ":" + std::to_string(entry->line)};
+    if (key)
+        if (auto st = prove_to_responder(*s, *key, deadline, expect ? &*expect : nullptr); !st) {
             Error e = st.error();
             if (e.subject.empty() || e.subject == "responder" || e.subject.rfind("peer ", 0) == 0)
                 e.subject = "responder at " + peer.str();

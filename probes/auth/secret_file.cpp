@@ -10,6 +10,7 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 
 namespace rh::auth {
 
@@ -150,6 +151,69 @@ Result<SecretBytes> read_secret_file(const std::string& op, const std::string& p
     SecretBytes s(std::vector<std::uint8_t>(out.begin(), out.begin() + static_cast<long>(got)));
     OPENSSL_cleanse(out.data(), out.size());
     return s;
+}
+
+}  // namespace rh::auth
+
+namespace rh::auth {
+
+namespace {
+
+/// Creates the missing folders above `path`, each 0700 (a secret's folder is nobody else's
+/// business; existing folders are left as they are).
+Status create_secret_folders(const std::string& op, const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (parent.empty()) return ok_status();
+    std::filesystem::path at;
+    for (const auto& part : parent) {
+        at /= part;
+        if (::mkdir(at.c_str(), 0700) == 0) {
+            (void)::chmod(at.c_str(), 0700);  // mkdir's mode is masked by the umask
+            continue;
+        }
+        if (errno == EEXIST) continue;
+        return Error{op, path, errno, "cannot create its folder " + at.string()};
+    }
+    return ok_status();
+}
+
+}  // namespace
+
+Status write_new_secret_file(const std::string& op, const std::string& path,
+                             std::span<const std::uint8_t> bytes) {
+    const auto fail = [&op, &path](int e, const std::string& why) {
+        return Error{op, path, e, why};
+    };
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0)
+        return fail(0, S_ISREG(st.st_mode)   ? "a key is there already"
+                       : S_ISDIR(st.st_mode) ? "is a directory, not a key file"
+                                             : "exists and is not a regular file");
+    // The default /etc/rocehealth/ does not exist on a host that never had rocehealth's
+    // configuration: create the key's folders.
+    if (auto made = create_secret_folders(op, path); !made) return made;
+    const int fd = open_no_symlinks(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return fail(errno, errno == EEXIST  ? "a key is there already"
+                           : errno == ELOOP ? "a component of the path is a symbolic link "
+                                              "(refused: give the real path)"
+                                            : "");
+    // O_CREAT's mode is masked by the umask; 0600 is what the file must be.
+    (void)::fchmod(fd, 0600);
+    std::size_t put = 0;
+    while (put < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + put, bytes.size() - put);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int e = errno;
+            ::close(fd);
+            ::unlink(path.c_str());
+            return fail(e, "");
+        }
+        put += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) return fail(errno, "");
+    return ok_status();
 }
 
 }  // namespace rh::auth

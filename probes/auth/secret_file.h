@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,13 @@ class SecretBytes {
 /// 0640): chmod 600 PATH".
 Result<SecretBytes> read_secret_file(const std::string& op, const std::string& path,
                                      std::size_t max_bytes);
+
+/// Writes `bytes` to a new file `path` of mode 0600, creating missing parent folders with mode
+/// 0700 and following no symlink (the fabric key, a host key). Refuses an existing file so a key
+/// in use is never overwritten. Errors (op `op`, subject `path`): "a key is there already", "is a
+/// directory ...", a symlink in the path, errno of the folder, open or write.
+Status write_new_secret_file(const std::string& op, const std::string& path,
+                             std::span<const std::uint8_t> bytes);
 
 /// Opens `path` like read_secret_file (no symlink in any component), flags `flags` (O_CLOEXEC is
 /// added); -1 with errno set on failure. Used by keygen's checks as well.

@@ -339,7 +339,10 @@ struct FrontDoor::Impl {
                      const std::string& peer) {
         Place place(adm, Pool::auth, group);
         const auto key = auth::process_key();
-        if (auto v = auth::verify_client(s, cmd, key.get(), tcp::deadline_in(o.handshake_ms)); !v) {
+        const auto host_key = auth::process_host_key();
+        if (auto v = auth::verify_client(s, cmd, key.get(), tcp::deadline_in(o.handshake_ms),
+                                         host_key.get());
+            !v) {
             log_line(peer, "control connection refused: " + v.error().detail);
             // Only a wrong proof is a guess at the key: a client that found our proof wrong (a
             // rotation half done) or dialled another address must not lock its host out.

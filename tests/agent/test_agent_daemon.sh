@@ -92,6 +92,20 @@ head -c 32 /dev/urandom > "$work/world.key"
 chmod 644 "$work/world.key"
 bad_config "{\"sysfs_root\": \"$sys\", \"responder\": {\"key_file\": \"$work/world.key\"}}" \
     "responder.key_file: fabric key $work/world.key: is readable or writable by group or others (mode 0644): chmod 600 $work/world.key"
+# Per-host keys: a known_hosts line that is not one is refused naming FILE:LINE; host keys
+# without the fabric key are refused (they add to it).
+head -c 32 /dev/urandom > "$work/own.key"
+chmod 600 "$work/own.key"
+printf '# fleet\nnode7 ed25519\n' > "$work/known_hosts"
+bad_config "{\"sysfs_root\": \"$sys\", \"responder\": {\"key_file\": \"$work/own.key\", \"known_hosts_file\": \"$work/known_hosts\"}}" \
+    "responder.known_hosts_file: known_hosts $work/known_hosts:2: expected NAME ed25519 BASE64"
+"$bin" keygen --host-key "$work/host.key" > "$work/host_key.line" 2>/dev/null || fail "keygen --host-key failed"
+grep -qE "^[^ ]+ ed25519 [A-Za-z0-9+/]{43}=$" "$work/host_key.line" ||
+    fail "keygen --host-key printed no known_hosts line: $(cat "$work/host_key.line")"
+[ "$(stat -c %a "$work/host.key")" = 600 ] || fail "keygen --host-key's file is not mode 0600"
+[ -e /etc/rocehealth/fabric.key ] ||
+    bad_config "{\"sysfs_root\": \"$sys\", \"responder\": {\"host_key_file\": \"$work/host.key\"}}" \
+        "responder.host_key_file: $work/host.key needs the fabric key too"
 
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 agent_pid=$!

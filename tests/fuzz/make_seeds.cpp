@@ -25,6 +25,9 @@ void write(const std::string& dir, const std::string& name, const Bytes& b) {
     out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
+constexpr rh::auth::PublicKey kShare{9, 8, 7};
+constexpr rh::auth::Signature kSig{6, 5, 4};
+
 /// fuzz_control_replies' seeds: each reply and request as JSON text.
 int reply_seeds(const std::string& dir) {
     namespace ex = rh::examples;
@@ -106,6 +109,9 @@ int main(int argc, char** argv) {
         rh::auth::auth_request(rh::auth::Nonce{1, 2, 3}, "[fe80::1]:18520"),
         rh::auth::auth_challenge(rh::auth::Nonce{4, 5, 6}, rh::auth::Mac{7, 8, 9}),
         rh::auth::auth_proof(rh::auth::Mac{10, 11, 12}),
+        // With the optional key share and host signature (probes/auth/handshake.h).
+        rh::auth::auth_request(rh::auth::Nonce{1, 2, 3}, "10.0.0.7:18520", &kShare),
+        rh::auth::auth_challenge(rh::auth::Nonce{4, 5, 6}, rh::auth::Mac{7, 8, 9}, &kShare, &kSig),
     };
     int i = 0;
     for (const auto& d : docs)

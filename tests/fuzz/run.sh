@@ -10,6 +10,7 @@ seconds=${FUZZ_SECONDS:-45}
 out=build-fuzz
 harnesses=(fuzz_netlink fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs fuzz_http_request
   fuzz_prom_response fuzz_http_answer fuzz_job_logs fuzz_control_replies)
+harnesses+=(fuzz_known_hosts)
 
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF -DROCEHEALTH_UNITY=OFF >/dev/null
@@ -111,6 +112,14 @@ while IFS= read -r -d '' f; do
   head -c 65536 "$f" >"$corpus/fuzz_job_logs/case-$(echo "$f" | tr '/' '_')"
 done < <(find tests/cases -type f \( -name '*.log' -o -name '*nccl*' -o -name '*ucx*' \
          -o -name '*perftest*' -o -name '*dmesg*' -o -name '*journal*' \) -print0 2>/dev/null)
+# fuzz_known_hosts: the file as documented (comments, names, addresses, tabs, CRLF) and with
+# each kind of fault its errors name.
+k=AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
+printf '# fleet\nnode7 ed25519 %s\n10.0.0.7\ted25519 %s\r\nfe80::1 ed25519 %s\n' "$k" "$k" "$k" \
+  >"$corpus/fuzz_known_hosts/good"
+printf 'node7 ed25519\nnode8 ssh-rsa %s\nNODE7 ed25519 %s\nb/c ed25519 %s\n' "$k" "$k" "$k" \
+  >"$corpus/fuzz_known_hosts/faults"
+printf '%s' "$k" >"$corpus/fuzz_known_hosts/key"
 
 status=0
 for h in "${harnesses[@]}"; do

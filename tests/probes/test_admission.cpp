@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "probes/auth/handshake.h"
+#include "probes/auth/host_key.h"
+#include "probes/auth/known_hosts.h"
 #include "probes/latency/probe.h"
 #include "probes/mesh/mesh.h"
 #include "probes/responder/admission.h"
@@ -445,6 +447,36 @@ BOOST_AUTO_TEST_CASE(probe_sessions_per_address_cap) {
     BOOST_REQUIRE(tcp::send_msg(third, probe_request(), tcp::deadline_in(2000)));
     BOOST_TEST(next_error(third) ==
                "refused: at most 2 unauthenticated probe sessions per address");
+}
+
+BOOST_AUTO_TEST_CASE(the_front_door_signs_with_the_process_host_key) {
+    // Per-host keys on the real front door: a client whose known_hosts names this responder
+    // refuses it until the process holds that host key, then its command is served.
+    auth::set_process_key(test_key());
+    const auto hk = std::make_shared<const auth::HostKey>(auth::HostKey::generate());
+    auto kh = auth::parse_known_hosts(
+        "127.0.0.1 ed25519 " + auth::public_key_text(hk->public_key()) + "\n", "kh");
+    BOOST_REQUIRE(kh);
+    auth::set_process_known_hosts(std::make_shared<const auth::KnownHosts>(*kh));
+    Door d(quick());
+    {
+        auto k = auth::connect_control({"127.0.0.1", d.port}, tcp::deadline_in(5000));
+        BOOST_REQUIRE(!k);
+        BOOST_TEST(k.error().message().find("responder 127.0.0.1 did not prove its host key") !=
+                       std::string::npos,
+                   k.error().message());
+    }
+    auth::set_process_host_key(hk);
+    {
+        auto k = auth::connect_control({"127.0.0.1", d.port}, tcp::deadline_in(5000));
+        BOOST_REQUIRE_MESSAGE(k, (k ? "" : k.error().message()));
+        BOOST_REQUIRE(tcp::send_json(*k, {{"cmd", "inventory"}}, tcp::deadline_in(2000)));
+        BOOST_TEST(next_error(*k) == "");
+    }
+    BOOST_TEST(d.commands.load() == 1);
+    auth::set_process_host_key(nullptr);
+    auth::set_process_known_hosts(nullptr);
+    auth::set_process_key(nullptr);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
