@@ -184,6 +184,162 @@ std::string retry_conclusion(const std::vector<Cause>& causes, const std::string
     return "packets were lost and retransmitted (" + what + ")";
 }
 
+/// One (host, status) group of error completions, with what its sentences say: the peers in
+/// order of first appearance (by name or address), "towards ..." and ", N times".
+struct ErrorGroup {
+    const std::vector<const Placed*>& list;
+    const Placed& first;
+    std::vector<const Placed*> peers;
+    std::string peer;     ///< the one peer, when there is one
+    std::string towards;  ///< " towards P" / " towards 3 peers (a, b, c)" / ""
+    std::string times;    ///< ", N times" / ""
+    std::string where;    ///< "host device"
+};
+
+ErrorGroup error_group(const std::vector<const Placed*>& list) {
+    ErrorGroup g{list, *list.front(), {}, {}, {}, {}, {}};
+    const Placed& first = g.first;
+    auto& peers = g.peers;
+    std::set<std::string> seen_peers;
+    for (const Placed* e : list)
+        if (const std::string name = peer_of(*e); !name.empty() && seen_peers.insert(name).second)
+            peers.push_back(e);
+    constexpr std::size_t kPeersNamed = 4;
+    if (peers.size() == 1) {
+        g.peer = peer_of(*peers.front());
+        g.towards = " towards " + g.peer;
+    } else if (peers.size() > 1) {
+        g.towards = " towards " + std::to_string(peers.size()) + " peers (";
+        for (std::size_t i = 0; i < peers.size() && i < kPeersNamed; ++i)
+            g.towards += (i ? ", " : "") + peer_of(*peers[i]);
+        g.towards += peers.size() > kPeersNamed ? ", ...)" : ")";
+    }
+    g.times = list.size() > 1 ? ", " + std::to_string(list.size()) + " times" : "";
+    g.where = (first.host.empty() ? std::string("a host") : first.host) +
+              (first.event.device.empty() ? "" : " " + first.event.device);
+    return g;
+}
+
+/// job_retry_exceeded (status 12): the causes found in the retry window before the error, for
+/// each of the group's peers (up to 8), strongest first.
+Finding retry_exceeded_finding(const SeriesStore& store, const EngineResult& result,
+                               const std::vector<Placed>& events, const ErrorGroup& g) {
+    const Placed& first = g.first;
+    const auto& peers = g.peers;
+    const std::string &towards = g.towards, &times = g.times, &where = g.where;
+    Window w;
+    Finding f;
+    const RetrySettings rs = retry_settings(events, first.host);
+    if (first.timed) w = {first.t - rs.window_s() - 5, first.t + 5, false};
+    std::vector<Cause> causes;
+    constexpr std::size_t kPeersSearched = 8;
+    if (peers.empty()) causes = retry_causes(store, result, events, first.host, {}, w);
+    for (std::size_t i = 0; i < peers.size() && i < kPeersSearched; ++i) {
+        auto more = retry_causes(store, result, events, first.host, peers[i]->peer_host, w);
+        causes.insert(causes.end(), more.begin(), more.end());
+    }
+    std::stable_sort(causes.begin(), causes.end(), [](const Cause& a, const Cause& b) {
+        return cause_rank(a.kind) < cause_rank(b.kind);
+    });
+    // A short timeout turns a pause or a congested moment into a dead QP.
+    constexpr unsigned kShortTimeout = 14;  // 4.096 us x 2^14 = 67 ms per try
+    if (rs.timeout < kShortTimeout) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf,
+                      "NCCL_IB_TIMEOUT=%u: %.1f ms per try, %.0f ms for all %u tries", rs.timeout,
+                      4.096e-3 * std::ldexp(1.0, rs.timeout), rs.window_s() * 1000,
+                      rs.retry_cnt + 1);
+        // Before the transport counters: a short timer's expiries are what
+        // ack_timeouts counts, a symptom of the setting more than of loss.
+        const auto transport = std::find_if(causes.begin(), causes.end(),
+                                            [](const Cause& c) { return c.kind == "transport"; });
+        causes.insert(transport, {"timeout", buf, "", first.host});
+    }
+    f = log_finding("job_retry_exceeded", first);
+    const bool common = peers.size() > 1 && (causes.empty() || causes.front().kind != "peer_gone");
+    f.summary = where + ": " + status_phrase(first.event) + towards + times + "; " +
+                (common ? "failing towards several peers at once points at what they "
+                          "share, this host's port, NIC or switch port; "
+                        : "") +
+                retry_conclusion(causes, peers.size() == 1 ? first.peer_host : "");
+    f.explanation =
+        "The sender retried (retry_cnt + 1) times with a timeout of 4.096 us x "
+        "2^timeout each (" +
+        std::to_string(static_cast<int>(std::lround(rs.window_s()))) +
+        " s at NCCL_IB_TIMEOUT=" + std::to_string(rs.timeout) +
+        ", NCCL_IB_RETRY_CNT=" + std::to_string(rs.retry_cnt) +
+        ") without an ACK: the loss happened that long before the error.";
+    add_causes(f, causes);
+    f.confidence = causes.empty() ? "low" : "medium";
+    f.confidence_reason = causes.empty() ? "the data holds no explaining evidence"
+                                         : "the cause is the evidence the data holds in "
+                                           "that window, first in the order checked";
+    return f;
+}
+
+/// job_rnr_retry_exceeded (status 13): the receiver's RNR counters and findings around it.
+Finding rnr_retry_finding(const SeriesStore& store, const EngineResult& result,
+                          const ErrorGroup& g) {
+    const Placed& first = g.first;
+    const std::string &peer = g.peer, &towards = g.towards, &times = g.times, &where = g.where;
+    Finding f;
+    std::vector<Cause> causes;
+    Window ww;
+    if (first.timed) ww = {first.t - 60, first.t + 5, false};
+    if (!first.peer_host.empty()) {
+        counter_rises(store, first.peer_host, {"rnr_nak_sent", "rx_out_of_buffer"}, ww, "rnr",
+                      causes);
+        findings_of(result, first.peer_host, {"rnr", "lifetime_rnr"}, ww, "rnr", causes);
+    }
+    counter_rises(store, first.host, {"rnr_nak_received"}, ww, "rnr", causes);
+    f = log_finding("job_rnr_retry_exceeded", first);
+    f.summary = where + ": " + status_phrase(first.event) + towards + times + "; the receiver" +
+                (peer.empty() ? "" : " " + peer) +
+                " ran out of posted receive WQEs (receiver not ready) longer than the "
+                "sender's rnr_retry allows: post receives sooner or deeper there, or "
+                "raise rnr_retry (7 = retry for ever, as NCCL and UCX do)";
+    add_causes(f, causes);
+    f.confidence = causes.empty() ? "medium" : "high";
+    return f;
+}
+
+/// The finding of one (host, status) group of error completions.
+Finding completion_finding(const SeriesStore& store, const EngineResult& result,
+                           const std::vector<Placed>& events, const ErrorGroup& g, int status) {
+    const Placed& first = g.first;
+    const auto& list = g.list;
+    const std::string &towards = g.towards, &times = g.times, &where = g.where;
+    Finding f;
+    if (status == 12) {
+        f = retry_exceeded_finding(store, result, events, g);
+    } else if (status == 13) {
+        f = rnr_retry_finding(store, result, g);
+    } else if (status == 10) {
+        f = log_finding("job_remote_access_error", first);
+        f.summary = where + ": " + status_phrase(first.event) + towards + times +
+                    "; host side, not the link: the application or its memory registration "
+                    "(an MR deregistered by the peer during teardown or restart, GPU memory "
+                    "invalidated under peermem/dma-buf, a wrong rkey or address)";
+        f.confidence = "medium";
+    } else if (status == 4) {
+        f = log_finding("job_local_protection_error", first);
+        f.summary = where + ": " + status_phrase(first.event) + towards + times +
+                    "; host side: the local buffer is not registered for this access. With "
+                    "GPUDirect RDMA this is PCIe ACS or IOMMU settings (NCCL's own hint): "
+                    "check ACS on the PCIe switches and iommu=pt";
+        f.confidence = "medium";
+    } else {
+        f = log_finding("job_completion_error", first);
+        f.summary = where + ": " + status_phrase(first.event) + towards + times;
+        f.confidence = "low";
+    }
+    for (std::size_t i = 0; i < list.size() && i < 5; ++i)
+        f.evidence.insert(f.evidence.begin() + static_cast<std::ptrdiff_t>(i),
+                          line_evidence(*list[i]));
+    for (const Placed* e : list) f.timeline.push_back(timeline_of(*e, result.wall_clock));
+    return f;
+}
+
 void completion_findings(const SeriesStore& store, EngineResult& result,
                          const std::vector<Placed>& events) {
     // One finding per (host, status): the first line, the count, the peers, the causes. A host
@@ -193,124 +349,8 @@ void completion_findings(const SeriesStore& store, EngineResult& result,
         if (e.event.kind == "completion_error" && e.event.wc_status != 5)
             groups[{e.host, e.event.wc_status.value_or(-1)}].push_back(&e);
     std::vector<Finding> found;
-    for (const auto& [key, list] : groups) {
-        const Placed& first = *list.front();
-        const int status = key.second;
-        // The peers in order of first appearance: their names (or addresses) and data hosts.
-        std::vector<const Placed*> peers;
-        std::set<std::string> seen_peers;
-        for (const Placed* e : list)
-            if (const std::string name = peer_of(*e);
-                !name.empty() && seen_peers.insert(name).second)
-                peers.push_back(e);
-        constexpr std::size_t kPeersNamed = 4;
-        std::string peer, towards;
-        if (peers.size() == 1) {
-            peer = peer_of(*peers.front());
-            towards = " towards " + peer;
-        } else if (peers.size() > 1) {
-            towards = " towards " + std::to_string(peers.size()) + " peers (";
-            for (std::size_t i = 0; i < peers.size() && i < kPeersNamed; ++i)
-                towards += (i ? ", " : "") + peer_of(*peers[i]);
-            towards += peers.size() > kPeersNamed ? ", ...)" : ")";
-        }
-        const std::string times =
-            list.size() > 1 ? ", " + std::to_string(list.size()) + " times" : "";
-        const std::string where = (first.host.empty() ? std::string("a host") : first.host) +
-                                  (first.event.device.empty() ? "" : " " + first.event.device);
-        Window w;
-        Finding f;
-        if (status == 12) {
-            const RetrySettings rs = retry_settings(events, first.host);
-            if (first.timed) w = {first.t - rs.window_s() - 5, first.t + 5, false};
-            std::vector<Cause> causes;
-            constexpr std::size_t kPeersSearched = 8;
-            if (peers.empty()) causes = retry_causes(store, result, events, first.host, {}, w);
-            for (std::size_t i = 0; i < peers.size() && i < kPeersSearched; ++i) {
-                auto more = retry_causes(store, result, events, first.host, peers[i]->peer_host, w);
-                causes.insert(causes.end(), more.begin(), more.end());
-            }
-            std::stable_sort(causes.begin(), causes.end(), [](const Cause& a, const Cause& b) {
-                return cause_rank(a.kind) < cause_rank(b.kind);
-            });
-            // A short timeout turns a pause or a congested moment into a dead QP.
-            constexpr unsigned kShortTimeout = 14;  // 4.096 us x 2^14 = 67 ms per try
-            if (rs.timeout < kShortTimeout) {
-                char buf[200];
-                std::snprintf(buf, sizeof buf,
-                              "NCCL_IB_TIMEOUT=%u: %.1f ms per try, %.0f ms for all %u tries",
-                              rs.timeout, 4.096e-3 * std::ldexp(1.0, rs.timeout),
-                              rs.window_s() * 1000, rs.retry_cnt + 1);
-                // Before the transport counters: a short timer's expiries are what
-                // ack_timeouts counts, a symptom of the setting more than of loss.
-                const auto transport =
-                    std::find_if(causes.begin(), causes.end(),
-                                 [](const Cause& c) { return c.kind == "transport"; });
-                causes.insert(transport, {"timeout", buf, "", first.host});
-            }
-            f = log_finding("job_retry_exceeded", first);
-            const bool common =
-                peers.size() > 1 && (causes.empty() || causes.front().kind != "peer_gone");
-            f.summary = where + ": " + status_phrase(first.event) + towards + times + "; " +
-                        (common ? "failing towards several peers at once points at what they "
-                                  "share, this host's port, NIC or switch port; "
-                                : "") +
-                        retry_conclusion(causes, peers.size() == 1 ? first.peer_host : "");
-            f.explanation =
-                "The sender retried (retry_cnt + 1) times with a timeout of 4.096 us x "
-                "2^timeout each (" +
-                std::to_string(static_cast<int>(std::lround(rs.window_s()))) +
-                " s at NCCL_IB_TIMEOUT=" + std::to_string(rs.timeout) +
-                ", NCCL_IB_RETRY_CNT=" + std::to_string(rs.retry_cnt) +
-                ") without an ACK: the loss happened that long before the error.";
-            add_causes(f, causes);
-            f.confidence = causes.empty() ? "low" : "medium";
-            f.confidence_reason = causes.empty() ? "the data holds no explaining evidence"
-                                                 : "the cause is the evidence the data holds in "
-                                                   "that window, first in the order checked";
-        } else if (status == 13) {
-            std::vector<Cause> causes;
-            Window ww;
-            if (first.timed) ww = {first.t - 60, first.t + 5, false};
-            if (!first.peer_host.empty()) {
-                counter_rises(store, first.peer_host, {"rnr_nak_sent", "rx_out_of_buffer"}, ww,
-                              "rnr", causes);
-                findings_of(result, first.peer_host, {"rnr", "lifetime_rnr"}, ww, "rnr", causes);
-            }
-            counter_rises(store, first.host, {"rnr_nak_received"}, ww, "rnr", causes);
-            f = log_finding("job_rnr_retry_exceeded", first);
-            f.summary = where + ": " + status_phrase(first.event) + towards + times +
-                        "; the receiver" + (peer.empty() ? "" : " " + peer) +
-                        " ran out of posted receive WQEs (receiver not ready) longer than the "
-                        "sender's rnr_retry allows: post receives sooner or deeper there, or "
-                        "raise rnr_retry (7 = retry for ever, as NCCL and UCX do)";
-            add_causes(f, causes);
-            f.confidence = causes.empty() ? "medium" : "high";
-        } else if (status == 10) {
-            f = log_finding("job_remote_access_error", first);
-            f.summary = where + ": " + status_phrase(first.event) + towards + times +
-                        "; host side, not the link: the application or its memory registration "
-                        "(an MR deregistered by the peer during teardown or restart, GPU memory "
-                        "invalidated under peermem/dma-buf, a wrong rkey or address)";
-            f.confidence = "medium";
-        } else if (status == 4) {
-            f = log_finding("job_local_protection_error", first);
-            f.summary = where + ": " + status_phrase(first.event) + towards + times +
-                        "; host side: the local buffer is not registered for this access. With "
-                        "GPUDirect RDMA this is PCIe ACS or IOMMU settings (NCCL's own hint): "
-                        "check ACS on the PCIe switches and iommu=pt";
-            f.confidence = "medium";
-        } else {
-            f = log_finding("job_completion_error", first);
-            f.summary = where + ": " + status_phrase(first.event) + towards + times;
-            f.confidence = "low";
-        }
-        for (std::size_t i = 0; i < list.size() && i < 5; ++i)
-            f.evidence.insert(f.evidence.begin() + static_cast<std::ptrdiff_t>(i),
-                              line_evidence(*list[i]));
-        for (const Placed* e : list) f.timeline.push_back(timeline_of(*e, result.wall_clock));
-        found.push_back(std::move(f));
-    }
+    for (const auto& [key, list] : groups)
+        found.push_back(completion_finding(store, result, events, error_group(list), key.second));
     for (auto& f : found) result.findings.push_back(std::move(f));
 }
 
