@@ -92,6 +92,11 @@ head -c 32 /dev/urandom > "$work/world.key"
 chmod 644 "$work/world.key"
 bad_config "{\"sysfs_root\": \"$sys\", \"responder\": {\"key_file\": \"$work/world.key\"}}" \
     "responder.key_file: fabric key $work/world.key: is readable or writable by group or others (mode 0644): chmod 600 $work/world.key"
+# A config this host cannot serve (issue 29): an address that is not its own, a device it lacks.
+bad_config "{\"sysfs_root\": \"$sys\", \"http\": {\"listen\": \"192.0.2.1:9477\"}}" \
+    "http.listen: cannot bind 192.0.2.1 on this host: Cannot assign requested address"
+bad_config "{\"sysfs_root\": \"$sys\", \"device\": \"mlx5_9\"}" \
+    "device: no RDMA device mlx5_9 under $sys/class/infiniband (present: mlx5_0"
 
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 agent_pid=$!
