@@ -1,4 +1,5 @@
-# Install rules for the agent's files and the Debian package (`cpack -G DEB` in the build dir).
+# Install rules for the agent's files and the Debian package (`cpack -G DEB` in the build dir;
+# README.md "Deploy on a fleet" has the whole rollout, tests/packaging/test_deb.sh runs it).
 # Build the package with the prefix it installs to, so the binary's packaged-rules lookup
 # (<prefix>/share/rocehealth/rules.json, rules/README.md) and the unit's ExecStart agree:
 #   cmake -S . -B build-deb -DCMAKE_INSTALL_PREFIX=/usr -DROCEHEALTH_TESTS=OFF

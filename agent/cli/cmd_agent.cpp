@@ -1,7 +1,9 @@
 // rocehealth agent: the per-host daemon (agent/daemon/README.md). Reads --config, then runs the
 // collectors, the rule engine, the HTTP endpoint and (if enabled) the responder until
 // SIGTERM/SIGINT; SIGHUP reloads the config. --check-config validates the file, the rules file
-// and the token file it names, warns (stderr) about deprecated fields, and exits.
+// and the token file it names, that this host can serve it (its listen addresses bind, its
+// devices exist: agent/daemon/config_host_check.h), warns (stderr) about deprecated fields, and
+// exits.
 // Exit: 0 stopped on request (or the config is valid), 2 could not start (bad config, HTTP
 // address cannot be bound).
 #include <iostream>
@@ -9,6 +11,7 @@
 #include "agent/cli/commands.h"
 #include "agent/cli/options.h"
 #include "agent/daemon/agent_loop.h"
+#include "agent/daemon/config_host_check.h"
 #include "agent/daemon/log.h"
 
 namespace rh::cli {
@@ -44,6 +47,11 @@ int run_agent(const std::vector<std::string>& args) {
         return kExitCannotRun;
     }
     if (vm.count("check-config")) {
+        // The host must fit the config too: its addresses bind, its devices exist.
+        if (auto fits = agent::check_config_on_host(rt->cfg); !fits) {
+            std::cerr << "rocehealth agent: " << fits.error().message() << "\n";
+            return kExitCannotRun;
+        }
         // Valid, but worth a line: a field that no longer does anything.
         for (const agent::DeprecatedField& d : rt->cfg.deprecated)
             std::cerr << "rocehealth agent: " << config_path << ": warning: " << d.text << "\n";

@@ -3,12 +3,16 @@
 // started and whom it reached, the ToR that failing mesh pairs share, and the hosts configured
 // unlike the fabric (agent/fabric/fabric_analysis.h), and prints them as `diagnose` does: the
 // same findings, timeline, text and JSON (agent/reports/fabric_report.h), plus a "fabric" object
-// {prometheus, from, to, step_s, match, queries}. Options and their checks:
-// agent/cli/fabric_options.h.
+// {prometheus, from, to, step_s, match, requests, queries}. Options and their checks:
+// agent/cli/fabric_options.h. A long range keeps its step within the rules' windows and costs
+// more requests (fabric_queries.h plan_fabric_fetch); past --max-points the step grows and the
+// rules it outgrows are "could not judge", never healthy.
 // Exit: 0 healthy (every analysis had input), 1 findings, 2 could not run (bad option,
 // unreachable Prometheus, a Prometheus error, no data in the range, an answer over the bounds)
-// or could not judge (an analysis had no input at all: verdict could_not_judge). With --json every
+// or could not judge (an analysis had no input at all, or the step was coarser than its rule's
+// windows: verdict could_not_judge). With --json every
 // exit 2 also prints {"schema": 1, "verdict": "error", "error": "..."} on stdout.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -80,8 +84,9 @@ int run_fabric(const std::vector<std::string>& args) {
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     if (auto e = check_fabric_args(a, vm, now_s)) return fail(*e);
 
-    FabricAsked asked{
-        a.url, a.from_s, a.to_s, fabric::fabric_step_s(a.from_s, a.to_s, a.min_step_s), a.match, 0};
+    const fabric::FabricPlan plan = fabric::plan_fabric_fetch(a.from_s, a.to_s, a.min_step_s,
+                                                              a.max_points, a.limits.page_points);
+    FabricAsked asked{a.url, a.from_s, a.to_s, plan.step_s, a.match, 0, plan.requests};
     const fabric::PromClient client(a.endpoint, a.limits);
     fabric::FabricSeries series;
     if (auto st = fabric::fetch_fabric_series(client, a.match, a.from_s, a.to_s, asked.step_s,
@@ -93,7 +98,12 @@ int run_fabric(const std::vector<std::string>& args) {
                     fabric::rfc3339(a.to_s) + " for " +
                     (a.match.empty() ? "{} (every host)" : a.match) + " at " + a.url);
 
-    const fabric::FabricResult fr = fabric::analyse_fabric(series);
+    fabric::FabricResult fr = fabric::analyse_fabric(series);
+    // A rule the step outgrows could have missed its fault: not judged (once per rule).
+    for (const Note& n : plan.not_judged)
+        if (std::none_of(fr.not_judged.begin(), fr.not_judged.end(),
+                         [&](const Note& m) { return m.subject == n.subject; }))
+            fr.not_judged.push_back(n);
     const auto doc = fabric_json(fr, asked);
     const std::string json_text =
         doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -10,7 +10,7 @@ const char* const kFabricUsage =
 const char* const kFabricAbout =
     "The fabric's timeline from Prometheus: the origin of a PFC pause storm and its "
     "victims,\nthe ToR failing mesh pairs share, hosts configured unlike the fabric.\n"
-    "Exit: 0 healthy, 1 findings, 2 could not run.";
+    "Exit: 0 healthy, 1 findings, 2 could not run or could not judge.";
 
 po::options_description fabric_options(FabricArgs& a) {
     po::options_description desc("options");
@@ -23,10 +23,13 @@ po::options_description fabric_options(FabricArgs& a) {
         "only hosts whose rocehealth_host_info matches this selector, e.g. '{tor=\"r07\"}' or "
         "'{fabric=\"a\"}'")("json", "print the result as JSON")(
         "out", po::value(&a.out_dir), "also write fabric.json and fabric.txt into this directory")(
-        "min-step", po::value(&a.min_step_s),
-        "smallest query step in seconds (default 15; wider ranges step so that a series has at "
-        "most 11,000 points)")("timeout", po::value(&a.timeout_s),
-                               "deadline of each request, whole (connect, headers, body), seconds (default 30)")(
+        "min-step", po::value(&a.min_step_s), "smallest query step in seconds (default 15)")(
+        "max-points", po::value(&a.max_points),
+        "most points per series over the whole range (default 50000: 30 days at a 52 s step); "
+        "a longer range steps wider, and rules whose windows the step outgrows are reported "
+        "as not judged (exit 2 when nothing is found)")(
+        "timeout", po::value(&a.timeout_s),
+        "deadline of each request, whole (connect, headers, body), seconds (default 30)")(
         "max-answer-bytes", po::value(&a.limits.max_answer_bytes),
         "largest answer of one request, bytes (default 268435456)")(
         "max-series", po::value(&a.limits.max_series), "most series of one query (default 50000)")(
@@ -53,6 +56,7 @@ std::optional<std::string> check_fabric_args(FabricArgs& a, const po::variables_
         return "--match: expected a selector in braces, e.g. '{tor=\"r07\"}'";
     if (!(a.min_step_s >= 1 && a.min_step_s <= 86400))
         return "--min-step: expected 1 to 86400 seconds";
+    if (a.max_points < 2 || a.max_points > 10000000) return "--max-points: expected 2 to 10000000";
     if (!(a.timeout_s >= 1 && a.timeout_s <= 3600)) return "--timeout: expected 1 to 3600 s";
     if (a.limits.page_points < 2 || a.limits.page_points > 11000)
         return "--page-points: expected 2 to 11000";

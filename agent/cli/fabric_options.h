@@ -2,6 +2,7 @@
 // selector, bounds), apart from the run (agent/cli/cmd_fabric.cpp).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,9 @@ extern const char* const kFabricAbout;
 struct FabricArgs {
     std::string url, from_text = "-1h", to_text = "now", match, out_dir;
     double min_step_s = 15, timeout_s = 30;  ///< --min-step, --timeout: seconds
+    /// --max-points: points per series over the whole range (memory); 50,000 keeps 30 days at
+    /// a 52 s step, finer than the rules' windows (fabric_queries.h plan_fabric_fetch).
+    std::size_t max_points = 50000;
     fabric::PromLimits limits;
     bool json = false, verbose = false;
     fabric::PromEndpoint endpoint;  ///< parsed --prometheus

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -322,6 +323,10 @@ Result<AgentConfig> load_agent_config(const std::string& path) {
     if (!doc) return doc.error();
     auto c = parse_agent_config(*doc, path);
     if (!c || c->mesh.peers_file.empty()) return c;
+    // A relative peers_file is the config's neighbour, wherever the agent was started from.
+    if (std::filesystem::path(c->mesh.peers_file).is_relative())
+        c->mesh.peers_file =
+            (std::filesystem::path(path).parent_path() / c->mesh.peers_file).string();
     auto fleet = load_mesh_peers_file(c->mesh.peers_file);
     if (!fleet) return Error{"config", path, 0, fleet.error().message()};
     c->mesh.fleet = std::move(*fleet);

@@ -81,7 +81,8 @@ struct PeersPrometheusConfig {
 struct MeshConfig {
     std::vector<std::string> peers;  ///< HOST[:PORT] of peers' responders; empty: off
     /// The fleet list (probes/mesh/mesh_peers_file.h), exclusive with `peers`: each round probes
-    /// the peers probes/mesh/mesh_plan.h picks for this host. Empty: `peers` alone.
+    /// the peers probes/mesh/mesh_plan.h picks for this host. Empty: `peers` alone. A relative
+    /// path is relative to the config file's folder (load_agent_config stores it resolved).
     std::string peers_file;
     /// A DNS name whose A/AAAA records (getaddrinfo) are the fleet (probes/mesh/mesh_peers_dns.h),
     /// each reached on responder.port; one ToR group kUnknownTor. Empty: not this source.
@@ -187,7 +188,8 @@ struct AgentConfig {
 Result<AgentConfig> parse_agent_config(const nlohmann::json& doc, const std::string& name);
 
 /// Reads FILE through read_json_file (core/json_file.h) and parse_agent_config, then
-/// mesh.peers_file when set (load_mesh_peers_file: its errors name that file and line). Errors
+/// mesh.peers_file when set, a relative one from FILE's folder (load_mesh_peers_file: its errors
+/// name that file and line). Errors
 /// name the file: missing, unreadable, not JSON (with line, column and field: "not valid JSON at
 /// line 2, column 28 (collect_interval_s): number overflow parsing '1e400'"), a key given
 /// twice ("duplicate key http.listen"), then every problem of parse_agent_config.

@@ -2,13 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rh::fabric {
 
 namespace {
 
+constexpr double kPauseWindowS = 60;   ///< the rules' rate(...[1m]) of pause time
+constexpr double kErrorWindowS = 120;  ///< the rules' increase(...[2m]) of probe errors
+
 std::string seconds(double s) {
     return std::to_string(static_cast<long long>(std::ceil(s))) + "s";
+}
+
+std::string whole_seconds_text(double s) {
+    return std::to_string(static_cast<long long>(std::ceil(s))) + " s";
 }
 
 }  // namespace
@@ -18,8 +26,8 @@ std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s)
         return match.empty() ? expr
                              : "(" + expr + ") and on (instance) rocehealth_host_info" + match;
     };
-    const std::string pause_window = seconds(std::max(60.0, step_s));
-    const std::string error_window = seconds(std::max(120.0, step_s));
+    const std::string pause_window = seconds(std::max(kPauseWindowS, step_s));
+    const std::string error_window = seconds(std::max(kErrorWindowS, step_s));
     return {
         {"host_info", "rocehealth_host_info" + match},
         {"pause_fraction", only("max by (instance, priority, direction) "
@@ -36,8 +44,34 @@ std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s)
     };
 }
 
-double fabric_step_s(double from_s, double to_s, double min_step_s) {
-    return std::max(min_step_s, std::ceil((to_s - from_s) / 10999.0));
+double coarsest_judged_step_s(const std::string& rule, const FabricThresholds& th) {
+    if (rule == "fabric_pause_storm_origin") return std::min(kPauseWindowS, th.hold_s / 2);
+    if (rule == "fabric_tor_probes_failing") return std::min(kErrorWindowS, th.hold_s / 2);
+    return std::numeric_limits<double>::infinity();
+}
+
+FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std::size_t max_points,
+                             std::size_t page_points) {
+    FabricPlan plan;
+    const double span_s = std::max(0.0, to_s - from_s);
+    const double over = max_points > 1 ? span_s / static_cast<double>(max_points - 1) : span_s;
+    plan.step_s = std::max(std::ceil(min_step_s), std::ceil(over));
+    plan.points_per_series = static_cast<std::size_t>(std::floor(span_s / plan.step_s)) + 1;
+    const std::size_t per_page = std::max<std::size_t>(1, page_points);
+    const std::size_t pages = (plan.points_per_series + per_page - 1) / per_page;
+    plan.requests = fabric_queries("", plan.step_s).size() * pages;
+    for (const char* rule : {"fabric_pause_storm_origin", "fabric_tor_probes_failing"}) {
+        const double coarsest = coarsest_judged_step_s(rule);
+        if (plan.step_s <= coarsest) continue;
+        plan.not_judged.push_back(
+            {rule, "the query step is " + whole_seconds_text(plan.step_s) + ", coarser than the " +
+                       whole_seconds_text(coarsest) +
+                       " this rule is judged at (its rate window, half its 2 m hold): a fault "
+                       "as short as the rule's alert could pass between two points. Shorten "
+                       "--from/--to, or raise --max-points (now " +
+                       std::to_string(max_points) + ")"});
+    }
+    return plan;
 }
 
 Status fetch_fabric_series(const PromClient& client, const std::string& match, double from_s,

@@ -2,6 +2,7 @@
 // recording rules are not loaded), and fetching them into FabricSeries.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,33 @@ struct FabricQuery {
 /// applied to rocehealth_host_info and to every other series through `and on (instance)` with
 /// it (topology labels live on host_info only). `step_s`: the range step; the pause window is
 /// max(60 s, step) (the rules' 1 m rate), the probe-failure window max(120 s, step) (the
-/// rules' 2 m increase), so no point between two steps is skipped.
+/// rules' 2 m increase), so no sample between two steps is skipped.
 std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s);
 
-/// The step for [from_s, to_s]: at least `min_step_s`, and so that a series has at most
-/// 11,000 points (Prometheus' own limit per answer), rounded up to whole seconds.
-double fabric_step_s(double from_s, double to_s, double min_step_s);
+/// The coarsest step at which the analysis judges `rule` (a FabricResult rule id) as the rules
+/// do, in seconds: the finer of its rate window (pause: the 1 m rate; probe failures: the 2 m
+/// increase) and half the rules' `for:` hold (so a hold spans at least three points, and a fault
+/// that makes the alert fire cannot fall between two). Config drift reads the last value:
+/// any step (infinity).
+double coarsest_judged_step_s(const std::string& rule, const FabricThresholds& th = {});
+
+/// How one run fetches [from_s, to_s]: the step, and what it costs.
+struct FabricPlan {
+    double step_s = 0;                  ///< the query step, whole seconds
+    std::size_t points_per_series = 0;  ///< points of one series over the range
+    std::size_t requests = 0;           ///< query_range requests: queries x pages by time
+    /// Rules the step is too coarse to judge (subject: rule id, text: why and what to do):
+    /// no finding from them is not health (exit 2 when nothing else is found).
+    std::vector<Note> not_judged;
+};
+
+/// The plan for [from_s, to_s]: step `min_step_s`, or wider (whole seconds) only as far as a
+/// series keeps at most `max_points` points over the range; the client pages it by time in
+/// requests of `page_points` points per series (Prometheus answers at most 11,000). A long range
+/// therefore costs more requests, not a coarser step, up to `max_points`; past it the step
+/// grows and the rules it outgrows (coarsest_judged_step_s) are in not_judged.
+FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std::size_t max_points,
+                             std::size_t page_points);
 
 /// Runs every query of fabric_queries() into the matching member of `out`; `points` counts the
 /// points received. The first error stops (Error as PromClient::query_range; its op is set to

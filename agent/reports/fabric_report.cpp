@@ -32,6 +32,7 @@ nlohmann::json fabric_json(const fabric::FabricResult& fr, const FabricAsked& as
                      {"to", fabric::rfc3339(asked.to_s)},
                      {"step_s", asked.step_s},
                      {"match", asked.match},
+                     {"requests", asked.requests},
                      {"queries", queries}};
     return doc;
 }

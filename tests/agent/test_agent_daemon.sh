@@ -106,6 +106,11 @@ grep -qE "^[^ ]+ ed25519 [A-Za-z0-9+/]{43}=$" "$work/host_key.line" ||
 [ -e /etc/rocehealth/fabric.key ] ||
     bad_config "{\"sysfs_root\": \"$sys\", \"responder\": {\"host_key_file\": \"$work/host.key\"}}" \
         "responder.host_key_file: $work/host.key needs the fabric key too"
+# A config this host cannot serve (issue 29): an address that is not its own, a device it lacks.
+bad_config "{\"sysfs_root\": \"$sys\", \"http\": {\"listen\": \"192.0.2.1:9477\"}}" \
+    "http.listen: cannot bind 192.0.2.1 on this host: Cannot assign requested address"
+bad_config "{\"sysfs_root\": \"$sys\", \"device\": \"mlx5_9\"}" \
+    "device: no RDMA device mlx5_9 under $sys/class/infiniband (present: mlx5_0"
 
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 agent_pid=$!

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "agent/daemon/config.h"
+#include "agent/daemon/config_host_check.h"
 
 BOOST_AUTO_TEST_SUITE(test_agent_config)
 
@@ -265,6 +266,66 @@ BOOST_DATA_TEST_CASE(each_peers_file_error_names_the_file_line_and_field,
         BOOST_TEST(contains(m, want), "want \"" << want << "\" in: " << m);
         BOOST_TEST(contains(m, c.line_and_what), "want \"" << c.line_and_what << "\" in: " << m);
     }
+}
+
+// A relative peers_file is the config file's neighbour, wherever the agent starts (systemd
+// starts it in /): the rollout copies /etc/rocehealth/agent.json and fleet.jsonl side by side.
+BOOST_AUTO_TEST_CASE(a_relative_peers_file_is_read_from_the_config_folder) {
+    const auto peers =
+        temp_file("fleet-rel.jsonl",
+                  "{\"host\": \"gpu01\", \"address\": \"10.0.1.1\", \"tor\": \"r01\"}\n", 0644);
+    const auto path =
+        temp_file("agent-rel.json", R"({"mesh": {"peers_file": "fleet-rel.jsonl"}})", 0600);
+    const auto cwd = std::filesystem::current_path();
+    std::filesystem::current_path("/");
+    auto r = load_agent_config(path.string());
+    std::filesystem::current_path(cwd);
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    BOOST_TEST(r->mesh.peers_file == peers.string());
+    BOOST_REQUIRE(r->mesh.fleet.size() == 1u);
+    BOOST_TEST(r->mesh.fleet[0].host == "gpu01");
+    // Missing beside the config: the error names the resolved path.
+    const auto lost =
+        temp_file("agent-lost.json", R"({"mesh": {"peers_file": "nope.jsonl"}})", 0600);
+    auto e = load_agent_config(lost.string());
+    BOOST_REQUIRE(!e);
+    BOOST_TEST(contains(e.error().message(),
+                        "mesh.peers_file " + (lost.parent_path() / "nope.jsonl").string() + ": "),
+               e.error().message());
+}
+
+// --check-config: a config that parses but that this host cannot serve fails, naming the field.
+BOOST_AUTO_TEST_CASE(check_config_on_host_names_unbindable_addresses_and_unknown_devices) {
+    const auto sys = temp_file("agent.json", "{}", 0600).parent_path() / "hostcheck_sys";
+    std::filesystem::create_directories(sys / "class" / "infiniband" / "mlx5_0");
+    AgentConfig c;
+    c.source = "agent.json";
+    c.sysfs_root = sys.string();
+    c.device = "mlx5_0";
+    c.http.listen_host = "127.0.0.1";
+    BOOST_TEST(static_cast<bool>(rh::agent::check_config_on_host(c)));
+    c.http.listen_host = "192.0.2.1";  // TEST-NET-1: no host's own address
+    c.device = "mlx5_9";
+    c.responder.enabled = true;
+    c.responder.listen = "0.0.0.0";
+    c.responder.device = "rxe7";
+    auto r = rh::agent::check_config_on_host(c);
+    BOOST_REQUIRE(!r);
+    const std::string m = r.error().message();
+    BOOST_TEST(contains(m, "config agent.json: "), m);
+    BOOST_TEST(contains(m, "http.listen: cannot bind 192.0.2.1 on this host: "), m);
+    BOOST_TEST(!contains(m, "responder.listen"), m);
+    BOOST_TEST(contains(m, "device: no RDMA device mlx5_9 under " +
+                               (sys / "class/infiniband").string() + " (present: mlx5_0)"),
+               m);
+    BOOST_TEST(contains(m, "responder.device: no RDMA device rxe7"), m);
+    c.http.listen_host = "127.0.0.1";
+    c.responder.listen = "198.51.100.7";  // TEST-NET-2
+    c.device = c.responder.device = "";
+    r = rh::agent::check_config_on_host(c);
+    BOOST_REQUIRE(!r);
+    BOOST_TEST(contains(r.error().message(), "responder.listen: cannot bind 198.51.100.7"));
+    BOOST_TEST(!contains(r.error().message(), "http.listen"), r.error().message());
 }
 
 BOOST_AUTO_TEST_CASE(a_peers_file_is_read_into_the_fleet) {

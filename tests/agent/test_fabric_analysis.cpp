@@ -293,9 +293,42 @@ BOOST_AUTO_TEST_CASE(time_arguments) {
     BOOST_TEST(rfc3339(1764763200.25) == "2025-12-03T12:00:00.250Z");
 }
 
+// A long range must not hide a live fault (issue 29): 30 days keep a step within the rules'
+// windows (the 1 m pause rate, half the 2 m hold), paged by time; only a range past
+// --max-points steps coarser, and then the two windowed rules are not judged (config drift,
+// a last value, is judged at any step).
+BOOST_AUTO_TEST_CASE(long_ranges_keep_a_fine_step_or_are_not_judged) {
+    const double day = 86400;
+    BOOST_TEST(coarsest_judged_step_s("fabric_pause_storm_origin") == 60);
+    BOOST_TEST(coarsest_judged_step_s("fabric_tor_probes_failing") == 60);
+    BOOST_TEST(std::isinf(coarsest_judged_step_s("fabric_config_drift")));
+    const FabricPlan hour = plan_fabric_fetch(0, 3600, 15, 50000, 250);
+    BOOST_TEST(hour.step_s == 15);
+    BOOST_TEST(hour.points_per_series == 241u);
+    BOOST_TEST(hour.requests == 5u);  // 5 queries, one page each
+    BOOST_TEST(hour.not_judged.empty());
+    const FabricPlan month = plan_fabric_fetch(0, 30 * day, 15, 50000, 250);
+    BOOST_TEST(month.step_s <= coarsest_judged_step_s("fabric_pause_storm_origin"));
+    BOOST_TEST(month.points_per_series <= 50000u);
+    BOOST_TEST(month.not_judged.empty());
+    // Paged: every request within Prometheus' 11,000 points per series.
+    BOOST_TEST(month.requests == 5 * ((month.points_per_series + 249) / 250));
+    // The old plan's 30 d step (11,000 points a series) was 236 s: now it is not judged.
+    const FabricPlan coarse = plan_fabric_fetch(0, 30 * day, 15, 11000, 250);
+    BOOST_TEST(coarse.step_s == 236);
+    std::vector<std::string> rules;
+    for (const auto& n : coarse.not_judged) rules.push_back(n.subject);
+    BOOST_TEST(rules == (std::vector<std::string>{"fabric_pause_storm_origin",
+                                                  "fabric_tor_probes_failing"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(coarse.not_judged[0].text.find("236 s, coarser than the 60 s") != std::string::npos);
+    BOOST_TEST(coarse.not_judged[0].text.find("--max-points") != std::string::npos);
+    // --min-step past the windows is not judged either, whatever the range.
+    BOOST_TEST(plan_fabric_fetch(0, 3600, 61, 50000, 250).not_judged.size() == 2u);
+    BOOST_TEST(plan_fabric_fetch(0, 3600, 60, 50000, 250).not_judged.empty());
+}
+
 BOOST_AUTO_TEST_CASE(step_and_url) {
-    BOOST_TEST(fabric_step_s(0, 3600, 15) == 15);
-    BOOST_TEST((30 * 86400) / fabric_step_s(0, 30 * 86400, 15) + 1 <= 11000);
     BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->path_prefix == "/p");
     BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->scheme_host_port == "http://prom:9090");
     for (const char* bad :

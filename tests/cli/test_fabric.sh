@@ -133,6 +133,47 @@ out=$("$bin" fabric --prometheus "$url" --from "$t0" --to $((t0 + 300)) --match 
 rc=$?
 [ "$rc" = 0 ] || fail "healthy range: exit $rc, expected 0: $out"
 
+# A long range must not hide a live fault (issue 29): 30 days ending 250 s into h2's storm
+# (its 2 m alert fired at about t0+730 s). The old plan stepped 236 s (11,000 points a series),
+# saw one point in the storm and said healthy for r01; now the step stays within the rules' 1 m
+# window, paged by time, and the origin is found. Its cost: requests (counted by Prometheus
+# itself) and wall time.
+live_to=$((t0 + 850))
+live_from=$((live_to - 30 * 86400))
+range_requests() {  # query_range requests Prometheus has served, from its own /metrics
+  curl -sf "$url/metrics" | awk '/^prometheus_http_requests_total\{.*handler="\/api\/v1\/query_range"/ {n += $2}
+    END {print n + 0}'
+}
+before=$(range_requests)
+start_ns=$(date +%s%N)
+out=$("$bin" fabric --prometheus "$url" --from "$live_from" --to "$live_to" --json 2>"$work/err")
+rc=$?
+wall_ms=$((($(date +%s%N) - start_ns) / 1000000))
+after=$(range_requests)
+[ "$rc" = 1 ] || fail "30 d with a live storm: exit $rc, expected 1; stderr: $(cat "$work/err")"
+check "30 d: the live storm's origin found" '[.findings[] |
+  select(.rule == "fabric_pause_storm_origin")] | length == 1 and .[0].host == "h2"'
+check "30 d: step within the rules' 1 m window" '.fabric.step_s <= 60'
+[ "$(jq -r .fabric.requests <<<"$out")" = "$((after - before))" ] ||
+  fail "30 d: reported $(jq -r .fabric.requests <<<"$out") requests, Prometheus counted $((after - before))"
+echo "cost of a 30 d range: step $(jq -r .fabric.step_s <<<"$out") s, $((after - before)) query_range requests, ${wall_ms} ms"
+out=$("$bin" fabric --prometheus "$url" --from "$live_from" --to "$live_to" --match '{tor="r01"}' --json 2>"$work/err")
+rc=$?
+[ "$rc" = 1 ] || fail "30 d, r01: exit $rc, expected 1 (the storm); stderr: $(cat "$work/err")"
+check "30 d, r01: origin h2" '.verdict == "findings" and ([.findings[].host] == ["h2"])'
+# Past --max-points (here the old plan's 11,000 points: a 236 s step) the windowed rules are not
+# judged: exit 2, never healthy; the text says why.
+out=$("$bin" fabric --prometheus "$url" --from "$live_from" --to "$live_to" --match '{tor="r01"}' \
+  --max-points 11000 --json 2>"$work/err")
+rc=$?
+[ "$rc" = 2 ] || fail "30 d at 236 s: exit $rc, expected 2 (could not judge): $(head -c 2000 <<<"$out")"
+check "30 d at 236 s: could not judge pauses and probes" '.verdict == "could_not_judge" and
+  .fabric.step_s == 236 and ([.not_judged[].rule] | index("fabric_pause_storm_origin") != null
+  and index("fabric_tor_probes_failing") != null)'
+txt=$("$bin" fabric --prometheus "$url" --from "$live_from" --to "$live_to" --match '{tor="r01"}' \
+  --max-points 11000 2>&1)
+grep -q 'could not judge.*236 s, coarser than the 60 s' <<<"$txt" || fail "30 d at 236 s: text: $txt"
+
 errcase() {  # errcase LABEL TEXT... -- ARGS...: exit 2, every TEXT in stderr, JSON error on stdout
   local label=$1; shift
   local want=()
