@@ -1,8 +1,9 @@
 // The probe mesh's latency as Prometheus summaries: per (peer, op, size) the timed samples of
 // the last `window_s` seconds (quantiles 0.5, 0.99, 0.999 over them, nearest rank as
 // probes/latency/latency_stats.h) plus the cumulative sum and count of every sample since the agent
-// started; and the mesh's failures per (peer, op) since the agent started. Fed by the mesh
-// thread (probes/mesh/mesh.h MeshHooks), read by the run loop when it renders /metrics:
+// started; and the mesh's failures per (peer, op) since the agent started and in the window,
+// and the totals of every row (what the series budget exports: agent/daemon/mesh_budget.h). Fed by
+// the mesh thread (probes/mesh/mesh.h MeshHooks), read by the run loop when it renders /metrics:
 // thread-safe. Cumulative values survive a mesh restart (a SIGHUP reload), as Prometheus
 // counters should; rows of peers, ops or sizes no longer configured are dropped.
 #pragma once
