@@ -65,9 +65,11 @@ ProbeMetrics ProbeSummaries::view(double now_s) {
     while (!recent_errors_.empty() && std::get<0>(recent_errors_.front()) < now_s - window_s_)
         recent_errors_.pop_front();
     for (const auto& [key, n] : errors_) out.window_errors[key] = 0;
-    for (const auto& [t, peer, op] : recent_errors_)
+    for (const auto& [t, peer, op] : recent_errors_) {
+        if (t < now_s - window_s_) continue;  // out of order (the pruning stops at a newer one)
         if (auto it = out.window_errors.find({peer, op}); it != out.window_errors.end())
             ++it->second;
+    }
     out.total_latency = total_lat_;
     out.total_errors = total_err_;
     for (const auto& [peer_op, n] : errors_) out.total_errors.try_emplace(peer_op.second, 0);
