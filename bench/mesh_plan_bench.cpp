@@ -4,13 +4,15 @@
 // per second (mean and max), the most probes any host receives in a round, the rounds (and
 // seconds) until every (ToR, ToR) pair has been probed (simulated over every host, and the
 // planner's bound), probe series each host exports on /metrics and the bytes they add to a
-// scrape (rendered by the agent's own render_metrics). Not a test: figures for bench/README.md.
+// scrape (rendered by the agent's own render_metrics), and the same with the series budget
+// (agent/daemon/mesh_budget.h; at 50k hosts too). Not a test: figures for bench/README.md.
 #include <chrono>
 #include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "agent/daemon/mesh_budget.h"
 #include "agent/daemon/metrics.h"
 #include "probes/mesh/mesh_plan.h"
 #include "store/series_store.h"
@@ -75,6 +77,39 @@ std::size_t scrape_bytes(const std::vector<std::string>& row_keys, bool by_tor =
     return agent::render_metrics(store, {}, with).size() - without;
 }
 
+/// Mesh series and scrape bytes of host 0 with the budget (agent/daemon/mesh_budget.h): every
+/// own-ToR peer and other ToR probed in the window (the most rows there can be), the worst
+/// kWorstPeers + kWorstTors shown, plus the group totals; beside the per-row form it replaces.
+void budget_line(unsigned hosts) {
+    const auto plan = *MeshPlan::make(make_fleet(hosts), "gpu100000", {kInterTor, 64});
+    const agent::MeshRows rows = agent::mesh_rows(plan);
+    auto view = [](const std::vector<std::string>& keys) {
+        agent::ProbeSummaries s;
+        s.configure(keys, {"write"}, {64}, 60);
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            s.add_phase(keys[i], "write", 64, std::vector<double>(1000, 2.0 + i % 7), 1);
+        return s.view(1);
+    };
+    const agent::ProbeMetrics own = view(rows.own_peers), tors = view(rows.other_tors);
+    SeriesStore store(StoreLimits{300, 316});
+    agent::AgentStats st;
+    st.version = "bench";
+    const std::size_t base = agent::render_metrics(store, {}, st).size();
+    st.probes = own;
+    st.tor_probes = tors;
+    const std::string before = agent::render_metrics(store, {}, st);
+    st.probes = agent::keep_worst(own, agent::kWorstPeers);
+    st.tor_probes = agent::keep_worst(tors, agent::kWorstTors);
+    const std::string after = agent::render_metrics(store, {}, st);
+    std::printf(
+        "  mesh series per host:          budgeted %zu (worst %zu own-ToR peers + %zu ToRs, "
+        "group totals; budget %zu) | per-row form %zu\n",
+        agent::mesh_series_in(after), agent::kWorstPeers, agent::kWorstTors,
+        agent::kMeshSeriesBudget, agent::mesh_series_in(before));
+    std::printf("  mesh bytes per scrape:         budgeted %zu | per-row form %zu\n",
+                after.size() - base, before.size() - base);
+}
+
 void run(unsigned hosts) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto fleet = make_fleet(hosts);
@@ -133,6 +168,7 @@ void run(unsigned hosts) {
         full.size() * per_row);
     std::printf("  probe bytes per scrape:        planned %zu | full mesh %zu\n",
                 scrape_bytes(own) + scrape_bytes(dst_tors, true), scrape_bytes(full));
+    budget_line(hosts);
 }
 
 }  // namespace
@@ -140,5 +176,7 @@ void run(unsigned hosts) {
 int main() {
     run(1000);
     run(10000);
+    std::printf("50000 hosts (series only: the full simulation is left out)\n");
+    budget_line(50000);
     return 0;
 }

@@ -21,6 +21,7 @@
 #include "agent/daemon/http.h"
 #include "agent/daemon/incast_action.h"
 #include "agent/daemon/log.h"
+#include "agent/daemon/mesh_budget.h"
 #include "agent/daemon/mesh_samples.h"
 #include "agent/daemon/mesh_thread.h"
 #include "agent/daemon/metrics.h"
@@ -74,15 +75,10 @@ std::string probe_device(const AgentConfig& c) {
     return c.responder.device.empty() ? c.device : c.responder.device;
 }
 
-/// The peers whose latency /metrics shows per peer: mesh.peers, or with a peers file the hosts
-/// of this host's ToR (the others' latency is not exported per peer: series would grow with the
-/// fleet; agent/daemon/README.md).
+/// The peers whose latency /metrics shows per peer: mesh.peers, or with a fleet the hosts of
+/// this host's ToR (the others' by destination ToR; agent/daemon/mesh_budget.h).
 std::vector<std::string> per_peer_rows(const AgentConfig& c, const MeshPlan* plan) {
-    if (!plan) return c.mesh.peers;
-    std::vector<std::string> out;
-    for (const FleetHost& h : plan->fleet())
-        if (h.tor == plan->own_tor() && h.host != plan->self().host) out.push_back(h.address);
-    return out;
+    return plan ? mesh_rows(*plan).own_peers : c.mesh.peers;
 }
 
 /// The dynamic fleet source as errors name it: "mesh.peers_dns NAME" or
@@ -219,18 +215,12 @@ void Agent::start_mesh() {
                                c.mesh.sizes_bytes, c.mesh.summary_window_s);
     if (!c.mesh.enabled()) return;
     if (c.mesh.dynamic() && !rt_.mesh_plan) return;  // no fleet yet: apply_fleet starts it
-    std::map<std::string, std::string> tor_of;       // inter-ToR peers' address -> ToR
-    std::set<std::string> other_tors;
-    if (const MeshPlan* plan = rt_.mesh_plan.get())
-        for (const FleetHost& h : plan->fleet())
-            if (h.tor != plan->own_tor()) {
-                tor_of.emplace(h.address, h.tor);
-                other_tors.insert(h.tor);
-            }
-    tor_summaries_.configure({other_tors.begin(), other_tors.end()}, c.mesh.ops, c.mesh.sizes_bytes,
+    MeshRows rows;  // with a fleet: the inter-ToR peers' address -> ToR, the other ToRs
+    if (const MeshPlan* plan = rt_.mesh_plan.get()) rows = mesh_rows(*plan);
+    tor_summaries_.configure(rows.other_tors, c.mesh.ops, c.mesh.sizes_bytes,
                              c.mesh.summary_window_s);
     mesh_ = std::make_unique<MeshThread>(mesh_schedule(c, rt_.mesh_plan), sampler_->snapshot().host,
-                                         probe_summaries_, std::move(tor_of), &tor_summaries_);
+                                         probe_summaries_, std::move(rows.tor_of), &tor_summaries_);
     log_event("info", "mesh_started",
               {{"peers", c.mesh.peers},
                {"source", c.mesh.source()},
@@ -427,12 +417,16 @@ void Agent::publish_metrics() {
         stats_.responder_up = responder_->up();
     else
         stats_.responder_up.reset();
-    if (rt_.cfg.mesh.enabled())
+    // With a fleet, the summarised form: a series budget that does not grow with the fleet
+    // (agent/daemon/mesh_budget.h).
+    if (rt_.cfg.mesh.enabled() && rt_.mesh_plan)
+        stats_.probes = keep_worst(probe_summaries_.view(monotonic_now_s()), kWorstPeers);
+    else if (rt_.cfg.mesh.enabled())
         stats_.probes = probe_summaries_.view(monotonic_now_s());
     else
         stats_.probes.reset();
     if (rt_.cfg.mesh.enabled() && rt_.mesh_plan)
-        stats_.tor_probes = tor_summaries_.view(monotonic_now_s());
+        stats_.tor_probes = keep_worst(tor_summaries_.view(monotonic_now_s()), kWorstTors);
     else
         stats_.tor_probes.reset();
     if (rt_.mesh_plan)

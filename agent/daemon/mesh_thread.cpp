@@ -24,7 +24,7 @@ MeshThread::MeshThread(MeshSchedule schedule, std::string host, ProbeSummaries& 
     hooks.on_error = [row](const std::string& peer, const std::string& op,
                            const std::string& status, const std::string& reason) {
         const auto [to, key] = row(peer);
-        to->add_error(key, op);
+        to->add_error(key, op, monotonic_now_s());
         log_event("warning", "probe_failed",
                   {{"peer", peer}, {"op", op}, {"status", status}, {"reason", reason}});
     };

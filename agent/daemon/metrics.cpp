@@ -145,17 +145,21 @@ std::size_t add_series(Exposition& ex, const SeriesStore& store) {
 }
 
 /// The mesh's summaries and failure counters: per peer (`by_tor` false) or, with a peers file,
-/// per destination ToR (the rows' `peer` is the ToR: families *_tor_*, label dst_tor).
+/// per destination ToR (the rows' `peer` is the ToR: families *_tor_*, label dst_tor). A
+/// summarised view (agent/daemon/mesh_budget.h) shows its worst rows' quantiles and window
+/// failures, and its totals as the group `dst_group` ("own_tor" or "other_tors").
 void add_probes(Exposition& ex, const ProbeMetrics& pm, bool by_tor) {
     const std::string family =
         by_tor ? "rocehealth_probe_tor_latency_seconds" : "rocehealth_probe_latency_seconds";
     const std::string key = by_tor ? "dst_tor" : "peer";
     const std::string per = by_tor ? "every probed host of each other ToR" : "per peer";
-    const std::string help = "RDMA probe latency of the mesh " + per +
-                             ", operation and message size (write: half round trip, read: post "
-                             "to completion); quantiles over the last " +
-                             number_text(pm.window_s) +
-                             " s, _sum and _count since the agent started";
+    const std::string help =
+        "RDMA probe latency of the mesh " + per +
+        ", operation and message size (write: half round trip, read: post to completion); "
+        "quantiles over the last " +
+        number_text(pm.window_s) +
+        (pm.summarised ? " s, of this host's worst destinations only"
+                       : " s, _sum and _count since the agent started");
     for (const ProbeLatencyRow& r : pm.latency) {
         std::vector<std::pair<std::string, std::string>> labels = {
             {key, r.peer}, {"op", r.op}, {"size_bytes", std::to_string(r.size_bytes)}};
@@ -168,6 +172,7 @@ void add_probes(Exposition& ex, const ProbeMetrics& pm, bool by_tor) {
             ql.emplace_back("quantile", q);
             ex.add_sample(family, "summary", help, family, ql, v ? number_text(*v) : "NaN");
         }
+        if (pm.summarised) continue;  // the group's totals carry the sums
         ex.add_sample(family, "summary", help, family + "_sum", labels, number_text(r.sum_s));
         ex.add_sample(family, "summary", help, family + "_count", labels, std::to_string(r.count));
     }
@@ -178,6 +183,34 @@ void add_probes(Exposition& ex, const ProbeMetrics& pm, bool by_tor) {
                    " and operation since the agent started (op \"connect\": no session could be "
                    "set up; a failed phase's completion status is in the log and the findings)",
                {{key, row.first}, {"op", row.second}}, std::to_string(n));
+    if (!pm.summarised) return;
+    for (const auto& [row, n] : pm.window_errors)
+        ex.add(by_tor ? "rocehealth_probe_tor_window_errors" : "rocehealth_probe_window_errors",
+               "gauge",
+               "RDMA probe failures of the mesh " + per + " and operation in the last " +
+                   number_text(pm.window_s) +
+                   " s, of this host's worst destinations only (op \"connect\": no session "
+                   "could be set up)",
+               {{key, row.first}, {"op", row.second}}, std::to_string(n));
+    const std::string group = by_tor ? "other_tors" : "own_tor";
+    const std::string gfam = "rocehealth_probe_group_latency_seconds";
+    const std::string ghelp =
+        "RDMA probe latency of the mesh per destination group (own_tor: this host's ToR, "
+        "other_tors: every other ToR), operation and message size: every timed sample since "
+        "the agent started";
+    for (const auto& [op_size, sc] : pm.total_latency) {
+        const std::vector<std::pair<std::string, std::string>> labels = {
+            {"dst_group", group},
+            {"op", op_size.first},
+            {"size_bytes", std::to_string(op_size.second)}};
+        ex.add_sample(gfam, "summary", ghelp, gfam + "_sum", labels, number_text(sc.first));
+        ex.add_sample(gfam, "summary", ghelp, gfam + "_count", labels, std::to_string(sc.second));
+    }
+    for (const auto& [op, n] : pm.total_errors)
+        ex.add("rocehealth_probe_group_errors_total", "counter",
+               "RDMA probe failures of the mesh per destination group (own_tor, other_tors) and "
+               "operation since the agent started (op \"connect\": no session could be set up)",
+               {{"dst_group", group}, {"op", op}}, std::to_string(n));
 }
 
 void add_findings(Exposition& ex, const std::vector<Finding>& findings) {

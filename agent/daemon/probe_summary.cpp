@@ -38,15 +38,23 @@ void ProbeSummaries::add_phase(const std::string& peer, const std::string& op, s
     const auto it = rows_.find({peer, op, size});
     if (it == rows_.end() || raw_us.empty()) return;
     Row& r = it->second;
-    for (double v : raw_us) r.sum_us += v;
+    double sum_us = 0;
+    for (double v : raw_us) sum_us += v;
+    r.sum_us += sum_us;
     r.count += raw_us.size();
+    auto& total = total_lat_[{op, size}];
+    total.first += sum_us / 1e6;
+    total.second += raw_us.size();
     r.rounds.emplace_back(now_s, raw_us);
 }
 
-void ProbeSummaries::add_error(const std::string& peer, const std::string& op) {
+void ProbeSummaries::add_error(const std::string& peer, const std::string& op, double now_s) {
     std::lock_guard<std::mutex> l(m_);
     const auto it = errors_.find({peer, op});
-    if (it != errors_.end()) ++it->second;
+    if (it == errors_.end()) return;
+    ++it->second;
+    ++total_err_[op];
+    recent_errors_.emplace_back(now_s, peer, op);
 }
 
 ProbeMetrics ProbeSummaries::view(double now_s) {
@@ -54,6 +62,19 @@ ProbeMetrics ProbeSummaries::view(double now_s) {
     ProbeMetrics out;
     out.window_s = window_s_;
     out.errors = errors_;
+    while (!recent_errors_.empty() && std::get<0>(recent_errors_.front()) < now_s - window_s_)
+        recent_errors_.pop_front();
+    for (const auto& [key, n] : errors_) out.window_errors[key] = 0;
+    for (const auto& [t, peer, op] : recent_errors_) {
+        if (t < now_s - window_s_) continue;  // out of order (the pruning stops at a newer one)
+        if (auto it = out.window_errors.find({peer, op}); it != out.window_errors.end())
+            ++it->second;
+    }
+    out.total_latency = total_lat_;
+    out.total_errors = total_err_;
+    for (const auto& [peer_op, n] : errors_) out.total_errors.try_emplace(peer_op.second, 0);
+    for (const auto& [key, r] : rows_)
+        out.total_latency.try_emplace({std::get<1>(key), std::get<2>(key)}, 0.0, 0);
     std::vector<double> window;
     for (auto& [key, r] : rows_) {
         while (!r.rounds.empty() && r.rounds.front().first < now_s - window_s_)

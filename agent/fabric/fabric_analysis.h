@@ -23,7 +23,8 @@ struct FabricSeries {
     std::vector<PromSeries> pause_fraction;
     /// Probe failures per pair in the rules' 2 m window: increase of
     /// rocehealth_probe_errors_total{instance, peer, op} or rocehealth_probe_tor_errors_total
-    /// {instance, dst_tor, op}.
+    /// {instance, dst_tor, op}, or (agents with a fleet: the series budget) the max of
+    /// rocehealth_probe_window_errors / rocehealth_probe_tor_window_errors over it.
     std::vector<PromSeries> probe_errors;
     /// Median probe latency in seconds: rocehealth_probe_latency_seconds{quantile="0.5", instance,
     /// peer, op, size_bytes} or rocehealth_probe_tor_latency_seconds{..., dst_tor, ...}.

@@ -33,9 +33,12 @@ std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s)
         {"pause_fraction", only("max by (instance, priority, direction) "
                                 "(rate(rocehealth_pfc_pause_duration_seconds_total[" +
                                 pause_window + "]))")},
+        // Counters of per-row agents, window failures of agents with a fleet (series budget).
         {"probe_errors",
          only("increase(rocehealth_probe_errors_total[" + error_window +
-              "]) or increase(rocehealth_probe_tor_errors_total[" + error_window + "])")},
+              "]) or increase(rocehealth_probe_tor_errors_total[" + error_window +
+              "]) or max_over_time(rocehealth_probe_window_errors[" + error_window +
+              "]) or max_over_time(rocehealth_probe_tor_window_errors[" + error_window + "])")},
         {"probe_p50_s", only("rocehealth_probe_latency_seconds{quantile=\"0.5\"} or "
                              "rocehealth_probe_tor_latency_seconds{quantile=\"0.5\"}")},
         {"port_config",

@@ -282,12 +282,15 @@ promtool check metrics < "$work/metrics-finding.txt" || fail "promtool check met
 # probe latency summary is there because the mesh is configured, even without samples).
 # Not from a fixture tree: rocehealth_port_active_mtu_bytes needs verbs (ibv_query_port),
 # rocehealth_pfc_enabled DCB netlink (tests/collectors/test_dcb_netlink.cpp covers it). The
-# per-destination-ToR probe families need mesh.peers_file (tests/agent/test_metrics.cpp
-# checks their exposition); this agent's mesh names its peers.
+# per-destination-ToR probe families, the window failures and the group totals need a fleet
+# (mesh.peers_file; tests/agent/test_metrics.cpp and test_mesh_budget.cpp check their
+# exposition); this agent's mesh names its peers.
 for name in $(grep -ohE 'rocehealth_[a-z_]+' "$packaging"/prometheus/*.yml "$packaging"/prometheus/*.json | sort -u); do
     case $name in
         rocehealth_port_active_mtu_bytes | rocehealth_pfc_enabled) continue ;;
         rocehealth_probe_tor_errors_total | rocehealth_probe_tor_latency_seconds) continue ;;
+        rocehealth_probe_window_errors | rocehealth_probe_tor_window_errors) continue ;;
+        rocehealth_probe_group_*) continue ;;
     esac
     grep -q "^# TYPE $name " "$work/metrics-finding.txt" || fail "packaging/prometheus queries $name, which /metrics does not export"
 done

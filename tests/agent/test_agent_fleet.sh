@@ -95,11 +95,23 @@ grep -q '^rocehealth_host_info{host="127.0.0.2",tor="r07"} 1$' <<<"$(metrics)" |
 if command -v promtool >/dev/null; then
     metrics | promtool check metrics || fail "promtool check metrics rejected /metrics"
 fi
-# Own ToR per peer (127.0.0.1), other ToRs by dst_tor.
-grep -q 'rocehealth_probe_errors_total{peer="127.0.0.1:18520",op="write"}' <<<"$(metrics)" ||
-    fail "/metrics: no per-peer row for the own-ToR peer"
-grep -q 'rocehealth_probe_tor_errors_total{dst_tor="r08",op="write"}' <<<"$(metrics)" ||
-    fail "/metrics: no dst_tor row for r08"
+# The series budget's form (agent/daemon/mesh_budget.h): the worst destinations' window
+# failures — own ToR per peer (127.0.0.1), other ToRs by dst_tor; no responder answers here, so
+# every destination fails its connect — and the group totals; no per-row counters.
+has_row() { grep -q "$1" <<<"$(metrics)"; }
+wait_for 15 has_row '^rocehealth_probe_window_errors{peer="127.0.0.1:18520",op="connect"} [1-9]' ||
+    fail "/metrics: no window failures of the own-ToR peer"
+wait_for 15 has_row '^rocehealth_probe_tor_window_errors{dst_tor="r08",op="connect"} [1-9]' ||
+    fail "/metrics: no window failures of r08"
+has_row '^rocehealth_probe_group_errors_total{dst_group="other_tors",op="connect"} [1-9]' ||
+    fail "/metrics: no group failures into other ToRs"
+has_row '^rocehealth_probe_group_errors_total{dst_group="own_tor",op="write"} 0$' ||
+    fail "/metrics: the group counters do not start at 0"
+! has_row '^rocehealth_probe_errors_total{\|^rocehealth_probe_tor_errors_total{' ||
+    fail "/metrics: per-row counters besides the budget's form"
+if command -v promtool >/dev/null; then  # summaries of quantiles only, and of _sum/_count only
+    metrics | promtool check metrics || fail "promtool check metrics rejected the budget's form"
+fi
 
 # Prometheus goes away: the next refresh (10 s) fails, the fleet stays, the failure is counted.
 kill "$server_pid"

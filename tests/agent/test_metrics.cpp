@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(probe_latency_is_a_summary_in_seconds_per_peer_op_and_size)
     std::vector<double> v;
     for (int i = 1; i <= 1000; ++i) v.push_back(i / 2.0);  // 0.5 .. 500 us
     sum.add_phase("host \"b\"\\x", "write", 64, v, 1);
-    sum.add_error("g3:18521", "connect");
+    sum.add_error("g3:18521", "connect", 1);
     AgentStats st;
     st.probes = sum.view(1);
     const std::string m = render_metrics(store, {}, st);
@@ -198,7 +198,7 @@ BOOST_AUTO_TEST_CASE(inter_tor_latency_is_a_summary_per_destination_tor) {
     tors.configure({"r08", "r09"}, {"write"}, {64}, 60);
     tors.add_phase("r08", "write", 64, {2, 4}, 1);  // two hosts of r08 in one window
     tors.add_phase("r08", "write", 64, {6}, 1);
-    tors.add_error("r09", "connect");
+    tors.add_error("r09", "connect", 1);
     AgentStats st;
     st.probes = own.view(1);
     st.tor_probes = tors.view(1);
@@ -264,7 +264,8 @@ BOOST_AUTO_TEST_CASE(self_metrics_and_one_help_and_type_per_family) {
     const std::string m = render_metrics(store, {}, st);
     BOOST_TEST(has_line(m, "rocehealth_collector_success{source=\"ethtool_stats\"} 1"));
     BOOST_TEST(has_line(m, "rocehealth_collector_success{source=\"aer\"} 0"));
-    BOOST_TEST(has_line(m, "rocehealth_collector_duration_seconds{source=\"ethtool_stats\"} 0.00025"));
+    BOOST_TEST(
+        has_line(m, "rocehealth_collector_duration_seconds{source=\"ethtool_stats\"} 0.00025"));
     BOOST_TEST(has_line(m, "rocehealth_collector_duration_seconds{source=\"aer\"} 1.5e-05"));
     BOOST_TEST(contains(m, "# TYPE rocehealth_collector_success gauge"));
     BOOST_TEST(has_line(m, "rocehealth_mesh_peer_source_errors_total{source=\"prometheus\"} 3"));

@@ -72,10 +72,10 @@ BOOST_AUTO_TEST_CASE(p999_with_a_thousand_samples) {
 BOOST_AUTO_TEST_CASE(errors_count_and_survive_reconfiguration_of_kept_peers) {
     ProbeSummaries s;
     s.configure({"a", "b"}, {"write"}, {64}, 60);
-    s.add_error("a", "connect");
-    s.add_error("a", "write");
-    s.add_error("a", "write");
-    s.add_error("c", "write");  // not configured: ignored
+    s.add_error("a", "connect", 1);
+    s.add_error("a", "write", 1);
+    s.add_error("a", "write", 1);
+    s.add_error("c", "write", 1);  // not configured: ignored
     s.add_phase("a", "write", 64, {10, 20}, 1);
     s.configure({"a"}, {"write"}, {64, 4096}, 60);  // b dropped, a size added
     const ProbeMetrics m = s.view(1);

@@ -8,7 +8,8 @@
 # user would: the origin host and priority named and first in the timeline, the victims after
 # it in time order, ToR r02 blamed (not a host), h5's MTU drift; then the errors: unreachable
 # URL, a range without data, a bad --match (Prometheus' error text), an answer over the bounds
-# (the error names a selector to narrow with), bad --from.
+# (the error names a selector to narrow with), bad --from. Then, in the next hour, a fabric in the
+# mesh series budget's form (window failures of the worst rows only): ToR r13 blamed.
 # Usage: test_fabric.sh ROCEHEALTH_BINARY
 set -u
 bin=$1 failed=0
@@ -75,6 +76,55 @@ PY
 mkdir -p "$work/data"
 promtool tsdb create-blocks-from openmetrics --quiet "$work/fabric.om" "$work/data" >"$work/backfill.log" 2>&1 ||
   { cat "$work/backfill.log"; fail "promtool backfill failed"; exit 1; }
+
+# The series budget's form (agents with a fleet, agent/daemon/mesh_budget.h), in the next hour
+# (from t1, after the first hour's series went stale): g1, g2 under r11, g3, g4 under r12, g5,
+# g6 under r13; own-ToR peers per peer, other ToRs by dst_tor, failures as window gauges
+# (rocehealth_probe_*window_errors: failures in the agent's 60 s window) and no error counter.
+# From t1+20m ToR r13 is dead: every row into it fails, and its hosts' rows out. `fabric` must
+# blame r13 from the window gauges alone.
+t1=$((t0 + 3600 + 900))
+python3 - "$t1" >"$work/budget.om" <<'PY'
+import sys
+t1 = int(sys.argv[1])
+step, span = 15, 2700
+hosts = {"g1": "r11", "g2": "r11", "g3": "r12", "g4": "r12", "g5": "r13", "g6": "r13"}
+times = range(t1, t1 + span + 1, step)
+bad_from = t1 + 1200
+out = []
+def family(name, kind, rows):
+    out.append(f"# TYPE {name} {kind}")
+    for labels, fn in rows:
+        lab = ",".join(f'{k}="{v}"' for k, v in labels.items())
+        sample = name + ("_total" if kind == "counter" else "")
+        out.extend(f"{sample}{{{lab}}} {fn(t)} {t}" for t in times)
+inst = lambda h: {"instance": f"{h}:9900", "job": "rocehealth"}
+family("rocehealth_host_info", "gauge",
+       [({**inst(h), "host": h, "tor": tor}, lambda t: 1) for h, tor in hosts.items()])
+family("rocehealth_pfc_pause_duration_seconds", "counter",
+       [({**inst(h), "device": "mlx5_0", "port": "1", "priority": "3", "direction": d}, lambda t: 0)
+        for h in hosts for d in ("rx", "tx")])
+mates = [(s, d) for s in hosts for d in hosts if s != d and hosts[s] == hosts[d]]
+family("rocehealth_probe_latency_seconds", "gauge",
+       [({**inst(s), "peer": f"{d}:18520", "op": "write", "size_bytes": "64", "quantile": "0.5"},
+         lambda t: "5e-06") for s, d in mates])
+family("rocehealth_probe_window_errors", "gauge",
+       [({**inst(s), "peer": f"{d}:18520", "op": "connect"}, lambda t: 0) for s, d in mates])
+rows = [(s, d) for s in hosts for d in sorted(set(hosts.values()) - {hosts[s]})]
+failing = lambda s, d: lambda t: t >= bad_from and "r13" in (hosts[s], d)
+family("rocehealth_probe_tor_latency_seconds", "gauge",
+       [({**inst(s), "dst_tor": d, "op": "write", "size_bytes": "64", "quantile": "0.5"},
+         lambda t, f=failing(s, d): "NaN" if f(t) else "5e-06") for s, d in rows])
+family("rocehealth_probe_tor_window_errors", "gauge",
+       [({**inst(s), "dst_tor": d, "op": "connect"}, lambda t, f=failing(s, d): 4 if f(t) else 0)
+        for s, d in rows])
+port = {"device": "mlx5_0", "port": "1", "netdev": "ens1f0np0"}
+family("rocehealth_netdev_mtu_bytes", "gauge", [({**inst(h), **port}, lambda t: 9000) for h in hosts])
+out.append("# EOF")
+print("\n".join(out))
+PY
+promtool tsdb create-blocks-from openmetrics --quiet "$work/budget.om" "$work/data" >"$work/backfill2.log" 2>&1 ||
+  { cat "$work/backfill2.log"; fail "promtool backfill of the budget form failed"; exit 1; }
 printf 'global:\n  scrape_interval: 15s\nscrape_configs: []\n' >"$work/prometheus.yml"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
@@ -173,6 +223,13 @@ check "30 d at 236 s: could not judge pauses and probes" '.verdict == "could_not
 txt=$("$bin" fabric --prometheus "$url" --from "$live_from" --to "$live_to" --match '{tor="r01"}' \
   --max-points 11000 2>&1)
 grep -q 'could not judge.*236 s, coarser than the 60 s' <<<"$txt" || fail "30 d at 236 s: text: $txt"
+# The budget's form (backfilled above, the hour after): ToR r13 blamed from the window failures.
+out=$("$bin" fabric --prometheus "$url" --from "$t1" --to $((t1 + 2700)) --json 2>"$work/err")
+rc=$?
+[ "$rc" = 1 ] || fail "budget form: exit $rc, expected 1; stderr: $(cat "$work/err")"
+check "budget form: ToR r13 blamed from the window failures alone" '[.findings[] |
+  select(.rule == "fabric_tor_probes_failing")] | length == 1 and .[0].labels.tor == "r13"'
+check "budget form: nothing else" '[.findings[] | select(.rule != "fabric_tor_probes_failing")] | length == 0'
 
 errcase() {  # errcase LABEL TEXT... -- ARGS...: exit 2, every TEXT in stderr, JSON error on stdout
   local label=$1; shift

@@ -4,7 +4,10 @@ group rocehealth-fabric-mesh). A full mesh of six agents is 30 probe pairs per t
 write by hand. Fabric: h1, h2 under ToR r1; h3, h4 under r2; h5, h6 under r3. Each agent probes
 the other five; peers are written as "hN" or "hN:18520" (both forms of mesh.peers). The
 topology-aware cases (mesh.peers_file) have per-peer series only inside a ToR and one row per
-host and other ToR (rocehealth_probe_tor_*{dst_tor}).
+host and other ToR (rocehealth_probe_tor_*{dst_tor}); each runs twice: with the error counters
+of older agents and in the series budget's form of today's (agent/daemon/mesh_budget.h: failures
+in the summary window as gauges, *_window_errors, plus the per-group totals), whose worst rows
+at six hosts are every row.
 usage: make_mesh_tests.py > mesh.yml   (tests/agent/test_prometheus_files.sh checks it is current)
 """
 
@@ -40,28 +43,46 @@ def series(fails, slow):
     return "\n".join(out)
 
 
-def tor_series(fails):
+def tor_series(fails, budget=False):
     """Input series of the topology-aware mesh: host_info, per-peer series inside each ToR
-    (healthy), and per host and other ToR its connect failures and p50 (as series())."""
+    (healthy), and per host and other ToR its connect failures and p50 (as series()). budget:
+    the failures as the window gauges (4 in the 60 s window at one per 15 s) and the group
+    totals (rocehealth_probe_group_*{dst_group}) of each host."""
     out = host_info()
+
+    def errors(family, lbl, bad):
+        if budget:
+            return [f"      - series: '{family.replace('errors', 'window_errors')}{{{lbl},op=\"connect\"}}'",
+                    f"        values: '{'4x40' if bad else '0x40'}'"]
+        return [f"      - series: '{family}_total{{{lbl},op=\"connect\"}}'",
+                f"        values: '{'0+1x40' if bad else '0x40'}'"]
     for h, tor in HOSTS.items():
         for mate in HOSTS:
             if mate != h and HOSTS[mate] == tor:
                 lbl = f'instance="{h}:9477",job="rocehealth",peer="{mate}"'
-                out += [f"      - series: 'rocehealth_probe_errors_total{{{lbl},op=\"connect\"}}'",
-                        "        values: '0x40'",
-                        f"      - series: 'rocehealth_probe_latency_seconds{{{lbl},op=\"write\","
+                out += errors("rocehealth_probe_errors", lbl, False)
+                out += [f"      - series: 'rocehealth_probe_latency_seconds{{{lbl},op=\"write\","
                         f"size_bytes=\"64\",quantile=\"0.5\"}}'",
                         f"        values: '{HEALTHY_S}+0x40'"]
+        bad_rows = 0
         for dst_tor in sorted(set(HOSTS.values()) - {tor}):
             lbl = f'instance="{h}:9477",job="rocehealth",dst_tor="{dst_tor}"'
             bad = fails(h, dst_tor)
+            bad_rows += bad
             lat = " ".join(["NaN"] * 41) if bad else HEALTHY_S + "+0x40"
-            out += [f"      - series: 'rocehealth_probe_tor_errors_total{{{lbl},op=\"connect\"}}'",
-                    f"        values: '{'0+1x40' if bad else '0x40'}'",
-                    f"      - series: 'rocehealth_probe_tor_latency_seconds{{{lbl},op=\"write\","
+            out += errors("rocehealth_probe_tor_errors", lbl, bad)
+            out += [f"      - series: 'rocehealth_probe_tor_latency_seconds{{{lbl},op=\"write\","
                     f"size_bytes=\"64\",quantile=\"0.5\"}}'",
                     f"        values: '{lat}'"]
+        if budget:  # totals: one sample of 5 us a second per healthy row, a failure per 15 s per bad one
+            for group, good, nbad in (("own_tor", 1, 0), ("other_tors", 2 - bad_rows, bad_rows)):
+                lbl = f'instance="{h}:9477",job="rocehealth",dst_group="{group}"'
+                out += [f"      - series: 'rocehealth_probe_group_errors_total{{{lbl},op=\"connect\"}}'",
+                        f"        values: '0+{nbad}x40'",
+                        f"      - series: 'rocehealth_probe_group_latency_seconds_sum{{{lbl},op=\"write\",size_bytes=\"64\"}}'",
+                        f"        values: '0+{good * 15 * 5e-6:g}x40'",
+                        f"      - series: 'rocehealth_probe_group_latency_seconds_count{{{lbl},op=\"write\",size_bytes=\"64\"}}'",
+                        f"        values: '0+{good * 15}x40'"]
     return "\n".join(out)
 
 
@@ -221,7 +242,29 @@ for name, fails, slow, checks in CASES:
     print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:")
     print(series(fails, slow))
     print(checks, end="")
-for name, fails, checks in TOR_CASES:
-    print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:")
-    print(tor_series(fails))
-    print(checks, end="")
+for budget in (False, True):
+    for name, fails, checks in TOR_CASES:
+        name = ("series budget (window failures, worst rows), " if budget else "") + name
+        print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:")
+        print(tor_series(fails, budget))
+        print(checks, end="")
+# The group totals, fleet-wide: r3 dead, so 4 of the 6 hosts fail one row into other ToRs (h1..h4
+# into r3) and h5, h6 fail both: 8 failures per 15 s; the healthy rows' mean stays 5 us (in ns, rounded).
+print("""  - name: "series budget: the per-group totals summed over the fleet (ToR r3 dead)"
+    interval: 15s
+    input_series:""")
+print(tor_series(lambda h, dst_tor: "r3" in (HOSTS[h], dst_tor), True))
+print("""    promql_expr_test:
+      - expr: rocehealth:probe_group_errors:rate2m
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_group_errors:rate2m{dst_group="other_tors",op="connect"}'
+            value: 0.5333333333333333
+          - labels: 'rocehealth:probe_group_errors:rate2m{dst_group="own_tor",op="connect"}'
+            value: 0
+      - expr: round(rocehealth:probe_group_latency_seconds:mean2m{dst_group="own_tor"} * 1e9)
+        eval_time: 5m
+        exp_samples:
+          - labels: '{dst_group="own_tor",op="write",size_bytes="64"}'
+            value: 5000
+""", end="")
