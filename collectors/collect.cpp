@@ -5,10 +5,10 @@
 #include <exception>
 
 #include "collectors/normalize.h"
-#include "collectors/poller/counter_sources.h"
-#include "collectors/rdma_sysfs.h"
+#include "collectors/sources/counter_sources.h"
 #include "collectors/sources/netdev.h"
 #include "collectors/sources/pcie.h"
+#include "collectors/sources/rdma_sysfs.h"
 #include "collectors/sources/verbs_port.h"
 #include "core/hostname.h"
 #include "core/inventory/parse.h"

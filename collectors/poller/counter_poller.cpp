@@ -20,9 +20,9 @@
 #include <utility>
 
 #include "collectors/normalize.h"
-#include "collectors/rdma_sysfs.h"
 #include "collectors/sources/aer.h"
 #include "collectors/sources/netdev.h"
+#include "collectors/sources/rdma_sysfs.h"
 #include "core/inventory/parse.h"
 
 namespace rh {

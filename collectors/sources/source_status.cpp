@@ -1,4 +1,4 @@
-#include "collectors/poller/source_status.h"
+#include "collectors/sources/source_status.h"
 
 #include <cerrno>
 #include <chrono>
