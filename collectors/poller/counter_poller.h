@@ -29,6 +29,9 @@
 //
 // Not refreshed: GIDs, rate, link_layer, PCIe link speed/width, verbs MTUs, QoS/ECN state, and
 // devices or counter files that appeared after discovery (run collect_snapshot for those).
+//
+// Inside: poll_plan.h (what the poller reads, fixed at construction), poll_files.h (the kept files
+// and their directories' watches), poll_pass.h (one pass: it alone holds the Snapshot polled).
 #pragma once
 
 #include <cstddef>
