@@ -5,11 +5,10 @@
 #include <exception>
 
 #include "collectors/normalize.h"
-#include "collectors/poller/counter_sources.h"
-#include "collectors/rdma_sysfs.h"
+#include "collectors/sources/counter_sources.h"
 #include "collectors/sources/netdev.h"
-#include "collectors/sources/pcie.h"
-#include "collectors/sources/verbs_port.h"
+#include "collectors/sources/rdma_sysfs.h"
+#include "collectors/sources/table.h"
 #include "core/hostname.h"
 #include "core/inventory/parse.h"
 
@@ -17,67 +16,12 @@ namespace rh {
 
 namespace {
 
-void add_netdevs(Device& d, const NetdevSource& source, Source kind, SourceClock& clock) {
-    for (auto& port : d.ports) {
-        const std::string subject = d.name + " port " + std::to_string(port.number);
-        if (port.netdev_name.empty()) {
-            d.problems.push_back(Note{subject, "no netdev found (GID ndevs, device/net, parent)"});
-            continue;
-        }
-        if (auto n = clock.timed(kind, [&] { return source.read(port.netdev_name); })) {
-            // Values the source could not read or make sense of are device problems, so a
-            // rule sees "could not evaluate" rather than a silently absent value.
-            if (!n->unavailable.empty()) clock.failed(kind);
-            for (auto& note : n->unavailable) d.problems.push_back(Note{subject, note.text});
-            n->unavailable.clear();
-            port.netdev = std::move(*n);
-        } else {
-            clock.failed(kind, n.error().err_no);
-            d.problems.push_back(Note{subject, n.error().message()});
-        }
-    }
-}
-
-void add_verbs(Device& d, const CollectOptions& opts, SourceClock& clock) {
-    if (!opts.live_sources()) {
-        for (auto& port : d.ports)
-            port.verbs.unavailable =
-                "no verbs device: sysfs root is a fixture (" + opts.sysfs.root().string() + ")";
-        return;
-    }
-    std::vector<unsigned> numbers;
-    for (const auto& port : d.ports) numbers.push_back(port.number);
-    auto verbs = clock.timed(Source::verbs, [&] { return query_verbs_ports(d.name, numbers); });
-    for (std::size_t i = 0; i < d.ports.size() && i < verbs.size(); ++i) {
-        if (!verbs[i].unavailable.empty()) clock.failed(Source::verbs);
-        d.ports[i].verbs = std::move(verbs[i]);
-    }
-}
-
-/// Runs `read` as source `s`; the source fails when it added a note to `problems`.
-template <class F>
-void timed_reader(SourceClock& clock, Source s, const std::vector<Note>& problems, F&& read) {
-    const std::size_t before = problems.size();
-    clock.timed(s, [&] {
-        read();
-        return 0;
-    });
-    if (problems.size() != before) clock.failed(s);
-}
-
-/// What one device's sysfs, PCIe, AER, netdev and verbs sources say (the counter sources and
-/// normalization follow once every device is read: finish_device).
-Device read_device(const CollectOptions& opts, const std::string& name, const NetdevSource& netdevs,
-                   CounterCollector& counters, SourceClock& clock) {
+/// What one device's sources say, by the rows of the source table in order (the counter
+/// sources and normalization follow once every device is read: finish_device).
+Device read_device(const std::string& name, DeviceReads& reads) {
     Device d;
-    timed_reader(clock, Source::rdma_sysfs, d.problems,
-                 [&] { d = read_rdma_device(opts.sysfs, name); });
-    timed_reader(clock, Source::pcie_sysfs, d.problems,
-                 [&] { d.pcie = read_pcie_chain(opts.sysfs, name, d.problems); });
-    counters.add_aer(d.pcie);
-    add_netdevs(d, netdevs, opts.live_sources() ? Source::netdev_rtnl : Source::netdev_sysfs,
-                clock);
-    add_verbs(d, opts, clock);
+    for (const SourceRow& row : source_table())
+        if (row.discover) row.discover(reads, d, name);
     return d;
 }
 
@@ -137,11 +81,12 @@ Snapshot collect_snapshot(const CollectOptions& opts, SourcePasses* sources) {
                                            " is not this host's /sys: netdev facts come from " +
                                            opts.sysfs.path("class/net").string() +
                                            ", verbs facts are unavailable"});
+    DeviceReads reads{opts.sysfs, opts.live_sources(), *netdevs, counters, clock};
     // One bad device never stops the others.
     std::vector<char> failed(names->size(), 0);
     for (std::size_t i = 0; i < names->size(); ++i) {
         try {
-            s.devices.push_back(read_device(opts, (*names)[i], *netdevs, counters, clock));
+            s.devices.push_back(read_device((*names)[i], reads));
         } catch (const std::exception& e) {
             s.devices.push_back(failed_device((*names)[i], e));
             failed[i] = 1;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "collectors/poller/source_status.h"
+#include "collectors/sources/source_status.h"
 #include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
@@ -22,7 +22,7 @@ struct CollectOptions {
 /// Collects everything `rocehealth snapshot` prints. Never throws for bad sysfs content.
 /// With no `class/infiniband` directory (or no device in it), returns a Snapshot with no
 /// devices and a note saying so. `sources` (optional, reset first): per kernel source, read or
-/// not, the wall time of its reads and success (collectors/poller/source_status.h). A sysfs
+/// not, the wall time of its reads and success (collectors/sources/source_status.h). A sysfs
 /// reader (rdma_sysfs, pcie_sysfs) fails when it left a problem note (a value it could not read
 /// or parse); netdev_rtnl/netdev_sysfs when a netdev could not be read (absent: no data) or a
 /// value of it is unavailable; verbs when a port could not be queried; the others as the

@@ -75,10 +75,11 @@ struct AgentStats {
     /// a finding shorter than the scrape interval still shows as an increase. The agent puts
     /// every (rule, severity) of its rules file here at 0 first.
     std::map<std::pair<std::string, std::string>, std::uint64_t> findings_opened;
-    /// Per kernel source, the last collection pass that read it (collectors/poller/source_status.h,
-    /// the sources the host has: rdma_sysfs, netdev_sysfs, aer, ethtool_stats, ethtool_pause, dcb,
-    /// rdma_netlink from the steady-state pass; netdev_rtnl, pcie_sysfs, qos_sysfs, verbs from the
-    /// last discovery): rocehealth_collector_success{source} (1/0) and
+    /// Per kernel source, the last collection pass that read it
+    /// (collectors/sources/source_status.h, the sources the host has: rdma_sysfs, netdev_sysfs,
+    /// aer, ethtool_stats, ethtool_pause, dcb, rdma_netlink from the steady-state pass;
+    /// netdev_rtnl, pcie_sysfs, qos_sysfs, verbs from the last discovery):
+    /// rocehealth_collector_success{source} (1/0) and
     /// rocehealth_collector_duration_seconds{source}. Empty: not exported.
     struct CollectorSource {
         std::string source;

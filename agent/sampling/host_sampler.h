@@ -40,7 +40,7 @@ class HostSampler {
     /// Discoveries so far (the first, rediscoveries and inventory refreshes): a change means
     /// snapshot() was read again whole.
     std::size_t discoveries() const { return discoveries_; }
-    /// Per kernel source (collectors/poller/source_status.h), the last pass that read it: the
+    /// Per kernel source (collectors/sources/source_status.h), the last pass that read it: the
     /// steady-state poll for the sources it reads, the last discovery for the others
     /// (netdev_rtnl, pcie_sysfs, qos_sysfs, verbs, ...) and for all of them on a pass that
     /// discovered.

@@ -8,14 +8,15 @@
 // - the prompt's command is `ethtool -S|--statistics`, or
 // - its counter lines have ethtool's shape: most non-blank lines are "name: <decimal>" with
 //   the ": " separator AND either ethtool's indentation (leading whitespace) or at least one
-//   name that only netdev statistics use (per-priority "_prio<N>_", "_phy", "_vport_",
-//   "[<ring>]:" ...).
+//   name that only a driver's netdev statistics use (Driver::netdev_only_stat in
+//   collectors/drivers/<driver>.cpp: mlx5 "_prio<N>_", "_phy"; bnxt "[<ring>]:" ...).
 // A sysfs hw_counters listing (`grep . *` in hw_counters/) prints "name:value" with no space
 // and no indentation, so it is not taken for ethtool -S.
 #include <cctype>
 
 #include "collectors/bundle/bundle_model.h"
 #include "collectors/bundle/sections.h"
+#include "collectors/drivers/registry.h"
 #include "core/sysfs.h"
 
 namespace rh::bundle {
@@ -46,21 +47,6 @@ bool counter_line(std::string_view line) {
     return !trim(line.substr(0, colon)).empty() && to_u64(line.substr(colon + 1)).has_value();
 }
 
-/// Names that only netdev statistics carry: mlx5 "_phy" / "_vport_" / "_prio<N>_" / "ch<N>_",
-/// bnxt and ice ring counters "[0]: ..." / "tx_queue_0_...", ice "_port" suffix ("rx_bytes.nic"
-/// style names too).
-bool netdev_only_name(std::string_view name) {
-    if (name.find("_phy") != std::string_view::npos ||
-        name.find("vport_") != std::string_view::npos || name.find("[") != std::string_view::npos ||
-        name.find(".nic") != std::string_view::npos ||
-        name.find("_queue_") != std::string_view::npos || starts_with(name, "port."))
-        return true;
-    for (auto at = name.find("prio"); at != std::string_view::npos; at = name.find("prio", at + 1))
-        if (at + 4 < name.size() && std::isdigit(static_cast<unsigned char>(name[at + 4])))
-            return true;
-    return false;
-}
-
 bool headerless_shape(const TextFile& f) {
     std::size_t total = 0, match = 0, indented = 0, netdev_names = 0;
     for (const auto& l : f.lines) {
@@ -70,7 +56,7 @@ bool headerless_shape(const TextFile& f) {
         if (!counter_line(l)) continue;
         ++match;
         if (std::isspace(static_cast<unsigned char>(l[0]))) ++indented;
-        if (netdev_only_name(trim(std::string_view(l).substr(0, l.rfind(':'))))) ++netdev_names;
+        if (netdev_only_stat(trim(std::string_view(l).substr(0, l.rfind(':'))))) ++netdev_names;
     }
     if (match == 0 || match * 5 < total * 4) return false;
     return indented * 2 > match || netdev_names > 0;

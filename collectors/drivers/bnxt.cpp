@@ -97,6 +97,8 @@ constinit const Driver bnxt_driver{
     .netdev_drivers = kEn,
     .ethtool_name_is_ours =
         [](std::string_view n) { return has(n, "_pfc_ena_frames_pri") || starts(n, "pfc_pri"); },
+    // Per-ring statistics "[0]: rx_ucast_packets" (bnxt_ethtool.c).
+    .netdev_only_stat = [](std::string_view n) { return has(n, "["); },
     .pci_vendor = [](std::string_view d) { return has(d, "Broadcom") || has(d, "[14e4:"); },
     .rdma_nic =
         [](std::string_view d) {

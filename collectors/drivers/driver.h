@@ -70,6 +70,10 @@ struct Driver {
     /// Captures: an ethtool -S statistic name only this netdev driver gives (the capture has
     /// no `ethtool -i`). Null: never.
     bool (*ethtool_name_is_ours)(std::string_view stat) = nullptr;
+    /// Captures: a statistic name only this driver's netdev statistics use, never a sysfs
+    /// counter (mlx5 "_phy", bnxt ring "[0]: ..."): a headerless paste with one is `ethtool -S`
+    /// output (collectors/bundle/parse_ethtool_s.cpp). Null: none.
+    bool (*netdev_only_stat)(std::string_view stat) = nullptr;
     /// Captures: the lspci description names this driver's vendor (name or -nn id).
     bool (*pci_vendor)(std::string_view lspci_description) = nullptr;
     /// Captures: the lspci description is an RDMA-capable NIC physical function of this

@@ -68,6 +68,11 @@ constinit const Driver irdma_ice_driver{
                    ((starts(n, "rx_priority_") || starts(n, "tx_priority_")) &&
                     (ends(n, "_xoff") || ends(n, "_xon")));
         },
+    // "rx_bytes.nic", per queue "tx_queue_0_packets", "port.*" (ice_ethtool.c).
+    .netdev_only_stat =
+        [](std::string_view n) {
+            return has(n, ".nic") || has(n, "_queue_") || starts(n, "port.");
+        },
     .pci_vendor = [](std::string_view d) { return has(d, "Intel") || has(d, "[8086:"); },
     .rdma_nic =
         [](std::string_view d) {

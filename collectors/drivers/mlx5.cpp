@@ -145,6 +145,14 @@ constexpr std::string_view kQCounters[] = {
     "req_rnr_retries_exceeded",
 };
 
+/// mlx5e statistics: physical port "_phy", "vport_", per priority "prio<N>" (en_stats.c).
+bool mlx5_netdev_only_stat(std::string_view n) {
+    if (has(n, "_phy") || has(n, "vport_")) return true;
+    for (auto at = n.find("prio"); at != std::string_view::npos; at = n.find("prio", at + 1))
+        if (at + 4 < n.size() && n[at + 4] >= '0' && n[at + 4] <= '9') return true;
+    return false;
+}
+
 }  // namespace
 
 extern const Driver mlx5_driver;
@@ -155,6 +163,7 @@ constinit const Driver mlx5_driver{
     .pci_drivers = kCore,
     .netdev_drivers = kCore,
     .ethtool_name_is_ours = [](std::string_view n) { return ends(n, "_phy") || has(n, "_vport_"); },
+    .netdev_only_stat = mlx5_netdev_only_stat,
     .pci_vendor =
         [](std::string_view d) {
             return has(d, "Mellanox") || has(d, "NVIDIA") || has(d, "[15b3:");

@@ -67,6 +67,10 @@ std::string_view netdev_driver_of_ethtool_name(std::string_view stat) {
     return d ? d->netdev_drivers.front() : std::string_view{};
 }
 
+bool netdev_only_stat(std::string_view stat) {
+    return first([&](const Driver& d) { return d.netdev_only_stat && d.netdev_only_stat(stat); });
+}
+
 bool wrapping_hw_counter(const Driver* driver, std::string_view raw) {
     const auto wraps = [&](const Driver& d) {
         if (listed(d.wrapping_32bit_hw_counters, raw)) return true;

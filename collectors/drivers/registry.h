@@ -35,4 +35,8 @@ bool wrapping_hw_counter(const Driver* driver, std::string_view raw);
 /// carries; empty when no driver claims it.
 std::string_view netdev_driver_of_ethtool_name(std::string_view stat);
 
+/// Captures: whether some driver's netdev statistics alone use the name `stat`
+/// (Driver::netdev_only_stat), so that a headerless paste carrying it is `ethtool -S` output.
+bool netdev_only_stat(std::string_view stat);
+
 }  // namespace rh

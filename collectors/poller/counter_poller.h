@@ -15,9 +15,9 @@
 //                                                         -> PcieLink::aer (those discovered)
 // Once per pass: ethtool -S (SIOCETHTOOL), link pause (ethtool netlink) and DCB (rtnetlink) per
 // netdev, RDMA netlink hw counters per port, over one socket per kind kept for the poller's life
-// (collectors/poller/counter_sources.h). Every file and request goes through discovery's own
+// (collectors/sources/counter_sources.h). Every file and request goes through discovery's own
 // read or parse function: port_state_files()/port_counter_dirs() with store_port_state and
-// store_counter_text (collectors/rdma_sysfs.h), netdev_files() with store_netdev_file,
+// store_counter_text (collectors/sources/rdma_sysfs.h), netdev_files() with store_netdev_file,
 // next_aer_line, read_netdev_sources and read_port_nl_counters. On a fixture root the same sources
 // replay the tree's recordings (ethtool/<if>.txt, dcb/, rdma_netlink/), read again every pass, so a
 // test that grows a recording sees the counters grow as on a live host.
@@ -29,6 +29,9 @@
 //
 // Not refreshed: GIDs, rate, link_layer, PCIe link speed/width, verbs MTUs, QoS/ECN state, and
 // devices or counter files that appeared after discovery (run collect_snapshot for those).
+//
+// Inside: poll_plan.h (what the poller reads, fixed at construction), poll_files.h (the kept files
+// and their directories' watches), poll_pass.h (one pass: it alone holds the Snapshot polled).
 #pragma once
 
 #include <cstddef>
@@ -36,8 +39,8 @@
 #include <string>
 #include <vector>
 
-#include "collectors/poller/counter_sources.h"
-#include "collectors/poller/source_status.h"
+#include "collectors/sources/counter_sources.h"
+#include "collectors/sources/source_status.h"
 #include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
@@ -53,9 +56,9 @@ struct PollResult {
     std::vector<std::string> rediscover_reasons;  ///< one sentence each, naming the path
     std::size_t files_read = 0;                   ///< sysfs files read (pread) this pass
     std::size_t files_failed = 0;  ///< of them (or of the kept files) unreadable this pass
-    /// Per kernel source (collectors/poller/source_status.h): read this pass, success, and the wall
-    /// time its reads took. A sysfs file discovery found that cannot be read now is a failure of
-    /// its source; an ethtool, DCB or netlink request answered ENOENT/EOPNOTSUPP/ENODATA (or a
+    /// Per kernel source (collectors/sources/source_status.h): read this pass, success, and the
+    /// wall time its reads took. A sysfs file discovery found that cannot be read now is a failure
+    /// of its source; an ethtool, DCB or netlink request answered ENOENT/EOPNOTSUPP/ENODATA (or a
     /// fixture without the recording) is "no data", not a failure. A pass refused for its
     /// Snapshot's shape reads nothing.
     SourcePasses sources{};

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "collectors/nl_exchange.h"
-#include "collectors/nl_handles.h"
+#include "collectors/netlink/nl_exchange.h"
+#include "collectors/netlink/nl_handles.h"
 
 namespace rh {
 

@@ -6,8 +6,8 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 
-#include "collectors/nl_exchange.h"
-#include "collectors/nl_handles.h"
+#include "collectors/netlink/nl_exchange.h"
+#include "collectors/netlink/nl_handles.h"
 
 namespace rh {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "collectors/nl_raw.h"
+#include "collectors/netlink/nl_raw.h"
 #include "core/inventory/inventory.h"
 #include "core/result.h"
 

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "collectors/rdma_sysfs.h"
+#include "collectors/sources/rdma_sysfs.h"
 #include "core/clock.h"
 
 namespace rh {

@@ -1,6 +1,6 @@
 // GID tables of RDMA ports kept between discovery passes (issue 13 §3). A table is what
-// read_gids (collectors/rdma_sysfs.h) returns; reading it costs up to 255 gid files plus two
-// attribute files per used entry per port on mlx5, every discovery (the agent rediscovers every
+// read_gids (collectors/sources/rdma_sysfs.h) returns; reading it costs up to 255 gid files plus
+// two attribute files per used entry per port on mlx5, every discovery (the agent rediscovers every
 // inventory_interval_s). The kernel rewrites a table when an address or a netdev changes, so a
 // kept table is dropped when one may have:
 //   - live /sys: any RTM_NEWADDR/DELADDR (IPv4, IPv6) or RTM_NEWLINK/DELLINK notification on a

@@ -12,6 +12,8 @@
 #include <map>
 #include <mutex>
 
+#include "collectors/sources/dir_events.h"
+
 namespace rh {
 
 namespace {
@@ -47,15 +49,13 @@ struct KeptFiles::Impl {
     std::map<int, std::string> wd_dirs;
     std::size_t open_files = 0;
     const std::size_t budget = file_budget();
-    int inotify = -1;
-    bool inotify_tried = false;
+    DirEvents events;  ///< fixture directories' watches
     std::size_t kept_reads = 0;
 
     ~Impl() {
         for (auto& [key, d] : dirs)
             for (int fd : d.fds)
                 if (fd >= 0) ::close(fd);
-        if (inotify >= 0) ::close(inotify);
     }
 
     void drop(std::map<std::string, Dir>::iterator it) {
@@ -65,7 +65,7 @@ struct KeptFiles::Impl {
                 --open_files;
             }
         if (it->second.wd >= 0) {
-            ::inotify_rm_watch(inotify, it->second.wd);
+            events.remove(it->second.wd);
             wd_dirs.erase(it->second.wd);
         }
         dirs.erase(it);
@@ -73,35 +73,21 @@ struct KeptFiles::Impl {
 
     /// Marks the directories that had an event since the last call.
     void drain_inotify() {
-        if (inotify < 0) return;
-        alignas(inotify_event) char buf[4096];
-        for (;;) {
-            const ssize_t n = ::read(inotify, buf, sizeof buf);
-            if (n <= 0) return;
-            for (ssize_t off = 0; off < n;) {
-                const auto* e = reinterpret_cast<const inotify_event*>(buf + off);
-                off += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
-                if (e->mask & IN_Q_OVERFLOW) {
-                    for (auto& [key, d] : dirs) d.dirty = true;
-                } else if (auto w = wd_dirs.find(e->wd); w != wd_dirs.end()) {
-                    auto it = dirs.find(w->second);
-                    if (it != dirs.end()) it->second.dirty = true;
-                    if (e->mask & IN_IGNORED) {  // the watch is gone (directory removed)
-                        if (it != dirs.end()) it->second.wd = -1;
-                        wd_dirs.erase(w);
-                    }
+        events.drain([&](int wd, std::uint32_t mask) {
+            if (mask & IN_Q_OVERFLOW) {
+                for (auto& [key, d] : dirs) d.dirty = true;
+            } else if (auto w = wd_dirs.find(wd); w != wd_dirs.end()) {
+                auto it = dirs.find(w->second);
+                if (it != dirs.end()) it->second.dirty = true;
+                if (mask & IN_IGNORED) {  // the watch is gone (directory removed)
+                    if (it != dirs.end()) it->second.wd = -1;
+                    wd_dirs.erase(w);
                 }
             }
-        }
+        });
     }
 
-    int watch(const std::string& path) {
-        if (!inotify_tried) {
-            inotify_tried = true;
-            inotify = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        }
-        return inotify < 0 ? -1 : ::inotify_add_watch(inotify, path.c_str(), kKeptFilesWatchMask);
-    }
+    int watch(const std::string& path) { return events.add(path, kKeptFilesWatchMask); }
 };
 
 KeptFiles::KeptFiles() : impl_(std::make_unique<Impl>()) {}

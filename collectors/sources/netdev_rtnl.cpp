@@ -3,7 +3,7 @@
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
 
-#include "collectors/nl_route.h"
+#include "collectors/netlink/nl_route.h"
 #include "collectors/sources/netdev.h"
 #include "core/inventory/parse.h"
 

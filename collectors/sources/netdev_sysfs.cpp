@@ -2,8 +2,8 @@
 #include <optional>
 #include <system_error>
 
-#include "collectors/rdma_sysfs.h"
 #include "collectors/sources/netdev.h"
+#include "collectors/sources/rdma_sysfs.h"
 #include "core/inventory/parse.h"
 
 namespace rh {

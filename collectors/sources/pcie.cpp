@@ -11,7 +11,7 @@
 #include <optional>
 #include <system_error>
 
-#include "collectors/rdma_sysfs.h"
+#include "collectors/sources/rdma_sysfs.h"
 #include "core/inventory/parse.h"
 
 namespace rh {

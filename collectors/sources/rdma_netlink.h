@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/nl_raw.h"
+#include "collectors/netlink/nl_raw.h"
 #include "core/inventory/inventory.h"
 #include "core/result.h"
 

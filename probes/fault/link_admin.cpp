@@ -7,8 +7,8 @@
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
 
-#include "collectors/nl_route.h"
-#include "collectors/rdma_sysfs.h"
+#include "collectors/netlink/nl_route.h"
+#include "collectors/sources/rdma_sysfs.h"
 #include "core/inventory/parse.h"
 
 namespace rh {

@@ -9,7 +9,7 @@
 #include <netlink/route/nexthop.h>
 #include <netlink/route/route.h>
 
-#include "collectors/nl_route.h"
+#include "collectors/netlink/nl_route.h"
 
 namespace rh {
 

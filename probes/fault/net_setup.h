@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/nl_handles.h"
+#include "collectors/netlink/nl_handles.h"
 #include "core/result.h"
 
 namespace rh {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <thread>
 
-#include "collectors/rdma_sysfs.h"
+#include "collectors/sources/rdma_sysfs.h"
 #include "core/clock.h"
 #include "probes/fault/link_admin.h"
 #include "probes/fault/link_guard.h"

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "collectors/collect.h"
-#include "collectors/rdma_sysfs.h"
 #include "collectors/sources/netdev.h"
 #include "collectors/sources/pcie.h"
+#include "collectors/sources/rdma_sysfs.h"
 
 BOOST_AUTO_TEST_SUITE(test_collectors_collect)
 

@@ -12,11 +12,13 @@
 #include <fstream>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "collectors/collect.h"
 #include "collectors/poller/counter_poller.h"
+#include "collectors/sources/table.h"
 #include "store/counter_delta.h"
 
 namespace fs = std::filesystem;
@@ -428,6 +430,31 @@ BOOST_AUTO_TEST_CASE(each_source_is_timed_and_fails_only_on_its_own_reads) {
     BOOST_TEST(src(bad, rh::Source::netdev_sysfs).success);
     BOOST_TEST(src(bad, rh::Source::ethtool_stats).success);
     BOOST_TEST(rh::to_string(rh::Source::ethtool_stats) == "ethtool_stats");
+}
+
+// The source table (collectors/sources/table.h) is the one list of kernel sources: one row per
+// Source, each label once, and a steady-state pass reads only the rows marked per_pass.
+BOOST_AUTO_TEST_CASE(source_table_has_one_row_per_source_and_marks_what_a_poll_reads) {
+    std::vector<int> rows(rh::kSourceCount, 0);
+    std::set<std::string_view> names;
+    for (const rh::SourceRow& row : rh::source_table()) {
+        ++rows.at(static_cast<std::size_t>(row.id));
+        names.insert(row.name);
+        BOOST_TEST(rh::to_string(row.id) == row.name);
+    }
+    for (std::size_t i = 0; i < rh::kSourceCount; ++i)
+        BOOST_TEST(rows[i] == 1, "source " << i << " has " << rows[i] << " rows");
+    BOOST_TEST(names.size() == rh::kSourceCount);
+
+    Polled t("mlx5_pfc_upstream");
+    const rh::PollResult r = t.poll();
+    std::size_t read = 0;
+    for (const rh::SourceRow& row : rh::source_table())
+        if (r.sources[static_cast<std::size_t>(row.id)].read) {
+            ++read;
+            BOOST_TEST(row.per_pass, row.name << " is read by a poll but not marked per_pass");
+        }
+    BOOST_TEST(read >= 4u);  // rdma_sysfs, netdev_sysfs, ethtool_stats, dcb at least
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_counter_poller

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "collectors/collect.h"
-#include "collectors/poller/counter_sources.h"
+#include "collectors/sources/counter_sources.h"
 
 BOOST_AUTO_TEST_SUITE(test_counter_sources)
 

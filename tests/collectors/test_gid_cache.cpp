@@ -11,9 +11,9 @@
 #include <fstream>
 
 #include "collectors/collect.h"
-#include "collectors/rdma_sysfs.h"
 #include "collectors/sources/gid_cache.h"
 #include "collectors/sources/kept_files.h"
+#include "collectors/sources/rdma_sysfs.h"
 
 BOOST_AUTO_TEST_SUITE(test_gid_cache)
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/nl_raw.h"
+#include "collectors/netlink/nl_raw.h"
 #include "collectors/sources/dcb_netlink.h"
 #include "collectors/sources/ethtool_pause.h"
 #include "collectors/sources/ethtool_stats.h"

@@ -22,11 +22,11 @@ declare -A may=(
 #    collectors' kernel-access helpers (rtnetlink handles and link lookup, the RDMA device's
 #    netdev in sysfs), never collect_snapshot() or the store.
 allowed_exceptions=(
-  "probes/responder/control_fault.cpp collectors/rdma_sysfs.h"
-  "probes/fault/link_admin.cpp collectors/nl_route.h"
-  "probes/fault/link_admin.cpp collectors/rdma_sysfs.h"
-  "probes/fault/net_setup.cpp collectors/nl_route.h"
-  "probes/fault/net_setup.h collectors/nl_handles.h"
+  "probes/responder/control_fault.cpp collectors/sources/rdma_sysfs.h"
+  "probes/fault/link_admin.cpp collectors/netlink/nl_route.h"
+  "probes/fault/link_admin.cpp collectors/sources/rdma_sysfs.h"
+  "probes/fault/net_setup.cpp collectors/netlink/nl_route.h"
+  "probes/fault/net_setup.h collectors/netlink/nl_handles.h"
 )
 
 bad=0
@@ -78,6 +78,47 @@ while IFS=: read -r file line text; do
   bad=1
 done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"agent/' agent \
            --include='*.h' --include='*.hpp' --include='*.cpp' --include='*.cc' || true)
+# Inside every layer, sub-folders include each other one way too (issue 30): no loop between two
+# sub-folders (or a sub-folder and the layer's own files, "."). tsort finds the loops; each
+# include on a loop is printed. The loops below are known and each has its owner; an include
+# listed here is left out of the graph, any other loop fails.
+known_loops=(
+  "core/json -> core/."            # json_reader.cpp uses core/json_file.h (issue 30)
+  "probes/incast -> probes/responder"  # incast_sender.h uses control_dispatch.h (issue 30)
+  "rules/joblog -> rules/engine"   # the log rules use engine.h (issue 30)
+)
+for layer in "${!may[@]}"; do
+  [[ -d $layer ]] || continue
+  edges=()
+  declare -A where=()
+  while IFS=: read -r file line text; do
+    inc=${text#*\"}
+    inc=${inc%%\"*}
+    from=${file#"$layer"/}
+    [[ $from == */* ]] && from=${from%%/*} || from=.
+    to=${inc#"$layer"/}
+    [[ $to == */* ]] && to=${to%%/*} || to=.
+    [[ $from == "$to" ]] && continue
+    [[ " ${known_loops[*]/%/;} " == *" $layer/$from -> $layer/$to;"* ]] && continue
+    edges+=("$from $to")
+    where["$from $to"]+="  $file:$line: #include \"$inc\""$'\n'
+  done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"'"$layer"'/' "$layer" \
+             --include='*.h' --include='*.hpp' --include='*.cpp' --include='*.cc' || true)
+  ((${#edges[@]})) || { unset where; continue; }
+  loop=$(printf '%s\n' "${edges[@]}" | tsort 2>&1 >/dev/null | sed -n 's/^tsort: //p' |
+         grep -v 'input contains a loop' | sort -u || true)
+  if [[ -n $loop ]]; then
+    mapfile -t members <<<"$loop"
+    echo "$layer/: its sub-folders include each other in a loop: ${members[*]/#/$layer/}"
+    for a in "${members[@]}"; do
+      for b in "${members[@]}"; do
+        [[ -n ${where["$a $b"]+set} ]] && printf '%s' "${where["$a $b"]}"
+      done
+    done
+    bad=1
+  fi
+  unset where
+done
 if ((bad)); then
   echo "check_layers: includes against the layering (README.md, \"Layers\"): move the shared" \
        "type down to core/, or pass the behaviour in through a callback set by agent/" >&2

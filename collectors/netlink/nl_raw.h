@@ -1,6 +1,7 @@
 // Pure netlink helpers shared by the DCB, ethtool-netlink and RDMA-netlink collectors: a
 // bounds-checked attribute walker over reply payload bytes (so recorded replies replay through
-// the same parsers) and hex text for recordings. The socket side is collectors/nl_exchange.h.
+// the same parsers) and hex text for recordings. The socket side is
+// collectors/netlink/nl_exchange.h.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "collectors/rdma_sysfs.h"
+#include "collectors/sources/rdma_sysfs.h"
 
 #include <fcntl.h>
 #include <unistd.h>

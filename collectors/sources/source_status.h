@@ -33,7 +33,8 @@ enum class Source : std::uint8_t {
 };
 inline constexpr std::size_t kSourceCount = 11;
 
-/// The `source` label value: "rdma_sysfs", "ethtool_stats", ...
+/// The `source` label value: "rdma_sysfs", "ethtool_stats", ... (its row in
+/// collectors/sources/table.cpp).
 std::string_view to_string(Source s);
 
 /// One source in one pass.

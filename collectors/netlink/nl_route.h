@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "collectors/nl_handles.h"
+#include "collectors/netlink/nl_handles.h"
 #include "core/result.h"
 
 namespace rh::nl {

@@ -1,4 +1,4 @@
-#include "collectors/poller/counter_sources.h"
+#include "collectors/sources/counter_sources.h"
 
 #include "collectors/sources/aer.h"
 #include "collectors/sources/qos_sysfs.h"

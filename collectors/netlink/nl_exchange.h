@@ -1,5 +1,5 @@
 // One netlink request/reply exchange on a libnl socket, handing back each reply's payload
-// bytes (after the nlmsghdr) for the pure parsers in collectors/nl_raw.h. Internal to
+// bytes (after the nlmsghdr) for the pure parsers in collectors/netlink/nl_raw.h. Internal to
 // collectors/ (libnl headers are private to rh_collectors).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <netlink/msg.h>
 #include <netlink/socket.h>
 
-#include "collectors/nl_raw.h"
+#include "collectors/netlink/nl_raw.h"
 #include "core/result.h"
 
 namespace rh::nl {

@@ -1,4 +1,4 @@
-#include "collectors/nl_route.h"
+#include "collectors/netlink/nl_route.h"
 
 #include <cerrno>
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "collectors/poller/source_status.h"
 #include "collectors/sources/dcb_netlink.h"
 #include "collectors/sources/ethtool_pause.h"
 #include "collectors/sources/ethtool_stats.h"
 #include "collectors/sources/rdma_netlink.h"
+#include "collectors/sources/source_status.h"
 #include "core/inventory/inventory.h"
 #include "core/sysfs.h"
 
