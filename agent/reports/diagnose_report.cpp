@@ -254,6 +254,50 @@ void print_finding(std::ostream& out, const Finding& f, const When& when) {
         out << "  confidence: " << f.confidence << " — " << f.confidence_reason << "\n";
 }
 
+/// What the verdict does not rest on, after the findings and the timeline: rules not judged,
+/// history, input warnings, notes, what could not be evaluated; `verbose` adds what was not
+/// applicable and each input's notes (else a count of the former).
+void print_what_was_not_judged(std::ostream& out, const DiagnoseReport& d, bool verbose) {
+    const EngineResult& r = d.engine;
+    if (!r.not_judged.empty()) {
+        out << "\ncould not judge (too little data, or values that gave no verdict; no finding "
+               "from these rules does not mean healthy):\n";
+        for (const NotJudged& n : r.not_judged) out << "  " << n.host << ": " << n.text << "\n";
+    }
+    if (!r.history.empty()) {
+        out << "\nhistory (counts since the counters were last reset that the rates show are not "
+               "growing now):\n";
+        for (const Note& n : r.history) out << "  " << n.subject << ": " << n.text << "\n";
+    }
+    // Input warnings (agent/replay/inputs.h): files not read, hosts mixed in one file; always
+    // shown.
+    bool warned = false;
+    for (const InputReport& in : d.inputs)
+        for (const std::string& w : in.warnings) {
+            if (!warned) out << "\ninput notes (what was not read or was matched weakly):\n";
+            warned = true;
+            out << "  " << w << "\n";
+        }
+    print_note_list(out, "notes (not findings)", r.notes);
+    print_note_list(out, "could not evaluate (series present but without usable values)",
+                    r.unevaluated);
+    if (verbose) {
+        if (!r.not_applicable.empty()) {
+            out << "\nnot applicable (the data has none of what the rule reads):\n";
+            for (const Note& n : r.not_applicable)
+                out << "  " << n.subject << ": " << n.text << "\n";
+        }
+        for (const InputReport& in : d.inputs) {
+            out << "\ninput " << in.name << ": " << in.samples << " samples\n";
+            for (const std::string& n : in.notes) out << "  " << n << "\n";
+        }
+    } else if (!r.not_applicable.empty()) {
+        out << "\n"
+            << r.not_applicable.size()
+            << " rule/host pairs not applicable to this data (--verbose lists them)\n";
+    }
+}
+
 }  // namespace
 
 void render_diagnose_text(std::ostream& out, const DiagnoseReport& d, bool verbose) {
@@ -314,43 +358,7 @@ void render_diagnose_text(std::ostream& out, const DiagnoseReport& d, bool verbo
         }
     }
     print_log_lines(out, r, when);
-    if (!r.not_judged.empty()) {
-        out << "\ncould not judge (too little data, or values that gave no verdict; no finding "
-               "from these rules does not mean healthy):\n";
-        for (const NotJudged& n : r.not_judged) out << "  " << n.host << ": " << n.text << "\n";
-    }
-    if (!r.history.empty()) {
-        out << "\nhistory (counts since the counters were last reset that the rates show are not "
-               "growing now):\n";
-        for (const Note& n : r.history) out << "  " << n.subject << ": " << n.text << "\n";
-    }
-    // Input warnings (agent/replay/inputs.h): files not read, hosts mixed in one file; always
-    // shown.
-    bool warned = false;
-    for (const InputReport& in : d.inputs)
-        for (const std::string& w : in.warnings) {
-            if (!warned) out << "\ninput notes (what was not read or was matched weakly):\n";
-            warned = true;
-            out << "  " << w << "\n";
-        }
-    print_note_list(out, "notes (not findings)", r.notes);
-    print_note_list(out, "could not evaluate (series present but without usable values)",
-                    r.unevaluated);
-    if (verbose) {
-        if (!r.not_applicable.empty()) {
-            out << "\nnot applicable (the data has none of what the rule reads):\n";
-            for (const Note& n : r.not_applicable)
-                out << "  " << n.subject << ": " << n.text << "\n";
-        }
-        for (const InputReport& in : d.inputs) {
-            out << "\ninput " << in.name << ": " << in.samples << " samples\n";
-            for (const std::string& n : in.notes) out << "  " << n << "\n";
-        }
-    } else if (!r.not_applicable.empty()) {
-        out << "\n"
-            << r.not_applicable.size()
-            << " rule/host pairs not applicable to this data (--verbose lists them)\n";
-    }
+    print_what_was_not_judged(out, d, verbose);
 }
 
 }  // namespace rh

@@ -208,6 +208,47 @@ std::string counters_text(const std::string& name, const IncastCounters& c) {
     return name + " " + (c.sampled ? std::to_string(c.passes) + " passes" : "no (" + c.error + ")");
 }
 
+/// One row per sender: status, goodput, messages, bad slots, errors, finish time; then its
+/// error and notes.
+void print_sender_table(std::ostream& out, const std::vector<IncastSenderRow>& senders) {
+    char line[512];
+    std::snprintf(line, sizeof line, "  %-24s %-15s %12s %10s %10s %9s %8s %9s\n", "sender",
+                  "status", "goodput Gb/s", "MiB/s", "messages", "bad slots", "errors", "finish s");
+    out << line;
+    for (const IncastSenderRow& s : senders) {
+        std::string name = s.name;
+        if (!s.hostname.empty() && s.hostname != s.name) name += " (" + s.hostname + ")";
+        std::uint64_t errs = 0;
+        for (const auto& [k, v] : s.errors) errs += v;
+        std::snprintf(line, sizeof line, "  %-24s %-15s %12.3f %10.1f %10llu %9llu %8llu %9.2f\n",
+                      name.c_str(), s.status.c_str(), s.goodput_gbps, s.goodput_mib_per_s,
+                      static_cast<unsigned long long>(s.received.messages_verified),
+                      static_cast<unsigned long long>(s.received.bad_slots),
+                      static_cast<unsigned long long>(errs), s.active_s);
+        out << line;
+        if (!s.error.empty()) out << "      " << s.error << "\n";
+        for (const auto& n : s.notes) out << "      " << n << "\n";
+    }
+}
+
+/// The victim probe's line: its latencies before and during the incast and the verdict.
+void print_victim(std::ostream& out, const IncastVictim& v) {
+    out << "victim (64 B WRITE " << v.from << " -> " << v.to << ", half round trip, us): ";
+    if (!v.ran) {
+        out << v.error << "\n";
+    } else {
+        const auto& b = v.before;
+        const auto& d = v.during;
+        out << "before p50 " << lat(b, &LatencyStats::p50_us) << " p99 "
+            << lat(b, &LatencyStats::p99_us) << " p99.9 " << lat(b, &LatencyStats::p999_us) << " ("
+            << iterations_text(b) << " samples); during p50 " << lat(d, &LatencyStats::p50_us)
+            << " p99 " << lat(d, &LatencyStats::p99_us) << " p99.9 "
+            << lat(d, &LatencyStats::p999_us) << " (" << iterations_text(d) << " samples)\n  "
+            << v.verdict << "\n";
+        if (!v.error.empty()) out << "  " << v.error << "\n";
+    }
+}
+
 }  // namespace
 
 std::optional<double> IncastIntegrity::verified_fraction() const {
@@ -345,24 +386,7 @@ void render_incast_text(std::ostream& out, const IncastReport& r) {
         << num("%.1f", c.duration_ms / 1000.0) << " s";
     if (r.start_utc_ms > 0) out << " from " << utc(r.start_utc_ms);
     out << "\n\n";
-    char line[512];
-    std::snprintf(line, sizeof line, "  %-24s %-15s %12s %10s %10s %9s %8s %9s\n", "sender",
-                  "status", "goodput Gb/s", "MiB/s", "messages", "bad slots", "errors", "finish s");
-    out << line;
-    for (const IncastSenderRow& s : r.senders) {
-        std::string name = s.name;
-        if (!s.hostname.empty() && s.hostname != s.name) name += " (" + s.hostname + ")";
-        std::uint64_t errs = 0;
-        for (const auto& [k, v] : s.errors) errs += v;
-        std::snprintf(line, sizeof line, "  %-24s %-15s %12.3f %10.1f %10llu %9llu %8llu %9.2f\n",
-                      name.c_str(), s.status.c_str(), s.goodput_gbps, s.goodput_mib_per_s,
-                      static_cast<unsigned long long>(s.received.messages_verified),
-                      static_cast<unsigned long long>(s.received.bad_slots),
-                      static_cast<unsigned long long>(errs), s.active_s);
-        out << line;
-        if (!s.error.empty()) out << "      " << s.error << "\n";
-        for (const auto& n : s.notes) out << "      " << n << "\n";
-    }
+    print_sender_table(out, r.senders);
     const auto& fig = r.figures;
     out << "\naggregate goodput: " << num("%.3f", fig.aggregate_gbps) << " Gb/s ("
         << num("%.1f", fig.aggregate_mib_per_s) << " MiB/s) from " << r.senders_ran << " of "
@@ -389,21 +413,7 @@ void render_incast_text(std::ostream& out, const IncastReport& r) {
         << in.verified_bytes << " bytes), " << in.bad_slots << " bad"
         << (in.bad.empty() ? "" : " (" + counts_text(in.bad) + ")") << "\n";
     out << "errors by completion status: " << counts_text(r.errors) << "\n";
-    const auto& v = r.victim;
-    out << "victim (64 B WRITE " << v.from << " -> " << v.to << ", half round trip, us): ";
-    if (!v.ran) {
-        out << v.error << "\n";
-    } else {
-        const auto& b = v.before;
-        const auto& d = v.during;
-        out << "before p50 " << lat(b, &LatencyStats::p50_us) << " p99 "
-            << lat(b, &LatencyStats::p99_us) << " p99.9 " << lat(b, &LatencyStats::p999_us) << " ("
-            << iterations_text(b) << " samples); during p50 " << lat(d, &LatencyStats::p50_us)
-            << " p99 " << lat(d, &LatencyStats::p99_us) << " p99.9 "
-            << lat(d, &LatencyStats::p999_us) << " (" << iterations_text(d) << " samples)\n  "
-            << v.verdict << "\n";
-        if (!v.error.empty()) out << "  " << v.error << "\n";
-    }
+    print_victim(out, r.victim);
     if (!r.per_second_gbps.empty()) {
         out << "aggregate Gb/s per second:";
         for (const double g : r.per_second_gbps) out << " " << num("%.3f", g);
