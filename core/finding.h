@@ -1,5 +1,5 @@
 // Finding: what a rule concludes, with the evidence it rests on. Produced by rules/, rendered by
-// agent/ as text or JSON. Rendering is from the JSON form (machine output first).
+// agent/ as text or JSON, both from the typed result (agent/reports: CheckReport, DiagnoseReport).
 #pragma once
 
 #include <ostream>

@@ -4,10 +4,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "agent/accept/finding_json.h"
 #include "core/clock.h"
 #include "core/hostname.h"
-#include "core/json/json_reader.h"
 
 namespace rh::accept {
 
@@ -68,24 +66,6 @@ void settle(Stage& s) {
     bool all = true;
     for (const auto& c : s.criteria) all &= c.pass;
     s.verdict = all ? StageVerdict::pass : StageVerdict::fail;
-}
-
-std::vector<Finding> findings_from(const nlohmann::json& findings, const RunContext& cx,
-                                   std::vector<std::string>& notes) {
-    std::vector<Finding> out;
-    if (!findings.is_array()) return out;
-    for (std::size_t i = 0; i < findings.size(); ++i) {
-        JsonErrors errs;
-        Finding f =
-            finding_from_json(JsonReader(findings[i], "findings[" + std::to_string(i) + "]", errs));
-        if (!errs.empty()) {
-            notes.push_back("a finding could not be read: " + errs[0].text());
-            continue;
-        }
-        f.host = cx.name_of(f.host);
-        out.push_back(std::move(f));
-    }
-    return out;
 }
 
 std::optional<double> number_at(const nlohmann::json& j, const char* key) {

@@ -65,11 +65,6 @@ Criterion make_criterion(std::string name, std::string comparison, Scalar thresh
 /// (with `reason`) when there are none.
 void settle(Stage& s);
 
-/// Findings JSON (diagnose --json `findings[]`) -> the report's findings; a finding that does
-/// not read is left out with a note in `notes`. Hosts are renamed to spec names.
-std::vector<Finding> findings_from(const nlohmann::json& findings, const RunContext& cx,
-                                   std::vector<std::string>& notes);
-
 /// j[key] when it is a number; nullopt when j is not an object, or key is missing or not a number.
 std::optional<double> number_at(const nlohmann::json& j, const char* key);
 

@@ -86,11 +86,9 @@ void StageSampler::finish(Stage& st, const std::vector<std::string>& gauges) {
     for (const auto* h : hosts)
         add_gauges(h->samples, cx_.name_of(h->name), gauges, cx_, st.counter_timelines);
     const auto a = rh::analyse_incast(run_, cx_.rules, cx_.rules_file);
-    std::vector<std::string> notes;
-    if (a.diagnosis.is_object()) st.findings = findings_from(a.diagnosis["findings"], cx_, notes);
+    st.findings = findings_of(a.diagnosis, cx_);
     for (auto& tl : counter_timelines_of(a.activity, cx_))
         st.counter_timelines.push_back(std::move(tl));
-    for (const auto& n : notes) st.reason += (st.reason.empty() ? "" : "; ") + n;
 }
 
 }  // namespace rh::accept

@@ -50,55 +50,53 @@ Stage run_incast_stage(RunContext& cx) {
         st.end_s = cx.now_s();
         return st;
     }
-    const auto& d = t.doc;
+    const IncastReport& d = *t.report;
     IncastResults res;
     res.receiver = rname;
     res.message_size_bytes = cx.spec.incast.traffic.size_bytes;
     res.duration_s = cx.spec.incast.traffic.duration_s;
     double not_completed = 0;
     std::vector<std::string> nc_ptr;
-    for (const auto& s : d["senders"]) {
+    for (const IncastSenderRow& s : d.senders) {
         IncastSender x;
-        x.host = cx.name_of(s.value("name", ""));
-        x.goodput_gbps = number_at(s, "goodput_gbps");
-        x.goodput_mib_s = number_at(s, "goodput_mib_per_s");
-        for (const auto& [k, v] : s["errors"].items())
-            x.errors_by_status[k] = v.get<std::uint64_t>();
-        if (s.value("status", "") != "completed") {
+        x.host = cx.name_of(s.name);
+        x.goodput_gbps = s.goodput_gbps;
+        x.goodput_mib_s = s.goodput_mib_per_s;
+        x.errors_by_status = s.errors;
+        if (s.status != "completed") {
             ++not_completed;
             nc_ptr.push_back("/results/senders/" + std::to_string(res.senders.size()));
         }
         res.senders.push_back(std::move(x));
     }
-    res.aggregate_goodput_gbps = number_at(d["aggregate"], "goodput_gbps");
-    res.aggregate_goodput_mib_s = number_at(d["aggregate"], "goodput_mib_per_s");
-    res.link_gbps = number_at(d["aggregate"], "link_rate_gbps");
-    res.fraction = number_at(d["aggregate"], "share_of_link");
-    res.jain_index = number_at(d["fairness"], "jain_index");
-    const auto& v = d["victim"];
-    if (v.value("ran", false)) {
+    res.aggregate_goodput_gbps = d.figures.aggregate_gbps;
+    res.aggregate_goodput_mib_s = d.figures.aggregate_mib_per_s;
+    res.link_gbps = d.receiver.link_rate_gbps;
+    res.fraction = d.figures.share_of_link;
+    res.jain_index = d.figures.jain;
+    const IncastVictim& v = d.victim;
+    if (v.ran) {
         IncastResults::Victim vi;
         vi.src = cx.self_name();
         vi.dst = rname;
         vi.op = "write";
         vi.size_bytes = 64;
-        vi.before = {number_at(v["before"], "p50_us"), number_at(v["before"], "p99_us"),
-                     number_at(v["before"], "p999_us")};
-        vi.during = {number_at(v["during"], "p50_us"), number_at(v["during"], "p99_us"),
-                     number_at(v["during"], "p999_us")};
+        const auto figures = [](const LatencyStats& s) {
+            return Percentiles{latency_figure(s, &LatencyStats::p50_us),
+                               latency_figure(s, &LatencyStats::p99_us),
+                               latency_figure(s, &LatencyStats::p999_us)};
+        };
+        vi.before = figures(v.before);
+        vi.during = figures(v.during);
         res.victim = vi;
     }
-    const auto& integ = d["integrity"];
-    std::uint64_t bad = integ.value("bad_slots", std::uint64_t{0});
+    const std::uint64_t bad = d.integrity.bad_slots;
     res.bad_slots = bad;
-    if (integ.contains("verified_messages")) {
-        res.verified_messages = integ["verified_messages"].get<std::uint64_t>();
-        res.verified_bytes = integ.value("verified_bytes", std::uint64_t{0});
-        res.verified_fraction = number_at(integ, "verified_fraction");
-    }
+    res.verified_messages = d.integrity.verified_messages;
+    res.verified_bytes = d.integrity.verified_bytes;
+    res.verified_fraction = d.integrity.verified_fraction();
     attach_traffic(st, t, "incast " + std::to_string(senders.size()) + " -> 1");
-    if (!v.value("verdict", std::string()).empty())
-        st.reason = v["verdict"].get<std::string>() + (st.reason.empty() ? "" : "; " + st.reason);
+    if (!v.verdict.empty()) st.reason = v.verdict + (st.reason.empty() ? "" : "; " + st.reason);
     st.criteria.push_back(
         make_criterion("senders that did not complete", "==", 0.0, "hosts", not_completed,
                        nc_ptr.empty() ? std::vector<std::string>{"/results/senders"} : nc_ptr));

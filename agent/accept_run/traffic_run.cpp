@@ -4,8 +4,6 @@
 #include <cctype>
 #include <mutex>
 
-#include "agent/reports/incast_analysis.h"
-#include "agent/reports/incast_report.h"
 #include "probes/incast/incast_coordinator.h"
 
 namespace rh::accept {
@@ -18,25 +16,41 @@ std::string unit_of(const std::string& series) {
 
 }  // namespace
 
-std::vector<CounterTimeline> counter_timelines_of(const nlohmann::json& activity,
+std::vector<CounterTimeline> counter_timelines_of(const IncastActivity& activity,
                                                   const RunContext& cx) {
     std::vector<CounterTimeline> out;
-    if (!activity.is_object()) return out;
-    for (const auto& [host, rows] : activity.items()) {
+    for (const auto& [host, rows] : activity) {
         std::map<std::string, CounterTimeline> by_series;
-        for (const auto& row : rows) {
-            const double t = cx.t_of(row.value("utc_ms", std::int64_t{0}));
-            for (const auto& [k, v] : row.items()) {
-                if (!k.ends_with("_per_s") || !v.is_number()) continue;
-                const std::string series = k.substr(0, k.size() - 6);
+        for (const ActivityRow& row : rows) {
+            const double t = cx.t_of(row.utc_ms);
+            for (const auto& [series, v] : row.per_s) {
                 auto& tl = by_series[series];
                 tl.host = cx.name_of(host);
                 tl.series = series;
                 tl.unit = unit_of(series);
-                tl.points.emplace_back(t, v.get<double>());
+                tl.points.emplace_back(t, v);
             }
         }
         for (auto& [s, tl] : by_series) out.push_back(std::move(tl));
+    }
+    return out;
+}
+
+std::vector<Finding> findings_of(const std::optional<DiagnoseReport>& diagnosis,
+                                 const RunContext& cx) {
+    std::vector<Finding> out;
+    if (!diagnosis) return out;
+    for (const Finding& f : diagnosis->engine.findings) {
+        Finding g = f;
+        g.outcome.clear();      // not written (core/finding.h)
+        if (g.episodes == 0) {  // an inventory or lifetime finding: no time dimension read back
+            g = make_finding(f.rule_id, f.severity, f.host, f.device, f.port);
+            g.summary = f.summary;
+            g.evidence = f.evidence;
+            g.labels = f.labels;
+        }
+        g.host = cx.name_of(g.host);
+        out.push_back(std::move(g));
     }
     return out;
 }
@@ -81,17 +95,17 @@ TrafficOutcome run_traffic(RunContext& cx, const SpecHost& receiver,
             for (const auto& line : h->samples) cx.samples.push_back(line);
     }
     const auto analysis = rh::analyse_incast(*run, cx.rules, cx.rules_file);
-    out.doc = rh::incast_json(*run, analysis);
+    out.report = rh::incast_report(*run, analysis);
     std::string file = label;
     for (char& c : file)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
             c = '_';
     const std::string rel = "raw/" + file + ".json";
-    if (cx.save(rel, out.doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)))
+    if (cx.save(rel, nlohmann::json(*out.report)
+                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)))
         out.raw_href = rel;
-    if (out.doc["diagnosis"].is_object())
-        out.findings = findings_from(out.doc["diagnosis"]["findings"], cx, out.notes);
-    out.timelines = counter_timelines_of(out.doc["activity"], cx);
+    out.findings = findings_of(out.report->diagnosis, cx);
+    out.timelines = counter_timelines_of(out.report->activity, cx);
     if (run->start_wall_ms != 0)  // 0: the traffic never started (no sender ready)
         out.traffic = Mark{cx.t_of(run->start_wall_ms), label, cx.t_of(run->end_wall_ms)};
     return out;
@@ -123,12 +137,13 @@ FlowResult flow_of(const RunContext& cx, const TrafficOutcome& t, const SpecHost
         f.error = t.error;
         return f;
     }
-    const auto& s = t.doc["senders"].empty() ? nlohmann::json() : t.doc["senders"][0];
-    if (s.value("status", "") == "completed")
-        f.gbps = number_at(s, "goodput_gbps");
+    const IncastSenderRow s =
+        t.report->senders.empty() ? IncastSenderRow{} : t.report->senders.front();
+    if (s.status == "completed")
+        f.gbps = s.goodput_gbps;
     else
-        f.error = s.value("status", "") + ": " + s.value("error", "");
-    std::optional<double> link = number_at(t.doc["aggregate"], "link_rate_gbps");
+        f.error = s.status + ": " + s.error;
+    std::optional<double> link = t.report->receiver.link_rate_gbps;
     if (auto it = cx.link_gbps.find(src.name); it != cx.link_gbps.end())
         link = link ? std::min(*link, it->second) : it->second;
     f.link_gbps = link;

@@ -1,24 +1,25 @@
 // One run of the incast machinery (probes/incast/incast_coordinator.h) for the acceptance stages
 // `bandwidth` (one sender) and `incast` (N senders): the coordinator's run, its analysis
-// (agent/reports/incast_analysis.h: rule engine over every participant's counters) and the
-// `rocehealth incast --json` document, with the participants' samples added to cx.samples, the
-// document saved under DIR/raw/, and the pieces the report takes from it.
+// (agent/reports/incast_analysis.h: rule engine over every participant's counters) and its typed
+// result (agent/reports/incast_report.h), with the participants' samples added to cx.samples,
+// the `rocehealth incast --json` document saved under DIR/raw/, and the pieces the report takes
+// from the result.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "agent/accept_run/run_context.h"
+#include "agent/reports/incast_report.h"
 
 namespace rh::accept {
 
 struct TrafficOutcome {
     bool ran = false;  ///< false: the coordinator could not run (see error)
     std::string error;
-    nlohmann::json doc;    ///< incast_json (agent/reports/incast_report.h) when ran
-    std::string raw_href;  ///< DIR-relative file holding doc ("" when not saved)
+    std::optional<IncastReport> report;  ///< when ran
+    std::string raw_href;                ///< DIR-relative file holding its JSON ("" when not saved)
     std::vector<Finding> findings;
     std::vector<CounterTimeline> timelines;  ///< activity per host, t_s on the report's clock
     std::optional<Mark> traffic;             ///< the traffic window
@@ -37,10 +38,16 @@ TrafficOutcome run_traffic(RunContext& cx, const SpecHost& receiver,
                            const std::string& stage, const std::string& label,
                            SamplesFrom from = SamplesFrom::all, bool show_progress = true);
 
-/// The incast analysis's activity ({host: [{utc_ms, <series>_per_s...}]}) as one timeline per
-/// host and series, hosts by spec name, t_s on the report's clock, unit packets/s or events/s.
-std::vector<CounterTimeline> counter_timelines_of(const nlohmann::json& activity,
+/// The incast analysis's activity as one timeline per host and series, hosts by spec name, t_s
+/// on the report's clock, unit packets/s or events/s.
+std::vector<CounterTimeline> counter_timelines_of(const IncastActivity& activity,
                                                   const RunContext& cx);
+
+/// The findings of an incast's diagnosis (none without one), hosts by spec name, each as the
+/// run's raw `incast --json` file carries it (agent/accept/finding_json.h reads back no more), so
+/// the report and the file it links say the same.
+std::vector<Finding> findings_of(const std::optional<DiagnoseReport>& diagnosis,
+                                 const RunContext& cx);
 
 /// Adds a run's findings (a finding already there — same rule, host, device, port — is not
 /// repeated), timelines, traffic mark, raw link ("<what> (incast --json)") and notes to `st`.

@@ -130,7 +130,9 @@ int run_check(const std::vector<std::string>& args) {
                                                             "): the path to it is not checked"});
     const auto report = check_report(snap, peer_view, result);
     if (vm.count("json"))
-        std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        std::cout << nlohmann::json(report).dump(2, ' ', false,
+                                                 nlohmann::json::error_handler_t::replace)
+                  << "\n";
     else
         render_check_text(std::cout, report);
     // Exit 2 also when nothing was found but something could not be evaluated: "healthy" must

@@ -99,12 +99,14 @@ int diagnose(const std::vector<std::string>& args, bool& printed_json) {
     // A ticket's captures are there to show counters; a recording may hold probes only (mesh).
     engine_opts.counters_expected = !a.bundles.empty();
     const EngineResult result = judge_inputs(store, *rules, inputs, engine_opts);
-    const auto doc = diagnose_json(result, a.rules_file, inputs, !a.bundles.empty());
+    const DiagnoseReport report = diagnose_report(result, a.rules_file, inputs, !a.bundles.empty());
     if (a.json) {
-        std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        std::cout << nlohmann::json(report).dump(2, ' ', false,
+                                                 nlohmann::json::error_handler_t::replace)
+                  << "\n";
         printed_json = true;
     } else {
-        render_diagnose_text(std::cout, doc, a.verbose);
+        render_diagnose_text(std::cout, report, a.verbose);
     }
     return diagnosis_exit_code(result);
 }

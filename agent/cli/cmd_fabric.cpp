@@ -54,13 +54,13 @@ std::string fetch_error(const Error& e, const FabricArgs& a, const fabric::Fabri
 }
 
 /// --out DIR: fabric.json (`json_text`) and fabric.txt (verbose text). False on a write error.
-bool write_out(const std::string& dir, const std::string& json_text, const nlohmann::json& doc) {
+bool write_out(const std::string& dir, const std::string& json_text, const FabricReport& report) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     std::ofstream j(dir + "/fabric.json"), t(dir + "/fabric.txt");
     if (ec || !j || !t) return false;
     j << json_text;
-    t << fabric_text(doc, true);
+    t << fabric_text(report, true);
     return j.flush() && t.flush();
 }
 
@@ -104,12 +104,12 @@ int run_fabric(const std::vector<std::string>& args) {
         if (std::none_of(fr.not_judged.begin(), fr.not_judged.end(),
                          [&](const Note& m) { return m.subject == n.subject; }))
             fr.not_judged.push_back(n);
-    const auto doc = fabric_json(fr, asked);
+    const FabricReport report = fabric_report(fr, asked);
     const std::string json_text =
-        doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    if (!a.out_dir.empty() && !write_out(a.out_dir, json_text, doc))
+        nlohmann::json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (!a.out_dir.empty() && !write_out(a.out_dir, json_text, report))
         return fail("cannot write into --out " + a.out_dir);
-    std::cout << (a.json ? json_text : fabric_text(doc, a.verbose));
+    std::cout << (a.json ? json_text : fabric_text(report, a.verbose));
     // Healthy only when every analysis saw input (the same rule as check, diagnose, the agent).
     if (fr.findings.empty()) return fr.not_judged.empty() ? kExitOk : kExitCannotRun;
     return kExitFindings;

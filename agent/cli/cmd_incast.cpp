@@ -65,12 +65,14 @@ int run_incast(const std::vector<std::string>& args) {
                       << "\n";
         return kExitCannotRun;
     }
-    const auto doc = incast_json(*run, analyse_incast(*run, *rules, a.rules_file));
+    const IncastReport report = incast_report(*run, analyse_incast(*run, *rules, a.rules_file));
     if (a.json)
-        std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        std::cout << nlohmann::json(report).dump(2, ' ', false,
+                                                 nlohmann::json::error_handler_t::replace)
+                  << "\n";
     else
-        render_incast_text(std::cout, doc);
-    return incast_exit_code(doc);
+        render_incast_text(std::cout, report);
+    return incast_exit_code(report);
 }
 
 }  // namespace rh::cli

@@ -388,7 +388,7 @@ void Agent::rules_run() {
          source = "live:" + rt_.cfg.sysfs_root, samples = samples_, runs = stats_.rules_runs,
          t = static_cast<double>(wall_now_ms()) / 1000.0] {
             const std::vector<InputReport> inputs = {InputReport{source, samples, {host}, {}}};
-            nlohmann::json j = rh::diagnose_json(*result, rules_path, inputs, false, true);
+            nlohmann::json j = rh::diagnose_report(*result, rules_path, inputs, false, true);
             j["agent"] = {{"host", host}, {"rules_runs", runs}, {"t", t}};
             return j;
         });

@@ -76,8 +76,10 @@ ActionReply IncastAction::handle(const std::string& body) {
         log_event("error", "incast_failed", {{"error", run.error().message()}});
         return error_reply(503, run.error().message());
     }
-    nlohmann::json doc = rh::incast_json(*run, rh::analyse_incast(*run, *s.rules, s.rules_path));
-    const int exit = rh::incast_exit_code(doc);
+    const rh::IncastReport report =
+        rh::incast_report(*run, rh::analyse_incast(*run, *s.rules, s.rules_path));
+    const int exit = rh::incast_exit_code(report);
+    nlohmann::json doc = report;
     doc["exit"] = exit;
     log_event("info", "incast_finished", {{"id", run->id}, {"exit", exit}});
     return {200, std::move(doc)};

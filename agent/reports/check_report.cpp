@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "agent/reports/note_text.h"
-#include "rules/evidence_format.h"
+#include "rules/evidence_format.h"  // format_bytes
 
 namespace rh {
 
@@ -31,9 +31,9 @@ std::string bytes_text(const std::optional<unsigned>& v) {
     return v ? format_bytes(*v) : std::string("?");
 }
 
-/// One line per port with the facts the rules looked at, so "healthy" shows what was checked.
-nlohmann::json checked_ports(const Snapshot& snap) {
-    auto out = nlohmann::json::array();
+/// CheckReport::checked.
+std::vector<std::string> checked_ports(const Snapshot& snap) {
+    std::vector<std::string> out;
     for (const auto& d : snap.devices) {
         std::string pcie = "no PCI function";
         if (!d.pcie.empty()) {
@@ -68,49 +68,59 @@ nlohmann::json checked_ports(const Snapshot& snap) {
 
 }  // namespace
 
-nlohmann::json check_report(const Snapshot& snap, const std::optional<PeerView>& peer,
-                            const RuleOutput& result) {
-    const auto& findings = result.findings;
-    nlohmann::json j;
-    j["host"] = snap.host;
-    j["sysfs_root"] = snap.sysfs_root;
-    j["collected_at"] = snap.collected_at;
-    j["verdict"] = !findings.empty()             ? "findings"
-                   : !result.unevaluated.empty() ? "incomplete"
-                                                 : "healthy";
-    j["healthy"] = findings.empty() && result.unevaluated.empty();
-    j["devices"] = nlohmann::json::array();
-    for (const auto& d : snap.devices) j["devices"].push_back(d.name);
-    if (peer)
-        j["peer"] = {
-            {"peer", peer->peer},
-            {"hostname", peer->hostname},
-            {"device", peer->device},
-            {"port", peer->port},
-            {"active_mtu_bytes", peer->active_mtu_bytes ? nlohmann::json(*peer->active_mtu_bytes)
-                                                        : nlohmann::json(nullptr)}};
-    else
-        j["peer"] = nullptr;
-    j["checked"] = checked_ports(snap);
-    j["rules"] = nlohmann::json::array();
-    for (const auto& r : result.rules) j["rules"].push_back(r);
-    j["findings"] = findings;
-    j["unevaluated"] = result.unevaluated;
-    j["notes"] = collect_notes(snap, result);
-    return j;
+std::string CheckReport::verdict() const {
+    return !findings.empty() ? "findings" : !unevaluated.empty() ? "incomplete" : "healthy";
 }
 
-void render_check_text(std::ostream& out, const nlohmann::json& r) {
-    const auto& findings = r["findings"];
+CheckReport check_report(const Snapshot& snap, const std::optional<PeerView>& peer,
+                         const RuleOutput& result) {
+    CheckReport r;
+    r.host = snap.host;
+    r.sysfs_root = snap.sysfs_root;
+    r.collected_at = snap.collected_at;
+    for (const auto& d : snap.devices) r.devices.push_back(d.name);
+    r.peer = peer;
+    r.checked = checked_ports(snap);
+    r.rules = result.rules;
+    r.findings = result.findings;
+    r.unevaluated = result.unevaluated;
+    r.notes = collect_notes(snap, result);
+    return r;
+}
+
+void to_json(nlohmann::json& j, const CheckReport& r) {
+    j = nlohmann::json::object();
+    j["host"] = r.host;
+    j["sysfs_root"] = r.sysfs_root;
+    j["collected_at"] = r.collected_at;
+    j["verdict"] = r.verdict();
+    j["healthy"] = r.healthy();
+    j["devices"] = r.devices;
+    if (r.peer)
+        j["peer"] = {{"peer", r.peer->peer},
+                     {"hostname", r.peer->hostname},
+                     {"device", r.peer->device},
+                     {"port", r.peer->port},
+                     {"active_mtu_bytes", r.peer->active_mtu_bytes
+                                              ? nlohmann::json(*r.peer->active_mtu_bytes)
+                                              : nlohmann::json(nullptr)}};
+    else
+        j["peer"] = nullptr;
+    j["checked"] = r.checked;
+    j["rules"] = r.rules;
+    j["findings"] = r.findings;
+    j["unevaluated"] = r.unevaluated;
+    j["notes"] = r.notes;
+}
+
+void render_check_text(std::ostream& out, const CheckReport& r) {
     std::string devices;
-    for (const auto& d : r["devices"])
-        devices += (devices.empty() ? "" : ", ") + d.get<std::string>();
-    out << "rocehealth check on " << r["host"].get<std::string>() << " (" << devices;
-    if (!r["peer"].is_null())
-        out << "; peer " << r["peer"]["hostname"].get<std::string>() << " at "
-            << r["peer"]["peer"].get<std::string>();
+    for (const auto& d : r.devices) devices += (devices.empty() ? "" : ", ") + d;
+    out << "rocehealth check on " << r.host << " (" << devices;
+    if (r.peer) out << "; peer " << r.peer->hostname << " at " << r.peer->peer;
     out << "): ";
-    const auto& unevaluated = r["unevaluated"];
+    const auto& findings = r.findings;
+    const auto& unevaluated = r.unevaluated;
     if (!findings.empty())
         out << findings.size() << (findings.size() == 1 ? " finding" : " findings");
     else if (!unevaluated.empty())
@@ -121,21 +131,15 @@ void render_check_text(std::ostream& out, const nlohmann::json& r) {
     if (!findings.empty() && !unevaluated.empty())
         out << ", " << unevaluated.size() << " not evaluated";
     out << "\n";
-    out << "checked " << r["rules"].size() << " rules on:\n";
-    for (const auto& c : r["checked"]) out << "  " << c.get<std::string>() << "\n";
-    for (const auto& f : findings) {
-        out << "\n[" << f["severity"].get<std::string>() << "] " << f["rule"].get<std::string>()
-            << "\n  " << f["summary"].get<std::string>() << "\n  evidence:\n";
-        for (const auto& e : f["evidence"]) {
-            out << "    " << e["name"].get<std::string>() << " = "
-                << evidence_text(e["value"].get<std::string>(), e["unit"].get<std::string>());
-            if (!e["source"].get<std::string>().empty())
-                out << "  (" << e["source"].get<std::string>() << ")";
-            out << "\n";
-        }
+    out << "checked " << r.rules.size() << " rules on:\n";
+    for (const auto& c : r.checked) out << "  " << c << "\n";
+    for (const Finding& f : findings) {
+        out << "\n[" << to_string(f.severity) << "] " << f.rule_id << "\n  " << f.summary
+            << "\n  evidence:\n";
+        print_evidence(out, f.evidence);
     }
     print_note_list(out, "could not evaluate", unevaluated);
-    print_note_list(out, "notes (not findings)", r["notes"]);
+    print_note_list(out, "notes (not findings)", r.notes);
 }
 
 void print_check_rules(std::ostream& out, const RuleSet& rules, bool json) {

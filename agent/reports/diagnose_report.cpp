@@ -6,7 +6,6 @@
 #include <ctime>
 
 #include "agent/reports/note_text.h"
-#include "rules/evidence_format.h"
 
 namespace rh {
 
@@ -18,11 +17,20 @@ nlohmann::json notes_json(const std::vector<Note>& notes) {
     return a;
 }
 
-std::string labels_text(const nlohmann::json& labels) {
+std::string labels_text(const Labels& labels) {
     std::string s;
-    for (const auto& [k, v] : labels.items())
-        s += (s.empty() ? "" : " ") + k + "=" + v.get<std::string>();
+    for (const auto& [k, v] : labels) s += (s.empty() ? "" : " ") + k + "=" + v;
     return s;
+}
+
+/// The findings of `findings` whose evidence cites log line `e` (by its source), by rule id.
+std::vector<std::string> cited_by(const std::vector<Finding>& findings, const LogEvent& e) {
+    std::vector<std::string> ids;
+    for (const Finding& f : findings)
+        if (std::any_of(f.evidence.begin(), f.evidence.end(),
+                        [&](const Evidence& ev) { return ev.source == e.source; }))
+            ids.push_back(f.rule_id);
+    return ids;
 }
 
 std::string seconds_text(double s) {
@@ -92,38 +100,69 @@ std::string format_engine_time(double t, bool wall_clock, double t_first) {
     return buf;
 }
 
-nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_file,
-                             const std::vector<InputReport>& inputs, bool captures, bool live) {
-    nlohmann::json doc;
+std::vector<DiagnoseTimelineEntry> merged_timeline(const std::vector<Finding>& findings) {
+    std::vector<DiagnoseTimelineEntry> out;
+    for (const Finding& f : findings)
+        for (const TimelineEvent& e : f.timeline) out.push_back({&f, &e});
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.event->t < b.event->t; });
+    return out;
+}
+
+std::string DiagnoseReport::verdict() const {
+    return !engine.findings.empty()  ? "findings"
+           : could_not_judge.empty() ? "healthy"
+                                     : "could_not_judge";
+}
+
+DiagnoseReport diagnose_report(EngineResult r, std::string rules_file,
+                               std::vector<InputReport> inputs, bool captures, bool live) {
+    DiagnoseReport d;
+    for (const InputReport& in : inputs) d.unspaced_captures += in.spacing_unknown;
+    std::string cnj = not_judged_sentence(r, captures);
+    // Live inputs are read whole every pass: what stayed unreadable (a port's state, its GID
+    // table) is a fault of the read, and "healthy" would claim what no rule saw (as `check`
+    // says INCOMPLETE).
+    if (live && cnj.empty() && !r.unevaluated.empty()) {
+        cnj = "could not judge: " + std::to_string(r.unevaluated.size()) +
+              (r.unevaluated.size() == 1 ? " item" : " items") + " could not be evaluated (";
+        for (std::size_t i = 0; i < r.unevaluated.size() && i < 3; ++i)
+            cnj += (i ? "; " : "") + r.unevaluated[i].subject + ": " + r.unevaluated[i].text;
+        cnj += r.unevaluated.size() > 3 ? "; ...)" : ")";
+    }
+    d.could_not_judge = std::move(cnj);
+    d.engine = std::move(r);
+    d.rules_file = std::move(rules_file);
+    d.inputs = std::move(inputs);
+    return d;
+}
+
+void to_json(nlohmann::json& doc, const DiagnoseReport& d) {
+    const EngineResult& r = d.engine;
+    doc = nlohmann::json::object();
     doc["schema"] = 1;
-    doc["rules_file"] = rules_file;
+    doc["rules_file"] = d.rules_file;
     doc["inputs"] = nlohmann::json::array();
-    for (const InputReport& in : inputs)
+    for (const InputReport& in : d.inputs)
         doc["inputs"].push_back({{"name", in.name},
                                  {"samples", in.samples},
                                  {"hosts", in.hosts},
                                  {"notes", in.notes},
                                  {"warnings", in.warnings}});
     doc["hosts"] = r.hosts;
-    std::size_t unspaced = 0;  // captures of hosts with no clock (InputReport::spacing_unknown)
-    for (const InputReport& in : inputs) unspaced += in.spacing_unknown;
     doc["span"] = {{"t_first", r.t_first},
                    {"t_last", r.t_last},
                    {"seconds", r.t_last - r.t_first},
                    {"wall_clock", r.wall_clock}};
-    if (unspaced > 0) doc["span"]["unspaced_captures"] = unspaced;
+    if (d.unspaced_captures > 0) doc["span"]["unspaced_captures"] = d.unspaced_captures;
     doc["findings"] = r.findings;
     nlohmann::json timeline = nlohmann::json::array();
-    for (const Finding& f : r.findings)
-        for (const TimelineEvent& e : f.timeline) {
-            nlohmann::json j = e;
-            j["rule"] = f.rule_id;
-            j["severity"] = to_string(f.severity);
-            timeline.push_back(std::move(j));
-        }
-    std::stable_sort(timeline.begin(), timeline.end(), [](const auto& a, const auto& b) {
-        return a["t"].template get<double>() < b["t"].template get<double>();
-    });
+    for (const DiagnoseTimelineEntry& e : merged_timeline(r.findings)) {
+        nlohmann::json j = *e.event;
+        j["rule"] = e.finding->rule_id;
+        j["severity"] = to_string(e.finding->severity);
+        timeline.push_back(std::move(j));
+    }
     doc["timeline"] = std::move(timeline);
     doc["not_applicable"] = notes_json(r.not_applicable);
     doc["unevaluated"] = notes_json(r.unevaluated);
@@ -150,29 +189,12 @@ nlohmann::json diagnose_json(const EngineResult& r, const std::string& rules_fil
         j["t"] = e.t;
         j["timed"] = e.timed;
         j["placement"] = e.placement;
-        nlohmann::json cited = nlohmann::json::array();
-        for (const Finding& f : r.findings)
-            if (std::any_of(f.evidence.begin(), f.evidence.end(),
-                            [&](const Evidence& ev) { return ev.source == e.event.source; }))
-                cited.push_back(f.rule_id);
-        j["cited_by"] = std::move(cited);
+        j["cited_by"] = cited_by(r.findings, e.event);
         doc["log_events"].push_back(std::move(j));
     }
-    std::string cnj = not_judged_sentence(r, captures);
-    // Live inputs are read whole every pass: what stayed unreadable (a port's state, its GID
-    // table) is a fault of the read, and "healthy" would claim what no rule saw (as `check`
-    // says INCOMPLETE).
-    if (live && cnj.empty() && !r.unevaluated.empty()) {
-        cnj = "could not judge: " + std::to_string(r.unevaluated.size()) +
-              (r.unevaluated.size() == 1 ? " item" : " items") + " could not be evaluated (";
-        for (std::size_t i = 0; i < r.unevaluated.size() && i < 3; ++i)
-            cnj += (i ? "; " : "") + r.unevaluated[i].subject + ": " + r.unevaluated[i].text;
-        cnj += r.unevaluated.size() > 3 ? "; ...)" : ")";
-    }
-    doc["verdict"] = !r.findings.empty() ? "findings" : cnj.empty() ? "healthy" : "could_not_judge";
-    if (!cnj.empty()) doc["could_not_judge"] = cnj;
-    if (r.findings.empty() && !cnj.empty()) doc["error"] = cnj;
-    return doc;
+    doc["verdict"] = d.verdict();
+    if (!d.could_not_judge.empty()) doc["could_not_judge"] = d.could_not_judge;
+    if (r.findings.empty() && !d.could_not_judge.empty()) doc["error"] = d.could_not_judge;
 }
 
 namespace {
@@ -180,41 +202,113 @@ namespace {
 /// The log lines no finding cites (the cited ones are in the findings' evidence), with their
 /// host and time: at most kShown, then a count.
 template <typename When>
-void print_log_lines(std::ostream& out, const nlohmann::json& doc, const When& when) {
-    if (!doc.contains("log_events") || doc["log_events"].empty()) return;
+void print_log_lines(std::ostream& out, const EngineResult& r, const When& when) {
+    if (r.log_events.empty()) return;
     constexpr std::size_t kShown = 30;
     std::size_t listed = 0, uncited = 0;
-    for (const auto& e : doc["log_events"]) uncited += e["cited_by"].empty();
-    out << "\njob and kernel log lines: " << doc["log_events"].size() << " read";
+    std::vector<bool> cited;
+    for (const auto& e : r.log_events) cited.push_back(!cited_by(r.findings, e.event).empty());
+    for (const bool c : cited) uncited += !c;
+    out << "\njob and kernel log lines: " << r.log_events.size() << " read";
     if (uncited == 0) {
         out << ", each cited by a finding above\n";
         return;
     }
     out << "; " << uncited << " not cited by a finding:\n";
-    for (const auto& e : doc["log_events"]) {
-        if (!e["cited_by"].empty()) continue;
+    for (std::size_t i = 0; i < r.log_events.size(); ++i) {
+        if (cited[i]) continue;
         if (++listed > kShown) break;
-        const std::string host = e["host"].get<std::string>();
-        out << "  " << (e["timed"].get<bool>() ? when(e["t"].get<double>()) : "(order only)")
-            << "  " << (host.empty() ? "(no host)" : host) << "  " << e["kind"].get<std::string>()
-            << ": " << e["text"].get<std::string>() << "  (" << e["source"].get<std::string>()
-            << ")\n";
+        const auto& e = r.log_events[i];
+        out << "  " << (e.timed ? when(e.t) : "(order only)") << "  "
+            << (e.host.empty() ? "(no host)" : e.host) << "  " << e.event.kind << ": "
+            << e.event.text << "  (" << e.event.source << ")\n";
     }
     if (uncited > kShown) out << "  ... " << uncited - kShown << " more (--json lists all)\n";
 }
 
+/// A finding as diagnose prints it: its head line (host, labels, when it held), summary,
+/// evidence, the alternatives it checked and its confidence.
+template <typename When>
+void print_finding(std::ostream& out, const Finding& f, const When& when) {
+    out << "\n[" << to_string(f.severity) << "] " << f.rule_id << " on "
+        << (f.host.empty() ? "a host no input names" : f.host);
+    if (!f.labels.empty()) out << " {" << labels_text(f.labels) << "}";
+    if (f.episodes > 0) {
+        out << ", from " << when(f.opened_t);
+        if (f.closed_t != 0)
+            out << " to " << when(f.closed_t);
+        else
+            out << ", still holding at the end";
+        if (f.episodes > 1) out << " (" << f.episodes << " episodes)";
+    }
+    out << "\n  " << f.summary << "\n";
+    if (!f.evidence.empty()) out << "  evidence:\n";
+    print_evidence(out, f.evidence);
+    // A finding without episodes (inventory, lifetime) states no alternatives (core/finding.h).
+    if (f.episodes > 0 && !f.alternatives.empty()) {
+        out << "  alternatives:\n";
+        for (const AlternativeCheck& a : f.alternatives)
+            out << "    " << a.alternative << ": " << a.status << " (" << a.reason << ")\n";
+    }
+    if (!f.confidence.empty())
+        out << "  confidence: " << f.confidence << " — " << f.confidence_reason << "\n";
+}
+
+/// What the verdict does not rest on, after the findings and the timeline: rules not judged,
+/// history, input warnings, notes, what could not be evaluated; `verbose` adds what was not
+/// applicable and each input's notes (else a count of the former).
+void print_what_was_not_judged(std::ostream& out, const DiagnoseReport& d, bool verbose) {
+    const EngineResult& r = d.engine;
+    if (!r.not_judged.empty()) {
+        out << "\ncould not judge (too little data, or values that gave no verdict; no finding "
+               "from these rules does not mean healthy):\n";
+        for (const NotJudged& n : r.not_judged) out << "  " << n.host << ": " << n.text << "\n";
+    }
+    if (!r.history.empty()) {
+        out << "\nhistory (counts since the counters were last reset that the rates show are not "
+               "growing now):\n";
+        for (const Note& n : r.history) out << "  " << n.subject << ": " << n.text << "\n";
+    }
+    // Input warnings (agent/replay/inputs.h): files not read, hosts mixed in one file; always
+    // shown.
+    bool warned = false;
+    for (const InputReport& in : d.inputs)
+        for (const std::string& w : in.warnings) {
+            if (!warned) out << "\ninput notes (what was not read or was matched weakly):\n";
+            warned = true;
+            out << "  " << w << "\n";
+        }
+    print_note_list(out, "notes (not findings)", r.notes);
+    print_note_list(out, "could not evaluate (series present but without usable values)",
+                    r.unevaluated);
+    if (verbose) {
+        if (!r.not_applicable.empty()) {
+            out << "\nnot applicable (the data has none of what the rule reads):\n";
+            for (const Note& n : r.not_applicable)
+                out << "  " << n.subject << ": " << n.text << "\n";
+        }
+        for (const InputReport& in : d.inputs) {
+            out << "\ninput " << in.name << ": " << in.samples << " samples\n";
+            for (const std::string& n : in.notes) out << "  " << n << "\n";
+        }
+    } else if (!r.not_applicable.empty()) {
+        out << "\n"
+            << r.not_applicable.size()
+            << " rule/host pairs not applicable to this data (--verbose lists them)\n";
+    }
+}
+
 }  // namespace
 
-void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool verbose) {
-    const auto& span = doc["span"];
-    const bool wall = span["wall_clock"].get<bool>();
-    const double t0 = span["t_first"].get<double>();
-    const auto& findings = doc["findings"];
+void render_diagnose_text(std::ostream& out, const DiagnoseReport& d, bool verbose) {
+    const EngineResult& r = d.engine;
+    const bool wall = r.wall_clock;
+    const double t0 = r.t_first;
     std::string hosts;
-    for (const auto& h : doc["hosts"]) hosts += (hosts.empty() ? "" : ", ") + h.get<std::string>();
+    for (const auto& h : r.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
     char secs[32];
-    std::snprintf(secs, sizeof secs, "%.0f s", span["seconds"].get<double>());
-    const std::size_t unspaced = span.value("unspaced_captures", std::size_t{0});
+    std::snprintf(secs, sizeof secs, "%.0f s", r.t_last - r.t_first);
+    const std::size_t unspaced = d.unspaced_captures;
     out << "rocehealth diagnose: " << (hosts.empty() ? "no hosts" : hosts) << ", ";
     // Captures without a clock are 1 apart in engine time (an order, not seconds,
     // agent/replay/inputs.cpp): their times print as "capture N".
@@ -228,7 +322,8 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
         out << secs << " of data";
     if (wall) out << " from " << format_engine_time(t0, true, t0);
     out << ": ";
-    const std::string cnj = doc.value("could_not_judge", std::string());
+    const std::string& cnj = d.could_not_judge;
+    const auto& findings = r.findings;
     if (findings.empty() && cnj.empty())
         out << "no findings";
     else if (!findings.empty())
@@ -236,108 +331,34 @@ void render_diagnose_text(std::ostream& out, const nlohmann::json& doc, bool ver
             << (cnj.empty() ? "" : "; " + cnj);
     else
         out << cnj;
-    out << " (rules: " << doc["rules_file"].get<std::string>() << ")\n";
+    out << " (rules: " << d.rules_file << ")\n";
     // Bundles: which captures were taken as one host and the evidence that decided (the first
     // note of each capture, agent/replay/inputs.h); a capture that starts a host alone is not
     // printed.
-    for (const auto& in : doc["inputs"]) {
-        if (!in.contains("notes") || in["notes"].empty()) continue;
-        const std::string n = in["notes"][0].get<std::string>();
+    for (const InputReport& in : d.inputs) {
+        if (in.notes.empty()) continue;
+        const std::string& n = in.notes[0];
         if (n.find(": same host as ") != std::string::npos ||
             n.find("'s host (") != std::string::npos ||
             n.find("treated as the same host as ") != std::string::npos)
             out << "  " << n << "\n";
     }
 
-    for (const auto& f : findings) {
-        const std::string fhost = f["host"].get<std::string>();
-        out << "\n[" << f["severity"].get<std::string>() << "] " << f["rule"].get<std::string>()
-            << " on " << (fhost.empty() ? "a host no input names" : fhost);
-        if (!f["labels"].empty()) out << " {" << labels_text(f["labels"]) << "}";
-        if (f.contains("episodes") && f["episodes"].get<unsigned>() > 0) {
-            out << ", from " << when(f["opened_t"].get<double>());
-            if (!f["closed_t"].is_null())
-                out << " to " << when(f["closed_t"].get<double>());
-            else
-                out << ", still holding at the end";
-            if (f["episodes"].get<unsigned>() > 1)
-                out << " (" << f["episodes"].get<unsigned>() << " episodes)";
-        }
-        out << "\n  " << f["summary"].get<std::string>() << "\n";
-        if (!f["evidence"].empty()) out << "  evidence:\n";
-        for (const auto& e : f["evidence"]) {
-            out << "    " << e["name"].get<std::string>() << " = "
-                << evidence_text(e["value"].get<std::string>(), e["unit"].get<std::string>());
-            if (!e["source"].get<std::string>().empty())
-                out << "  (" << e["source"].get<std::string>() << ")";
-            out << "\n";
-        }
-        if (f.contains("alternatives") && !f["alternatives"].empty()) {
-            out << "  alternatives:\n";
-            for (const auto& a : f["alternatives"])
-                out << "    " << a["alternative"].get<std::string>() << ": "
-                    << a["status"].get<std::string>() << " (" << a["reason"].get<std::string>()
-                    << ")\n";
-        }
-        if (f.contains("confidence") && !f["confidence"]["level"].get<std::string>().empty())
-            out << "  confidence: " << f["confidence"]["level"].get<std::string>() << " — "
-                << f["confidence"]["reason"].get<std::string>() << "\n";
-    }
+    for (const Finding& f : findings) print_finding(out, f, when);
 
-    if (!doc["timeline"].empty()) {
+    const auto timeline = merged_timeline(findings);
+    if (!timeline.empty()) {
         out << "\ntimeline:\n";
-        for (const auto& e : doc["timeline"]) {
-            out << "  " << when(e["t"].get<double>()) << "  " << e["host"].get<std::string>()
-                << "  [" << e["rule"].get<std::string>() << "] " << e["what"].get<std::string>();
-            if (!e["value"].get<std::string>().empty())
-                out << " (" << e["value"].get<std::string>() << ")";
+        for (const DiagnoseTimelineEntry& te : timeline) {
+            const TimelineEvent& e = *te.event;
+            out << "  " << when(e.t) << "  " << e.host << "  [" << te.finding->rule_id << "] "
+                << e.what;
+            if (!e.value.empty()) out << " (" << e.value << ")";
             out << "\n";
         }
     }
-    print_log_lines(out, doc, when);
-    if (doc.contains("not_judged") && !doc["not_judged"].empty()) {
-        out << "\ncould not judge (too little data, or values that gave no verdict; no finding "
-               "from these rules does not mean healthy):\n";
-        for (const auto& n : doc["not_judged"])
-            out << "  " << n["host"].get<std::string>() << ": " << n["text"].get<std::string>()
-                << "\n";
-    }
-    if (doc.contains("history") && !doc["history"].empty()) {
-        out << "\nhistory (counts since the counters were last reset that the rates show are not "
-               "growing now):\n";
-        for (const auto& n : doc["history"])
-            out << "  " << n["subject"].get<std::string>() << ": " << n["text"].get<std::string>()
-                << "\n";
-    }
-    // Input warnings (agent/replay/inputs.h): files not read, hosts mixed in one file; always
-    // shown.
-    bool warned = false;
-    for (const auto& in : doc["inputs"])
-        for (const auto& w : in.value("warnings", nlohmann::json::array())) {
-            if (!warned) out << "\ninput notes (what was not read or was matched weakly):\n";
-            warned = true;
-            out << "  " << w.get<std::string>() << "\n";
-        }
-    if (doc.contains("notes")) print_note_list(out, "notes (not findings)", doc["notes"]);
-    print_note_list(out, "could not evaluate (series present but without usable values)",
-                    doc["unevaluated"]);
-    if (verbose) {
-        if (!doc["not_applicable"].empty()) {
-            out << "\nnot applicable (the data has none of what the rule reads):\n";
-            for (const auto& n : doc["not_applicable"])
-                out << "  " << n["subject"].get<std::string>() << ": "
-                    << n["text"].get<std::string>() << "\n";
-        }
-        for (const auto& in : doc["inputs"]) {
-            out << "\ninput " << in["name"].get<std::string>() << ": "
-                << in["samples"].get<std::size_t>() << " samples\n";
-            for (const auto& n : in["notes"]) out << "  " << n.get<std::string>() << "\n";
-        }
-    } else if (!doc["not_applicable"].empty()) {
-        out << "\n"
-            << doc["not_applicable"].size()
-            << " rule/host pairs not applicable to this data (--verbose lists them)\n";
-    }
+    print_log_lines(out, r, when);
+    print_what_was_not_judged(out, d, verbose);
 }
 
 }  // namespace rh

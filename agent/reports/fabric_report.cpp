@@ -4,11 +4,10 @@
 
 #include "agent/fabric/fabric_queries.h"
 #include "agent/fabric/time_arg.h"
-#include "agent/reports/diagnose_report.h"
 
 namespace rh {
 
-nlohmann::json fabric_json(const fabric::FabricResult& fr, const FabricAsked& asked) {
+FabricReport fabric_report(const fabric::FabricResult& fr, const FabricAsked& asked) {
     EngineResult er;
     er.findings = fr.findings;
     er.notes = fr.notes;
@@ -23,7 +22,14 @@ nlohmann::json fabric_json(const fabric::FabricResult& fr, const FabricAsked& as
     in.name = asked.url;
     in.samples = asked.points;
     in.hosts = fr.hosts;
-    auto doc = diagnose_json(er, "built in: the logic of rocehealth-fabric-rules.yml", {in});
+    return {
+        diagnose_report(std::move(er), "built in: the logic of rocehealth-fabric-rules.yml", {in}),
+        asked};
+}
+
+void to_json(nlohmann::json& doc, const FabricReport& r) {
+    const FabricAsked& asked = r.asked;
+    doc = r.diagnosis;
     nlohmann::json queries = nlohmann::json::array();
     for (const auto& q : fabric::fabric_queries(asked.match, asked.step_s))
         queries.push_back({{"name", q.name}, {"promql", q.promql}});
@@ -34,12 +40,11 @@ nlohmann::json fabric_json(const fabric::FabricResult& fr, const FabricAsked& as
                      {"match", asked.match},
                      {"requests", asked.requests},
                      {"queries", queries}};
-    return doc;
 }
 
-std::string fabric_text(const nlohmann::json& doc, bool verbose) {
+std::string fabric_text(const FabricReport& r, bool verbose) {
     std::ostringstream out;
-    render_diagnose_text(out, doc, verbose);
+    render_diagnose_text(out, r.diagnosis, verbose);
     std::string text = out.str();
     const std::string from = "rocehealth diagnose: ", to = "rocehealth fabric: ";
     if (text.rfind(from, 0) == 0) text.replace(0, from.size(), to);

@@ -1,6 +1,7 @@
 // `rocehealth fabric`'s result in diagnose's form (agent/reports/diagnose_report.h): the fabric
-// analysis' findings, notes and hosts as a diagnosis document plus a "fabric" object saying
-// what was asked of Prometheus, and its text with the verdict line naming `fabric`.
+// analysis' findings, notes and hosts as a diagnosis plus what was asked of Prometheus; its
+// JSON (the diagnosis' plus a "fabric" object) and its text with the verdict line naming
+// `fabric`.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/fabric/fabric_analysis.h"
+#include "agent/reports/diagnose_report.h"
 
 namespace rh {
 
@@ -23,12 +25,20 @@ struct FabricAsked {
     std::size_t requests = 0;
 };
 
-/// diagnose_json of `fr` (rules: "built in: the logic of rocehealth-fabric-rules.yml", one
-/// input named by the URL) plus "fabric": {prometheus, from, to (RFC 3339), step_s, match,
-/// requests, queries [{name, promql}]}.
-nlohmann::json fabric_json(const fabric::FabricResult& fr, const FabricAsked& asked);
+/// `fabric`'s result: the analysis as a diagnosis (rules: "built in: the logic of
+/// rocehealth-fabric-rules.yml", one input named by the URL) and what was asked.
+struct FabricReport {
+    DiagnoseReport diagnosis;
+    FabricAsked asked;
+};
 
-/// diagnose's text rendering of `doc`, its verdict line naming this command.
-std::string fabric_text(const nlohmann::json& doc, bool verbose);
+FabricReport fabric_report(const fabric::FabricResult& fr, const FabricAsked& asked);
+
+/// The diagnosis' JSON plus "fabric": {prometheus, from, to (RFC 3339), step_s, match,
+/// requests, queries [{name, promql}]}.
+void to_json(nlohmann::json& j, const FabricReport& r);
+
+/// diagnose's text rendering of the diagnosis, its verdict line naming this command.
+std::string fabric_text(const FabricReport& r, bool verbose);
 
 }  // namespace rh

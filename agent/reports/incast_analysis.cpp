@@ -2,7 +2,6 @@
 
 #include "agent/replay/inputs.h"
 #include "agent/replay/replay.h"
-#include "agent/reports/diagnose_report.h"
 #include "core/inventory/parse.h"
 #include "core/sample_json.h"
 #include "rules/engine/engine.h"
@@ -41,20 +40,20 @@ InputReport load_host(SeriesStore& store, const incast::HostRun& h) {
 }
 
 /// Per pass interval of each host: rate of each activity series (summed over its label sets).
-nlohmann::json activity_of(const SeriesStore& store) {
-    nlohmann::json out = nlohmann::json::object();
+IncastActivity activity_of(const SeriesStore& store) {
+    IncastActivity out;
     for (const std::string& host : store.hosts()) {
         const auto& times = store.pass_times(host);
-        nlohmann::json rows = nlohmann::json::array();
+        std::vector<ActivityRow> rows;
         for (std::size_t i = 1; i < times.size(); ++i) {
-            nlohmann::json row{{"utc_ms", static_cast<std::int64_t>(times[i] * 1000)}};
+            ActivityRow row{static_cast<std::int64_t>(times[i] * 1000), {}};
             for (const char* name : kActivitySeries) {
                 std::optional<double> sum;
                 for (const Series* s : store.find(name)) {
                     if (s->key.host != host) continue;
                     if (auto r = rate_in(*s, times[i - 1], times[i])) sum = sum.value_or(0) + *r;
                 }
-                if (sum) row[std::string(name) + "_per_s"] = *sum;
+                if (sum) row.per_s[name] = *sum;
             }
             rows.push_back(std::move(row));
         }
@@ -91,9 +90,23 @@ IncastAnalysis analyse_incast(const incast::Run& run, const RuleSet& rules,
     if (store.dropped_out_of_order() > 0)
         a.notes.push_back(std::to_string(store.dropped_out_of_order()) +
                           " samples older than their series' previous one were ignored");
-    a.diagnosis = diagnose_json(run_rules(store, rules), rules_file, inputs);
+    a.diagnosis = diagnose_report(run_rules(store, rules), rules_file, inputs);
     a.activity = activity_of(store);
     return a;
+}
+
+nlohmann::json activity_json(const IncastActivity& activity) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [host, rows] : activity) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const ActivityRow& r : rows) {
+            nlohmann::json row{{"utc_ms", r.utc_ms}};
+            for (const auto& [series, v] : r.per_s) row[series + "_per_s"] = v;
+            a.push_back(std::move(row));
+        }
+        out[host] = std::move(a);
+    }
+    return out;
 }
 
 }  // namespace rh

@@ -1,13 +1,16 @@
 // The result of `rocehealth incast` (agent/reports/incast_report.h,
 // agent/reports/incast_analysis.h) from a run built in code: per-sender figures, failed senders
 // named, integrity, errors by status, the victim's verdict, the rule engine over the participants'
-// samples, timeline, exit codes.
+// samples, timeline, exit codes; the acceptance runner takes the findings its raw file holds.
 #include <boost/test/unit_test.hpp>
 
 #include <sstream>
 
+#include "agent/accept/finding_json.h"
+#include "agent/accept_run/traffic_run.h"
 #include "agent/reports/incast_analysis.h"
 #include "agent/reports/incast_report.h"
+#include "core/json/json_reader.h"
 #include "core/sample.h"
 #include "core/sample_json.h"
 
@@ -131,7 +134,8 @@ BOOST_AUTO_TEST_CASE(result_json_figures_and_failed_sender) {
     const auto a = rh::analyse_incast(run, rules(), "rules.json");
     BOOST_REQUIRE(a.link_gbps.has_value());
     BOOST_TEST(*a.link_gbps == 2.5);
-    const auto doc = rh::incast_json(run, a);
+    const rh::IncastReport report = rh::incast_report(run, a);
+    const nlohmann::json doc = report;
     const auto& s = doc["senders"];
     BOOST_REQUIRE(s.size() == 3u);
     // 1000 x 64 KiB intact in 5.0 s = 0.1048576 Gb/s, 12.5 MiB/s.
@@ -190,10 +194,10 @@ BOOST_AUTO_TEST_CASE(result_json_figures_and_failed_sender) {
     BOOST_TEST(doc["per_second"].size() == 5u);
     BOOST_TEST(doc["activity"].contains("g3"));
     BOOST_TEST(doc["ok"] == false);
-    BOOST_TEST(rh::incast_exit_code(doc) == 1);
+    BOOST_TEST(rh::incast_exit_code(report) == 1);
 
     std::ostringstream text;
-    rh::render_incast_text(text, doc);
+    rh::render_incast_text(text, report);
     const std::string t = text.str();
     BOOST_TEST(t.find("10.0.0.4") != std::string::npos);
     BOOST_TEST(t.find("unreachable") != std::string::npos);
@@ -213,25 +217,72 @@ BOOST_AUTO_TEST_CASE(exit_codes) {
     run.options.senders.pop_back();
     run.senders[1].outcome = outcome(800, 65536, kStart + 5200);
     run.sender_hosts[1].samples.clear();
-    auto doc = rh::incast_json(run, rh::analyse_incast(run, rules(), "rules.json"));
+    auto report = rh::incast_report(run, rh::analyse_incast(run, rules(), "rules.json"));
+    nlohmann::json doc = report;
     BOOST_TEST(doc["findings"].empty());
-    BOOST_TEST(rh::incast_exit_code(doc) == 0);
+    BOOST_TEST(rh::incast_exit_code(report) == 0);
     BOOST_TEST(doc["ok"] == true);
     // No sender ran at all: could not run.
     for (auto& s : run.senders) {
         s.status = "failed to start";
         s.outcome.reset();
     }
-    doc = rh::incast_json(run, rh::analyse_incast(run, rules(), "rules.json"));
-    BOOST_TEST(rh::incast_exit_code(doc) == 2);
+    report = rh::incast_report(run, rh::analyse_incast(run, rules(), "rules.json"));
+    doc = report;
+    BOOST_TEST(rh::incast_exit_code(report) == 2);
     BOOST_TEST(doc["fairness"]["jain_index"].is_null());
     // No samples anywhere: no diagnosis, said so.
     run.receiver.samples.clear();
-    doc = rh::incast_json(run, rh::analyse_incast(run, rules(), "rules.json"));
+    report = rh::incast_report(run, rh::analyse_incast(run, rules(), "rules.json"));
+    doc = report;
     BOOST_TEST(doc["diagnosis"].is_null());
     std::ostringstream text;
-    rh::render_incast_text(text, doc);
+    rh::render_incast_text(text, report);
     BOOST_TEST(text.str().find("rule engine: not run") != std::string::npos);
+}
+
+// The acceptance report takes an incast's findings from the typed result; they must be what the
+// run's raw `incast --json` file (linked from the report) reads back as, hosts by spec name.
+BOOST_AUTO_TEST_CASE(acceptance_findings_are_those_of_its_raw_file) {
+    const Run run = sample_run();
+    IncastAnalysis a = analyse_incast(run, rules(), "rules.json");
+    BOOST_REQUIRE(a.diagnosis.has_value());
+    BOOST_REQUIRE(!a.diagnosis->engine.findings.empty());  // retransmits on g3, time-based
+    // A lifetime finding (no episodes) with what its JSON form does not carry back.
+    Finding life = make_finding("lifetime_rnr", Severity::warning, "g3", "mlx5_0", 1);
+    life.summary = "RNR NAKs since the last reset";
+    life.evidence = {{"rnr_nak_received", "5", "packets", "g3 hw_counters"}};
+    life.explanation = "the receive queues ran dry";
+    life.confidence = "low";
+    life.confidence_reason = "one capture";
+    life.outcome = "lifetime";
+    a.diagnosis->engine.findings.push_back(life);
+    const IncastReport report = incast_report(run, a);
+    const nlohmann::json raw = report;
+
+    accept::Spec spec;
+    spec.hosts.push_back({});
+    spec.hosts.back().name = "sender-b";
+    spec.hosts.back().address = "g3";
+    accept::Progress progress(accept::ProgressMode::off);
+    accept::RunStop stop;
+    const RuleSet rs;
+    accept::RunContext cx{spec, 0, {}, progress, stop, rs, "rules.json", {}, {}, {}, {}, {}};
+    const std::vector<Finding> typed = accept::findings_of(report.diagnosis, cx);
+    const auto& written = raw["diagnosis"]["findings"];
+    BOOST_REQUIRE_EQUAL(typed.size(), written.size());
+    for (std::size_t i = 0; i < typed.size(); ++i) {
+        JsonErrors errs;
+        Finding back = accept::finding_from_json(JsonReader(written[i], "findings", errs));
+        BOOST_TEST(errs.empty());
+        back.host = cx.name_of(back.host);
+        BOOST_TEST(typed[i].host == "sender-b");
+        BOOST_TEST(nlohmann::json(typed[i]).dump() == nlohmann::json(back).dump());
+        BOOST_TEST(typed[i].explanation == back.explanation);
+        BOOST_TEST(typed[i].confidence == back.confidence);
+        BOOST_TEST(typed[i].outcome == back.outcome);
+        BOOST_TEST(typed[i].timeline.size() == back.timeline.size());
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_incast_report
