@@ -26,21 +26,9 @@ trap cleanup EXIT
 now=$(date +%s)
 t0=$(((now - 5 * 3600) / 3600 * 3600))
 python3 "$(dirname "$0")/fabric_series.py" "$t0" >"$work/fabric.om"
-mkdir -p "$work/data"
-promtool tsdb create-blocks-from openmetrics --quiet "$work/fabric.om" "$work/data" >"$work/backfill.log" 2>&1 ||
-  { cat "$work/backfill.log"; fail "promtool backfill failed"; exit 1; }
-printf 'global:\n  scrape_interval: 15s\nscrape_configs: []\n' >"$work/prometheus.yml"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
-  --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$port" \
-  >"$work/prometheus.log" 2>&1 &
-prom_pid=$!
-url="http://127.0.0.1:$port"
-for _ in $(seq 1 100); do
-  curl -sf "$url/-/ready" >/dev/null && break
-  sleep 0.2
-done
-curl -sf "$url/-/ready" >/dev/null || { tail -20 "$work/prometheus.log"; fail "prometheus not ready"; exit 1; }
+. "$(dirname "$0")/fabric_backfill.sh"
+serve_prometheus "$work/fabric.om" || { fail "no Prometheus on the backfill"; exit 1; }
+url=$prom_url
 
 from=$(date -u -d "@$t0" +%Y-%m-%dT%H:%M:%SZ)
 to=$((t0 + 3600))
