@@ -72,6 +72,43 @@ rc=$?
 [ "$rc" = 2 ] && grep -q "query host_info failed at $vm_url" <<<"$out" && grep -q "regexp" <<<"$out" ||
   fail "bad selector on VictoriaMetrics: exit $rc, expected 2 naming the query and its error: $out"
 
+# --header (Mimir's tenant): each one reaches the server, with every request; a header the
+# client sets itself is refused before anything is sent.
+hport=$(free_port)
+python3 - "$hport" "$work/head.ready" >"$work/head.txt" <<'PY' &
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(1)
+open(sys.argv[2], "w").close()
+s.settimeout(30)
+c, _ = s.accept()
+head = b""
+while b"\r\n\r\n" not in head:
+    d = c.recv(4096)
+    if not d:
+        break
+    head += d
+body = b'{"status":"success","data":{"resultType":"matrix","result":[]}}'
+c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+          % (len(body), body))
+c.close()
+sys.stdout.write(head.decode())
+PY
+head_pid=$!
+for _ in $(seq 1 100); do [ -e "$work/head.ready" ] && break; sleep 0.1; done
+"$bin" fabric --prometheus "http://127.0.0.1:$hport/prometheus" --header 'X-Scope-OrgID: tenant1' \
+  --header 'X-Team:  a b ' --from "$from" --to "$to" --timeout 5 >/dev/null 2>&1
+wait "$head_pid"
+grep -q $'^GET /prometheus/api/v1/query_range?.* HTTP/1.1\r$' "$work/head.txt" &&
+  grep -q $'^X-Scope-OrgID: tenant1\r$' "$work/head.txt" && grep -q $'^X-Team: a b\r$' "$work/head.txt" ||
+  fail "--header: not in the request: $(cat -A "$work/head.txt")"
+out=$("$bin" fabric --prometheus "$vm_url" --header 'Host: other' --from "$from" --to "$to" 2>&1)
+rc=$?
+[ "$rc" = 2 ] && grep -qF -- "--header 'Host: other': header Host is set by rocehealth itself" <<<"$out" ||
+  fail "--header Host: exit $rc, expected 2 naming it: $out"
+
 # --- the shipped rules through vmalert's replay ------------------------------------------
 # One range query per rule at the rules' 15 s interval (prometheus-scrape.yml), each written
 # back before the next rule of its group reads it: rulesDelay covers the remote write flush
