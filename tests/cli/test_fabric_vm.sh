@@ -82,7 +82,7 @@ s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen(1)
 open(sys.argv[2], "w").close()
-s.settimeout(30)
+s.settimeout(15)
 c, _ = s.accept()
 head = b""
 while b"\r\n\r\n" not in head:
