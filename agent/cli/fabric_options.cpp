@@ -6,16 +6,16 @@ namespace rh::cli {
 
 const char* const kFabricUsage =
     "rocehealth fabric --prometheus URL [--from T] [--to T] [--match SELECTOR] [--json] "
-    "[--out DIR]";
+    "[--out DIR] [--header 'NAME: VALUE']...";
 const char* const kFabricAbout =
     "The fabric's timeline from Prometheus: the origin of a PFC pause storm and its "
     "victims,\nthe ToR failing mesh pairs share, hosts configured unlike the fabric.\n"
     "Exit: 0 healthy, 1 findings, 2 could not run.\n"
     "--prometheus takes the base of any Prometheus query API:\n"
-    "  Prometheus            http://prom:9090\n"
-    "  Mimir                 http://mimir/prometheus  (tenants: --header 'X-Scope-OrgID: t1')\n"
-    "  Thanos Query          http://thanos-query:10902\n"
-    "  VictoriaMetrics       http://vm:8428\n"
+    "  Prometheus               http://prom:9090\n"
+    "  Mimir                    http://mimir/prometheus  (tenant: --header 'X-Scope-OrgID: t1')\n"
+    "  Thanos Query             http://thanos-query:10902\n"
+    "  VictoriaMetrics          http://vm:8428\n"
     "  VictoriaMetrics cluster  http://vmselect:8481/select/0/prometheus  (0: the tenant)";
 
 po::options_description fabric_options(FabricArgs& a) {
