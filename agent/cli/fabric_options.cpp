@@ -6,16 +6,26 @@ namespace rh::cli {
 
 const char* const kFabricUsage =
     "rocehealth fabric --prometheus URL [--from T] [--to T] [--match SELECTOR] [--json] "
-    "[--out DIR]";
+    "[--out DIR] [--header 'NAME: VALUE']...";
 const char* const kFabricAbout =
     "The fabric's timeline from Prometheus: the origin of a PFC pause storm and its "
     "victims,\nthe ToR failing mesh pairs share, hosts configured unlike the fabric.\n"
-    "Exit: 0 healthy, 1 findings, 2 could not run or could not judge.";
+    "Exit: 0 healthy, 1 findings, 2 could not run or could not judge.\n"
+    "--prometheus takes the base of any Prometheus query API:\n"
+    "  Prometheus               http://prom:9090\n"
+    "  Mimir                    http://mimir/prometheus  (tenant: --header 'X-Scope-OrgID: t1')\n"
+    "  Thanos Query             http://thanos-query:10902\n"
+    "  VictoriaMetrics          http://vm:8428\n"
+    "  VictoriaMetrics cluster  http://vmselect:8481/select/0/prometheus  (0: the tenant)";
 
 po::options_description fabric_options(FabricArgs& a) {
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help")(
-        "prometheus", po::value(&a.url), "Prometheus HTTP API base, e.g. http://prom:9090")(
+        "prometheus", po::value(&a.url),
+        "Prometheus HTTP API base, e.g. http://prom:9090 (other engines: above)")(
+        "header", po::value(&a.headers),
+        "'NAME: VALUE' sent with every request, repeatable, e.g. 'X-Scope-OrgID: tenant1' "
+        "(Mimir's tenant)")(
         "from", po::value(&a.from_text),
         "start: RFC 3339, unix seconds, now, or relative such as -1h (default -1h)")(
         "to", po::value(&a.to_text), "end, the same forms (default now)")(
@@ -47,6 +57,13 @@ std::optional<std::string> check_fabric_args(FabricArgs& a, const po::variables_
     const auto endpoint = fabric::parse_prometheus_url(a.url);
     if (!endpoint) return endpoint.error().message();
     a.endpoint = *endpoint;
+    if (a.headers.size() > fabric::kMaxExtraHeaders)
+        return "--header: at most " + std::to_string(fabric::kMaxExtraHeaders) + " headers";
+    for (const std::string& text : a.headers) {
+        auto h = fabric::parse_http_header(text);
+        if (!h) return "--header '" + text + "': " + h.error().detail;
+        a.endpoint.headers.push_back(std::move(*h));
+    }
     if (auto e = fabric::parse_time_arg("--from", a.from_text, now_s, a.from_s)) return e;
     if (auto e = fabric::parse_time_arg("--to", a.to_text, now_s, a.to_s)) return e;
     if (a.from_s >= a.to_s)

@@ -1,5 +1,6 @@
 #include "agent/daemon/config.h"
 
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <cctype>
@@ -130,6 +131,62 @@ std::string check_dns_name(const std::string& name) {
     return "";
 }
 
+/// `peers_prometheus.headers`: {"NAME": "VALUE", ...} or ["NAME: VALUE", ...], each checked
+/// (fabric::check_http_header), a name once; errors name the entry ("headers.Host: ...",
+/// "headers[1]: ...").
+void read_headers(ObjectReader& o, const json& v, std::vector<fabric::HttpHeader>& out) {
+    o.allow("headers");
+    std::vector<fabric::HttpHeader> got;
+    std::vector<std::string> where;
+    if (v.is_object()) {
+        for (const auto& [name, value] : v.items()) {
+            if (!value.is_string()) {
+                o.fail("headers." + name, "expected a string, got " + JsonReader::type_text(value));
+                continue;
+            }
+            got.push_back({name, value.get<std::string>()});
+            where.push_back("headers." + name);
+        }
+    } else if (v.is_array()) {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const std::string at = "headers[" + std::to_string(i) + "]";
+            if (!v[i].is_string()) {
+                o.fail(at, "expected \"NAME: VALUE\", got " + JsonReader::type_text(v[i]));
+                continue;
+            }
+            auto h = fabric::parse_http_header(v[i].get<std::string>());
+            if (!h) {
+                o.fail(at, h.error().detail + ", got " + v[i].dump());
+                continue;
+            }
+            got.push_back(std::move(*h));
+            where.push_back(at);
+        }
+    } else {
+        o.fail("headers",
+               "expected an object {\"NAME\": \"VALUE\"} or a list [\"NAME: VALUE\"], got " +
+                   JsonReader::type_text(v));
+        return;
+    }
+    if (got.size() > fabric::kMaxExtraHeaders) {
+        o.fail("headers", "expected at most " + std::to_string(fabric::kMaxExtraHeaders) +
+                              " headers, got " + std::to_string(got.size()));
+        return;
+    }
+    bool bad = false;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        std::string why = fabric::check_http_header(got[i]);
+        for (std::size_t j = 0; j < i && why.empty(); ++j)
+            if (strcasecmp(got[j].name.c_str(), got[i].name.c_str()) == 0)
+                why = "header " + got[i].name + " given twice";
+        if (!why.empty()) {
+            o.fail(where[i], why);
+            bad = true;
+        }
+    }
+    if (!bad) out = std::move(got);
+}
+
 void read_peers_prometheus(ObjectReader& r, const json& obj, PeersPrometheusConfig& p,
                            JsonErrors& errors) {
     ObjectReader o(obj, r.path("peers_prometheus."), errors);
@@ -141,6 +198,7 @@ void read_peers_prometheus(ObjectReader& r, const json& obj, PeersPrometheusConf
     o.string("job", p.job);
     o.integer("max_answer_bytes", p.max_answer_bytes, 1024, std::int64_t{1} << 30);
     o.number("timeout_s", p.timeout_s, 0.1, 300, "seconds");
+    if (obj.contains("headers")) read_headers(o, obj["headers"], p.headers);
 }
 
 void read_mesh(ObjectReader& r, const json& obj, MeshConfig& m, JsonErrors& errors) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/daemon/topology.h"
+#include "agent/fabric/bounded_get.h"
 #include "core/result.h"
 #include "probes/mesh/mesh_plan.h"
 
@@ -73,6 +74,9 @@ struct PeersPrometheusConfig {
     std::string job;  ///< only targets whose `job` label is this; empty: every job
     std::size_t max_answer_bytes = 16u << 20;  ///< bound of the answer, 1 KiB .. 1 GiB
     double timeout_s = 10;                     ///< connect and read timeout, 0.1..300
+    /// Sent with every request (Mimir's tenant: X-Scope-OrgID), at most 32; in the config an
+    /// object {"NAME": "VALUE"} or a list ["NAME: VALUE"].
+    std::vector<fabric::HttpHeader> headers;
     bool operator==(const PeersPrometheusConfig&) const = default;
 };
 

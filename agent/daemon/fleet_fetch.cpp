@@ -12,6 +12,7 @@ Result<FleetAnswer> from_prometheus(const PeersPrometheusConfig& p, std::uint16_
                                     const SelfIdentity& me, const std::atomic<bool>* stop) {
     auto ep = fabric::parse_prometheus_url(p.url);
     if (!ep) return Error{"mesh.peers_prometheus", p.url, 0, ep.error().detail};
+    ep->headers = p.headers;
     const std::string url = ep->scheme_host_port + ep->path_prefix + "/api/v1/targets";
     fabric::PromLimits lim;
     lim.max_answer_bytes = p.max_answer_bytes;

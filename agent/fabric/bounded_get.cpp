@@ -537,8 +537,52 @@ std::string url_encode(std::string_view s) {
     return out;
 }
 
+std::string check_http_header(const HttpHeader& h) {
+    static const std::string_view tchar = "!#$%&'*+-.^_`|~";
+    if (h.name.empty() || h.name.size() > 256)
+        return "expected a header name of 1 to 256 characters";
+    for (const char ch : h.name)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) &&
+            tchar.find(ch) == std::string_view::npos)
+            return "header name '" + h.name +
+                   "' holds a character a header name cannot have (letters, digits and "
+                   "!#$%&'*+-.^_`|~ only)";
+    std::string lower;
+    for (const char ch : h.name)
+        lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (const char* own :
+         {"host", "accept-encoding", "connection", "content-length", "transfer-encoding"})
+        if (lower == own) return "header " + h.name + " is set by rocehealth itself";
+    if (h.value.size() > kMaxHeaderValueBytes)
+        return "the value of header " + h.name + " is over " +
+               std::to_string(kMaxHeaderValueBytes) + " bytes";
+    for (const char ch : h.value) {
+        const auto c = static_cast<unsigned char>(ch);
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return "the value of header " + h.name +
+                   " holds a control character (a line break would end the header)";
+    }
+    return "";
+}
+
+Result<HttpHeader> parse_http_header(std::string_view text) {
+    const std::string subject(text);
+    const std::size_t colon = text.find(':');
+    if (colon == std::string_view::npos)
+        return Error("parse", subject, 0, "expected NAME: VALUE, e.g. 'X-Scope-OrgID: tenant1'");
+    std::string_view value = text.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    HttpHeader h{std::string(text.substr(0, colon)), std::string(value)};
+    if (const std::string why = check_http_header(h); !why.empty())
+        return Error("parse", subject, 0, why);
+    return h;
+}
+
 Result<int> bounded_get(const std::string& scheme_host_port, const std::string& target,
-                        const GetLimits& lim, const std::string& url, std::string& body) {
+                        const std::vector<HttpHeader>& headers, const GetLimits& lim,
+                        const std::string& url, std::string& body) {
     body.clear();
     const auto deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -553,9 +597,17 @@ Result<int> bounded_get(const std::string& scheme_host_port, const std::string& 
     ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (a->tls)
         if (auto s = start_tls(c, io, *a, url); !s) return s.error();
-    const std::string req = "GET " + target + " HTTP/1.1\r\nHost: " + a->host_header +
-                            "\r\nAccept: application/json\r\nAccept-Encoding: identity\r\n"
-                            "User-Agent: rocehealth\r\nConnection: close\r\n\r\n";
+    std::string req = "GET " + target + " HTTP/1.1\r\nHost: " + a->host_header +
+                      "\r\nAccept: application/json\r\nAccept-Encoding: identity\r\n"
+                      "User-Agent: rocehealth\r\nConnection: close\r\n";
+    for (const HttpHeader& h : headers) {
+        // Checked where they were read (option, config); again here, as nothing else stands
+        // between a value and the request line.
+        if (const std::string why = check_http_header(h); !why.empty())
+            return Error("query", url, 0, why, kCauseBadHttp);
+        req += h.name + ": " + h.value + "\r\n";
+    }
+    req += "\r\n";
     if (auto s = io.write_all(req); !s) return s.error();
     return read_answer(io, lim, url, body);
 }

@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -38,15 +39,38 @@ struct GetLimits {
     std::string max_body_option = "--max-answer-bytes";
 };
 
+/// A header sent with every request besides the client's own (Host, Accept, Accept-Encoding,
+/// User-Agent, Connection): e.g. Mimir's tenant, `X-Scope-OrgID: tenant1`.
+struct HttpHeader {
+    std::string name;   ///< an RFC 9110 token, 1..256 characters
+    std::string value;  ///< visible ASCII, spaces and tabs, at most 8192 bytes, no CR/LF
+    bool operator==(const HttpHeader&) const = default;
+};
+
+/// Most headers a user may add, each at most kMaxHeaderValueBytes.
+inline constexpr std::size_t kMaxExtraHeaders = 32;
+inline constexpr std::size_t kMaxHeaderValueBytes = 8192;
+
+/// "" when `h` may be sent, else why not: a name that is not a token, a value with a control
+/// character (CR/LF would split the request) or over kMaxHeaderValueBytes, or a header this
+/// client sets itself (Host, Accept-Encoding, Connection, Content-Length, Transfer-Encoding).
+std::string check_http_header(const HttpHeader& h);
+
+/// "NAME: VALUE" (spaces around VALUE dropped) checked by check_http_header; the error's
+/// detail says what is wrong, its subject is `text`.
+Result<HttpHeader> parse_http_header(std::string_view text);
+
 /// GETs `target` ("/api/v1/targets?state=active": path and encoded query) from
 /// `scheme_host_port` ("http://prom:9090", "https://[fd00::1]:443"); the body goes into `body`,
-/// the status code is returned. Errors (subject `url`, the URL for messages): kCauseUnreachable
+/// the status code is returned; `headers` (checked by check_http_header) go with the request.
+/// Errors (subject `url`, the URL for messages): kCauseUnreachable
 /// (no such host, connect refused, TLS failure: detail says which), kCauseTimeout ("no complete
 /// answer within 2 s (--timeout)"), kCauseStopped, kCauseTooManyBytes ("headers over 65536
 /// bytes" or "the answer is over N bytes (--max-answer-bytes)"), kCauseBadHttp (not HTTP/1.x, a
 /// bad chunk, a Content-Encoding other than identity, the connection closed mid-body).
 Result<int> bounded_get(const std::string& scheme_host_port, const std::string& target,
-                        const GetLimits& limits, const std::string& url, std::string& body);
+                        const std::vector<HttpHeader>& headers, const GetLimits& limits,
+                        const std::string& url, std::string& body);
 
 /// The answer half of bounded_get on a connected plain socket `fd` whose request was sent
 /// (non-blocking or not); takes `fd` and closes it. Same bounds and errors. For the fuzz harness

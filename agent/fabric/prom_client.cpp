@@ -41,7 +41,7 @@ Result<PromEndpoint> parse_prometheus_url(const std::string& url) {
             (v = std::stol(port)) < 1 || v > 65535)
             return Error("parse", "--prometheus " + url, 0, "bad port '" + port + "'");
     }
-    return PromEndpoint{scheme + authority, prefix};
+    return PromEndpoint{scheme + authority, prefix, {}};
 }
 
 template <typename T, typename Decode>
@@ -62,7 +62,7 @@ Result<T> PromClient::get(const std::string& path,
     gl.timeout_option = lim_.timeout_option;
     gl.max_body_option = lim_.max_answer_option;
     std::string body;
-    const auto status = bounded_get(ep_.scheme_host_port, target, gl, url, body);
+    const auto status = bounded_get(ep_.scheme_host_port, target, ep_.headers, gl, url, body);
     if (!status) return status.error();
     Result<T> r = decode(body);
     if (r) return r;

@@ -40,6 +40,8 @@ struct PromLimits {
 struct PromEndpoint {
     std::string scheme_host_port;  ///< "http://prom.example:9090"
     std::string path_prefix;  ///< "" or "/prometheus" (a reverse proxy's prefix), no "/" at the end
+    /// Sent with every request (Mimir's tenant: `X-Scope-OrgID`); parse_prometheus_url sets none.
+    std::vector<HttpHeader> headers;
 };
 
 /// Parses --prometheus. Errors: not http:// or https://, no host, a bad port.

@@ -100,6 +100,24 @@ const BadConfig kBadConfigs[] = {
     {R"({"mesh": {"peers_prometheus": {"url": "http://p", "max_answer_bytes": 10}}})",
      "mesh.peers_prometheus.max_answer_bytes: expected a whole number from 1024 to 1073741824, got "
      "10"},
+    // peers_prometheus.headers: an object or a list, each header checked where it is written
+    {R"({"mesh": {"peers_prometheus": {"url": "http://p", "headers": "X-Scope-OrgID: t"}}})",
+     "mesh.peers_prometheus.headers: expected an object {\"NAME\": \"VALUE\"} or a list "
+     "[\"NAME: VALUE\"], got a string"},
+    {R"({"mesh": {"peers_prometheus": {"url": "http://p", "headers": {"X-Scope-OrgID": 7}}}})",
+     "mesh.peers_prometheus.headers.X-Scope-OrgID: expected a string, got a number"},
+    {R"({"mesh": {"peers_prometheus": {"url": "http://p", "headers": {"Host": "evil"}}}})",
+     "mesh.peers_prometheus.headers.Host: header Host is set by rocehealth itself"},
+    {R"({"mesh": {"peers_prometheus": {"url": "http://p", "headers": {"X-A": "a\r\nX-B: b"}}}})",
+     "mesh.peers_prometheus.headers.X-A: the value of header X-A holds a control character"},
+    {R"({"mesh": {"peers_prometheus": {"url": "http://p", "headers": ["X-Scope-OrgID t1"]}}})",
+     "mesh.peers_prometheus.headers[0]: expected NAME: VALUE, e.g. 'X-Scope-OrgID: tenant1', got "
+     "\"X-Scope-OrgID t1\""},
+    {R"({"mesh": {"peers_prometheus": {"url": "http://p", "headers": ["A: 1", "a: 2"]}}})",
+     "mesh.peers_prometheus.headers[1]: header a given twice"},
+    {R"({"mesh": {"peers_prometheus": {"url": "http://p", "headers": ["X Y: 1"]}}})",
+     "mesh.peers_prometheus.headers[0]: header name 'X Y' holds a character a header name "
+     "cannot have"},
     {R"({"mesh": {"peers_dns": "a", "peers_refresh_s": 5}})",
      "mesh.peers_refresh_s: expected a number from 10 to 86400 seconds, got 5"},
     {R"({"mesh": {"peers": ["a"], "peers_refresh_s": 30}})",
@@ -558,12 +576,27 @@ BOOST_AUTO_TEST_CASE(dynamic_fleet_sources_and_lldp_labels_are_read) {
     BOOST_TEST(r->mesh.peers_prometheus.job == "rocehealth");
     BOOST_TEST(r->mesh.peers_prometheus.max_answer_bytes == 2048u);
     BOOST_TEST(r->mesh.peers_prometheus.timeout_s == 3);
+    BOOST_TEST(r->mesh.peers_prometheus.headers.empty());
     BOOST_TEST(r->mesh.peers_refresh_s == 30);
     BOOST_TEST(r->mesh.enabled());
     BOOST_TEST(r->mesh.dynamic());
     BOOST_TEST(r->mesh.source() == "prometheus");
     BOOST_TEST(r->lldp.labels.at("tor") == "ens1f0np0");
     BOOST_TEST(r->lldp.lldpcli == "/usr/sbin/lldpcli");
+    // Headers (Mimir's tenant) as an object or as a list, both the same headers.
+    for (const char* headers : {R"({"X-Scope-OrgID": "tenant1", "X-Team": "a b"})",
+                                R"(["X-Scope-OrgID: tenant1", "X-Team:  a b  "])"}) {
+        auto h = parse_agent_config(
+            json::parse(
+                std::string(
+                    R"({"mesh": {"peers_prometheus": {"url": "http://m/prometheus", "headers": )") +
+                headers + "}}}"),
+            "t.json");
+        BOOST_REQUIRE_MESSAGE(h, (h ? "" : h.error().message()));
+        const std::vector<rh::fabric::HttpHeader> want{{"X-Scope-OrgID", "tenant1"},
+                                                       {"X-Team", "a b"}};
+        BOOST_TEST((h->mesh.peers_prometheus.headers == want), headers);
+    }
     auto d = parse_agent_config(json::parse(R"({"mesh": {"peers_dns": "gpus.fab.example"}})"), "t");
     BOOST_REQUIRE(d);
     BOOST_TEST(d->mesh.source() == "dns");

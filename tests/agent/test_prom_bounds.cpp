@@ -2,7 +2,8 @@
 // misbehave on purpose, on loopback: one that trickles a byte every 1.5 s, one whose header line
 // never ends, one whose body never ends, and an agent stopping while a fetch trickles. cpp-httplib
 // (the client before) kept reading the trickle past any --timeout, grew the header line to
-// hundreds of MiB and kept the agent's stop waiting for the fetch.
+// hundreds of MiB and kept the agent's stop waiting for the fetch. And the headers a user adds
+// (fabric --header, mesh.peers_prometheus.headers: Mimir's X-Scope-OrgID) reach the server.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -41,6 +43,8 @@ struct RawServer {
     std::atomic<bool> quit{false};
     std::atomic<std::size_t> sent{0};
     std::thread thread;
+    mutable std::mutex head_mutex;
+    std::string head;  ///< the request line and headers received, under head_mutex
 
     explicit RawServer(std::function<void(RawServer&, int)> script) {
         listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -55,10 +59,13 @@ struct RawServer {
         thread = std::thread([this, script = std::move(script)] {
             const int fd = ::accept(listen_fd, nullptr, nullptr);
             if (fd < 0) return;
-            std::string head;
+            std::string got;
             char c;
-            while (head.find("\r\n\r\n") == std::string::npos && ::recv(fd, &c, 1, 0) == 1)
-                head += c;
+            while (got.find("\r\n\r\n") == std::string::npos && ::recv(fd, &c, 1, 0) == 1) got += c;
+            {
+                const std::lock_guard<std::mutex> lock(head_mutex);
+                head = got;
+            }
             script(*this, fd);
             ::close(fd);
         });
@@ -89,7 +96,18 @@ struct RawServer {
         return !quit;
     }
     std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+    std::string request_head() const {
+        const std::lock_guard<std::mutex> lock(head_mutex);
+        return head;
+    }
 };
+
+/// An empty but valid targets answer.
+void no_targets(RawServer& s, int fd) {
+    const std::string body = R"({"status":"success","data":{"activeTargets":[]}})";
+    s.send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\n\r\n" + body);
+}
 
 /// A valid start, then one byte every 1.5 s for at most 30 s: each read gets a byte before a
 /// per-read timeout of 2 s would pass.
@@ -204,6 +222,67 @@ BOOST_AUTO_TEST_CASE(the_agent_stops_while_a_fetch_trickles) {
     const double took = since(t0);
     BOOST_TEST_MESSAGE("stop during a trickled fetch took " << took << " s");
     BOOST_TEST(took < 5);  // ~0.1 s; the fetch's own timeout is 120 s, the trickle 30 s
+}
+
+BOOST_AUTO_TEST_CASE(added_headers_go_with_the_request_after_the_clients_own) {
+    RawServer server(no_targets);
+    auto ep = rh::fabric::parse_prometheus_url(server.url() + "/prometheus/");
+    BOOST_REQUIRE(static_cast<bool>(ep));
+    BOOST_TEST(ep->headers.empty());
+    for (const char* text : {"X-Scope-OrgID: tenant1", "X-Team:\ta b  "}) {
+        auto h = rh::fabric::parse_http_header(text);
+        BOOST_REQUIRE_MESSAGE(static_cast<bool>(h), (h ? "" : h.error().message()));
+        ep->headers.push_back(*h);
+    }
+    auto r = rh::fabric::PromClient(*ep, {}).active_targets(10);
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().message()));
+    const std::string head = server.request_head();
+    BOOST_TEST_MESSAGE("request: " << head);
+    BOOST_TEST(head.rfind("GET /prometheus/api/v1/targets?state=active HTTP/1.1\r\nHost: ", 0) ==
+               0);
+    BOOST_TEST(
+        contains(head, "\r\nConnection: close\r\nX-Scope-OrgID: tenant1\r\nX-Team: a b\r\n\r\n"));
+}
+
+BOOST_AUTO_TEST_CASE(the_mesh_fleet_fetch_sends_the_configs_headers) {
+    RawServer server(no_targets);
+    rh::agent::MeshConfig mesh;
+    mesh.peers_prometheus.url = server.url();
+    mesh.peers_prometheus.headers = {{"X-Scope-OrgID", "fleet-a"}};
+    (void)rh::agent::fetch_fleet(mesh, 18520, {"h", {}}, nullptr);  // no targets: an error
+    BOOST_TEST(contains(server.request_head(), "\r\nX-Scope-OrgID: fleet-a\r\n"));
+}
+
+BOOST_AUTO_TEST_CASE(a_header_that_would_split_the_request_is_never_sent) {
+    RawServer server(no_targets);
+    auto ep = rh::fabric::parse_prometheus_url(server.url());
+    BOOST_REQUIRE(static_cast<bool>(ep));
+    ep->headers = {{"X-A", "a\r\nX-Injected: 1"}};
+    auto r = rh::fabric::PromClient(*ep, {}).active_targets(10);
+    BOOST_REQUIRE(!r);
+    BOOST_TEST(contains(r.error().detail, "the value of header X-A holds a control character"));
+    BOOST_TEST(!contains(server.request_head(), "X-Injected"));
+}
+
+BOOST_AUTO_TEST_CASE(header_text_is_checked) {
+    struct Case {
+        const char* text;
+        const char* error;  ///< "" when valid
+    };
+    for (const Case& c : std::initializer_list<Case>{
+             {"X-Scope-OrgID: tenant1", ""},
+             {"X-Empty:", ""},
+             {"X-Scope-OrgID tenant1", "expected NAME: VALUE"},
+             {": v", "expected a header name of 1 to 256 characters"},
+             {"X Y: v", "header name 'X Y' holds a character a header name cannot have"},
+             {"host: other", "header host is set by rocehealth itself"},
+             {"Accept-Encoding: gzip", "is set by rocehealth itself"},
+             {"X-A: a\nb", "holds a control character"}}) {
+        const auto h = rh::fabric::parse_http_header(c.text);
+        BOOST_TEST(static_cast<bool>(h) == (*c.error == 0), c.text);
+        if (!h) BOOST_TEST(contains(h.error().detail, c.error), c.text << ": " << h.error().detail);
+    }
+    BOOST_TEST(!rh::fabric::check_http_header({"X-Big", std::string(8193, 'a')}).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

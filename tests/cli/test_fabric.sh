@@ -1,9 +1,7 @@
 #!/bin/bash
 # `rocehealth fabric` against Debian's real Prometheus (issue 15 §4). Writes a synthetic fabric
-# in OpenMetrics text — 6 hosts on 2 ToRs (h1-h3 under r01, h4-h6 under r02): h2 sends PFC
-# pause on priority 3 from t0+10m while not paused itself, h4, h1 and h5 get paused on it 2, 4
-# and 6 minutes later; from t0+30m every mesh pair from r01 into r02 is slow (p50 10x) and the
-# pairs into h6 fail; h5's netdev MTU is 1500 among 9000s — backfills it with `promtool tsdb
+# (tests/cli/fabric_series.py: h2 the origin of a pause storm on priority 3, ToR r02 failing
+# the mesh pairs into it, h5's MTU unlike the others') — backfills it with `promtool tsdb
 # create-blocks-from openmetrics`, serves it with `prometheus` on a free port, and checks what a
 # user would: the origin host and priority named and first in the timeline, the victims after
 # it in time order, ToR r02 blamed (not a host), h5's MTU drift; then the errors: unreachable
@@ -28,115 +26,14 @@ trap cleanup EXIT
 # t0: a whole hour 5 h ago, so that the backfilled blocks lie behind Prometheus' head.
 now=$(date +%s)
 t0=$(((now - 5 * 3600) / 3600 * 3600))
-python3 - "$t0" >"$work/fabric.om" <<'PY'
-import sys
-t0 = int(sys.argv[1])
-step, span = 15, 3600
-hosts = {f"h{i}": ("r01" if i <= 3 else "r02") for i in range(1, 7)}
-times = range(t0, t0 + span + 1, step)
-out = []
-def family(name, kind, rows):
-    out.append(f"# TYPE {name} {kind}")
-    for labels, fn in rows:
-        sample = name + ("_total" if kind == "counter" else "")
-        lab = ",".join(f'{k}="{v}"' for k, v in labels.items())
-        out.extend(f"{sample}{{{lab}}} {fn(t):g} {t}" for t in times)
-inst = lambda h: {"instance": f"{h}:9900", "job": "rocehealth"}
-family("rocehealth_host_info", "gauge",
-       [({**inst(h), "host": h, "tor": tor}, lambda t: 1) for h, tor in hosts.items()])
-# Seconds paused: a share of time from a start on, as a counter.
-def paused(start, share):
-    return lambda t: max(0, t - (t0 + start)) * share if start is not None else 0
-pause = {"h2": {"tx": paused(600, 0.30)}, "h4": {"rx": paused(720, 0.20)},
-         "h1": {"rx": paused(840, 0.20)}, "h5": {"rx": paused(960, 0.20)}}
-family("rocehealth_pfc_pause_duration_seconds", "counter",
-       [({**inst(h), "device": "mlx5_0", "port": "1", "priority": "3", "direction": d},
-         pause.get(h, {}).get(d, paused(None, 0))) for h in hosts for d in ("rx", "tx")])
-bad_from = t0 + 1800
-def slow(src, dst):
-    into = hosts[src] == "r01" and hosts[dst] == "r02"
-    return lambda t: 50e-6 if into and t >= bad_from else 5e-6
-family("rocehealth_probe_latency_seconds", "gauge",
-       [({**inst(s), "peer": f"{d}:18515", "op": "write", "size_bytes": "64", "quantile": "0.5"},
-         slow(s, d)) for s in hosts for d in hosts if s != d])
-def errors(src, dst):
-    into = hosts[src] == "r01" and dst == "h6"
-    return lambda t: (t - bad_from) // step if into and t >= bad_from else 0
-family("rocehealth_probe_errors", "counter",
-       [({**inst(s), "peer": f"{d}:18515", "op": "connect"}, errors(s, d))
-        for s in hosts for d in hosts if s != d])
-port = {"device": "mlx5_0", "port": "1", "netdev": "ens1f0np0"}
-family("rocehealth_netdev_mtu_bytes", "gauge",
-       [({**inst(h), **port}, (lambda t: 1500) if h == "h5" else (lambda t: 9000)) for h in hosts])
-family("rocehealth_port_trust_info", "gauge",
-       [({**inst(h), **port, "trust": "dscp"}, lambda t: 1) for h in hosts])
-out.append("# EOF")
-print("\n".join(out))
-PY
-mkdir -p "$work/data"
-promtool tsdb create-blocks-from openmetrics --quiet "$work/fabric.om" "$work/data" >"$work/backfill.log" 2>&1 ||
-  { cat "$work/backfill.log"; fail "promtool backfill failed"; exit 1; }
-
-# The series budget's form (agents with a fleet, agent/daemon/mesh_budget.h), in the next hour
-# (from t1, after the first hour's series went stale): g1, g2 under r11, g3, g4 under r12, g5,
-# g6 under r13; own-ToR peers per peer, other ToRs by dst_tor, failures as window gauges
-# (rocehealth_probe_*window_errors: failures in the agent's 60 s window) and no error counter.
-# From t1+20m ToR r13 is dead: every row into it fails, and its hosts' rows out. `fabric` must
-# blame r13 from the window gauges alone.
+python3 "$(dirname "$0")/fabric_series.py" "$t0" >"$work/fabric.om"
+# The series budget's form (fabric_budget_series.py) in the next hour, from t1, after the first
+# hour's series went stale: `fabric` must blame ToR r13 from the window gauges alone.
 t1=$((t0 + 3600 + 900))
-python3 - "$t1" >"$work/budget.om" <<'PY'
-import sys
-t1 = int(sys.argv[1])
-step, span = 15, 2700
-hosts = {"g1": "r11", "g2": "r11", "g3": "r12", "g4": "r12", "g5": "r13", "g6": "r13"}
-times = range(t1, t1 + span + 1, step)
-bad_from = t1 + 1200
-out = []
-def family(name, kind, rows):
-    out.append(f"# TYPE {name} {kind}")
-    for labels, fn in rows:
-        lab = ",".join(f'{k}="{v}"' for k, v in labels.items())
-        sample = name + ("_total" if kind == "counter" else "")
-        out.extend(f"{sample}{{{lab}}} {fn(t)} {t}" for t in times)
-inst = lambda h: {"instance": f"{h}:9900", "job": "rocehealth"}
-family("rocehealth_host_info", "gauge",
-       [({**inst(h), "host": h, "tor": tor}, lambda t: 1) for h, tor in hosts.items()])
-family("rocehealth_pfc_pause_duration_seconds", "counter",
-       [({**inst(h), "device": "mlx5_0", "port": "1", "priority": "3", "direction": d}, lambda t: 0)
-        for h in hosts for d in ("rx", "tx")])
-mates = [(s, d) for s in hosts for d in hosts if s != d and hosts[s] == hosts[d]]
-family("rocehealth_probe_latency_seconds", "gauge",
-       [({**inst(s), "peer": f"{d}:18520", "op": "write", "size_bytes": "64", "quantile": "0.5"},
-         lambda t: "5e-06") for s, d in mates])
-family("rocehealth_probe_window_errors", "gauge",
-       [({**inst(s), "peer": f"{d}:18520", "op": "connect"}, lambda t: 0) for s, d in mates])
-rows = [(s, d) for s in hosts for d in sorted(set(hosts.values()) - {hosts[s]})]
-failing = lambda s, d: lambda t: t >= bad_from and "r13" in (hosts[s], d)
-family("rocehealth_probe_tor_latency_seconds", "gauge",
-       [({**inst(s), "dst_tor": d, "op": "write", "size_bytes": "64", "quantile": "0.5"},
-         lambda t, f=failing(s, d): "NaN" if f(t) else "5e-06") for s, d in rows])
-family("rocehealth_probe_tor_window_errors", "gauge",
-       [({**inst(s), "dst_tor": d, "op": "connect"}, lambda t, f=failing(s, d): 4 if f(t) else 0)
-        for s, d in rows])
-port = {"device": "mlx5_0", "port": "1", "netdev": "ens1f0np0"}
-family("rocehealth_netdev_mtu_bytes", "gauge", [({**inst(h), **port}, lambda t: 9000) for h in hosts])
-out.append("# EOF")
-print("\n".join(out))
-PY
-promtool tsdb create-blocks-from openmetrics --quiet "$work/budget.om" "$work/data" >"$work/backfill2.log" 2>&1 ||
-  { cat "$work/backfill2.log"; fail "promtool backfill of the budget form failed"; exit 1; }
-printf 'global:\n  scrape_interval: 15s\nscrape_configs: []\n' >"$work/prometheus.yml"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
-  --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$port" \
-  >"$work/prometheus.log" 2>&1 &
-prom_pid=$!
-url="http://127.0.0.1:$port"
-for _ in $(seq 1 100); do
-  curl -sf "$url/-/ready" >/dev/null && break
-  sleep 0.2
-done
-curl -sf "$url/-/ready" >/dev/null || { tail -20 "$work/prometheus.log"; fail "prometheus not ready"; exit 1; }
+python3 "$(dirname "$0")/fabric_budget_series.py" "$t1" >"$work/budget.om"
+. "$(dirname "$0")/fabric_backfill.sh"
+serve_prometheus "$work/fabric.om" "$work/budget.om" || { fail "no Prometheus on the backfill"; exit 1; }
+url=$prom_url
 
 from=$(date -u -d "@$t0" +%Y-%m-%dT%H:%M:%SZ)
 to=$((t0 + 3600))
