@@ -66,18 +66,6 @@ std::string readme() {
     return s.str();
 }
 
-const char* severity_word(Severity s) {
-    switch (s) {
-        case Severity::info:
-            return "info";
-        case Severity::warning:
-            return "warning";
-        case Severity::error:
-            return "error";
-    }
-    return "?";
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(test_rules_readme)
@@ -98,10 +86,10 @@ BOOST_AUTO_TEST_CASE(every_rule_is_listed_and_every_listed_rule_exists) {
         actual.insert(l.id);
         const auto it = listed.find(l.id);
         if (it != listed.end())
-            BOOST_CHECK_MESSAGE(it->second.rfind(severity_word(l.severity), 0) == 0,
+            BOOST_CHECK_MESSAGE(it->second.rfind(to_string(l.severity), 0) == 0,
                                 "rules/README.md lists " << l.id << " as '" << it->second
                                                          << "', the code opens it at "
-                                                         << severity_word(l.severity));
+                                                         << to_string(l.severity));
     }
     for (const std::string& id : actual)
         BOOST_CHECK_MESSAGE(listed.count(id),
