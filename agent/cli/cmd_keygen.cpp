@@ -55,7 +55,14 @@ int run_keygen(const std::vector<std::string>& args) {
             "Exit: 0 written, 2 not written (the file exists, or cannot be created).",
             args, desc, vm))
         return *exit;
-    if (!host_key.empty()) {
+    // An empty path (an unset shell variable) is a mistake, never "the default".
+    if (vm.count("host-key") && host_key.empty())
+        return usage_error("keygen", "rocehealth keygen [--out FILE | --host-key FILE]",
+                           "--host-key: empty path");
+    if (out.empty())
+        return usage_error("keygen", "rocehealth keygen [--out FILE | --host-key FILE]",
+                           "--out: empty path");
+    if (vm.count("host-key")) {
         if (!vm["out"].defaulted())
             return usage_error("keygen", "rocehealth keygen [--out FILE | --host-key FILE]",
                                "--out and --host-key: one key a run");

@@ -63,6 +63,10 @@ std::optional<std::string> check_fabric_args(FabricArgs& a, const po::variables_
         auto h = fabric::parse_http_header(text);
         if (!h) return "--header '" + text + "': " + h.error().detail;
         a.endpoint.headers.push_back(std::move(*h));
+        if (const std::string why =
+                fabric::check_http_header_at(a.endpoint.headers, a.endpoint.headers.size() - 1);
+            !why.empty())
+            return "--header '" + text + "': " + why;
     }
     if (auto e = fabric::parse_time_arg("--from", a.from_text, now_s, a.from_s)) return e;
     if (auto e = fabric::parse_time_arg("--to", a.to_text, now_s, a.to_s)) return e;

@@ -1,6 +1,5 @@
 #include "agent/daemon/config.h"
 
-#include <strings.h>
 #include <sys/stat.h>
 
 #include <cctype>
@@ -175,11 +174,7 @@ void read_headers(ObjectReader& o, const json& v, std::vector<fabric::HttpHeader
     }
     bool bad = false;
     for (std::size_t i = 0; i < got.size(); ++i) {
-        std::string why = fabric::check_http_header(got[i]);
-        for (std::size_t j = 0; j < i && why.empty(); ++j)
-            if (strcasecmp(got[j].name.c_str(), got[i].name.c_str()) == 0)
-                why = "header " + got[i].name + " given twice";
-        if (!why.empty()) {
+        if (const std::string why = fabric::check_http_header_at(got, i); !why.empty()) {
             o.fail(where[i], why);
             bad = true;
         }

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -550,8 +551,8 @@ std::string check_http_header(const HttpHeader& h) {
     std::string lower;
     for (const char ch : h.name)
         lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    for (const char* own :
-         {"host", "accept-encoding", "connection", "content-length", "transfer-encoding"})
+    for (const char* own : {"host", "accept", "accept-encoding", "user-agent", "connection",
+                            "content-length", "transfer-encoding"})
         if (lower == own) return "header " + h.name + " is set by rocehealth itself";
     if (h.value.size() > kMaxHeaderValueBytes)
         return "the value of header " + h.name + " is over " +
@@ -563,6 +564,14 @@ std::string check_http_header(const HttpHeader& h) {
                    " holds a control character (a line break would end the header)";
     }
     return "";
+}
+
+std::string check_http_header_at(const std::vector<HttpHeader>& headers, std::size_t i) {
+    std::string why = check_http_header(headers[i]);
+    for (std::size_t j = 0; j < i && why.empty(); ++j)
+        if (strcasecmp(headers[j].name.c_str(), headers[i].name.c_str()) == 0)
+            why = "header " + headers[i].name + " given twice";
+    return why;
 }
 
 Result<HttpHeader> parse_http_header(std::string_view text) {

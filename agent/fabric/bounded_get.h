@@ -53,8 +53,13 @@ inline constexpr std::size_t kMaxHeaderValueBytes = 8192;
 
 /// "" when `h` may be sent, else why not: a name that is not a token, a value with a control
 /// character (CR/LF would split the request) or over kMaxHeaderValueBytes, or a header this
-/// client sets itself (Host, Accept-Encoding, Connection, Content-Length, Transfer-Encoding).
+/// client sets itself (Host, Accept, Accept-Encoding, User-Agent, Connection, Content-Length,
+/// Transfer-Encoding): a second copy would leave the server to pick one.
 std::string check_http_header(const HttpHeader& h);
+
+/// check_http_header of `headers[i]`, and "header NAME given twice" when an earlier one has the
+/// same name (names compare without case): a server given two tenants picks one silently.
+std::string check_http_header_at(const std::vector<HttpHeader>& headers, std::size_t i);
 
 /// "NAME: VALUE" (spaces around VALUE dropped) checked by check_http_header; the error's
 /// detail says what is wrong, its subject is `text`.

@@ -63,8 +63,19 @@ FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std:
     const std::size_t per_page = std::max<std::size_t>(1, page_points);
     const std::size_t pages = (plan.points_per_series + per_page - 1) / per_page;
     plan.requests = fabric_queries("", plan.step_s).size() * pages;
+    const FabricThresholds th;
     for (const char* rule : {"fabric_pause_storm_origin", "fabric_tor_probes_failing"}) {
-        const double coarsest = coarsest_judged_step_s(rule);
+        // A range shorter than the hold cannot show a condition held that long.
+        if (span_s < th.hold_s) {
+            plan.not_judged.push_back(
+                {rule, "the range is " + whole_seconds_text(span_s) + ", shorter than the " +
+                           whole_seconds_text(th.hold_s) +
+                           " a condition must hold for this rule: a fault running through it "
+                           "cannot show. Give --from at least " + whole_seconds_text(th.hold_s) +
+                           " before --to"});
+            continue;
+        }
+        const double coarsest = coarsest_judged_step_s(rule, th);
         if (plan.step_s <= coarsest) continue;
         plan.not_judged.push_back(
             {rule, "the query step is " + whole_seconds_text(plan.step_s) + ", coarser than the " +

@@ -328,6 +328,16 @@ BOOST_AUTO_TEST_CASE(long_ranges_keep_a_fine_step_or_are_not_judged) {
     BOOST_TEST(plan_fabric_fetch(0, 3600, 60, 50000, 250).not_judged.empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_range_shorter_than_the_hold_is_not_judged) {
+    // A storm running through a 60 s range held 60 s in it: the 2 m hold cannot be seen, so
+    // nothing found there is not health (new-user find: `--from -10m --to -9m` said healthy).
+    const FabricPlan minute = plan_fabric_fetch(0, 60, 15, 50000, 250);
+    BOOST_TEST(minute.not_judged.size() == 2u);
+    BOOST_TEST(minute.not_judged[0].text.find("the range is 60 s, shorter than the 120 s") !=
+               std::string::npos);
+    BOOST_TEST(plan_fabric_fetch(0, 120, 15, 50000, 250).not_judged.empty());
+}
+
 BOOST_AUTO_TEST_CASE(step_and_url) {
     BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->path_prefix == "/p");
     BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->scheme_host_port == "http://prom:9090");

@@ -277,12 +277,18 @@ BOOST_AUTO_TEST_CASE(header_text_is_checked) {
              {"X Y: v", "header name 'X Y' holds a character a header name cannot have"},
              {"host: other", "header host is set by rocehealth itself"},
              {"Accept-Encoding: gzip", "is set by rocehealth itself"},
+             {"User-Agent: me", "is set by rocehealth itself"},
+             {"accept: text/plain", "is set by rocehealth itself"},
              {"X-A: a\nb", "holds a control character"}}) {
         const auto h = rh::fabric::parse_http_header(c.text);
         BOOST_TEST(static_cast<bool>(h) == (*c.error == 0), c.text);
         if (!h) BOOST_TEST(contains(h.error().detail, c.error), c.text << ": " << h.error().detail);
     }
     BOOST_TEST(!rh::fabric::check_http_header({"X-Big", std::string(8193, 'a')}).empty());
+    // Two tenants: the server would pick one silently.
+    const std::vector<rh::fabric::HttpHeader> two{{"X-Scope-OrgID", "t1"}, {"x-scope-orgid", "t2"}};
+    BOOST_TEST(rh::fabric::check_http_header_at(two, 0).empty());
+    BOOST_TEST(rh::fabric::check_http_header_at(two, 1) == "header x-scope-orgid given twice");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
