@@ -92,14 +92,33 @@ HostIndex index_hosts(const SeriesStore& store, const std::vector<BundleCapture>
 }
 
 /// Seconds since the epoch of Jan 1 of the UTC year of `t`, minus that of 1970 (0).
-double year_start(double t) {
-    const std::time_t tt = static_cast<std::time_t>(t);
-    std::tm tm{};
-    gmtime_r(&tt, &tm);
-    tm.tm_mon = 0;
-    tm.tm_mday = 1;
-    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-    return static_cast<double>(timegm(&tm));
+/// The latest time of a capture of `host`, nullopt without one.
+std::optional<double> host_time(const std::vector<CapturePlace>& places, const std::string& host) {
+    std::optional<double> t;
+    for (const auto& p : places)
+        if (p.host == host && p.t && !host.empty()) t = std::max(t.value_or(*p.t), *p.t);
+    return t;
+}
+
+/// A stamp without a year (syslog's "Jan  5 13:05:33": LogEvent::year_unknown, its time_s
+/// read in 1970) in the year that puts it at or before `ref_s` (a capture's time; a log is
+/// written before it is captured, allowing 2 days of clock skew), so a December line captured
+/// in January falls in the year before. Month, day and time are kept as written (Feb 29 too).
+double in_year_of(double stamp_1970_s, double ref_s) {
+    const std::time_t st = static_cast<std::time_t>(stamp_1970_s);
+    const std::time_t rt = static_cast<std::time_t>(ref_s);
+    std::tm when{}, ref{};
+    gmtime_r(&st, &when);
+    gmtime_r(&rt, &ref);
+    when.tm_year = ref.tm_year;
+    double t = static_cast<double>(timegm(&when)) + (stamp_1970_s - static_cast<double>(st));
+    constexpr double kSkewS = 2 * 86400;
+    if (t > ref_s + kSkewS) {
+        gmtime_r(&st, &when);
+        when.tm_year = ref.tm_year - 1;
+        t = static_cast<double>(timegm(&when)) + (stamp_1970_s - static_cast<double>(st));
+    }
+    return t;
 }
 
 }  // namespace
@@ -163,8 +182,18 @@ std::vector<std::string> place_log_events(SeriesStore& store,
                 if (e.clock == LogClock::wall) t = e.time_s;
                 if (e.clock == LogClock::local) {
                     double v = e.time_s;
-                    if (e.year_unknown && at.t) v += year_start(*at.t);
-                    t = v;
+                    bool dated = true;
+                    if (e.year_unknown) {
+                        // The capture's year; for a folder of logs only, its host's captures'.
+                        std::optional<double> ref = at.t;
+                        if (!ref) ref = host_time(places, p.host);
+                        if (!ref && t_end > 0) ref = t_end;
+                        if (ref)
+                            v = in_year_of(v, *ref);
+                        else
+                            dated = false;  // no year to give it: order only
+                    }
+                    if (dated) t = v;
                     if (local_noted.insert(c.dir).second)
                         notes.push_back(e.file + ": time stamps without a zone (" +
                                         std::string(e.reader) + ") taken as UTC");
