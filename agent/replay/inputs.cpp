@@ -270,6 +270,7 @@ InputReport log_input_report(const SeriesStore& store, const BundleCapture& c) {
     r.notes.push_back(c.dir + ": log lines only (" + std::to_string(c.log_events.size()) +
                       " events), placed on hosts by what each line names");
     for (const auto& f : c.recognized) r.notes.push_back("read " + f);
+    for (const Note& n : c.snapshot.notes) r.notes.push_back(n.subject + ": " + n.text);
     r.warnings = c.warnings;
     return r;
 }

@@ -377,7 +377,23 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
             continue;
         }
         const auto utf8 = utf16_to_utf8(text);
-        const std::string& body = utf8 ? *utf8 : text;
+        const std::string* body_ptr = utf8 ? &*utf8 : &text;
+        // NUL bytes in text: a log truncated in place (logrotate's copytruncate leaves the
+        // writer's offset, so the file starts with a block of NULs) or cut by a crash. Read the
+        // text around them; the line numbers stay the file's (a NUL is no line end).
+        std::string without_nul;
+        if (!utf8 && text.find('\0') != std::string::npos) {
+            without_nul.reserve(text.size());
+            for (const char ch : text)
+                if (ch != '\0') without_nul += ch;
+            if (!bundle::trim(without_nul).empty() && looks_like_text(without_nul)) {
+                m.note(name, std::to_string(text.size() - without_nul.size()) +
+                                 " NUL bytes skipped (a log truncated in place, as logrotate's "
+                                 "copytruncate leaves it, or cut by a crash)");
+                body_ptr = &without_nul;
+            }
+        }
+        const std::string& body = *body_ptr;
         if (!looks_like_text(body)) {
             cap.unrecognized.push_back(name);
             m.warn(name, "binary content, not a text capture; not read");
@@ -535,12 +551,12 @@ Result<BundleCapture> import(const std::string& dir) {
             // A job's log grows past any capture: read it line by line for log lines only.
             auto n = read_large_log(p, label, big_log_events);
             if (!n) {
-                bad.emplace_back(name, Error{"", label + "/" + name, n.error().err_no,
-                                             n.error().detail});
+                bad.emplace_back(name,
+                                 Error{"", label + "/" + name, n.error().err_no, n.error().detail});
             } else {
                 m.note(name, "larger than " + std::to_string(kMaxFileBytes >> 20) +
-                                 " MiB: read as a job or kernel log only (" +
-                                 std::to_string(*n) + " log lines); other formats are not "
+                                 " MiB: read as a job or kernel log only (" + std::to_string(*n) +
+                                 " log lines); other formats are not "
                                  "read from a file this large");
             }
             continue;

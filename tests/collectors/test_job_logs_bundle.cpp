@@ -68,4 +68,22 @@ BOOST_AUTO_TEST_CASE(log_lines_alone_are_judged_for_errors_never_called_healthy)
     BOOST_TEST(failed.result.findings.front().host == "gpu01");
 }
 
+BOOST_AUTO_TEST_CASE(a_log_truncated_in_place_is_read_after_its_nul_block) {
+    // logrotate's copytruncate: the writer keeps its offset, so the file starts with NULs (a new
+    // user's find: the log was "binary content, not read" and the run healthy).
+    Root root;
+    const std::string nul_led = std::string(4096, '\0') + kInfo + kWarn;
+    write(root.dir("logs"), "train.out", nul_led);
+    Run d;
+    run(d, {root.dir("logs")});
+    BOOST_TEST(d.exit_code == rh::kExitFindings);
+    BOOST_REQUIRE(d.result.findings.size() == 1u);
+    BOOST_TEST(d.result.findings.front().rule_id == "job_retry_exceeded");
+    bool noted = false;
+    for (const auto& r : d.reports)
+        for (const auto& n : r.notes)
+            noted = noted || n.find("4096 NUL bytes skipped") != std::string::npos;
+    BOOST_TEST(noted);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
