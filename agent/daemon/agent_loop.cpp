@@ -13,9 +13,9 @@
 
 #include "agent/daemon/board.h"
 #include "agent/daemon/finding_events.h"
-#include "agent/daemon/fleet_fetch.h"
-#include "agent/daemon/fleet_plan.h"
-#include "agent/daemon/fleet_refresher.h"
+#include "agent/fleet/fleet_fetch.h"
+#include "agent/fleet/fleet_plan.h"
+#include "agent/fleet/fleet_refresher.h"
 #include "agent/daemon/host_info.h"
 #include "agent/daemon/host_keys.h"
 #include "agent/daemon/http.h"
@@ -262,7 +262,7 @@ void Agent::apply_fleet() {
     };
     if (!*got) return fail(got->error().message());
     if (fleet_ && **got == *fleet_) return;
-    auto plan = plan_fleet(rt_.cfg, (*got)->fleet, (*got)->self, fleet_source_text(rt_.cfg.mesh));
+    auto plan = plan_fleet(rt_.cfg.mesh, rt_.cfg.topology, rt_.cfg.source, (*got)->fleet, (*got)->self, fleet_source_text(rt_.cfg.mesh));
     if (!plan) return fail(plan.error().message());
     const std::size_t before = fleet_ ? fleet_->fleet.size() : 0;
     fleet_ = std::move(**got);
@@ -511,7 +511,7 @@ void Agent::reload() {
                        old.responder.port == nc.responder.port && !collection_changed;
     if (same_source && fleet_) {
         // A plan that no longer holds (topology.tor changed): fetch again, apply_fleet says why.
-        auto plan = plan_fleet(nc, fleet_->fleet, fleet_->self, fleet_source_text(nc.mesh));
+        auto plan = plan_fleet(nc.mesh, nc.topology, nc.source, fleet_->fleet, fleet_->self, fleet_source_text(nc.mesh));
         if (plan)
             next->mesh_plan = std::move(*plan);
         else
@@ -704,7 +704,7 @@ Result<Runtime> prepare_runtime(AgentConfig cfg) {
     cfg.topology.insert(lldp->begin(), lldp->end());
     if (!cfg.mesh.fleet.empty()) {
         const std::string host = cfg.host.empty() ? host_name() : cfg.host;
-        auto plan = plan_fleet(cfg, cfg.mesh.fleet, host, "mesh.peers_file " + cfg.mesh.peers_file);
+        auto plan = plan_fleet(cfg.mesh, cfg.topology, cfg.source, cfg.mesh.fleet, host, "mesh.peers_file " + cfg.mesh.peers_file);
         if (!plan) return plan.error();
         rt.mesh_plan = std::move(*plan);
     }

@@ -12,10 +12,10 @@
 #include "agent/daemon/incast_senders.h"
 #include "agent/daemon/json_fields.h"
 #include "agent/fabric/prom_client.h"
+#include "agent/fleet/mesh_peers_file.h"
 #include "core/hostname.h"
 #include "core/json_file.h"
 #include "probes/auth/secret_file.h"
-#include "probes/mesh/mesh_peers_file.h"
 #include "probes/wire/probe_limits.h"
 #include "rules/port_usage.h"
 
@@ -299,13 +299,6 @@ void read_lldp(ObjectReader& r, const json& obj, LldpConfig& l, JsonErrors& erro
 }
 
 }  // namespace
-
-std::string MeshConfig::source() const {
-    if (!peers_dns.empty()) return "dns";
-    if (!peers_prometheus.url.empty()) return "prometheus";
-    if (!peers_file.empty()) return "file";
-    return peers.empty() ? "" : "peers";
-}
 
 std::string check_message_size(std::uint64_t size) {
     // The limits of probes/wire/probe_limits.h: what `probe --sizes` and a responder take.

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/daemon/topology.h"
+#include "agent/fleet/topology.h"
 #include "core/inventory/inventory.h"
 
 namespace rh::agent {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "agent/daemon/config.h"
-#include "agent/daemon/topology.h"
+#include "agent/fleet/topology.h"
 #include "collectors/lldp_neighbors.h"
 #include "core/result.h"
 

@@ -1,6 +1,6 @@
 // The answer of Prometheus' HTTP API to /api/v1/targets (?state=active), decoded strictly: the
 // scrape targets Prometheus knows, which the agent's `mesh.peers_prometheus` turns into the
-// mesh's fleet (agent/daemon/fleet_targets.h). The body is untrusted input (any server, any
+// mesh's fleet (agent/fleet/fleet_targets.h). The body is untrusted input (any server, any
 // proxy in between): every field used is type-checked and the number of targets is bounded
 // before anything is kept. Decoded as a stream (nlohmann's SAX interface): one target at a time
 // is built as a small tree and decoded, never the whole answer. Fuzzed by

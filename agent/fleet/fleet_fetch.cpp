@@ -1,8 +1,8 @@
-#include "agent/daemon/fleet_fetch.h"
+#include "agent/fleet/fleet_fetch.h"
 
-#include "agent/daemon/fleet_targets.h"
 #include "agent/fabric/prom_client.h"
-#include "probes/mesh/mesh_peers_dns.h"
+#include "agent/fleet/fleet_targets.h"
+#include "agent/fleet/mesh_peers_dns.h"
 
 namespace rh::agent {
 

@@ -1,5 +1,5 @@
-// One fetch of the mesh's fleet from its dynamic source: `mesh.peers_dns` (probes/
-// mesh_peers_dns.h) or `mesh.peers_prometheus` (agent/fabric/prom_client.h, then
+// One fetch of the mesh's fleet from its dynamic source: `mesh.peers_dns` (agent/
+// fleet/mesh_peers_dns.h) or `mesh.peers_prometheus` (agent/fabric/prom_client.h, then
 // fleet_targets.h), with this host placed in it (fleet_self.h). Blocking (the resolver's or
 // peers_prometheus.timeout_s): the agent calls it from its FleetRefresher thread.
 #pragma once
@@ -7,8 +7,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "agent/daemon/config.h"
-#include "agent/daemon/fleet_self.h"
+#include "agent/fleet/fleet_config.h"
+#include "agent/fleet/fleet_self.h"
 #include "core/result.h"
 
 namespace rh::agent {

@@ -1,4 +1,4 @@
-#include "agent/daemon/fleet_refresher.h"
+#include "agent/fleet/fleet_refresher.h"
 
 #include <chrono>
 

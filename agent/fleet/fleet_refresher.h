@@ -12,7 +12,7 @@
 #include <optional>
 #include <thread>
 
-#include "agent/daemon/fleet_self.h"
+#include "agent/fleet/fleet_self.h"
 #include "core/result.h"
 
 namespace rh::agent {

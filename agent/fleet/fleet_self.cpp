@@ -1,4 +1,4 @@
-#include "agent/daemon/fleet_self.h"
+#include "agent/fleet/fleet_self.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

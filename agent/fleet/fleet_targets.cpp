@@ -1,9 +1,9 @@
-#include "agent/daemon/fleet_targets.h"
+#include "agent/fleet/fleet_targets.h"
 
 #include <algorithm>
 #include <map>
 
-#include "agent/daemon/topology.h"
+#include "agent/fleet/topology.h"
 #include "probes/wire/tcp.h"
 
 namespace rh::agent {

@@ -1,4 +1,4 @@
-#include "probes/mesh/mesh_peers_dns.h"
+#include "agent/fleet/mesh_peers_dns.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>

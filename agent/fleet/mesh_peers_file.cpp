@@ -1,4 +1,4 @@
-#include "probes/mesh/mesh_peers_file.h"
+#include "agent/fleet/mesh_peers_file.h"
 
 #include <fstream>
 #include <map>

@@ -1,4 +1,4 @@
-#include "agent/daemon/topology.h"
+#include "agent/fleet/topology.h"
 
 #include <array>
 #include <string_view>

@@ -245,7 +245,7 @@ BOOST_DATA_TEST_CASE(each_error_names_the_file_and_the_field,
     }
 }
 
-/// A peers file (probes/mesh/mesh_peers_file.h) and what its error must say: the line and field.
+/// A peers file (agent/fleet/mesh_peers_file.h) and what its error must say: the line and field.
 struct BadPeersFile {
     const char* text;
     const char* line_and_what;

@@ -1,4 +1,4 @@
-// The mesh's dynamic fleet sources (agent/daemon/fleet_*.h): Prometheus' targets answer decoded
+// The mesh's dynamic fleet sources (agent/fleet/fleet_*.h): Prometheus' targets answer decoded
 // from recorded answers (tests/fixtures/prometheus/targets_*.json, Prometheus 2.42 scraping
 // tests/fixtures/prometheus/targets_prometheus.yml), fetched from a real HTTP server, turned into
 // a fleet with topology and planned; a DNS fleet; and the `lldp` labels from lldpcli's output.
@@ -13,9 +13,9 @@
 
 #include <httplib.h>
 
-#include "agent/daemon/fleet_fetch.h"
-#include "agent/daemon/fleet_plan.h"
-#include "agent/daemon/fleet_targets.h"
+#include "agent/fleet/fleet_fetch.h"
+#include "agent/fleet/fleet_plan.h"
+#include "agent/fleet/fleet_targets.h"
 #include "agent/daemon/topology_lldp.h"
 #include "agent/fabric/prom_targets.h"
 
@@ -182,7 +182,7 @@ BOOST_AUTO_TEST_CASE(the_planner_gets_the_fleet_fetched_from_a_real_http_server)
     rh::agent::AgentConfig cfg;
     cfg.mesh = mesh;
     cfg.mesh.inter_tor_peers = 1;
-    auto plan = rh::agent::plan_fleet(cfg, got->fleet, got->self, "src");
+    auto plan = rh::agent::plan_fleet(cfg.mesh, cfg.topology, cfg.source, got->fleet, got->self, "src");
     BOOST_REQUIRE_MESSAGE(static_cast<bool>(plan), (plan ? std::string() : plan.error().message()));
     const rh::MeshPlan& p = **plan;
     BOOST_TEST(p.own_tor() == "r08");
@@ -196,7 +196,7 @@ BOOST_AUTO_TEST_CASE(the_planner_gets_the_fleet_fetched_from_a_real_http_server)
     BOOST_TEST(p.fleet()[round0[1]].tor != "r08");
     // topology.tor must agree with the target's label.
     cfg.topology["tor"] = "r07";
-    auto clash = rh::agent::plan_fleet(cfg, got->fleet, got->self, "src");
+    auto clash = rh::agent::plan_fleet(cfg.mesh, cfg.topology, cfg.source, got->fleet, got->self, "src");
     BOOST_REQUIRE(!clash);
     BOOST_TEST(contains(clash.error().message(),
                         "topology.tor: \"r07\" but src puts host 127.0.0.3 in tor \"r08\""));

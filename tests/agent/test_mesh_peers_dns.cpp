@@ -1,10 +1,10 @@
-// probes/mesh/mesh_peers_dns: the fleet from a DNS name — what getaddrinfo gives for "localhost",
+// agent/fleet/mesh_peers_dns: the fleet from a DNS name — what getaddrinfo gives for "localhost",
 // and the error for a name that cannot exist (.invalid, RFC 2606) naming it.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 
-#include "probes/mesh/mesh_peers_dns.h"
+#include "agent/fleet/mesh_peers_dns.h"
 
 BOOST_AUTO_TEST_SUITE(test_mesh_peers_dns)
 

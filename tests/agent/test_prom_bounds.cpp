@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include "agent/daemon/fleet_fetch.h"
-#include "agent/daemon/fleet_refresher.h"
+#include "agent/fleet/fleet_fetch.h"
+#include "agent/fleet/fleet_refresher.h"
 #include "agent/fabric/prom_client.h"
 
 BOOST_AUTO_TEST_SUITE(test_prom_bounds)

@@ -5,7 +5,7 @@
 // sample_end) and the requests a responder reads (parse_probe_request, parse_fault_request). A
 // reply a reader takes must be written back by its writer and read again to the same JSON (the
 // two ends agree on every field). The same text is also read as a mesh peers file
-// (probes/mesh/mesh_peers_file.h: one {host, address, tor} object per line), the other peer-fed
+// (agent/fleet/mesh_peers_file.h: one {host, address, tor} object per line), the other peer-fed
 // list the agent reads. Seeds: `fuzz_make_seeds --replies DIR`, real replies written by the
 // writers, and a peers file.
 #include <cstddef>
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "core/json_file.h"
-#include "probes/mesh/mesh_peers_file.h"
+#include "agent/fleet/mesh_peers_file.h"
 #include "probes/responder/control_fault.h"
 #include "probes/responder/control_probe.h"
 #include "probes/wire/control_replies.h"

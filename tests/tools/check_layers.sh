@@ -52,11 +52,12 @@ declare -A agent_may=(
   [replay]=""
   [sampling]="replay"
   [fabric]=""
+  [fleet]="fabric"
   [accept]=""
   [reports]="fabric replay"
   [accept_run]="accept reports"
-  [daemon]="fabric reports replay sampling"
-  [cli]="accept accept_run daemon fabric replay reports sampling"
+  [daemon]="fabric fleet reports replay sampling"
+  [cli]="accept accept_run daemon fabric fleet replay reports sampling"
   [.]="cli"
 )
 while IFS=: read -r file line text; do
