@@ -126,8 +126,8 @@ if [[ $engines == *prom* ]]; then
   t=$(now_s)
   prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" \
     --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$port" \
-    >"$work/prometheus.log" 2>&1 &
-  prom_pid=$!
+    --query.timeout=10m >"$work/prometheus.log" 2>&1 &
+  prom_pid=$!  # 10 min: at 1,000 hosts on a loaded machine fabric's probe_errors outlasted 2 min
   prom_url="http://127.0.0.1:$port"
   for _ in $(seq 1 600); do curl -sf "$prom_url/-/ready" >/dev/null && break; sleep 1; done
   say "prom: backfill ${backfill_s} s ($(du -sm "$work/prom" | cut -f1) MiB of blocks), ready in $(since "$t") s"
@@ -151,7 +151,8 @@ if [[ $engines == *vm* ]]; then
   port=$(free_port)
   victoria-metrics -storageDataPath="$work/vm" -httpListenAddr="127.0.0.1:$port" \
     -retentionPeriod=100y -search.disableCache -search.latencyOffset=1s -loggerLevel=ERROR \
-    -search.maxUniqueTimeseries=10000000 -search.maxSeries=10000000 \
+    -search.maxUniqueTimeseries=10000000 -search.maxSeries=10000000 -search.maxQueryDuration=10m \
+    -search.maxQueueDuration=10m \
     >"$work/victoria-metrics.log" 2>&1 &
   vm_pid=$!
   vm_url="http://127.0.0.1:$port"
