@@ -1,0 +1,205 @@
+#!/bin/bash
+# The fabric view at scale (issue 29, "Measured at scale"): 1 h of a large fabric's series
+# (bench/fabric_scale_series.py: a planted pause-storm origin and a failing ToR) backfilled into
+# Debian's Prometheus (promtool tsdb create-blocks-from openmetrics, in chunks of hosts) and
+# VictoriaMetrics (/api/v1/import, JSON lines, streamed), and on each, in the same run:
+#   - memory per series: the server's RSS after the load, the rules and fabric / series count;
+#   - recording-rule evaluation per cycle per group (packaging/prometheus/rocehealth-fabric-rules.yml
+#     and rocehealth-alerts.yml): Prometheus' prometheus_rule_group_last_duration_seconds and
+#     vmalert's vmalert_iteration_duration_seconds (vmalert against VictoriaMetrics), over
+#     --rules-s seconds of 15 s cycles. The hour ends --ahead-s after the bench starts, so that
+#     the rules, evaluated at the wall clock, read the faults (both run from start+30m to end);
+#   - `rocehealth fabric` over the hour: wall time, peak RSS, answer bytes (its queries fetched
+#     again with curl), and whether it names the planted origin (host, priority) and failing ToR
+#     (the bench fails if not: exit 1); detection delay = finding opened - fault start (data time).
+# Prints figures and ratios against the goals (fabric over 10,000 hosts <= 10 s on one
+# VictoriaMetrics node; each rule group <= 1 s per cycle at 1,000 hosts); never fails on a timing.
+# Usage: fabric_scale.sh ROCEHEALTH [--hosts N] [--form full|budget] [--engines prom,vm]
+#        [--step S] [--chunk HOSTS] [--rules-s S] [--ahead-s S] [--fabric-mem-gib G] [--keep DIR]
+# e.g. nice -n 19 bench/fabric_scale.sh build/agent/rocehealth --hosts 1000
+#      nice -n 19 bench/fabric_scale.sh build/agent/rocehealth --hosts 10000 --form budget --engines vm
+set -u
+bin=$(realpath "$1")
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+rules="$here/../packaging/prometheus"
+hosts=1000 form=full engines=prom,vm step=30 chunk=100 rules_s=65 ahead_s= fabric_mem_gib=8 keep=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --hosts) hosts=$2 ;; --form) form=$2 ;; --engines) engines=$2 ;; --step) step=$2 ;;
+    --chunk) chunk=$2 ;; --rules-s) rules_s=$2 ;; --ahead-s) ahead_s=$2 ;;
+    --fabric-mem-gib) fabric_mem_gib=$2 ;; --keep) keep=$2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+for tool in prometheus promtool victoria-metrics vmalert jq python3 curl; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+# The setup (generation, backfill) took 0.1-1.3 s a host at load 20: the hour ends that far ahead.
+per_host_s=1; [ "$form" = full ] && per_host_s=6
+[ -n "$ahead_s" ] || ahead_s=$((300 + hosts * per_host_s / 10))
+[ "$ahead_s" -lt 1700 ] || ahead_s=1700  # the rules must still see both faults (from end-1800)
+if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else work=$(mktemp -d /var/tmp/fabric_scale.XXXXXX); fi
+prom_pid= vm_pid= vmalert_pid=
+cleanup() {
+  for p in $vmalert_pid $prom_pid $vm_pid; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+  [ -n "$keep" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+. "$here/../tests/cli/fabric_backfill.sh"
+gen() { python3 "$here/fabric_scale_series.py" --hosts "$hosts" --form "$form" --step "$step" --end "$end" "$@"; }
+rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+now_s() { date +%s.%N; }
+since() { echo "$(now_s) - $1" | bc -l | xargs printf '%.1f'; }
+
+end=$(($(date +%s) + ahead_s))
+from=$((end - 3600))
+plan=$(gen --plan)
+origin=$(jq -r .origin <<<"$plan") bad_tor=$(jq -r .bad_tor <<<"$plan")
+per_host=$(gen --first 0 --count 1 | grep -v '^#' | sed -E 's/ [^ ]+ [^ ]+$//' | sort -u | wc -l)
+echo "fabric_scale: $hosts hosts ($(jq -r .tors <<<"$plan") ToRs), form $form: $per_host series/host" \
+  "(host 0), 1 h at $step s from $(date -u -d "@$from" +%H:%M:%SZ); planted: storm origin $origin" \
+  "(priority 3), failing ToR $bad_tor; load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+failed=0
+results="$work/results.txt"
+: >"$results"
+say() { echo "$*"; echo "$*" >>"$results"; }
+
+# run_fabric ENGINE URL: fabric over the hour, timed; checks it names the planted faults.
+run_fabric() {
+  local e=$1 url=$2 rc
+  /usr/bin/time -f "%e %M" -o "$work/$e.time" bash -c "ulimit -v $((fabric_mem_gib * 1048576)); exec \"\$@\"" \
+    fabric "$bin" fabric --prometheus "$url" --from "$from" --to "$end" --min-step "$step" --json \
+    --max-series 5000000 --max-answer-bytes 17179869184 --timeout 600 >"$work/$e.json" 2>"$work/$e.err"
+  rc=$?
+  local wall kib
+  wall=$(tail -1 "$work/$e.time" | cut -d' ' -f1) kib=$(tail -1 "$work/$e.time" | cut -d' ' -f2)
+  local bytes=0 q
+  while read -r q; do
+    bytes=$((bytes + $(curl -s -o /dev/null -w '%{size_download}' --data-urlencode "query=$q" \
+      --data-urlencode "start=$from" --data-urlencode "end=$end" \
+      --data-urlencode "step=$(jq -r .fabric.step_s "$work/$e.json")" "$url/api/v1/query_range")))
+  done < <(jq -r '.fabric.queries[]?.promql' "$work/$e.json" 2>/dev/null)
+  local o t
+  o=$(jq -r --arg h "$origin" '[.findings[] | select(.rule == "fabric_pause_storm_origin" and .host == $h
+    and .labels.priority == "3")][0].opened_t // empty' "$work/$e.json" 2>/dev/null)
+  t=$(jq -r --arg t "$bad_tor" '[.findings[] | select(.rule == "fabric_tor_probes_failing" and
+    .labels.tor == $t)][0].opened_t // empty' "$work/$e.json" 2>/dev/null)
+  say "$e fabric: exit $rc, wall ${wall} s, peak RSS $((kib / 1024)) MiB, answer $((bytes / 1048576)) MiB," \
+    "$(jq -r '.findings | length' "$work/$e.json" 2>/dev/null) findings"
+  if [ -n "$o" ] && [ -n "$t" ]; then
+    say "$e localised: origin $origin +$((${o%.*} - from - 600)) s after the storm began, ToR $bad_tor" \
+      "+$((${t%.*} - from - 1800)) s after it failed (data time), within fabric's ${wall} s"
+  else
+    say "$e FAIL: fabric did not name origin $origin (opened ${o:-never}) and ToR $bad_tor (${t:-never}):" \
+      "$(head -c 600 "$work/$e.err") $(jq -c '[.findings[] | {rule, host, labels}]' "$work/$e.json" 2>/dev/null | head -c 1500)"
+    failed=1
+  fi
+  goal_line "$e" "$wall"
+}
+goal_line() {
+  [ "$2" = "?" ] && return
+  say "$1 fabric ratio: ${2} s / 10 s goal (10,000 hosts) = $(echo "$2 / 10" | bc -l | xargs printf '%.2f')" \
+    "at $hosts hosts; scaled linearly to 10,000: $(echo "$2 * 10000 / $hosts / 10" | bc -l | xargs printf '%.2f')"
+}
+series_count() {  # series_count URL: series of the hour (VictoriaMetrics: its own count; listing a
+  # million series outlasts its 30 s query limit)
+  [ "$1" = "${vm_url:-}" ] && { curl -s "$1/api/v1/series/count" | jq '.data[0]'; return; }
+  curl -s --data-urlencode 'match[]={__name__=~"rocehealth_.+"}' --data-urlencode "start=$from" \
+    --data-urlencode "end=$end" "$1/api/v1/series" | jq '.data | length'
+}
+
+if [[ $engines == *prom* ]]; then
+  t=$(now_s)
+  mkdir -p "$work/prom"
+  for ((first = 0; first < hosts; first += chunk)); do
+    gen --first "$first" --count "$chunk" >"$work/chunk.om"
+    promtool tsdb create-blocks-from openmetrics --quiet "$work/chunk.om" "$work/prom" >"$work/backfill.log" 2>&1 ||
+      { cat "$work/backfill.log" >&2; echo "promtool failed on hosts $first.." >&2; exit 1; }
+  done
+  rm -f "$work/chunk.om"
+  backfill_s=$(since "$t")
+  printf 'global:\n  scrape_interval: 15s\n  evaluation_interval: 15s\nrule_files: ["%s", "%s"]\nscrape_configs: []\n' \
+    "$rules/rocehealth-fabric-rules.yml" "$rules/rocehealth-alerts.yml" >"$work/prometheus.yml"
+  port=$(free_port)
+  t=$(now_s)
+  prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" \
+    --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$port" \
+    --query.timeout=10m >"$work/prometheus.log" 2>&1 &
+  prom_pid=$!  # 10 min: at 1,000 hosts on a loaded machine fabric's probe_errors outlasted 2 min
+  prom_url="http://127.0.0.1:$port"
+  for _ in $(seq 1 600); do curl -sf "$prom_url/-/ready" >/dev/null && break; sleep 1; done
+  say "prom: backfill ${backfill_s} s ($(du -sm "$work/prom" | cut -f1) MiB of blocks), ready in $(since "$t") s"
+  sleep "$rules_s"
+  curl -s "$prom_url/metrics" | grep -E '^prometheus_rule_group_(last_duration_seconds|iterations_total|iterations_missed_total)' \
+    >"$work/prom_rules.txt"
+  sed -n 's/^prometheus_rule_group_last_duration_seconds{rule_group="[^;]*;\([^"]*\)"} \(.*\)/\1 \2/p' "$work/prom_rules.txt" |
+    while read -r g s; do
+      say "prom rules: group $g last cycle $(printf '%.3f' "$s") s (goal 1 s at 1,000 hosts: x$(echo "$s / 1" | bc -l | xargs printf '%.2f'))"
+    done
+  say "prom rules: cycles run $(awk '/iterations_total/ {s += $2} END {print s}' "$work/prom_rules.txt"), missed $(awk '/missed_total/ {s += $2} END {print s}' "$work/prom_rules.txt")"
+  run_fabric prom "$prom_url"
+  n=$(series_count "$prom_url")
+  kib=$(rss_kib "$prom_pid")
+  say "prom memory: RSS $((kib / 1024)) MiB for $n series = $((kib * 1024 / (n > 0 ? n : 1))) B/series (after backfill, rules and fabric)"
+  kill "$prom_pid"; wait "$prom_pid" 2>/dev/null; prom_pid=
+  [ -n "$keep" ] || rm -rf "$work/prom"
+fi
+
+if [[ $engines == *vm* ]]; then
+  port=$(free_port)
+  victoria-metrics -storageDataPath="$work/vm" -httpListenAddr="127.0.0.1:$port" \
+    -retentionPeriod=100y -search.disableCache -search.latencyOffset=1s -loggerLevel=ERROR \
+    -search.maxUniqueTimeseries=10000000 -search.maxSeries=10000000 -search.maxQueryDuration=10m \
+    -search.maxQueueDuration=10m \
+    >"$work/victoria-metrics.log" 2>&1 &
+  vm_pid=$!
+  vm_url="http://127.0.0.1:$port"
+  wait_ready "$vm_url/health" "$work/victoria-metrics.log" victoria-metrics || exit 1
+  t=$(now_s)
+  for ((first = 0; first < hosts; first += chunk)); do
+    gen --first "$first" --count "$chunk" --format vmjson |
+      curl -sf -H 'Content-Type: application/json' -T - -X POST "$vm_url/api/v1/import" ||
+      { echo "victoria-metrics refused hosts $first.." >&2; exit 1; }
+  done
+  curl -sf "$vm_url/internal/force_flush" >/dev/null
+  import_s=$(since "$t")
+  want=$((hosts * per_host))
+  prev=-1
+  for _ in $(seq 1 300); do  # until every series is searchable, or the count stops growing
+    n=$(series_count "$vm_url")
+    [ "${n:-0}" -ge "$want" ] || [ "${n:-0}" = "$prev" ] && break
+    prev=${n:-0}
+    sleep 5
+    curl -sf "$vm_url/internal/force_flush" >/dev/null
+  done
+  say "vm: import ${import_s} s, searchable after $(since "$t") s: $n series (about $want expected)"
+  port=$(free_port)
+  vmalert -rule="$rules/rocehealth-fabric-rules.yml" -rule="$rules/rocehealth-alerts.yml" \
+    -datasource.url="$vm_url" -remoteWrite.url="$vm_url" -notifier.url=http://127.0.0.1:9 -evaluationInterval=15s \
+    -httpListenAddr="127.0.0.1:$port" -loggerLevel=ERROR >"$work/vmalert.log" 2>&1 &
+  vmalert_pid=$!
+  sleep "$rules_s"
+  curl -s "http://127.0.0.1:$port/metrics" | grep -E '^vmalert_iteration_duration_seconds_(sum|count)' >"$work/vm_rules.txt"
+  # Labels are written "group=..., file=...": the value is the last field.
+  # A group that finished no cycle yet has no series: 0 cycles.
+  { awk '{ match($0, /group="[^"]*"/); g = substr($0, RSTART + 7, RLENGTH - 8);
+          if ($0 ~ /_sum/) s[g] = $NF; else c[g] = $NF }
+        END { for (g in s) printf "%s %.3f %d\n", g, (c[g] > 0 ? s[g] / c[g] : 0), c[g] }' "$work/vm_rules.txt"
+    sed -n 's/^  - name: //p' "$rules"/rocehealth-fabric-rules.yml "$rules"/rocehealth-alerts.yml |
+      while read -r g; do grep -q "group=\"$g\"" "$work/vm_rules.txt" || echo "$g 0 0"; done; } |
+    while read -r g s c; do
+      if [ "$c" = 0 ]; then
+        say "vm rules: group $g finished no cycle in $rules_s s (> $rules_s s a cycle; goal 1 s at 1,000 hosts)"
+      else
+        say "vm rules: group $g mean cycle $s s over $c cycles (goal 1 s at 1,000 hosts: x$(echo "$s / 1" | bc -l | xargs printf '%.2f'))"
+      fi
+    done
+  kill "$vmalert_pid"; wait "$vmalert_pid" 2>/dev/null; vmalert_pid=
+  run_fabric vm "$vm_url"
+  kib=$(rss_kib "$vm_pid")
+  say "vm memory: RSS $((kib / 1024)) MiB for $n series = $((kib * 1024 / (n > 0 ? n : 1))) B/series (after import, rules and fabric; $(du -sm "$work/vm" | cut -f1) MiB on disk)"
+fi
+echo "fabric_scale: load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+exit "$failed"
