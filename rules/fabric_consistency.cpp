@@ -5,22 +5,16 @@
 #include "rules/fabric_consistency.h"
 
 #include <algorithm>
-#include <functional>
 #include <set>
+#include <string_view>
+
+#include "core/host_facts.h"
 
 namespace rh {
 
 namespace {
 
 constexpr const char* kUnknown = "unknown";
-
-struct FactDef {
-    const char* label;    ///< as printed: "netdev MTU"
-    const char* unit;     ///< "bytes", or "" for text values
-    const char* outcome;  ///< the check's outcome when this fact differs (rules/registry.cpp)
-    std::function<std::optional<std::string>(const PortFacts&)> value;
-    const char* consequence;
-};
 
 std::optional<std::string> number(const std::optional<unsigned>& v) {
     if (!v) return std::nullopt;
@@ -32,35 +26,29 @@ std::optional<std::string> prios(const std::optional<std::vector<unsigned>>& v) 
     return priorities_text(v);
 }
 
-const std::vector<FactDef>& facts() {
-    static const std::vector<FactDef> k{
-        {"netdev MTU", "bytes", "mtu_differs",
-         [](const PortFacts& f) { return number(f.netdev_mtu_bytes); },
-         "frames sized for the larger MTU are dropped where the smaller one is set, and RoCE "
-         "QPs between these hosts run at the smaller path MTU: set the same MTU on every host "
-         "(and the switch ports between them)"},
-        {"RoCE active_mtu", "bytes", "mtu_differs",
-         [](const PortFacts& f) { return number(f.active_mtu_bytes); },
-         "QPs between these hosts negotiate the smaller path MTU, and an application that sets "
-         "path_mtu from its own active_mtu sends packets the other side drops: give every host "
-         "the same netdev MTU so active_mtu agrees"},
-        {"PFC priority set", "", "", [](const PortFacts& f) { return prios(f.pfc_priorities); },
-         "RoCE traffic on a priority without PFC at one end is dropped under congestion instead "
-         "of paused (lossless only where both ends and the switch agree): enable PFC on the same "
-         "priorities on every host"},
-        {"trust mode", "", "",
-         [](const PortFacts& f) -> std::optional<std::string> {
-             if (f.trust.empty()) return std::nullopt;
-             return f.trust;
-         },
-         "hosts classify RoCE packets into priorities differently (DSCP vs PCP), so the PFC and "
-         "ECN settings apply to other traffic on some of them: use the same trust mode "
-         "everywhere"},
-        {"ECN priority set", "", "", [](const PortFacts& f) { return prios(f.ecn_priorities); },
-         "congestion control (DCQCN) only works where ECN is enabled at both ends: enable it on "
-         "the same priorities on every host"},
-    };
-    return k;
+/// The port's value of a fact of the table (core/host_facts.h); nullopt when unknown or not
+/// one diagnose reads from the inventory.
+std::optional<std::string> fact_value(HostFactId id, const PortFacts& f) {
+    switch (id) {
+        case HostFactId::netdev_mtu:
+            return number(f.netdev_mtu_bytes);
+        case HostFactId::active_mtu:
+            return number(f.active_mtu_bytes);
+        case HostFactId::pfc_priorities:
+            return prios(f.pfc_priorities);
+        case HostFactId::ecn_priorities:
+            return prios(f.ecn_priorities);
+        case HostFactId::trust:
+            if (f.trust.empty()) return std::nullopt;
+            return f.trust;
+        case HostFactId::link_rate:
+        case HostFactId::roce_version:
+        case HostFactId::firmware:
+        case HostFactId::kernel:
+        case HostFactId::numa_node:
+            return std::nullopt;  // not compared by diagnose (no label in the table)
+    }
+    return std::nullopt;
 }
 
 struct Member {
@@ -71,18 +59,17 @@ struct Member {
     PortFacts facts;
 };
 
-std::string with_unit(const std::string& v, const char* unit) {
-    return *unit ? v + " " + unit : (v == "none" ? "no priority" : v);
+std::string with_unit(const std::string& v, std::string_view unit) {
+    return !unit.empty() ? v + " " + std::string(unit) : (v == "none" ? "no priority" : v);
 }
 
-std::string value_source(const FactDef& def, const Member& m) {
-    const std::string label = def.label;
-    if (label == "RoCE active_mtu") return "ibv_query_port / ibv_devinfo active_mtu";
+std::string value_source(HostFactId id, const Member& m) {
+    if (id == HostFactId::active_mtu) return "ibv_query_port / ibv_devinfo active_mtu";
     if (!m.port->netdev) return "";
     const Netdev& n = *m.port->netdev;
-    if (label == "netdev MTU") return n.source;
-    if (label == "PFC priority set") return n.dcb ? n.dcb->source : "";
-    if (label == "trust mode") return n.qos.trust_source;
+    if (id == HostFactId::netdev_mtu) return n.source;
+    if (id == HostFactId::pfc_priorities) return n.dcb ? n.dcb->source : "";
+    if (id == HostFactId::trust) return n.qos.trust_source;
     return n.qos.ecn_source;
 }
 
@@ -171,19 +158,20 @@ void evaluate_fabric_consistency(std::span<const Snapshot> hosts, RuleOutput& ou
             members.push_back({ports.size() == 1 ? s.host : s.host + " " + port_subject(*d, *p), &s,
                                d, p, port_facts(*p)});
     }
-    for (const FactDef& def : facts()) {
+    for (const HostFact& def : host_facts()) {
+        if (def.label.empty()) continue;  // not one diagnose compares
         std::vector<std::pair<std::string, std::string>> known;
         std::vector<const Member*> known_members;
         std::set<std::string> known_hosts;
         for (const Member& m : members)
-            if (const auto v = def.value(m.facts)) {
+            if (const auto v = fact_value(def.id, m.facts)) {
                 known.emplace_back(m.name, *v);
                 known_members.push_back(&m);
                 known_hosts.insert(m.host->host);
             }
         if (known_hosts.size() < 2) {
-            if (std::string(def.unit) == "bytes")  // MTUs are always compared; say why not
-                out.notes.push_back({"hosts", std::string("fabric_consistency: ") + def.label +
+            if (def.unit == "bytes")  // MTUs are always compared; say why not
+                out.notes.push_back({"hosts", "fabric_consistency: " + std::string(def.label) +
                                                   " known on " +
                                                   std::to_string(known_hosts.size()) + " of " +
                                                   std::to_string(names.size()) +
@@ -201,8 +189,9 @@ void evaluate_fabric_consistency(std::span<const Snapshot> hosts, RuleOutput& ou
             for (const auto& n : g.groups[i].members) who += (who.empty() ? "" : ", ") + n;
             groups_text += (i ? "; " : "") + with_unit(g.groups[i].value, def.unit) + " on " + who;
         }
-        Finding f = check_finding("fabric_consistency", first_diff->host->host,
-                                  first_diff->device->name, first_diff->port->number, def.outcome);
+        Finding f =
+            check_finding("fabric_consistency", first_diff->host->host, first_diff->device->name,
+                          first_diff->port->number, std::string(def.outcome));
         std::string differing;
         for (const auto& n : g.differing) differing += (differing.empty() ? "" : ", ") + n;
         const std::string majority = with_unit(g.groups[0].value, def.unit);
@@ -214,15 +203,16 @@ void evaluate_fabric_consistency(std::span<const Snapshot> hosts, RuleOutput& ou
                                  " (no majority: the first host's value is the reference" +
                                  (g.groups.size() > 2 ? "; " + groups_text : "") + ")"
                            : "the most common value is " + majority + " (" + groups_text + ")") +
-                    ": " + def.consequence + ".";
+                    ": " + std::string(def.consequence) + ".";
         for (const auto* m : known_members) {
-            const std::string v = *def.value(m->facts);
+            const std::string v = *fact_value(def.id, m->facts);
             std::string what = m->name;
             if (m->name == m->host->host) what += " " + port_subject(*m->device, *m->port);
-            if (m->port->netdev && std::string(def.label) != "RoCE active_mtu")
+            if (m->port->netdev && def.id != HostFactId::active_mtu)
                 what += " " + m->port->netdev->name;
-            f.evidence.push_back({what + " " + def.label, v == "none" ? "no priority" : v, def.unit,
-                                  value_source(def, *m)});
+            f.evidence.push_back({what + " " + std::string(def.label),
+                                  v == "none" ? "no priority" : v, std::string(def.unit),
+                                  value_source(def.id, *m)});
         }
         out.findings.push_back(std::move(f));
     }

@@ -2,8 +2,9 @@
 // netdev MTU, active_mtu, PFC-enabled priorities, trust mode and ECN-enabled priorities —
 // compared across every host of a run (`diagnose` over bundles or recordings of several hosts)
 // and, through the same functions, across the hosts of `accept` (agent/accept_run/consistency).
-// One place per fact: how a fact is read from the inventory (port_facts) and how values are
-// grouped (group_fact_values) live here.
+// Which facts, their labels, units and consequences: the one table of host-comparable facts
+// (core/host_facts.h), shared with accept and `rocehealth fabric`'s drift. How a fact is read
+// from the inventory (port_facts) and how values are grouped (group_fact_values) live here.
 #pragma once
 
 #include <optional>

@@ -10,7 +10,8 @@ namespace rh {
 const std::vector<std::string>& known_series() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> v;
-        for (const SeriesSpec& s : series_catalog()) v.emplace_back(s.name);
+        for (const SeriesSpec& s : series_catalog())
+            if (is_stored(s)) v.emplace_back(s.name);
         return v;  // the catalog is sorted and unique
     }();
     return names;
@@ -20,6 +21,7 @@ const std::vector<std::string>& known_labels() {
     static const std::vector<std::string> names = [] {
         std::set<std::string> s;
         for (const SeriesSpec& spec : series_catalog()) {
+            if (!is_stored(spec)) continue;
             std::string_view l = spec.labels;  // "device,port,netdev,priority"
             while (!l.empty()) {
                 const auto comma = l.find(',');

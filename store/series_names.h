@@ -1,6 +1,6 @@
-// The series names the store can hold: those of the series catalog (core/series_catalog.h;
-// store/README.md, "Series"). The rules loader rejects any other name, so a misspelt series
-// cannot silently disable a rule.
+// The series names the store can hold: the stored ones of the series catalog
+// (core/series_catalog.h; store/README.md, "Series"). The rules loader rejects any other name, so a
+// misspelt series cannot silently disable a rule.
 #pragma once
 
 #include <string>

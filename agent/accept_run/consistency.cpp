@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/host_facts.h"
 #include "rules/fabric_consistency.h"
 
 namespace rh::accept {
@@ -39,31 +40,47 @@ ConsistencyRow consistency_row(const FactValues& f) {
     return row;
 }
 
+namespace {
+
+/// The host's value of a fact of the table (core/host_facts.h), as printed.
+std::string fact_text(HostFactId id, const InventoryHost& h, const InventoryNic& n) {
+    switch (id) {
+        case HostFactId::netdev_mtu:
+            return text(n.netdev_mtu_bytes);
+        case HostFactId::active_mtu:
+            return text(n.active_mtu_bytes);
+        case HostFactId::link_rate:
+            return text(n.link_gbps);
+        case HostFactId::roce_version:
+            return text(n.roce_version);
+        case HostFactId::pfc_priorities:
+            return text(n.pfc_priorities);
+        case HostFactId::ecn_priorities:
+            return text(n.ecn_priorities);
+        case HostFactId::trust:
+            return text(n.trust);
+        case HostFactId::firmware:
+            return text(n.firmware);
+        case HostFactId::kernel:
+            return text(h.kernel);
+        case HostFactId::numa_node:
+            return text(n.numa_node);
+    }
+    return kUnknown;
+}
+
+}  // namespace
+
 std::vector<FactValues> inventory_facts(const std::vector<InventoryHost>& hosts) {
-    std::vector<FactValues> facts{{"netdev_mtu_bytes", true, {}},
-                                  {"active_mtu_bytes", true, {}},
-                                  {"link_gbps", true, {}},
-                                  {"roce_version", true, {}},
-                                  {"pfc_priorities", true, {}},
-                                  {"ecn_priorities", true, {}},
-                                  {"trust", true, {}},
-                                  {"firmware", false, {}},
-                                  {"kernel", false, {}},
-                                  {"numa_node", false, {}}};
-    for (const auto& h : hosts) {
-        InventoryNic none;
-        const InventoryNic& n = h.nics.empty() ? none : h.nics.front();
-        const std::vector<std::string> v{text(n.netdev_mtu_bytes),
-                                         text(n.active_mtu_bytes),
-                                         text(n.link_gbps),
-                                         text(n.roce_version),
-                                         text(n.pfc_priorities),
-                                         text(n.ecn_priorities),
-                                         text(n.trust),
-                                         text(n.firmware),
-                                         text(h.kernel),
-                                         text(n.numa_node)};
-        for (std::size_t i = 0; i < facts.size(); ++i) facts[i].by_host.emplace_back(h.host, v[i]);
+    std::vector<FactValues> facts;
+    for (const HostFact& f : host_facts()) {
+        FactValues fv{std::string(f.key), f.must_match, {}};
+        for (const auto& h : hosts) {
+            InventoryNic none;
+            const InventoryNic& n = h.nics.empty() ? none : h.nics.front();
+            fv.by_host.emplace_back(h.host, fact_text(f.id, h, n));
+        }
+        facts.push_back(std::move(fv));
     }
     return facts;
 }

@@ -23,9 +23,10 @@ struct FactValues {
 /// (so with two hosts that differ, the second host is the one named as differing).
 ConsistencyRow consistency_row(const FactValues& f);
 
-/// The facts compared between hosts, from the first NIC of each inventory host (the one its
-/// responder uses): must match — netdev_mtu_bytes, active_mtu_bytes, link_gbps, roce_version,
-/// pfc_priorities, ecn_priorities, trust; for information — firmware, kernel, numa_node.
+/// The facts compared between hosts (core/host_facts.h, in its order), from the first NIC of each
+/// inventory host (the one its responder uses): must match — netdev_mtu_bytes, active_mtu_bytes,
+/// link_gbps, roce_version, pfc_priorities, ecn_priorities, trust; for information — firmware,
+/// kernel, numa_node.
 std::vector<FactValues> inventory_facts(const std::vector<InventoryHost>& hosts);
 
 }  // namespace rh::accept

@@ -69,8 +69,7 @@ std::optional<std::string> parse_sizes(const std::string& text, std::vector<std:
         const bool too_big =
             !v || *v > limits::kMaxMessageBytes;  // also keeps v * mult from overflowing
         const std::uint64_t bytes = too_big ? 0 : *v * mult;
-        if (too_big || bytes < limits::kMinMessageBytes || bytes > limits::kMaxMessageBytes ||
-            bytes % 8 != 0)
+        if (too_big || !limits::valid_message_size(bytes))
             return option + ": " + given + (mult == 1 ? " bytes" : "") + ": " + sizes_rule();
         out.push_back(bytes);
     }

@@ -302,7 +302,7 @@ void read_lldp(ObjectReader& r, const json& obj, LldpConfig& l, JsonErrors& erro
 
 std::string check_message_size(std::uint64_t size) {
     // The limits of probes/wire/probe_limits.h: what `probe --sizes` and a responder take.
-    if (size % 8 != 0 || size < limits::kMinMessageBytes || size > limits::kMaxMessageBytes)
+    if (!limits::valid_message_size(size))
         return std::to_string(size) + " is not a probe message size: a multiple of 8 from " +
                std::to_string(limits::kMinMessageBytes) + " to " +
                std::to_string(limits::kMaxMessageBytes) + " bytes";

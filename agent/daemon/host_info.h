@@ -1,6 +1,7 @@
 // What /metrics says about the host itself rather than its counters: rocehealth_host_info (host
 // name and configured topology) and the port configuration the fleet rules compare across the
-// fabric (packaging/prometheus/rocehealth-fabric-rules.yml, "configuration drift"):
+// fabric (packaging/prometheus/rocehealth-fabric-rules.yml, "configuration drift"). Each is a row
+// of the series catalog (core/series_catalog.cpp, origin agent: name, unit, HELP):
 //   rocehealth_host_info{host,<topology labels>} 1
 //   rocehealth_netdev_mtu_bytes{device,port,netdev}         netdev MTU (rtnetlink / class/net)
 //   rocehealth_port_active_mtu_bytes{device,port,netdev}    RoCE active_mtu (ibv_query_port)

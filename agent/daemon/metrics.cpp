@@ -8,17 +8,13 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/series_catalog.h"
-#include "store/series_names.h"
 
 namespace rh::agent {
 
 namespace {
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 std::string number_text(double v) {
     if (std::isnan(v)) return "NaN";
@@ -110,12 +106,17 @@ class Exposition {
     std::map<std::string, Family> families_;
 };
 
-/// Latest values of every known series: one line per series seen in its host's latest pass.
+/// Latest values of every stored series: one line per series seen in its host's latest pass,
+/// named, converted and described as its catalog row says.
 std::size_t add_series(Exposition& ex, const SeriesStore& store) {
     std::size_t unreadable = 0;
-    for (const std::string& name : known_series()) {
-        if (is_probe_series(name)) continue;  // add_probes: summaries from the mesh
-        for (const Series* s : store.find(name)) {
+    for (const SeriesSpec& spec : series_catalog()) {
+        // Not in the store (host_info.h), or add_probes: summaries from the mesh.
+        if (!is_stored(spec) || is_probe_series(spec.name)) continue;
+        const ExportScale scale = export_scale(spec);
+        const std::string family(spec.exported);
+        const std::string help = metric_help(spec);
+        for (const Series* s : store.find(std::string(spec.name))) {
             if (s->points.empty() || s->kind == SampleKind::inventory) continue;
             const Point& p = s->points.back();
             const auto& passes = store.pass_times(s->key.host);
@@ -125,20 +126,18 @@ std::size_t add_series(Exposition& ex, const SeriesStore& store) {
                 ++unreadable;
                 continue;
             }
-            const PromName pn = prometheus_name(name, s->kind);
             std::string value;
             // Counters export the wrap-corrected total, not the raw read (a 32-bit wrap would
             // look like a reset to Prometheus and lose the count up to the wrap).
             const std::uint64_t count = counter ? s->total.value_or(*p.count()) : 0;
-            if (counter && pn.identity())
+            if (counter && scale.identity())
                 value = std::to_string(count);
             else
-                value = number_text(pn.apply(counter ? static_cast<double>(count) : *p.value()));
+                value = number_text(scale.apply(counter ? static_cast<double>(count) : *p.value()));
             std::vector<std::pair<std::string, std::string>> labels;
             for (const auto& [k, v] : s->key.labels)
                 labels.emplace_back(k, k == "quantile" ? quantile_value(v) : v);
-            ex.add(pn.name, counter ? "counter" : "gauge", metric_help(name, s->unit()), labels,
-                   value);
+            ex.add(family, counter ? "counter" : "gauge", help, labels, value);
         }
     }
     return unreadable;
@@ -233,31 +232,38 @@ void add_findings(Exposition& ex, const std::vector<Finding>& findings) {
     }
 }
 
+/// The catalog's row of a series the agent writes itself (origin agent); a name without a row is
+/// a programming error.
+const SeriesSpec& agent_series(std::string_view name) {
+    const SeriesSpec* s = find_series(name);
+    if (!s) throw std::logic_error("series_catalog has no row " + std::string(name));
+    return *s;
+}
+
+/// One line of an agent series: its catalog family, type and HELP.
+void add_agent(Exposition& ex, std::string_view series,
+               const std::vector<std::pair<std::string, std::string>>& labels,
+               const std::string& value) {
+    const SeriesSpec& s = agent_series(series);
+    ex.add(std::string(s.exported), std::string(to_string(s.kind)), metric_help(s), labels, value);
+}
+
 void add_host_info(Exposition& ex, const HostInfo& hi) {
     std::vector<std::pair<std::string, std::string>> labels = {{"host", hi.host}};
     for (const auto& [k, v] : hi.topology) labels.emplace_back(k, v);
-    ex.add("rocehealth_host_info", "gauge",
-           "This host's name and its place in the fabric (the agent config's topology); always 1. "
-           "Join other series to it on instance",
-           labels, "1");
+    add_agent(ex, "host_info", labels, "1");
     for (const PortConfigRow& r : hi.ports) {
         std::vector<std::pair<std::string, std::string>> pl = {{"device", r.device},
                                                                {"port", std::to_string(r.port)}};
         if (!r.netdev.empty()) pl.emplace_back("netdev", r.netdev);
         if (r.netdev_mtu_bytes)
-            ex.add("rocehealth_netdev_mtu_bytes", "gauge", "MTU of the RDMA port's netdev (bytes)",
-                   pl, std::to_string(*r.netdev_mtu_bytes));
+            add_agent(ex, "netdev_mtu_bytes", pl, std::to_string(*r.netdev_mtu_bytes));
         if (r.active_mtu_bytes)
-            ex.add("rocehealth_port_active_mtu_bytes", "gauge",
-                   "RoCE active_mtu of the port from ibv_query_port (bytes)", pl,
-                   std::to_string(*r.active_mtu_bytes));
+            add_agent(ex, "port_active_mtu_bytes", pl, std::to_string(*r.active_mtu_bytes));
         if (!r.trust.empty()) {
             auto tl = pl;
             tl.emplace_back("trust", r.trust);
-            ex.add("rocehealth_port_trust_info", "gauge",
-                   "QoS trust mode of the port's netdev (dscp or pcp: what selects the priority); "
-                   "always 1",
-                   tl, "1");
+            add_agent(ex, "port_trust_info", tl, "1");
         }
     }
 }
@@ -351,31 +357,16 @@ void read_rss(AgentStats& stats) {
 }  // namespace
 
 bool is_probe_series(std::string_view series) {
-    return series == "probe_latency_us" || series == "probe_errors";
+    const SeriesSpec* s = find_series(series);
+    return s && s->origin == SeriesOrigin::probes;
 }
 
-PromName prometheus_name(std::string_view series, SampleKind kind) {
-    std::string base(series);
-    double mul = 1, div = 1;
-    if (ends_with(series, "_us")) {
-        base = std::string(series.substr(0, series.size() - 3)) + "_seconds";
-        div = 1e6;
-    } else if (ends_with(series, "_gbps")) {
-        base = std::string(series.substr(0, series.size() - 5)) + "_bytes_per_second";
-        mul = 1e9;
-        div = 8;
-    }
-    return {"rocehealth_" + base + (kind == SampleKind::counter ? "_total" : ""), mul, div};
-}
-
-std::string metric_help(std::string_view series, std::string_view unit) {
-    const SeriesSpec* spec = find_series(series);  // core/series_catalog.h
-    std::string h = spec ? std::string(spec->help) : "rocehealth series " + std::string(series);
-    if (ends_with(series, "_us")) return h + " (seconds)";
-    if (ends_with(series, "_gbps")) return h + " (bytes per second)";
-    // Units that are not quantities ("state" codes, "bool" flags) are said by the text itself.
-    if (unit.empty() || unit == "state" || unit == "bool") return h;
-    return h + " (" + std::string(unit) + ")";
+std::string metric_help(const SeriesSpec& s) {
+    const std::string_view u = s.exported_unit;
+    // Units that are not quantities ("state" codes, "bool" flags, "info" series of value 1) are
+    // said by the text itself.
+    if (u.empty() || u == "state" || u == "bool" || u == "info") return std::string(s.help);
+    return std::string(s.help) + " (" + std::string(u) + ")";
 }
 
 std::string escape_label_value(std::string_view v) {

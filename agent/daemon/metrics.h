@@ -2,7 +2,9 @@
 // series in the SeriesStore, the open findings and the agent's own health. Pure: the caller
 // passes everything in, so tests render fixed stores (tests/agent/test_metrics.cpp).
 //
-// Naming (Prometheus conventions, base units):
+// Naming: each series' family name, exported unit and conversion are its row of the series
+// catalog (core/series_catalog.h: SeriesSpec::exported, exported_unit, export_scale), which
+// follows Prometheus conventions, base units:
 //   counter SERIES        -> rocehealth_SERIES_total             (pfc_pause_frames_total)
 //   counter SERIES_us     -> rocehealth_SERIES_seconds_total, value / 10^6
 //   gauge   SERIES        -> rocehealth_SERIES                    (pfc_enabled, port_state_code)
@@ -14,10 +16,10 @@
 //   rocehealth_probe_latency_seconds{peer,op,size_bytes,quantile="0.5"|"0.99"|"0.999"} summary
 //     with _sum and _count (every sample since the agent started), and
 //   rocehealth_probe_errors_total{peer,op} counter, every configured pair from 0.
-// The host itself (agent/daemon/host_info.h): rocehealth_host_info{host,<topology>} 1 once per
-// host (the topology is not copied onto other series: join on `instance`), and the port
-// configuration rocehealth_netdev_mtu_bytes, rocehealth_port_active_mtu_bytes,
-// rocehealth_port_trust_info{trust}.
+// The host itself (agent/daemon/host_info.h; catalog rows of origin agent):
+// rocehealth_host_info{host,<topology>} 1 once per host (the topology is not copied onto other
+// series: join on `instance`), and the port configuration rocehealth_netdev_mtu_bytes,
+// rocehealth_port_active_mtu_bytes, rocehealth_port_trust_info{trust}.
 // Collection per kernel source, as node_exporter's node_scrape_collector_*:
 // rocehealth_collector_success{source} and rocehealth_collector_duration_seconds{source}.
 // A counter whose latest read failed, or a series not seen in the host's latest pass, is left
@@ -35,6 +37,7 @@
 #include "agent/daemon/probe_summary.h"
 #include "core/finding.h"
 #include "core/sample.h"
+#include "core/series_catalog.h"
 #include "store/series_store.h"
 
 namespace rh::agent {
@@ -93,24 +96,12 @@ struct AgentStats {
     std::optional<double> start_wall_s;
 };
 
-/// Exposition name and the conversion of the stored value to its base unit: value * mul / div
-/// (two factors, so 12.5 us is exactly 1.25e-05 s: division by 10^6 rounds once).
-struct PromName {
-    std::string name;
-    double mul = 1, div = 1;
-    bool identity() const { return mul == 1 && div == 1; }
-    double apply(double v) const { return v * mul / div; }
-};
-
 /// True for the series the mesh produces (exported from AgentStats::probes, not the store).
 bool is_probe_series(std::string_view series);
 
-/// Name of the metric family for a stored series (see the table above).
-PromName prometheus_name(std::string_view series, SampleKind kind);
-
-/// HELP text of a series' family: the series catalog's help (core/series_catalog.h) and the
-/// unit; a name the catalog lacks gets a generic sentence naming the series and its unit.
-std::string metric_help(std::string_view series, std::string_view unit);
+/// HELP text of a series' family: the catalog's help and its exported unit (none for state,
+/// bool and info series, whose text says what the value means).
+std::string metric_help(const SeriesSpec& s);
 
 /// The whole /metrics body. Findings with closed_t == 0 (still holding) are exported as
 /// rocehealth_finding{rule,severity,host[,device][,port],<finding labels>} 1; closed ones are

@@ -6,6 +6,10 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
+
+#include "core/host_facts.h"
+#include "core/series_catalog.h"
 
 namespace rh::fabric {
 
@@ -443,24 +447,40 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
 // ------------------------------------------------------------------------------------------
 // Configuration drift (rules group rocehealth-fabric-config).
 
-void analyse_config(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
-                    FabricResult& out) {
-    static const std::map<std::string, std::string> kSettings = {
-        {"rocehealth_netdev_mtu_bytes", "netdev_mtu_bytes"},
-        {"rocehealth_port_active_mtu_bytes", "active_mtu_bytes"},
-        {"rocehealth_pfc_enabled", "pfc_enabled"},
-        {"rocehealth_port_trust_info", "trust"}};
-    struct PortValue {
-        std::string instance, device, port, value, netdev;
-        TimeKey since = 0;
-    };
-    // (setting, priority) -> (instance, device, port) -> the port's last value
-    std::map<std::pair<std::string, std::string>, std::map<std::vector<std::string>, PortValue>>
-        by_setting;
+/// Exported family -> the fact it carries: the facts drift judges (core/host_facts.h, each read
+/// from the family of its series catalog row).
+const std::map<std::string, const HostFact*>& drift_facts() {
+    static const std::map<std::string, const HostFact*> facts = [] {
+        std::map<std::string, const HostFact*> m;
+        for (const HostFact& f : host_facts()) {
+            if (f.setting.empty()) continue;
+            const SeriesSpec* s = find_series(f.series);
+            if (!s)
+                throw std::logic_error("host_facts: no series catalog row " +
+                                       std::string(f.series));
+            m.emplace(std::string(s->exported), &f);
+        }
+        return m;
+    }();
+    return facts;
+}
+
+struct DriftPort {
+    std::string instance, device, port, value, netdev;
+    TimeKey since = 0;
+};
+/// (setting, priority) -> (instance, device, port) -> the port's last value.
+using DriftValues =
+    std::map<std::pair<std::string, std::string>, std::map<std::vector<std::string>, DriftPort>>;
+
+/// Each port's last value of each drift setting in the range, and since when it has been that.
+DriftValues last_config_values(const FabricSeries& in) {
+    DriftValues by_setting;
     for (const PromSeries& s : in.port_config) {
-        const auto name = kSettings.find(label(s.labels, "__name__"));
-        if (name == kSettings.end()) continue;
-        const bool trust = name->second == "trust";
+        const auto name = drift_facts().find(label(s.labels, "__name__"));
+        if (name == drift_facts().end()) continue;
+        const std::string setting(name->second->setting);
+        const bool trust = name->second->id == HostFactId::trust;  // the value is a label
         // The value of the last point, and since when it has been that (its trailing run).
         std::optional<std::string> last;
         TimeKey since = 0;
@@ -473,11 +493,52 @@ void analyse_config(const FabricSeries& in, const Topology& topo, const FabricTh
         if (!last) continue;
         const std::vector<std::string> port = {label(s.labels, "instance"),
                                                label(s.labels, "device"), label(s.labels, "port")};
-        PortValue& pv = by_setting[{name->second, label(s.labels, "priority")}][port];
+        DriftPort& pv = by_setting[{setting, label(s.labels, "priority")}][port];
         if (!pv.value.empty() && pv.since > since) continue;  // trust: the newest mode wins
         pv = {port[0], port[1], port[2], *last, label(s.labels, "netdev"), since};
     }
-    for (const auto& [sp, ports] : by_setting) {
+    return by_setting;
+}
+
+/// The finding of a port whose `setting` (at `priority`, or "") differs from the fabric's
+/// `majority`, held by `share` ("N of M ports").
+Finding drift_finding(const DriftPort& pv, const std::string& host, const std::string& setting,
+                      const std::string& priority, const std::string& majority,
+                      const std::string& share) {
+    unsigned port_no = 0;
+    for (char c : pv.port)
+        port_no = c >= '0' && c <= '9' && port_no < 100000 ? port_no * 10 + (c - '0') : port_no;
+    Finding f = make_finding("fabric_config_drift", Severity::warning, host, pv.device, port_no);
+    f.labels = {{"setting", setting}, {"value", pv.value}, {"fabric_value", majority}};
+    if (!priority.empty()) f.labels["priority"] = priority;
+    open_finding(f, pv.since, std::nullopt);
+    const std::string what = setting + (priority.empty() ? "" : " (priority " + priority + ")");
+    f.summary = host + " " + pv.device + " port " + pv.port +
+                (pv.netdev.empty() ? "" : " (" + pv.netdev + ")") + ": " + what + " is " +
+                pv.value + ", the fabric's is " + majority + " (" + share + ")";
+    std::string series;
+    for (const auto& [name, fact] : drift_facts())
+        if (fact->setting == setting) series = name;
+    f.evidence.push_back({setting, pv.value, "", series});
+    f.evidence.push_back({"fabric_" + setting, majority, "", share});
+    TimelineEvent e = event_at(
+        pv.since, host,
+        what + " is " + pv.value + ", unlike the fabric (" + majority + " on " + share + ")",
+        pv.value, "", f.evidence.front().source);
+    e.labels = f.labels;
+    f.timeline.push_back(std::move(e));
+    f.explanation =
+        "A lossless fabric needs the same PFC priorities and trust end to end (a mismatch "
+        "drops or mis-queues RoCE), and MTU differences cap the RoCE path MTU (rule "
+        "RocehealthConfigDrift). `rocehealth check` on the host shows where it was read.";
+    f.confidence = "high";
+    f.confidence_reason = "the port's last value in the range against " + share;
+    return f;
+}
+
+void analyse_config(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
+                    FabricResult& out) {
+    for (const auto& [sp, ports] : last_config_values(in)) {
         const auto& [setting, priority] = sp;
         std::map<std::string, std::size_t> counts;
         for (const auto& [k, pv] : ports) ++counts[pv.value];
@@ -486,45 +547,12 @@ void analyse_config(const FabricSeries& in, const Topology& topo, const FabricTh
             if (static_cast<double>(n) > th.config_majority * static_cast<double>(ports.size()))
                 majority = v;
         if (majority.empty()) continue;  // an even split: nothing to drift from
-        const std::size_t n_major = counts[majority];
-        for (const auto& [k, pv] : ports) {
-            if (pv.value == majority) continue;
-            const std::string host = topo.host(pv.instance);
-            unsigned port_no = 0;
-            for (char c : pv.port)
-                port_no =
-                    c >= '0' && c <= '9' && port_no < 100000 ? port_no * 10 + (c - '0') : port_no;
-            Finding f =
-                make_finding("fabric_config_drift", Severity::warning, host, pv.device, port_no);
-            f.labels = {{"setting", setting}, {"value", pv.value}, {"fabric_value", majority}};
-            if (!priority.empty()) f.labels["priority"] = priority;
-            open_finding(f, pv.since, std::nullopt);
-            const std::string what =
-                setting + (priority.empty() ? "" : " (priority " + priority + ")");
-            const std::string share =
-                std::to_string(n_major) + " of " + std::to_string(ports.size()) + " ports";
-            f.summary = host + " " + pv.device + " port " + pv.port +
-                        (pv.netdev.empty() ? "" : " (" + pv.netdev + ")") + ": " + what + " is " +
-                        pv.value + ", the fabric's is " + majority + " (" + share + ")";
-            std::string series;
-            for (const auto& [name, set] : kSettings)
-                if (set == setting) series = name;
-            f.evidence.push_back({setting, pv.value, "", series});
-            f.evidence.push_back({"fabric_" + setting, majority, "", share});
-            TimelineEvent e = event_at(pv.since, host,
-                                       what + " is " + pv.value + ", unlike the fabric (" +
-                                           majority + " on " + share + ")",
-                                       pv.value, "", f.evidence.front().source);
-            e.labels = f.labels;
-            f.timeline.push_back(std::move(e));
-            f.explanation =
-                "A lossless fabric needs the same PFC priorities and trust end to end (a mismatch "
-                "drops or mis-queues RoCE), and MTU differences cap the RoCE path MTU (rule "
-                "RocehealthConfigDrift). `rocehealth check` on the host shows where it was read.";
-            f.confidence = "high";
-            f.confidence_reason = "the port's last value in the range against " + share;
-            out.findings.push_back(std::move(f));
-        }
+        const std::string share =
+            std::to_string(counts[majority]) + " of " + std::to_string(ports.size()) + " ports";
+        for (const auto& [k, pv] : ports)
+            if (pv.value != majority)
+                out.findings.push_back(
+                    drift_finding(pv, topo.host(pv.instance), setting, priority, majority, share));
     }
 }
 

@@ -101,6 +101,9 @@ rh::Result<Prepare> parse_prepare(const nlohmann::json& j) {
     m.receiver = f.str("receiver", 255);
     const std::string op = f.str("op", 16);
     m.size_bytes = f.u64("size_bytes", limits::kMinMessageBytes, limits::kMaxMessageBytes);
+    if (f.ok() && !limits::valid_message_size(m.size_bytes))  // the one rule: a multiple of 8 too
+        f.invalid("size_bytes", "expected " + limits::message_size_rule() + ", got " +
+                                    std::to_string(m.size_bytes));
     m.qps = f.u32("qps", 1, stream::kMaxQps);
     m.queue_depth = f.u32("queue_depth", 1, limits::kMaxQueueDepth);
     m.duration_ms = f.u32("duration_ms", 1, kMaxDurationMs);
@@ -150,7 +153,7 @@ rh::Result<Outcome> parse_outcome(const nlohmann::json& j) {
     m.scheduled_start_wall_ms = f.i64("scheduled_start_wall_ms");
     m.started_wall_ms = f.i64("started_wall_ms");
     m.ended_wall_ms = f.i64("ended_wall_ms");
-    m.size_bytes = f.u64("size_bytes", 0, 16ull << 20);
+    m.size_bytes = f.u64("size_bytes", 0, limits::kMaxMessageBytes);
     const auto& qps = f.array("qps", 0, stream::kMaxQps);
     m.receiver_error = f.str("receiver_error", 4096);
     m.note = f.str("note", 4096);

@@ -125,7 +125,7 @@ Result<Open> parse_open(const nlohmann::json& j) {
     ctl::Fields f(j);
     Open m;
     const std::string op = f.str("op", 16);
-    m.size_bytes = f.u64("size_bytes", slot::kMinSize, limits::kMaxMessageBytes);
+    m.size_bytes = f.u64("size_bytes", limits::kMinMessageBytes, limits::kMaxMessageBytes);
     m.queue_depth = f.u32("queue_depth", 1, limits::kMaxQueueDepth);
     m.seed = f.u32("seed", 0, UINT32_MAX);
     m.qps = parse_endpoints(f, 1, kMaxQps, false);
@@ -142,10 +142,10 @@ Result<Open> parse_open(const nlohmann::json& j) {
     if (!o) return semantic("stream_open", "\"op\": '" + op + "' (expected write or send)");
     m.op = *o;
     if (!ppm_given) m.verify_ppm = default_verify_ppm(m.size_bytes);
-    if (!slot::valid_size(m.size_bytes))
-        return semantic("stream_open",
-                        "\"size_bytes\": " + std::to_string(m.size_bytes) +
-                            " is not a multiple of 8 >= " + std::to_string(slot::kMinSize));
+    if (!limits::valid_message_size(m.size_bytes))
+        return semantic("stream_open", "\"size_bytes\": " + std::to_string(m.size_bytes) +
+                                           " is not a multiple of 8 >= " +
+                                           std::to_string(limits::kMinMessageBytes));
     if (const auto ring = ring_bytes(m.size_bytes, m.queue_depth); ring > oob::kMaxBufferBytes)
         return semantic("stream_open", "ring of " + std::to_string(ring_slots(m.queue_depth)) +
                                            " slots x " + std::to_string(m.size_bytes) +

@@ -62,19 +62,24 @@ bool contains(const std::string& s, const std::string& part) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(names_follow_prometheus_base_units) {
-    using rh::agent::prometheus_name;
-    BOOST_TEST(prometheus_name("pfc_pause_frames", SampleKind::counter).name ==
-               "rocehealth_pfc_pause_frames_total");
-    const auto pause = prometheus_name("pfc_pause_duration_us", SampleKind::counter);
-    BOOST_TEST(pause.name == "rocehealth_pfc_pause_duration_seconds_total");
-    BOOST_TEST(pause.apply(912345) == 0.912345);
-    BOOST_TEST(prometheus_name("probe_latency_us", SampleKind::gauge).name ==
-               "rocehealth_probe_latency_seconds");
-    const auto rate = prometheus_name("port_rate_gbps", SampleKind::gauge);
-    BOOST_TEST(rate.name == "rocehealth_port_rate_bytes_per_second");
-    BOOST_TEST(rate.apply(100) == 12500000000.0);
-    BOOST_TEST(prometheus_name("roce_rx_bytes", SampleKind::counter).name ==
-               "rocehealth_roce_rx_bytes_total");
+    // The catalog's exported names and conversions (core/series_catalog.cpp).
+    const auto spec = [](std::string_view name) -> const rh::SeriesSpec& {
+        const rh::SeriesSpec* s = rh::find_series(name);
+        BOOST_TEST_REQUIRE(s != nullptr, name);
+        return *s;
+    };
+    BOOST_TEST(spec("pfc_pause_frames").exported == "rocehealth_pfc_pause_frames_total");
+    const auto& pause = spec("pfc_pause_duration_us");
+    BOOST_TEST(pause.exported == "rocehealth_pfc_pause_duration_seconds_total");
+    BOOST_TEST(rh::export_scale(pause).apply(912345) == 0.912345);
+    BOOST_TEST(spec("probe_latency_us").exported == "rocehealth_probe_latency_seconds");
+    const auto& rate = spec("port_rate_gbps");
+    BOOST_TEST(rate.exported == "rocehealth_port_rate_bytes_per_second");
+    BOOST_TEST(rh::export_scale(rate).apply(100) == 12500000000.0);
+    BOOST_TEST(spec("roce_rx_bytes").exported == "rocehealth_roce_rx_bytes_total");
+    BOOST_TEST(rh::agent::metric_help(pause) ==
+               "Time paused by (rx) or pausing (tx) the peer per priority (seconds)");
+    BOOST_TEST(rh::agent::metric_help(spec("port_trust_info")).ends_with("always 1"));
 }
 
 BOOST_AUTO_TEST_CASE(latest_values_with_labels_and_units_converted) {

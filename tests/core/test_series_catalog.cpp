@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/host_facts.h"
 #include "core/series_catalog.h"
 
 BOOST_AUTO_TEST_SUITE(test_series_catalog)
@@ -30,6 +31,42 @@ BOOST_AUTO_TEST_CASE(rows_are_well_formed_and_found_by_name) {
     }
     BOOST_TEST(rh::find_series("pfc_pause_frame") == nullptr);
     BOOST_TEST(rh::find_series("") == nullptr);
+}
+
+// The series the agent writes from its inventory are catalog rows too, but not stored: rules
+// cannot name them and the store's table leaves them out.
+BOOST_AUTO_TEST_CASE(agent_series_are_exported_not_stored) {
+    for (const char* name :
+         {"host_info", "netdev_mtu_bytes", "port_active_mtu_bytes", "port_trust_info"}) {
+        const rh::SeriesSpec* s = rh::find_series(name);
+        BOOST_TEST_REQUIRE(s != nullptr, name);
+        BOOST_TEST(!rh::is_stored(*s), name);
+        BOOST_TEST(s->exported == "rocehealth_" + std::string(name));
+        BOOST_TEST(rh::series_catalog_markdown().find("`" + std::string(name) + "`") ==
+                   std::string::npos);
+    }
+    BOOST_TEST(rh::is_stored(*rh::find_series("pfc_enabled")));
+}
+
+// Each fact `rocehealth fabric` judges for drift is read from a catalog series, and each one
+// the diagnose rule compares must match in accept too.
+BOOST_AUTO_TEST_CASE(host_facts_name_catalog_series) {
+    std::size_t drift = 0, diagnose = 0;
+    for (const rh::HostFact& f : rh::host_facts()) {
+        BOOST_TEST_CONTEXT(f.key) {
+            BOOST_TEST(&rh::host_fact(f.id) == &f);
+            if (!f.series.empty()) {
+                ++drift;
+                BOOST_TEST(rh::find_series(f.series) != nullptr);
+            }
+            if (!f.label.empty()) {
+                ++diagnose;
+                BOOST_TEST(f.must_match);
+            }
+        }
+    }
+    BOOST_TEST(drift == 4u);     // netdev MTU, active_mtu, PFC, trust
+    BOOST_TEST(diagnose == 5u);  // ... and ECN
 }
 
 BOOST_AUTO_TEST_CASE(store_readme_table_is_the_catalog) {

@@ -300,6 +300,12 @@ BOOST_AUTO_TEST_CASE(sixteen_byte_messages_are_refused_up_front) {
     auto pr = incast::parse_prepare(incast::to_json(p));
     BOOST_REQUIRE(!pr);
     BOOST_TEST(has(pr.error().message(), "size_bytes"));
+    p.size_bytes = 28;  // in range, not a multiple of 8: the slot cannot hold it
+    pr = incast::parse_prepare(incast::to_json(p));
+    BOOST_REQUIRE(!pr);
+    BOOST_TEST(has(pr.error().message(),
+                   "size_bytes\": expected a multiple of 8 from 24 to 16777216 bytes, got 28"),
+               pr.error().message());
     p.size_bytes = 24;
     BOOST_TEST(incast::parse_prepare(incast::to_json(p)).ok());
 }
