@@ -312,6 +312,43 @@ BOOST_AUTO_TEST_CASE(a_relative_peers_file_is_read_from_the_config_folder) {
                e.error().message());
 }
 
+// Every path field resolves as peers_file does: beside the config, not in the working directory
+// (a key_file that resolved against / was a new user's find).
+BOOST_AUTO_TEST_CASE(every_relative_path_field_is_read_from_the_config_folder) {
+    const auto path = temp_file("agent-paths.json", R"({"sysfs_root": "sys", "rules_file": "r.json",
+        "http": {"token_file": "t", "action_token_file": "a", "tls_cert_file": "c.pem",
+                 "tls_key_file": "k.pem"},
+        "responder": {"key_file": "fabric.key", "host_key_file": "keys/host.key",
+                      "known_hosts_file": "../kh"},
+        "lldp": {"lldpcli": "bin/lldpcli"}})",
+                                0600);
+    const auto dir = path.parent_path();
+    const auto cwd = std::filesystem::current_path();
+    std::filesystem::current_path("/");
+    auto r = load_agent_config(path.string());
+    std::filesystem::current_path(cwd);
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    BOOST_TEST(r->sysfs_root == (dir / "sys").string());
+    BOOST_TEST(r->rules_file == (dir / "r.json").string());
+    BOOST_TEST(r->http.token_file == (dir / "t").string());
+    BOOST_TEST(r->http.action_token_file == (dir / "a").string());
+    BOOST_TEST(r->http.tls_cert_file == (dir / "c.pem").string());
+    BOOST_TEST(r->http.tls_key_file == (dir / "k.pem").string());
+    BOOST_TEST(r->responder.key_file == (dir / "fabric.key").string());
+    BOOST_TEST(r->responder.host_key_file == (dir / "keys/host.key").string());
+    BOOST_TEST(r->responder.known_hosts_file == (dir / "../kh").string());
+    BOOST_TEST(r->lldp.lldpcli == (dir / "bin/lldpcli").string());
+    // Absolute paths, empty fields and a bare program name stay as written.
+    BOOST_TEST(rh::agent::config_relative("/etc/rocehealth/agent.json", "/k") == "/k");
+    BOOST_TEST(rh::agent::config_relative("/etc/rocehealth/agent.json", "") == "");
+    BOOST_TEST(rh::agent::config_relative("agent.json", "k") == "k");
+    auto d = load_agent_config(temp_file("agent-defaults.json", "{}", 0600).string());
+    BOOST_REQUIRE(d);
+    BOOST_TEST(d->sysfs_root == "/sys");
+    BOOST_TEST(d->lldp.lldpcli == "lldpcli");
+    BOOST_TEST(d->responder.key_file == "");
+}
+
 // --check-config: a config that parses but that this host cannot serve fails, naming the field.
 BOOST_AUTO_TEST_CASE(check_config_on_host_names_unbindable_addresses_and_unknown_devices) {
     const auto sys = temp_file("agent.json", "{}", 0600).parent_path() / "hostcheck_sys";
