@@ -272,6 +272,16 @@ const BadPeersFile kBadPeersFiles[] = {
     {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}\n"
      "{\"host\": \"b\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}",
      "2: field \"address\": \"10.0.0.1\" already on line 1"},
+    // A key given twice: JSON readers differ on which wins, so neither is taken.
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\", \"tor\": \"r2\"}",
+     "1: field \"tor\": given twice on the line"},
+    // One responder with and without its default port, or in another case: probed twice.
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}\n"
+     "{\"host\": \"b\", \"address\": \"10.0.0.1:18520\", \"tor\": \"r1\"}",
+     "2: field \"address\": \"10.0.0.1:18520\" already on line 1 (as 10.0.0.1:18520)"},
+    {"{\"host\": \"a\", \"address\": \"GPU01:18520\", \"tor\": \"r1\"}\n"
+     "{\"host\": \"b\", \"address\": \"gpu01\", \"tor\": \"r1\"}",
+     "2: field \"address\": \"gpu01\" already on line 1"},
 };
 
 BOOST_DATA_TEST_CASE(each_peers_file_error_names_the_file_line_and_field,
