@@ -663,50 +663,75 @@ int Agent::run() {
 
 Result<Runtime> prepare_runtime(AgentConfig cfg) {
     Runtime rt;
+    // Every file is read and every problem reported, not just the first: a rollout fixes them
+    // in one pass. A step that needs an earlier one is skipped when that failed.
+    std::vector<std::string> problems;
+    const auto fail = [&](const Error& e) {
+        problems.push_back(e.op == "config" && e.subject == cfg.source ? e.detail : e.message());
+    };
+    const auto field = [&](const std::string& name, const Error& e) {
+        problems.push_back(name + ": " + e.message());
+    };
     std::error_code ec;
     if (!std::filesystem::is_directory(cfg.sysfs_root, ec))
-        return Error{"config", cfg.source, 0,
-                     "sysfs_root: " + cfg.sysfs_root + " does not exist or is not a directory"};
+        problems.push_back("sysfs_root: " + cfg.sysfs_root +
+                           " does not exist or is not a directory");
     rt.rules_path = cfg.rules_file.empty() ? default_rules_path() : cfg.rules_file;
-    auto rules = load_rules_file(rt.rules_path);
-    if (!rules) return Error{"config", cfg.source, 0, "rules_file: " + rules.error().message()};
-    rt.rules = std::move(*rules);
+    if (auto rules = load_rules_file(rt.rules_path); rules)
+        rt.rules = std::move(*rules);
+    else
+        field("rules_file", rules.error());
     if (!cfg.http.token_file.empty()) {
-        auto token = load_token_file(cfg.http.token_file);
-        if (!token) return Error{"config", cfg.source, 0, token.error().message()};
-        rt.token = std::move(*token);
+        if (auto token = load_token_file(cfg.http.token_file); token)
+            rt.token = std::move(*token);
+        else
+            fail(token.error());
     }
     if (!cfg.http.action_token_file.empty()) {
         auto token = load_token_file(cfg.http.action_token_file);
         if (!token) {
             Error e = token.error();
             e.op = "http.action_token_file";
-            return Error{"config", cfg.source, 0, e.message()};
+            fail(e);
+        } else if (!rt.token.empty() && *token == rt.token) {
+            problems.push_back(
+                "http.action_token_file: holds the same token as http.token_file; actions need a "
+                "token of their own (e.g. `openssl rand -hex 32`)");
+        } else {
+            rt.action_token = std::move(*token);
         }
-        if (*token == rt.token)
-            return Error{"config", cfg.source, 0,
-                         "http.action_token_file: holds the same token as http.token_file; "
-                         "actions need a token of their own (e.g. `openssl rand -hex 32`)"};
-        rt.action_token = std::move(*token);
     }
     if (!cfg.http.tls_cert_file.empty()) {
-        auto tls = TlsContext::load(cfg.http.tls_cert_file, cfg.http.tls_key_file);
-        if (!tls) return Error{"config", cfg.source, 0, tls.error().message()};
-        rt.tls = std::move(*tls);
+        if (auto tls = TlsContext::load(cfg.http.tls_cert_file, cfg.http.tls_key_file); tls)
+            rt.tls = std::move(*tls);
+        else
+            fail(tls.error());
     }
-    auto key = auth::key_for_command(cfg.responder.key_file);
-    if (!key) return Error{"config", cfg.source, 0, "responder.key_file: " + key.error().message()};
-    rt.key = std::move(*key);
-    if (auto st = load_host_keys(cfg, rt); !st) return st.error();
+    if (auto key = auth::key_for_command(cfg.responder.key_file); !key) {
+        field("responder.key_file", key.error());
+    } else {
+        rt.key = std::move(*key);
+        if (auto st = load_host_keys(cfg, rt); !st) fail(st.error());
+    }
     // Labels from LLDP join the written ones (config.cpp refuses a label in both).
-    auto lldp = lldp_topology(cfg.lldp, cfg.source);
-    if (!lldp) return lldp.error();
-    cfg.topology.insert(lldp->begin(), lldp->end());
-    if (!cfg.mesh.fleet.empty()) {
-        const std::string host = cfg.host.empty() ? host_name() : cfg.host;
-        auto plan = plan_fleet(cfg, cfg.mesh.fleet, host, "mesh.peers_file " + cfg.mesh.peers_file);
-        if (!plan) return plan.error();
-        rt.mesh_plan = std::move(*plan);
+    if (auto lldp = lldp_topology(cfg.lldp, cfg.source); !lldp) {
+        fail(lldp.error());
+    } else {
+        cfg.topology.insert(lldp->begin(), lldp->end());
+        if (!cfg.mesh.fleet.empty()) {
+            const std::string host = cfg.host.empty() ? host_name() : cfg.host;
+            auto plan =
+                plan_fleet(cfg, cfg.mesh.fleet, host, "mesh.peers_file " + cfg.mesh.peers_file);
+            if (plan)
+                rt.mesh_plan = std::move(*plan);
+            else
+                fail(plan.error());
+        }
+    }
+    if (!problems.empty()) {
+        std::string detail;
+        for (const std::string& p : problems) detail += (detail.empty() ? "" : "\n  ") + p;
+        return Error{"config", cfg.source, 0, detail};
     }
     rt.cfg = std::move(cfg);
     return rt;

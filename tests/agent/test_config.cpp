@@ -2,6 +2,7 @@
 // field, the token file's checks, and the shipped default config.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -391,6 +392,65 @@ BOOST_AUTO_TEST_CASE(check_config_on_host_names_unbindable_addresses_and_unknown
     BOOST_REQUIRE(!r);
     BOOST_TEST(contains(r.error().message(), "responder.listen: cannot bind 198.51.100.7"));
     BOOST_TEST(!contains(r.error().message(), "http.listen"), r.error().message());
+}
+
+// --check-config's finds (issue 29): an address nothing can connect to, a responder with no port
+// to serve, and this host's own fleet line naming another host passed; now each is named.
+BOOST_AUTO_TEST_CASE(check_config_on_host_refuses_cast_addresses_portless_responders_and_foreign_self) {
+    AgentConfig c;
+    c.source = "agent.json";
+    c.sysfs_root = RH_FIXTURES_DIR "/mlx5_healthy/sys";
+    c.host = "me";
+    BOOST_REQUIRE_MESSAGE(rh::agent::check_config_on_host(c),
+                          rh::agent::check_config_on_host(c).error().message());
+    c.responder.enabled = true;  // the fixture has an ACTIVE Ethernet port with a RoCE v2 GID
+    BOOST_REQUIRE_MESSAGE(rh::agent::check_config_on_host(c),
+                          rh::agent::check_config_on_host(c).error().message());
+    const auto problems = [&c] {
+        auto r = rh::agent::check_config_on_host(c);
+        return r ? std::string() : r.error().message();
+    };
+    for (const char* cast : {"224.0.0.1", "255.255.255.255", "ff02::1"}) {
+        c.http.listen_host = c.responder.listen = cast;
+        const std::string m = problems();
+        for (const std::string field : {"http.listen: ", "responder.listen: "})
+            BOOST_TEST(contains(m, field + cast + " is "), m);
+        BOOST_TEST(contains(m, "TCP cannot listen there; give one of this host's addresses"), m);
+    }
+    c.http.listen_host = "127.0.0.1";
+    c.responder.listen = "0.0.0.0";
+    // No RDMA port: the responder could not start (the agent would run without it).
+    const auto empty = temp_file("agent.json", "{}", 0600).parent_path() / "portless_sys";
+    std::filesystem::create_directories(empty / "class" / "infiniband");
+    c.sysfs_root = empty.string();
+    std::string m = problems();
+    BOOST_TEST(contains(m, "responder.enabled: true, but this host has no port to serve: "), m);
+    c.responder.enabled = false;
+    BOOST_TEST(problems().empty());
+    // This host's own line in the fleet: an address not its own, then the wrong port.
+    c.mesh.peers_file = "fleet.jsonl";
+    c.mesh.fleet = {{"peer", "192.0.2.9", "r1"}, {"me", "192.0.2.1", "r1"}};
+    c.incast.receiver_address = "198.51.100.7:18520";
+    m = problems();
+    BOOST_TEST(contains(m, "mesh.peers_file: this host (me) is listed at 192.0.2.1 in fleet.jsonl, "
+                           "not an address of this host (192.0.2.1: "),
+               m);
+    BOOST_TEST(!contains(m, "192.0.2.9"), m);  // other hosts' lines are theirs
+    BOOST_TEST(contains(m, "incast.receiver_address: 198.51.100.7:18520 is not an address of this "
+                           "host"),
+               m);
+    // Every problem is one line of the answer, not only the first.
+    BOOST_TEST(std::count(m.begin(), m.end(), '\n') == 1, m);
+    c.incast.receiver_address.clear();
+    c.mesh.fleet[1].address = "127.0.0.1:18600";
+    BOOST_TEST(problems().empty(), problems());  // the responder is off: no port to agree with
+    c.responder.enabled = true;
+    c.sysfs_root = RH_FIXTURES_DIR "/mlx5_healthy/sys";
+    BOOST_TEST(contains(problems(), "mesh.peers_file: this host (me) is listed at 127.0.0.1:18600 "
+                                    "in fleet.jsonl, but responder.port is 18520"),
+               problems());
+    c.mesh.fleet[1].address = "localhost";
+    BOOST_TEST(problems().empty(), problems());
 }
 
 BOOST_AUTO_TEST_CASE(a_peers_file_is_read_into_the_fleet) {
