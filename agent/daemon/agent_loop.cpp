@@ -127,6 +127,9 @@ class Agent {
   private:
     void start_collection();
     void start_mesh();
+    /// Makes rt_'s fabric and host keys the process's; their fingerprints go to /metrics and
+    /// /healthz.
+    void install_keys();
     void start_fleet_source();
     void apply_fleet();
     void configure_incast();
@@ -368,6 +371,16 @@ void Agent::pass() {
     });
 }
 
+void Agent::install_keys() {
+    auth::set_process_key(rt_.key);
+    install_host_keys(rt_);
+    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
+    board_.update([&](BoardView& v) {
+        v.host_key_fingerprint =
+            rt_.host_key ? auth::host_key_fingerprint(rt_.host_key->public_key()) : "";
+    });
+}
+
 void Agent::rules_run() {
     const double t0 = monotonic_now_s();
     EngineOptions opts;
@@ -520,9 +533,7 @@ void Agent::reload() {
     const std::shared_ptr<const auth::FabricKey> old_key = rt_.key;
     rt_ = std::move(*next);
     verdicts_.clear();               // the rules may have changed under the same address
-    auth::set_process_key(rt_.key);  // read again on every reload: a rotated key takes effect
-    install_host_keys(rt_);
-    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
+    install_keys();  // read again on every reload: a rotated key takes effect
     if (old_key && !rt_.key)
         log_event("warning", "fabric_key_gone",
                   {{"path", old_key->path},
@@ -583,9 +594,7 @@ void Agent::stop() {
 }
 
 int Agent::run() {
-    auth::set_process_key(rt_.key);
-    install_host_keys(rt_);
-    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
+    install_keys();
     declare_findings_opened();
     start_collection();
     configure_incast();

@@ -14,6 +14,7 @@
 
 #include "probes/auth/handshake.h"
 #include "probes/auth/host_key.h"
+#include "probes/auth/key_reload.h"
 #include "probes/auth/known_hosts.h"
 #include "probes/wire/frame_mac.h"
 #include "probes/wire/tcp.h"
@@ -434,6 +435,51 @@ BOOST_AUTO_TEST_CASE(a_known_hosts_file_anyone_could_write_or_a_symlink_is_refus
     BOOST_REQUIRE(!line.ok());
     BOOST_TEST(line.error().message().find(bad + ":2:") != std::string::npos,
                line.error().message());
+}
+
+// `rocehealth responder` on SIGHUP (it read only the fabric key again; the agent reads all):
+// a rotated host key and known_hosts take effect; a bad file keeps every key in use.
+BOOST_AUTO_TEST_CASE(a_key_reload_takes_every_key_file_or_none) {
+    Scratch d;
+    const std::string fk = (d.dir / "fabric.key").string();
+    BOOST_REQUIRE(auth::write_new_key_file(fk).ok());
+    const std::string hk = (d.dir / "host.key").string();
+    auto first = auth::write_new_host_key_file(hk);
+    BOOST_REQUIRE(first.ok());
+    const auto pub = auth::public_key_text(first->public_key());
+    const std::string kh = d.write("kh", "n1 ed25519 " + pub + "\n", 0644);
+    auto said = auth::reload_process_keys({fk, hk, kh});
+    BOOST_REQUIRE_MESSAGE(said.ok(), (said ? "" : said.error().message()));
+    BOOST_TEST(*said == "fabric key " + fk + " (fingerprint " +
+                            auth::key_fingerprint(auth::process_key()->bytes) + "), host key " +
+                            hk + " (fingerprint " +
+                            auth::host_key_fingerprint(first->public_key()) + "), known_hosts " +
+                            kh + " (1 hosts)");
+    BOOST_REQUIRE(auth::process_host_key());
+    BOOST_TEST((auth::process_host_key()->public_key() == first->public_key()));
+    BOOST_TEST(auth::process_known_hosts()->find("n1"));
+    // The host key rotated: the new one signs after the reload.
+    std::filesystem::remove(hk);
+    auto second = auth::write_new_host_key_file(hk);
+    BOOST_REQUIRE(second.ok());
+    BOOST_REQUIRE(auth::reload_process_keys({fk, hk, kh}).ok());
+    BOOST_TEST((auth::process_host_key()->public_key() == second->public_key()));
+    // Rotated again, but known_hosts now bad: nothing changes, and the error names FILE:LINE.
+    std::filesystem::remove(hk);
+    BOOST_REQUIRE(auth::write_new_host_key_file(hk).ok());
+    d.write("kh", "n2 ed25519 " + pub + "\nn1:18520 ed25519 " + pub + "\n", 0644);
+    auto bad = auth::reload_process_keys({fk, hk, kh});
+    BOOST_REQUIRE(!bad.ok());
+    BOOST_TEST(bad.error().message().find(kh + ":2: ") != std::string::npos,
+               bad.error().message());
+    BOOST_TEST((auth::process_host_key()->public_key() == second->public_key()));
+    BOOST_TEST(auth::process_known_hosts()->find("n1"));
+    BOOST_TEST(!auth::process_known_hosts()->find("n2"));
+    // Host keys configured away: cleared on the next reload.
+    BOOST_REQUIRE(auth::reload_process_keys({fk, "", ""}).ok());
+    BOOST_TEST(!auth::process_host_key());
+    BOOST_TEST(!auth::process_known_hosts());
+    auth::set_process_key(nullptr);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
