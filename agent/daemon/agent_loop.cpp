@@ -532,8 +532,8 @@ void Agent::reload() {
     }
     const std::shared_ptr<const auth::FabricKey> old_key = rt_.key;
     rt_ = std::move(*next);
-    verdicts_.clear();               // the rules may have changed under the same address
-    install_keys();  // read again on every reload: a rotated key takes effect
+    verdicts_.clear();  // the rules may have changed under the same address
+    install_keys();     // read again on every reload: a rotated key takes effect
     if (old_key && !rt_.key)
         log_event("warning", "fabric_key_gone",
                   {{"path", old_key->path},

@@ -52,8 +52,10 @@ std::string listen_cast_problem(const std::string& host) {
         return v6.s6_addr[0] == 0xff ? host + " is a multicast address: TCP cannot listen there"
                                      : "";
     if (inet_pton(AF_INET, host.c_str(), &v4) != 1) return "";
-    if (IN_MULTICAST(ntohl(v4.s_addr))) return host + " is a multicast address: TCP cannot listen there";
-    if (v4.s_addr == INADDR_BROADCAST) return host + " is the broadcast address: TCP cannot listen there";
+    if (IN_MULTICAST(ntohl(v4.s_addr)))
+        return host + " is a multicast address: TCP cannot listen there";
+    if (v4.s_addr == INADDR_BROADCAST)
+        return host + " is the broadcast address: TCP cannot listen there";
     ifaddrs* list = nullptr;
     if (getifaddrs(&list) != 0) return "";
     std::string problem;
@@ -61,8 +63,8 @@ std::string listen_cast_problem(const std::string& host) {
         if (i->ifa_broadaddr && (i->ifa_flags & IFF_BROADCAST) && i->ifa_addr &&
             i->ifa_addr->sa_family == AF_INET &&
             reinterpret_cast<const sockaddr_in*>(i->ifa_broadaddr)->sin_addr.s_addr == v4.s_addr)
-            problem = host + " is the broadcast address of " + i->ifa_name +
-                      ": TCP cannot listen there";
+            problem =
+                host + " is the broadcast address of " + i->ifa_name + ": TCP cannot listen there";
     freeifaddrs(list);
     return problem;
 }
@@ -147,8 +149,7 @@ Status check_config_on_host(const AgentConfig& cfg) {
                      hp && cfg.responder.enabled && hp->port != cfg.responder.port)
                 problems.push_back("mesh.peers_file: this host (" + me + ") is listed at " +
                                    h.address + " in " + cfg.mesh.peers_file +
-                                   ", but responder.port is " +
-                                   std::to_string(cfg.responder.port));
+                                   ", but responder.port is " + std::to_string(cfg.responder.port));
     if (!cfg.incast.receiver_address.empty())
         if (const std::string p = own_address_problem(cfg.incast.receiver_address); !p.empty())
             problems.push_back("incast.receiver_address: " + cfg.incast.receiver_address + " is " +

@@ -34,8 +34,8 @@ Result<std::string> reload_process_keys(const KeyFiles& files) {
         said += ", host key " + host_key->path() + " (fingerprint " +
                 host_key_fingerprint(host_key->public_key()) + ")";
     if (known)
-        said += ", known_hosts " + known->path + " (" + std::to_string(known->hosts.size()) +
-                " hosts)";
+        said +=
+            ", known_hosts " + known->path + " (" + std::to_string(known->hosts.size()) + " hosts)";
     set_process_key(std::move(*key));
     set_process_host_key(std::move(host_key));
     set_process_known_hosts(std::move(known));

@@ -396,7 +396,8 @@ BOOST_AUTO_TEST_CASE(check_config_on_host_names_unbindable_addresses_and_unknown
 
 // --check-config's finds (issue 29): an address nothing can connect to, a responder with no port
 // to serve, and this host's own fleet line naming another host passed; now each is named.
-BOOST_AUTO_TEST_CASE(check_config_on_host_refuses_cast_addresses_portless_responders_and_foreign_self) {
+BOOST_AUTO_TEST_CASE(
+    check_config_on_host_refuses_cast_addresses_portless_responders_and_foreign_self) {
     AgentConfig c;
     c.source = "agent.json";
     c.sysfs_root = RH_FIXTURES_DIR "/mlx5_healthy/sys";
@@ -432,12 +433,14 @@ BOOST_AUTO_TEST_CASE(check_config_on_host_refuses_cast_addresses_portless_respon
     c.mesh.fleet = {{"peer", "192.0.2.9", "r1"}, {"me", "192.0.2.1", "r1"}};
     c.incast.receiver_address = "198.51.100.7:18520";
     m = problems();
-    BOOST_TEST(contains(m, "mesh.peers_file: this host (me) is listed at 192.0.2.1 in fleet.jsonl, "
-                           "not an address of this host (192.0.2.1: "),
+    BOOST_TEST(contains(m,
+                        "mesh.peers_file: this host (me) is listed at 192.0.2.1 in fleet.jsonl, "
+                        "not an address of this host (192.0.2.1: "),
                m);
     BOOST_TEST(!contains(m, "192.0.2.9"), m);  // other hosts' lines are theirs
-    BOOST_TEST(contains(m, "incast.receiver_address: 198.51.100.7:18520 is not an address of this "
-                           "host"),
+    BOOST_TEST(contains(m,
+                        "incast.receiver_address: 198.51.100.7:18520 is not an address of this "
+                        "host"),
                m);
     // Every problem is one line of the answer, not only the first.
     BOOST_TEST(std::count(m.begin(), m.end(), '\n') == 1, m);
@@ -446,8 +449,9 @@ BOOST_AUTO_TEST_CASE(check_config_on_host_refuses_cast_addresses_portless_respon
     BOOST_TEST(problems().empty(), problems());  // the responder is off: no port to agree with
     c.responder.enabled = true;
     c.sysfs_root = RH_FIXTURES_DIR "/mlx5_healthy/sys";
-    BOOST_TEST(contains(problems(), "mesh.peers_file: this host (me) is listed at 127.0.0.1:18600 "
-                                    "in fleet.jsonl, but responder.port is 18520"),
+    BOOST_TEST(contains(problems(),
+                        "mesh.peers_file: this host (me) is listed at 127.0.0.1:18600 "
+                        "in fleet.jsonl, but responder.port is 18520"),
                problems());
     c.mesh.fleet[1].address = "localhost";
     BOOST_TEST(problems().empty(), problems());

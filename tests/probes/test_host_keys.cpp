@@ -326,10 +326,11 @@ BOOST_AUTO_TEST_CASE(known_hosts_lines_parse_and_errors_name_file_and_line) {
     // A name with a port never matched (the client looks up the host it dials): refused by line,
     // ssh's "[NAME]:PORT" form and "NAME:PORT" alike; an IPv6 address (two colons or more) is fine.
     for (const std::string name : {"gpu01:18520", "10.0.0.1:18520", "[gpu01]:18520", "[fd00::1]"})
-        BOOST_TEST(parse_error("a ed25519 " + pub + "\n" + name + " ed25519 " + pub)
-                           .find(f + "2: \"" + name + "\": a name with a port; write the host alone") !=
-                       std::string::npos,
-                   name);
+        BOOST_TEST(
+            parse_error("a ed25519 " + pub + "\n" + name + " ed25519 " + pub)
+                    .find(f + "2: \"" + name + "\": a name with a port; write the host alone") !=
+                std::string::npos,
+            name);
     BOOST_TEST(auth::parse_known_hosts("fd00::1:2 ed25519 " + pub, "kh").ok());
 }
 
@@ -470,8 +471,7 @@ BOOST_AUTO_TEST_CASE(a_key_reload_takes_every_key_file_or_none) {
     d.write("kh", "n2 ed25519 " + pub + "\nn1:18520 ed25519 " + pub + "\n", 0644);
     auto bad = auth::reload_process_keys({fk, hk, kh});
     BOOST_REQUIRE(!bad.ok());
-    BOOST_TEST(bad.error().message().find(kh + ":2: ") != std::string::npos,
-               bad.error().message());
+    BOOST_TEST(bad.error().message().find(kh + ":2: ") != std::string::npos, bad.error().message());
     BOOST_TEST((auth::process_host_key()->public_key() == second->public_key()));
     BOOST_TEST(auth::process_known_hosts()->find("n1"));
     BOOST_TEST(!auth::process_known_hosts()->find("n2"));
