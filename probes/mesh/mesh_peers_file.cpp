@@ -32,11 +32,11 @@ std::string field(const nlohmann::json& obj, const char* name, const std::string
     return it->get<std::string>();
 }
 
-/// The first key given twice at the top of a line's object, or "" (nlohmann keeps the last
-/// silently, so {"tor": "r1", "tor": "r2"} would read as r2).
-std::string first_duplicate_key(const std::string& line) {
+/// Parses one line (discarded when not JSON), setting `dup` to the first key given twice at the
+/// top of its object (nlohmann keeps the last silently, so {"tor": "r1", "tor": "r2"} would
+/// read as r2).
+nlohmann::json parse_line(const std::string& line, std::string& dup) {
     std::vector<std::string> seen;
-    std::string dup;
     const auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& v) {
         if (ev == nlohmann::json::parse_event_t::key && depth == 1 && v.is_string()) {
             const auto& k = v.get_ref<const std::string&>();
@@ -45,8 +45,7 @@ std::string first_duplicate_key(const std::string& line) {
         }
         return true;
     };
-    (void)nlohmann::json::parse(line, cb, false);
-    return dup;
+    return nlohmann::json::parse(line, cb, false);
 }
 
 /// One key per responder: the host lowercased (names are case-insensitive) and the port, the
@@ -71,7 +70,8 @@ Result<std::vector<FleetHost>> parse_mesh_peers(const std::string& text, const s
         const auto first = line.find_first_not_of(" \t");
         if (first == std::string::npos || line[first] == '#') continue;
         const std::string where = std::to_string(n) + ": ";
-        const auto doc = nlohmann::json::parse(line, nullptr, false);
+        std::string dup;
+        const auto doc = parse_line(line, dup);
         if (doc.is_discarded()) {
             errors.push_back(where +
                              "not valid JSON (one {\"host\", \"address\", \"tor\"} "
@@ -83,7 +83,7 @@ Result<std::vector<FleetHost>> parse_mesh_peers(const std::string& text, const s
             continue;
         }
         const std::size_t before = errors.size();
-        if (const std::string dup = first_duplicate_key(line); !dup.empty())
+        if (!dup.empty())
             errors.push_back(where + "field \"" + dup + "\": given twice on the line");
         for (const auto& [key, value] : doc.items())
             if (key != "host" && key != "address" && key != "tor")
