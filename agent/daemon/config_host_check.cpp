@@ -140,16 +140,17 @@ Status check_config_on_host(const AgentConfig& cfg) {
                                p.error().message());
     // Where peers reach this host must be this host: else they probe another one.
     const std::string me = cfg.host.empty() ? host_name() : cfg.host;
-    for (const FleetHost& h : cfg.mesh.fleet)
-        if (h.host == me)
-            if (const std::string p = own_address_problem(h.address); !p.empty())
-                problems.push_back("mesh.peers_file: this host (" + me + ") is listed at " +
-                                   h.address + " in " + cfg.mesh.peers_file + ", " + p);
-            else if (auto hp = tcp::parse_host_port(h.address, 18520);
-                     hp && cfg.responder.enabled && hp->port != cfg.responder.port)
-                problems.push_back("mesh.peers_file: this host (" + me + ") is listed at " +
-                                   h.address + " in " + cfg.mesh.peers_file +
-                                   ", but responder.port is " + std::to_string(cfg.responder.port));
+    for (const FleetHost& h : cfg.mesh.fleet) {
+        if (h.host != me) continue;
+        const std::string where = "mesh.peers_file: this host (" + me + ") is listed at " +
+                                  h.address + " in " + cfg.mesh.peers_file;
+        const auto hp = tcp::parse_host_port(h.address, 18520);
+        if (const std::string p = own_address_problem(h.address); !p.empty())
+            problems.push_back(where + ", " + p);
+        else if (hp && cfg.responder.enabled && hp->port != cfg.responder.port)
+            problems.push_back(where + ", but responder.port is " +
+                               std::to_string(cfg.responder.port));
+    }
     if (!cfg.incast.receiver_address.empty())
         if (const std::string p = own_address_problem(cfg.incast.receiver_address); !p.empty())
             problems.push_back("incast.receiver_address: " + cfg.incast.receiver_address + " is " +
