@@ -402,15 +402,13 @@ BOOST_AUTO_TEST_CASE(
     c.source = "agent.json";
     c.sysfs_root = RH_FIXTURES_DIR "/mlx5_healthy/sys";
     c.host = "me";
-    BOOST_REQUIRE_MESSAGE(rh::agent::check_config_on_host(c),
-                          rh::agent::check_config_on_host(c).error().message());
-    c.responder.enabled = true;  // the fixture has an ACTIVE Ethernet port with a RoCE v2 GID
-    BOOST_REQUIRE_MESSAGE(rh::agent::check_config_on_host(c),
-                          rh::agent::check_config_on_host(c).error().message());
     const auto problems = [&c] {
         auto r = rh::agent::check_config_on_host(c);
         return r ? std::string() : r.error().message();
     };
+    BOOST_REQUIRE_MESSAGE(problems().empty(), problems());
+    c.responder.enabled = true;  // the fixture has an ACTIVE Ethernet port with a RoCE v2 GID
+    BOOST_REQUIRE_MESSAGE(problems().empty(), problems());
     for (const char* cast : {"224.0.0.1", "255.255.255.255", "ff02::1"}) {
         c.http.listen_host = c.responder.listen = cast;
         const std::string m = problems();
