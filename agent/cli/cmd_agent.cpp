@@ -41,17 +41,15 @@ int run_agent(const std::vector<std::string>& args) {
         std::cerr << "rocehealth agent: " << cfg.error().message() << "\n";
         return kExitCannotRun;
     }
+    // --check-config: the host must fit the config too (its addresses bind, its devices exist),
+    // checked even when a file the config names is bad, so that every problem shows at once.
+    const bool check = vm.count("check-config") != 0;
+    const Status fits = check ? agent::check_config_on_host(*cfg) : ok_status();
     auto rt = agent::prepare_runtime(std::move(*cfg));
-    if (!rt) {
-        std::cerr << "rocehealth agent: " << rt.error().message() << "\n";
-        return kExitCannotRun;
-    }
-    if (vm.count("check-config")) {
-        // The host must fit the config too: its addresses bind, its devices exist.
-        if (auto fits = agent::check_config_on_host(rt->cfg); !fits) {
-            std::cerr << "rocehealth agent: " << fits.error().message() << "\n";
-            return kExitCannotRun;
-        }
+    if (!rt) std::cerr << "rocehealth agent: " << rt.error().message() << "\n";
+    if (!fits) std::cerr << "rocehealth agent: " << fits.error().message() << "\n";
+    if (!rt || !fits) return kExitCannotRun;
+    if (check) {
         // Valid, but worth a line: a field that no longer does anything.
         for (const agent::DeprecatedField& d : rt->cfg.deprecated)
             std::cerr << "rocehealth agent: " << config_path << ": warning: " << d.text << "\n";

@@ -14,7 +14,7 @@
 namespace rh::cli {
 
 namespace {
-std::atomic<bool> g_reload{false};  // set by SIGHUP: read the fabric key again
+std::atomic<bool> g_reload{false};  // set by SIGHUP: read the key files again
 static_assert(std::atomic<bool>::is_always_lock_free);
 extern "C" void on_hangup(int) {
     g_reload.store(true);
@@ -76,7 +76,7 @@ std::optional<std::string> check_responder_args(ResponderArgs& a, const po::vari
     return std::nullopt;
 }
 
-/// SIGINT/SIGTERM stop (the returned flag), SIGHUP reloads the key, SIGPIPE is ignored (a peer
+/// SIGINT/SIGTERM stop (the returned flag), SIGHUP reloads the keys, SIGPIPE is ignored (a peer
 /// that went away).
 std::atomic<bool>& install_signal_handlers() {
     std::atomic<bool>& stop = stop_on_signals();
@@ -99,8 +99,9 @@ int run_responder(const std::vector<std::string>& args) {
             "Serve `rocehealth probe` and `check --peer` until SIGINT/SIGTERM. Each session gets\n"
             "its own QP and buffer. A new connection must send its first message within 5 s;\n"
             "between the phases of a session the responder waits up to 120 s. Control commands\n"
-            "(incast, accept) need the fabric key (--key-file; reloaded on SIGHUP); without one\n"
-            "only latency probes and hello are served.\n"
+            "(incast, accept) need the fabric key (--key-file); without one only latency\n"
+            "probes and hello are served. SIGHUP reads --key-file, --host-key-file and\n"
+            "--known-hosts again, all or none (a bad file keeps the keys in use, logged).\n"
             "Exit: 0 stopped, 2 could not start.",
             args, desc, vm))
         return *exit;
@@ -112,6 +113,8 @@ int run_responder(const std::vector<std::string>& args) {
         }
     ResponderOptions& o = a.o;
     if (auto exit = install_fabric_key("responder", o.key_file)) return *exit;
+    o.host_key_file = host_key_file_option();  // read again with the fabric key on SIGHUP
+    o.known_hosts_file = known_hosts_option();
     o.reload_key = &g_reload;
     o.sampler = host_pass_source(o.sysfs_root.string());  // counters for `rocehealth incast`
     o.inventory = host_inventory();  // facts for `rocehealth accept`'s inventory stage

@@ -38,6 +38,14 @@ void add_key_file_option(po::options_description& desc, std::string& path, bool 
                            "names this host (optional)");
 }
 
+std::string host_key_file_option() {
+    return g_host_key_file;
+}
+
+std::string known_hosts_option() {
+    return g_known_hosts_file;
+}
+
 bool host_key_options_given() {
     return !g_known_hosts_file.empty() || !g_host_key_file.empty();
 }

@@ -13,9 +13,6 @@
 
 #include "agent/daemon/board.h"
 #include "agent/daemon/finding_events.h"
-#include "agent/fleet/fleet_fetch.h"
-#include "agent/fleet/fleet_plan.h"
-#include "agent/fleet/fleet_refresher.h"
 #include "agent/daemon/host_info.h"
 #include "agent/daemon/host_keys.h"
 #include "agent/daemon/http.h"
@@ -29,6 +26,9 @@
 #include "agent/daemon/responder_thread.h"
 #include "agent/daemon/sd_notify.h"
 #include "agent/daemon/topology_lldp.h"
+#include "agent/fleet/fleet_fetch.h"
+#include "agent/fleet/fleet_plan.h"
+#include "agent/fleet/fleet_refresher.h"
 #include "agent/reports/diagnose_report.h"
 #include "agent/sampling/host_sampler.h"
 #include "agent/sampling/responder_sampler.h"
@@ -127,6 +127,9 @@ class Agent {
   private:
     void start_collection();
     void start_mesh();
+    /// Makes rt_'s fabric and host keys the process's; their fingerprints go to /metrics and
+    /// /healthz.
+    void install_keys();
     void start_fleet_source();
     void apply_fleet();
     void configure_incast();
@@ -262,7 +265,8 @@ void Agent::apply_fleet() {
     };
     if (!*got) return fail(got->error().message());
     if (fleet_ && **got == *fleet_) return;
-    auto plan = plan_fleet(rt_.cfg.mesh, rt_.cfg.topology, rt_.cfg.source, (*got)->fleet, (*got)->self, fleet_source_text(rt_.cfg.mesh));
+    auto plan = plan_fleet(rt_.cfg.mesh, rt_.cfg.topology, rt_.cfg.source, (*got)->fleet,
+                           (*got)->self, fleet_source_text(rt_.cfg.mesh));
     if (!plan) return fail(plan.error().message());
     const std::size_t before = fleet_ ? fleet_->fleet.size() : 0;
     fleet_ = std::move(**got);
@@ -365,6 +369,16 @@ void Agent::pass() {
         v.collect_interval_s = rt_.cfg.collect_interval_s;
         v.devices = sampler_->devices();
         v.sysfs_root = rt_.cfg.sysfs_root;
+    });
+}
+
+void Agent::install_keys() {
+    auth::set_process_key(rt_.key);
+    install_host_keys(rt_);
+    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
+    board_.update([&](BoardView& v) {
+        v.host_key_fingerprint =
+            rt_.host_key ? auth::host_key_fingerprint(rt_.host_key->public_key()) : "";
     });
 }
 
@@ -511,7 +525,8 @@ void Agent::reload() {
                        old.responder.port == nc.responder.port && !collection_changed;
     if (same_source && fleet_) {
         // A plan that no longer holds (topology.tor changed): fetch again, apply_fleet says why.
-        auto plan = plan_fleet(nc.mesh, nc.topology, nc.source, fleet_->fleet, fleet_->self, fleet_source_text(nc.mesh));
+        auto plan = plan_fleet(nc.mesh, nc.topology, nc.source, fleet_->fleet, fleet_->self,
+                               fleet_source_text(nc.mesh));
         if (plan)
             next->mesh_plan = std::move(*plan);
         else
@@ -519,10 +534,8 @@ void Agent::reload() {
     }
     const std::shared_ptr<const auth::FabricKey> old_key = rt_.key;
     rt_ = std::move(*next);
-    verdicts_.clear();               // the rules may have changed under the same address
-    auth::set_process_key(rt_.key);  // read again on every reload: a rotated key takes effect
-    install_host_keys(rt_);
-    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
+    verdicts_.clear();  // the rules may have changed under the same address
+    install_keys();     // read again on every reload: a rotated key takes effect
     if (old_key && !rt_.key)
         log_event("warning", "fabric_key_gone",
                   {{"path", old_key->path},
@@ -583,9 +596,7 @@ void Agent::stop() {
 }
 
 int Agent::run() {
-    auth::set_process_key(rt_.key);
-    install_host_keys(rt_);
-    stats_.key_fingerprint = rt_.key ? auth::key_fingerprint(rt_.key->bytes) : "";
+    install_keys();
     declare_findings_opened();
     start_collection();
     configure_incast();
@@ -663,50 +674,75 @@ int Agent::run() {
 
 Result<Runtime> prepare_runtime(AgentConfig cfg) {
     Runtime rt;
+    // Every file is read and every problem reported, not just the first: a rollout fixes them
+    // in one pass. A step that needs an earlier one is skipped when that failed.
+    std::vector<std::string> problems;
+    const auto fail = [&](const Error& e) {
+        problems.push_back(e.op == "config" && e.subject == cfg.source ? e.detail : e.message());
+    };
+    const auto field = [&](const std::string& name, const Error& e) {
+        problems.push_back(name + ": " + e.message());
+    };
     std::error_code ec;
     if (!std::filesystem::is_directory(cfg.sysfs_root, ec))
-        return Error{"config", cfg.source, 0,
-                     "sysfs_root: " + cfg.sysfs_root + " does not exist or is not a directory"};
+        problems.push_back("sysfs_root: " + cfg.sysfs_root +
+                           " does not exist or is not a directory");
     rt.rules_path = cfg.rules_file.empty() ? default_rules_path() : cfg.rules_file;
-    auto rules = load_rules_file(rt.rules_path);
-    if (!rules) return Error{"config", cfg.source, 0, "rules_file: " + rules.error().message()};
-    rt.rules = std::move(*rules);
+    if (auto rules = load_rules_file(rt.rules_path); rules)
+        rt.rules = std::move(*rules);
+    else
+        field("rules_file", rules.error());
     if (!cfg.http.token_file.empty()) {
-        auto token = load_token_file(cfg.http.token_file);
-        if (!token) return Error{"config", cfg.source, 0, token.error().message()};
-        rt.token = std::move(*token);
+        if (auto token = load_token_file(cfg.http.token_file); token)
+            rt.token = std::move(*token);
+        else
+            fail(token.error());
     }
     if (!cfg.http.action_token_file.empty()) {
         auto token = load_token_file(cfg.http.action_token_file);
         if (!token) {
             Error e = token.error();
             e.op = "http.action_token_file";
-            return Error{"config", cfg.source, 0, e.message()};
+            fail(e);
+        } else if (!rt.token.empty() && *token == rt.token) {
+            problems.push_back(
+                "http.action_token_file: holds the same token as http.token_file; actions need a "
+                "token of their own (e.g. `openssl rand -hex 32`)");
+        } else {
+            rt.action_token = std::move(*token);
         }
-        if (*token == rt.token)
-            return Error{"config", cfg.source, 0,
-                         "http.action_token_file: holds the same token as http.token_file; "
-                         "actions need a token of their own (e.g. `openssl rand -hex 32`)"};
-        rt.action_token = std::move(*token);
     }
     if (!cfg.http.tls_cert_file.empty()) {
-        auto tls = TlsContext::load(cfg.http.tls_cert_file, cfg.http.tls_key_file);
-        if (!tls) return Error{"config", cfg.source, 0, tls.error().message()};
-        rt.tls = std::move(*tls);
+        if (auto tls = TlsContext::load(cfg.http.tls_cert_file, cfg.http.tls_key_file); tls)
+            rt.tls = std::move(*tls);
+        else
+            fail(tls.error());
     }
-    auto key = auth::key_for_command(cfg.responder.key_file);
-    if (!key) return Error{"config", cfg.source, 0, "responder.key_file: " + key.error().message()};
-    rt.key = std::move(*key);
-    if (auto st = load_host_keys(cfg, rt); !st) return st.error();
+    if (auto key = auth::key_for_command(cfg.responder.key_file); !key) {
+        field("responder.key_file", key.error());
+    } else {
+        rt.key = std::move(*key);
+        if (auto st = load_host_keys(cfg, rt); !st) fail(st.error());
+    }
     // Labels from LLDP join the written ones (config.cpp refuses a label in both).
-    auto lldp = lldp_topology(cfg.lldp, cfg.source);
-    if (!lldp) return lldp.error();
-    cfg.topology.insert(lldp->begin(), lldp->end());
-    if (!cfg.mesh.fleet.empty()) {
-        const std::string host = cfg.host.empty() ? host_name() : cfg.host;
-        auto plan = plan_fleet(cfg.mesh, cfg.topology, cfg.source, cfg.mesh.fleet, host, "mesh.peers_file " + cfg.mesh.peers_file);
-        if (!plan) return plan.error();
-        rt.mesh_plan = std::move(*plan);
+    if (auto lldp = lldp_topology(cfg.lldp, cfg.source); !lldp) {
+        fail(lldp.error());
+    } else {
+        cfg.topology.insert(lldp->begin(), lldp->end());
+        if (!cfg.mesh.fleet.empty()) {
+            const std::string host = cfg.host.empty() ? host_name() : cfg.host;
+            auto plan = plan_fleet(cfg.mesh, cfg.topology, cfg.source, cfg.mesh.fleet, host,
+                                   "mesh.peers_file " + cfg.mesh.peers_file);
+            if (plan)
+                rt.mesh_plan = std::move(*plan);
+            else
+                fail(plan.error());
+        }
+    }
+    if (!problems.empty()) {
+        std::string detail;
+        for (const std::string& p : problems) detail += (detail.empty() ? "" : "\n  ") + p;
+        return Error{"config", cfg.source, 0, detail};
     }
     rt.cfg = std::move(cfg);
     return rt;

@@ -41,7 +41,9 @@ struct Runtime {
 /// that sysfs_root is a directory, and plans the mesh over mesh.peers_file's fleet for `host` (the
 /// kernel's name when empty). Error names the field and file ("rules_file: ...", "http.token_file
 /// ...: empty", "responder.key_file: fabric key ...: is readable ...", "mesh.peers_file FILE: mesh
-/// plan host gpu07: not in the fleet list (960 hosts)", or a topology.tor that is not the file's).
+/// plan host gpu07: not in the fleet list (960 hosts)", or a topology.tor that is not the file's):
+/// op "config", subject cfg.source, every problem found one line of the detail, not just the
+/// first (a step that needs a failed one, as the host keys the fabric key, is skipped).
 Result<Runtime> prepare_runtime(AgentConfig cfg);
 
 /// Blocks SIGHUP, SIGTERM and SIGINT in the calling thread, so every thread started after it

@@ -46,6 +46,9 @@ struct BoardView {
     double collect_interval_s = 1;  ///< for /healthz staleness
     std::size_t devices = 0;        ///< RDMA devices the sampler found at its last inventory
     std::string sysfs_root;         ///< where it looked (for /healthz's reason)
+    /// "SHA256:..." of responder.host_key_file's public key (auth::host_key_fingerprint), for
+    /// /healthz; empty: no host key configured.
+    std::string host_key_fingerprint;
 };
 
 class Board {

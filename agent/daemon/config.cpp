@@ -364,15 +364,27 @@ Result<AgentConfig> parse_agent_config(const json& doc, const std::string& name)
     return c;
 }
 
+std::string config_relative(const std::string& config_path, const std::string& path) {
+    if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
+    return (std::filesystem::path(config_path).parent_path() / path).string();
+}
+
 Result<AgentConfig> load_agent_config(const std::string& path) {
     auto doc = read_json_file(path, "config");
     if (!doc) return doc.error();
     auto c = parse_agent_config(*doc, path);
-    if (!c || c->mesh.peers_file.empty()) return c;
-    // A relative peers_file is the config's neighbour, wherever the agent was started from.
-    if (std::filesystem::path(c->mesh.peers_file).is_relative())
-        c->mesh.peers_file =
-            (std::filesystem::path(path).parent_path() / c->mesh.peers_file).string();
+    if (!c) return c;
+    // Every path field the same way: a relative one is the config's neighbour, wherever the
+    // agent was started from (systemd starts it in /).
+    for (std::string* field :
+         {&c->sysfs_root, &c->rules_file, &c->http.token_file, &c->http.action_token_file,
+          &c->http.tls_cert_file, &c->http.tls_key_file, &c->responder.key_file,
+          &c->responder.host_key_file, &c->responder.known_hosts_file, &c->mesh.peers_file})
+        *field = config_relative(path, *field);
+    // lldpcli is a program: a bare name is looked up in PATH, a path with a folder is a path.
+    if (c->lldp.lldpcli.find('/') != std::string::npos)
+        c->lldp.lldpcli = config_relative(path, c->lldp.lldpcli);
+    if (c->mesh.peers_file.empty()) return c;
     auto fleet = load_mesh_peers_file(c->mesh.peers_file);
     if (!fleet) return Error{"config", path, 0, fleet.error().message()};
     c->mesh.fleet = std::move(*fleet);

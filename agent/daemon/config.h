@@ -145,9 +145,18 @@ struct AgentConfig {
 /// address, got \"localhost\"" or "colect_interval_s: unknown field".
 Result<AgentConfig> parse_agent_config(const nlohmann::json& doc, const std::string& name);
 
-/// Reads FILE through read_json_file (core/json_file.h) and parse_agent_config, then
-/// mesh.peers_file when set, a relative one from FILE's folder (load_mesh_peers_file: its errors
-/// name that file and line). Errors
+/// `path`, a path field of the config file `config_path`, as the agent opens it: "" and an
+/// absolute path unchanged, a relative one joined to the config file's folder ("fabric.key" in
+/// /etc/rocehealth/agent.json is /etc/rocehealth/fabric.key), never to the working directory
+/// (systemd starts the agent in /). Not normalised: "../x" stays in the result.
+std::string config_relative(const std::string& config_path, const std::string& path);
+
+/// Reads FILE through read_json_file (core/json_file.h) and parse_agent_config, stores every path
+/// field resolved by config_relative (sysfs_root, rules_file, http.token_file,
+/// http.action_token_file, http.tls_cert_file, http.tls_key_file, responder.key_file,
+/// responder.host_key_file, responder.known_hosts_file, mesh.peers_file, and lldp.lldpcli when it
+/// holds a '/'), then reads mesh.peers_file when set (load_mesh_peers_file: its errors name that
+/// file and line). Errors
 /// name the file: missing, unreadable, not JSON (with line, column and field: "not valid JSON at
 /// line 2, column 28 (collect_interval_s): number overflow parsing '1e400'"), a key given
 /// twice ("duplicate key http.listen"), then every problem of parse_agent_config.

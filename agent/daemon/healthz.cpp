@@ -7,6 +7,8 @@ namespace rh::agent {
 HealthReply healthz(const BoardView& v, double now_s) {
     HealthReply r;
     r.body = {{"passes", v.passes}, {"devices", v.devices}};
+    // Which host key this agent signs with: compare it with the known_hosts line clients hold.
+    if (!v.host_key_fingerprint.empty()) r.body["host_key_fingerprint"] = v.host_key_fingerprint;
     if (v.last_pass_mono_s == 0) {
         r.body["status"] = "starting";
         r.status = 503;

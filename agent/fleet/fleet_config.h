@@ -33,7 +33,7 @@ struct MeshConfig {
     std::vector<std::string> peers;  ///< HOST[:PORT] of peers' responders; empty: off
     /// The fleet list (agent/fleet/mesh_peers_file.h), exclusive with `peers`: each round probes
     /// the peers probes/mesh/mesh_plan.h picks for this host. Empty: `peers` alone. A relative
-    /// path is relative to the config file's folder (load_agent_config stores it resolved).
+    /// path, as every path field's, is the config file's folder's (config_relative).
     std::string peers_file;
     /// A DNS name whose A/AAAA records (getaddrinfo) are the fleet (agent/fleet/mesh_peers_dns.h),
     /// each reached on responder.port; one ToR group kUnknownTor. Empty: not this source.

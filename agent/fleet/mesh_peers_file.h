@@ -23,8 +23,10 @@ inline constexpr std::size_t kMaxFleetHosts = 100000;
 /// Parses the text of a peers file called `name`. Error: op "mesh.peers_file", subject `name`,
 /// detail one line per problem (at most 20, then how many more), each "LINE: ...": not JSON
 /// (with the parser's column), not an object, a missing, empty or non-string field, an unknown
-/// field, an address that is not HOST[:PORT], a host or address given on an earlier line
-/// (naming it); no host at all; more than kMaxFleetHosts.
+/// field, a field given twice on one line, an address that is not HOST[:PORT], a host or a
+/// responder given on an earlier line (naming it; addresses compare with the default port 18520
+/// filled in and the host case-insensitively, so "gpu01" and "GPU01:18520" are one responder); no
+/// host at all; more than kMaxFleetHosts.
 Result<std::vector<FleetHost>> parse_mesh_peers(const std::string& text, const std::string& name);
 
 /// Reads FILE and parse_mesh_peers. Errors: as parse_mesh_peers, or the file cannot be read.

@@ -5,9 +5,12 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 
 #include "probes/auth/secret_file.h"
@@ -17,6 +20,26 @@ namespace rh::auth {
 namespace {
 
 constexpr std::size_t kMaxHostKeyFileBytes = 16 * 1024;
+constexpr const char* kPemBlank = " \t\r\n";
+
+/// "" unless a folder on the way to `path` can be written by group or others without the sticky
+/// bit (ssh refuses such key paths too): whoever can write it can swap the key file for their
+/// own. A sticky folder (/tmp, 1777) lets nobody rename or remove another user's file.
+std::string open_folder(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
+    for (; !ec && !dir.empty(); dir = dir.parent_path()) {
+        struct stat st {};
+        if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+            (st.st_mode & S_ISVTX) == 0)
+            return "its folder " + dir.string() +
+                   " is writable by group or others (they could put their own key in its place): "
+                   "chmod go-w " +
+                   dir.string();
+        if (dir == dir.root_path()) break;
+    }
+    return "";
+}
 
 std::mutex g_host_key_mutex;
 std::shared_ptr<const HostKey> g_host_key;
@@ -54,12 +77,31 @@ Result<HostKey> HostKey::load(const std::string& path) {
     const auto& b = file->bytes();
     if (b.size() > kMaxHostKeyFileBytes)
         return Error{"host key", path, 0, "holds more than 16 KiB: not a host key"};
+    if (const std::string why = open_folder(path); !why.empty())
+        return Error{"host key", path, 0, why};
+    const std::string_view text(reinterpret_cast<const char*>(b.data()), b.size());
+    const auto first = text.find_first_not_of(kPemBlank);
     BIO* bio = BIO_new_mem_buf(b.data(), static_cast<int>(b.size()));
-    EVP_PKEY* p = bio ? PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr) : nullptr;
+    EVP_PKEY* p = bio && first != text.npos && text.substr(first).starts_with("-----BEGIN ")
+                      ? PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr)
+                      : nullptr;
     BIO_free(bio);
+    // After the first key's END line only blank space may follow.
+    const auto end = text.find("-----END ");
+    const auto eol = end == text.npos ? text.npos : text.find('\n', end);
+    const std::string_view rest = eol == text.npos ? "" : text.substr(eol + 1);
     if (!p)
         return Error{"host key", path, 0,
                      "is not a PEM private key (rocehealth keygen --host-key FILE writes one)"};
+    if (rest.find_first_not_of(kPemBlank) != rest.npos) {
+        EVP_PKEY_free(p);
+        return Error{"host key", path, 0,
+                     rest.find("-----BEGIN ") != rest.npos
+                         ? "holds more than one PEM private key (which one would sign?): keep the "
+                           "one key rocehealth keygen --host-key FILE wrote"
+                         : "holds text after its PEM private key: keep the key alone, as "
+                           "rocehealth keygen --host-key FILE writes it"};
+    }
     HostKey k;
     k.pkey_ = own_pkey(p);
     k.path_ = path;

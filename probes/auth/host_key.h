@@ -38,8 +38,11 @@ class HostKey {
     /// A new random key (OpenSSL's CSPRNG).
     static HostKey generate();
     /// Reads `path` (read_secret_file, at most 16 KiB). Errors (op "host key", subject the path):
-    /// the file checks, "is not a PEM private key (rocehealth keygen --host-key writes one)",
-    /// "is a KIND key, not Ed25519".
+    /// the file checks; "its folder DIR is writable by group or others ...: chmod go-w DIR" for
+    /// any folder on the way without the sticky bit; "is not a PEM private key (rocehealth keygen
+    /// --host-key writes one)" (text before the key too); "holds more than one PEM private key";
+    /// "holds text after its PEM private key" (blank lines may follow); "is a KIND key, not
+    /// Ed25519".
     static Result<HostKey> load(const std::string& path);
 
     PublicKey public_key() const;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <mutex>
 
@@ -54,6 +55,18 @@ std::string known_hosts_shown(std::string_view f) {
     return f.size() > 40 ? s + "..." : s;
 }
 
+/// "" unless `n` carries a port: "[NAME]:PORT" (ssh's form for a port other than 22) or
+/// "NAME:PORT" (one colon: an IPv6 address has at least two). Such a name never matched, since
+/// the client looks up the host it dials without the port; the key is the host's, on every port.
+std::string port_in_name(std::string_view n) {
+    const bool bracketed = n.front() == '[';
+    if (!bracketed && std::count(n.begin(), n.end(), ':') != 1) return "";
+    return "\"" + known_hosts_shown(n) +
+           "\": a name with a port; write the host alone (a responder's host key is its host's, "
+           "whatever port it listens on, and the client looks up the name or address it dials "
+           "without the port)";
+}
+
 }  // namespace
 
 const KnownHost* KnownHosts::find(std::string_view name) const {
@@ -87,6 +100,7 @@ Result<KnownHosts> parse_known_hosts(std::string_view text, const std::string& p
                 "expected NAME ed25519 BASE64 (what rocehealth keygen --host-key prints), "
                 "got " +
                 std::to_string(f.size()) + " field" + (f.size() == 1 ? "" : "s"));
+        if (const std::string why = port_in_name(f[0]); !why.empty()) return bad(why);
         if (!host_name_ok(f[0]))
             return bad("\"" + known_hosts_shown(f[0]) +
                        "\": not a host name or IP address (letters, digits, . - _ :, at most 253)");

@@ -8,6 +8,9 @@
 // the only key type; BASE64 the 44 characters `rocehealth keygen --host-key` prints. Fields are
 // separated by spaces or tabs; blank lines and lines whose first non-blank character is '#' are
 // skipped; a trailing CR is allowed. Names compare case-insensitively and may appear once.
+// A name carries no port: "gpu01:18520" and ssh's "[gpu01]:18520" are errors (FILE:LINE), since
+// a responder's host key belongs to its host (one responder.host_key_file a host) and the client
+// looks up the host it dials, on whatever port; unlike ssh's known_hosts, "gpu01" covers them all.
 // With a known_hosts file configured, every control connection needs the responder's entry and
 // its signature: a responder not in the file is refused before dialling ("no known host key for
 // X", fail closed), one that does not sign with that key after the handshake ("responder X did
@@ -43,7 +46,8 @@ inline constexpr std::size_t kMaxHostNameChars = 253;
 
 /// Parses the text of a known_hosts file. Errors (op "known_hosts", subject "PATH:LINE") name the
 /// fault: "expected NAME ed25519 BASE64, got N fields", "key type \"rsa\": only ed25519",
-/// "NAME: not a host name or IP address", "not a base64 Ed25519 public key (44 characters)",
+/// "NAME: not a host name or IP address", "NAME: a name with a port; write the host alone",
+/// "not a base64 Ed25519 public key (44 characters)",
 /// "NAME is given twice (first on line M)".
 Result<KnownHosts> parse_known_hosts(std::string_view text, const std::string& path);
 

@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/hostname.h"
 #include "probes/auth/fabric_key.h"
+#include "probes/auth/key_reload.h"
 #include "probes/latency/latency_phases.h"
 #include "probes/latency/send_latency.h"
 #include "probes/responder/control_dispatch.h"
@@ -297,21 +298,17 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
     log(peer, "session done, " + std::to_string(phases) + " phases");
 }
 
-/// SIGHUP: the key file read again; a bad one keeps the key in use (logged by name).
-void reload_key(const std::string& key_file) {
-    auto k = auth::key_for_command(key_file);
-    if (!k) {
-        std::fprintf(
-            stderr, "rocehealth responder: SIGHUP: key not reloaded, still using the old one: %s\n",
-            k.error().message().c_str());
-        return;
-    }
-    auth::set_process_key(*k);
-    std::fprintf(
-        stderr, "rocehealth responder: SIGHUP: fabric key %s\n",
-        *k ? ("reloaded from " + (*k)->path + ", fingerprint " + auth::key_fingerprint((*k)->bytes))
-                 .c_str()
-           : "gone: control commands are off");
+/// SIGHUP: the key files read again (auth/key_reload.h); a bad one keeps every key in use
+/// (logged by name).
+void reload_keys(const ResponderOptions& o) {
+    auto said = auth::reload_process_keys({o.key_file, o.host_key_file, o.known_hosts_file});
+    if (!said)
+        std::fprintf(stderr,
+                     "rocehealth responder: SIGHUP: keys not reloaded, still using the old ones: "
+                     "%s\n",
+                     said.error().message().c_str());
+    else
+        std::fprintf(stderr, "rocehealth responder: SIGHUP: reloaded %s\n", said->c_str());
 }
 
 }  // namespace
@@ -364,7 +361,7 @@ Status run_responder(const ResponderOptions& o, const std::atomic<bool>& stop) {
         serve_control(s, first, ControlContext{o, *where, stop, s.peer(), true});
     };
     h.between = [&o] {
-        if (o.reload_key && o.reload_key->exchange(false)) reload_key(o.key_file);
+        if (o.reload_key && o.reload_key->exchange(false)) reload_keys(o);
     };
     FrontDoor(fo, std::move(h)).run(*listener, stop);
     std::fprintf(stderr, "rocehealth responder: stopped\n");

@@ -66,9 +66,13 @@ struct ResponderOptions {
     /// take this host's RDMA link down and up. Off unless asked for (`--allow-fault`).
     bool allow_fault = false;
     /// The fabric key file (probes/auth/fabric_key.h) read again when *reload_key turns true
-    /// (the command's SIGHUP handler sets it; checked between connections). The key in use is
-    /// auth::process_key(), set by the command before run_responder; "" = the default path.
+    /// (the command's SIGHUP handler sets it; checked between connections), with host_key_file
+    /// and known_hosts_file when set, all or none (probes/auth/key_reload.h). The keys in use are
+    /// auth::process_key() etc., set by the command before run_responder; "" key_file = the
+    /// default path.
     std::string key_file;
+    std::string host_key_file;     ///< this responder's host key; "" none
+    std::string known_hosts_file;  ///< responders' host keys its own control clients require
     std::atomic<bool>* reload_key = nullptr;
 };
 

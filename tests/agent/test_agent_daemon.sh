@@ -99,7 +99,9 @@ chmod 600 "$work/own.key"
 printf '# fleet\nnode7 ed25519\n' > "$work/known_hosts"
 bad_config "{\"sysfs_root\": \"$sys\", \"responder\": {\"key_file\": \"$work/own.key\", \"known_hosts_file\": \"$work/known_hosts\"}}" \
     "responder.known_hosts_file: known_hosts $work/known_hosts:2: expected NAME ed25519 BASE64"
-"$bin" keygen --host-key "$work/host.key" > "$work/host_key.line" 2>/dev/null || fail "keygen --host-key failed"
+"$bin" keygen --host-key "$work/host.key" > "$work/host_key.line" 2> "$work/host_key.err" || fail "keygen --host-key failed"
+host_fp=$(grep -o 'fingerprint SHA256:[A-Za-z0-9+/]\{43\}' "$work/host_key.err" | cut -d' ' -f2)
+[ -n "$host_fp" ] || fail "keygen --host-key printed no fingerprint: $(cat "$work/host_key.err")"
 grep -qE "^[^ ]+ ed25519 [A-Za-z0-9+/]{43}=$" "$work/host_key.line" ||
     fail "keygen --host-key printed no known_hosts line: $(cat "$work/host_key.line")"
 [ "$(stat -c %a "$work/host.key")" = 600 ] || fail "keygen --host-key's file is not mode 0600"
@@ -118,6 +120,22 @@ bad_config "{\"sysfs_root\": \"$sys\", \"http\": {\"listen\": \"192.0.2.1:9477\"
     "http.listen: cannot bind 192.0.2.1 on this host: Cannot assign requested address"
 bad_config "{\"sysfs_root\": \"$sys\", \"device\": \"mlx5_9\"}" \
     "device: no RDMA device mlx5_9 under $sys/class/infiniband (present: mlx5_0"
+# A multicast address binds (Linux takes it for TCP) but nothing connects: refused by name.
+bad_config "{\"sysfs_root\": \"$sys\", \"http\": {\"listen\": \"224.0.0.1:9477\"}}" \
+    "http.listen: 224.0.0.1 is a multicast address: TCP cannot listen there"
+# This host's own fleet line must be this host: else every peer probes another one.
+printf '{"host": "fixture-host", "address": "192.0.2.1", "tor": "r07"}\n{"host": "b", "address": "127.0.0.2", "tor": "r07"}\n' > "$work/fleet.jsonl"
+bad_config "{\"sysfs_root\": \"$sys\", \"host\": \"fixture-host\", \"mesh\": {\"peers_file\": \"fleet.jsonl\"}}" \
+    "mesh.peers_file: this host (fixture-host) is listed at 192.0.2.1 in $work/fleet.jsonl, not an address of this host"
+# Every problem at once, each naming its field: a bad rules file, a token file that is not
+# there, an address not this host's and a device it lacks (only the first was shown).
+bad_config "{\"sysfs_root\": \"$sys\", \"rules_file\": \"nope.json\", \"device\": \"mlx5_9\",
+  \"http\": {\"listen\": \"192.0.2.1:9477\", \"token_file\": \"no.token\"}}" \
+    "rules_file: "
+for want in "rules_file: " "http.token_file $work/no.token" "http.listen: cannot bind 192.0.2.1" "device: no RDMA device mlx5_9"; do
+    grep -qF "$want" <<<"$out" || fail "--check-config with four problems does not say '$want': $out"
+done
+grep -qF "$work/nope.json" <<<"$out" || fail "a relative rules_file is not read beside the config: $out"
 
 "$bin" agent --config "$work/agent.json" 2> "$work/agent.log" &
 agent_pid=$!
@@ -385,7 +403,9 @@ tor=r08
 fp=$(sed -n 's/.*fingerprint \([0-9a-f]\{16\}\)$/\1/p' "$work/keygen.out")
 [ -n "$fp" ] || fail "keygen printed no fingerprint: $(cat "$work/keygen.out")"
 [ "$(stat -c %a "$work/keys")" = 700 ] || fail "keygen's new folder is not mode 0700"
-write_config false ", \"responder\": {\"key_file\": \"$work/keys/fabric.key\"}"
+# ... and this host's host key, both by paths relative to the config (read from its folder,
+# not the agent's working directory); /healthz then gives the host key's fingerprint.
+write_config false ", \"responder\": {\"key_file\": \"keys/fabric.key\", \"host_key_file\": \"host.key\"}"
 kill -HUP "$agent_pid"
 reloaded() { grep -q '"event":"config_reloaded"' "$work/agent.log"; }
 wait_for 10 reloaded || fail "a good config was not applied"
@@ -397,6 +417,8 @@ grep '"event":"config_reloaded"' "$work/agent.log" | grep -qF "\"fabric_key_fing
     fail "the reload does not name the key's fingerprint $fp"
 key_shown() { get /metrics | grep -qxF "rocehealth_fabric_key_info{fingerprint=\"$fp\"} 1"; }
 wait_for 10 key_shown || fail "/metrics does not show the key's fingerprint $fp"
+get /healthz | grep -qF "\"host_key_fingerprint\":\"$host_fp\"" ||
+    fail "/healthz does not give the host key's fingerprint $host_fp: $(cat "$work/body")"
 new_peer_failed() { get /metrics | grep -qE '^rocehealth_probe_errors_total\{peer="127.0.0.1:2",op="connect"\} [1-9]'; }
 wait_for 10 new_peer_failed || fail "the reloaded mesh does not probe 127.0.0.1:2"
 ! get /metrics | grep -q 'peer="127.0.0.1:1"' || fail "/metrics still has the old mesh peer after the reload"

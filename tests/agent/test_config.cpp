@@ -2,6 +2,7 @@
 // field, the token file's checks, and the shipped default config.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -272,6 +273,16 @@ const BadPeersFile kBadPeersFiles[] = {
     {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}\n"
      "{\"host\": \"b\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}",
      "2: field \"address\": \"10.0.0.1\" already on line 1"},
+    // A key given twice: JSON readers differ on which wins, so neither is taken.
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\", \"tor\": \"r2\"}",
+     "1: field \"tor\": given twice on the line"},
+    // One responder with and without its default port, or in another case: probed twice.
+    {"{\"host\": \"a\", \"address\": \"10.0.0.1\", \"tor\": \"r1\"}\n"
+     "{\"host\": \"b\", \"address\": \"10.0.0.1:18520\", \"tor\": \"r1\"}",
+     "2: field \"address\": \"10.0.0.1:18520\" already on line 1 (as 10.0.0.1:18520)"},
+    {"{\"host\": \"a\", \"address\": \"GPU01:18520\", \"tor\": \"r1\"}\n"
+     "{\"host\": \"b\", \"address\": \"gpu01\", \"tor\": \"r1\"}",
+     "2: field \"address\": \"gpu01\" already on line 1"},
 };
 
 BOOST_DATA_TEST_CASE(each_peers_file_error_names_the_file_line_and_field,
@@ -312,6 +323,43 @@ BOOST_AUTO_TEST_CASE(a_relative_peers_file_is_read_from_the_config_folder) {
                e.error().message());
 }
 
+// Every path field resolves as peers_file does: beside the config, not in the working directory
+// (a key_file that resolved against / was a new user's find).
+BOOST_AUTO_TEST_CASE(every_relative_path_field_is_read_from_the_config_folder) {
+    const auto path = temp_file("agent-paths.json", R"({"sysfs_root": "sys", "rules_file": "r.json",
+        "http": {"token_file": "t", "action_token_file": "a", "tls_cert_file": "c.pem",
+                 "tls_key_file": "k.pem"},
+        "responder": {"key_file": "fabric.key", "host_key_file": "keys/host.key",
+                      "known_hosts_file": "../kh"},
+        "lldp": {"lldpcli": "bin/lldpcli"}})",
+                                0600);
+    const auto dir = path.parent_path();
+    const auto cwd = std::filesystem::current_path();
+    std::filesystem::current_path("/");
+    auto r = load_agent_config(path.string());
+    std::filesystem::current_path(cwd);
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    BOOST_TEST(r->sysfs_root == (dir / "sys").string());
+    BOOST_TEST(r->rules_file == (dir / "r.json").string());
+    BOOST_TEST(r->http.token_file == (dir / "t").string());
+    BOOST_TEST(r->http.action_token_file == (dir / "a").string());
+    BOOST_TEST(r->http.tls_cert_file == (dir / "c.pem").string());
+    BOOST_TEST(r->http.tls_key_file == (dir / "k.pem").string());
+    BOOST_TEST(r->responder.key_file == (dir / "fabric.key").string());
+    BOOST_TEST(r->responder.host_key_file == (dir / "keys/host.key").string());
+    BOOST_TEST(r->responder.known_hosts_file == (dir / "../kh").string());
+    BOOST_TEST(r->lldp.lldpcli == (dir / "bin/lldpcli").string());
+    // Absolute paths, empty fields and a bare program name stay as written.
+    BOOST_TEST(rh::agent::config_relative("/etc/rocehealth/agent.json", "/k") == "/k");
+    BOOST_TEST(rh::agent::config_relative("/etc/rocehealth/agent.json", "") == "");
+    BOOST_TEST(rh::agent::config_relative("agent.json", "k") == "k");
+    auto d = load_agent_config(temp_file("agent-defaults.json", "{}", 0600).string());
+    BOOST_REQUIRE(d);
+    BOOST_TEST(d->sysfs_root == "/sys");
+    BOOST_TEST(d->lldp.lldpcli == "lldpcli");
+    BOOST_TEST(d->responder.key_file == "");
+}
+
 // --check-config: a config that parses but that this host cannot serve fails, naming the field.
 BOOST_AUTO_TEST_CASE(check_config_on_host_names_unbindable_addresses_and_unknown_devices) {
     const auto sys = temp_file("agent.json", "{}", 0600).parent_path() / "hostcheck_sys";
@@ -344,6 +392,67 @@ BOOST_AUTO_TEST_CASE(check_config_on_host_names_unbindable_addresses_and_unknown
     BOOST_REQUIRE(!r);
     BOOST_TEST(contains(r.error().message(), "responder.listen: cannot bind 198.51.100.7"));
     BOOST_TEST(!contains(r.error().message(), "http.listen"), r.error().message());
+}
+
+// --check-config's finds (issue 29): an address nothing can connect to, a responder with no port
+// to serve, and this host's own fleet line naming another host passed; now each is named.
+BOOST_AUTO_TEST_CASE(
+    check_config_on_host_refuses_cast_addresses_portless_responders_and_foreign_self) {
+    AgentConfig c;
+    c.source = "agent.json";
+    c.sysfs_root = RH_FIXTURES_DIR "/mlx5_healthy/sys";
+    c.host = "me";
+    const auto problems = [&c] {
+        auto r = rh::agent::check_config_on_host(c);
+        return r ? std::string() : r.error().message();
+    };
+    BOOST_REQUIRE_MESSAGE(problems().empty(), problems());
+    c.responder.enabled = true;  // the fixture has an ACTIVE Ethernet port with a RoCE v2 GID
+    BOOST_REQUIRE_MESSAGE(problems().empty(), problems());
+    for (const char* cast : {"224.0.0.1", "255.255.255.255", "ff02::1"}) {
+        c.http.listen_host = c.responder.listen = cast;
+        const std::string m = problems();
+        for (const std::string field : {"http.listen: ", "responder.listen: "})
+            BOOST_TEST(contains(m, field + cast + " is "), m);
+        BOOST_TEST(contains(m, "TCP cannot listen there; give one of this host's addresses"), m);
+    }
+    c.http.listen_host = "127.0.0.1";
+    c.responder.listen = "0.0.0.0";
+    // No RDMA port: the responder could not start (the agent would run without it).
+    const auto empty = temp_file("agent.json", "{}", 0600).parent_path() / "portless_sys";
+    std::filesystem::create_directories(empty / "class" / "infiniband");
+    c.sysfs_root = empty.string();
+    std::string m = problems();
+    BOOST_TEST(contains(m, "responder.enabled: true, but this host has no port to serve: "), m);
+    c.responder.enabled = false;
+    BOOST_TEST(problems().empty());
+    // This host's own line in the fleet: an address not its own, then the wrong port.
+    c.mesh.peers_file = "fleet.jsonl";
+    c.mesh.fleet = {{"peer", "192.0.2.9", "r1"}, {"me", "192.0.2.1", "r1"}};
+    c.incast.receiver_address = "198.51.100.7:18520";
+    m = problems();
+    BOOST_TEST(contains(m,
+                        "mesh.peers_file: this host (me) is listed at 192.0.2.1 in fleet.jsonl, "
+                        "not an address of this host (192.0.2.1: "),
+               m);
+    BOOST_TEST(!contains(m, "192.0.2.9"), m);  // other hosts' lines are theirs
+    BOOST_TEST(contains(m,
+                        "incast.receiver_address: 198.51.100.7:18520 is not an address of this "
+                        "host"),
+               m);
+    // Every problem is one line of the answer, not only the first.
+    BOOST_TEST(std::count(m.begin(), m.end(), '\n') == 1, m);
+    c.incast.receiver_address.clear();
+    c.mesh.fleet[1].address = "127.0.0.1:18600";
+    BOOST_TEST(problems().empty(), problems());  // the responder is off: no port to agree with
+    c.responder.enabled = true;
+    c.sysfs_root = RH_FIXTURES_DIR "/mlx5_healthy/sys";
+    BOOST_TEST(contains(problems(),
+                        "mesh.peers_file: this host (me) is listed at 127.0.0.1:18600 "
+                        "in fleet.jsonl, but responder.port is 18520"),
+               problems());
+    c.mesh.fleet[1].address = "localhost";
+    BOOST_TEST(problems().empty(), problems());
 }
 
 BOOST_AUTO_TEST_CASE(a_peers_file_is_read_into_the_fleet) {

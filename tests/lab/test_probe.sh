@@ -116,7 +116,7 @@ assert_contains "$k1ok" "proof: auth_ok" "the key file's key before SIGHUP"
 assert_contains "$k2ok" "proof: auth_ok" "the rotated key after SIGHUP"
 lab kill "$r2" >/dev/null 2>&1
 r2out=$(lab wait "$r2" --timeout 10 2>&1)
-assert_contains "$r2out" "SIGHUP: fabric key reloaded from /tmp/rh-probe-k1.$$" "reload logged"
+assert_contains "$r2out" "SIGHUP: reloaded fabric key /tmp/rh-probe-k1.$$" "reload logged"
 log "control channel: 7 commands refused without the key, handshake by a foreign client ok, rate limit and SIGHUP rotation ok"
 
 # --- 4. responder killed mid-run: the client fails cleanly within its deadline

@@ -14,6 +14,7 @@
 
 #include "probes/auth/handshake.h"
 #include "probes/auth/host_key.h"
+#include "probes/auth/key_reload.h"
 #include "probes/auth/known_hosts.h"
 #include "probes/wire/frame_mac.h"
 #include "probes/wire/tcp.h"
@@ -322,6 +323,15 @@ BOOST_AUTO_TEST_CASE(known_hosts_lines_parse_and_errors_name_file_and_line) {
                    .find(f + "3: B is given twice (first on line 1)") != std::string::npos);
     BOOST_TEST(parse_error("b ed25519 " + pub + std::string(1, '\0')).find(f + "1: holds a NUL") !=
                std::string::npos);
+    // A name with a port never matched (the client looks up the host it dials): refused by line,
+    // ssh's "[NAME]:PORT" form and "NAME:PORT" alike; an IPv6 address (two colons or more) is fine.
+    for (const std::string name : {"gpu01:18520", "10.0.0.1:18520", "[gpu01]:18520", "[fd00::1]"})
+        BOOST_TEST(
+            parse_error("a ed25519 " + pub + "\n" + name + " ed25519 " + pub)
+                    .find(f + "2: \"" + name + "\": a name with a port; write the host alone") !=
+                std::string::npos,
+            name);
+    BOOST_TEST(auth::parse_known_hosts("fd00::1:2 ed25519 " + pub, "kh").ok());
 }
 
 BOOST_AUTO_TEST_CASE(public_keys_have_one_text_and_a_fingerprint) {
@@ -369,6 +379,42 @@ BOOST_AUTO_TEST_CASE(host_key_files_are_written_0600_and_read_back_with_the_same
     BOOST_TEST(bad.error().message().find("is not a PEM private key") != std::string::npos);
 }
 
+// A file that holds more than the key is not the file keygen wrote: two keys (which one signs?)
+// or anything after the key are refused by name, as is a key in a folder others may write to
+// (they could put their own key in its place).
+BOOST_AUTO_TEST_CASE(a_host_key_file_with_more_than_one_key_or_in_an_open_folder_is_refused) {
+    Scratch d;
+    const std::string pem = auth::HostKey::generate().private_pem();
+    const std::string one = d.write("one.key", pem + "\n\n", 0600);  // trailing blank lines: fine
+    auto ok = auth::HostKey::load(one);
+    BOOST_REQUIRE_MESSAGE(ok.ok(), (ok ? "" : ok.error().message()));
+    for (const auto& [extra, why] :
+         {std::pair{auth::HostKey::generate().private_pem(), "holds more than one PEM private key"},
+          std::pair{std::string("junk\n"), "holds text after its PEM private key"}}) {
+        const std::string two = d.write("two.key", pem + extra, 0600);
+        auto r = auth::HostKey::load(two);
+        BOOST_REQUIRE(!r.ok());
+        const std::string m = r.error().message();
+        BOOST_TEST(m.find("host key " + two + ": " + why) != std::string::npos, m);
+    }
+    const auto open_dir = d.dir / "open";
+    std::filesystem::create_directory(open_dir);
+    const std::string in_open = (open_dir / "host.key").string();
+    std::ofstream(in_open) << pem;
+    BOOST_REQUIRE(::chmod(in_open.c_str(), 0600) == 0);
+    BOOST_REQUIRE(::chmod(open_dir.c_str(), 0777) == 0);
+    auto r = auth::HostKey::load(in_open);
+    BOOST_REQUIRE(!r.ok());
+    const std::string m = r.error().message();
+    BOOST_TEST(m.find("host key " + in_open + ": ") != std::string::npos, m);
+    BOOST_TEST(m.find("folder " + open_dir.string() + " is writable by group or others") !=
+                   std::string::npos,
+               m);
+    BOOST_TEST(m.find("chmod go-w " + open_dir.string()) != std::string::npos, m);
+    BOOST_REQUIRE(::chmod(open_dir.c_str(), 0755) == 0);
+    BOOST_TEST(auth::HostKey::load(in_open).ok());
+}
+
 BOOST_AUTO_TEST_CASE(a_known_hosts_file_anyone_could_write_or_a_symlink_is_refused) {
     Scratch d;
     const auto pub = auth::public_key_text(auth::HostKey::generate().public_key());
@@ -390,6 +436,50 @@ BOOST_AUTO_TEST_CASE(a_known_hosts_file_anyone_could_write_or_a_symlink_is_refus
     BOOST_REQUIRE(!line.ok());
     BOOST_TEST(line.error().message().find(bad + ":2:") != std::string::npos,
                line.error().message());
+}
+
+// `rocehealth responder` on SIGHUP (it read only the fabric key again; the agent reads all):
+// a rotated host key and known_hosts take effect; a bad file keeps every key in use.
+BOOST_AUTO_TEST_CASE(a_key_reload_takes_every_key_file_or_none) {
+    Scratch d;
+    const std::string fk = (d.dir / "fabric.key").string();
+    BOOST_REQUIRE(auth::write_new_key_file(fk).ok());
+    const std::string hk = (d.dir / "host.key").string();
+    auto first = auth::write_new_host_key_file(hk);
+    BOOST_REQUIRE(first.ok());
+    const auto pub = auth::public_key_text(first->public_key());
+    const std::string kh = d.write("kh", "n1 ed25519 " + pub + "\n", 0644);
+    auto said = auth::reload_process_keys({fk, hk, kh});
+    BOOST_REQUIRE_MESSAGE(said.ok(), (said ? "" : said.error().message()));
+    BOOST_TEST(*said == "fabric key " + fk + " (fingerprint " +
+                            auth::key_fingerprint(auth::process_key()->bytes) + "), host key " +
+                            hk + " (fingerprint " +
+                            auth::host_key_fingerprint(first->public_key()) + "), known_hosts " +
+                            kh + " (1 hosts)");
+    BOOST_REQUIRE(auth::process_host_key());
+    BOOST_TEST((auth::process_host_key()->public_key() == first->public_key()));
+    BOOST_TEST(auth::process_known_hosts()->find("n1"));
+    // The host key rotated: the new one signs after the reload.
+    std::filesystem::remove(hk);
+    auto second = auth::write_new_host_key_file(hk);
+    BOOST_REQUIRE(second.ok());
+    BOOST_REQUIRE(auth::reload_process_keys({fk, hk, kh}).ok());
+    BOOST_TEST((auth::process_host_key()->public_key() == second->public_key()));
+    // Rotated again, but known_hosts now bad: nothing changes, and the error names FILE:LINE.
+    std::filesystem::remove(hk);
+    BOOST_REQUIRE(auth::write_new_host_key_file(hk).ok());
+    d.write("kh", "n2 ed25519 " + pub + "\nn1:18520 ed25519 " + pub + "\n", 0644);
+    auto bad = auth::reload_process_keys({fk, hk, kh});
+    BOOST_REQUIRE(!bad.ok());
+    BOOST_TEST(bad.error().message().find(kh + ":2: ") != std::string::npos, bad.error().message());
+    BOOST_TEST((auth::process_host_key()->public_key() == second->public_key()));
+    BOOST_TEST(auth::process_known_hosts()->find("n1"));
+    BOOST_TEST(!auth::process_known_hosts()->find("n2"));
+    // Host keys configured away: cleared on the next reload.
+    BOOST_REQUIRE(auth::reload_process_keys({fk, "", ""}).ok());
+    BOOST_TEST(!auth::process_host_key());
+    BOOST_TEST(!auth::process_known_hosts());
+    auth::set_process_key(nullptr);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
