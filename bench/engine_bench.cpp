@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/verdict_cache.h"
 

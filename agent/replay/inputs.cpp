@@ -14,7 +14,7 @@
 #include "agent/replay/log_placement.h"
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/restart_evidence.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "store/counter_delta.h"
 #include "store/from_snapshot.h"
 
@@ -181,7 +181,6 @@ bool same_capture(const std::string& a, const std::string& b) {
     const auto fa = listing(a);
     return !fa.empty() && fa == listing(b);
 }
-
 
 /// The run's inputs read: host captures and folders of logs only, each with its index in the
 /// `dirs` given.

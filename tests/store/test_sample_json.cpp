@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "make_sample.h"
 
 BOOST_AUTO_TEST_SUITE(test_store_sample_json)

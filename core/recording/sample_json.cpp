@@ -1,4 +1,4 @@
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 
 #include <cerrno>
 #include <cmath>
