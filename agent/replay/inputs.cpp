@@ -373,10 +373,8 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
 
 bool holds_rdma_data(const SeriesStore& store) {
     if (store.series_count() > 0 || !store.log_events().empty()) return true;
-    for (const auto& [host, inv] : store.inventories()) {
-        const auto d = inv.snapshot.find("devices");
-        if (d != inv.snapshot.end() && d->is_array() && !d->empty()) return true;
-    }
+    for (const auto& [host, inv] : store.inventories())
+        if (inv.snapshot && !inv.snapshot->devices.empty()) return true;
     return false;
 }
 

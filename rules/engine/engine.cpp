@@ -7,13 +7,13 @@
 #include <set>
 #include <span>
 
-#include "core/inventory/inventory_from_json.h"
+#include "core/inventory/inventory.h"
 #include "rules/engine/checks.h"
 #include "rules/engine/evidence.h"
-#include "rules/joblog/log_rules.h"
 #include "rules/engine/measure.h"
 #include "rules/engine/verdict_cache.h"
 #include "rules/evidence_format.h"
+#include "rules/joblog/log_rules.h"
 #include "rules/port_usage.h"
 #include "store/window.h"
 
@@ -464,38 +464,30 @@ void add_no_verdict(const SeriesStore& store, const RuleSpec& rule, const Group&
 
 /// Runs one time-based rule on every host; adds each host where some group of the rule had
 /// the series it needs to `applicable_hosts`.
-/// What one engine run shares between rules: each host's inventory parsed (kept in the
-/// VerdictCache between runs until the store replaces it, else once per run) and with its usage
-/// counters (once per run), the ports never cabled per host, the verdict cache and its settled
-/// bound.
+/// What one engine run shares between rules: each host's inventory with its usage counters (once
+/// per run), the ports never cabled per host, the verdict cache and its settled bound. The
+/// store keeps the inventories typed (SeriesStore::Inventory): nothing is parsed here.
 struct RunState {
     VerdictCache* cache = nullptr;
     double settled_before = 0;
-    std::map<std::string, VerdictCache::ParsedInventory> parsed_here;  ///< without a cache
     std::map<std::string, std::optional<Snapshot>> with_usage;
     std::map<std::string, std::set<std::pair<std::string, std::string>>> uncabled;
 
-    /// `host`'s inventory parsed; nullptr when the store has none.
-    const Result<Snapshot>* inventory(const SeriesStore& store, const std::string& host) {
+    /// `host`'s inventory; nullptr when the store has none.
+    static const SeriesStore::Inventory* inventory(const SeriesStore& store,
+                                                   const std::string& host) {
         const auto inv = store.inventories().find(host);
-        if (inv == store.inventories().end()) return nullptr;
-        VerdictCache::ParsedInventory& p = (cache ? cache->inventories() : parsed_here)[host];
-        if (!p.snapshot || p.generation != inv->second.generation) {
-            p.snapshot = snapshot_from_json(inv->second.snapshot);
-            if (*p.snapshot && (*p.snapshot)->host.empty()) (*p.snapshot)->host = host;
-            p.generation = inv->second.generation;
-        }
-        return &*p.snapshot;
+        return inv == store.inventories().end() ? nullptr : &inv->second;
     }
 
     /// `host`'s inventory with the store's usage counters (add_usage_counters): what the
-    /// inventory checks read. nullptr when the store has none or it does not parse.
+    /// inventory checks read. nullptr when the store has none or its facts did not decode.
     const Snapshot* inventory_with_usage(const SeriesStore& store, const std::string& host) {
         auto it = with_usage.find(host);
         if (it == with_usage.end()) {
             std::optional<Snapshot> snap;
-            if (const Result<Snapshot>* parsed = inventory(store, host); parsed && *parsed) {
-                snap = **parsed;
+            if (const SeriesStore::Inventory* inv = inventory(store, host); inv && inv->snapshot) {
+                snap = *inv->snapshot;
                 add_usage_counters(store, host, *snap);   // the inventory keeps no counters
                 apply_state_history(store, host, *snap);  // the port state of the last capture
             }
@@ -764,18 +756,18 @@ void run_lifetime_rule(const SeriesStore& store, const RuleSpec& rule, EngineRes
 /// A check comparing hosts (fabric_consistency): every host's inventory at once; findings open
 /// at the latest inventory's time. Fewer than two hosts with an inventory: not applicable.
 void run_hosts_check(const SeriesStore& store, const RuleSpec& rule, HostsRule across,
-                     RunState& run, EngineResult& out) {
+                     EngineResult& out) {
     std::vector<const Snapshot*> parsed;
     double t = 0;
     for (const std::string& host : store.hosts()) {
-        const Result<Snapshot>* snap = run.inventory(store, host);
-        if (!snap) continue;
-        if (!*snap) {
-            out.unevaluated.push_back({host, rule.id + ": " + snap->error().message()});
+        const SeriesStore::Inventory* inv = RunState::inventory(store, host);
+        if (!inv) continue;
+        if (!inv->snapshot) {
+            out.unevaluated.push_back({host, rule.id + ": " + inv->error});
             continue;
         }
-        t = std::max(t, store.inventories().at(host).t);
-        parsed.push_back(&**snap);
+        t = std::max(t, inv->t);
+        parsed.push_back(inv->snapshot.get());
     }
     if (parsed.size() < 2) {
         out.not_applicable.push_back(
@@ -803,7 +795,7 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
     const RuleDef* def = find_check(rule.check);
     if (!def) return;  // parse_rules rejects unknown checks
     if (const HostsRule across = hosts_rule(rule.check)) {
-        run_hosts_check(store, rule, across, run, out);
+        run_hosts_check(store, rule, across, out);
         return;
     }
     for (const std::string& host : store.hosts()) {
@@ -814,8 +806,7 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
         }
         const Snapshot* snap = run.inventory_with_usage(store, host);
         if (!snap) {
-            out.unevaluated.push_back(
-                {host, rule.id + ": " + run.inventory(store, host)->error().message()});
+            out.unevaluated.push_back({host, rule.id + ": " + inv->second.error});
             continue;
         }
         RuleOutput ro;

@@ -114,9 +114,8 @@ bool evaluated_in_episodes(const FindingContext& ctx, double t) {
 void cite_sources(const FindingContext& ctx, Finding& f) {
     const auto inv = ctx.store.inventories().find(ctx.group.host);
     if (inv == ctx.store.inventories().end()) return;
-    const auto root = inv->second.snapshot.find("sysfs_root");
-    if (root == inv->second.snapshot.end() || !root->is_string()) return;
-    const std::string r = root->get<std::string>();
+    if (!inv->second.snapshot) return;
+    const std::string& r = inv->second.snapshot->sysfs_root;
     for (Evidence& e : f.evidence) e.source = cite_sysfs(r, e.source);
     for (TimelineEvent& e : f.timeline) e.source = cite_sysfs(r, e.source);
 }
