@@ -11,13 +11,14 @@
 // `--agent [RETENTION_S ...]` (300, 900, 3600 by default) times the agent's case instead: rules
 // runs after each new pass over a store with that retention, without and with the VerdictCache
 // (agent_runs); `--agent-cached` only with the cache, 300 runs (for a profiler). Usage:
-// rocehealth_engine_bench [--packed] [--repeat R | --agent | --agent-cached | --inventory]
-// [SCENARIO_DIR] [N ...]
+// rocehealth_engine_bench [--packed] [--repeat R | --agent | --agent-cached] [SCENARIO_DIR] [N ...]
+// rocehealth_engine_bench --inventory [DIR]
 // `--packed` keeps the replay's points packed as the agent's store does (store/point_seq.h), to
 // weigh that encoding's read cost; the agent's case is always packed. `--inventory` times what
-// one inventory costs between the collector and the engine: the JSON detour the store took
-// before issue 30 (the static facts as JSON text, parsed into a tree, decoded back by the
-// engine) against the typed copy the store keeps now (inventory_static_facts).
+// one inventory costs between the collector and the engine (for each `snapshot --json` file of
+// DIR, default tests/fixtures/inventory): the JSON detour the store took before issue 30 (the
+// static facts as JSON text, parsed into a tree, decoded back by the engine) against the typed
+// copy the store keeps now (inventory_static_facts).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,6 +31,7 @@
 
 #include "core/inventory/inventory.h"
 #include "core/inventory/inventory_from_json.h"
+#include "core/json_file.h"
 #include "core/recording/sample_json.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/verdict_cache.h"
@@ -140,17 +142,24 @@ bool agent_runs(const std::vector<rh::Sample>& rec, const rh::RuleSet& rules, do
     return same;
 }
 
-/// `--inventory`: per host of the recording, the CPU microseconds per inventory of the JSON
-/// detour (snapshot_json_tree + snapshot_from_json) and of the typed copy, and their ratio.
-int inventory_costs(const std::vector<rh::Sample>& rec) {
+/// `--inventory [DIR]`: per `snapshot --json` file of DIR (default tests/fixtures/inventory), the
+/// CPU microseconds per inventory of the JSON detour the store took before issue 30 (the static
+/// facts as JSON text parsed into a tree, snapshot_json_tree, then decoded by the engine,
+/// snapshot_from_json) and of the typed copy it keeps now (inventory_static_facts), and their
+/// ratio.
+int inventory_costs(const fs::path& dir) {
     constexpr int kRounds = 2000;
-    std::printf("%10s %8s %14s %14s %8s\n", "host", "devices", "json_us/inv", "typed_us/inv",
+    std::printf("%24s %8s %14s %14s %8s\n", "snapshot", "devices", "json_us/inv", "typed_us/inv",
                 "ratio");
-    std::map<std::string, const rh::Snapshot*> facts;
-    for (const rh::Sample& s : rec)
-        if (s.inventory) facts[s.host] = s.inventory.get();
     std::size_t sink = 0;
-    for (const auto& [host, snap] : facts) {
+    for (const auto& e : fs::directory_iterator(dir)) {
+        if (e.path().extension() != ".json") continue;
+        const auto doc = rh::read_json_file(e.path().string(), "read");
+        auto snap = doc ? rh::snapshot_from_json(*doc) : rh::Result<rh::Snapshot>(doc.error());
+        if (!snap) {
+            std::fprintf(stderr, "engine_bench: %s\n", snap.error().message().c_str());
+            return 2;
+        }
         double c0 = cpu_seconds();
         for (int k = 0; k < kRounds; ++k) {
             const auto back = rh::snapshot_from_json(
@@ -161,8 +170,8 @@ int inventory_costs(const std::vector<rh::Sample>& rec) {
         c0 = cpu_seconds();
         for (int k = 0; k < kRounds; ++k) sink += rh::inventory_static_facts(*snap).devices.size();
         const double typed_us = (cpu_seconds() - c0) * 1e6 / kRounds;
-        std::printf("%10s %8zu %14.1f %14.1f %8.1f\n", host.c_str(), snap->devices.size(), json_us,
-                    typed_us, json_us / typed_us);
+        std::printf("%24s %8zu %14.1f %14.1f %8.1f\n", e.path().filename().c_str(),
+                    snap->devices.size(), json_us, typed_us, json_us / typed_us);
     }
     return sink > 0 ? 0 : 1;
 }
@@ -199,8 +208,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "engine_bench: %s\n", rules.error().message().c_str());
         return 2;
     }
+    if (inventory)
+        return inventory_costs(argc > arg ? fs::path(argv[arg])
+                                          : dir.parent_path().parent_path() / "fixtures/inventory");
     const auto rec = load(dir);
-    if (inventory) return inventory_costs(rec);
     std::printf("engine over %s (%zu samples), %zu rules, points %s\n", dir.c_str(), rec.size(),
                 rules->rules.size(), packed ? "packed (the agent's)" : "plain (a replay's)");
     if (agent) {
