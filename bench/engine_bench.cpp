@@ -12,8 +12,13 @@
 // runs after each new pass over a store with that retention, without and with the VerdictCache
 // (agent_runs); `--agent-cached` only with the cache, 300 runs (for a profiler). Usage:
 // rocehealth_engine_bench [--packed] [--repeat R | --agent | --agent-cached] [SCENARIO_DIR] [N ...]
+// rocehealth_engine_bench --inventory [DIR]
 // `--packed` keeps the replay's points packed as the agent's store does (store/point_seq.h), to
-// weigh that encoding's read cost; the agent's case is always packed.
+// weigh that encoding's read cost; the agent's case is always packed. `--inventory` times what
+// one inventory costs between the collector and the engine (for each `snapshot --json` file of
+// DIR, default tests/fixtures/inventory): the JSON detour the store took before issue 30 (the
+// static facts as JSON text, parsed into a tree, decoded back by the engine) against the typed
+// copy the store keeps now (inventory_static_facts).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,7 +29,10 @@
 #include <string>
 #include <vector>
 
-#include "core/sample_json.h"
+#include "core/inventory/inventory.h"
+#include "core/inventory/inventory_from_json.h"
+#include "core/json_file.h"
+#include "core/recording/sample_json.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/verdict_cache.h"
 
@@ -134,6 +142,40 @@ bool agent_runs(const std::vector<rh::Sample>& rec, const rh::RuleSet& rules, do
     return same;
 }
 
+/// `--inventory [DIR]`: per `snapshot --json` file of DIR (default tests/fixtures/inventory), the
+/// CPU microseconds per inventory of the JSON detour the store took before issue 30 (the static
+/// facts as JSON text parsed into a tree, snapshot_json_tree, then decoded by the engine,
+/// snapshot_from_json) and of the typed copy it keeps now (inventory_static_facts), and their
+/// ratio.
+int inventory_costs(const fs::path& dir) {
+    constexpr int kRounds = 2000;
+    std::printf("%24s %8s %14s %14s %8s\n", "snapshot", "devices", "json_us/inv", "typed_us/inv",
+                "ratio");
+    std::size_t sink = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        if (e.path().extension() != ".json") continue;
+        const auto doc = rh::read_json_file(e.path().string(), "read");
+        auto snap = doc ? rh::snapshot_from_json(*doc) : rh::Result<rh::Snapshot>(doc.error());
+        if (!snap) {
+            std::fprintf(stderr, "engine_bench: %s\n", snap.error().message().c_str());
+            return 2;
+        }
+        double c0 = cpu_seconds();
+        for (int k = 0; k < kRounds; ++k) {
+            const auto back = rh::snapshot_from_json(
+                rh::snapshot_json_tree(*snap, rh::InventoryJson::without_counters));
+            sink += back ? back->devices.size() : 0;
+        }
+        const double json_us = (cpu_seconds() - c0) * 1e6 / kRounds;
+        c0 = cpu_seconds();
+        for (int k = 0; k < kRounds; ++k) sink += rh::inventory_static_facts(*snap).devices.size();
+        const double typed_us = (cpu_seconds() - c0) * 1e6 / kRounds;
+        std::printf("%24s %8zu %14.1f %14.1f %8.1f\n", e.path().filename().c_str(),
+                    snap->devices.size(), json_us, typed_us, json_us / typed_us);
+    }
+    return sink > 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -144,6 +186,8 @@ int main(int argc, char** argv) {
         ++argv;
         --argc;
     }
+    const bool inventory = argc > 1 && std::string(argv[1]) == "--inventory";
+    if (inventory) arg = 2;
     if (argc > 1 &&
         (std::string(argv[1]) == "--agent" || std::string(argv[1]) == "--agent-cached")) {
         agent = true;
@@ -164,6 +208,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "engine_bench: %s\n", rules.error().message().c_str());
         return 2;
     }
+    if (inventory)
+        return inventory_costs(argc > arg ? fs::path(argv[arg])
+                                          : dir.parent_path().parent_path() / "fixtures/inventory");
     const auto rec = load(dir);
     std::printf("engine over %s (%zu samples), %zu rules, points %s\n", dir.c_str(), rec.size(),
                 rules->rules.size(), packed ? "packed (the agent's)" : "plain (a replay's)");

@@ -1,17 +1,21 @@
 // Sample: one timestamped observation with its unit — what collectors and probes produce, what the
-// time-series store keeps (store/), what recordings hold (one JSON line each, core/sample_json.h)
-// and what the rules read. A cumulative counter keeps its integer value (deltas of 64-bit counters
-// must be exact); a gauge (probe latency, port state, configuration) is a double.
+// time-series store keeps (store/), what recordings hold (one JSON line each,
+// core/recording/sample_json.h) and what the rules read. A cumulative counter keeps its integer
+// value (deltas of 64-bit counters must be exact); a gauge (probe latency, port state,
+// configuration) is a double.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace rh {
+
+struct Snapshot;  // core/inventory/inventory.h
 
 /// When a pass was taken (store/from_snapshot.h stamps its samples with it).
 struct SampleTime {
@@ -25,7 +29,7 @@ using Labels = std::map<std::string, std::string>;
 enum class SampleKind {
     counter,    ///< cumulative, only differences mean something (count)
     gauge,      ///< a level at that instant (value)
-    inventory,  ///< the host's static facts (Snapshot JSON without counters) for inventory checks
+    inventory,  ///< the host's static facts (a Snapshot without counters) for inventory checks
 };
 
 const char* to_string(SampleKind k);
@@ -43,12 +47,15 @@ struct Sample {
     std::string unit;  ///< "packets", "bytes", "us", "frames", "events", "state", "bool", ...
     std::optional<std::uint64_t> count;  ///< counter value; nullopt = missing (see error)
     std::optional<double> value;         ///< gauge value; nullopt = missing (see error)
-    nlohmann::json inventory;            ///< SampleKind::inventory only
-    std::string error;                   ///< why count/value is missing
-    std::string source;                  ///< sysfs path, "ethtool -S eth0", "probe", bundle file
-    std::string raw;                     ///< kernel/driver counter name it came from
-    unsigned width_bits = 64;            ///< counter hardware width (32: mlx5 Q counters wrap)
-    bool saturates = false;              ///< PMA error counters stop at their maximum
+    /// SampleKind::inventory only: the host's static facts (inventory_static_facts, shared:
+    /// copying the sample copies no facts). nullptr when a recording's inventory did not
+    /// decode (`error` says why).
+    std::shared_ptr<const Snapshot> inventory;
+    std::string error;         ///< why count/value is missing
+    std::string source;        ///< sysfs path, "ethtool -S eth0", "probe", bundle file
+    std::string raw;           ///< kernel/driver counter name it came from
+    unsigned width_bits = 64;  ///< counter hardware width (32: mlx5 Q counters wrap)
+    bool saturates = false;    ///< PMA error counters stop at their maximum
     /// Timeline segment of the host: a reboot or a counter reset (driver reload) between two
     /// captures starts a new one (agent/replay/inputs.cpp). Counters of different segments are
     /// never differenced: no rate, no increase across the split. Live samples start a new one

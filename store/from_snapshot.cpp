@@ -58,7 +58,7 @@ class Emitter {
         s.unit.assign(unit);
         s.count.reset();
         s.value.reset();
-        if (!s.inventory.is_null()) s.inventory = nullptr;
+        if (s.inventory) s.inventory = nullptr;
         s.error.clear();
         s.source.assign(source);
         s.raw.clear();
@@ -198,7 +198,7 @@ Sample inventory_sample(const Snapshot& snap, SampleTime when) {
     s.series = "inventory";
     s.kind = SampleKind::inventory;
     s.source = snap.sysfs_root;
-    s.inventory = inventory_json(snap);
+    s.inventory = std::make_shared<const Snapshot>(inventory_static_facts(snap));
     return s;
 }
 

@@ -1,6 +1,7 @@
 // A collection pass (Snapshot) as samples: every normalized counter, the port/netdev facts the
-// rules read as gauges, and optionally one inventory sample (the snapshot without counters) for
-// the inventory checks. Series names, units and labels: store/README.md.
+// rules read as gauges, and optionally one inventory sample (the snapshot without counters,
+// typed: inventory_static_facts) for the inventory checks. Series names, units and labels:
+// store/README.md.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,8 @@ std::vector<Sample> samples_from_snapshot(const Snapshot& snap, SampleTime when,
 /// that passes the same vector each pass allocates nothing while the layout stays the same.
 void fill_samples_from_snapshot(const Snapshot& snap, SampleTime when, std::vector<Sample>& out);
 
-/// The inventory sample of `snap` at `when` (series "inventory", source = the sysfs root).
+/// The inventory sample of `snap` at `when` (series "inventory", source = the sysfs root), holding
+/// inventory_static_facts(snap).
 Sample inventory_sample(const Snapshot& snap, SampleTime when);
 
 /// The snapshot's JSON without counter lists (counters, hw_counters, nl_hw_counters,

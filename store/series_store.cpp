@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/inventory/inventory.h"
 #include "store/counter_delta.h"
 
 namespace rh {
@@ -157,16 +158,24 @@ PointSeq::const_iterator Series::first_value_change() const {
 }
 
 void SeriesStore::add_log_event(PlacedLogEvent e) {
-    const auto at = std::upper_bound(
-        log_events_.begin(), log_events_.end(), e.t,
-        [](double t, const PlacedLogEvent& x) { return t < x.t; });
+    const auto at = std::upper_bound(log_events_.begin(), log_events_.end(), e.t,
+                                     [](double t, const PlacedLogEvent& x) { return t < x.t; });
     log_events_.insert(at, std::move(e));
 }
 
 void SeriesStore::add_inventory(const Sample& s) {
     const double t = engine_time(s);
     auto& inv = inventories_[s.host];
-    if (inv.snapshot.is_null() || t >= inv.t) inv = Inventory{t, s.inventory, ++inventories_added_};
+    if (inv.generation == 0 || t >= inv.t) {
+        inv =
+            Inventory{t, s.inventory, s.inventory ? std::string() : s.error, ++inventories_added_};
+        if (inv.snapshot && inv.snapshot->host.empty()) {  // facts that do not name their host
+            auto named = std::make_shared<Snapshot>(*inv.snapshot);
+            named->host = s.host;
+            inv.snapshot = std::move(named);
+        }
+        if (!inv.snapshot && inv.error.empty()) inv.error = "inventory sample without facts";
+    }
     if (s.wall_ms != 0) has_wall_clock_ = true;
     note_pass_time(pass_times_[s.host], t, limits_.retention_s, passes_inserted_);
 }

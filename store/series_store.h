@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -144,12 +145,16 @@ class SeriesStore {
     /// engine's VerdictCache starts again). 0 while every pass time comes in order.
     std::size_t passes_inserted() const { return passes_inserted_; }
 
-    /// Latest inventory (snapshot JSON) of each host, with its engine time.
+    /// Latest inventory of each host (its static facts, typed: no counter lists), with its
+    /// engine time. The facts' host is the sample's when they name none.
     struct Inventory {
         double t = 0;
-        nlohmann::json snapshot;
-        /// Changes each time the host's inventory is replaced (a store-wide count), so a parse
-        /// of it can be kept until then (the rule engine's VerdictCache).
+        /// nullptr when the sample carried no facts (a recording's inventory that did not
+        /// decode): `error` says why, and the inventory checks report it for the host.
+        std::shared_ptr<const Snapshot> snapshot;
+        std::string error;
+        /// Changes each time the host's inventory is replaced (a store-wide count), so what is
+        /// derived from it can be kept until then (the rule engine's VerdictCache).
         std::uint64_t generation = 0;
     };
     void add_inventory(const Sample& s);

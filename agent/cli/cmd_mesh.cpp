@@ -14,7 +14,7 @@
 #include "agent/cli/options.h"
 #include "agent/reports/mesh_summary.h"
 #include "core/hostname.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "probes/mesh/mesh.h"
 #include "probes/verbs/device_select.h"
 

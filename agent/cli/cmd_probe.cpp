@@ -14,7 +14,7 @@
 #include "agent/reports/probe_text.h"
 #include "core/clock.h"
 #include "core/hostname.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "probes/latency/probe.h"
 #include "probes/latency/probe_samples.h"
 #include "probes/latency/probe_session.h"

@@ -19,7 +19,7 @@
 #include "agent/sampling/host_sampler.h"
 #include "core/clock.h"
 #include "core/pass_schedule.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 
 namespace rh::cli {
 

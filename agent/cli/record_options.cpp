@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "core/duration_arg.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 
 namespace rh::cli {
 

@@ -14,7 +14,7 @@
 #include "agent/replay/log_placement.h"
 #include "collectors/bundle/bundle.h"
 #include "collectors/bundle/restart_evidence.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "store/counter_delta.h"
 #include "store/from_snapshot.h"
 
@@ -181,7 +181,6 @@ bool same_capture(const std::string& a, const std::string& b) {
     const auto fa = listing(a);
     return !fa.empty() && fa == listing(b);
 }
-
 
 /// The run's inputs read: host captures and folders of logs only, each with its index in the
 /// `dirs` given.
@@ -374,10 +373,8 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
 
 bool holds_rdma_data(const SeriesStore& store) {
     if (store.series_count() > 0 || !store.log_events().empty()) return true;
-    for (const auto& [host, inv] : store.inventories()) {
-        const auto d = inv.snapshot.find("devices");
-        if (d != inv.snapshot.end() && d->is_array() && !d->empty()) return true;
-    }
+    for (const auto& [host, inv] : store.inventories())
+        if (inv.snapshot && !inv.snapshot->devices.empty()) return true;
     return false;
 }
 

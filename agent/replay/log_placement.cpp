@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "core/gid_addr.h"
-#include "core/inventory/inventory_from_json.h"
+#include "core/inventory/inventory.h"
 
 namespace rh {
 
@@ -53,7 +53,7 @@ HostIndex index_hosts(const SeriesStore& store, const std::vector<BundleCapture>
     HostIndex ix;
     for (const auto& [host, inv] : store.inventories()) {
         ix.hosts.insert(host);
-        const auto snap = snapshot_from_json(inv.snapshot);
+        const Snapshot* snap = inv.snapshot.get();
         if (!snap) continue;
         for (const Device& d : snap->devices)
             for (const Port& p : d.ports)

@@ -3,7 +3,7 @@
 #include "agent/replay/inputs.h"
 #include "agent/replay/replay.h"
 #include "core/inventory/parse.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "rules/engine/engine.h"
 #include "store/window.h"
 

@@ -2,7 +2,7 @@
 
 #include "agent/sampling/host_sampler.h"
 #include "collectors/collect.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "store/from_snapshot.h"
 
 namespace rh {

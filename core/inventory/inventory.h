@@ -229,6 +229,11 @@ std::string snapshot_json_text(const Snapshot& s, int indent,
 /// The same as a tree (parsed from that text).
 nlohmann::json snapshot_json_tree(const Snapshot& s, InventoryJson what);
 
+/// `s` without what InventoryJson::without_counters leaves out (every counter list): the
+/// static facts an inventory sample keeps (store/from_snapshot.h) and the inventory checks read.
+/// Its full JSON is `s`'s without_counters JSON.
+Snapshot inventory_static_facts(Snapshot s);
+
 /// Trees of the same JSON (parsed from write_json's text: one definition of the format).
 void to_json(nlohmann::json& j, const LinkPauseStats& p);
 void to_json(nlohmann::json& j, const DcbApp& a);

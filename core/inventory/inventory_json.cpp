@@ -302,6 +302,20 @@ nlohmann::json snapshot_json_tree(const Snapshot& s, InventoryJson what) {
     return tree(s, what);
 }
 
+Snapshot inventory_static_facts(Snapshot s) {
+    for (Device& d : s.devices) {
+        for (PcieLink& l : d.pcie) l.aer.clear();
+        for (Port& p : d.ports) {
+            p.counters.clear();
+            p.hw_counters.clear();
+            p.nl_hw_counters.clear();
+            p.normalized.clear();
+            if (p.netdev) p.netdev->ethtool_stats.clear();
+        }
+    }
+    return s;
+}
+
 void to_json(nlohmann::json& j, const LinkPauseStats& p) {
     j = tree(p);
 }

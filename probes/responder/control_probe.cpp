@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "core/clock.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "probes/latency/probe_samples.h"
 #include "probes/wire/control_fields.h"
 #include "probes/wire/control_replies.h"

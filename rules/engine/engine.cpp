@@ -7,13 +7,13 @@
 #include <set>
 #include <span>
 
-#include "core/inventory/inventory_from_json.h"
+#include "core/inventory/inventory.h"
 #include "rules/engine/checks.h"
 #include "rules/engine/evidence.h"
-#include "rules/joblog/log_rules.h"
 #include "rules/engine/measure.h"
 #include "rules/engine/verdict_cache.h"
 #include "rules/evidence_format.h"
+#include "rules/joblog/log_rules.h"
 #include "rules/port_usage.h"
 #include "store/window.h"
 
@@ -462,40 +462,30 @@ void add_no_verdict(const SeriesStore& store, const RuleSpec& rule, const Group&
     out.not_judged.push_back(std::move(n));
 }
 
-/// Runs one time-based rule on every host; adds each host where some group of the rule had
-/// the series it needs to `applicable_hosts`.
-/// What one engine run shares between rules: each host's inventory parsed (kept in the
-/// VerdictCache between runs until the store replaces it, else once per run) and with its usage
-/// counters (once per run), the ports never cabled per host, the verdict cache and its settled
-/// bound.
+/// What one engine run shares between rules: each host's inventory with its usage counters (once
+/// per run), the ports never cabled per host, the verdict cache and its settled bound. The
+/// store keeps the inventories typed (SeriesStore::Inventory): nothing is parsed here.
 struct RunState {
     VerdictCache* cache = nullptr;
     double settled_before = 0;
-    std::map<std::string, VerdictCache::ParsedInventory> parsed_here;  ///< without a cache
     std::map<std::string, std::optional<Snapshot>> with_usage;
     std::map<std::string, std::set<std::pair<std::string, std::string>>> uncabled;
 
-    /// `host`'s inventory parsed; nullptr when the store has none.
-    const Result<Snapshot>* inventory(const SeriesStore& store, const std::string& host) {
+    /// `host`'s inventory; nullptr when the store has none.
+    static const SeriesStore::Inventory* inventory(const SeriesStore& store,
+                                                   const std::string& host) {
         const auto inv = store.inventories().find(host);
-        if (inv == store.inventories().end()) return nullptr;
-        VerdictCache::ParsedInventory& p = (cache ? cache->inventories() : parsed_here)[host];
-        if (!p.snapshot || p.generation != inv->second.generation) {
-            p.snapshot = snapshot_from_json(inv->second.snapshot);
-            if (*p.snapshot && (*p.snapshot)->host.empty()) (*p.snapshot)->host = host;
-            p.generation = inv->second.generation;
-        }
-        return &*p.snapshot;
+        return inv == store.inventories().end() ? nullptr : &inv->second;
     }
 
     /// `host`'s inventory with the store's usage counters (add_usage_counters): what the
-    /// inventory checks read. nullptr when the store has none or it does not parse.
+    /// inventory checks read. nullptr when the store has none or its facts did not decode.
     const Snapshot* inventory_with_usage(const SeriesStore& store, const std::string& host) {
         auto it = with_usage.find(host);
         if (it == with_usage.end()) {
             std::optional<Snapshot> snap;
-            if (const Result<Snapshot>* parsed = inventory(store, host); parsed && *parsed) {
-                snap = **parsed;
+            if (const SeriesStore::Inventory* inv = inventory(store, host); inv && inv->snapshot) {
+                snap = *inv->snapshot;
                 add_usage_counters(store, host, *snap);   // the inventory keeps no counters
                 apply_state_history(store, host, *snap);  // the port state of the last capture
             }
@@ -518,16 +508,184 @@ struct RunState {
     }
 };
 
-void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
-                   RunState& run, EngineResult& out, std::set<std::string>& applicable_hosts) {
-    // The conditions evaluated per pass: the rule's, its escalations', its alternatives' and
-    // supporting signals' (evidence).
+/// The conditions a time rule evaluates per pass: the rule's, its escalations', its
+/// alternatives' and supporting signals' (evidence).
+std::vector<const Condition*> evaluated_conditions(const RuleSpec& rule) {
     std::vector<const Condition*> conditions = leaf_conditions(rule.when);
     for (const Escalation& e : rule.escalate)
         for (const Condition* c : leaf_conditions(e.when)) conditions.push_back(c);
     for (const Alternative& a : rule.alternatives)
         for (const Condition* c : leaf_conditions(a.indicated_by)) conditions.push_back(c);
     for (const Condition& c : rule.supports) conditions.push_back(&c);
+    return conditions;
+}
+
+/// Records that `rule` needs the time between captures, which `host`'s data has not (kind
+/// "no_interval": pass times that are an order only).
+void add_no_interval(const RuleSpec& rule, const std::string& host,
+                     const std::vector<double>& passes, EngineResult& out) {
+    NotJudged n;
+    n.host = host;
+    n.rule_id = rule.id;
+    n.kind = "no_interval";
+    n.window_s = longest_window_s(rule.when);
+    n.hold_s = rule.hold_s;
+    n.need_s = std::max(n.window_s, n.hold_s);
+    n.passes = passes.size();
+    n.text = rule.id + " needs the time between captures";
+    out.not_judged.push_back(std::move(n));
+}
+
+/// One time rule on one group of one host, at its host's passes.
+struct GroupRun {
+    const SeriesStore& store;
+    const RuleSpec& rule;
+    const Group& g;
+    const std::vector<double>& passes;
+    VerdictCache::Entry* kept;  ///< what the VerdictCache keeps of the group; nullptr without one
+    double settled_before;
+
+    /// Whether the rule can hold at some pass (can_hold). A series the rule needs that this
+    /// host never recorded (upstream kernels have no ECN enable state, one host has no peer's
+    /// CNP counters) means the rule cannot hold here whatever the other series do. Checked at
+    /// every pass: which priorities have PFC, so which series count, may change.
+    bool possible(bool need_values) const {
+        if (!kept)
+            return std::any_of(passes.begin(), passes.end(), [&](double t) {
+                return can_hold(store, rule.when, g, t, need_values);
+            });
+        // Settled passes already checked are not checked again (VerdictCache).
+        VerdictCache::Possible& p = kept->possible[need_values ? 1 : 0];
+        if (p.at && !passes.empty() && *p.at >= passes.front()) return true;
+        const auto from = p.none_through
+                              ? std::upper_bound(passes.begin(), passes.end(), *p.none_through)
+                              : passes.begin();
+        for (const double t : std::span(from, passes.end())) {
+            const bool settled = verdict_settled(t, 0, settled_before);
+            if (can_hold(store, rule.when, g, t, need_values)) {
+                if (settled) p.at = t;
+                return true;
+            }
+            if (settled) p.none_through = t;
+        }
+        return false;
+    }
+};
+
+/// Reports why a rule that can hold for the group gives no verdict there: too little data
+/// (not judged), series with values that decided nothing (no verdict), or no usable value
+/// (unevaluated). True when it reported one, so the group gives no finding.
+bool reported_unjudged(const GroupRun& gr, const Outcome& outcome, const std::string& host,
+                       EngineResult& out) {
+    const RuleSpec& rule = gr.rule;
+    const auto& passes = gr.passes;
+    const bool known = outcome.known, blocked = outcome.undecided || !known;
+    const bool none = outcome.episodes.empty();
+    // Too little data to judge: one capture for a rule that measures rates, or a span
+    // shorter than its window or hold that does not already rule it out. Not healthy.
+    if (none) {
+        const bool one_pass = passes.size() == 1;
+        const double need = std::max(longest_window_s(rule.when), rule.hold_s);
+        const bool short_data =
+            one_pass ? !reads_one_pass(rule.when)
+                     : known && passes.back() - passes.front() + kWindowSlackS < need;
+        if (short_data && (one_pass || !ruled_out_on_short_data(gr.store, rule, gr.g, passes))) {
+            add_not_judged(rule, host, passes, out);
+            return true;
+        }
+    }
+    // Series with values that gave no verdict (pause frames without a port rate that
+    // bound nothing, a counter that lost its value at the last capture): not healthy.
+    if (none && gr.possible(true)) {
+        const auto at = last_evaluation_pass(rule, passes);
+        const bool last_unknown =
+            at && !holds(gr.store, rule.when, gr.g, passes[at->first], at->second);
+        if (!known || last_unknown) {
+            add_no_verdict(gr.store, rule, gr.g, passes, out);
+            return true;
+        }
+    }
+    if (!known || (blocked && !gr.possible(true))) {
+        const std::string never = absent_series(gr.store, rule, gr.g, passes.back(), true);
+        out.unevaluated.push_back(
+            {group_subject(gr.g), rule.id + ": " +
+                                      (never.empty() ? "its series (" + series_list(rule) +
+                                                           ") had no usable values in any interval"
+                                                     : never + " never had a usable value")});
+        return true;
+    }
+    return false;
+}
+
+/// The finding of a time rule that held in `eps` for the group, with its evidence.
+void add_time_finding(const GroupRun& gr, const std::vector<Episode>& eps,
+                      const EngineOptions& opts, const std::string& host, EngineResult& out) {
+    const SeriesStore& store = gr.store;
+    const auto& passes = gr.passes;
+    Finding f;
+    f.rule_id = gr.rule.id;
+    f.severity = escalated(store, gr.rule, gr.g, passes, eps);
+    set_location(gr.g, f);
+    f.opened_t = eps.front().start;
+    f.closed_t = eps.back().end < passes.back() ? eps.back().end : 0;
+    f.opened_wall_ms = wall_ms_of(store, f.opened_t);
+    f.closed_wall_ms = f.closed_t != 0 ? wall_ms_of(store, f.closed_t) : 0;
+    f.episodes = static_cast<unsigned>(eps.size());
+    f.explanation = gr.rule.explanation;
+    attach_evidence(FindingContext{store, gr.rule, gr.g, passes, eps, opts.lookback_s}, f);
+    if (opts.unspaced_hosts.count(host) &&
+        f.confidence_reason.starts_with("the condition held for "))
+        // Pass times 1 apart are an order, not seconds: say how many captures it spans.
+        f.confidence_reason = "the condition held across captures " +
+                              std::to_string(pass_index(passes, eps.front().start) + 1) + " to " +
+                              std::to_string(pass_index(passes, eps.back().end) + 1) +
+                              " (no clock: no duration)" +
+                              f.confidence_reason.substr(f.confidence_reason.find(" s") + 2);
+    out.findings.push_back(std::move(f));
+}
+
+/// One time rule on one group of `host`: a finding, or why there is none; adds the host to
+/// `applicable_hosts` when the rule could be applied to the group.
+void judge_group(const SeriesStore& store, const RuleSpec& rule, const Group& g,
+                 const std::string& host, const std::vector<const Condition*>& conditions,
+                 const EngineOptions& opts, RunState& run, EngineResult& out,
+                 std::set<std::string>& applicable_hosts) {
+    // Which series each condition reads: kept with the verdicts while the store's layout
+    // holds (VerdictCache), else matched again for this run.
+    VerdictCache::Entry* kept = run.cache ? &run.cache->entry(rule.id, g) : nullptr;
+    if (kept && !kept->selections) kept->selections = SelectionMemo::select(store, g, conditions);
+    std::optional<SelectionMemo> memo;
+    if (kept)
+        memo.emplace(store, g, *kept->selections);
+    else
+        memo.emplace(store, g, conditions);
+    const auto& passes = store.pass_times(host);
+    const GroupRun gr{store, rule, g, passes, kept, run.settled_before};
+    const Outcome outcome = evaluate_rule(store, rule, g, passes, kept, run.settled_before);
+    // A rule that cannot hold here: not applicable when that left it undecided at some pass;
+    // false at every pass is decided (healthy). Either way a span shorter than its window
+    // does not matter, so a busier host is not judged on other grounds than a quiet one.
+    // Series that exist without usable values leave it unevaluated.
+    if (!gr.possible(false)) {
+        if (outcome.undecided || !outcome.known)
+            out.not_applicable.push_back(
+                {group_subject(g), rule.id + ": no " +
+                                       absent_series(store, rule, g, passes.back(), false) +
+                                       " in the data"});
+        else
+            applicable_hosts.insert(host);
+        return;
+    }
+    applicable_hosts.insert(host);
+    if (reported_unjudged(gr, outcome, host, out) || outcome.episodes.empty()) return;
+    add_time_finding(gr, outcome.episodes, opts, host, out);
+}
+
+/// Runs one time-based rule on every host; adds each host where some group of the rule had
+/// the series it needs to `applicable_hosts`.
+void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineOptions& opts,
+                   RunState& run, EngineResult& out, std::set<std::string>& applicable_hosts) {
+    const std::vector<const Condition*> conditions = evaluated_conditions(rule);
     for (const std::string& host : store.hosts()) {
         const auto& passes = store.pass_times(host);
         const auto groups = groups_for(store, rule, host);
@@ -538,135 +696,87 @@ void run_time_rule(const SeriesStore& store, const RuleSpec& rule, const EngineO
         }
         if (opts.unspaced_hosts.count(host) && passes.size() > 1 && needs_interval(rule)) {
             applicable_hosts.insert(host);
-            NotJudged n;
-            n.host = host;
-            n.rule_id = rule.id;
-            n.kind = "no_interval";
-            n.window_s = longest_window_s(rule.when);
-            n.hold_s = rule.hold_s;
-            n.need_s = std::max(n.window_s, n.hold_s);
-            n.passes = passes.size();
-            n.text = rule.id + " needs the time between captures";
-            out.not_judged.push_back(std::move(n));
+            add_no_interval(rule, host, passes, out);
             continue;
         }
         // A port that never had carrier nor traffic did not flap and carries nothing: its
         // time rules stay silent (port_not_active notes it, rules/port_usage.h).
         const auto& uncabled = run.uncabled_on(store, host);
-        for (const Group& g : groups) {
-            if (uncabled_group(uncabled, g.labels)) continue;
-            // Which series each condition reads: kept with the verdicts while the store's
-            // layout holds (VerdictCache), else matched again for this run.
-            VerdictCache::Entry* kept = run.cache ? &run.cache->entry(rule.id, g) : nullptr;
-            if (kept && !kept->selections)
-                kept->selections = SelectionMemo::select(store, g, conditions);
-            std::optional<SelectionMemo> memo;
-            if (kept)
-                memo.emplace(store, g, *kept->selections);
-            else
-                memo.emplace(store, g, conditions);
-            // A series the rule needs that this host never recorded (upstream kernels have
-            // no ECN enable state, one host has no peer's CNP counters) means the rule cannot
-            // hold here whatever the other series do: not applicable when that left it
-            // undecided at some pass; false at every pass is decided (healthy). Either way a
-            // span shorter than its window does not matter, so a busier host is not judged on
-            // other grounds than a quiet one. Series that exist without usable values leave it
-            // unevaluated. Checked at every pass: which priorities have PFC, so which series
-            // count, may change.
-            const auto possible = [&](bool need_values) {
-                if (!kept)
-                    return std::any_of(passes.begin(), passes.end(), [&](double t) {
-                        return can_hold(store, rule.when, g, t, need_values);
-                    });
-                // Settled passes already checked are not checked again (VerdictCache).
-                VerdictCache::Possible& p = kept->possible[need_values ? 1 : 0];
-                if (p.at && !passes.empty() && *p.at >= passes.front()) return true;
-                const auto from =
-                    p.none_through ? std::upper_bound(passes.begin(), passes.end(), *p.none_through)
-                                   : passes.begin();
-                for (const double t : std::span(from, passes.end())) {
-                    const bool settled = verdict_settled(t, 0, run.settled_before);
-                    if (can_hold(store, rule.when, g, t, need_values)) {
-                        if (settled) p.at = t;
-                        return true;
-                    }
-                    if (settled) p.none_through = t;
-                }
-                return false;
-            };
-            const Outcome outcome = evaluate_rule(store, rule, g, passes, kept, run.settled_before);
-            const std::vector<Episode>& eps = outcome.episodes;
-            const bool known = outcome.known, undecided = outcome.undecided;
-            const bool blocked = undecided || !known;
-            if (!possible(false)) {
-                if (blocked)
-                    out.not_applicable.push_back(
-                        {group_subject(g), rule.id + ": no " +
-                                               absent_series(store, rule, g, passes.back(), false) +
-                                               " in the data"});
-                else
-                    applicable_hosts.insert(host);
-                continue;
-            }
-            applicable_hosts.insert(host);
-            // Too little data to judge: one capture for a rule that measures rates, or a span
-            // shorter than its window or hold that does not already rule it out. Not healthy.
-            if (eps.empty()) {
-                const bool one_pass = passes.size() == 1;
-                const double need = std::max(longest_window_s(rule.when), rule.hold_s);
-                const bool short_data =
-                    one_pass ? !reads_one_pass(rule.when)
-                             : known && passes.back() - passes.front() + kWindowSlackS < need;
-                if (short_data && (one_pass || !ruled_out_on_short_data(store, rule, g, passes))) {
-                    add_not_judged(rule, host, passes, out);
-                    continue;
-                }
-            }
-            // Series with values that gave no verdict (pause frames without a port rate that
-            // bound nothing, a counter that lost its value at the last capture): not healthy.
-            if (eps.empty() && possible(true)) {
-                const auto at = last_evaluation_pass(rule, passes);
-                const bool last_unknown =
-                    at && !holds(store, rule.when, g, passes[at->first], at->second);
-                if (!known || last_unknown) {
-                    add_no_verdict(store, rule, g, passes, out);
-                    continue;
-                }
-            }
-            if (!known || (blocked && !possible(true))) {
-                const std::string never = absent_series(store, rule, g, passes.back(), true);
-                out.unevaluated.push_back(
-                    {group_subject(g),
-                     rule.id + ": " +
-                         (never.empty() ? "its series (" + series_list(rule) +
-                                              ") had no usable values in any interval"
-                                        : never + " never had a usable value")});
-                continue;
-            }
-            if (eps.empty()) continue;
-            Finding f;
-            f.rule_id = rule.id;
-            f.severity = escalated(store, rule, g, passes, eps);
-            set_location(g, f);
-            f.opened_t = eps.front().start;
-            f.closed_t = eps.back().end < passes.back() ? eps.back().end : 0;
-            f.opened_wall_ms = wall_ms_of(store, f.opened_t);
-            f.closed_wall_ms = f.closed_t != 0 ? wall_ms_of(store, f.closed_t) : 0;
-            f.episodes = static_cast<unsigned>(eps.size());
-            f.explanation = rule.explanation;
-            attach_evidence(FindingContext{store, rule, g, passes, eps, opts.lookback_s}, f);
-            if (opts.unspaced_hosts.count(host) &&
-                f.confidence_reason.starts_with("the condition held for "))
-                // Pass times 1 apart are an order, not seconds: say how many captures it spans.
-                f.confidence_reason =
-                    "the condition held across captures " +
-                    std::to_string(pass_index(passes, eps.front().start) + 1) + " to " +
-                    std::to_string(pass_index(passes, eps.back().end) + 1) +
-                    " (no clock: no duration)" +
-                    f.confidence_reason.substr(f.confidence_reason.find(" s") + 2);
-            out.findings.push_back(std::move(f));
-        }
+        for (const Group& g : groups)
+            if (!uncabled_group(uncabled, g.labels))
+                judge_group(store, rule, g, host, conditions, opts, run, out, applicable_hosts);
     }
+}
+
+/// What a lifetime rule that gave no verdict for `g` at `t` lacked to weigh its counters
+/// against: the `per` series (or uptime) missing while the counters themselves are there.
+std::set<std::string> missing_references(const SeriesStore& store, const RuleSpec& rule,
+                                         const Group& g, const std::string& host, double t) {
+    std::set<std::string> per;
+    for (const Condition* c : leaf_conditions(rule.when)) {
+        if (c->measure == Measure::lifetime_share_of_uptime) {
+            Condition count = *c;
+            count.measure = Measure::lifetime_value;
+            const auto n = measure(store, count, g, t, 0).value;
+            if (n && *n > 0 && !uptime_s(store, host, t))
+                per.insert("uptime_s (an `uptime` or `cat /proc/uptime` capture)");
+            continue;
+        }
+        if (c->per.empty()) continue;
+        Condition count = *c;
+        count.measure = Measure::lifetime_value;
+        count.per.clear();
+        const auto n = measure(store, count, g, t, 0).value;
+        if (n && *n > 0 && !measure(store, *c, g, t, 0).value)
+            for (const auto& p : c->per) per.insert(p);
+    }
+    return per;
+}
+
+/// Records (once per host and rule) that a lifetime rule could not weigh its counters against
+/// `per` (kind "no_reference").
+void add_no_reference(const RuleSpec& rule, const std::string& host,
+                      const std::vector<double>& passes, const std::set<std::string>& per,
+                      EngineResult& out) {
+    std::string names;
+    for (const auto& p : per) names += (names.empty() ? "" : " or ") + p;
+    NotJudged n;
+    n.host = host;
+    n.rule_id = rule.id;
+    n.kind = "no_reference";
+    n.span_s = passes.back() - passes.front();
+    n.passes = passes.size();
+    n.text = rule.id + " weighs " + series_list(rule) +
+             " since the counters were last reset against " + names +
+             ", which the capture does not have";
+    if (std::none_of(out.not_judged.begin(), out.not_judged.end(),
+                     [&](const NotJudged& o) { return o.host == host && o.rule_id == rule.id; }))
+        out.not_judged.push_back(std::move(n));
+}
+
+/// The finding of a lifetime rule that holds for `g` at the last pass `t`: a finding when the
+/// rates could not be judged (`rates_reason`), else a historical note.
+void add_lifetime_finding(const SeriesStore& store, const RuleSpec& rule, const Group& g,
+                          const std::vector<double>& passes, const std::string& rates_reason,
+                          EngineResult& out) {
+    const double t = passes.back();
+    Finding f;
+    f.rule_id = rule.id;
+    f.severity = rule.severity;
+    set_location(g, f);
+    f.opened_t = t;
+    f.opened_wall_ms = wall_ms_of(store, t);
+    f.explanation = rule.explanation;
+    const std::vector<Episode> eps{Episode{t, t}};
+    attach_lifetime_evidence(FindingContext{store, rule, g, passes, eps, 0}, rates_reason, f);
+    if (rates_reason.empty()) {
+        out.history.push_back(
+            {group_subject(g),
+             rule.id + ": " + f.summary +
+                 " Historical: the captures' rates were judged and outrank this."});
+        return;
+    }
+    out.findings.push_back(std::move(f));
 }
 
 /// A lifetime rule (RuleSpec::instead_of) on each host's latest pass. Where one of the rate
@@ -695,68 +805,13 @@ void run_lifetime_rule(const SeriesStore& store, const RuleSpec& rule, EngineRes
         const double t = passes.back();
         for (const Group& g : groups) {
             const auto r = holds(store, rule.when, g, t, 0);
-            if (!r) {
-                if (rates_judged) continue;  // the rates decided; nothing to add
-                // Counters there with nothing to weigh them against: say so. Any other
-                // unknown (a driver without one of the counters) leaves this rule silent; the
-                // rate rules it stands in for are named as not judged already.
-                std::set<std::string> per;
-                for (const Condition* c : leaf_conditions(rule.when)) {
-                    if (c->measure == Measure::lifetime_share_of_uptime) {
-                        Condition count = *c;
-                        count.measure = Measure::lifetime_value;
-                        const auto n = measure(store, count, g, t, 0).value;
-                        if (n && *n > 0 && !uptime_s(store, host, t))
-                            per.insert("uptime_s (an `uptime` or `cat /proc/uptime` capture)");
-                        continue;
-                    }
-                    if (c->per.empty()) continue;
-                    Condition count = *c;
-                    count.measure = Measure::lifetime_value;
-                    count.per.clear();
-                    const auto n = measure(store, count, g, t, 0).value;
-                    if (n && *n > 0 && !measure(store, *c, g, t, 0).value)
-                        for (const auto& p : c->per) per.insert(p);
-                }
-                if (!per.empty()) {
-                    std::string names;
-                    for (const auto& p : per) names += (names.empty() ? "" : " or ") + p;
-                    NotJudged n;
-                    n.host = host;
-                    n.rule_id = rule.id;
-                    n.kind = "no_reference";
-                    n.span_s = passes.back() - passes.front();
-                    n.passes = passes.size();
-                    n.text = rule.id + " weighs " + series_list(rule) +
-                             " since the counters were last reset against " + names +
-                             ", which the capture does not have";
-                    if (std::none_of(out.not_judged.begin(), out.not_judged.end(),
-                                     [&](const NotJudged& o) {
-                                         return o.host == host && o.rule_id == rule.id;
-                                     }))
-                        out.not_judged.push_back(std::move(n));
-                }
-                continue;
-            }
-            if (!*r) continue;
-            Finding f;
-            f.rule_id = rule.id;
-            f.severity = rule.severity;
-            set_location(g, f);
-            f.opened_t = t;
-            f.opened_wall_ms = wall_ms_of(store, t);
-            f.explanation = rule.explanation;
-            const std::vector<Episode> eps{Episode{t, t}};
-            attach_lifetime_evidence(FindingContext{store, rule, g, passes, eps, 0}, rates_reason,
-                                     f);
-            if (rates_judged) {
-                out.history.push_back(
-                    {group_subject(g),
-                     rule.id + ": " + f.summary +
-                         " Historical: the captures' rates were judged and outrank this."});
-                continue;
-            }
-            out.findings.push_back(std::move(f));
+            if (r && *r) add_lifetime_finding(store, rule, g, passes, rates_reason, out);
+            if (r || rates_judged) continue;  // decided, or the rates decided: nothing to add
+            // Counters there with nothing to weigh them against: say so. Any other unknown (a
+            // driver without one of the counters) leaves this rule silent; the rate rules it
+            // stands in for are named as not judged already.
+            const auto per = missing_references(store, rule, g, host, t);
+            if (!per.empty()) add_no_reference(rule, host, passes, per, out);
         }
     }
 }
@@ -764,18 +819,18 @@ void run_lifetime_rule(const SeriesStore& store, const RuleSpec& rule, EngineRes
 /// A check comparing hosts (fabric_consistency): every host's inventory at once; findings open
 /// at the latest inventory's time. Fewer than two hosts with an inventory: not applicable.
 void run_hosts_check(const SeriesStore& store, const RuleSpec& rule, HostsRule across,
-                     RunState& run, EngineResult& out) {
+                     EngineResult& out) {
     std::vector<const Snapshot*> parsed;
     double t = 0;
     for (const std::string& host : store.hosts()) {
-        const Result<Snapshot>* snap = run.inventory(store, host);
-        if (!snap) continue;
-        if (!*snap) {
-            out.unevaluated.push_back({host, rule.id + ": " + snap->error().message()});
+        const SeriesStore::Inventory* inv = RunState::inventory(store, host);
+        if (!inv) continue;
+        if (!inv->snapshot) {
+            out.unevaluated.push_back({host, rule.id + ": " + inv->error});
             continue;
         }
-        t = std::max(t, store.inventories().at(host).t);
-        parsed.push_back(&**snap);
+        t = std::max(t, inv->t);
+        parsed.push_back(inv->snapshot.get());
     }
     if (parsed.size() < 2) {
         out.not_applicable.push_back(
@@ -803,7 +858,7 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
     const RuleDef* def = find_check(rule.check);
     if (!def) return;  // parse_rules rejects unknown checks
     if (const HostsRule across = hosts_rule(rule.check)) {
-        run_hosts_check(store, rule, across, run, out);
+        run_hosts_check(store, rule, across, out);
         return;
     }
     for (const std::string& host : store.hosts()) {
@@ -814,8 +869,7 @@ void run_inventory_check(const SeriesStore& store, const RuleSpec& rule, const E
         }
         const Snapshot* snap = run.inventory_with_usage(store, host);
         if (!snap) {
-            out.unevaluated.push_back(
-                {host, rule.id + ": " + run.inventory(store, host)->error().message()});
+            out.unevaluated.push_back({host, rule.id + ": " + inv->second.error});
             continue;
         }
         RuleOutput ro;

@@ -114,9 +114,8 @@ bool evaluated_in_episodes(const FindingContext& ctx, double t) {
 void cite_sources(const FindingContext& ctx, Finding& f) {
     const auto inv = ctx.store.inventories().find(ctx.group.host);
     if (inv == ctx.store.inventories().end()) return;
-    const auto root = inv->second.snapshot.find("sysfs_root");
-    if (root == inv->second.snapshot.end() || !root->is_string()) return;
-    const std::string r = root->get<std::string>();
+    if (!inv->second.snapshot) return;
+    const std::string& r = inv->second.snapshot->sysfs_root;
     for (Evidence& e : f.evidence) e.source = cite_sysfs(r, e.source);
     for (TimelineEvent& e : f.timeline) e.source = cite_sysfs(r, e.source);
 }
@@ -291,34 +290,37 @@ std::vector<const Condition*> leaf_conditions(const Expr& e) {
     return out;
 }
 
-void attach_evidence(const FindingContext& ctx, Finding& f) {
-    std::vector<std::pair<const Condition*, Peak>> peaks;
-    for (const Condition* c : leaf_conditions(ctx.rule.when)) {
-        Peak p = peak_of(ctx, *c);
-        peaks.emplace_back(c, p);
-        if (p.value)
-            f.evidence.push_back(
-                evidence_of(*c, *p.value, p.series, p.bounded, p.name, p.fastest_gbps));
-        first_rise(ctx, *c, f);
-    }
-    // Supporting signals: seen or not, each one said.
-    std::size_t seen = 0, known = 0;
+namespace {
+
+/// The rule's supporting signals during the finding: how many were seen, and their names.
+struct SupportsSeen {
+    std::size_t seen = 0;
     std::string seen_names, unseen_names;
+};
+
+/// Supporting signals: seen or not, each one said (a seen one's first rise joins the timeline).
+SupportsSeen check_supports(const FindingContext& ctx, Finding& f) {
+    SupportsSeen out;
     for (const Condition& c : ctx.rule.supports) {
         Expr e;
         e.cond = c;
         double at = 0;
         const auto r = held_during(ctx, e, &at);
-        if (r) ++known;
         if (r && *r) {
-            ++seen;
-            seen_names += (seen_names.empty() ? "" : ", ") + c.signal;
+            ++out.seen;
+            out.seen_names += (out.seen_names.empty() ? "" : ", ") + c.signal;
             first_rise(ctx, c, f);
         } else {
-            unseen_names += (unseen_names.empty() ? "" : ", ") + c.signal + (r ? "" : " (no data)");
+            out.unseen_names +=
+                (out.unseen_names.empty() ? "" : ", ") + c.signal + (r ? "" : " (no data)");
         }
     }
-    // Alternatives: ruled out when their signal stayed quiet while the finding held.
+    return out;
+}
+
+/// Alternatives: ruled out when their signal stayed quiet while the finding held. Adds each
+/// to f.alternatives; returns {ruled out, still possible}.
+std::pair<std::size_t, std::size_t> check_alternatives(const FindingContext& ctx, Finding& f) {
     std::size_t ruled_out = 0, open = 0;
     for (const Alternative& a : ctx.rule.alternatives) {
         double at = 0;
@@ -341,11 +343,18 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
         }
         f.alternatives.push_back(std::move(chk));
     }
+    return {ruled_out, open};
+}
+
+/// f.confidence and its reason from how long the condition held, the supporting signals seen
+/// and the alternatives ruled out.
+void set_confidence(const FindingContext& ctx, const SupportsSeen& sup, std::size_t ruled_out,
+                    std::size_t open, Finding& f) {
     const std::size_t n_alt = ctx.rule.alternatives.size();
     const std::size_t n_sup = ctx.rule.supports.size();
     if (open > 0) {
         f.confidence = "low";
-    } else if ((n_sup == 0 || seen > 0) && ruled_out == n_alt) {
+    } else if ((n_sup == 0 || sup.seen > 0) && ruled_out == n_alt) {
         f.confidence = "high";
     } else {
         f.confidence = "medium";
@@ -355,17 +364,18 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
         std::to_string(static_cast<long>(ctx.episodes.back().end - ctx.episodes.front().start)) +
         " s";
     if (n_sup > 0)
-        reason += "; " + std::to_string(seen) + " of " + std::to_string(n_sup) +
-                  " supporting signals seen" + (seen ? " (" + seen_names + ")" : "") +
-                  (seen < n_sup ? ", not seen: " + unseen_names : "");
+        reason += "; " + std::to_string(sup.seen) + " of " + std::to_string(n_sup) +
+                  " supporting signals seen" + (sup.seen ? " (" + sup.seen_names + ")" : "") +
+                  (sup.seen < n_sup ? ", not seen: " + sup.unseen_names : "");
     if (n_alt > 0)
         reason += "; " + std::to_string(ruled_out) + " of " + std::to_string(n_alt) +
                   " alternatives ruled out" +
                   (open ? ", " + std::to_string(open) + " still possible" : "");
-    (void)known;
     f.confidence_reason = reason;
+}
 
-    // Open / close events, then everything in time order.
+/// The finding's open (and close) events on its timeline, then the timeline in time order.
+void add_open_close(const FindingContext& ctx, Finding& f) {
     TimelineEvent opened;
     opened.t = f.opened_t;
     opened.wall_ms = f.opened_wall_ms;
@@ -385,6 +395,24 @@ void attach_evidence(const FindingContext& ctx, Finding& f) {
     }
     std::stable_sort(f.timeline.begin(), f.timeline.end(),
                      [](const TimelineEvent& a, const TimelineEvent& b) { return a.t < b.t; });
+}
+
+}  // namespace
+
+void attach_evidence(const FindingContext& ctx, Finding& f) {
+    std::vector<std::pair<const Condition*, Peak>> peaks;
+    for (const Condition* c : leaf_conditions(ctx.rule.when)) {
+        Peak p = peak_of(ctx, *c);
+        peaks.emplace_back(c, p);
+        if (p.value)
+            f.evidence.push_back(
+                evidence_of(*c, *p.value, p.series, p.bounded, p.name, p.fastest_gbps));
+        first_rise(ctx, *c, f);
+    }
+    const SupportsSeen sup = check_supports(ctx, f);
+    const auto [ruled_out, open] = check_alternatives(ctx, f);
+    set_confidence(ctx, sup, ruled_out, open, f);
+    add_open_close(ctx, f);
     f.summary = render_summary(ctx, f, peaks);
     cite_sources(ctx, f);
 }

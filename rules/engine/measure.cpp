@@ -379,6 +379,115 @@ ChangedReading changed_value_at(const Series& s, const Condition& c, double t) {
     return r;
 }
 
+/// One series' reading in measure_over: its value (nullopt: none at t), the upper bound of
+/// a value bounded by the slowest plausible port rate (no port rate known), and whether a
+/// changed_in_data reading found the value unchanged.
+struct SeriesReading {
+    std::optional<double> v, high;
+    bool bounded = false;
+    bool unchanged = false;
+};
+
+/// Measure::per_bit of `s` in (t0_s, t_s]: its rate per bit at the port's rate; without a port
+/// rate, bounded by the fastest and slowest rates a port can have (no error at all is 0 at any
+/// rate). Sets m.fastest_gbps when bounded.
+SeriesReading per_bit_reading(const SeriesStore& store, const Series& s, double t0_s, double t_s,
+                              Measurement& m) {
+    SeriesReading r;
+    const auto rate = rate_in(s, t0_s, t_s);
+    const auto gbps = port_rate_for(store, s, t_s);
+    if (rate && gbps && *gbps > 0) {
+        r.v = *rate / (*gbps * 1e9);
+    } else if (rate && !gbps) {
+        m.fastest_gbps = fastest_port_gbps(store, s, t_s);
+        r.v = *rate / (m.fastest_gbps * 1e9);
+        r.high = *rate / (kMinPlausiblePortGbps * 1e9);
+        r.bounded = true;
+    }
+    return r;
+}
+
+/// Measure::pause_fraction of `s` in (t0_s, t_s]: the share of time paused, from a duration
+/// series, else (when `chosen` has no duration series for the port) from the pause frames at
+/// the port's rate. Without a port rate the frames still bound the time paused, from below at
+/// the fastest rate a port can have, from above at the slowest (sets m.fastest_gbps).
+SeriesReading pause_fraction_reading(const SeriesStore& store, const Series& s,
+                                     const std::vector<const Series*>& chosen, double t0_s,
+                                     double t_s, Measurement& m) {
+    SeriesReading r;
+    if (s.key.series == "pfc_pause_duration_us" || s.key.series == "link_pause_duration_us") {
+        if (auto rate = rate_in(s, t0_s, t_s)) r.v = std::min(1.0, *rate / 1e6);
+        return r;
+    }
+    if (has_duration_series(chosen, s)) return r;
+    const auto rate = rate_in(s, t0_s, t_s);
+    const auto gbps = port_rate_for(store, s, t_s);
+    if (rate && gbps && *gbps > 0) {
+        r.v = std::min(1.0, *rate * pause_quanta_s(*gbps));
+    } else if (rate && !gbps) {
+        m.fastest_gbps = fastest_port_gbps(store, s, t_s);
+        r.v = std::min(1.0, *rate * pause_quanta_s(m.fastest_gbps));
+        r.high = std::min(1.0, *rate * pause_quanta_s(kMinPlausiblePortGbps));
+        r.bounded = true;
+    }
+    return r;
+}
+
+/// What `c` reads of one series `s` of `chosen` over the window (t0_s, t_s].
+SeriesReading read_series(const SeriesStore& store, const Condition& c, const Series& s,
+                          const std::vector<const Series*>& chosen, double t0_s, double t_s,
+                          Measurement& m) {
+    SeriesReading r;
+    switch (c.measure) {
+        case Measure::increase:
+            if (auto w = increase_in(s, t0_s, t_s); w.increase) {
+                r.v = static_cast<double>(*w.increase);
+                if (c.window_s > 0 && w.covered_s > c.window_s + kWindowSlackS)
+                    *r.v *= c.window_s / w.covered_s;
+            }
+            break;
+        case Measure::rate_per_s:
+            r.v = rate_in(s, t0_s, t_s);
+            break;
+        case Measure::value:
+            if (c.changed_in_data) {
+                const ChangedReading changed = changed_value_at(s, c, t_s);
+                r.v = changed.value;
+                r.unchanged = changed.unchanged;
+            } else {
+                r.v = value_at(s, t_s);
+            }
+            break;
+        case Measure::per_bit:
+            return per_bit_reading(store, s, t0_s, t_s, m);
+        case Measure::share:
+            r.v = share_of_siblings(store, s, t0_s, t_s);
+            break;
+        case Measure::lifetime_value:
+        case Measure::lifetime_per_million:
+        case Measure::lifetime_share_of_uptime:
+            r.v = lifetime_count(s, t_s);
+            break;
+        case Measure::pause_fraction:
+            return pause_fraction_reading(store, s, chosen, t0_s, t_s, m);
+    }
+    return r;
+}
+
+/// A lifetime count as the measure `c` weighs it: per second of uptime (share of uptime) or per
+/// million of the `per` series; nullopt when the reference is unknown or 0.
+void weigh_lifetime(const SeriesStore& store, const Condition& c, const Group& g, double t,
+                    Measurement& m) {
+    if (c.measure == Measure::lifetime_share_of_uptime && m.value) {
+        const auto up = uptime_s(store, g.host, t);
+        m.value = up && *up > 0 ? std::optional<double>(*m.value / 1e6 / *up) : std::nullopt;
+    }
+    if (c.measure == Measure::lifetime_per_million && m.value) {
+        const auto per = per_denominator(store, c, g, t);
+        m.value = per && *per > 0 ? std::optional<double>(*m.value * 1e6 / *per) : std::nullopt;
+    }
+}
+
 /// measure() over the series `chosen` (select_series's): sets m.value, m.high, m.strongest and,
 /// with `keep_summed`, m.summed. The verdict alone (holds() per pass) needs no lists.
 void measure_over(const SeriesStore& store, const Condition& c, const Group& g, double t,
@@ -388,97 +497,29 @@ void measure_over(const SeriesStore& store, const Condition& c, const Group& g, 
     // the interval; an increase is then scaled back to "per window_s", so thresholds keep
     // their meaning as rates.
     const double window = std::max(c.window_s, step_s);
+    const bool sums = c.measure == Measure::increase || c.measure == Measure::rate_per_s ||
+                      is_lifetime(c.measure);
     double best = -INFINITY;
     bool bounded = false;
     std::optional<double> high;
     bool unchanged = false;
     for (const Series* s : chosen) {
-        std::optional<double> v, v_high;
-        const double t_s = read_time_for(store, *s, g, t, step_s), t0_s = t_s - window;
-        switch (c.measure) {
-            case Measure::increase:
-                if (auto w = increase_in(*s, t0_s, t_s); w.increase) {
-                    v = static_cast<double>(*w.increase);
-                    if (c.window_s > 0 && w.covered_s > c.window_s + kWindowSlackS)
-                        *v *= c.window_s / w.covered_s;
-                }
-                break;
-            case Measure::rate_per_s:
-                v = rate_in(*s, t0_s, t_s);
-                break;
-            case Measure::value:
-                if (c.changed_in_data) {
-                    const ChangedReading r = changed_value_at(*s, c, t_s);
-                    v = r.value;
-                    unchanged = unchanged || r.unchanged;
-                } else {
-                    v = value_at(*s, t_s);
-                }
-                break;
-            case Measure::per_bit: {
-                const auto r = rate_in(*s, t0_s, t_s);
-                const auto gbps = port_rate_for(store, *s, t_s);
-                if (r && gbps && *gbps > 0) {
-                    v = *r / (*gbps * 1e9);
-                } else if (r && !gbps) {
-                    // No port rate: bounded by the fastest and slowest rates a port can have
-                    // (no error at all is 0 at any rate).
-                    m.fastest_gbps = fastest_port_gbps(store, *s, t_s);
-                    v = *r / (m.fastest_gbps * 1e9);
-                    v_high = *r / (kMinPlausiblePortGbps * 1e9);
-                    bounded = true;
-                }
-                break;
-            }
-            case Measure::share:
-                v = share_of_siblings(store, *s, t0_s, t_s);
-                break;
-            case Measure::lifetime_value:
-            case Measure::lifetime_per_million:
-            case Measure::lifetime_share_of_uptime:
-                v = lifetime_count(*s, t_s);
-                break;
-            case Measure::pause_fraction:
-                if (s->key.series == "pfc_pause_duration_us" ||
-                    s->key.series == "link_pause_duration_us") {
-                    if (auto r = rate_in(*s, t0_s, t_s)) v = std::min(1.0, *r / 1e6);
-                } else if (!has_duration_series(chosen, *s)) {
-                    const auto r = rate_in(*s, t0_s, t_s);
-                    const auto gbps = port_rate_for(store, *s, t_s);
-                    if (r && gbps && *gbps > 0) {
-                        v = std::min(1.0, *r * pause_quanta_s(*gbps));
-                    } else if (r && !gbps) {
-                        // No port rate: the frames still bound the time paused, from below
-                        // at the fastest rate a port can have, from above at the slowest.
-                        m.fastest_gbps = fastest_port_gbps(store, *s, t_s);
-                        v = std::min(1.0, *r * pause_quanta_s(m.fastest_gbps));
-                        v_high = std::min(1.0, *r * pause_quanta_s(kMinPlausiblePortGbps));
-                        bounded = true;
-                    }
-                }
-                break;
-        }
-        if (!v) continue;
-        high = std::max(high.value_or(-INFINITY), v_high.value_or(*v));
-        const bool sums = c.measure == Measure::increase || c.measure == Measure::rate_per_s ||
-                          is_lifetime(c.measure);
-        m.value = sums ? m.value.value_or(0) + *v : std::max(m.value.value_or(-INFINITY), *v);
+        const double t_s = read_time_for(store, *s, g, t, step_s);
+        const SeriesReading r = read_series(store, c, *s, chosen, t_s - window, t_s, m);
+        unchanged = unchanged || r.unchanged;
+        bounded = bounded || r.bounded;
+        if (!r.v) continue;
+        high = std::max(high.value_or(-INFINITY), r.high.value_or(*r.v));
+        m.value = sums ? m.value.value_or(0) + *r.v : std::max(m.value.value_or(-INFINITY), *r.v);
         if (sums && keep_summed) m.summed.push_back(s);
-        if (*v > best) {
-            best = *v;
+        if (*r.v > best) {
+            best = *r.v;
             m.strongest = s;
         }
     }
     if (bounded && m.value && high) m.high = std::max(*high, *m.value);
     m.unchanged = unchanged && !m.value;
-    if (c.measure == Measure::lifetime_share_of_uptime && m.value) {
-        const auto up = uptime_s(store, g.host, t);
-        m.value = up && *up > 0 ? std::optional<double>(*m.value / 1e6 / *up) : std::nullopt;
-    }
-    if (c.measure == Measure::lifetime_per_million && m.value) {
-        const auto per = per_denominator(store, c, g, t);
-        m.value = per && *per > 0 ? std::optional<double>(*m.value * 1e6 / *per) : std::nullopt;
-    }
+    weigh_lifetime(store, c, g, t, m);
 }
 
 }  // namespace

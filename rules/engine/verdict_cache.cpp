@@ -46,7 +46,6 @@ void VerdictCache::begin_run(const SeriesStore& store, const RuleSet& rules) {
             found.begin(), found.end(), [](const Series* s) { return s->ever_valued; })));
     }
     layout.push_back(store.passes_inserted());
-    if (store_ != &store) inventories_.clear();
     if (store_ != &store || layout != layout_) entries_.clear();
     store_ = &store;
     rules_ = &rules;
@@ -78,7 +77,6 @@ VerdictCache::Entry& VerdictCache::entry(const std::string& rule_id, const Group
 
 void VerdictCache::clear() {
     entries_.clear();
-    inventories_.clear();
     store_ = nullptr;
     rules_ = nullptr;
     names_.clear();

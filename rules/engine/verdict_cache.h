@@ -72,17 +72,6 @@ class VerdictCache {
         std::optional<SelectionMemo::Selections> selections;
     };
 
-    /// A host's inventory as the store holds it (generation: SeriesStore::Inventory), parsed
-    /// (snapshot_from_json, the host name filled in when the inventory has none): the inventory
-    /// checks and the never-cabled ports read it every run, the store replaces it every
-    /// inventory_interval_s at most.
-    struct ParsedInventory {
-        std::uint64_t generation = 0;
-        std::optional<Result<Snapshot>> snapshot;
-    };
-    /// Parsed inventories per host (dropped with everything else by clear() or another store).
-    std::map<std::string, ParsedInventory>& inventories() { return inventories_; }
-
     /// Makes the cache belong to `store` and `rules` at the store's current layout, dropping
     /// everything kept when any of them differs from the last run. O(series the rules read).
     void begin_run(const SeriesStore& store, const RuleSet& rules);
@@ -103,7 +92,6 @@ class VerdictCache {
     /// the store's count of inserted pass times.
     std::vector<std::size_t> layout_;
     std::map<std::tuple<std::string, std::string, Labels>, Entry> entries_;
-    std::map<std::string, ParsedInventory> inventories_;
 };
 
 /// run_rules keeping `cache` between runs over one store that grows at its end (the agent's

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "core/gid_addr.h"
-#include "core/inventory/inventory_from_json.h"
+#include "core/inventory/inventory.h"
 #include "rules/joblog/log_rule_ids.h"
 
 namespace rh {
@@ -193,7 +193,7 @@ void qos_findings(const SeriesStore& store, EngineResult& result,
         if (!u.tc && !u.sl && !u.gid_index && u.local_gid.empty()) continue;
         const auto inv = store.inventories().find(host);
         if (inv == store.inventories().end()) continue;
-        const auto snap = snapshot_from_json(inv->second.snapshot);
+        const Snapshot* snap = inv->second.snapshot.get();
         if (!snap) continue;
         for (const Device& d : snap->devices)
             for (const Port& p : d.ports) {

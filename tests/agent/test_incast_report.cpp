@@ -11,8 +11,8 @@
 #include "agent/reports/incast_analysis.h"
 #include "agent/reports/incast_report.h"
 #include "core/json/json_reader.h"
+#include "core/recording/sample_json.h"
 #include "core/sample.h"
-#include "core/sample_json.h"
 
 BOOST_AUTO_TEST_SUITE(test_incast_report)
 

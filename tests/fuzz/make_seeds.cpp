@@ -2,7 +2,8 @@
 // lays them out) and json frames of each control command and of the fabric-key handshake (as
 // the responder's peers send them). With --replies DIR, that of fuzz_control_replies: the JSON
 // text of every control reply as its writer lays it out (tests/probes/control_reply_examples.h)
-// and of the probe and fault requests.
+// and of the probe and fault requests. With --messages DIR, that of fuzz_peer_messages: each
+// incast and stream message as its writer writes it.
 // Built and run by tests/fuzz/run.sh before fuzzing; plain C++, no fuzzer runtime needed.
 #include <cstdio>
 #include <fstream>
@@ -54,12 +55,77 @@ int reply_seeds(const std::string& dir) {
     return 0;
 }
 
+/// fuzz_peer_messages' seeds: each incast and stream message as its writer writes it (2 QPs
+/// where a message lists them).
+int message_seeds(const std::string& dir) {
+    namespace in = rh::incast;
+    namespace st = rh::stream;
+    in::Hello h;
+    h.hostname = "gpu01";
+    h.wall_ms = 1764900000000;
+    h.device = "mlx5_0";
+    h.port = 1;
+    h.gid = "::ffff:10.0.0.1";
+    h.gid_type = "RoCE v2";
+    h.active_mtu = 4096;
+    h.port_rate = "100 Gb/sec (4X EDR)";
+    h.sampler = true;
+    in::Prepare p;
+    p.id = "t1";
+    p.receiver = "10.0.0.2:18520";
+    p.qps = 2;
+    in::Ready r{"gpu02", 32, 4096};
+    in::Start s{1764900001000, 10000};
+    in::Progress g{2.5, 1ull << 30, 16384, 0};
+    in::Outcome o;
+    o.scheduled_start_wall_ms = 1764900001000;
+    o.started_wall_ms = 1764900001002;
+    o.ended_wall_ms = 1764900011002;
+    o.size_bytes = 65536;
+    in::QpResult q;
+    q.posted = q.completed = 1000;
+    q.errors["IBV_WC_RETRY_EXC_ERR"] = 1;
+    q.first_post_wall_ms = 1764900001002;
+    q.last_completion_wall_ms = 1764900011000;
+    o.qps = {q, q};
+    st::Open open;
+    open.size_bytes = 65536;
+    open.qps = {{0x123456, 0xabcdef, 0, 0}, {17, 0, 0, 0}};
+    open.gid[15] = 1;
+    open.active_mtu = 4096;
+    open.hostname = "gpu01";
+    open.device = "mlx5_0";
+    st::Ready ready;
+    ready.slots = 32;
+    ready.recv_depth = 32;
+    ready.qps = {{1, 2, 3, 0x7f0000000000}, {4, 5, 6, 0x7f0000100000}};
+    ready.active_mtu = 4096;
+    ready.hostname = "gpu02";
+    ready.device = "mlx5_1";
+    st::End end{{1000, 999}};
+    st::QpReceived got;
+    got.messages = got.verified_messages = 1000;
+    got.bytes = got.verified_bytes = 65536000;
+    st::Received received{{got, got}, ""};
+    o.receiver_ok = true;
+    o.receiver = received;
+    const nlohmann::json docs[] = {in::to_json(h),       in::to_json(p),     in::to_json(r),
+                                   in::to_json(s),       in::to_json(g),     in::to_json(o),
+                                   st::to_json(open),    st::to_json(ready), st::to_json(end),
+                                   st::to_json(received)};
+    int i = 0;
+    for (const auto& d : docs) write(dir, "message-" + std::to_string(i++), d.dump());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "--replies") return reply_seeds(argv[2]);
+    if (argc == 3 && std::string(argv[1]) == "--messages") return message_seeds(argv[2]);
     if (argc != 2) {
-        std::cerr << "usage: make_seeds DIR | make_seeds --replies DIR\n";
+        std::cerr
+            << "usage: make_seeds DIR | make_seeds --replies DIR | make_seeds --messages DIR\n";
         return 2;
     }
     const std::string dir = argv[1];

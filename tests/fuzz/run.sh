@@ -11,6 +11,7 @@ out=build-fuzz
 harnesses=(fuzz_netlink fuzz_bundle fuzz_recording fuzz_oob_frame fuzz_json_docs fuzz_http_request
   fuzz_prom_response fuzz_http_answer fuzz_job_logs fuzz_control_replies)
 harnesses+=(fuzz_known_hosts)
+harnesses+=(fuzz_peer_messages)
 
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DROCEHEALTH_FUZZ=ON -DROCEHEALTH_TESTS=OFF -DROCEHEALTH_UNITY=OFF >/dev/null
@@ -63,6 +64,7 @@ for f in tests/fixtures/inventory/*_snapshot.json; do add_doc 5 "$f"; done
 for f in tests/scenarios/*/expected.json; do add_doc 6 "$f"; done
 "$out/tests/fuzz/fuzz_make_seeds" "$corpus/fuzz_oob_frame"
 "$out/tests/fuzz/fuzz_make_seeds" --replies "$corpus/fuzz_control_replies"
+"$out/tests/fuzz/fuzz_make_seeds" --messages "$corpus/fuzz_peer_messages"
 # fuzz_http_request: requests as clients send them (a GET, a POST with a body, two pipelined,
 # a /healthz the gate answers itself).
 printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n\r\n' \

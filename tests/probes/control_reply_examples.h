@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "probes/latency/latency_stats.h"
 #include "probes/wire/control_replies.h"
 

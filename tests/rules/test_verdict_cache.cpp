@@ -16,7 +16,7 @@
 
 #include "../store/make_sample.h"
 #include "../support/shipped_rules.h"
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/verdict_cache.h"
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/inventory/inventory.h"
 #include "make_sample.h"
 #include "store/series_store.h"
 
@@ -30,7 +31,10 @@ Sample inventory(const std::string& host, double t_s, int marker) {
     s.t_s = t_s;
     s.series = "inventory";
     s.kind = rh::SampleKind::inventory;
-    s.inventory = {{"host", host}, {"marker", marker}};
+    rh::Snapshot facts;
+    facts.host = host;
+    facts.collected_at = std::to_string(marker);  // tells the inventories apart
+    s.inventory = std::make_shared<const rh::Snapshot>(facts);
     return s;
 }
 
@@ -173,16 +177,34 @@ BOOST_AUTO_TEST_CASE(inventory_keeps_the_latest) {
     store.add_inventory(inventory("gpu01", 5, 0));  // older: ignored
     BOOST_REQUIRE_EQUAL(store.inventories().count("gpu01"), 1u);
     BOOST_TEST(store.inventories().at("gpu01").t == 10.0);
-    BOOST_TEST(store.inventories().at("gpu01").snapshot["marker"] == 1);
+    BOOST_TEST(store.inventories().at("gpu01").snapshot->collected_at == "1");
     store.add(inventory("gpu01", 20, 2));
     BOOST_TEST(store.inventories().at("gpu01").t == 20.0);
-    BOOST_TEST(store.inventories().at("gpu01").snapshot["marker"] == 2);
+    BOOST_TEST(store.inventories().at("gpu01").snapshot->collected_at == "2");
     // Inventories are not series, but an inventory pass is a pass of its host.
     BOOST_TEST(store.series_count() == 0u);
     BOOST_TEST((store.hosts() == std::vector<std::string>{"gpu01"}));
     const auto& passes = store.pass_times("gpu01");
     BOOST_TEST(std::count(passes.begin(), passes.end(), 10.0) == 1);
     BOOST_TEST(std::count(passes.begin(), passes.end(), 20.0) == 1);
+}
+
+// The facts name their host (the engine's inventory checks and log rules read it), and facts
+// that did not decode are kept as their error, so the checks can say why they did not run.
+BOOST_AUTO_TEST_CASE(inventory_names_its_host_or_keeps_the_error) {
+    rh::SeriesStore store;
+    Sample unnamed = inventory("gpu01", 10, 1);
+    rh::Snapshot facts = *unnamed.inventory;
+    facts.host.clear();
+    unnamed.inventory = std::make_shared<const rh::Snapshot>(facts);
+    store.add(unnamed);
+    BOOST_TEST(store.inventories().at("gpu01").snapshot->host == "gpu01");
+    Sample bad = inventory("gpu02", 10, 1);
+    bad.inventory = nullptr;
+    bad.error = "devices: expected an array";
+    store.add(bad);
+    BOOST_TEST(!store.inventories().at("gpu02").snapshot);
+    BOOST_TEST(store.inventories().at("gpu02").error == "devices: expected an array");
 }
 
 // Where a level first changed within the kept points (what the rules' changed_in_data reads):

@@ -2,7 +2,8 @@
 # Includes go one way (README.md, "Layers"; issue 14 §3): data flows
 #   core <- collectors, probes <- store <- rules <- agent
 # and a file may include only its own layer and the layers listed for it below. Prints
-# file:line: include (layer -> layer) for every include that goes against the rule and exits 1;
+# file:line: include (layer -> layer) for every include that goes against the rule, and
+# CMakeLists: target links library for every target_link_libraries that does, and exits 1;
 # exits 0 when there is none. Usage: tests/tools/check_layers.sh [REPO]  (default: this checkout)
 set -euo pipefail
 repo=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -84,7 +85,6 @@ done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"agent/' agent 
 # include on a loop is printed. The loops below are known and each has its owner; an include
 # listed here is left out of the graph, any other loop fails.
 known_loops=(
-  "core/json -> core/."            # json_reader.cpp uses core/json_file.h (issue 30)
   "probes/incast -> probes/responder"  # incast_sender.h uses control_dispatch.h (issue 30)
   "rules/joblog -> rules/engine"   # the log rules use engine.h (issue 30)
 )
@@ -120,9 +120,54 @@ for layer in "${!may[@]}"; do
   fi
   unset where
 done
+# Links go the same one way (issue 30): a target defined in a layer's CMakeLists links the
+# project's libraries (rh_*, wherever defined) of its own layer and of the layers it may include;
+# inside agent/, of its own part and of the parts agent_may lists. External libraries are not
+# checked. The exceptions, each with its reason (as for the includes):
+#  - the responder's fault and net-setup code uses the collectors' kernel-access helpers
+#    (allowed_exceptions above).
+allowed_links=(
+  "rh_probes rh_collectors"
+)
+declare -A lib_dir=()  # a project target -> the folder of the CMakeLists.txt that defines it
+cmakes=$(find "${!may[@]}" -name CMakeLists.txt 2>/dev/null | sort)
+for cm in $cmakes; do
+  for t in $(sed 's/#.*//' "$cm" | tr '\n' ' ' |
+             grep -oE '(add_library|add_executable)\([[:space:]]*[A-Za-z0-9_]+' |
+             sed -E 's/.*\([[:space:]]*//'); do
+    lib_dir[$t]=$(dirname "$cm")
+  done
+done
+part_of() {  # a folder -> its layer, and for agent/ its part ("agent/daemon" -> "agent daemon")
+  local layer=${1%%/*} rest=${1#*/}
+  [[ $1 == */* ]] || rest=.
+  echo "$layer ${rest%%/*}"
+}
+for cm in $cmakes; do
+  while IFS= read -r call; do
+    read -ra words <<<"$(sed -E 's/^target_link_libraries\(//; s/\)$//' <<<"$call")"
+    target=${words[0]}
+    read -r tl tp <<<"$(part_of "${lib_dir[$target]:-$(dirname "$cm")}")"
+    for dep in "${words[@]:1}"; do
+      [[ -n ${lib_dir[$dep]+set} && $dep != "$target" ]] || continue  # not one of the project's
+      read -r dl dp <<<"$(part_of "${lib_dir[$dep]}")"
+      [[ " ${allowed_links[*]/%/;} " == *" $target $dep;"* ]] && continue
+      if [[ $tl != "$dl" ]]; then
+        [[ " ${may[$tl]} " == *" $dl "* ]] && continue
+        echo "$cm: $target links $dep: goes up or across ($tl may link ${may[$tl]:-only $tl}${may[$tl]:+ and $tl})"
+        bad=1
+      elif [[ $tl == agent && $tp != "$dp" ]]; then
+        [[ " ${agent_may[$tp]:-} " == *" $dp "* ]] && continue
+        echo "$cm: $target links $dep: goes up or across inside agent/ (agent/$tp may link ${agent_may[$tp]:-only itself})"
+        bad=1
+      fi
+    done
+  done < <(sed 's/#.*//' "$cm" | tr '\n' ' ' | grep -oE 'target_link_libraries\([^)]*\)' || true)
+done
 if ((bad)); then
-  echo "check_layers: includes against the layering (README.md, \"Layers\"): move the shared" \
+  echo "check_layers: includes or links against the layering (README.md, \"Layers\"): move the shared" \
        "type down to core/, or pass the behaviour in through a callback set by agent/" >&2
   exit 1
 fi
-echo "check_layers: every include goes one way"
+echo "check_layers: every include and every link goes one way"
+for l in "${known_loops[@]}"; do echo "check_layers: known loop left (issue 30): $l"; done

@@ -1,4 +1,4 @@
-#include "core/sample_json.h"
+#include "core/recording/sample_json.h"
 
 #include <cerrno>
 #include <cmath>
@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/inventory/inventory.h"
+#include "core/inventory/inventory_from_json.h"
 #include "core/json/json_reader.h"
 
 namespace rh {
@@ -38,7 +40,9 @@ nlohmann::json to_json_line(const Sample& s) {
             j["value"] = s.value ? nlohmann::json(*s.value) : nlohmann::json(nullptr);
             break;
         case SampleKind::inventory:
-            j["value"] = s.inventory;
+            j["value"] = s.inventory
+                             ? snapshot_json_tree(*s.inventory, InventoryJson::without_counters)
+                             : nlohmann::json(nullptr);
             break;
     }
     if (!s.error.empty()) j["error"] = s.error;
@@ -84,10 +88,16 @@ void read_value(const JsonReader& r, Sample& s) {
             }
             break;
         case SampleKind::inventory:
-            if (v.is_object())
-                s.inventory = v;
-            else
+            // Decoded here, at the edge: the store and the rules keep the typed facts. Facts
+            // that do not decode leave the sample without them, `error` saying why (the
+            // inventory checks report it for the host; the rest of the recording is read).
+            if (!v.is_object()) {
                 r.error_at("value", "an inventory must be an object");
+            } else if (auto snap = snapshot_from_json(v)) {
+                s.inventory = std::make_shared<const Snapshot>(std::move(*snap));
+            } else {
+                s.error = snap.error().message();
+            }
             break;
     }
 }
