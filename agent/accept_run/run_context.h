@@ -31,7 +31,7 @@ struct RunContext {
     RunStop& stop;  ///< a signal or the stage's time limit: end the stage with what it measured
     const RuleSet& rules;
     std::string rules_file;
-    std::vector<nlohmann::json> samples;  ///< recording lines (core/sample_json.h) of the run
+    std::vector<nlohmann::json> samples;  ///< recording lines (core/recording/sample_json.h) of the run
     std::mutex mu;  ///< guards samples and progress while flows run in parallel (concurrency)
     /// From the inventory stage: each host's own hostname -> spec name, link rate (Gb/s), version.
     std::map<std::string, std::string> name_of_hostname;

@@ -35,7 +35,7 @@ struct InputReport {
 };
 
 /// Adds every sample of recording `path` to `store`. Error: unreadable file or a bad line
-/// ("FILE:LINE: field ...", core/sample_json.h); nothing is added then.
+/// ("FILE:LINE: field ...", core/recording/sample_json.h); nothing is added then.
 Result<InputReport> load_recording(SeriesStore& store, const std::string& path);
 
 /// Adds bundle captures `dirs` (in time order per host; several hosts may be mixed) to `store`,

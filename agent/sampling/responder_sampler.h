@@ -1,6 +1,6 @@
 // The counter sampler `rocehealth responder` offers to `rocehealth incast`
 // (probes/incast/incast_sampling.h): this host's HostSampler over every RDMA device, each pass as
-// recording lines (core/sample_json.h), the same samples `rocehealth record` writes.
+// recording lines (core/recording/sample_json.h), the same samples `rocehealth record` writes.
 #pragma once
 
 #include <string>

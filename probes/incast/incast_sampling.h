@@ -30,7 +30,7 @@ namespace rh::incast {
 class PassSource {
   public:
     virtual ~PassSource() = default;
-    /// One pass now: a JSON array of sample objects (core/sample_json.h to_json_line); notes
+    /// One pass now: a JSON array of sample objects (core/recording/sample_json.h to_json_line); notes
     /// (e.g. a device rediscovered) are appended to `notes`.
     virtual nlohmann::json pass(std::vector<std::string>& notes) = 0;
 };

@@ -6,7 +6,7 @@
 //            (rocehealth's), kernel, memlock_limit_bytes: int|null, memlock_unlimited, device,
 //            port, gid_index, gid, gid_type, snapshot: collect_snapshot() of the responder's
 //            device without counter lists (store/from_snapshot.h inventory_json; verbs
-//            active_mtu included), samples: [recording lines (core/sample_json.h) of that pass])
+//            active_mtu included), samples: [recording lines (core/recording/sample_json.h) of that pass])
 //   or      {cmd: "error", error}
 // Nothing is read by hand here: the collectors give the facts (sysfs, rtnetlink, DCB netlink),
 // through ResponderOptions::inventory (probes/responder/responder.h), which the agent sets.

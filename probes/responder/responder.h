@@ -27,7 +27,7 @@ namespace rh {
 
 /// This host's inventory for the "inventory" control command
 /// (probes/responder/control_inventory.h): the snapshot of one device without counter lists
-/// (inventory_json) and that pass's recording lines with the inventory (core/sample_json.h).
+/// (inventory_json) and that pass's recording lines with the inventory (core/recording/sample_json.h).
 struct InventoryFacts {
     nlohmann::json snapshot;
     nlohmann::json samples = nlohmann::json::array();

@@ -73,7 +73,7 @@ std::optional<double> nullable_number(const JsonReader& r, const char* key);
 std::optional<std::uint64_t> nullable_uint(const JsonReader& r, const char* key);
 /// A required array of strings (may be empty).
 std::vector<std::string> req_strings(const JsonReader& r, const char* key);
-/// A required array of JSON objects, kept as they are (recording lines: core/sample_json.h).
+/// A required array of JSON objects, kept as they are (recording lines: core/recording/sample_json.h).
 nlohmann::json req_objects(const JsonReader& r, const char* key);
 
 /// The JSON object Fields::counts reads.

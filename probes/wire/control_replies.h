@@ -42,7 +42,7 @@ struct InventoryReply {
     /// collect_snapshot() of the device without counter lists (store/from_snapshot.h
     /// inventory_json): an object, decoded by snapshot_from_json (core/inventory).
     nlohmann::json snapshot = nlohmann::json::object();
-    /// Recording lines of that pass (core/sample_json.h): an array of objects.
+    /// Recording lines of that pass (core/recording/sample_json.h): an array of objects.
     nlohmann::json samples = nlohmann::json::array();
 };
 
@@ -86,7 +86,7 @@ struct SampleStarted {
 struct SamplePass {
     std::int64_t wall_ms = 0;
     std::uint64_t part = 0;                            ///< 0 = the pass's first frame
-    nlohmann::json samples = nlohmann::json::array();  ///< recording lines (core/sample_json.h)
+    nlohmann::json samples = nlohmann::json::array();  ///< recording lines (core/recording/sample_json.h)
     std::vector<std::string> notes;                    ///< the pass's notes (part 0 only)
 };
 struct SampleEnd {
