@@ -12,6 +12,7 @@
 // the bounds) or could not judge (an analysis had no input, less than its rule's minimum, or
 // the step was coarser than its rule's windows: verdict could_not_judge). With --json every
 // exit 2 also prints {"schema": 1, "verdict": "error", "error": "..."} on stdout.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -116,18 +117,21 @@ int run_fabric(const std::vector<std::string>& args) {
                                               series, asked.points);
         !st)
         return fail(fetch_error(st.error(), a, series));
-    // No points at a step wider than the lookback: the instants skipped the data, which is
-    // "could not judge", not "no series".
-    const std::vector<Note> unseen = asked.points == 0
-                                         ? fabric::no_points_at_step(plan.step_s, a.max_points)
-                                         : std::vector<Note>{};
-    if (asked.points == 0 && unseen.empty()) return fail(no_series(a));
+    // At a step wider than the lookback, the instants skip data: a rule without input is then
+    // "could not judge" for the step, and no points at all is not "no series".
+    std::vector<Note> skipped = fabric::skipped_at_step(plan.step_s, a.max_points);
+    if (asked.points == 0 && skipped.empty()) return fail(no_series(a));
 
     fabric::FabricResult fr = fabric::analyse_fabric(series);
+    if (asked.points > 0)
+        std::erase_if(skipped, [&](const Note& n) {
+            return std::none_of(fr.not_judged.begin(), fr.not_judged.end(),
+                                [&](const Note& m) { return m.subject == n.subject; });
+        });
+    fabric::add_not_judged(fr, skipped);
     // A rule the step outgrows could have missed its fault: not judged, or found with a note
-    // (one state per rule).
+    // (one state per rule); its reason is the more precise one, so it comes last.
     fabric::add_not_judged(fr, plan.not_judged);
-    fabric::add_not_judged(fr, unseen);
     const FabricReport report = fabric_report(fr, asked);
     const std::string json_text =
         nlohmann::json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -88,13 +88,13 @@ FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std:
     return plan;
 }
 
-std::vector<Note> no_points_at_step(double step_s, std::size_t max_points) {
+std::vector<Note> skipped_at_step(double step_s, std::size_t max_points) {
     if (step_s <= kLookbackS) return {};
     std::vector<Note> out;
     for (const char* rule :
          {"fabric_pause_storm_origin", "fabric_tor_probes_failing", "fabric_config_drift"})
         out.push_back(
-            {rule, "no points at a query step of " + whole_seconds_text(step_s) +
+            {rule, "no input at a query step of " + whole_seconds_text(step_s) +
                        ": Prometheus shows a series at each step's instant only if it has a "
                        "sample in the " +
                        whole_seconds_text(kLookbackS) +

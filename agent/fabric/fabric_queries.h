@@ -55,10 +55,10 @@ FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std:
 inline constexpr double kLookbackS = 300;
 
 /// Why each rule (fabric_pause_storm_origin, fabric_tor_probes_failing, fabric_config_drift)
-/// could not be judged when a range gave no points at all at `step_s` (notes as
-/// FabricPlan::not_judged): empty when the step is at most kLookbackS, for then no points means
-/// no data, not data the step's instants skipped.
-std::vector<Note> no_points_at_step(double step_s, std::size_t max_points);
+/// may have had no input at `step_s` (notes as FabricPlan::not_judged): the step's instants
+/// skipped its data. Empty when the step is at most kLookbackS, for then no points means no
+/// data.
+std::vector<Note> skipped_at_step(double step_s, std::size_t max_points);
 
 /// Runs every query of fabric_queries() into the matching member of `out`; `points` counts the
 /// points received. The first error stops (Error as PromClient::query_range; its op is set to

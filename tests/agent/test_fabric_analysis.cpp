@@ -307,20 +307,20 @@ BOOST_AUTO_TEST_CASE(each_rule_has_one_state) {
     BOOST_REQUIRE(find(r, "fabric_tor_probes_failing"));
     BOOST_REQUIRE(!not_judged_text(r, "fabric_config_drift").empty());
     add_not_judged(r, {{"fabric_tor_probes_failing", "the step is 236 s"},
-                       {"fabric_config_drift", "no points at a query step of 25200 s"},
+                       {"fabric_config_drift", "no input at a query step of 25200 s"},
                        {"fabric_pause_storm_origin", "the step is 236 s"}});
     BOOST_TEST(not_judged_text(r, "fabric_tor_probes_failing").empty());
-    BOOST_TEST(not_judged_text(r, "fabric_config_drift") == "no points at a query step of 25200 s");
+    BOOST_TEST(not_judged_text(r, "fabric_config_drift") == "no input at a query step of 25200 s");
     BOOST_TEST(not_judged_text(r, "fabric_pause_storm_origin") == "the step is 236 s");
     BOOST_TEST(r.not_judged.size() == 2u);
     BOOST_TEST(r.notes.back().subject == "fabric_tor_probes_failing");
     BOOST_TEST(r.notes.back().text.find("may have missed") != std::string::npos);
-    // A range without points at a step past the lookback: every rule, with the step as reason.
-    const auto unseen = no_points_at_step(25200, 2);
+    // A step past the lookback: every rule may have had its data skipped, with the step as reason.
+    const auto unseen = skipped_at_step(25200, 2);
     BOOST_REQUIRE_EQUAL(unseen.size(), 3u);
     BOOST_TEST(unseen[2].subject == "fabric_config_drift");
     BOOST_TEST(unseen[0].text.find("25200 s") != std::string::npos);
-    BOOST_TEST(no_points_at_step(300, 2).empty());
+    BOOST_TEST(skipped_at_step(300, 2).empty());
 }
 
 // The span of the data found, not of the range asked (a new user's find: "3600 s of data" for
