@@ -7,10 +7,10 @@
 // agent/cli/fabric_options.h. A long range keeps its step within the rules' windows and costs
 // more requests (fabric_queries.h plan_fabric_fetch); past --max-points the step grows and the
 // rules it outgrows are "could not judge", never healthy.
-// Exit: 0 healthy (every analysis had input), 1 findings, 2 could not run (bad option,
-// unreachable Prometheus, a Prometheus error, no data in the range, an answer over the bounds)
-// or could not judge (an analysis had no input at all, or the step was coarser than its rule's
-// windows: verdict could_not_judge). With --json every
+// Exit: 0 healthy (every analysis had the input its rule needs), 1 findings, 2 could not run
+// (bad option, unreachable Prometheus, a Prometheus error, no data in the range, an answer over
+// the bounds) or could not judge (an analysis had no input, less than its rule's minimum, or
+// the step was coarser than its rule's windows: verdict could_not_judge). With --json every
 // exit 2 also prints {"schema": 1, "verdict": "error", "error": "..."} on stdout.
 #include <algorithm>
 #include <chrono>
@@ -50,7 +50,31 @@ std::string fetch_error(const Error& e, const FabricArgs& a, const fabric::Fabri
                ", or a shorter --from/--to range";
     if (e.cause == fabric::kCausePrometheusError)
         return "query " + e.op + " failed at " + a.url + ": " + e.detail;
+    // An HTTP error or an answer not in the API's shape: most often a base URL one step off.
+    if (e.cause == fabric::kCauseHttpStatus || e.cause == fabric::kCauseMalformed)
+        return "query " + e.op + " at " + a.url + ": " + e.detail + ". Is " + a.url +
+               " the base of a Prometheus query API (" + a.url +
+               "/api/v1/query_range is asked)? Forms: Prometheus or Thanos Query "
+               "http://HOST:9090, Mimir http://HOST/prometheus, VictoriaMetrics "
+               "http://HOST:8428, its cluster http://vmselect:8481/select/0/prometheus "
+               "(rocehealth fabric --help)";
     return "query " + e.op + " at " + a.url + ": " + e.detail;
+}
+
+/// The message when the range held no points at all: which series, and what to check.
+std::string no_series(const FabricArgs& a) {
+    const std::string range = " between " + fabric::rfc3339(a.from_s) + " and " +
+                              fabric::rfc3339(a.to_s) + " at " + a.url;
+    if (!a.match.empty())
+        return "no host exported rocehealth_host_info matching --match " + a.match + range +
+               ": check the selector against rocehealth_host_info's labels (host, tor, and "
+               "those of the agents' host_labels), or run without --match";
+    return "no host exported rocehealth_host_info or the series the fabric rules read "
+           "(rocehealth_pfc_pause_duration_seconds_total, rocehealth_probe_errors_total, "
+           "rocehealth_probe_latency_seconds, rocehealth_netdev_mtu_bytes, ...)" +
+           range +
+           ": check that the URL is the base of the query API holding the agents' series "
+           "(forms: rocehealth fabric --help) and that it scrapes them in that range";
 }
 
 /// --out DIR: fabric.json (`json_text`) and fabric.txt (verbose text). False on a write error.
@@ -93,17 +117,21 @@ int run_fabric(const std::vector<std::string>& args) {
                                               series, asked.points);
         !st)
         return fail(fetch_error(st.error(), a, series));
-    if (asked.points == 0)
-        return fail("no rocehealth series between " + fabric::rfc3339(a.from_s) + " and " +
-                    fabric::rfc3339(a.to_s) + " for " +
-                    (a.match.empty() ? "{} (every host)" : a.match) + " at " + a.url);
+    // At a step wider than the lookback, the instants skip data: a rule without input is then
+    // "could not judge" for the step, and no points at all is not "no series".
+    std::vector<Note> skipped = fabric::skipped_at_step(plan.step_s, a.max_points);
+    if (asked.points == 0 && skipped.empty()) return fail(no_series(a));
 
     fabric::FabricResult fr = fabric::analyse_fabric(series);
-    // A rule the step outgrows could have missed its fault: not judged (once per rule).
-    for (const Note& n : plan.not_judged)
-        if (std::none_of(fr.not_judged.begin(), fr.not_judged.end(),
-                         [&](const Note& m) { return m.subject == n.subject; }))
-            fr.not_judged.push_back(n);
+    if (asked.points > 0)
+        std::erase_if(skipped, [&](const Note& n) {
+            return std::none_of(fr.not_judged.begin(), fr.not_judged.end(),
+                                [&](const Note& m) { return m.subject == n.subject; });
+        });
+    fabric::add_not_judged(fr, skipped);
+    // A rule the step outgrows could have missed its fault: not judged, or found with a note
+    // (one state per rule); its reason is the more precise one, so it comes last.
+    fabric::add_not_judged(fr, plan.not_judged);
     const FabricReport report = fabric_report(fr, asked);
     const std::string json_text =
         nlohmann::json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -132,11 +132,12 @@ struct PauseHost {
     double victim_rx = 0;
 };
 
-void analyse_pause(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
-                   FabricResult& out) {
-    // (priority, instance) -> rx/tx shares
-    std::map<std::pair<std::string, std::string>, PauseHost> hosts;
-    std::set<TimeKey> times;
+/// (priority, instance) -> its rx/tx shares and state.
+using PauseHosts = std::map<std::pair<std::string, std::string>, PauseHost>;
+
+/// The pause shares by (priority, instance), and every time any of them has a value.
+PauseHosts collect_pause(const FabricSeries& in, std::set<TimeKey>& times) {
+    PauseHosts hosts;
     for (const PromSeries& s : in.pause_fraction) {
         const std::string dir = label(s.labels, "direction");
         if (dir != "rx" && dir != "tx") continue;
@@ -144,94 +145,145 @@ void analyse_pause(const FabricSeries& in, const Topology& topo, const FabricThr
         (dir == "rx" ? h.rx : h.tx) = values_of(s);
         for (const auto& [t, v] : dir == "rx" ? h.rx : h.tx) times.insert(t);
     }
-    for (const TimeKey t : times) {
-        std::set<std::string> priorities_with_origin;
-        for (auto& [key, h] : hosts) {
-            const auto tx = at(h.tx, t), rx = at(h.rx, t);
-            const bool origin =
-                tx && *tx > th.origin_tx_fraction && !(rx && *rx > th.origin_rx_fraction_max);
-            h.origin.step(t, origin, th.hold_s);
-            if (origin) {
-                priorities_with_origin.insert(key.first);
-                h.max_tx = std::max(h.max_tx, *tx);
-                h.max_rx_at_origin = std::max(h.max_rx_at_origin, rx.value_or(0));
-            }
-        }
-        for (auto& [key, h] : hosts) {
-            const auto rx = at(h.rx, t);
-            if (!h.victim_since && rx && *rx > th.victim_rx_fraction &&
-                priorities_with_origin.count(key.first)) {
-                h.victim_since = t;
-                h.victim_rx = *rx;
-            }
+    return hosts;
+}
+
+/// One step of the grid: each host's origin condition, then the victims of this step's origins.
+void step_pause(PauseHosts& hosts, TimeKey t, const FabricThresholds& th) {
+    std::set<std::string> priorities_with_origin;
+    for (auto& [key, h] : hosts) {
+        const auto tx = at(h.tx, t), rx = at(h.rx, t);
+        const bool origin =
+            tx && *tx > th.origin_tx_fraction && !(rx && *rx > th.origin_rx_fraction_max);
+        h.origin.step(t, origin, th.hold_s);
+        if (origin) {
+            priorities_with_origin.insert(key.first);
+            h.max_tx = std::max(h.max_tx, *tx);
+            h.max_rx_at_origin = std::max(h.max_rx_at_origin, rx.value_or(0));
         }
     }
-    for (const auto& [key, h] : hosts) {
-        if (!h.origin.fired_at) continue;
-        const auto& [priority, instance] = key;
-        const std::string host = topo.host(instance), tor = topo.tor(instance);
-        Finding f = make_finding("fabric_pause_storm_origin", Severity::error, host, "", 0);
-        f.labels = {{"priority", priority}};
-        if (!tor.empty()) f.labels["tor"] = tor;
-        open_finding(f, *h.origin.run_start, h.origin.stopped);
-        f.timeline.push_back(event_at(*h.origin.run_start, host,
-                                      "started sending PFC pause on priority " + priority +
-                                          " while not paused itself: origin of the storm",
-                                      percent_text(h.max_tx), "%",
-                                      "rocehealth_pfc_pause_duration_seconds_total"));
-        f.timeline.back().labels = f.labels;
-        // Victims: paused on this priority while an origin existed, in time order.
-        std::vector<std::pair<TimeKey, std::string>> victims;
-        std::map<std::string, int> per_tor;
-        for (const auto& [vkey, v] : hosts) {
-            if (vkey.first != priority || !v.victim_since || vkey.second == instance) continue;
-            const std::string vtor = topo.tor(vkey.second);
-            victims.emplace_back(*v.victim_since, vkey.second);
-            ++per_tor[vtor.empty() ? "(no tor)" : vtor];
+    for (auto& [key, h] : hosts) {
+        const auto rx = at(h.rx, t);
+        if (!h.victim_since && rx && *rx > th.victim_rx_fraction &&
+            priorities_with_origin.count(key.first)) {
+            h.victim_since = t;
+            h.victim_rx = *rx;
         }
-        std::sort(victims.begin(), victims.end());
-        std::string victim_list, tor_list;
-        for (const auto& [t, vinst] : victims) {
-            const std::string vtor = topo.tor(vinst);
-            const PauseHost& v = hosts.at({priority, vinst});
-            TimelineEvent e = event_at(
-                t, topo.host(vinst),
-                "paused on priority " + priority + " by the storm from " + host +
-                    (vtor.empty() ? "" : " (victim under ToR " + vtor + ")"),
-                percent_text(v.victim_rx), "%", "rocehealth_pfc_pause_duration_seconds_total");
-            e.labels = {{"priority", priority}};
-            if (!vtor.empty()) e.labels["tor"] = vtor;
-            f.timeline.push_back(std::move(e));
-            victim_list += (victim_list.empty() ? "" : ", ") + topo.host(vinst);
-        }
-        for (const auto& [t2, n] : per_tor)
-            tor_list += (tor_list.empty() ? "" : ", ") + t2 + ": " + std::to_string(n);
-        f.summary = host + (tor.empty() ? "" : " (ToR " + tor + ")") +
-                    " started a PFC pause storm on priority " + priority + ": it sent pause " +
-                    percent_text(h.max_tx) + " % of the time while paused under " +
-                    percent_text(th.origin_rx_fraction_max) + " % itself, and " +
-                    std::to_string(victims.size()) + " host(s) were paused after it";
-        f.evidence.push_back(
-            {"pause_tx_share_max", percent_text(h.max_tx), "%",
-             "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"tx\"})"});
-        f.evidence.push_back(
-            {"pause_rx_share_max_while_origin", percent_text(h.max_rx_at_origin), "%",
-             "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"rx\"})"});
-        f.evidence.push_back(
-            {"victims_in_time_order", victim_list.empty() ? "none" : victim_list, "",
-             "hosts paused > " + percent_text(th.victim_rx_fraction) + " % while the origin held"});
-        if (!tor_list.empty())
-            f.evidence.push_back({"victims_per_tor", tor_list, "", "rocehealth_host_info{tor}"});
-        f.explanation =
-            "A host is an endpoint: it pauses its switch because its own receive buffers are full "
-            "(slow receiver, PCIe, a NIC in trouble), so the storm starts there and spreads to "
-            "the hosts whose traffic shares the paused links. Fix the origin; the others are "
-            "victims (rules: RocehealthPauseStormOrigin, RocehealthPauseStormBlastRadius).";
-        f.confidence = "high";
-        f.confidence_reason =
-            "the origin condition held for " + number_text(th.hold_s) + " s, the rule's `for`";
-        out.findings.push_back(std::move(f));
     }
+}
+
+/// The victims of the origin `instance` on `priority` into its finding's timeline, in time
+/// order; returns their host names ("a, b") and sets `tor_list` to "T: n, ..." per ToR.
+std::string add_pause_victims(Finding& f, const PauseHosts& hosts, const Topology& topo,
+                              const std::string& priority, const std::string& instance,
+                              std::size_t& count, std::string& tor_list) {
+    const std::string host = topo.host(instance);
+    std::vector<std::pair<TimeKey, std::string>> victims;
+    std::map<std::string, int> per_tor;
+    for (const auto& [vkey, v] : hosts) {
+        if (vkey.first != priority || !v.victim_since || vkey.second == instance) continue;
+        const std::string vtor = topo.tor(vkey.second);
+        victims.emplace_back(*v.victim_since, vkey.second);
+        ++per_tor[vtor.empty() ? "(no tor)" : vtor];
+    }
+    std::sort(victims.begin(), victims.end());
+    std::string victim_list;
+    for (const auto& [t, vinst] : victims) {
+        const std::string vtor = topo.tor(vinst);
+        const PauseHost& v = hosts.at({priority, vinst});
+        TimelineEvent e =
+            event_at(t, topo.host(vinst),
+                     "paused on priority " + priority + " by the storm from " + host +
+                         (vtor.empty() ? "" : " (victim under ToR " + vtor + ")"),
+                     percent_text(v.victim_rx), "%", "rocehealth_pfc_pause_duration_seconds_total");
+        e.labels = {{"priority", priority}};
+        if (!vtor.empty()) e.labels["tor"] = vtor;
+        f.timeline.push_back(std::move(e));
+        victim_list += (victim_list.empty() ? "" : ", ") + topo.host(vinst);
+    }
+    for (const auto& [t2, n] : per_tor)
+        tor_list += (tor_list.empty() ? "" : ", ") + t2 + ": " + std::to_string(n);
+    count = victims.size();
+    return victim_list;
+}
+
+/// The finding of the origin `key` (priority, instance) whose condition held: the origin, then
+/// its victims.
+Finding pause_finding(const std::pair<std::string, std::string>& key, const PauseHost& h,
+                      const PauseHosts& hosts, const Topology& topo, const FabricThresholds& th) {
+    const auto& [priority, instance] = key;
+    const std::string host = topo.host(instance), tor = topo.tor(instance);
+    Finding f = make_finding("fabric_pause_storm_origin", Severity::error, host, "", 0);
+    f.labels = {{"priority", priority}};
+    if (!tor.empty()) f.labels["tor"] = tor;
+    open_finding(f, *h.origin.run_start, h.origin.stopped);
+    f.timeline.push_back(event_at(*h.origin.run_start, host,
+                                  "started sending PFC pause on priority " + priority +
+                                      " while not paused itself: origin of the storm",
+                                  percent_text(h.max_tx), "%",
+                                  "rocehealth_pfc_pause_duration_seconds_total"));
+    f.timeline.back().labels = f.labels;
+    std::size_t victims = 0;
+    std::string tor_list;
+    const std::string victim_list =
+        add_pause_victims(f, hosts, topo, priority, instance, victims, tor_list);
+    f.summary = host + (tor.empty() ? "" : " (ToR " + tor + ")") +
+                " started a PFC pause storm on priority " + priority + ": it sent pause " +
+                percent_text(h.max_tx) + " % of the time while paused under " +
+                percent_text(th.origin_rx_fraction_max) + " % itself, and " +
+                std::to_string(victims) + " host(s) were paused after it";
+    f.evidence.push_back({"pause_tx_share_max", percent_text(h.max_tx), "%",
+                          "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"tx\"})"});
+    f.evidence.push_back({"pause_rx_share_max_while_origin", percent_text(h.max_rx_at_origin), "%",
+                          "rate(rocehealth_pfc_pause_duration_seconds_total{direction=\"rx\"})"});
+    f.evidence.push_back(
+        {"victims_in_time_order", victim_list.empty() ? "none" : victim_list, "",
+         "hosts paused > " + percent_text(th.victim_rx_fraction) + " % while the origin held"});
+    if (!tor_list.empty())
+        f.evidence.push_back({"victims_per_tor", tor_list, "", "rocehealth_host_info{tor}"});
+    f.explanation =
+        "A host is an endpoint: it pauses its switch because its own receive buffers are full "
+        "(slow receiver, PCIe, a NIC in trouble), so the storm starts there and spreads to "
+        "the hosts whose traffic shares the paused links. Fix the origin; the others are "
+        "victims (rules: RocehealthPauseStormOrigin, RocehealthPauseStormBlastRadius).";
+    f.confidence = "high";
+    f.confidence_reason =
+        "the origin condition held for " + number_text(th.hold_s) + " s, the rule's `for`";
+    return f;
+}
+
+/// Why the pause rule had too little input to be judged ("" when it had enough): it needs a
+/// host's rx and tx shares (the origin sends pause while not paused itself) over at least the
+/// rule's hold. No input at all is analyse_fabric's "no host exported" instead.
+std::string pause_too_little(const FabricSeries& in, const PauseHosts& hosts,
+                             const std::set<TimeKey>& times, const FabricThresholds& th) {
+    if (in.pause_fraction.empty()) return "";
+    std::size_t both = 0;
+    for (const auto& [key, h] : hosts) both += !h.rx.empty() && !h.tx.empty();
+    const double span_s = times.empty() ? 0 : seconds_of(*times.rbegin() - *times.begin());
+    if (both > 0 && span_s >= th.hold_s) return "";
+    return "too little input: pause shares of " + std::to_string(hosts.size()) +
+           " host/priority pair(s), " + std::to_string(both) + " with both rx and tx, over " +
+           number_text(span_s) +
+           " s of points; the rule needs a host's rx and tx (it sends "
+           "pause while not paused itself) over at least " +
+           number_text(th.hold_s) + " s (its hold)";
+}
+
+void analyse_pause(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
+                   FabricResult& out) {
+    std::set<TimeKey> times;
+    PauseHosts hosts = collect_pause(in, times);
+    for (const TimeKey t : times) step_pause(hosts, t, th);
+    bool found = false;
+    for (const auto& [key, h] : hosts)
+        if (h.origin.fired_at) {
+            out.findings.push_back(pause_finding(key, h, hosts, topo, th));
+            found = true;
+        }
+    // A finding is a judgement (one rule, one state), even from a tx share alone.
+    if (const std::string why = pause_too_little(in, hosts, times, th); !why.empty() && !found)
+        out.not_judged.push_back({"fabric_pause_storm_origin", why});
 }
 
 // ------------------------------------------------------------------------------------------
@@ -246,13 +298,17 @@ struct PairRows {
     double value = 0;
 };
 
-void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
-                  FabricResult& out) {
+/// The mesh's rows as pairs between ToRs, and what the medians are taken over.
+struct MeshInput {
     std::map<std::pair<std::string, std::string>, PairRows> pairs;  // (instance, dst) -> rows
     std::set<std::string> unknown_peers;
     std::map<std::string, std::vector<const Values*>> groups;  // median group -> series
-    std::vector<Values> p50_store;
-    std::set<TimeKey> times;
+    std::vector<Values> p50_store;                             // what `groups` points into
+    std::set<TimeKey> times;                                   // every time a pair has a value
+};
+
+/// Fills `m` (in place: `groups` points into `p50_store`).
+void collect_mesh(const FabricSeries& in, const Topology& topo, MeshInput& m) {
     // Instances with per-destination-ToR rows run the topology-aware mesh (mesh.peers_file):
     // their per-peer rows are their own ToR's peers, named by address (agent/daemon/README.md),
     // never between ToRs, so an address there is no unknown peer worth a note.
@@ -270,13 +326,13 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
                               peer.rfind(':') == std::string::npos ? peer.size() : peer.rfind(':'));
             const auto it = topo.tor_of_host.find(dst);
             if (it == topo.tor_of_host.end()) {
-                if (!peer.empty() && !tor_mesh_instances.count(inst)) unknown_peers.insert(peer);
+                if (!peer.empty() && !tor_mesh_instances.count(inst)) m.unknown_peers.insert(peer);
                 return nullptr;
             }
             dst_tor = it->second;
         }
         if (src_tor.empty() || dst_tor.empty() || src_tor == dst_tor) return nullptr;
-        PairRows& p = pairs[{inst, dst}];
+        PairRows& p = m.pairs[{inst, dst}];
         p.src_instance = inst;
         p.dst_label = dst;
         p.dst_tor = dst_tor;
@@ -284,150 +340,207 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
     };
     for (const PromSeries& s : in.probe_errors)
         if (PairRows* p = pair_of(s.labels)) p->errors.push_back(values_of(s));
+    const auto group_of = [](const Labels& l) {
+        return (l.count("dst_tor") ? "tor/" : "peer/") + label(l, "op") + "/" +
+               label(l, "size_bytes");
+    };
     for (const PromSeries& s : in.probe_p50_s) {
-        const std::string group = (s.labels.count("dst_tor") ? "tor/" : "peer/") +
-                                  label(s.labels, "op") + "/" + label(s.labels, "size_bytes");
         Values v = values_of(s);
         for (auto it = v.begin(); it != v.end();) it = it->second < 0 ? v.erase(it) : ++it;
-        p50_store.push_back(v);
-        if (PairRows* p = pair_of(s.labels)) p->p50.emplace_back(group, std::move(v));
+        m.p50_store.push_back(v);
+        if (PairRows* p = pair_of(s.labels)) p->p50.emplace_back(group_of(s.labels), std::move(v));
     }
     // The fabric's median per group counts every pair, inside ToRs too (as the rule does).
-    for (std::size_t i = 0; i < in.probe_p50_s.size(); ++i) {
-        const Labels& l = in.probe_p50_s[i].labels;
-        groups[(l.count("dst_tor") ? "tor/" : "peer/") + label(l, "op") + "/" +
-               label(l, "size_bytes")]
-            .push_back(&p50_store[i]);
-    }
-    for (const auto& [k, p] : pairs) {
+    for (std::size_t i = 0; i < in.probe_p50_s.size(); ++i)
+        m.groups[group_of(in.probe_p50_s[i].labels)].push_back(&m.p50_store[i]);
+    for (const auto& [k, p] : m.pairs) {
         for (const Values& v : p.errors)
-            for (const auto& [t, x] : v) times.insert(t);
+            for (const auto& [t, x] : v) m.times.insert(t);
         for (const auto& [g, v] : p.p50)
-            for (const auto& [t, x] : v) times.insert(t);
+            for (const auto& [t, x] : v) m.times.insert(t);
     }
-    std::map<std::string, HeldCondition> tor_state;
-    std::map<std::string, std::pair<double, std::size_t>> tor_at_fire;  // ratio, pairs
-    std::map<std::string, double> elsewhere_at_fire;
-    for (const TimeKey t : times) {
-        std::map<std::string, double> median;
-        for (const auto& [g, series] : groups) {
-            std::vector<double> xs;
-            for (const Values* v : series)
-                if (auto x = at(*v, t)) xs.push_back(*x);
-            if (xs.empty()) continue;
-            std::sort(xs.begin(), xs.end());
-            // Prometheus' quantile(0.5): linear interpolation between the middle ranks.
-            const double rank = 0.5 * static_cast<double>(xs.size() - 1);
-            const auto lo = static_cast<std::size_t>(std::floor(rank));
-            const std::size_t hi = std::min(lo + 1, xs.size() - 1);
-            median[g] = xs[lo] + (xs[hi] - xs[lo]) * (rank - static_cast<double>(lo));
-        }
-        std::map<std::string, std::pair<std::size_t, std::size_t>> into;  // tor -> bad, count
-        // Per-destination-ToR rows (mesh.peers_file) by their source's ToR: bad, count.
-        std::map<std::string, std::pair<std::size_t, std::size_t>> tor_rows_out;
-        std::size_t bad_all = 0, count_all = 0;
-        for (auto& [k, p] : pairs) {
-            bool present = false, bad = false;
-            for (const Values& v : p.errors)
-                if (auto x = at(v, t)) {
-                    present = true;
-                    if (*x > 0) {
-                        bad = true;
-                        if (!p.bad_since) p.why = "failed", p.value = *x;
-                    }
+}
+
+/// The fabric's median p50 per group at `t` (Prometheus' quantile(0.5)).
+std::map<std::string, double> medians_at(const MeshInput& m, TimeKey t) {
+    std::map<std::string, double> median;
+    for (const auto& [g, series] : m.groups) {
+        std::vector<double> xs;
+        for (const Values* v : series)
+            if (auto x = at(*v, t)) xs.push_back(*x);
+        if (xs.empty()) continue;
+        std::sort(xs.begin(), xs.end());
+        // Prometheus' quantile(0.5): linear interpolation between the middle ranks.
+        const double rank = 0.5 * static_cast<double>(xs.size() - 1);
+        const auto lo = static_cast<std::size_t>(std::floor(rank));
+        const std::size_t hi = std::min(lo + 1, xs.size() - 1);
+        median[g] = xs[lo] + (xs[hi] - xs[lo]) * (rank - static_cast<double>(lo));
+    }
+    return median;
+}
+
+/// The pairs at one step: (bad, count) into each ToR, of the per-destination-ToR rows out of
+/// each ToR, and over all ToRs.
+struct MeshCounts {
+    std::map<std::string, std::pair<std::size_t, std::size_t>> into;  // tor -> bad, count
+    // Per-destination-ToR rows (mesh.peers_file) by their source's ToR: bad, count.
+    std::map<std::string, std::pair<std::size_t, std::size_t>> tor_rows_out;
+    std::size_t bad_all = 0, count_all = 0;
+};
+
+/// Judges each pair at `t` (failed, or slow against its group's median), updating when it went
+/// bad, and counts them.
+MeshCounts count_pairs_at(MeshInput& m, TimeKey t, const Topology& topo,
+                          const FabricThresholds& th) {
+    const std::map<std::string, double> median = medians_at(m, t);
+    MeshCounts c;
+    for (auto& [k, p] : m.pairs) {
+        bool present = false, bad = false;
+        for (const Values& v : p.errors)
+            if (auto x = at(v, t)) {
+                present = true;
+                if (*x > 0) {
+                    bad = true;
+                    if (!p.bad_since) p.why = "failed", p.value = *x;
                 }
-            for (const auto& [g, v] : p.p50)
-                if (auto x = at(v, t)) {
-                    present = true;
-                    const auto m = median.find(g);
-                    if (m != median.end() && *x > th.slow_vs_median * m->second) {
-                        if (!bad && !p.bad_since) p.why = "slow", p.value = *x;
-                        bad = true;
-                    }
-                }
-            if (!present) continue;
-            if (bad && !p.bad_since) p.bad_since = t;
-            if (!bad) p.bad_since.reset();
-            auto& [b, c] = into[p.dst_tor];
-            b += bad;
-            ++c;
-            if (p.dst_label == "ToR " + p.dst_tor) {
-                auto& [ob, oc] = tor_rows_out[topo.tor(p.src_instance)];
-                ob += bad;
-                ++oc;
             }
-            bad_all += bad;
-            ++count_all;
+        for (const auto& [g, v] : p.p50)
+            if (auto x = at(v, t)) {
+                present = true;
+                const auto it = median.find(g);
+                if (it != median.end() && *x > th.slow_vs_median * it->second) {
+                    if (!bad && !p.bad_since) p.why = "slow", p.value = *x;
+                    bad = true;
+                }
+            }
+        if (!present) continue;
+        if (bad && !p.bad_since) p.bad_since = t;
+        if (!bad) p.bad_since.reset();
+        auto& [b, n] = c.into[p.dst_tor];
+        b += bad;
+        ++n;
+        if (p.dst_label == "ToR " + p.dst_tor) {
+            auto& [ob, on] = c.tor_rows_out[topo.tor(p.src_instance)];
+            ob += bad;
+            ++on;
         }
-        for (const auto& [tor, bc] : into) {
-            const double ratio = static_cast<double>(bc.first) / static_cast<double>(bc.second);
-            const std::size_t other = count_all - bc.second;
-            const auto rows_out = tor_rows_out.find(tor);
-            const bool one_host = rows_out != tor_rows_out.end() &&
-                                  static_cast<double>(rows_out->second.first) /
-                                          static_cast<double>(rows_out->second.second) <=
-                                      th.tor_rows_out_bad_ratio;
-            const bool holds =
-                other > 0 && ratio > th.tor_bad_ratio && bc.second >= th.tor_min_pairs &&
-                static_cast<double>(bad_all - bc.first) / static_cast<double>(other) <=
-                    th.elsewhere_vs_tor * ratio &&
-                !one_host;
+        c.bad_all += bad;
+        ++c.count_all;
+    }
+    return c;
+}
+
+/// RocehealthTorProbesFailing's condition for `tor` at one step.
+bool tor_condition(const std::string& tor, const MeshCounts& c, const FabricThresholds& th) {
+    const auto& bc = c.into.at(tor);
+    const double ratio = static_cast<double>(bc.first) / static_cast<double>(bc.second);
+    const std::size_t other = c.count_all - bc.second;
+    const auto rows_out = c.tor_rows_out.find(tor);
+    const bool one_host =
+        rows_out != c.tor_rows_out.end() && static_cast<double>(rows_out->second.first) /
+                                                    static_cast<double>(rows_out->second.second) <=
+                                                th.tor_rows_out_bad_ratio;
+    return other > 0 && ratio > th.tor_bad_ratio && bc.second >= th.tor_min_pairs &&
+           static_cast<double>(c.bad_all - bc.first) / static_cast<double>(other) <=
+               th.elsewhere_vs_tor * ratio &&
+           !one_host;
+}
+
+/// The finding for `tor` when its condition has held since `since`: the pairs bad now, each
+/// with the time it went bad, are its timeline.
+Finding tor_finding(const std::string& tor, const MeshCounts& c, TimeKey since, const MeshInput& m,
+                    const Topology& topo, const FabricThresholds& th) {
+    const auto& bc = c.into.at(tor);
+    const double ratio = static_cast<double>(bc.first) / static_cast<double>(bc.second);
+    const double elsewhere =
+        static_cast<double>(c.bad_all - bc.first) / static_cast<double>(c.count_all - bc.second);
+    Finding f = make_finding("fabric_tor_probes_failing", Severity::error, "ToR " + tor, "", 0);
+    f.labels = {{"tor", tor}};
+    open_finding(f, since, std::nullopt);
+    std::vector<const PairRows*> bad_pairs;
+    for (const auto& [k2, p] : m.pairs)
+        if (p.dst_tor == tor && p.bad_since) bad_pairs.push_back(&p);
+    std::sort(bad_pairs.begin(), bad_pairs.end(),
+              [](const PairRows* a, const PairRows* b) { return *a->bad_since < *b->bad_since; });
+    for (const PairRows* p : bad_pairs) {
+        const bool failed = p->why == "failed";
+        TimelineEvent e =
+            event_at(*p->bad_since, topo.host(p->src_instance),
+                     "probes to " + p->dst_label + " (ToR " + tor + ") " +
+                         (failed ? "failed"
+                                 : "slow: p50 over " + number_text(th.slow_vs_median) +
+                                       "x the fabric's median"),
+                     failed ? number_text(p->value) : number_text(p->value * 1e6),
+                     failed ? "errors in 2 m" : "us",
+                     failed ? "rocehealth_probe_errors_total"
+                            : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
+        e.labels = {{"tor", tor}, {"peer", p->dst_label}};
+        f.timeline.push_back(std::move(e));
+    }
+    f.summary = "ToR " + tor + " (or its uplinks): " + std::to_string(bc.first) + " of " +
+                std::to_string(bc.second) +
+                " mesh probe pairs into it from other ToRs failed or were slow (" +
+                percent_text(ratio) + " %), pairs into other ToRs " + percent_text(elsewhere) +
+                " %: suspect the ToR, not its hosts";
+    f.evidence.push_back({"bad_pairs_into_tor", std::to_string(bc.first), "",
+                          "rocehealth_probe_errors_total, rocehealth_probe_latency_seconds"});
+    f.evidence.push_back(
+        {"pairs_into_tor", std::to_string(bc.second), "", "pairs from hosts of other ToRs"});
+    f.evidence.push_back({"bad_share_into_tor", percent_text(ratio), "%", ""});
+    f.evidence.push_back({"bad_share_into_other_tors", percent_text(elsewhere), "%", ""});
+    f.explanation =
+        "Most pairs into one ToR fail or are slow while pairs elsewhere are fine: a "
+        "dead host makes at most its own share bad, a ToR or its uplinks all of them "
+        "(rule RocehealthTorProbesFailing).";
+    f.confidence = "high";
+    f.confidence_reason = "the condition held for " + number_text(th.hold_s) + " s over " +
+                          std::to_string(bc.second) + " pairs";
+    return f;
+}
+
+/// Why the ToR rule had too little input to be judged ("" when it had enough): it needs at
+/// least th.tor_min_pairs pairs into one ToR from hosts under other ToRs, pairs into another
+/// ToR to compare with, over at least the rule's hold. No probe series at all is
+/// analyse_fabric's "no probe series" instead.
+std::string mesh_too_little(const FabricSeries& in, const MeshInput& m,
+                            const FabricThresholds& th) {
+    if (in.probe_errors.empty() && in.probe_p50_s.empty()) return "";
+    std::map<std::string, std::size_t> per_tor;
+    for (const auto& [k, p] : m.pairs) ++per_tor[p.dst_tor];
+    std::string most_tor;
+    std::size_t most = 0;
+    for (const auto& [tor, n] : per_tor)
+        if (n > most) most = n, most_tor = tor;
+    const double span_s = m.times.empty() ? 0 : seconds_of(*m.times.rbegin() - *m.times.begin());
+    if (most >= th.tor_min_pairs && per_tor.size() >= 2 && span_s >= th.hold_s) return "";
+    return "too little input: " + std::to_string(in.probe_errors.size() + in.probe_p50_s.size()) +
+           " probe series gave " + std::to_string(m.pairs.size()) + " pair(s) between ToRs into " +
+           std::to_string(per_tor.size()) + " ToR(s), at most " + std::to_string(most) +
+           " into one" + (most_tor.empty() ? "" : " (" + most_tor + ")") + ", over " +
+           number_text(span_s) + " s of points; the rule needs at least " +
+           std::to_string(th.tor_min_pairs) +
+           " pairs into a ToR from hosts under other ToRs, pairs into another ToR to compare "
+           "with, over at least " +
+           number_text(th.hold_s) +
+           " s (its hold). A pair counts when rocehealth_host_info names the ToRs of both ends "
+           "(peers outside --match have none)";
+}
+
+void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
+                  FabricResult& out) {
+    MeshInput m;
+    collect_mesh(in, topo, m);
+    std::map<std::string, HeldCondition> tor_state;
+    bool found = false;
+    for (const TimeKey t : m.times) {
+        const MeshCounts c = count_pairs_at(m, t, topo, th);
+        for (const auto& [tor, bc] : c.into) {
             HeldCondition& st = tor_state[tor];
             const bool fired_before = st.fired_at.has_value();
-            st.step(t, holds, th.hold_s);
+            st.step(t, tor_condition(tor, c, th), th.hold_s);
             if (st.fired_at && !fired_before) {
-                tor_at_fire[tor] = {ratio, bc.second};
-                elsewhere_at_fire[tor] =
-                    static_cast<double>(bad_all - bc.first) / static_cast<double>(other);
-                // The pairs bad now, each with the time it went bad: the timeline.
-                Finding f =
-                    make_finding("fabric_tor_probes_failing", Severity::error, "ToR " + tor, "", 0);
-                f.labels = {{"tor", tor}};
-                open_finding(f, *st.run_start, std::nullopt);
-                std::vector<const PairRows*> bad_pairs;
-                for (const auto& [k2, p] : pairs)
-                    if (p.dst_tor == tor && p.bad_since) bad_pairs.push_back(&p);
-                std::sort(bad_pairs.begin(), bad_pairs.end(),
-                          [](const PairRows* a, const PairRows* b) {
-                              return *a->bad_since < *b->bad_since;
-                          });
-                for (const PairRows* p : bad_pairs) {
-                    const bool failed = p->why == "failed";
-                    TimelineEvent e =
-                        event_at(*p->bad_since, topo.host(p->src_instance),
-                                 "probes to " + p->dst_label + " (ToR " + tor + ") " +
-                                     (failed ? "failed"
-                                             : "slow: p50 over " + number_text(th.slow_vs_median) +
-                                                   "x the fabric's median"),
-                                 failed ? number_text(p->value) : number_text(p->value * 1e6),
-                                 failed ? "errors in 2 m" : "us",
-                                 failed ? "rocehealth_probe_errors_total"
-                                        : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
-                    e.labels = {{"tor", tor}, {"peer", p->dst_label}};
-                    f.timeline.push_back(std::move(e));
-                }
-                f.summary = "ToR " + tor + " (or its uplinks): " + std::to_string(bc.first) +
-                            " of " + std::to_string(bc.second) +
-                            " mesh probe pairs into it from other ToRs failed or were slow (" +
-                            percent_text(ratio) + " %), pairs into other ToRs " +
-                            percent_text(elsewhere_at_fire[tor]) +
-                            " %: suspect the ToR, not its hosts";
-                f.evidence.push_back({"bad_pairs_into_tor", std::to_string(bc.first), "",
-                                      "rocehealth_probe_errors_total, "
-                                      "rocehealth_probe_latency_seconds"});
-                f.evidence.push_back({"pairs_into_tor", std::to_string(bc.second), "",
-                                      "pairs from hosts of other ToRs"});
-                f.evidence.push_back({"bad_share_into_tor", percent_text(ratio), "%", ""});
-                f.evidence.push_back(
-                    {"bad_share_into_other_tors", percent_text(elsewhere_at_fire[tor]), "%", ""});
-                f.explanation =
-                    "Most pairs into one ToR fail or are slow while pairs elsewhere are fine: a "
-                    "dead host makes at most its own share bad, a ToR or its uplinks all of them "
-                    "(rule RocehealthTorProbesFailing).";
-                f.confidence = "high";
-                f.confidence_reason = "the condition held for " + number_text(th.hold_s) +
-                                      " s over " + std::to_string(bc.second) + " pairs";
-                out.findings.push_back(std::move(f));
+                out.findings.push_back(tor_finding(tor, c, *st.run_start, m, topo, th));
+                found = true;
             }
             if (st.stopped)
                 for (Finding& f : out.findings)
@@ -438,10 +551,12 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
                     }
         }
     }
-    for (const std::string& p : unknown_peers)
+    for (const std::string& p : m.unknown_peers)
         out.notes.push_back({"mesh peer " + p,
                              "no rocehealth_host_info names it as its host: its pairs are left "
                              "out of the ToR localisation"});
+    if (const std::string why = mesh_too_little(in, m, th); !why.empty() && !found)
+        out.not_judged.push_back({"fabric_tor_probes_failing", why});
 }
 
 // ------------------------------------------------------------------------------------------
@@ -556,6 +671,42 @@ void analyse_config(const FabricSeries& in, const Topology& topo, const FabricTh
     }
 }
 
+/// The first and last point time over every series of `in` into `out`.
+void set_data_span(const FabricSeries& in, FabricResult& out) {
+    std::optional<double> first, last;
+    for (const auto* v :
+         {&in.host_info, &in.pause_fraction, &in.probe_errors, &in.probe_p50_s, &in.port_config})
+        for (const PromSeries& s : *v)
+            for (const PromPoint& p : s.points) {
+                if (std::isnan(p.value)) continue;
+                first = std::min(first.value_or(p.t_s), p.t_s);
+                last = std::max(last.value_or(p.t_s), p.t_s);
+            }
+    out.data_first_s = first.value_or(0);
+    out.data_last_s = last.value_or(0);
+}
+
+/// Why configuration drift had too little input to be judged ("" when it had enough): a value
+/// unlike the fabric's needs a majority to differ from, so some setting must be reported by
+/// more than 1 / (1 - th.config_majority) ports (3 at a majority of half). No configuration
+/// series at all is analyse_fabric's "no port configuration series" instead.
+std::string config_too_little(const FabricSeries& in, const FabricThresholds& th) {
+    if (in.port_config.empty()) return "";
+    const auto need = static_cast<std::size_t>(std::floor(1 / (1 - th.config_majority))) + 1;
+    // (series name, priority) -> its ports (instance, device, port)
+    std::map<std::pair<std::string, std::string>, std::set<std::vector<std::string>>> ports;
+    for (const PromSeries& s : in.port_config)
+        ports[{label(s.labels, "__name__"), label(s.labels, "priority")}].insert(
+            {label(s.labels, "instance"), label(s.labels, "device"), label(s.labels, "port")});
+    std::size_t most = 0;
+    for (const auto& [k, p] : ports) most = std::max(most, p.size());
+    if (most >= need) return "";
+    return "too little input: at most " + std::to_string(most) +
+           " port(s) reported a setting; a port unlike the fabric needs a majority to differ "
+           "from, so at least " +
+           std::to_string(need) + " ports must report the same setting";
+}
+
 }  // namespace
 
 FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th) {
@@ -569,6 +720,7 @@ FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th) 
             hosts.insert(topo.host(inst));
             if (!topo.host_of_instance.count(inst)) without_info.insert(inst);
         }
+    set_data_span(in, out);
     for (const std::string& inst : without_info)
         out.notes.push_back({"instance " + inst,
                              "no rocehealth_host_info: named by its instance, no ToR (left out "
@@ -592,9 +744,31 @@ FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th) 
                                   "no port configuration series (rocehealth_netdev_mtu_bytes, "
                                   "rocehealth_pfc_enabled, ...) in the range: configuration "
                                   "drift was not judged"});
+    if (const std::string why = config_too_little(in, th);
+        !why.empty() &&
+        std::none_of(out.findings.begin(), out.findings.end(),
+                     [](const Finding& f) { return f.rule_id == "fabric_config_drift"; }))
+        out.not_judged.push_back({"fabric_config_drift", why});
     std::stable_sort(out.findings.begin(), out.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.opened_t < b.opened_t; });
     return out;
+}
+
+void add_not_judged(FabricResult& r, const std::vector<Note>& more) {
+    for (const Note& n : more) {
+        const bool found = std::any_of(r.findings.begin(), r.findings.end(),
+                                       [&](const Finding& f) { return f.rule_id == n.subject; });
+        if (found) {
+            r.notes.push_back({n.subject, "found, but may have missed other faults: " + n.text});
+            continue;
+        }
+        const auto it = std::find_if(r.not_judged.begin(), r.not_judged.end(),
+                                     [&](const Note& m) { return m.subject == n.subject; });
+        if (it == r.not_judged.end())
+            r.not_judged.push_back(n);
+        else
+            it->text = n.text;  // the cause (e.g. the step) over its effect (no points)
+    }
 }
 
 }  // namespace rh::fabric

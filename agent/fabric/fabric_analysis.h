@@ -70,14 +70,28 @@ struct FabricResult {
     std::vector<Finding> findings;
     std::vector<std::string> hosts;  ///< every host named by host_info (else by instance), sorted
     std::vector<Note> notes;         ///< e.g. instances without host_info, pairs to unknown peers
-    /// Analyses that had no input in the range (subject: the rule id, text: which series were
-    /// missing): they could not have seen their fault, so no finding from them is not health.
+    /// Analyses that had no input in the range, or too little for their rule (subject: the rule
+    /// id, text: which series were missing, or what was seen against what the rule needs:
+    /// pairs into a ToR, hosts with rx and tx, ports per setting, seconds of points): they
+    /// could not have seen their fault, so no finding from them is not health. A rule is either
+    /// here or among the findings, never both.
     std::vector<Note> not_judged;
+    /// The span of the points the analysis was given (UTC seconds, first and last of any
+    /// series; both 0 when there were none): what the data covered, not the range asked.
+    double data_first_s = 0, data_last_s = 0;
 };
 
 /// Runs the three analyses over the series' common time grid (hold times are measured between
-/// the points' times); an analysis whose inputs are all absent is in `not_judged`. Never throws for
+/// the points' times); an analysis whose inputs are absent or below its rule's minimum (and
+/// that found nothing) is in `not_judged`. Never throws for
 /// data content (NaN and missing points are "no value", never 0).
 FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th = {});
+
+/// Adds reasons rules could not be judged from outside the data (`more`, subject: the rule id,
+/// e.g. the plan's step: fabric_queries.h) so that each rule has one state: a rule with a
+/// finding stays found (the reason becomes a note: it may have missed other faults); a rule
+/// already not judged keeps one entry, with `more`'s reason (the cause, where the analysis saw
+/// only its effect, e.g. no points at a step wider than Prometheus' lookback).
+void add_not_judged(FabricResult& r, const std::vector<Note>& more);
 
 }  // namespace rh::fabric

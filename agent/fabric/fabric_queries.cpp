@@ -71,8 +71,8 @@ FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std:
                 {rule, "the range is " + whole_seconds_text(span_s) + ", shorter than the " +
                            whole_seconds_text(th.hold_s) +
                            " a condition must hold for this rule: a fault running through it "
-                           "cannot show. Give --from at least " + whole_seconds_text(th.hold_s) +
-                           " before --to"});
+                           "cannot show. Give --from at least " +
+                           whole_seconds_text(th.hold_s) + " before --to"});
             continue;
         }
         const double coarsest = coarsest_judged_step_s(rule, th);
@@ -86,6 +86,22 @@ FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std:
                        std::to_string(max_points) + ")"});
     }
     return plan;
+}
+
+std::vector<Note> skipped_at_step(double step_s, std::size_t max_points) {
+    if (step_s <= kLookbackS) return {};
+    std::vector<Note> out;
+    for (const char* rule :
+         {"fabric_pause_storm_origin", "fabric_tor_probes_failing", "fabric_config_drift"})
+        out.push_back(
+            {rule, "no input at a query step of " + whole_seconds_text(step_s) +
+                       ": Prometheus shows a series at each step's instant only if it has a "
+                       "sample in the " +
+                       whole_seconds_text(kLookbackS) +
+                       " before, so data between the instants was not seen (not: no data). "
+                       "Shorten --from/--to, or raise --max-points (now " +
+                       std::to_string(max_points) + ")"});
+    return out;
 }
 
 Status fetch_fabric_series(const PromClient& client, const std::string& match, double from_s,
@@ -104,6 +120,7 @@ Status fetch_fabric_series(const PromClient& client, const std::string& match, d
                                         : q.name == "probe_p50_s"    ? out.probe_p50_s
                                                                      : out.port_config;
         into = std::move(*r);
+        if (q.name == "host_info" && !match.empty() && out.host_info.empty()) break;
     }
     return ok_status();
 }

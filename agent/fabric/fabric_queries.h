@@ -50,9 +50,20 @@ struct FabricPlan {
 FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std::size_t max_points,
                              std::size_t page_points);
 
+/// Prometheus' default lookback (query.lookback-delta, 5 m): at each step's instant a series
+/// shows its last sample of the 5 minutes before, so a step wider than this skips data.
+inline constexpr double kLookbackS = 300;
+
+/// Why each rule (fabric_pause_storm_origin, fabric_tor_probes_failing, fabric_config_drift)
+/// may have had no input at `step_s` (notes as FabricPlan::not_judged): the step's instants
+/// skipped its data. Empty when the step is at most kLookbackS, for then no points means no
+/// data.
+std::vector<Note> skipped_at_step(double step_s, std::size_t max_points);
+
 /// Runs every query of fabric_queries() into the matching member of `out`; `points` counts the
 /// points received. The first error stops (Error as PromClient::query_range; its op is set to
-/// the query's name).
+/// the query's name). With a `match` that no rocehealth_host_info matches (the first query),
+/// the others are not sent: each is joined with it, so they would be empty too.
 Status fetch_fabric_series(const PromClient& client, const std::string& match, double from_s,
                            double to_s, double step_s, FabricSeries& out, std::size_t& points);
 

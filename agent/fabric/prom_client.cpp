@@ -15,6 +15,25 @@ std::string seconds_param(double t_s) {
     return std::string(buf, r.ptr);
 }
 
+/// The start of an answer's body for an error message: at most 120 bytes, printable ASCII, runs
+/// of white space and other bytes as one space ("" for an empty body).
+std::string body_excerpt(const std::string& body) {
+    std::string out;
+    for (const char c : body) {
+        if (out.size() >= 120) {
+            out += "...";
+            break;
+        }
+        const bool printable = c > ' ' && c < 0x7f;
+        if (printable)
+            out += c;
+        else if (!out.empty() && out.back() != ' ')
+            out += ' ';
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
 }  // namespace
 
 Result<PromEndpoint> parse_prometheus_url(const std::string& url) {
@@ -68,9 +87,15 @@ Result<T> PromClient::get(const std::string& path,
     if (r) return r;
     // The API's own error comes with 4xx/5xx; only a body without one is an HTTP error.
     if (r.error().cause == kCauseMalformed && (*status < 200 || *status > 299))
-        return Error("query", url, 0, "HTTP status " + std::to_string(*status), kCauseHttpStatus);
+        return Error("query", url, 0,
+                     "HTTP status " + std::to_string(*status) +
+                         (body.empty() ? "" : ", answer '" + body_excerpt(body) + "'"),
+                     kCauseHttpStatus);
     Error e = r.error();
     e.subject = url;
+    // A 2xx body not in the API's shape (a web page, another server's API): show its start.
+    if (e.cause == kCauseMalformed && !body.empty())
+        e.detail += ", answer '" + body_excerpt(body) + "'";
     return e;
 }
 

@@ -17,7 +17,8 @@
 namespace rh::fabric {
 
 /// Error::cause values of PromClient besides prom_response.h's and bounded_get.h's.
-inline constexpr const char* kCauseHttpStatus = "http_status";  ///< non-2xx without an API error
+/// Non-2xx without an API error; detail "HTTP status N, answer '<the body's first 120 bytes>'".
+inline constexpr const char* kCauseHttpStatus = "http_status";
 
 /// Bounds of one query. Points per page: Prometheus refuses more than 11,000 points per series
 /// in one answer; pages are much smaller so an answer of many series stays small.

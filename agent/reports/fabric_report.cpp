@@ -1,5 +1,6 @@
 #include "agent/reports/fabric_report.h"
 
+#include <cstdio>
 #include <sstream>
 
 #include "agent/fabric/fabric_queries.h"
@@ -7,13 +8,23 @@
 
 namespace rh {
 
-FabricReport fabric_report(const fabric::FabricResult& fr, const FabricAsked& asked) {
+namespace {
+
+bool has_data(const FabricAsked& a) {
+    return a.data_from_s != 0 || a.data_to_s != 0;
+}
+
+}  // namespace
+
+FabricReport fabric_report(const fabric::FabricResult& fr, FabricAsked asked) {
+    asked.data_from_s = fr.data_first_s;
+    asked.data_to_s = fr.data_last_s;
     EngineResult er;
     er.findings = fr.findings;
     er.notes = fr.notes;
     er.hosts = fr.hosts;
-    er.t_first = asked.from_s;
-    er.t_last = asked.to_s;
+    er.t_first = has_data(asked) ? asked.data_from_s : asked.from_s;
+    er.t_last = has_data(asked) ? asked.data_to_s : asked.to_s;
     er.wall_clock = true;
     for (const Note& n : fr.not_judged)
         er.not_judged.push_back(
@@ -33,13 +44,18 @@ void to_json(nlohmann::json& doc, const FabricReport& r) {
     nlohmann::json queries = nlohmann::json::array();
     for (const auto& q : fabric::fabric_queries(asked.match, asked.step_s))
         queries.push_back({{"name", q.name}, {"promql", q.promql}});
-    doc["fabric"] = {{"prometheus", asked.url},
-                     {"from", fabric::rfc3339(asked.from_s)},
-                     {"to", fabric::rfc3339(asked.to_s)},
-                     {"step_s", asked.step_s},
-                     {"match", asked.match},
-                     {"requests", asked.requests},
-                     {"queries", queries}};
+    doc["fabric"] = {
+        {"prometheus", asked.url},
+        {"from", fabric::rfc3339(asked.from_s)},
+        {"to", fabric::rfc3339(asked.to_s)},
+        {"data_from",
+         has_data(asked) ? nlohmann::json(fabric::rfc3339(asked.data_from_s)) : nlohmann::json()},
+        {"data_to",
+         has_data(asked) ? nlohmann::json(fabric::rfc3339(asked.data_to_s)) : nlohmann::json()},
+        {"step_s", asked.step_s},
+        {"match", asked.match},
+        {"requests", asked.requests},
+        {"queries", queries}};
 }
 
 std::string fabric_text(const FabricReport& r, bool verbose) {
@@ -48,6 +64,17 @@ std::string fabric_text(const FabricReport& r, bool verbose) {
     std::string text = out.str();
     const std::string from = "rocehealth diagnose: ", to = "rocehealth fabric: ";
     if (text.rfind(from, 0) == 0) text.replace(0, from.size(), to);
+    // The header's span is the data found; say what was asked when it differs.
+    const FabricAsked& a = r.asked;
+    const std::size_t of_data = text.find(" of data from ");
+    const std::size_t colon = of_data == std::string::npos ? of_data : text.find(": ", of_data);
+    if (colon != std::string::npos && text.find('\n') > colon && has_data(a) &&
+        (a.data_from_s != a.from_s || a.data_to_s != a.to_s)) {
+        char secs[32];
+        std::snprintf(secs, sizeof secs, "%.0f s", a.to_s - a.from_s);
+        text.insert(colon,
+                    std::string(" (asked: ") + secs + " from " + fabric::rfc3339(a.from_s) + ")");
+    }
     return text;
 }
 

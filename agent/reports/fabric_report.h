@@ -23,6 +23,8 @@ struct FabricAsked {
     std::string match;
     std::size_t points = 0;
     std::size_t requests = 0;
+    /// The first and last point found (FabricResult::data_first_s/data_last_s; 0: none).
+    double data_from_s = 0, data_to_s = 0;
 };
 
 /// `fabric`'s result: the analysis as a diagnosis (rules: "built in: the logic of
@@ -32,13 +34,17 @@ struct FabricReport {
     FabricAsked asked;
 };
 
-FabricReport fabric_report(const fabric::FabricResult& fr, const FabricAsked& asked);
+/// `asked`'s data_from_s/data_to_s are taken from `fr`.
+FabricReport fabric_report(const fabric::FabricResult& fr, FabricAsked asked);
 
-/// The diagnosis' JSON plus "fabric": {prometheus, from, to (RFC 3339), step_s, match,
-/// requests, queries [{name, promql}]}.
+/// The diagnosis' JSON (its "span": the data found, else the range asked) plus "fabric":
+/// {prometheus, from, to (RFC 3339: the range asked), data_from, data_to (RFC 3339: the first
+/// and last point found, null when none), step_s, match, requests, queries [{name, promql}]}.
 void to_json(nlohmann::json& j, const FabricReport& r);
 
-/// diagnose's text rendering of the diagnosis, its verdict line naming this command.
+/// diagnose's text rendering of the diagnosis, its verdict line naming this command; its
+/// "N s of data from T" is the data found, followed by "(asked: M s from T2)" when the range
+/// asked differs.
 std::string fabric_text(const FabricReport& r, bool verbose);
 
 }  // namespace rh

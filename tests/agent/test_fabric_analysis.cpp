@@ -220,7 +220,7 @@ BOOST_AUTO_TEST_CASE(config_drift_names_the_minority_port) {
 BOOST_AUTO_TEST_CASE(analyses_without_input_are_not_judged) {
     FabricSeries in;
     in.host_info = host_info();
-    in.pause_fraction = {pause(1, "rx", 0, 0.0), pause(2, "tx", 0, 0.0)};
+    in.pause_fraction = {pause(1, "rx", 0, 0.0), pause(1, "tx", 0, 0.0)};
     const FabricResult r = analyse_fabric(in);
     BOOST_TEST(r.findings.empty());
     std::vector<std::string> rules;
@@ -228,14 +228,113 @@ BOOST_AUTO_TEST_CASE(analyses_without_input_are_not_judged) {
     BOOST_TEST(
         rules == (std::vector<std::string>{"fabric_tor_probes_failing", "fabric_config_drift"}),
         boost::test_tools::per_element());
-    in.probe_errors = {series({{"instance", inst(1)}, {"peer", "h2"}, {"op", "write"}},
+}
+
+namespace {
+
+/// The text of `rule`'s not-judged note, or "" when it was judged.
+std::string not_judged_text(const FabricResult& r, const std::string& rule) {
+    std::string text;
+    for (const auto& n : r.not_judged)
+        if (n.subject == rule) {
+            BOOST_TEST(text.empty(), rule << " not judged twice");
+            text = n.text;
+        }
+    return text;
+}
+
+PromSeries mtu(int host, double value) {
+    return series({{"__name__", "rocehealth_netdev_mtu_bytes"},
+                   {"instance", inst(host)},
+                   {"device", "mlx5_0"},
+                   {"port", "1"}},
+                  [=](double) { return value; });
+}
+
+}  // namespace
+
+// Too little input is not health either (a new user's find: one probe pair, where the ToR rule
+// needs 4 into a ToR, said healthy, exit 0): each rule below its minimum says what it saw
+// against what it needs.
+BOOST_AUTO_TEST_CASE(rules_below_their_minimum_input_are_not_judged) {
+    FabricSeries in;
+    in.host_info = host_info();
+    in.probe_errors = {series({{"instance", inst(1)}, {"peer", "h4"}, {"op", "write"}},
                               [](double) { return 0.0; })};
-    in.port_config = {series({{"__name__", "rocehealth_netdev_mtu_bytes"},
-                              {"instance", inst(1)},
-                              {"device", "mlx5_0"},
-                              {"port", "1"}},
-                             [](double) { return 9000.0; })};
-    BOOST_TEST(analyse_fabric(in).not_judged.empty());
+    in.port_config = {mtu(1, 9000), mtu(2, 9000)};
+    in.pause_fraction = {pause(1, "rx", 0, 0.0)};
+    FabricResult r = analyse_fabric(in);
+    BOOST_TEST(r.findings.empty());
+    const std::string mesh_why = not_judged_text(r, "fabric_tor_probes_failing");
+    BOOST_TEST(mesh_why.find("1 pair(s) between ToRs into 1 ToR(s), at most 1 into one (r02)") !=
+                   std::string::npos,
+               mesh_why);
+    BOOST_TEST(mesh_why.find("needs at least 4 pairs into a ToR") != std::string::npos, mesh_why);
+    const std::string config_why = not_judged_text(r, "fabric_config_drift");
+    BOOST_TEST(config_why.find("at most 2 port(s)") != std::string::npos, config_why);
+    BOOST_TEST(config_why.find("at least 3 ports") != std::string::npos, config_why);
+    const std::string pause_why = not_judged_text(r, "fabric_pause_storm_origin");
+    BOOST_TEST(pause_why.find("0 with both rx and tx") != std::string::npos, pause_why);
+
+    // Three pairs into r02 are still one short; pairs into r01 alone have nothing to compare.
+    in.probe_errors.clear();
+    for (int s : {1, 2, 3})
+        in.probe_errors.push_back(series({{"instance", inst(s)}, {"peer", "h5"}, {"op", "write"}},
+                                         [](double) { return 0.0; }));
+    BOOST_TEST(!not_judged_text(analyse_fabric(in), "fabric_tor_probes_failing").empty());
+    // Enough of each: judged, healthy.
+    in = mesh(5e-6, 0);
+    in.port_config = {mtu(1, 9000), mtu(2, 9000), mtu(3, 9000)};
+    in.pause_fraction = {pause(1, "rx", 0, 0.0), pause(1, "tx", 0, 0.0)};
+    r = analyse_fabric(in);
+    BOOST_TEST(r.findings.empty());
+    BOOST_TEST(r.not_judged.empty());
+    // Points over less than the 2 m hold cannot show a held condition.
+    in.pause_fraction = {series(
+                             {{"instance", inst(1)}, {"priority", "3"}, {"direction", "rx"}},
+                             [](double) { return 0.0; }, 60),
+                         series(
+                             {{"instance", inst(1)}, {"priority", "3"}, {"direction", "tx"}},
+                             [](double) { return 0.0; }, 60)};
+    const std::string short_why = not_judged_text(analyse_fabric(in), "fabric_pause_storm_origin");
+    BOOST_TEST(short_why.find("over 60 s of points") != std::string::npos, short_why);
+}
+
+// One rule, one state: a reason from outside the data (the plan's step) never makes a found
+// rule "not judged" too, and a rule not judged stays one entry, with the cause.
+BOOST_AUTO_TEST_CASE(each_rule_has_one_state) {
+    FabricResult r = analyse_fabric(mesh(50e-6, 0));
+    BOOST_REQUIRE(find(r, "fabric_tor_probes_failing"));
+    BOOST_REQUIRE(!not_judged_text(r, "fabric_config_drift").empty());
+    add_not_judged(r, {{"fabric_tor_probes_failing", "the step is 236 s"},
+                       {"fabric_config_drift", "no input at a query step of 25200 s"},
+                       {"fabric_pause_storm_origin", "the step is 236 s"}});
+    BOOST_TEST(not_judged_text(r, "fabric_tor_probes_failing").empty());
+    BOOST_TEST(not_judged_text(r, "fabric_config_drift") == "no input at a query step of 25200 s");
+    BOOST_TEST(not_judged_text(r, "fabric_pause_storm_origin") == "the step is 236 s");
+    BOOST_TEST(r.not_judged.size() == 2u);
+    BOOST_TEST(r.notes.back().subject == "fabric_tor_probes_failing");
+    BOOST_TEST(r.notes.back().text.find("may have missed") != std::string::npos);
+    // A step past the lookback: every rule may have had its data skipped, with the step as reason.
+    const auto unseen = skipped_at_step(25200, 2);
+    BOOST_REQUIRE_EQUAL(unseen.size(), 3u);
+    BOOST_TEST(unseen[2].subject == "fabric_config_drift");
+    BOOST_TEST(unseen[0].text.find("25200 s") != std::string::npos);
+    BOOST_TEST(skipped_at_step(300, 2).empty());
+}
+
+// The span of the data found, not of the range asked (a new user's find: "3600 s of data" for
+// 10 minutes of points).
+BOOST_AUTO_TEST_CASE(the_data_span_is_that_of_the_points) {
+    FabricSeries in;
+    in.host_info = {series(
+        {{"instance", inst(1)}, {"host", "h1"}, {"tor", "r01"}}, [](double) { return 1.0; }, 600)};
+    in.port_config = {mtu(1, 9000)};
+    in.port_config[0].points.push_back({kT0 + 2400, std::nan("")});  // no value: not data
+    const FabricResult r = analyse_fabric(in);
+    BOOST_TEST(r.data_first_s == kT0);
+    BOOST_TEST(r.data_last_s == kT0 + 1800);
+    BOOST_TEST(analyse_fabric({}).data_last_s == 0);
 }
 
 BOOST_AUTO_TEST_CASE(decoder_takes_the_api_shape_only) {

@@ -264,6 +264,35 @@ BOOST_AUTO_TEST_CASE(a_header_that_would_split_the_request_is_never_sent) {
     BOOST_TEST(!contains(server.request_head(), "X-Injected"));
 }
 
+// A wrong base URL (Mimir without /prometheus, another server) answers with its own page: the
+// error shows its start, not a bare status (a new user's find), cut and made printable.
+BOOST_AUTO_TEST_CASE(an_http_error_shows_the_start_of_its_answer) {
+    RawServer server([](RawServer& s, int fd) {
+        const std::string body = "404 page not found\n\t\x01" + std::string(500, 'x');
+        s.send(fd, "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: " +
+                       std::to_string(body.size()) + "\r\n\r\n" + body);
+    });
+    auto r = client(server.url(), 5, 1 << 20).query_range("up", 0, 60, 15);
+    BOOST_REQUIRE(!r);
+    BOOST_TEST(r.error().cause == rh::fabric::kCauseHttpStatus);
+    BOOST_TEST(contains(r.error().detail, "HTTP status 404, answer '404 page not found x"),
+               r.error().detail);
+    BOOST_TEST(contains(r.error().detail, "...'"), r.error().detail);
+    BOOST_TEST(r.error().detail.size() < 200u, r.error().detail);
+}
+
+BOOST_AUTO_TEST_CASE(a_page_in_place_of_the_api_shows_its_start) {
+    RawServer server([](RawServer& s, int fd) {
+        const std::string body = "<html><title>Grafana</title></html>";
+        s.send(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: " +
+                       std::to_string(body.size()) + "\r\n\r\n" + body);
+    });
+    auto r = client(server.url(), 5, 1 << 20).query_range("up", 0, 60, 15);
+    BOOST_REQUIRE(!r);
+    BOOST_TEST(contains(r.error().detail, "answer '<html><title>Grafana</title></html>'"),
+               r.error().detail);
+}
+
 BOOST_AUTO_TEST_CASE(header_text_is_checked) {
     struct Case {
         const char* text;

@@ -75,10 +75,52 @@ txt=$("$bin" fabric --prometheus "$url" --from "$from" --to "$to" 2>&1)
 grep -q 'fabric_pause_storm_origin on h2' <<<"$txt" || fail "text: origin not named: $txt"
 grep -q 'ToR r02' <<<"$txt" || fail "text: ToR not named: $txt"
 
-# Healthy: the first 5 minutes, before anything started, and only the r02 hosts' config.
-out=$("$bin" fabric --prometheus "$url" --from "$t0" --to $((t0 + 300)) --match '{tor="r01"}' --json 2>&1)
+# Healthy: the first 5 minutes, before anything started, without h5 (its MTU): 4 pairs into
+# each ToR, 4 ports of each setting, every rule had its minimum input.
+out=$("$bin" fabric --prometheus "$url" --from "$t0" --to $((t0 + 300)) --match '{host=~"h1|h2|h4|h6"}' --json 2>&1)
 rc=$?
 [ "$rc" = 0 ] || fail "healthy range: exit $rc, expected 0: $out"
+
+# Too little input is not health (a new user's find: one probe pair said healthy, exit 0): the
+# ToR rule needs 4 pairs into a ToR, drift 3 ports of a setting; exit 2, saying what was seen.
+out=$("$bin" fabric --prometheus "$url" --from "$t0" --to $((t0 + 300)) --match '{host=~"h1|h4"}' --json 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "one pair a ToR: exit $rc, expected 2 (could not judge): $(head -c 2000 <<<"$out")"
+check "one pair a ToR: could not judge the ToR rule nor drift" '.verdict == "could_not_judge" and
+  ([.not_judged[].rule] | sort) == ["fabric_config_drift", "fabric_tor_probes_failing"]'
+check "one pair a ToR: what was seen against what is needed" '[.not_judged[] |
+  select(.rule == "fabric_tor_probes_failing") | .text] | length == 1 and (.[0] |
+  contains("2 pair(s) between ToRs into 2 ToR(s), at most 1 into one") and contains("at least 4 pairs"))'
+txt=$("$bin" fabric --prometheus "$url" --from "$t0" --to $((t0 + 300)) --match '{tor="r01"}' 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "one ToR: exit $rc, expected 2: $txt"
+grep -q 'could not judge.*fabric_tor_probes_failing: too little input: .* 0 pair(s) between ToRs' <<<"$txt" ||
+  fail "one ToR: text does not say why: $txt"
+
+# The span of the data found, and the range asked when it differs (a new user's find: the
+# header showed the range asked as "s of data").
+txt=$("$bin" fabric --prometheus "$url" --from $((t0 - 600)) --to "$to" 2>&1)
+grep -q "rocehealth fabric: .*3600 s of data from $(date -u -d "@$t0" +%Y-%m-%dT%H:%M:%S).000Z (asked: 4200 s from" <<<"$txt" ||
+  fail "data span: $(head -3 <<<"$txt")"
+out=$("$bin" fabric --prometheus "$url" --from $((t0 - 600)) --to "$to" --json 2>&1)
+check "data span in JSON" ".fabric.data_from == \"$from\" and .span.seconds == 3600 and
+  .fabric.from != .fabric.data_from"
+
+# One rule, one state: at a 100 s step (coarser than the rules' 60 s) the storm is still found;
+# its rule is then found (with a note), not also "not judged".
+out=$("$bin" fabric --prometheus "$url" --from "$from" --to "$to" --min-step 100 --json -v 2>&1)
+check "100 s step: origin found" '[.findings[].rule] | index("fabric_pause_storm_origin") != null'
+check "100 s step: no rule both found and not judged" '[.findings[].rule] as $f |
+  [.not_judged[].rule] | all(. as $r | $f | index($r) | not)'
+# A 7 h step (--max-points 2): its two instants skip the port configuration (Prometheus looks
+# back 5 m): could not judge, the step named, not "no series".
+out=$("$bin" fabric --prometheus "$url" --from $((t0 - 7200)) --to $((t0 + 18000)) --max-points 2 --json 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "7 h step: exit $rc, expected 2: $(head -c 2000 <<<"$out")"
+check "7 h step: could not judge, the step named" '.verdict == "could_not_judge" and
+  (.not_judged | length == 3) and all(.not_judged[]; .text | contains("25200 s")) and
+  ([.not_judged[] | select(.rule == "fabric_config_drift") | .text] | length == 1 and
+  (.[0] | contains("no input at a query step of 25200 s")))'
 
 # A long range must not hide a live fault (issue 29): 30 days ending 250 s into h2's storm
 # (its 2 m alert fired at about t0+730 s). The old plan stepped 236 s (11,000 points a series),
@@ -143,8 +185,14 @@ errcase() {  # errcase LABEL TEXT... -- ARGS...: exit 2, every TEXT in stderr, J
 }
 errcase "unreachable" "cannot reach Prometheus at http://127.0.0.1:1" -- \
   --prometheus http://127.0.0.1:1 --from "$from" --to "$to" --timeout 2
-errcase "empty range" "no rocehealth series between" -- \
+errcase "empty range" "no host exported rocehealth_host_info or the series the fabric rules read" \
+  "rocehealth_pfc_pause_duration_seconds_total" "at $url" -- \
   --prometheus "$url" --from $((t0 - 3 * 86400)) --to $((t0 - 3 * 86400 + 3600))
+errcase "no host matches" "no host exported rocehealth_host_info matching --match {tor=\"r99\"}" \
+  "check the selector" -- --prometheus "$url" --from "$from" --to "$to" --match '{tor="r99"}'
+# A wrong base URL (Mimir's without /prometheus): the server's answer and the URL forms.
+errcase "wrong base URL" "HTTP status 404, answer '404 page not found'" \
+  "Mimir http://HOST/prometheus" -- --prometheus "$url/prometheus" --from "$from" --to "$to"
 errcase "bad selector" "Prometheus error bad_data" "parse error" -- \
   --prometheus "$url" --from "$from" --to "$to" --match '{tor=~"("}'
 errcase "too many series" "query pause_fraction is too large" "--match '{tor=\"r01\"}'" -- \

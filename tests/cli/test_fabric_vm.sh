@@ -72,6 +72,21 @@ rc=$?
 [ "$rc" = 2 ] && grep -q "query host_info failed at $vm_url" <<<"$out" && grep -q "regexp" <<<"$out" ||
   fail "bad selector on VictoriaMetrics: exit $rc, expected 2 naming the query and its error: $out"
 
+# The new user's finds on this engine too: one probe pair into each ToR is too little input
+# for the ToR rule (could not judge, exit 2, never healthy), and a base URL one step off shows
+# VictoriaMetrics' answer and the URL forms (its cluster's form on a single node).
+"$bin" fabric --prometheus "$vm_url" --from "$from" --to $((from + 300)) --match '{host=~"h1|h4"}' \
+  --json >"$work/few.json" 2>"$work/few.err"
+rc=$?
+[ "$rc" = 2 ] && jq -e '.verdict == "could_not_judge" and
+  ([.not_judged[].rule] | index("fabric_tor_probes_failing") != null)' "$work/few.json" >/dev/null ||
+  fail "one pair a ToR on VictoriaMetrics: exit $rc, expected 2 (could not judge): $(head -c 2000 "$work/few.json")"
+out=$("$bin" fabric --prometheus "$vm_url/select/0/prometheus" --from "$from" --to "$to" 2>&1)
+rc=$?
+[ "$rc" = 2 ] && grep -q "HTTP status 4[0-9][0-9], answer '.*/prometheus/api/v1/query_range" <<<"$out" &&
+  grep -qF "VictoriaMetrics http://HOST:8428" <<<"$out" ||
+  fail "wrong base URL on VictoriaMetrics: exit $rc, expected 2 with its answer and the forms: $out"
+
 # --header (Mimir's tenant): each one reaches the server, with every request; a header the
 # client sets itself is refused before anything is sent.
 hport=$(free_port)
