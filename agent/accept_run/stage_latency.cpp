@@ -109,7 +109,8 @@ void add_p99_criteria(Stage& st, const RunContext& cx, const IdleLatencyResults&
                     ptr = "/results/latency/" + std::to_string(i);
                 }
             }
-            Scalar measured = worst && !missing ? Scalar(*worst) : Scalar();
+            Scalar measured;  // null unless every pair was measured
+            if (worst && !missing) measured.emplace<double>(*worst);
             std::string name =
                 "p99 " + op_title(op) + " latency at " + size_text(size) + ", worst pair";
             if (missing) name += " (not every pair measured)";
