@@ -48,7 +48,8 @@ std::string evidence_links(const Stage& s, const std::vector<std::string>& point
 
 // ---- summary at the top ----
 
-std::string summary_html(const Report& r) {
+/// The verdict's one-line explanation: which stages failed, stopped or could not complete.
+std::string verdict_line(const Report& r) {
     std::size_t failed = 0, errors = 0, skipped = 0, not_run = 0;
     std::string failed_names;
     for (const auto& s : r.stages) {
@@ -60,7 +61,6 @@ std::string summary_html(const Report& r) {
         skipped += s.verdict == StageVerdict::skipped;
         not_run += s.verdict == StageVerdict::not_run;
     }
-    const std::string v = to_string(r.verdict);
     std::string line;
     if (r.verdict == Verdict::pass)
         line = "Every stage that ran met its criteria.";
@@ -79,24 +79,33 @@ std::string summary_html(const Report& r) {
         line = std::to_string(errors) + " stage" + (errors == 1 ? "" : "s") +
                " could not complete; the fabric is not accepted until they run.";
     if (skipped) line += " " + std::to_string(skipped) + " skipped by the spec.";
+    return line;
+}
 
+/// The verdict banner: PASS/FAIL/INCOMPLETE, why, the hosts and the run's time span.
+std::string verdict_banner(const Report& r) {
+    const std::string v = to_string(r.verdict);
     std::string hosts;
     for (const auto& h : r.hosts) hosts += (hosts.empty() ? "" : ", ") + h.name;
-    std::string o =
-        "<div class=\"verdict " + v + "\" id=\"verdict\"><div class=\"big\">" +
-        (r.verdict == Verdict::pass   ? std::string("PASS")
-         : r.verdict == Verdict::fail ? std::string("FAIL")
-                                      : std::string("INCOMPLETE")) +
-        "</div><div><p><b>Verdict: " + v + "</b> &mdash; " + esc(line) + "</p><p class=\"dim\">" +
-        std::to_string(r.hosts.size()) + " hosts (" + esc(hosts) + "), run " +
-        esc(utc_text(r.started_wall_ms)) + " to " + esc(utc_text(r.finished_wall_ms)) + " (" +
-        esc(duration_text(static_cast<double>(r.finished_wall_ms - r.started_wall_ms) / 1000)) +
-        ")</p></div></div>";
+    return "<div class=\"verdict " + v + "\" id=\"verdict\"><div class=\"big\">" +
+           (r.verdict == Verdict::pass   ? std::string("PASS")
+            : r.verdict == Verdict::fail ? std::string("FAIL")
+                                         : std::string("INCOMPLETE")) +
+           "</div><div><p><b>Verdict: " + v + "</b> &mdash; " + esc(verdict_line(r)) +
+           "</p><p class=\"dim\">" + std::to_string(r.hosts.size()) + " hosts (" + esc(hosts) +
+           "), run " + esc(utc_text(r.started_wall_ms)) + " to " +
+           esc(utc_text(r.finished_wall_ms)) + " (" +
+           esc(duration_text(static_cast<double>(r.finished_wall_ms - r.started_wall_ms) / 1000)) +
+           ")</p></div></div>";
+}
 
-    o += "<div class=\"card\"><h3 style=\"margin-top:0\">Stages</h3>"
-         "<table class=\"stages\"><thead><tr><th>#</th><th>stage</th><th>verdict</th>"
-         "<th class=\"num\">criteria met</th><th class=\"num\">findings</th>"
-         "<th class=\"num\">duration</th><th>note</th></tr></thead><tbody>";
+/// The stages table: verdict, criteria met, findings, duration and note of each.
+std::string stages_table(const Report& r) {
+    std::string o =
+        "<h3 style=\"margin-top:0\">Stages</h3>"
+        "<table class=\"stages\"><thead><tr><th>#</th><th>stage</th><th>verdict</th>"
+        "<th class=\"num\">criteria met</th><th class=\"num\">findings</th>"
+        "<th class=\"num\">duration</th><th>note</th></tr></thead><tbody>";
     for (std::size_t i = 0; i < r.stages.size(); ++i) {
         const auto& s = r.stages[i];
         const auto [met, err, warn] = stage_counts(s);
@@ -115,8 +124,12 @@ std::string summary_html(const Report& r) {
             (s.start_s && s.end_s ? esc(duration_text(*s.end_s - *s.start_s)) : "-") + "</td><td>" +
             esc(s.reason) + "</td></tr>";
     }
-    o += "</tbody></table>";
+    return o + "</tbody></table>";
+}
 
+/// Every failing criterion with what was measured, what was required and links to its
+/// evidence; "" when none failed.
+std::string failing_criteria(const Report& r) {
     std::string fails;
     for (const auto& s : r.stages)
         for (std::size_t i = 0; i < s.criteria.size(); ++i) {
@@ -129,8 +142,13 @@ std::string summary_html(const Report& r) {
                      "<br><span class=\"dim\">evidence:</span> <span class=\"evlinks\">" +
                      evidence_links(s, c.evidence) + "</span></li>";
         }
-    if (!fails.empty()) o += "<h3>Failing criteria</h3><ul class=\"fails\">" + fails + "</ul>";
+    if (fails.empty()) return "";
+    return "<h3>Failing criteria</h3><ul class=\"fails\">" + fails + "</ul>";
+}
 
+std::string summary_html(const Report& r) {
+    std::string o =
+        verdict_banner(r) + "<div class=\"card\">" + stages_table(r) + failing_criteria(r);
     o += "<h3>Hosts</h3><table><thead><tr><th>host</th><th>address</th><th>rocehealth</th></tr>"
          "</thead><tbody>";
     for (const auto& h : r.hosts)

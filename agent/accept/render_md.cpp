@@ -23,88 +23,98 @@ std::string arrow(const std::string& a, const std::string& b) {
     return md_escape(a) + " \xE2\x86\x92 " + md_escape(b);
 }
 
+// The key numbers of each stage's results (key_numbers below).
+
+std::string numbers(const std::monostate&) {
+    return "";
+}
+
+std::string numbers(const InventoryResults& r) {
+    std::string bad;
+    for (const auto& c : r.consistency) {
+        if (c.consistent || !c.must_match) continue;
+        std::string hs;
+        for (const auto& h : c.differing_hosts) hs += (hs.empty() ? "" : ", ") + md_escape(h);
+        bad += (bad.empty() ? "" : "; ") + md_escape(c.fact) + " differs on " + hs;
+    }
+    return std::to_string(r.hosts.size()) + " hosts, " + std::to_string(r.consistency.size()) +
+           " facts compared" + (bad.empty() ? ", those that must match agree" : ": " + bad);
+}
+
+std::string numbers(const IdleLatencyResults& r) {
+    // Worst pair's p99 per op and size, one line: "write: 64 B 2.6, 4 KiB 3.4; read: ...".
+    std::map<std::string, std::map<std::uint64_t, double>> worst;
+    for (const auto& l : r.latency)
+        if (l.p99_us) {
+            auto [it, fresh] = worst[l.op].try_emplace(l.size_bytes, *l.p99_us);
+            if (!fresh) it->second = std::max(it->second, *l.p99_us);
+        }
+    std::string o = "worst-pair p99 in µs";
+    for (const char* op : {"write", "read", "send"}) {
+        if (!worst.count(op)) continue;
+        o += std::string(o.back() == 's' ? ": " : "; ") + op;
+        const char* sep = " ";
+        for (const auto& [size, us] : worst[op]) {
+            o += sep + size_text(size) + " " + fixed(us, 1);
+            sep = ", ";
+        }
+    }
+    return o;
+}
+
+std::string flow_numbers(const std::vector<FlowResult>& flows) {
+    const FlowResult* low = nullptr;
+    for (const auto& f : flows)
+        if (f.fraction && (!low || *f.fraction < *low->fraction)) low = &f;
+    if (!low) return std::to_string(flows.size()) + " flows, none measured";
+    return std::to_string(flows.size()) + " flows; lowest " + fixed(low->gbps, 1) +
+           " Gb/s = " + fixed(*low->fraction * 100, 1) + " % of link (" +
+           arrow(low->src, low->dst) + ")";
+}
+
+std::string numbers(const BandwidthResults& r) {
+    return flow_numbers(r.pairs);
+}
+
+std::string numbers(const ConcurrencyResults& r) {
+    return flow_numbers(r.flows) + "; aggregate " + fixed(r.aggregate_gbps, 1) + " Gb/s, Jain " +
+           fixed(r.jain_index, 4);
+}
+
+std::string numbers(const IncastResults& r) {
+    std::uint64_t errors = 0;
+    for (const auto& snd : r.senders)
+        for (const auto& [status, n] : snd.errors_by_status) errors += n;
+    std::string o = std::to_string(r.senders.size()) + " to 1 into " + md_escape(r.receiver) +
+                    ": aggregate " + fixed(r.aggregate_goodput_gbps, 1) + " Gb/s (" +
+                    fixed(r.fraction ? std::optional<double>(*r.fraction * 100) : std::nullopt, 1) +
+                    " % of link), Jain " + fixed(r.jain_index, 3) + ", " + std::to_string(errors) +
+                    " error completions";
+    if (r.victim)
+        o += "; victim p99 " + fixed(r.victim->before.p99_us, 1) + " \xE2\x86\x92 " +
+             fixed(r.victim->during.p99_us, 1) + " µs";
+    return o;
+}
+
+std::string numbers(const FaultResults& r) {
+    auto secs = [](std::optional<double> v) {
+        return v ? sig3(*v) + " s" : std::string("not measured");
+    };
+    return "link " + md_escape(r.host + " " + r.netdev) + ": link recovery " +
+           secs(r.link_recovery_s) + ", traffic recovery " + secs(r.traffic_recovery_s) + " (" +
+           md_escape(r.traffic_src + " -> " + r.traffic_dst) + ")";
+}
+
+std::string numbers(const RkeyResults& r) {
+    std::size_t bad = 0;
+    for (const auto& a : r.attempts) bad += !a.pass;
+    return std::to_string(r.attempts.size()) + " attempts, " + std::to_string(bad) +
+           " not refused with the expected status";
+}
+
 /// One line with the numbers a ticket reader wants from each stage ("" when it has none).
 std::string key_numbers(const Stage& s) {
-    struct Visitor {
-        std::string operator()(const std::monostate&) const { return ""; }
-        std::string operator()(const InventoryResults& r) const {
-            std::string bad;
-            for (const auto& c : r.consistency) {
-                if (c.consistent || !c.must_match) continue;
-                std::string hs;
-                for (const auto& h : c.differing_hosts)
-                    hs += (hs.empty() ? "" : ", ") + md_escape(h);
-                bad += (bad.empty() ? "" : "; ") + md_escape(c.fact) + " differs on " + hs;
-            }
-            return std::to_string(r.hosts.size()) + " hosts, " +
-                   std::to_string(r.consistency.size()) + " facts compared" +
-                   (bad.empty() ? ", those that must match agree" : ": " + bad);
-        }
-        std::string operator()(const IdleLatencyResults& r) const {
-            // Worst pair's p99 per op and size, one line: "write: 64 B 2.6, 4 KiB 3.4; read: ...".
-            std::map<std::string, std::map<std::uint64_t, double>> worst;
-            for (const auto& l : r.latency)
-                if (l.p99_us) {
-                    auto [it, fresh] = worst[l.op].try_emplace(l.size_bytes, *l.p99_us);
-                    if (!fresh) it->second = std::max(it->second, *l.p99_us);
-                }
-            std::string o = "worst-pair p99 in µs";
-            for (const char* op : {"write", "read", "send"}) {
-                if (!worst.count(op)) continue;
-                o += std::string(o.back() == 's' ? ": " : "; ") + op;
-                const char* sep = " ";
-                for (const auto& [size, us] : worst[op]) {
-                    o += sep + size_text(size) + " " + fixed(us, 1);
-                    sep = ", ";
-                }
-            }
-            return o;
-        }
-        std::string flows(const std::vector<FlowResult>& flows) const {
-            const FlowResult* low = nullptr;
-            for (const auto& f : flows)
-                if (f.fraction && (!low || *f.fraction < *low->fraction)) low = &f;
-            if (!low) return std::to_string(flows.size()) + " flows, none measured";
-            return std::to_string(flows.size()) + " flows; lowest " + fixed(low->gbps, 1) +
-                   " Gb/s = " + fixed(*low->fraction * 100, 1) + " % of link (" +
-                   arrow(low->src, low->dst) + ")";
-        }
-        std::string operator()(const BandwidthResults& r) const { return flows(r.pairs); }
-        std::string operator()(const ConcurrencyResults& r) const {
-            return flows(r.flows) + "; aggregate " + fixed(r.aggregate_gbps, 1) + " Gb/s, Jain " +
-                   fixed(r.jain_index, 4);
-        }
-        std::string operator()(const IncastResults& r) const {
-            std::uint64_t errors = 0;
-            for (const auto& snd : r.senders)
-                for (const auto& [status, n] : snd.errors_by_status) errors += n;
-            std::string o =
-                std::to_string(r.senders.size()) + " to 1 into " + md_escape(r.receiver) +
-                ": aggregate " + fixed(r.aggregate_goodput_gbps, 1) + " Gb/s (" +
-                fixed(r.fraction ? std::optional<double>(*r.fraction * 100) : std::nullopt, 1) +
-                " % of link), Jain " + fixed(r.jain_index, 3) + ", " + std::to_string(errors) +
-                " error completions";
-            if (r.victim)
-                o += "; victim p99 " + fixed(r.victim->before.p99_us, 1) + " \xE2\x86\x92 " +
-                     fixed(r.victim->during.p99_us, 1) + " µs";
-            return o;
-        }
-        std::string operator()(const FaultResults& r) const {
-            auto secs = [](std::optional<double> v) {
-                return v ? sig3(*v) + " s" : std::string("not measured");
-            };
-            return "link " + md_escape(r.host + " " + r.netdev) + ": link recovery " +
-                   secs(r.link_recovery_s) + ", traffic recovery " + secs(r.traffic_recovery_s) +
-                   " (" + md_escape(r.traffic_src + " -> " + r.traffic_dst) + ")";
-        }
-        std::string operator()(const RkeyResults& r) const {
-            std::size_t bad = 0;
-            for (const auto& a : r.attempts) bad += !a.pass;
-            return std::to_string(r.attempts.size()) + " attempts, " + std::to_string(bad) +
-                   " not refused with the expected status";
-        }
-    };
-    return std::visit(Visitor{}, s.results);
+    return std::visit([](const auto& r) { return numbers(r); }, s.results);
 }
 
 }  // namespace

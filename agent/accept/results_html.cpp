@@ -51,20 +51,84 @@ std::string charts(const std::vector<std::string>& svgs) {
 
 // ---- inventory ----
 
-std::string inventory_html(const InventoryResults& r, const Rows& rows) {
-    std::string o = "<h4 id=\"" + evidence_anchor(rows.id, "/results/hosts") + "\">Per host</h4>";
-    // Transposed: one column per host NIC, one row per fact.
-    struct Col {
-        std::size_t host;
-        const InventoryHost* h;
-        const InventoryNic* nic;
+/// One column of the transposed facts table: a host NIC, or a host without one.
+struct FactCol {
+    std::size_t host;
+    const InventoryHost* h;
+    const InventoryNic* nic;
+};
+
+std::string prio_text(const std::optional<std::vector<unsigned>>& p) {
+    if (!p) return "unknown";
+    if (p->empty()) return "none";
+    std::string s;
+    for (unsigned v : *p) s += (s.empty() ? "" : ",") + std::to_string(v);
+    return s;
+}
+
+template <typename T>
+std::string opt_u(const std::optional<T>& v, const std::string& unit) {
+    return v ? std::to_string(*v) + unit : "unknown";
+}
+
+std::string or_unknown(const std::string& s) {
+    return s.empty() ? std::string("unknown") : s;
+}
+
+using FactRow = std::pair<std::string, std::function<std::string(const FactCol&)>>;
+
+/// The facts table's rows, in order: name and how a column shows it.
+const std::vector<FactRow>& inventory_facts() {
+    static const std::vector<FactRow> facts = {
+        {"kernel", [](const FactCol& c) { return or_unknown(c.h->kernel); }},
+        {"memlock limit",
+         [](const FactCol& c) {
+             return c.h->memlock_unlimited ? std::string("unlimited")
+                                           : opt_u(c.h->memlock_limit_bytes, " B");
+         }},
+        {"netdev", [](const FactCol& c) { return c.nic ? or_unknown(c.nic->netdev) : "-"; }},
+        {"NIC model", [](const FactCol& c) { return c.nic ? or_unknown(c.nic->model) : "-"; }},
+        {"firmware", [](const FactCol& c) { return c.nic ? or_unknown(c.nic->firmware) : "-"; }},
+        {"PCIe current / max",
+         [](const FactCol& c) {
+             return c.nic ? or_unknown(c.nic->pcie_current) + " / " + or_unknown(c.nic->pcie_max)
+                          : "-";
+         }},
+        {"PCIe limited by",
+         [](const FactCol& c) {
+             return c.nic ? (c.nic->pcie_limited_by.empty() ? "-" : c.nic->pcie_limited_by) : "-";
+         }},
+        {"NUMA node", [](const FactCol& c) { return c.nic ? opt_u(c.nic->numa_node, "") : "-"; }},
+        {"link rate",
+         [](const FactCol& c) {
+             return c.nic && c.nic->link_gbps ? sig3(*c.nic->link_gbps) + " Gb/s" : "unknown";
+         }},
+        {"netdev MTU",
+         [](const FactCol& c) { return c.nic ? opt_u(c.nic->netdev_mtu_bytes, "") : "-"; }},
+        {"RoCE active_mtu",
+         [](const FactCol& c) { return c.nic ? opt_u(c.nic->active_mtu_bytes, "") : "-"; }},
+        {"RoCE version / GID index",
+         [](const FactCol& c) {
+             return c.nic ? or_unknown(c.nic->roce_version) + " / " + opt_u(c.nic->gid_index, "")
+                          : "-";
+         }},
+        {"PFC priorities",
+         [](const FactCol& c) { return c.nic ? prio_text(c.nic->pfc_priorities) : "-"; }},
+        {"ECN priorities",
+         [](const FactCol& c) { return c.nic ? prio_text(c.nic->ecn_priorities) : "-"; }},
+        {"trust", [](const FactCol& c) { return c.nic ? or_unknown(c.nic->trust) : "-"; }},
     };
-    std::vector<Col> cols;
+    return facts;
+}
+
+/// Per host, transposed: one column per host NIC, one row per fact.
+std::string facts_table(const InventoryResults& r, const Rows& rows) {
+    std::vector<FactCol> cols;
     for (std::size_t i = 0; i < r.hosts.size(); ++i) {
         if (r.hosts[i].nics.empty()) cols.push_back({i, &r.hosts[i], nullptr});
         for (const auto& n : r.hosts[i].nics) cols.push_back({i, &r.hosts[i], &n});
     }
-    o += "<div class=\"scroll\"><table class=\"facts\"><thead><tr><th>fact</th>";
+    std::string o = "<div class=\"scroll\"><table class=\"facts\"><thead><tr><th>fact</th>";
     std::set<std::size_t> headed;
     for (const auto& c : cols) {
         const std::string ptr = "/results/hosts/" + std::to_string(c.host);
@@ -76,64 +140,20 @@ std::string inventory_html(const InventoryResults& r, const Rows& rows) {
              "</th>";
     }
     o += "</tr></thead><tbody>";
-    auto prio = [](const std::optional<std::vector<unsigned>>& p) -> std::string {
-        if (!p) return "unknown";
-        if (p->empty()) return "none";
-        std::string s;
-        for (unsigned v : *p) s += (s.empty() ? "" : ",") + std::to_string(v);
-        return s;
-    };
-    auto opt_u = [](const auto& v, const std::string& unit) -> std::string {
-        return v ? std::to_string(*v) + unit : "unknown";
-    };
-    auto or_unknown = [](const std::string& s) { return s.empty() ? std::string("unknown") : s; };
-    const std::vector<std::pair<std::string, std::function<std::string(const Col&)>>> facts = {
-        {"kernel", [&](const Col& c) { return or_unknown(c.h->kernel); }},
-        {"memlock limit",
-         [&](const Col& c) {
-             return c.h->memlock_unlimited ? std::string("unlimited")
-                                           : opt_u(c.h->memlock_limit_bytes, " B");
-         }},
-        {"netdev", [&](const Col& c) { return c.nic ? or_unknown(c.nic->netdev) : "-"; }},
-        {"NIC model", [&](const Col& c) { return c.nic ? or_unknown(c.nic->model) : "-"; }},
-        {"firmware", [&](const Col& c) { return c.nic ? or_unknown(c.nic->firmware) : "-"; }},
-        {"PCIe current / max",
-         [&](const Col& c) {
-             return c.nic ? or_unknown(c.nic->pcie_current) + " / " + or_unknown(c.nic->pcie_max)
-                          : "-";
-         }},
-        {"PCIe limited by",
-         [&](const Col& c) {
-             return c.nic ? (c.nic->pcie_limited_by.empty() ? "-" : c.nic->pcie_limited_by) : "-";
-         }},
-        {"NUMA node", [&](const Col& c) { return c.nic ? opt_u(c.nic->numa_node, "") : "-"; }},
-        {"link rate",
-         [&](const Col& c) {
-             return c.nic && c.nic->link_gbps ? sig3(*c.nic->link_gbps) + " Gb/s" : "unknown";
-         }},
-        {"netdev MTU",
-         [&](const Col& c) { return c.nic ? opt_u(c.nic->netdev_mtu_bytes, "") : "-"; }},
-        {"RoCE active_mtu",
-         [&](const Col& c) { return c.nic ? opt_u(c.nic->active_mtu_bytes, "") : "-"; }},
-        {"RoCE version / GID index",
-         [&](const Col& c) {
-             return c.nic ? or_unknown(c.nic->roce_version) + " / " + opt_u(c.nic->gid_index, "")
-                          : "-";
-         }},
-        {"PFC priorities", [&](const Col& c) { return c.nic ? prio(c.nic->pfc_priorities) : "-"; }},
-        {"ECN priorities", [&](const Col& c) { return c.nic ? prio(c.nic->ecn_priorities) : "-"; }},
-        {"trust", [&](const Col& c) { return c.nic ? or_unknown(c.nic->trust) : "-"; }},
-    };
-    for (const auto& [name, get] : facts) {
+    for (const auto& [name, get] : inventory_facts()) {
         o += "<tr><th>" + html_escape(name) + "</th>";
         for (const auto& c : cols) o += td(get(c));
         o += "</tr>";
     }
-    o += "</tbody></table></div>";
+    return o + "</tbody></table></div>";
+}
 
-    o += "<h4 id=\"" + evidence_anchor(rows.id, "/results/consistency") +
-         "\">Consistency across hosts</h4><table><thead><tr><th>fact</th><th>must match</th>"
-         "<th>values (hosts)</th><th>hosts that differ</th><th>consistent</th></tr></thead><tbody>";
+/// Consistency across hosts: each fact's values with their hosts, and the hosts that differ.
+std::string consistency_table(const InventoryResults& r, const Rows& rows) {
+    std::string o =
+        "<h4 id=\"" + evidence_anchor(rows.id, "/results/consistency") +
+        "\">Consistency across hosts</h4><table><thead><tr><th>fact</th><th>must match</th>"
+        "<th>values (hosts)</th><th>hosts that differ</th><th>consistent</th></tr></thead><tbody>";
     for (std::size_t i = 0; i < r.consistency.size(); ++i) {
         const auto& c = r.consistency[i];
         std::string values;
@@ -154,6 +174,11 @@ std::string inventory_html(const InventoryResults& r, const Rows& rows) {
              "</tr>";
     }
     return o + "</tbody></table>";
+}
+
+std::string inventory_html(const InventoryResults& r, const Rows& rows) {
+    return "<h4 id=\"" + evidence_anchor(rows.id, "/results/hosts") + "\">Per host</h4>" +
+           facts_table(r, rows) + consistency_table(r, rows);
 }
 
 // ---- idle latency ----

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "agent/accept/render_dir.h"
 #include "agent/accept_run/stages.h"
@@ -81,6 +82,90 @@ void print_summary(const Report& r, const RenderOutcome& out, std::ostream& os) 
     }
 }
 
+/// The stage `id` when it is not to run: not in the spec, after the run stopped, after a signal
+/// between two stages (then `r.interrupted` is set), or when the inventory reached no host.
+std::optional<Stage> stage_not_to_run(StageId id, const Spec& spec, Report& r, const RunStop& stop,
+                                      const std::string& none_answered) {
+    if (!spec.runs(id)) return not_run(id, "not in the spec's stages", StageVerdict::skipped);
+    if (r.interrupted)
+        return not_run(id,
+                       "not run: the run stopped in stage " + to_string(r.interrupted->stage) +
+                           " (" + r.interrupted->reason + ")",
+                       StageVerdict::not_run);
+    if (stop.requested.load()) {  // a signal between two stages: this one never began
+        r.interrupted = interruption_of(id, stop, 0, 0);
+        r.interrupted->reason =
+            "interrupted by " + signal_name(stop.signal.load()) + " before the stage began";
+        return not_run(id, r.interrupted->reason, StageVerdict::not_run);
+    }
+    if (!none_answered.empty()) return not_run(id, none_answered, StageVerdict::error);
+    return std::nullopt;
+}
+
+/// Runs stage `id` within its time limit; a stop during it cuts it short and sets
+/// `r.interrupted`.
+Stage run_timed_stage(StageId id, RunContext& cx, Report& r) {
+    const double limit_s = cx.spec.stage_time_limit_s(id);
+    cx.progress.stage_started(to_string(id), limit_s);
+    const double t0 = cx.now_s();
+    Stage st;
+    {
+        const StageTimer timer(cx.stop, limit_s);
+        st = run_stage(id, cx);
+    }
+    if (cx.stop.requested.load()) {
+        r.interrupted = interruption_of(id, cx.stop, limit_s, cx.now_s() - t0);
+        cut_short(st, r.interrupted->reason, cx.now_s());
+    }
+    cx.progress.stage_ended(to_string(id), to_string(st.verdict), cx.now_s() - t0);
+    return st;
+}
+
+/// Every stage in order into `r.stages`, run or with the reason it was not.
+void run_stages(RunContext& cx, Report& r) {
+    std::string none_answered;  // set when the inventory reached no host: nothing else can run
+    for (StageId id : all_stage_ids()) {
+        if (auto skipped = stage_not_to_run(id, cx.spec, r, cx.stop, none_answered)) {
+            r.stages.push_back(std::move(*skipped));
+            continue;
+        }
+        Stage st = run_timed_stage(id, cx, r);
+        if (const auto* inv = std::get_if<InventoryResults>(&st.results);
+            id == StageId::inventory && inv && inv->hosts.empty() && !r.interrupted)
+            none_answered = "not run: no host's responder answered the inventory";
+        r.stages.push_back(std::move(st));
+    }
+}
+
+/// The run's recording lines into samples.jsonl, linked from every stage that ran.
+void save_samples(const RunContext& cx, Report& r) {
+    {
+        std::ofstream f(cx.out_dir / kSamplesFile);
+        for (const auto& line : cx.samples)
+            f << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        if (!f)
+            std::cerr << "rocehealth accept: cannot write " << (cx.out_dir / kSamplesFile).string()
+                      << "\n";
+    }
+    for (auto& s : r.stages)
+        if (s.verdict != StageVerdict::skipped && s.verdict != StageVerdict::not_run &&
+            !cx.samples.empty())
+            s.evidence_links.push_back(
+                {"samples of the whole run (rocehealth diagnose --replay)", kSamplesFile});
+}
+
+int exit_code(Verdict v) {
+    switch (v) {
+        case Verdict::pass:
+            return 0;
+        case Verdict::fail:
+            return 1;
+        case Verdict::incomplete:
+            return 2;
+    }
+    return 2;
+}
+
 }  // namespace
 
 int run_acceptance(const Spec& spec, const RunnerOptions& o) {
@@ -108,62 +193,8 @@ int run_acceptance(const Spec& spec, const RunnerOptions& o) {
     r.spec = spec_to_json(spec);
     r.started_wall_ms = cx.started_wall_ms;
     for (const auto& h : spec.hosts) r.hosts.push_back({h.name, h.address, ""});
-    std::string none_answered;  // set when the inventory reached no host: nothing else can run
-    for (StageId id : all_stage_ids()) {
-        if (!spec.runs(id)) {
-            r.stages.push_back(not_run(id, "not in the spec's stages", StageVerdict::skipped));
-            continue;
-        }
-        if (r.interrupted) {
-            r.stages.push_back(not_run(id,
-                                       "not run: the run stopped in stage " +
-                                           to_string(r.interrupted->stage) + " (" +
-                                           r.interrupted->reason + ")",
-                                       StageVerdict::not_run));
-            continue;
-        }
-        if (stop.requested.load()) {  // a signal between two stages: this one never began
-            r.interrupted = interruption_of(id, stop, 0, 0);
-            r.interrupted->reason =
-                "interrupted by " + signal_name(stop.signal.load()) + " before the stage began";
-            r.stages.push_back(not_run(id, r.interrupted->reason, StageVerdict::not_run));
-            continue;
-        }
-        if (!none_answered.empty()) {
-            r.stages.push_back(not_run(id, none_answered, StageVerdict::error));
-            continue;
-        }
-        const double limit_s = spec.stage_time_limit_s(id);
-        progress.stage_started(to_string(id), limit_s);
-        const double t0 = cx.now_s();
-        Stage st;
-        {
-            const StageTimer timer(stop, limit_s);
-            st = run_stage(id, cx);
-        }
-        if (stop.requested.load()) {
-            r.interrupted = interruption_of(id, stop, limit_s, cx.now_s() - t0);
-            cut_short(st, r.interrupted->reason, cx.now_s());
-        }
-        if (const auto* inv = std::get_if<InventoryResults>(&st.results);
-            id == StageId::inventory && inv && inv->hosts.empty() && !r.interrupted)
-            none_answered = "not run: no host's responder answered the inventory";
-        progress.stage_ended(to_string(id), to_string(st.verdict), cx.now_s() - t0);
-        r.stages.push_back(std::move(st));
-    }
-    {
-        std::ofstream f(o.out_dir / kSamplesFile);
-        for (const auto& line : cx.samples)
-            f << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-        if (!f)
-            std::cerr << "rocehealth accept: cannot write " << (o.out_dir / kSamplesFile).string()
-                      << "\n";
-    }
-    for (auto& s : r.stages)
-        if (s.verdict != StageVerdict::skipped && s.verdict != StageVerdict::not_run &&
-            !cx.samples.empty())
-            s.evidence_links.push_back(
-                {"samples of the whole run (rocehealth diagnose --replay)", kSamplesFile});
+    run_stages(cx, r);
+    save_samples(cx, r);
     for (auto& h : r.hosts)
         if (auto it = cx.version.find(h.name); it != cx.version.end()) h.version = it->second;
     r.finished_wall_ms = wall_now_ms();
@@ -187,15 +218,7 @@ int run_acceptance(const Spec& spec, const RunnerOptions& o) {
         std::cerr << "rocehealth accept: " << r.interrupted->reason << " (stage "
                   << to_string(r.interrupted->stage) << "): the incomplete report is in "
                   << o.out_dir.string() << " (report.json, report.html, report.md)\n";
-    switch (r.verdict) {
-        case Verdict::pass:
-            return 0;
-        case Verdict::fail:
-            return 1;
-        case Verdict::incomplete:
-            return 2;
-    }
-    return 2;
+    return exit_code(r.verdict);
 }
 
 }  // namespace rh::accept

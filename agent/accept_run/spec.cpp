@@ -201,6 +201,98 @@ std::string Spec::fault_peer() const {
     return "";
 }
 
+namespace {
+
+/// One hosts[] entry into `s.hosts`: name defaults to the address without its port; names and
+/// responders (address and port) must be unique.
+void read_host(const JsonReader& h, Spec& s, std::set<std::string>& names) {
+    if (!h.expect_object()) return;
+    unknown_members(h, {"address", "name"});
+    SpecHost host;
+    host.address = h.req_string("address");
+    if (h.has("address") && host.address.empty()) h.error_at("address", "empty");
+    host.name = h.opt_string("name");
+    if (host.name.empty()) {
+        host.name = host.address;
+        if (const auto c = host.name.rfind(':'); c != std::string::npos && host.name.find(':') == c)
+            host.name.resize(c);  // HOST:PORT -> HOST (not for IPv6 text)
+    }
+    if (!host.name.empty() && !names.insert(host.name).second)
+        h.error_at("name", "host \"" + host.name + "\" appears twice");
+    // One responder under two names would measure a host against itself (loopback).
+    const auto hp = tcp::parse_host_port(host.address, oob::kDefaultPort);
+    if (!hp && !host.address.empty())
+        h.error_at("address",
+                   "expected HOST or HOST:PORT (port 1..65535), got \"" + host.address + "\"");
+    if (hp)
+        for (const auto& other : s.hosts)
+            if (auto o = tcp::parse_host_port(other.address, oob::kDefaultPort);
+                o && o->str() == hp->str())
+                h.error_at("address", "\"" + host.address + "\" is the same responder as host \"" +
+                                          other.name + "\"");
+    s.hosts.push_back(host);
+}
+
+/// `stages`: known stage ids, each once (a repeat is dropped), at least one.
+void read_stages(const JsonReader& in, Spec& s) {
+    s.stages.clear();
+    if (in.json()["stages"].is_array() && in.json()["stages"].empty())
+        in.error_at("stages", "empty: expected at least one stage to run");
+    for (const auto& name : in.opt_string_list("stages")) {
+        const auto id = stage_id_from(name);
+        if (!id) {
+            std::string all;
+            for (StageId x : all_stage_ids()) all += (all.empty() ? "" : ", ") + to_string(x);
+            in.error_at("stages", "unknown stage \"" + name + "\" (expected " + all + ")");
+        } else if (!s.runs(*id)) {
+            s.stages.push_back(*id);
+        }
+    }
+}
+
+/// `incast`: receiver (a host name), senders (enough hosts for them) and the traffic.
+void read_incast(const JsonReader& c, Spec& s, const std::set<std::string>& names) {
+    unknown_members(c, {"receiver", "senders", "size_bytes", "duration_s", "queue_depth", "qps"});
+    s.incast.receiver = host_name_in(c, "receiver", names);
+    s.incast.senders = uint_in<unsigned>(c, "senders", 1, 1024, 0);
+    read_traffic(c, s.incast.traffic);
+    if (s.incast.senders != 0 && s.incast.senders + 1 > s.hosts.size())
+        c.error_at("senders", std::to_string(s.incast.senders) + " senders need " +
+                                  std::to_string(s.incast.senders + 1) + " hosts, the spec has " +
+                                  std::to_string(s.hosts.size()));
+}
+
+/// The stage sections, criteria and limits, each read when present and an object.
+void read_sections(const JsonReader& in, Spec& s, const std::set<std::string>& names) {
+    if (in.has("latency")) {
+        const JsonReader l = in.member("latency");
+        if (l.expect_object()) read_latency(l, s.latency);
+    }
+    if (in.has("bandwidth")) {
+        const JsonReader b = in.member("bandwidth");
+        if (b.expect_object()) {
+            unknown_members(b, {"size_bytes", "duration_s", "queue_depth", "qps"});
+            read_traffic(b, s.bandwidth);
+        }
+    }
+    if (in.has("incast")) {
+        const JsonReader c = in.member("incast");
+        if (c.expect_object()) read_incast(c, s, names);
+    }
+    if (in.has("fault")) {
+        const JsonReader f = in.member("fault");
+        if (f.expect_object()) read_fault(f, s.fault, names);
+    }
+    if (in.has("criteria")) {
+        const JsonReader c = in.member("criteria");
+        if (c.expect_object()) read_criteria(c, s.criteria);
+    }
+    if (in.has("stage_time_limit_s"))
+        read_time_limits(in.member("stage_time_limit_s"), s.time_limit_s);
+}
+
+}  // namespace
+
 ParsedSpec spec_from_json(const nlohmann::json& j) {
     JsonErrors errs;
     Spec s;
@@ -210,90 +302,12 @@ ParsedSpec spec_from_json(const nlohmann::json& j) {
                              "criteria", "device", "gid_index", "stage_time_limit_s"});
         if (in.has("name")) s.name = in.opt_string("name");
         std::set<std::string> names;
-        in.each("hosts", true, [&](const JsonReader& h) {
-            if (!h.expect_object()) return;
-            unknown_members(h, {"address", "name"});
-            SpecHost host;
-            host.address = h.req_string("address");
-            if (h.has("address") && host.address.empty()) h.error_at("address", "empty");
-            host.name = h.opt_string("name");
-            if (host.name.empty()) {
-                host.name = host.address;
-                if (const auto c = host.name.rfind(':');
-                    c != std::string::npos && host.name.find(':') == c)
-                    host.name.resize(c);  // HOST:PORT -> HOST (not for IPv6 text)
-            }
-            if (!host.name.empty() && !names.insert(host.name).second)
-                h.error_at("name", "host \"" + host.name + "\" appears twice");
-            // One responder under two names would measure a host against itself (loopback).
-            const auto hp = tcp::parse_host_port(host.address, oob::kDefaultPort);
-            if (!hp && !host.address.empty())
-                h.error_at("address", "expected HOST or HOST:PORT (port 1..65535), got \"" +
-                                          host.address + "\"");
-            if (hp)
-                for (const auto& other : s.hosts)
-                    if (auto o = tcp::parse_host_port(other.address, oob::kDefaultPort);
-                        o && o->str() == hp->str())
-                        h.error_at("address", "\"" + host.address +
-                                                  "\" is the same responder as host \"" +
-                                                  other.name + "\"");
-            s.hosts.push_back(host);
-        });
+        in.each("hosts", true, [&](const JsonReader& h) { read_host(h, s, names); });
         if (in.json().contains("hosts") && in.json()["hosts"].is_array() &&
             in.json()["hosts"].size() < 2)
             in.error_at("hosts", "expected at least 2 hosts (pairs are measured between hosts)");
-        if (in.has("stages")) {
-            s.stages.clear();
-            if (in.json()["stages"].is_array() && in.json()["stages"].empty())
-                in.error_at("stages", "empty: expected at least one stage to run");
-            for (const auto& name : in.opt_string_list("stages")) {
-                const auto id = stage_id_from(name);
-                if (!id) {
-                    std::string all;
-                    for (StageId x : all_stage_ids())
-                        all += (all.empty() ? "" : ", ") + to_string(x);
-                    in.error_at("stages", "unknown stage \"" + name + "\" (expected " + all + ")");
-                } else if (!s.runs(*id)) {
-                    s.stages.push_back(*id);
-                }
-            }
-        }
-        if (in.has("latency")) {
-            const JsonReader l = in.member("latency");
-            if (l.expect_object()) read_latency(l, s.latency);
-        }
-        if (in.has("bandwidth")) {
-            const JsonReader b = in.member("bandwidth");
-            if (b.expect_object()) {
-                unknown_members(b, {"size_bytes", "duration_s", "queue_depth", "qps"});
-                read_traffic(b, s.bandwidth);
-            }
-        }
-        if (in.has("incast")) {
-            const JsonReader c = in.member("incast");
-            if (c.expect_object()) {
-                unknown_members(
-                    c, {"receiver", "senders", "size_bytes", "duration_s", "queue_depth", "qps"});
-                s.incast.receiver = host_name_in(c, "receiver", names);
-                s.incast.senders = uint_in<unsigned>(c, "senders", 1, 1024, 0);
-                read_traffic(c, s.incast.traffic);
-                if (s.incast.senders != 0 && s.incast.senders + 1 > s.hosts.size())
-                    c.error_at("senders", std::to_string(s.incast.senders) + " senders need " +
-                                              std::to_string(s.incast.senders + 1) +
-                                              " hosts, the spec has " +
-                                              std::to_string(s.hosts.size()));
-            }
-        }
-        if (in.has("fault")) {
-            const JsonReader f = in.member("fault");
-            if (f.expect_object()) read_fault(f, s.fault, names);
-        }
-        if (in.has("criteria")) {
-            const JsonReader c = in.member("criteria");
-            if (c.expect_object()) read_criteria(c, s.criteria);
-        }
-        if (in.has("stage_time_limit_s"))
-            read_time_limits(in.member("stage_time_limit_s"), s.time_limit_s);
+        if (in.has("stages")) read_stages(in, s);
+        read_sections(in, s, names);
         s.device = in.opt_string("device");
         if (in.has("gid_index")) s.gid_index = uint_in<unsigned>(in, "gid_index", 0, 255, 0);
     }

@@ -44,6 +44,109 @@ Scalar seconds(std::optional<double> v) {
     return v ? Scalar(*v) : Scalar();
 }
 
+/// Sends the "fault" command to `host` and waits for its reply within `budget_s`, updating the
+/// progress line meanwhile. A stop (run_stop.h) ends the wait, not the fault: the host restores
+/// its link on its own.
+Result<wire::FaultReply> call_fault(RunContext& cx, const SpecHost& host, const SpecHost& peer,
+                                    double budget_s, double t_req) {
+    const FaultSpec& f = cx.spec.fault;
+    auto pending = std::async(std::launch::async, [&] {
+        return control_call(
+            host.address,
+            {{"cmd", "fault"},
+             {"peer", peer.address},
+             {"down_ms", static_cast<unsigned>(f.down_s * 1000)},
+             {"recovery_timeout_ms", static_cast<unsigned>(f.recovery_timeout_s * 1000)}},
+            "fault_reply", static_cast<int>(budget_s * 1000), wire::parse_fault_reply,
+            &cx.stop.requested);
+    });
+    while (pending.wait_for(std::chrono::milliseconds(500)) != std::future_status::ready) {
+        const double t = cx.now_s() - t_req;
+        cx.progress.update("fault", host.name + (t < f.down_s + 1 ? " link down" : " recovering"),
+                           std::min(99.0, 100.0 * t / (f.down_s + 2)),
+                           ", " + std::to_string(static_cast<int>(t)) + " s");
+    }
+    return pending.get();
+}
+
+/// Ends the stage in error for a fault call that returned no reply: stopped by the user, refused,
+/// or lost (then the link may still be down).
+void end_without_reply(Stage& st, RunContext& cx, FaultResults res, const std::string& host,
+                       const Error& err, const std::string& link_back_at) {
+    if (cx.stopping()) {
+        const std::string note = host + " runs the fault on its own: its RDMA netdev stays " +
+                                 "down until about " + link_back_at + ", then comes back up";
+        std::cerr << "rocehealth accept: stopped during the fault: " << note << "\n";
+        end_stage_in_error(st, cx, std::move(res), "stopped waiting for the fault: " + note);
+        return;
+    }
+    // A refusal changed nothing; a lost connection may have left the link down (the
+    // responder and its guard process both gone): say where to look.
+    const bool refused = err.detail.rfind("refused: ", 0) == 0;
+    end_stage_in_error(st, cx, std::move(res),
+                       "could not run: " + host + ": " + err.message() +
+                           (refused ? ""
+                                    : "; if the fault had begun, check that " + host +
+                                          "'s RDMA netdev is up (ip link show)"));
+}
+
+/// The reply's measurements, its times moved from the request's start `t_req` to the run's clock.
+void take_reply(FaultResults& res, const wire::FaultReply& j, double t_req) {
+    res.device = j.device;
+    res.netdev = j.netdev;
+    res.link_down_s = t_req + j.down_at_s;
+    res.link_up_s = t_req + j.up_at_s;
+    res.link_recovery_s = j.link_recovery_s;
+    res.traffic_recovery_s = j.traffic_recovery_s;
+    res.traffic_attempts = static_cast<double>(j.traffic_attempts);
+    res.baseline_p50_us = j.baseline_p50_us;
+    res.recovered_p50_us = j.recovered_p50_us;
+    res.restored = j.restored;
+    res.setup_changes = j.setup_changes;
+}
+
+/// Chart marks: the link-down band, port ACTIVE and traffic back.
+void add_fault_marks(Stage& st, const FaultResults& res, double down_s) {
+    if (res.link_down_s && res.link_up_s)
+        st.marks.push_back({*res.link_down_s, "link down", *res.link_up_s});
+    if (!res.link_up_s || !res.link_recovery_s) return;
+    // One mark when traffic came back within a tenth of the down time: two labels that
+    // close overlap on the chart.
+    const bool apart =
+        res.traffic_recovery_s && *res.traffic_recovery_s - *res.link_recovery_s > 0.1 * down_s;
+    st.marks.push_back(
+        {*res.link_up_s + *res.link_recovery_s,
+         res.traffic_recovery_s && !apart ? "port ACTIVE, traffic back" : "port ACTIVE",
+         std::nullopt});
+    if (apart)
+        st.marks.push_back(
+            {*res.link_up_s + *res.traffic_recovery_s, "traffic back", std::nullopt});
+}
+
+/// The spec's criteria: both recovery times, the rules saw the flap, the setup was restored.
+void add_fault_criteria(Stage& st, const RunContext& cx, const FaultResults& res,
+                        const std::string& host) {
+    const auto& c = cx.spec.criteria;
+    st.criteria.push_back(
+        make_criterion("link recovery time (link up to port ACTIVE)", "<=", c.max_link_recovery_s,
+                       "s", seconds(res.link_recovery_s), {"/results/link_recovery_s"}));
+    st.criteria.push_back(make_criterion(
+        "traffic recovery time (link up to RDMA WRITEs completing on a new connection)",
+        "<=", c.max_traffic_recovery_s, "s", seconds(res.traffic_recovery_s),
+        {"/results/traffic_recovery_s"}));
+    std::vector<std::string> seen;
+    for (std::size_t i = 0; i < st.findings.size(); ++i)
+        if (st.findings[i].rule_id == "link_flap" && st.findings[i].host == host)
+            seen.push_back("/findings/" + std::to_string(i));
+    st.criteria.push_back(
+        make_criterion("link_flap findings on " + host + " (the rules must see the fault)",
+                       ">=", 1.0, "count", static_cast<double>(seen.size()),
+                       seen.empty() ? std::vector<std::string>{"/results"} : seen));
+    st.criteria.push_back(make_criterion(
+        "network setup left changed on " + host + " (routes, addresses, GIDs)", "==", 0.0, "count",
+        static_cast<double>(res.setup_changes.size()), {"/results/setup_changes"}));
+}
+
 }  // namespace
 
 Stage run_fault_stage(RunContext& cx) {
@@ -63,79 +166,24 @@ Stage run_fault_stage(RunContext& cx) {
     const double budget_s = 15 + f.down_s + f.recovery_timeout_s;  // baseline probe + fault + wait
     StageSampler sampler(cx, budget_s + 30);
     const double t_req = cx.now_s();
-    // The fault host runs the whole sequence; meanwhile the progress line counts the time. A stop
-    // (run_stop.h) ends the wait, not the fault: the host restores its link on its own.
+    // The fault host runs the whole sequence; meanwhile the progress line counts the time.
     const std::string link_back_at = clock_in(f.down_s + 2);
-    auto pending = std::async(std::launch::async, [&] {
-        return control_call(
-            host->address,
-            {{"cmd", "fault"},
-             {"peer", peer->address},
-             {"down_ms", static_cast<unsigned>(f.down_s * 1000)},
-             {"recovery_timeout_ms", static_cast<unsigned>(f.recovery_timeout_s * 1000)}},
-            "fault_reply", static_cast<int>(budget_s * 1000), wire::parse_fault_reply,
-            &cx.stop.requested);
-    });
-    while (pending.wait_for(std::chrono::milliseconds(500)) != std::future_status::ready) {
-        const double t = cx.now_s() - t_req;
-        cx.progress.update("fault", host->name + (t < f.down_s + 1 ? " link down" : " recovering"),
-                           std::min(99.0, 100.0 * t / (f.down_s + 2)),
-                           ", " + std::to_string(static_cast<int>(t)) + " s");
-    }
-    auto r = pending.get();
+    auto r = call_fault(cx, *host, *peer, budget_s, t_req);
     sampler.finish(st, {"port_state_code"});
     const std::string sampled = st.reason;  // hosts not sampled, notes
     st.reason = std::string(what) + " (its responder measures both recoveries on its own clock)" +
                 (sampled.empty() ? "" : "; " + sampled);
-    if (!r && cx.stopping()) {
-        const std::string note = host->name + " runs the fault on its own: its RDMA netdev stays " +
-                                 "down until about " + link_back_at + ", then comes back up";
-        std::cerr << "rocehealth accept: stopped during the fault: " << note << "\n";
-        end_stage_in_error(st, cx, std::move(res), "stopped waiting for the fault: " + note);
-        return st;
-    }
     if (!r) {
-        // A refusal changed nothing; a lost connection may have left the link down (the
-        // responder and its guard process both gone): say where to look.
-        const bool refused = r.error().detail.rfind("refused: ", 0) == 0;
-        end_stage_in_error(st, cx, std::move(res),
-                           "could not run: " + host->name + ": " + r.error().message() +
-                               (refused ? ""
-                                        : "; if the fault had begun, check that " + host->name +
-                                              "'s RDMA netdev is up (ip link show)"));
+        end_without_reply(st, cx, std::move(res), host->name, r.error(), link_back_at);
         return st;
     }
     const wire::FaultReply& j = *r;
-    res.device = j.device;
-    res.netdev = j.netdev;
-    res.link_down_s = t_req + j.down_at_s;
-    res.link_up_s = t_req + j.up_at_s;
-    res.link_recovery_s = j.link_recovery_s;
-    res.traffic_recovery_s = j.traffic_recovery_s;
-    res.traffic_attempts = static_cast<double>(j.traffic_attempts);
-    res.baseline_p50_us = j.baseline_p50_us;
-    res.recovered_p50_us = j.recovered_p50_us;
+    take_reply(res, j, t_req);
     if (cx.save("raw/fault.json", wire::to_json(j).dump(2)))
         st.evidence_links.push_back({"the fault host's reply (JSON)", "raw/fault.json"});
-    if (res.link_down_s && res.link_up_s)
-        st.marks.push_back({*res.link_down_s, "link down", *res.link_up_s});
-    if (res.link_up_s && res.link_recovery_s) {
-        // One mark when traffic came back within a tenth of the down time: two labels that
-        // close overlap on the chart.
-        const bool apart = res.traffic_recovery_s &&
-                           *res.traffic_recovery_s - *res.link_recovery_s > 0.1 * f.down_s;
-        st.marks.push_back(
-            {*res.link_up_s + *res.link_recovery_s,
-             res.traffic_recovery_s && !apart ? "port ACTIVE, traffic back" : "port ACTIVE",
-             std::nullopt});
-        if (apart)
-            st.marks.push_back(
-                {*res.link_up_s + *res.traffic_recovery_s, "traffic back", std::nullopt});
-    }
+    add_fault_marks(st, res, f.down_s);
     if (const std::string& e = j.last_error; !e.empty())
         st.reason += "; last traffic attempt: " + e;
-    res.restored = j.restored;
-    res.setup_changes = j.setup_changes;
     if (const std::string& why = j.interrupted; !why.empty()) {
         // Not the fault the spec asked for: nothing to judge the fabric by.
         char held[64] = "";
@@ -147,26 +195,7 @@ Stage run_fault_stage(RunContext& cx) {
                                "; its link is up again");
         return st;
     }
-
-    const auto& c = cx.spec.criteria;
-    st.criteria.push_back(
-        make_criterion("link recovery time (link up to port ACTIVE)", "<=", c.max_link_recovery_s,
-                       "s", seconds(res.link_recovery_s), {"/results/link_recovery_s"}));
-    st.criteria.push_back(make_criterion(
-        "traffic recovery time (link up to RDMA WRITEs completing on a new connection)",
-        "<=", c.max_traffic_recovery_s, "s", seconds(res.traffic_recovery_s),
-        {"/results/traffic_recovery_s"}));
-    std::vector<std::string> seen;
-    for (std::size_t i = 0; i < st.findings.size(); ++i)
-        if (st.findings[i].rule_id == "link_flap" && st.findings[i].host == host->name)
-            seen.push_back("/findings/" + std::to_string(i));
-    st.criteria.push_back(
-        make_criterion("link_flap findings on " + host->name + " (the rules must see the fault)",
-                       ">=", 1.0, "count", static_cast<double>(seen.size()),
-                       seen.empty() ? std::vector<std::string>{"/results"} : seen));
-    st.criteria.push_back(make_criterion(
-        "network setup left changed on " + host->name + " (routes, addresses, GIDs)", "==", 0.0,
-        "count", static_cast<double>(res.setup_changes.size()), {"/results/setup_changes"}));
+    add_fault_criteria(st, cx, res, host->name);
     add_error_findings_criterion(st, cx,
                                  [&](const Finding& x) { return caused_by_fault(x, host->name); });
     finish_stage(st, cx, std::move(res));

@@ -115,6 +115,45 @@ std::string listen_text(const HttpConfig& h, int port) {
     return (v6 ? "[" + h.listen_host + "]" : h.listen_host) + ":" + std::to_string(port);
 }
 
+/// What a reload changes, from the running and the new configuration.
+struct ReloadChanges {
+    bool http = false;        ///< the endpoint restarts (settings, tokens or certificate)
+    bool collection = false;  ///< a new store: history starts again
+    bool responder = false;
+    bool mesh = false;
+    /// A dynamic fleet source that stays the same: its refresher and last fleet carry over.
+    bool same_source = false;
+};
+
+std::string cert_sha256(const Runtime& r) {
+    return r.tls ? r.tls->cert_sha256() : "";
+}
+
+ReloadChanges reload_changes(const Runtime& now, const Runtime& next) {
+    const AgentConfig& old = now.cfg;
+    const AgentConfig& nc = next.cfg;
+    ReloadChanges c;
+    // A renewed certificate under the same file names restarts the endpoint too.
+    c.http = !(old.http == nc.http) || next.token != now.token ||
+             next.action_token != now.action_token || cert_sha256(next) != cert_sha256(now);
+    c.collection = old.sysfs_root != nc.sysfs_root || old.device != nc.device ||
+                   old.host != nc.host || old.retention_s != nc.retention_s ||
+                   old.collect_interval_s != nc.collect_interval_s;
+    c.responder =
+        !(old.responder == nc.responder) ||
+        (nc.responder.enabled && (old.sysfs_root != nc.sysfs_root || old.device != nc.device));
+    c.mesh = !(old.mesh == nc.mesh) || c.collection ||
+             (nc.mesh.enabled() && (probe_device(old) != probe_device(nc) ||
+                                    old.responder.gid_index != nc.responder.gid_index));
+    // A dynamic fleet carries over while its source stays the same (re-planned with the new
+    // mesh settings); a new source starts a new refresher, and the mesh waits for its fleet.
+    c.same_source = nc.mesh.dynamic() && old.mesh.peers_dns == nc.mesh.peers_dns &&
+                    old.mesh.peers_prometheus == nc.mesh.peers_prometheus &&
+                    old.mesh.peers_refresh_s == nc.mesh.peers_refresh_s &&
+                    old.responder.port == nc.responder.port && !c.collection;
+    return c;
+}
+
 class Agent {
   public:
     Agent(Runtime rt, std::string config_path)
@@ -141,7 +180,16 @@ class Agent {
     void publish_snapshot(double now_mono_s);
     void publish_metrics();
     void log_deprecated();
+    /// SIGHUP: the config read again; what changed restarts, the rest keeps running. A config
+    /// that does not load, or an endpoint that cannot bind, keeps the running one.
     void reload();
+    void reload_rejected(const std::string& why);
+    /// Starts the endpoint with `next`'s settings; on failure the old one serves again and the
+    /// error is returned.
+    std::optional<std::string> restart_http(const Runtime& next);
+    /// Installs rt_'s fabric and host keys; warns when `old_key` is gone.
+    void take_keys(const std::shared_ptr<const auth::FabricKey>& old_key);
+    void restart_changed(const ReloadChanges& c);
     HttpServer::Action incast_handler() {
         return [this](const std::string& body) { return incast_.handle(body); };
     }
@@ -464,78 +512,41 @@ void Agent::publish_metrics() {
     board_.update([&](BoardView& v) { v.metrics = std::move(doc); });
 }
 
-void Agent::reload() {
-    auto fail = [&](const std::string& why) {
-        ++stats_.reloads_failed;
-        log_event("error", "config_reload_rejected",
-                  {{"config", config_path_},
-                   {"error", why},
-                   {"text", "keeping the running configuration"}});
-    };
-    auto cfg = load_agent_config(config_path_);
-    if (!cfg) return fail(cfg.error().message());
-    auto next = prepare_runtime(std::move(*cfg));
-    if (!next) return fail(next.error().message());
-    const AgentConfig& old = rt_.cfg;
-    const AgentConfig& nc = next->cfg;
+void Agent::reload_rejected(const std::string& why) {
+    ++stats_.reloads_failed;
+    log_event(
+        "error", "config_reload_rejected",
+        {{"config", config_path_}, {"error", why}, {"text", "keeping the running configuration"}});
+}
 
-    // HTTP first: the only part that can still fail (binding).
-    // A renewed certificate under the same file names restarts the endpoint too.
-    const auto cert = [](const Runtime& r) { return r.tls ? r.tls->cert_sha256() : ""; };
-    const bool http_changed = !(old.http == nc.http) || next->token != rt_.token ||
-                              next->action_token != rt_.action_token || cert(*next) != cert(rt_);
-    if (http_changed) {
-        const bool same_addr = old.http.listen_host == nc.http.listen_host &&
-                               old.http.listen_port == nc.http.listen_port &&
-                               nc.http.listen_port != 0;
-        auto fresh = std::make_unique<HttpServer>(nc.http, next->token, next->action_token, board_,
-                                                  http_refused_, incast_handler(), next->tls);
-        if (same_addr) http_->stop();
-        if (auto s = fresh->start(); !s) {
-            if (same_addr)
-                if (auto back = http_->start(); !back)  // back to the old settings
-                    log_event("error", "http_bind_failed", {{"error", back.error().message()}});
-            return fail(s.error().message());
-        }
-        http_ = std::move(fresh);
-        log_event("info", "http_listening",
-                  {{"listen", listen_text(nc.http, http_->port())},
-                   {"port", http_->port()},
-                   {"protect_read", nc.http.protect_read},
-                   {"actions", !next->action_token.empty()},
-                   {"tls", next->tls != nullptr},
-                   {"tls_cert_sha256", cert(*next)}});
-        log_http_warnings();
+std::optional<std::string> Agent::restart_http(const Runtime& next) {
+    const HttpConfig& oh = rt_.cfg.http;
+    const HttpConfig& nh = next.cfg.http;
+    const bool same_addr =
+        oh.listen_host == nh.listen_host && oh.listen_port == nh.listen_port && nh.listen_port != 0;
+    auto fresh = std::make_unique<HttpServer>(nh, next.token, next.action_token, board_,
+                                              http_refused_, incast_handler(), next.tls);
+    if (same_addr) http_->stop();
+    if (auto s = fresh->start(); !s) {
+        if (same_addr)
+            if (auto back = http_->start(); !back)  // back to the old settings
+                log_event("error", "http_bind_failed", {{"error", back.error().message()}});
+        return s.error().message();
     }
-    const bool collection_changed = old.sysfs_root != nc.sysfs_root || old.device != nc.device ||
-                                    old.host != nc.host || old.retention_s != nc.retention_s ||
-                                    old.collect_interval_s != nc.collect_interval_s;
-    const bool responder_changed =
-        !(old.responder == nc.responder) ||
-        (nc.responder.enabled && (old.sysfs_root != nc.sysfs_root || old.device != nc.device));
-    const bool mesh_changed =
-        !(old.mesh == nc.mesh) || collection_changed ||
-        (nc.mesh.enabled() && (probe_device(old) != probe_device(nc) ||
-                               old.responder.gid_index != nc.responder.gid_index));
-    // A dynamic fleet carries over while its source stays the same (re-planned with the new
-    // mesh settings); a new source starts a new refresher, and the mesh waits for its fleet.
-    bool same_source = nc.mesh.dynamic() && old.mesh.peers_dns == nc.mesh.peers_dns &&
-                       old.mesh.peers_prometheus == nc.mesh.peers_prometheus &&
-                       old.mesh.peers_refresh_s == nc.mesh.peers_refresh_s &&
-                       old.responder.port == nc.responder.port && !collection_changed;
-    if (same_source && fleet_) {
-        // A plan that no longer holds (topology.tor changed): fetch again, apply_fleet says why.
-        auto plan = plan_fleet(nc.mesh, nc.topology, nc.source, fleet_->fleet, fleet_->self,
-                               fleet_source_text(nc.mesh));
-        if (plan)
-            next->mesh_plan = std::move(*plan);
-        else
-            same_source = false;
-    }
-    const std::shared_ptr<const auth::FabricKey> old_key = rt_.key;
-    rt_ = std::move(*next);
-    verdicts_.clear();  // the rules may have changed under the same address
-    install_keys();     // read again on every reload: a rotated key takes effect
+    http_ = std::move(fresh);
+    log_event("info", "http_listening",
+              {{"listen", listen_text(nh, http_->port())},
+               {"port", http_->port()},
+               {"protect_read", nh.protect_read},
+               {"actions", !next.action_token.empty()},
+               {"tls", next.tls != nullptr},
+               {"tls_cert_sha256", cert_sha256(next)}});
+    log_http_warnings();
+    return std::nullopt;
+}
+
+void Agent::take_keys(const std::shared_ptr<const auth::FabricKey>& old_key) {
+    install_keys();  // read again on every reload: a rotated key takes effect
     if (old_key && !rt_.key)
         log_event("warning", "fabric_key_gone",
                   {{"path", old_key->path},
@@ -544,28 +555,57 @@ void Agent::reload() {
                     "the fabric key file is gone: control commands (incast, accept) to "
                     "and from this host are off until a key is back and the agent "
                     "reloaded (SIGHUP)"}});
-    declare_findings_opened();
-    if (responder_changed) {
+}
+
+void Agent::restart_changed(const ReloadChanges& c) {
+    if (c.responder) {
         responder_.reset();
         if (rt_.cfg.responder.enabled)
             responder_ = std::make_unique<ResponderThread>(responder_options(rt_.cfg));
     }
-    if (collection_changed)
+    if (c.collection)
         start_collection();  // a new store: history starts again
     else if (sampler_)
         sampler_->set_inventory_refresh_s(rt_.cfg.inventory_interval_s);
-    if (!same_source) start_fleet_source();
-    if (mesh_changed || !same_source) start_mesh();
+    if (!c.same_source) start_fleet_source();
+    if (c.mesh || !c.same_source) start_mesh();
     configure_incast();
+}
+
+void Agent::reload() {
+    auto cfg = load_agent_config(config_path_);
+    if (!cfg) return reload_rejected(cfg.error().message());
+    auto next = prepare_runtime(std::move(*cfg));
+    if (!next) return reload_rejected(next.error().message());
+    ReloadChanges c = reload_changes(rt_, *next);
+    // HTTP first: the only part that can still fail (binding).
+    if (c.http)
+        if (auto e = restart_http(*next)) return reload_rejected(*e);
+    if (c.same_source && fleet_) {
+        // A plan that no longer holds (topology.tor changed): fetch again, apply_fleet says why.
+        const AgentConfig& nc = next->cfg;
+        auto plan = plan_fleet(nc.mesh, nc.topology, nc.source, fleet_->fleet, fleet_->self,
+                               fleet_source_text(nc.mesh));
+        if (plan)
+            next->mesh_plan = std::move(*plan);
+        else
+            c.same_source = false;
+    }
+    const std::shared_ptr<const auth::FabricKey> old_key = rt_.key;
+    rt_ = std::move(*next);
+    verdicts_.clear();  // the rules may have changed under the same address
+    take_keys(old_key);
+    declare_findings_opened();
+    restart_changed(c);
     ++stats_.reloads_ok;
     log_event("info", "config_reloaded",
               {{"config", config_path_},
                {"rules_file", rt_.rules_path},
                {"rules", rt_.rules.rules.size()},
-               {"http_restarted", http_changed},
-               {"responder_restarted", responder_changed},
-               {"mesh_restarted", mesh_changed},
-               {"store_reset", collection_changed},
+               {"http_restarted", c.http},
+               {"responder_restarted", c.responder},
+               {"mesh_restarted", c.mesh},
+               {"store_reset", c.collection},
                {"fabric_key", rt_.key ? rt_.key->path : std::string()},
                {"fabric_key_fingerprint",
                 rt_.key ? auth::key_fingerprint(rt_.key->bytes) : std::string()}});

@@ -218,6 +218,36 @@ std::vector<std::string> HttpServer::warnings() const {
     return w;
 }
 
+namespace {
+
+/// GET /api/v1/timeline: the timeline events at or after `since` (query parameter, optional).
+void timeline_reply(const BoardView& v, const httplib::Request& req, httplib::Response& res) {
+    if (!v.findings) return error_reply(res, 503, "no rules run yet");
+    double since = -INFINITY;
+    if (req.has_param("since"))
+        if (auto e = parse_since(req.get_param_value("since"), wall_now_s(), since))
+            return error_reply(res, 400, *e);
+    nlohmann::json events = nlohmann::json::array();
+    const nlohmann::json& doc = v.findings->get();
+    if (const auto it = doc.find("timeline"); it != doc.end())
+        for (const auto& e : *it)
+            if (e.value("t", 0.0) >= since) events.push_back(e);
+    nlohmann::json j = {{"schema", 1}, {"timeline", std::move(events)}};
+    if (std::isfinite(since)) j["since"] = since;
+    json_reply(res, 200, j);
+}
+
+/// A known path asked with the wrong method is a 405 naming the method it takes (RFC 9110
+/// 15.5.6), not a 404 that reads as "no such endpoint".
+httplib::Server::Handler method_not_allowed(const char* allow) {
+    return [allow](const httplib::Request& req, httplib::Response& res) {
+        res.set_header("Allow", allow);
+        error_reply(res, 405, req.method + " " + req.path + ": not allowed; use " + allow);
+    };
+}
+
+}  // namespace
+
 void HttpServer::routes() {
     srv_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         // Bodies without Content-Length (Transfer-Encoding) never get here: the gate refuses
@@ -232,6 +262,16 @@ void HttpServer::routes() {
         error_reply(res, 401, "missing or wrong bearer token (Authorization: Bearer TOKEN)");
         return httplib::Server::HandlerResponse::Handled;
     });
+    read_routes();
+    if (incast_)
+        srv_->Post("/api/v1/incast", [this](const httplib::Request& req, httplib::Response& res) {
+            incast_request(req, res);
+        });
+    method_routes();
+    error_handlers();
+}
+
+void HttpServer::read_routes() {
     srv_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
         const HealthReply h = healthz(board_.get(), monotonic_now_s());
         json_reply(res, h.status, h.body);
@@ -247,57 +287,39 @@ void HttpServer::routes() {
         json_reply(res, 200, v.findings->get());
     });
     srv_->Get("/api/v1/timeline", [this](const httplib::Request& req, httplib::Response& res) {
-        const BoardView v = board_.get();
-        if (!v.findings) return error_reply(res, 503, "no rules run yet");
-        double since = -INFINITY;
-        if (req.has_param("since"))
-            if (auto e = parse_since(req.get_param_value("since"), wall_now_s(), since))
-                return error_reply(res, 400, *e);
-        nlohmann::json events = nlohmann::json::array();
-        const nlohmann::json& doc = v.findings->get();
-        if (const auto it = doc.find("timeline"); it != doc.end())
-            for (const auto& e : *it)
-                if (e.value("t", 0.0) >= since) events.push_back(e);
-        nlohmann::json j = {{"schema", 1}, {"timeline", std::move(events)}};
-        if (std::isfinite(since)) j["since"] = since;
-        json_reply(res, 200, j);
+        timeline_reply(board_.get(), req, res);
     });
     srv_->Get("/api/v1/snapshot", [this](const httplib::Request&, httplib::Response& res) {
         const BoardView v = board_.get();
         if (!v.snapshot) return error_reply(res, 503, "no collection pass yet");
         res.set_content(v.snapshot->get(), "application/json");
     });
-    if (incast_)
-        srv_->Post("/api/v1/incast", [this](const httplib::Request& req, httplib::Response& res) {
-            // Actions make traffic: the action token always, whatever http.protect_read says;
-            // the read (scrape) token, which Prometheus holds, never commands the fabric.
-            if (action_token_.empty())
-                return error_reply(res, 403,
-                                   "actions are off: set http.action_token_file in the agent's "
-                                   "config (a token of its own, not http.token_file) to enable "
-                                   "POST endpoints");
-            const std::string h = req.get_header_value("Authorization");
-            if (authorized(h, action_token_)) {
-                const ActionReply r = incast_(req.body);
-                return json_reply(res, r.status, r.body);
-            }
-            if (authorized(h, token_))
-                return error_reply(res, 403,
-                                   "the read token (http.token_file) does not authorise actions; "
-                                   "send the token of http.action_token_file");
-            res.set_header("WWW-Authenticate", "Bearer realm=\"rocehealth\"");
-            return error_reply(res, 401,
-                               "missing or wrong action token (Authorization: Bearer TOKEN, the "
-                               "token of http.action_token_file)");
-        });
-    // A known path asked with the wrong method is a 405 naming the method it takes (RFC 9110
-    // 15.5.6), not a 404 that reads as "no such endpoint".
-    const auto method_not_allowed = [](const char* allow) {
-        return [allow](const httplib::Request& req, httplib::Response& res) {
-            res.set_header("Allow", allow);
-            error_reply(res, 405, req.method + " " + req.path + ": not allowed; use " + allow);
-        };
-    };
+}
+
+void HttpServer::incast_request(const httplib::Request& req, httplib::Response& res) const {
+    // Actions make traffic: the action token always, whatever http.protect_read says;
+    // the read (scrape) token, which Prometheus holds, never commands the fabric.
+    if (action_token_.empty())
+        return error_reply(res, 403,
+                           "actions are off: set http.action_token_file in the agent's "
+                           "config (a token of its own, not http.token_file) to enable "
+                           "POST endpoints");
+    const std::string h = req.get_header_value("Authorization");
+    if (authorized(h, action_token_)) {
+        const ActionReply r = incast_(req.body);
+        return json_reply(res, r.status, r.body);
+    }
+    if (authorized(h, token_))
+        return error_reply(res, 403,
+                           "the read token (http.token_file) does not authorise actions; "
+                           "send the token of http.action_token_file");
+    res.set_header("WWW-Authenticate", "Bearer realm=\"rocehealth\"");
+    return error_reply(res, 401,
+                       "missing or wrong action token (Authorization: Bearer TOKEN, the "
+                       "token of http.action_token_file)");
+}
+
+void HttpServer::method_routes() {
     for (const char* path :
          {"/healthz", "/metrics", "/api/v1/findings", "/api/v1/timeline", "/api/v1/snapshot"}) {
         srv_->Post(path, method_not_allowed("GET"));
@@ -309,6 +331,9 @@ void HttpServer::routes() {
         srv_->Put("/api/v1/incast", method_not_allowed("POST"));
         srv_->Delete("/api/v1/incast", method_not_allowed("POST"));
     }
+}
+
+void HttpServer::error_handlers() {
     // Errors cpp-httplib answers by itself (404 unknown path, 405, 413 body too large, 400
     // malformed request) get the same JSON body as ours.
     srv_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {

@@ -37,6 +37,11 @@
 #include "agent/daemon/incast_action.h"
 #include "core/result.h"
 
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
+
 namespace rh::agent {
 
 /// True when a and b are equal; the time taken depends only on their lengths, not on where
@@ -86,7 +91,14 @@ class HttpServer {
     std::vector<std::string> warnings() const;
 
   private:
+    /// Every endpoint: the read token's gate, the read routes, the incast action, 405s and the
+    /// JSON body of errors cpp-httplib answers by itself.
     void routes();
+    void read_routes();
+    void method_routes();
+    void error_handlers();
+    /// POST /api/v1/incast: checks the action token, then runs `incast_`.
+    void incast_request(const httplib::Request& req, httplib::Response& res) const;
     static bool authorized(const std::string& authorization_header, const std::string& token);
 
     HttpConfig cfg_;

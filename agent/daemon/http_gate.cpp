@@ -599,22 +599,52 @@ void HttpGate::dispatch() {
         it = it->second == 0 ? in_work_.erase(it) : std::next(it);
 }
 
+bool HttpGate::take_back(double now) {
+    std::lock_guard<std::mutex> l(m_);
+    if (stop_) return false;
+    for (auto& c : back_) {
+        const std::size_t left = c->out.size() - c->out_off;
+        Slot s{left ? Slot::writing : Slot::idle, std::move(c),
+               now + (left ? lim_.write_timeout_s : lim_.idle_timeout_s), true, left};
+        slots_.push_back(std::move(s));
+    }
+    back_.clear();
+    return true;
+}
+
+void HttpGate::expire(Slot& s, double now) {
+    if (s.state == Slot::reading) {
+        refuse(s, 408, GateRefusal::request_timeout,
+               "request not complete within http.request_timeout_s (" +
+                   seconds_text(lim_.request_timeout_s) + " s)",
+               now);
+    } else if (s.state == Slot::writing) {  // the client does not read its answer
+        note_refusal(GateRefusal::write_timeout, s.c->peer_ip, 0,
+                     "answer not taken within http.write_timeout_s (" +
+                         seconds_text(lim_.write_timeout_s) + " s)",
+                     now);
+        uncount(s);
+        release(*s.c);
+        s.c.reset();
+    } else if (s.state == Slot::probing) {
+        --lingering_;
+        refuse(s, 503, GateRefusal::total_cap, total_cap_text(), now);
+    } else if (s.state == Slot::idle) {  // keep-alive ended: not a refusal
+        release(*s.c);
+        s.c.reset();
+    } else {  // closing: lingered long enough
+        ::close(s.c->fd);
+        --lingering_;
+        s.c.reset();
+    }
+}
+
 void HttpGate::gate_loop() {
     std::vector<pollfd> pfds;
     std::vector<char> pending;  ///< per slot: its TLS session holds unread bytes
     for (;;) {
         double now = monotonic_now_s();
-        {
-            std::lock_guard<std::mutex> l(m_);
-            if (stop_) return;
-            for (auto& c : back_) {
-                const std::size_t left = c->out.size() - c->out_off;
-                Slot s{left ? Slot::writing : Slot::idle, std::move(c),
-                       now + (left ? lim_.write_timeout_s : lim_.idle_timeout_s), true, left};
-                slots_.push_back(std::move(s));
-            }
-            back_.clear();
-        }
+        if (!take_back(now)) return;
         // Returned connections may hold a pipelined request already; complete ones are
         // answered here (quick ones) or go to the handler queue while it has room, the rest
         // wait here unread.
@@ -663,30 +693,7 @@ void HttpGate::gate_loop() {
             else if (pfds[i + 2].revents || pending[i])
                 read_slot(s, now);
             if (!s.c || s.state == Slot::ready || now < s.deadline) continue;
-            if (s.state == Slot::reading) {
-                refuse(s, 408, GateRefusal::request_timeout,
-                       "request not complete within http.request_timeout_s (" +
-                           seconds_text(lim_.request_timeout_s) + " s)",
-                       now);
-            } else if (s.state == Slot::writing) {  // the client does not read its answer
-                note_refusal(GateRefusal::write_timeout, s.c->peer_ip, 0,
-                             "answer not taken within http.write_timeout_s (" +
-                                 seconds_text(lim_.write_timeout_s) + " s)",
-                             now);
-                uncount(s);
-                release(*s.c);
-                s.c.reset();
-            } else if (s.state == Slot::probing) {
-                --lingering_;
-                refuse(s, 503, GateRefusal::total_cap, total_cap_text(), now);
-            } else if (s.state == Slot::idle) {  // keep-alive ended: not a refusal
-                release(*s.c);
-                s.c.reset();
-            } else {  // closing: lingered long enough
-                ::close(s.c->fd);
-                --lingering_;
-                s.c.reset();
-            }
+            expire(s, now);
         }
         std::erase_if(slots_, [](const Slot& s) { return !s.c; });
     }

@@ -156,6 +156,11 @@ class HttpGate {
   private:
     struct Slot;
     void gate_loop();
+    /// Connections the workers handed back (back_) become slots again; false once stopping.
+    bool take_back(double now);
+    /// A slot past its deadline: 408 while reading, dropped while writing or idle, 503 while
+    /// probing, closed once lingered.
+    void expire(Slot& s, double now);
     void work();
     void accept_ready(double now);
     void read_slot(Slot& s, double now);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "probes/auth/secret_file.h"
@@ -31,30 +32,22 @@ std::string tls_error_text() {
 }
 
 constexpr std::size_t kMaxTlsPemBytes = 1 << 20;
+const std::string kCertOp = "http.tls_cert_file";
+const std::string kKeyOp = "http.tls_key_file";
 
-}  // namespace
-
-TlsContext::~TlsContext() {
-    SSL_CTX_free(ctx_);
-}
-
-Result<std::shared_ptr<const TlsContext>> TlsContext::load(const std::string& cert_file,
-                                                           const std::string& key_file) {
-    const std::string cert_op = "http.tls_cert_file";
-    const std::string key_op = "http.tls_key_file";
-    ERR_clear_error();
-    // The certificate chain: public, an ordinary read.
+/// The certificate chain's PEM text: public, an ordinary read, at most 1 MiB.
+Result<std::string> read_cert_pem(const std::string& cert_file) {
     std::ifstream in(cert_file, std::ios::binary);
-    if (!in) return Error{cert_op, cert_file, errno, ""};
+    if (!in) return Error{kCertOp, cert_file, errno, ""};
     std::ostringstream ss;
     ss << in.rdbuf();
-    const std::string pem = ss.str();
-    if (pem.size() > kMaxTlsPemBytes) return Error{cert_op, cert_file, 0, "larger than 1 MiB"};
+    std::string pem = ss.str();
+    if (pem.size() > kMaxTlsPemBytes) return Error{kCertOp, cert_file, 0, "larger than 1 MiB"};
+    return pem;
+}
 
-    std::shared_ptr<TlsContext> t(new TlsContext());
-    t->ctx_ = SSL_CTX_new(TLS_server_method());
-    if (!t->ctx_) return Error{"SSL_CTX_new", cert_file, 0, tls_error_text()};
-    SSL_CTX* ctx = t->ctx_;
+/// TLS 1.2 and up, no renegotiation, compression, tickets or session cache.
+void set_server_options(SSL_CTX* ctx) {
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
                                  SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_TICKET);
@@ -65,13 +58,18 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::load(const std::string& ce
     // No resumption: Prometheus keeps its connection alive, and nothing is kept per client.
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     SSL_CTX_set_num_tickets(ctx, 0);
+}
 
+/// Puts the leaf certificate of `pem` and the intermediates after it into `ctx`; `leaf` is set
+/// to the leaf (the caller frees it) unless an error is returned.
+std::optional<Error> use_chain(SSL_CTX* ctx, const std::string& pem, const std::string& cert_file,
+                               X509*& leaf) {
     BIO* cb = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-    X509* leaf = PEM_read_bio_X509(cb, nullptr, nullptr, nullptr);
+    leaf = PEM_read_bio_X509(cb, nullptr, nullptr, nullptr);
     if (!leaf) {
         BIO_free(cb);
         ERR_clear_error();
-        return Error{cert_op, cert_file, 0,
+        return Error{kCertOp, cert_file, 0,
                      "no PEM certificate in it (-----BEGIN CERTIFICATE-----)"};
     }
     bool ok = SSL_CTX_use_certificate(ctx, leaf) == 1;
@@ -84,43 +82,73 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::load(const std::string& ce
     }
     BIO_free(cb);
     ERR_clear_error();  // the end of the PEM stream is reported as an error
-    if (!ok) {
-        X509_free(leaf);
-        return Error{cert_op, cert_file, 0, "certificate refused: " + tls_error_text()};
-    }
+    if (ok) return std::nullopt;
+    X509_free(leaf);
+    leaf = nullptr;
+    return Error{kCertOp, cert_file, 0, "certificate refused: " + tls_error_text()};
+}
+
+/// SHA-256 of the certificate (DER), lower-case hex without colons.
+std::string sha256_hex(X509* cert) {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned md_len = 0;
-    X509_digest(leaf, EVP_sha256(), md, &md_len);
+    X509_digest(cert, EVP_sha256(), md, &md_len);
+    std::string out;
     for (unsigned i = 0; i < md_len; ++i) {
         char hex[3];
         std::snprintf(hex, sizeof hex, "%02x", md[i]);
-        t->sha256_ += hex;
+        out += hex;
     }
-    tm end{};
-    if (ASN1_TIME_to_tm(X509_get0_notAfter(leaf), &end) == 1)
-        t->not_after_ = static_cast<long long>(timegm(&end));
-    X509_free(leaf);
+    return out;
+}
 
-    // The key: a secret, read as the token files are; its bytes wiped after parsing.
-    auto key = auth::read_secret_file(key_op, key_file, kMaxTlsPemBytes);
+/// The private key into `ctx`, checked against its certificate. The key is a secret, read as
+/// the token files are; its bytes wiped after parsing.
+std::optional<Error> use_private_key(SSL_CTX* ctx, const std::string& key_file,
+                                     const std::string& cert_file) {
+    auto key = auth::read_secret_file(kKeyOp, key_file, kMaxTlsPemBytes);
     if (!key) return key.error();
     const auto& kb = key->bytes();
-    if (kb.size() > kMaxTlsPemBytes) return Error{key_op, key_file, 0, "larger than 1 MiB"};
+    if (kb.size() > kMaxTlsPemBytes) return Error{kKeyOp, key_file, 0, "larger than 1 MiB"};
     BIO* kbio = BIO_new_mem_buf(kb.data(), static_cast<int>(kb.size()));
     EVP_PKEY* pkey = PEM_read_bio_PrivateKey(kbio, nullptr, nullptr, nullptr);
     BIO_free(kbio);
     if (!pkey) {
         ERR_clear_error();
-        return Error{key_op, key_file, 0,
+        return Error{kKeyOp, key_file, 0,
                      "no unencrypted PEM private key in it (-----BEGIN PRIVATE KEY-----)"};
     }
-    ok = SSL_CTX_use_PrivateKey(ctx, pkey) == 1 && SSL_CTX_check_private_key(ctx) == 1;
+    const bool ok = SSL_CTX_use_PrivateKey(ctx, pkey) == 1 && SSL_CTX_check_private_key(ctx) == 1;
     EVP_PKEY_free(pkey);
-    if (!ok) {
-        ERR_clear_error();
-        return Error{key_op, key_file, 0,
-                     "does not match the certificate of http.tls_cert_file (" + cert_file + ")"};
-    }
+    if (ok) return std::nullopt;
+    ERR_clear_error();
+    return Error{kKeyOp, key_file, 0,
+                 "does not match the certificate of http.tls_cert_file (" + cert_file + ")"};
+}
+
+}  // namespace
+
+TlsContext::~TlsContext() {
+    SSL_CTX_free(ctx_);
+}
+
+Result<std::shared_ptr<const TlsContext>> TlsContext::load(const std::string& cert_file,
+                                                           const std::string& key_file) {
+    ERR_clear_error();
+    const auto pem = read_cert_pem(cert_file);
+    if (!pem) return pem.error();
+    std::shared_ptr<TlsContext> t(new TlsContext());
+    t->ctx_ = SSL_CTX_new(TLS_server_method());
+    if (!t->ctx_) return Error{"SSL_CTX_new", cert_file, 0, tls_error_text()};
+    set_server_options(t->ctx_);
+    X509* leaf = nullptr;
+    if (auto e = use_chain(t->ctx_, *pem, cert_file, leaf)) return *e;
+    t->sha256_ = sha256_hex(leaf);
+    tm end{};
+    if (ASN1_TIME_to_tm(X509_get0_notAfter(leaf), &end) == 1)
+        t->not_after_ = static_cast<long long>(timegm(&end));
+    X509_free(leaf);
+    if (auto e = use_private_key(t->ctx_, key_file, cert_file)) return *e;
     return std::shared_ptr<const TlsContext>(std::move(t));
 }
 

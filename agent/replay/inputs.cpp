@@ -274,6 +274,87 @@ InputReport log_input_report(const SeriesStore& store, const BundleCapture& c) {
     return r;
 }
 
+/// Two captures of one host with every file identical: an error naming both.
+std::optional<Error> repeated_capture(const HostGroup& g, const std::vector<BundleCapture>& caps) {
+    for (std::size_t k = 1; k < g.captures.size(); ++k) {
+        const std::string& prev = caps[g.captures[k - 1]].dir;
+        const std::string& dir = caps[g.captures[k]].dir;
+        if (same_capture(prev, dir))
+            return Error{"diagnose --bundle", dir, 0,
+                         "the same capture as " + prev + " (host " + g.name +
+                             "; every file identical): two captures of one host taken "
+                             "apart in time are needed, and identical ones would show no "
+                             "counter change at all"};
+    }
+    return std::nullopt;
+}
+
+/// The host captures being stored, and what storing them gives: a report and a place per
+/// capture, the counters impossible_spacing checks.
+struct HostLoad {
+    SeriesStore& store;
+    const std::vector<BundleCapture>& caps;
+    const std::vector<std::vector<std::string>>& time_notes;  ///< per capture: in-file clocks
+    std::optional<double> interval_s;
+    bool all_stamped;
+    std::vector<std::optional<InputReport>> reports;
+    std::vector<CapturePlace> places;
+    std::set<std::string> spaced_series;  // byte and pause-duration counters (impossible_spacing)
+    bool from_interval = false;           ///< some capture's time is from --interval
+};
+
+/// The note on a restart between capture k-1 and k of host `g` ("" without one); a restart
+/// starts a new `segment`.
+std::string restart_before(const HostLoad& ld, const HostGroup& g, const HostSpacing& sp,
+                           std::size_t k, std::uint32_t& segment) {
+    if (k == 0) return "";
+    const BundleCapture& c = ld.caps[g.captures[k]];
+    const BundleCapture& prev = ld.caps[g.captures[k - 1]];
+    std::optional<double> dt = ld.interval_s;
+    if (sp.use_stamps) dt = *c.timestamp_s - *prev.timestamp_s;
+    const Restart r = restart_between(prev, c, dt);
+    if (r.kind == Restart::Kind::none) return "";
+    ++segment;
+    return restart_note_text(g.name, prev.dir, c.dir, r);
+}
+
+/// The report of capture k of host `g`, which stored `n` samples.
+InputReport capture_report(const HostLoad& ld, const HostGroup& g, const HostSpacing& sp,
+                           std::size_t k, std::size_t n, const std::string& restart_note) {
+    const BundleCapture& c = ld.caps[g.captures[k]];
+    InputReport r{c.dir, n, {g.name}, {}};
+    r.notes.push_back(g.decisions[k]);
+    if (k == 0 && !sp.time_note.empty()) r.notes.push_back(sp.time_note);
+    if (!restart_note.empty()) r.notes.push_back(restart_note);
+    for (const auto& t : ld.time_notes[g.captures[k]]) r.notes.push_back(c.dir + ": " + t);
+    r.spacing_unknown = sp.unspaced;
+    r.unused_counters = c.unused_counters;
+    // No clock to say the order is right; a reboot or reset explains a fall already.
+    if (k > 0 && !sp.use_stamps && !sp.use_zone && restart_note.empty())
+        if (auto fall = counters_fall(ld.caps[g.captures[k - 1]], c)) r.warnings.push_back(*fall);
+    add_capture_notes(c, r);
+    return r;
+}
+
+/// Stores every capture of host `g` in time order, with its place and report.
+std::optional<Error> load_host(HostLoad& ld, const HostGroup& g, const HostSpacing& sp) {
+    std::uint32_t segment = 0;  // Sample::segment: a restart starts a new one
+    Snapshot last_facts;        // the inventory so far (latest_facts.h)
+    for (std::size_t k = 0; k < g.captures.size(); ++k) {
+        const BundleCapture& c = ld.caps[g.captures[k]];
+        const std::string restart_note = restart_before(ld, g, sp, k, segment);
+        const auto when = capture_sample_time(g, k, ld.caps, sp, ld.all_stamped, ld.interval_s);
+        if (!when) return when.error();
+        ld.from_interval =
+            ld.from_interval || (k > 0 && !sp.use_stamps && !sp.use_zone && !sp.unspaced);
+        ld.places[g.captures[k]] = {g.name, when->wall_ms ? when->wall_ms / 1000.0 : when->t_s};
+        const std::size_t n = store_capture(ld.store, c, g.name, *when, segment, k == 0, last_facts,
+                                            ld.spaced_series);
+        ld.reports[g.captures[k]] = capture_report(ld, g, sp, k, n, restart_note);
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
@@ -293,66 +374,24 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     // the run has a timestamp; else a host whose captures all have one keeps their spacing
     // (relative to its first capture, so hosts on different clocks do not mix), and a host
     // with none is spaced --interval apart, or judged in order only without it.
-    std::vector<std::optional<InputReport>> reports(caps.size());
-    std::vector<CapturePlace> places(caps.size());
-    std::set<std::string> spaced_series;  // byte and pause-duration counters (impossible_spacing)
-    bool from_interval = false;
+    HostLoad ld{store, caps, time_notes, interval_s, all_stamped, {}, {}, {}, false};
+    ld.reports.resize(caps.size());
+    ld.places.resize(caps.size());
     std::set<std::string> unspaced_hosts;  // no clock and no --interval: no rates
     for (HostGroup& g : groups) {
         const HostSpacing sp = host_spacing(g, caps, interval_s);
         if (sp.unspaced) unspaced_hosts.insert(g.name);
-        for (std::size_t k = 1; k < g.captures.size(); ++k) {
-            const std::string& prev = caps[g.captures[k - 1]].dir;
-            const std::string& dir = caps[g.captures[k]].dir;
-            if (same_capture(prev, dir))
-                return Error{"diagnose --bundle", dir, 0,
-                             "the same capture as " + prev + " (host " + g.name +
-                                 "; every file identical): two captures of one host taken "
-                                 "apart in time are needed, and identical ones would show no "
-                                 "counter change at all"};
-        }
-        std::uint32_t segment = 0;  // Sample::segment: a restart starts a new one
-        Snapshot last_facts;        // the inventory so far (latest_facts.h)
-        for (std::size_t k = 0; k < g.captures.size(); ++k) {
-            const BundleCapture& c = caps[g.captures[k]];
-            std::string restart_note;
-            if (k > 0) {
-                const BundleCapture& prev = caps[g.captures[k - 1]];
-                std::optional<double> dt = interval_s;
-                if (sp.use_stamps) dt = *c.timestamp_s - *prev.timestamp_s;
-                if (const Restart r = restart_between(prev, c, dt); r.kind != Restart::Kind::none) {
-                    ++segment;
-                    restart_note = restart_note_text(g.name, prev.dir, c.dir, r);
-                }
-            }
-            const auto when = capture_sample_time(g, k, caps, sp, all_stamped, interval_s);
-            if (!when) return when.error();
-            from_interval =
-                from_interval || (k > 0 && !sp.use_stamps && !sp.use_zone && !sp.unspaced);
-            places[g.captures[k]] = {g.name, when->wall_ms ? when->wall_ms / 1000.0 : when->t_s};
-            const std::size_t n =
-                store_capture(store, c, g.name, *when, segment, k == 0, last_facts, spaced_series);
-            InputReport r{c.dir, n, {g.name}, {}};
-            r.notes.push_back(g.decisions[k]);
-            if (k == 0 && !sp.time_note.empty()) r.notes.push_back(sp.time_note);
-            if (!restart_note.empty()) r.notes.push_back(restart_note);
-            for (const auto& t : time_notes[g.captures[k]]) r.notes.push_back(c.dir + ": " + t);
-            r.spacing_unknown = sp.unspaced;
-            r.unused_counters = c.unused_counters;
-            // No clock to say the order is right; a reboot or reset explains a fall already.
-            if (k > 0 && !sp.use_stamps && !sp.use_zone && restart_note.empty())
-                if (auto fall = counters_fall(caps[g.captures[k - 1]], c))
-                    r.warnings.push_back(*fall);
-            add_capture_notes(c, r);
-            reports[g.captures[k]] = std::move(r);
-        }
+        if (auto e = repeated_capture(g, caps)) return *e;
+        if (auto e = load_host(ld, g, sp)) return *e;
     }
     for (const std::string& h : unspaced_hosts)  // no spacing to check
         for (auto it = groups.begin(); it != groups.end();)
             it = it->name == h ? groups.erase(it) : std::next(it);
-    if (const auto bad = impossible_spacing(store, spaced_series, groups, caps, from_interval))
+    if (const auto bad =
+            impossible_spacing(store, ld.spaced_series, groups, caps, ld.from_interval))
         return Error{"diagnose --bundle", "", 0, *bad};
     // The job's and the kernel's log lines, placed on hosts and in time (log_placement.h).
+    std::vector<CapturePlace>& places = ld.places;
     const std::size_t host_caps = caps.size();
     for (auto& c : log_caps) {
         caps.push_back(std::move(c));
@@ -361,7 +400,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     }
     const auto log_notes = place_log_events(store, caps, places, all_stamped && host_caps > 0);
     std::vector<std::optional<InputReport>> by_input(dirs.size());
-    for (std::size_t i = 0; i < host_caps; ++i) by_input[input_index[i]] = std::move(reports[i]);
+    for (std::size_t i = 0; i < host_caps; ++i) by_input[input_index[i]] = std::move(ld.reports[i]);
     for (std::size_t k = 0; k < log_index.size(); ++k)
         by_input[log_index[k]] = log_input_report(store, caps[host_caps + k]);
     std::vector<InputReport> out;

@@ -121,6 +121,58 @@ double in_year_of(double stamp_1970_s, double ref_s) {
     return t;
 }
 
+/// A log line's host and why: a name the data knows, then an address one host's ports carry,
+/// then the capture that held the line, then the name the line gives. Empty when none applies.
+std::pair<std::string, std::string> host_of_line(const HostIndex& ix, const LogEvent& e,
+                                                 const BundleCapture& c, const CapturePlace& at) {
+    if (std::string h = ix.of_name(e.host); !h.empty()) return {h, "host name " + e.host};
+    if (std::string h = ix.of_addr(e.local_gid.empty() ? e.local_ip : e.local_gid); !h.empty())
+        return {h, "its local address"};
+    if (!at.host.empty()) return {at.host, "in " + c.dir + ", a capture of " + at.host};
+    if (!e.host.empty()) return {e.host, "host name " + e.host + " (no capture of it)"};
+    if (ix.hosts.size() == 1) return {*ix.hosts.begin(), "the only host of the data"};
+    return {};
+}
+
+/// The peer a line names: by GID, then IP, then name.
+std::string peer_of_line(const HostIndex& ix, const LogEvent& e) {
+    std::string peer = ix.of_addr(e.peer_gid);
+    if (peer.empty()) peer = ix.of_addr(e.peer_ip);
+    if (peer.empty()) peer = ix.of_name(e.peer_name);
+    return peer;
+}
+
+/// A local stamp's time; without a year, in the capture's year (for a folder of logs only, its
+/// host's captures', then the data's end `t_end`). Nullopt when no year can be given: order only.
+std::optional<double> local_time(const LogEvent& e, const CapturePlace& at,
+                                 const std::vector<CapturePlace>& places, const std::string& host,
+                                 double t_end) {
+    if (!e.year_unknown) return e.time_s;
+    std::optional<double> ref = at.t;
+    if (!ref) ref = host_time(places, host);
+    if (!ref && t_end > 0) ref = t_end;
+    if (!ref) return std::nullopt;
+    return in_year_of(e.time_s, *ref);
+}
+
+/// The line's own wall-clock time when its clock can be placed on the data's: a wall stamp, a
+/// local one, or seconds since boot of this host's capture (/proc/stat btime, or its timestamp
+/// less its uptime).
+std::optional<double> line_time(const LogEvent& e, const BundleCapture& c, const CapturePlace& at,
+                                const std::vector<CapturePlace>& places, const std::string& host,
+                                double t_end) {
+    std::optional<double> t;
+    if (e.clock == LogClock::wall) t = e.time_s;
+    if (e.clock == LogClock::local) t = local_time(e, at, places, host, t_end);
+    if (e.clock == LogClock::boot && host == at.host) {
+        if (c.btime_s)
+            t = *c.btime_s + e.time_s;
+        else if (c.uptime_s && c.timestamp_s)
+            t = *c.timestamp_s - *c.uptime_s + e.time_s;
+    }
+    return t;
+}
+
 }  // namespace
 
 bool logs_only(const BundleCapture& c) {
@@ -149,64 +201,18 @@ std::vector<std::string> place_log_events(SeriesStore& store,
         for (const LogEvent& e : c.log_events) {
             SeriesStore::PlacedLogEvent p;
             p.event = e;
-            // Host: a name the data knows, then an address one host's ports carry, then the
-            // capture that held the line, then the name the line gives.
-            std::string why;
-            if (std::string h = ix.of_name(e.host); !h.empty()) {
-                p.host = h;
-                why = "host name " + e.host;
-            } else if (h = ix.of_addr(e.local_gid.empty() ? e.local_ip : e.local_gid); !h.empty()) {
-                p.host = h;
-                why = "its local address";
-            } else if (!at.host.empty()) {
-                p.host = at.host;
-                why = "in " + c.dir + ", a capture of " + at.host;
-            } else if (!e.host.empty()) {
-                p.host = e.host;
-                why = "host name " + e.host + " (no capture of it)";
-            } else if (ix.hosts.size() == 1) {
-                p.host = *ix.hosts.begin();
-                why = "the only host of the data";
-            } else if (unplaced_noted.insert(c.dir).second) {
+            std::tie(p.host, p.placement) = host_of_line(ix, e, c, at);
+            if (p.host.empty() && p.placement.empty() && unplaced_noted.insert(c.dir).second)
                 notes.push_back(c.dir + ": log lines that name no host of the data (first: " +
                                 e.source + "); listed without a host");
-            }
-            p.placement = why;
-            p.peer_host = ix.of_addr(e.peer_gid);
-            if (p.peer_host.empty()) p.peer_host = ix.of_addr(e.peer_ip);
-            if (p.peer_host.empty()) p.peer_host = ix.of_name(e.peer_name);
+            p.peer_host = peer_of_line(ix, e);
             // Time: the line's own when the data has a wall clock to hold it.
             p.t = at.t.value_or(t_end);
             if (wall_clock) {
-                std::optional<double> t;
-                if (e.clock == LogClock::wall) t = e.time_s;
-                if (e.clock == LogClock::local) {
-                    double v = e.time_s;
-                    bool dated = true;
-                    if (e.year_unknown) {
-                        // The capture's year; for a folder of logs only, its host's captures'.
-                        std::optional<double> ref = at.t;
-                        if (!ref) ref = host_time(places, p.host);
-                        if (!ref && t_end > 0) ref = t_end;
-                        if (ref)
-                            v = in_year_of(v, *ref);
-                        else
-                            dated = false;  // no year to give it: order only
-                    }
-                    if (dated) t = v;
-                    if (local_noted.insert(c.dir).second)
-                        notes.push_back(e.file + ": time stamps without a zone (" +
-                                        std::string(e.reader) + ") taken as UTC");
-                }
-                // Seconds since boot: the capture's own boot time (/proc/stat btime, or its
-                // timestamp less its uptime) when the line is this host's.
-                if (e.clock == LogClock::boot && p.host == at.host) {
-                    if (c.btime_s)
-                        t = *c.btime_s + e.time_s;
-                    else if (c.uptime_s && c.timestamp_s)
-                        t = *c.timestamp_s - *c.uptime_s + e.time_s;
-                }
-                if (t) {
+                if (e.clock == LogClock::local && local_noted.insert(c.dir).second)
+                    notes.push_back(e.file + ": time stamps without a zone (" +
+                                    std::string(e.reader) + ") taken as UTC");
+                if (const auto t = line_time(e, c, at, places, p.host, t_end)) {
                     p.t = *t;
                     p.timed = true;
                 }
