@@ -195,13 +195,11 @@ std::string layout_key(const Port& port) {
 
 }  // namespace
 
-void PortNormalizer::resolve(const Port& port) {
-    using From = Candidate::From;
-    sizes_ = sizes_of(port);
-    // Resolutions kept by (families, names of the raw lists): a discovery re-reads the same
-    // names every time, and a host's ports of one NIC model share one. Keyed by the names
-    // themselves, so a renamed, added or removed counter is simply another key (nothing to
-    // invalidate); bounded, the oldest dropped first.
+/// Resolutions kept by (families, names of the raw lists): a discovery re-reads the same names
+/// every time, and a host's ports of one NIC model share one. Keyed by the names themselves, so
+/// a renamed, added or removed counter is simply another key (nothing to invalidate); bounded,
+/// the oldest dropped first.
+struct PortNormalizer::KeptCache {
     struct Kept {
         DriverFamily rdma, netdev;
         std::string key;
@@ -209,24 +207,46 @@ void PortNormalizer::resolve(const Port& port) {
         std::vector<std::size_t> group_begin;
     };
     static constexpr std::size_t kMaxKept = 64;
-    static std::mutex mu;
-    static std::vector<Kept> kept;
-    std::string key = layout_key(port);
-    auto start = [&] {
-        const std::size_t groups = group_begin_.size() - 1;
-        winner_.assign(groups, -1);
-        last_winner_.assign(groups, kNever);
-    };
-    {
-        const std::lock_guard lock(mu);
-        for (const Kept& k : kept)
-            if (k.rdma == rdma_ && k.netdev == netdev_ && k.key == key) {
-                cands_ = k.cands;
-                group_begin_ = k.group_begin;
-                start();
-                return;
-            }
-    }
+    std::mutex mu;
+    std::vector<Kept> kept;
+};
+
+PortNormalizer::KeptCache& PortNormalizer::kept_cache() {
+    static KeptCache cache;
+    return cache;
+}
+
+/// Takes the kept resolution of `key` (from layout_key) and these families, if there is one.
+bool PortNormalizer::reuse_kept(const std::string& key) {
+    KeptCache& cache = kept_cache();
+    const std::lock_guard lock(cache.mu);
+    for (const KeptCache::Kept& k : cache.kept)
+        if (k.rdma == rdma_ && k.netdev == netdev_ && k.key == key) {
+            cands_ = k.cands;
+            group_begin_ = k.group_begin;
+            return true;
+        }
+    return false;
+}
+
+/// Keeps this resolution under `key`, dropping the oldest one when full.
+void PortNormalizer::keep(std::string key) const {
+    KeptCache& cache = kept_cache();
+    const std::lock_guard lock(cache.mu);
+    if (cache.kept.size() >= KeptCache::kMaxKept) cache.kept.erase(cache.kept.begin());
+    cache.kept.push_back(KeptCache::Kept{rdma_, netdev_, std::move(key), cands_, group_begin_});
+}
+
+/// No winner yet, none before: the next apply() writes every entry.
+void PortNormalizer::start_winners() {
+    const std::size_t groups = group_begin_.size() - 1;
+    winner_.assign(groups, -1);
+    last_winner_.assign(groups, kNever);
+}
+
+/// cands_ and group_begin_ from the two families' tables and the port's raw lists.
+void PortNormalizer::collect_candidates(const Port& port) {
+    using From = Candidate::From;
     const CompiledTable& rt = compiled(rdma_);
     const CompiledTable& nt = compiled(netdev_);
 
@@ -287,80 +307,142 @@ void PortNormalizer::resolve(const Port& port) {
         if (i + 1 == keyed.size() || keyed[i + 1].key != keyed[i].key)
             group_begin_.push_back(cands_.size());
     }
-    start();
-    const std::lock_guard lock(mu);
-    if (kept.size() >= kMaxKept) kept.erase(kept.begin());
-    kept.push_back(Kept{rdma_, netdev_, std::move(key), cands_, group_begin_});
 }
 
-void PortNormalizer::apply(const Port& port, std::vector<NormalizedCounter>& out) {
+void PortNormalizer::resolve(const Port& port) {
+    sizes_ = sizes_of(port);
+    std::string key = layout_key(port);
+    if (reuse_kept(key)) {
+        start_winners();
+        return;
+    }
+    collect_candidates(port);
+    start_winners();
+    keep(std::move(key));
+}
+
+/// A candidate's raw value into `v`; false when it does not exist this pass (generic value
+/// absent).
+bool PortNormalizer::raw_value(const Port& port, const Candidate& c,
+                               std::optional<std::uint64_t>& v) {
     using From = Candidate::From;
-    if (sizes_of(port) != sizes_) resolve(port);  // lists changed: never index past them
+    switch (c.from) {
+        case From::hw:
+            v = port.hw_counters[c.index].value;
+            return true;
+        case From::nl_hw:
+            v = port.nl_hw_counters[c.index].value;
+            return true;
+        case From::pma:
+            v = port.counters[c.index].value;
+            return true;
+        case From::eth:
+            v = port.netdev->ethtool_stats[c.index].value;
+            return true;
+        case From::generic:
+            break;
+    }
+    const Netdev& nd = *port.netdev;
+    const unsigned p = c.row->priority;
+    switch (c.row->entry->from) {
+        case RawList::dcb_requests:
+            v = nd.dcb ? nd.dcb->pfc_requests[p] : std::nullopt;
+            break;
+        case RawList::dcb_indications:
+            v = nd.dcb ? nd.dcb->pfc_indications[p] : std::nullopt;
+            break;
+        case RawList::link_pause_tx:
+            v = nd.link_pause.tx_frames;
+            break;
+        case RawList::link_pause_rx:
+            v = nd.link_pause.rx_frames;
+            break;
+        default:
+            v.reset();
+    }
+    return v.has_value();
+}
 
-    // A candidate's raw value; false when it does not exist this pass (generic value absent).
-    auto raw_of = [&](const Candidate& c, std::optional<std::uint64_t>& v) {
-        switch (c.from) {
-            case From::hw:
-                v = port.hw_counters[c.index].value;
-                return true;
-            case From::nl_hw:
-                v = port.nl_hw_counters[c.index].value;
-                return true;
-            case From::pma:
-                v = port.counters[c.index].value;
-                return true;
-            case From::eth:
-                v = port.netdev->ethtool_stats[c.index].value;
-                return true;
-            case From::generic:
-                break;
-        }
-        const Netdev& nd = *port.netdev;
-        const unsigned p = c.row->priority;
-        switch (c.row->entry->from) {
-            case RawList::dcb_requests:
-                v = nd.dcb ? nd.dcb->pfc_requests[p] : std::nullopt;
-                break;
-            case RawList::dcb_indications:
-                v = nd.dcb ? nd.dcb->pfc_indications[p] : std::nullopt;
-                break;
-            case RawList::link_pause_tx:
-                v = nd.link_pause.tx_frames;
-                break;
-            case RawList::link_pause_rx:
-                v = nd.link_pause.rx_frames;
-                break;
-            default:
-                v.reset();
-        }
-        return v.has_value();
-    };
-    auto scaled = [](const Candidate& c, const std::optional<std::uint64_t>& v) {
-        const std::uint64_t scale = c.row->entry->scale;
-        return v && *v <= std::numeric_limits<std::uint64_t>::max() / scale
-                   ? std::optional<std::uint64_t>(*v * scale)
-                   : std::nullopt;
-    };
+namespace {
 
-    // Per (name, labels): the first candidate, replaced by a later one with a raw value while
-    // the kept one has no (scaled) value.
+/// `v` times the row's scale; none when absent or when the product does not fit 64 bits.
+std::optional<std::uint64_t> scaled(const Row& row, const std::optional<std::uint64_t>& v) {
+    const std::uint64_t scale = row.entry->scale;
+    return v && *v <= std::numeric_limits<std::uint64_t>::max() / scale
+               ? std::optional<std::uint64_t>(*v * scale)
+               : std::nullopt;
+}
+
+}  // namespace
+
+/// winner_ per (name, labels): the first candidate, replaced by a later one with a raw value
+/// while the kept one has no (scaled) value. Returns how many groups have one; `moved` is set
+/// when a group gained or lost its counter since the last apply (output positions shift).
+std::size_t PortNormalizer::choose_winners(const Port& port, bool& moved) {
     std::size_t present = 0;
-    bool moved = false;
+    moved = false;
     for (std::size_t g = 0; g + 1 < group_begin_.size(); ++g) {
         int win = -1;
         bool win_valued = false;
         for (std::size_t k = group_begin_[g]; k < group_begin_[g + 1]; ++k) {
             std::optional<std::uint64_t> v;
-            if (!raw_of(cands_[k], v) || (win >= 0 && (win_valued || !v))) continue;
+            if (!raw_value(port, cands_[k], v) || (win >= 0 && (win_valued || !v))) continue;
             win = static_cast<int>(k);
-            win_valued = scaled(cands_[k], v).has_value();
+            win_valued = scaled(*cands_[k].row, v).has_value();
         }
         // Same output positions only while the same (name, labels) are present.
         if (last_winner_[g] != kNever && (last_winner_[g] >= 0) != (win >= 0)) moved = true;
         winner_[g] = win;
         present += win >= 0;
     }
+    return present;
+}
 
+/// The winner `c`'s value into `n`, and, when `changed` (another candidate or entry than the
+/// last apply wrote there), its name, labels, unit, width, raw name and source.
+void PortNormalizer::write_counter(const Port& port, const Candidate& c, bool changed,
+                                   NormalizedCounter& n) const {
+    using From = Candidate::From;
+    std::optional<std::uint64_t> v;
+    raw_value(port, c, v);
+    n.value = scaled(*c.row, v);
+    if (changed) {  // else these are unchanged
+        n.name = c.row->entry->name;
+        n.labels = c.row->labels;
+        n.unit = c.row->entry->unit;
+        n.width_bits = c.row->entry->width_bits;
+        n.saturates = c.row->entry->saturates;
+    }
+    switch (c.from) {
+        case From::hw:
+        case From::nl_hw:
+        case From::pma:
+        case From::eth: {
+            const Counter& raw = c.from == From::hw      ? port.hw_counters[c.index]
+                                 : c.from == From::nl_hw ? port.nl_hw_counters[c.index]
+                                 : c.from == From::pma   ? port.counters[c.index]
+                                                         : port.netdev->ethtool_stats[c.index];
+            if (changed) {  // else the same entry's
+                n.raw_name = raw.name;
+                n.source = raw.source;
+            }
+            break;
+        }
+        case From::generic: {
+            const Netdev& nd = *port.netdev;
+            const bool dcb = c.row->entry->from == RawList::dcb_requests ||
+                             c.row->entry->from == RawList::dcb_indications;
+            assign_if_changed(n.raw_name, c.row->raw);
+            assign_if_changed(n.source, dcb ? nd.dcb->source : nd.link_pause.source);
+            break;
+        }
+    }
+}
+
+void PortNormalizer::apply(const Port& port, std::vector<NormalizedCounter>& out) {
+    if (sizes_of(port) != sizes_) resolve(port);  // lists changed: never index past them
+    bool moved = false;
+    const std::size_t present = choose_winners(port, moved);
     const bool in_place = !moved && out.size() == present;
     if (!in_place) {
         out.clear();
@@ -369,43 +451,9 @@ void PortNormalizer::apply(const Port& port, std::vector<NormalizedCounter>& out
     std::size_t o = 0;
     for (std::size_t g = 0; g < winner_.size(); ++g) {
         if (winner_[g] < 0) continue;
-        const Candidate& c = cands_[static_cast<std::size_t>(winner_[g])];
         if (!in_place) out.emplace_back();
-        NormalizedCounter& n = out[o++];
-        std::optional<std::uint64_t> v;
-        raw_of(c, v);
-        n.value = scaled(c, v);
-        if (!in_place || last_winner_[g] != winner_[g]) {  // else these are unchanged
-            n.name = c.row->entry->name;
-            n.labels = c.row->labels;
-            n.unit = c.row->entry->unit;
-            n.width_bits = c.row->entry->width_bits;
-            n.saturates = c.row->entry->saturates;
-        }
-        switch (c.from) {
-            case From::hw:
-            case From::nl_hw:
-            case From::pma:
-            case From::eth: {
-                const Counter& raw = c.from == From::hw      ? port.hw_counters[c.index]
-                                     : c.from == From::nl_hw ? port.nl_hw_counters[c.index]
-                                     : c.from == From::pma   ? port.counters[c.index]
-                                                             : port.netdev->ethtool_stats[c.index];
-                if (!in_place || last_winner_[g] != winner_[g]) {  // else the same entry's
-                    n.raw_name = raw.name;
-                    n.source = raw.source;
-                }
-                break;
-            }
-            case From::generic: {
-                const Netdev& nd = *port.netdev;
-                const bool dcb = c.row->entry->from == RawList::dcb_requests ||
-                                 c.row->entry->from == RawList::dcb_indications;
-                assign_if_changed(n.raw_name, c.row->raw);
-                assign_if_changed(n.source, dcb ? nd.dcb->source : nd.link_pause.source);
-                break;
-            }
-        }
+        write_counter(port, cands_[static_cast<std::size_t>(winner_[g])],
+                      !in_place || last_winner_[g] != winner_[g], out[o++]);
     }
     last_winner_ = winner_;
 }

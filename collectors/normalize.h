@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,8 +77,20 @@ class PortNormalizer {
         bool operator==(const ListSizes&) const = default;
     };
     static constexpr int kNever = -2;
+    struct KeptCache;
     static ListSizes sizes_of(const Port& port);
     void resolve(const Port& port);
+    // resolve()'s steps (normalize.cpp).
+    static KeptCache& kept_cache();
+    bool reuse_kept(const std::string& key);
+    void keep(std::string key) const;
+    void collect_candidates(const Port& port);
+    void start_winners();
+    // apply()'s steps.
+    static bool raw_value(const Port& port, const Candidate& c, std::optional<std::uint64_t>& v);
+    std::size_t choose_winners(const Port& port, bool& moved);
+    void write_counter(const Port& port, const Candidate& c, bool changed,
+                       NormalizedCounter& n) const;
 
     DriverFamily rdma_, netdev_;
     ListSizes sizes_;

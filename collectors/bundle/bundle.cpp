@@ -320,166 +320,190 @@ std::size_t read_log_lines(const TextFile& f, std::vector<LogEvent>& events, Mod
 /// CRLF around the name (at most 253 bytes).
 constexpr std::size_t kMaxHostnameFileBytes = 4096;
 
-/// The pure part of the import: recognises, parses and merges `files` (name, bytes) of the
-/// capture `dir`; `m` may already hold notes (files that could not be read).
-Result<BundleCapture> import_files(const std::string& dir, const Files& files, Model& m,
-                                   std::vector<std::string> unreadable) {
-    BundleCapture cap;
-    cap.dir = dir;
-    cap.unrecognized = std::move(unreadable);
-    const std::string label = basename_of(dir);
-    m.dir = label;
+/// `timestamp` (file `name`): "$ date +%s" above the number is the number.
+Result<double> timestamp_file(const std::string& dir, const std::string& name,
+                              const std::string& text, const std::string& label) {
+    std::string value = text;
+    for (const auto& part : bundle::split_sections(split_lines(name, text, label)))
+        for (const auto& l : part.lines)
+            if (!bundle::trim(l).empty() && value == text) value = l;
+    return parse_timestamp(fs::path(dir) / name, value);
+}
+
+/// `hostname` (file `name`): the first non-blank line. It names the host every finding is
+/// about: a file that cannot be `hostname` output (empty, not one name, huge or binary) is
+/// refused, not guessed around.
+Result<std::string> hostname_file(const std::string& dir, const std::string& name,
+                                  const std::string& text, const std::string& label) {
+    const std::string path = (fs::path(dir) / name).string();
+    const auto refuse = [&](const std::string& why) {
+        return Error{"parse", path, 0,
+                     why +
+                         ": a hostname file holds the host's name (`hostname` output); "
+                         "fix it or leave it out (captures are then grouped by "
+                         "hardware identity)"};
+    };
+    if (text.size() > kMaxHostnameFileBytes)
+        return refuse(std::to_string(text.size()) + " bytes, more than " +
+                      std::to_string(kMaxHostnameFileBytes));
     std::string hostname;
-    std::string section_hostname;          // from a `hostname` / `uname -n` section of a file
-    std::string prompt_hostname;           // host the first prompt naming one names
-    std::vector<std::string> other_hosts;  // other hosts prompts name
-
-    std::vector<bundle::ClockReading> clocks;  // in-file clocks (parse_clock.h)
-    for (const auto& [name, text] : files) {
-        if (is_named(name, "timestamp")) {
-            std::string value = text;  // "$ date +%s" above the number: the number
-            for (const auto& part : bundle::split_sections(split_lines(name, text, label)))
-                for (const auto& l : part.lines)
-                    if (!bundle::trim(l).empty() && value == text) value = l;
-            auto t = parse_timestamp(fs::path(dir) / name, value);
-            if (!t) return t.error();
-            cap.timestamp_s = *t;
-            continue;
-        }
-        if (is_named(name, "hostname")) {
-            // It names the host every finding is about: a file that cannot be `hostname`
-            // output (empty, not one name, huge or binary) is refused, not guessed around.
-            const std::string path = (fs::path(dir) / name).string();
-            const auto refuse = [&](const std::string& why) {
-                return Error{"parse", path, 0,
-                             why +
-                                 ": a hostname file holds the host's name (`hostname` output); "
-                                 "fix it or leave it out (captures are then grouped by "
-                                 "hardware identity)"};
-            };
-            if (text.size() > kMaxHostnameFileBytes)
-                return refuse(std::to_string(text.size()) + " bytes, more than " +
-                              std::to_string(kMaxHostnameFileBytes));
-            hostname.clear();
-            for (const auto& part : bundle::split_sections(split_lines(name, text, label))) {
-                for (const auto& l : part.lines)
-                    if (!bundle::trim(l).empty()) {
-                        hostname = std::string(bundle::trim(l));
-                        break;
-                    }
-                if (!hostname.empty()) break;
+    for (const auto& part : bundle::split_sections(split_lines(name, text, label))) {
+        for (const auto& l : part.lines)
+            if (!bundle::trim(l).empty()) {
+                hostname = std::string(bundle::trim(l));
+                break;
             }
-            if (hostname.empty()) return refuse("no host name in it");
-            if (looks_like_text(hostname) && bundle::tokens(hostname).size() != 1)
-                return refuse("\"" + hostname.substr(0, 80) + "\" is not one name");
-            if (const std::string why = check_host_name(hostname); !why.empty())
-                return refuse("host name " + why);
-            continue;
-        }
-        const auto utf8 = utf16_to_utf8(text);
-        const std::string* body_ptr = utf8 ? &*utf8 : &text;
-        // NUL bytes in text: a log truncated in place (logrotate's copytruncate leaves the
-        // writer's offset, so the file starts with a block of NULs) or cut by a crash. Read the
-        // text around them; the line numbers stay the file's (a NUL is no line end).
-        std::string without_nul;
-        if (!utf8 && text.find('\0') != std::string::npos) {
-            without_nul.reserve(text.size());
-            for (const char ch : text)
-                if (ch != '\0') without_nul += ch;
-            if (!bundle::trim(without_nul).empty() && looks_like_text(without_nul)) {
-                m.note(name, std::to_string(text.size() - without_nul.size()) +
-                                 " NUL bytes skipped (a log truncated in place, as logrotate's "
-                                 "copytruncate leaves it, or cut by a crash)");
-                body_ptr = &without_nul;
-            }
-        }
-        const std::string& body = *body_ptr;
-        if (!looks_like_text(body)) {
-            cap.unrecognized.push_back(name);
-            m.warn(name, "binary content, not a text capture; not read");
-            continue;
-        }
-        auto parts = bundle::split_sections(split_lines(name, body, label));
-        // Output of several hosts in one capture: the first host's parts are read, the others'
-        // are not mixed into its snapshot (a warning names them).
-        for (const TextFile& f : parts)
-            if (!f.prompt_host.empty()) {
-                if (prompt_hostname.empty()) prompt_hostname = f.prompt_host;
-                if (f.prompt_host != prompt_hostname &&
-                    std::find(other_hosts.begin(), other_hosts.end(), f.prompt_host) ==
-                        other_hosts.end())
-                    other_hosts.push_back(f.prompt_host);
-            }
-        if (!other_hosts.empty()) {
-            std::vector<TextFile> kept;
-            std::size_t dropped = 0;
-            for (auto& f : parts)
-                if (f.prompt_host.empty() || f.prompt_host == prompt_hostname)
-                    kept.push_back(std::move(f));
-                else
-                    ++dropped;
-            if (dropped > 0) {
-                std::string list = prompt_hostname;
-                for (const auto& h : other_hosts) list += ", " + h;
-                m.warn(name, "holds output of " + std::to_string(other_hosts.size() + 1) +
-                                 " hosts (" + list + "): only " + prompt_hostname + "'s is read; " +
-                                 std::to_string(dropped) +
-                                 " command output(s) of the other host(s) are not used (put each "
-                                 "host's output in its own capture directory)");
-            }
-            parts = std::move(kept);
-        }
-        std::vector<std::string> kinds;
-        for (TextFile& f : parts) {
-            // In-file clocks (parse_clock.h): `date` / `watch` lines are read and blanked.
-            if (bundle::take_clocks(f, clocks)) {
-                kinds.push_back("clock");
-                continue;
-            }
-            // A collection script's `hostname` section names the host as a hostname file does.
-            if (const std::string h = hostname_output(f); !h.empty()) {
-                if (section_hostname.empty()) section_hostname = h;
-                kinds.push_back("hostname");
-                continue;
-            }
-            const std::size_t log_count = read_log_lines(f, cap.log_events, m);
-            const Format* fmt = std::find_if(std::begin(kFormats), std::end(kFormats),
-                                             [&](const Format& x) { return x.detect(f); });
-            if (fmt == std::end(kFormats) && log_count > 0) {
-                kinds.push_back("job log (" + std::to_string(log_count) + " events)");
-                continue;
-            }
-            if (log_count > 0) kinds.push_back("log lines (" + std::to_string(log_count) + ")");
-            if (fmt == std::end(kFormats)) {
-                if (parts.size() > 1 || !f.command.empty())
-                    m.note(bundle::part_lines(f), bundle::skipped_part_text(f));
-                continue;
-            }
-            const std::size_t iface_files = m.iface_files.size();
-            kinds.push_back(fmt->parse(f, m));
-            for (std::size_t i = iface_files; i < m.iface_files.size(); ++i)
-                m.iface_files[i].label = f.label;
-        }
-        if (kinds.empty()) {
-            cap.unrecognized.push_back(name);
-            if (bundle::trim(text).empty()) m.note(name, "empty file");
-            continue;
-        }
-        std::string joined;
-        for (const auto& k : kinds) joined += (joined.empty() ? "" : " + ") + k;
-        cap.recognized.push_back(name + ": " + joined);
+        if (!hostname.empty()) break;
     }
+    if (hostname.empty()) return refuse("no host name in it");
+    if (looks_like_text(hostname) && bundle::tokens(hostname).size() != 1)
+        return refuse("\"" + hostname.substr(0, 80) + "\" is not one name");
+    if (const std::string why = check_host_name(hostname); !why.empty())
+        return refuse("host name " + why);
+    return hostname;
+}
 
-    if (hostname.empty() && !section_hostname.empty()) {
-        hostname = section_hostname;
+/// The text of file `name` to read: UTF-16 converted; NUL bytes in text skipped (a log
+/// truncated in place: logrotate's copytruncate leaves the writer's offset, so the file starts
+/// with a block of NULs; or cut by a crash), with a note. The line numbers stay the file's (a
+/// NUL is no line end). Else `text` itself; `storage` holds a converted text.
+const std::string& text_to_read(const std::string& name, const std::string& text,
+                                std::string& storage, Model& m) {
+    if (auto utf8 = utf16_to_utf8(text)) return storage = std::move(*utf8);
+    if (text.find('\0') == std::string::npos) return text;
+    std::string without_nul;
+    without_nul.reserve(text.size());
+    for (const char ch : text)
+        if (ch != '\0') without_nul += ch;
+    if (bundle::trim(without_nul).empty() || !looks_like_text(without_nul)) return text;
+    m.note(name, std::to_string(text.size() - without_nul.size()) +
+                     " NUL bytes skipped (a log truncated in place, as logrotate's "
+                     "copytruncate leaves it, or cut by a crash)");
+    return storage = std::move(without_nul);
+}
+
+/// The host names the capture gives: its hostname file, a `hostname` section, the first host a
+/// shell prompt names, and the other hosts prompts name.
+struct CaptureHosts {
+    std::string file, section, prompt;
+    std::vector<std::string> others;
+};
+
+/// Output of several hosts in one capture (file `name`): the first host's parts are read, the
+/// others' are not mixed into its snapshot (a warning names them).
+void keep_first_host(const std::string& name, std::vector<TextFile>& parts, CaptureHosts& hosts,
+                     Model& m) {
+    for (const TextFile& f : parts)
+        if (!f.prompt_host.empty()) {
+            if (hosts.prompt.empty()) hosts.prompt = f.prompt_host;
+            if (f.prompt_host != hosts.prompt && std::find(hosts.others.begin(), hosts.others.end(),
+                                                           f.prompt_host) == hosts.others.end())
+                hosts.others.push_back(f.prompt_host);
+        }
+    if (hosts.others.empty()) return;
+    std::vector<TextFile> kept;
+    std::size_t dropped = 0;
+    for (auto& f : parts)
+        if (f.prompt_host.empty() || f.prompt_host == hosts.prompt)
+            kept.push_back(std::move(f));
+        else
+            ++dropped;
+    if (dropped > 0) {
+        std::string list = hosts.prompt;
+        for (const auto& h : hosts.others) list += ", " + h;
+        m.warn(name, "holds output of " + std::to_string(hosts.others.size() + 1) + " hosts (" +
+                         list + "): only " + hosts.prompt + "'s is read; " +
+                         std::to_string(dropped) +
+                         " command output(s) of the other host(s) are not used (put each "
+                         "host's output in its own capture directory)");
+    }
+    parts = std::move(kept);
+}
+
+/// Reads every part of one file: clocks, a `hostname` section, log lines, the capture formats.
+/// Returns what each part was ("clock", "ethtool -S", "job log (3 events)", ...).
+std::vector<std::string> read_parts(std::vector<TextFile>& parts, CaptureHosts& hosts,
+                                    std::vector<bundle::ClockReading>& clocks, BundleCapture& cap,
+                                    Model& m) {
+    std::vector<std::string> kinds;
+    for (TextFile& f : parts) {
+        // In-file clocks (parse_clock.h): `date` / `watch` lines are read and blanked.
+        if (bundle::take_clocks(f, clocks)) {
+            kinds.push_back("clock");
+            continue;
+        }
+        // A collection script's `hostname` section names the host as a hostname file does.
+        if (const std::string h = hostname_output(f); !h.empty()) {
+            if (hosts.section.empty()) hosts.section = h;
+            kinds.push_back("hostname");
+            continue;
+        }
+        const std::size_t log_count = read_log_lines(f, cap.log_events, m);
+        const Format* fmt = std::find_if(std::begin(kFormats), std::end(kFormats),
+                                         [&](const Format& x) { return x.detect(f); });
+        if (fmt == std::end(kFormats) && log_count > 0) {
+            kinds.push_back("job log (" + std::to_string(log_count) + " events)");
+            continue;
+        }
+        if (log_count > 0) kinds.push_back("log lines (" + std::to_string(log_count) + ")");
+        if (fmt == std::end(kFormats)) {
+            if (parts.size() > 1 || !f.command.empty())
+                m.note(bundle::part_lines(f), bundle::skipped_part_text(f));
+            continue;
+        }
+        const std::size_t iface_files = m.iface_files.size();
+        kinds.push_back(fmt->parse(f, m));
+        for (std::size_t i = iface_files; i < m.iface_files.size(); ++i)
+            m.iface_files[i].label = f.label;
+    }
+    return kinds;
+}
+
+/// One capture file other than `timestamp` and `hostname`: recognized (with what its parts
+/// were) or unrecognized.
+void read_capture_file(const std::string& name, const std::string& text, const std::string& label,
+                       CaptureHosts& hosts, std::vector<bundle::ClockReading>& clocks,
+                       BundleCapture& cap, Model& m) {
+    std::string storage;
+    const std::string& body = text_to_read(name, text, storage, m);
+    if (!looks_like_text(body)) {
+        cap.unrecognized.push_back(name);
+        m.warn(name, "binary content, not a text capture; not read");
+        return;
+    }
+    auto parts = bundle::split_sections(split_lines(name, body, label));
+    keep_first_host(name, parts, hosts, m);
+    const std::vector<std::string> kinds = read_parts(parts, hosts, clocks, cap, m);
+    if (kinds.empty()) {
+        cap.unrecognized.push_back(name);
+        if (bundle::trim(text).empty()) m.note(name, "empty file");
+        return;
+    }
+    std::string joined;
+    for (const auto& k : kinds) joined += (joined.empty() ? "" : " + ") + k;
+    cap.recognized.push_back(name + ": " + joined);
+}
+
+/// The host's name: the hostname file's; else a `hostname` section's; else the shell prompts'
+/// (hostname evidence like a `hostname` file, weaker than hardware), noted; else "".
+std::string host_name(const CaptureHosts& hosts, const std::string& label, Model& m) {
+    if (!hosts.file.empty()) return hosts.file;
+    if (!hosts.section.empty()) {
+        m.note(label, "host name " + hosts.section +
+                          " taken from a `hostname` section (no hostname file)");
+        return hosts.section;
+    }
+    if (!hosts.prompt.empty()) {
         m.note(label,
-               "host name " + hostname + " taken from a `hostname` section (no hostname file)");
+               "host name " + hosts.prompt + " taken from the shell prompts (no hostname file)");
+        return hosts.prompt;
     }
-    // A prompt's host name is hostname evidence like a `hostname` file (weaker than hardware).
-    if (hostname.empty() && !prompt_hostname.empty()) {
-        hostname = prompt_hostname;
-        m.note(label, "host name " + hostname + " taken from the shell prompts (no hostname file)");
-    }
+    return {};
+}
+
+/// Merges the model into the capture's Snapshot and copies what the model holds besides.
+void finish_capture(BundleCapture& cap, Model& m, const std::string& dir, const std::string& label,
+                    const std::string& hostname, const std::vector<bundle::ClockReading>& clocks) {
     Snapshot& s = cap.snapshot;
     s.host = hostname.empty() ? label : hostname;
     s.sysfs_root = "bundle:" + dir;
@@ -501,22 +525,44 @@ Result<BundleCapture> import_files(const std::string& dir, const Files& files, M
     cap.boot_id_source = m.boot_id_source;
     cap.btime_s = m.btime_s;
     cap.btime_source = m.btime_source;
+}
+
+/// The pure part of the import: recognises, parses and merges `files` (name, bytes) of the
+/// capture `dir`; `m` may already hold notes (files that could not be read).
+Result<BundleCapture> import_files(const std::string& dir, const Files& files, Model& m,
+                                   std::vector<std::string> unreadable) {
+    BundleCapture cap;
+    cap.dir = dir;
+    cap.unrecognized = std::move(unreadable);
+    const std::string label = basename_of(dir);
+    m.dir = label;
+    CaptureHosts hosts;
+    std::vector<bundle::ClockReading> clocks;  // in-file clocks (parse_clock.h)
+    for (const auto& [name, text] : files) {
+        if (is_named(name, "timestamp")) {
+            auto t = timestamp_file(dir, name, text, label);
+            if (!t) return t.error();
+            cap.timestamp_s = *t;
+        } else if (is_named(name, "hostname")) {
+            auto h = hostname_file(dir, name, text, label);
+            if (!h) return h.error();
+            hosts.file = std::move(*h);
+        } else {
+            read_capture_file(name, text, label, hosts, clocks, cap, m);
+        }
+    }
+    finish_capture(cap, m, dir, label, host_name(hosts, label, m), clocks);
     return cap;
 }
 
-Result<BundleCapture> import(const std::string& dir) {
-    const fs::path root(dir);
+/// A capture directory's entries, in name order: regular files (symlinks followed) and
+/// subdirectories; `bad` gets what cannot be read (a directory named like a capture file, a
+/// FIFO, socket or device, a failed stat). Error: the directory cannot be listed.
+Status list_capture_dir(const std::string& dir, const std::string& label,
+                        std::vector<fs::path>& paths, std::vector<std::string>& subdirs,
+                        std::vector<std::pair<std::string, Error>>& bad) {
     std::error_code ec;
-    if (!fs::is_directory(root, ec))
-        return Error{"open", dir, ec ? ec.value() : ENOTDIR,
-                     "bundle directory does not exist or is not a directory"};
-    const std::string label = basename_of(dir);
-    std::vector<fs::path> paths;
-    std::vector<std::string> subdirs;
-    // A capture file that cannot be read is an error naming it: a diagnosis without it could
-    // read as healthy. First error in name order, so the message does not depend on listing.
-    std::vector<std::pair<std::string, Error>> bad;
-    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    for (fs::directory_iterator it(fs::path(dir), ec), end; !ec && it != end; it.increment(ec)) {
         std::error_code st;
         const std::string name = it->path().filename().string();
         const auto status = it->status(st);  // follows symlinks
@@ -540,10 +586,14 @@ Result<BundleCapture> import(const std::string& dir) {
     if (ec) return Error{"list", dir, ec.value(), "cannot read the bundle directory"};
     std::sort(paths.begin(), paths.end());
     std::sort(subdirs.begin(), subdirs.end());
+    return ok_status();
+}
 
-    Model m;
-    Files files;
-    std::vector<LogEvent> big_log_events;  // files past kMaxFileBytes read as logs
+/// Reads every file of `paths` into `files`; a file past kMaxFileBytes is read line by line
+/// for log lines only (into `big_log_events`, with a note). What cannot be read goes to `bad`.
+void read_capture_files(const std::vector<fs::path>& paths, const std::string& label, Model& m,
+                        Files& files, std::vector<LogEvent>& big_log_events,
+                        std::vector<std::pair<std::string, Error>>& bad) {
     for (const auto& p : paths) {
         const std::string name = p.filename().string();
         std::error_code size_ec;
@@ -569,27 +619,56 @@ Result<BundleCapture> import(const std::string& dir) {
         }
         files.emplace_back(name, std::move(*text));
     }
-    if (!bad.empty()) {
-        std::sort(bad.begin(), bad.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
-        Error e = bad.front().second;
-        if (bad.size() > 1)
-            e.detail += (e.detail.empty() ? "" : "; ") + std::string("and ") +
-                        std::to_string(bad.size() - 1) + " more file(s) not read (" +
-                        bad[1].second.message() + (bad.size() > 2 ? ", ..." : "") + ")";
-        return e;
-    }
-    if (!subdirs.empty()) {
-        std::string list;
-        for (const auto& s : subdirs) list += (list.empty() ? "" : ", ") + s;
-        if (paths.empty())
-            m.note(label, "no capture files here, only subdirectories (" + list +
-                              "): each capture is its own bundle directory");
-        else
-            m.warn(label, "subdirectories not read (" + list +
-                              "): captures are not read recursively; give each capture "
-                              "directory as its own --bundle");
-    }
+}
+
+/// The first unreadable file in name order (so the message does not depend on listing), with
+/// how many more there are and the next one.
+Error first_unreadable(std::vector<std::pair<std::string, Error>> bad) {
+    std::sort(bad.begin(), bad.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    Error e = bad.front().second;
+    if (bad.size() > 1)
+        e.detail += (e.detail.empty() ? "" : "; ") + std::string("and ") +
+                    std::to_string(bad.size() - 1) + " more file(s) not read (" +
+                    bad[1].second.message() + (bad.size() > 2 ? ", ..." : "") + ")";
+    return e;
+}
+
+/// Subdirectories are not read (captures are not recursive): a note when they are all there
+/// is, else a warning.
+void note_subdirs(const std::vector<std::string>& subdirs, bool no_files, const std::string& label,
+                  Model& m) {
+    if (subdirs.empty()) return;
+    std::string list;
+    for (const auto& s : subdirs) list += (list.empty() ? "" : ", ") + s;
+    if (no_files)
+        m.note(label, "no capture files here, only subdirectories (" + list +
+                          "): each capture is its own bundle directory");
+    else
+        m.warn(label, "subdirectories not read (" + list +
+                          "): captures are not read recursively; give each capture "
+                          "directory as its own --bundle");
+}
+
+Result<BundleCapture> import(const std::string& dir) {
+    std::error_code ec;
+    if (!fs::is_directory(fs::path(dir), ec))
+        return Error{"open", dir, ec ? ec.value() : ENOTDIR,
+                     "bundle directory does not exist or is not a directory"};
+    const std::string label = basename_of(dir);
+    std::vector<fs::path> paths;
+    std::vector<std::string> subdirs;
+    // A capture file that cannot be read is an error naming it: a diagnosis without it could
+    // read as healthy.
+    std::vector<std::pair<std::string, Error>> bad;
+    if (auto listed = list_capture_dir(dir, label, paths, subdirs, bad); !listed)
+        return listed.error();
+    Model m;
+    Files files;
+    std::vector<LogEvent> big_log_events;  // files past kMaxFileBytes read as logs
+    read_capture_files(paths, label, m, files, big_log_events, bad);
+    if (!bad.empty()) return first_unreadable(std::move(bad));
+    note_subdirs(subdirs, paths.empty(), label, m);
     auto cap = import_files(dir, files, m, {});
     if (cap && !big_log_events.empty()) {
         for (auto& e : big_log_events) cap->log_events.push_back(std::move(e));

@@ -667,97 +667,117 @@ class Merger {
                           "PCIe checks");
     }
 
-    void pcie() {
-        pcie_fallback();
-        const std::string& dir = m_.dir;
-        for (auto& [name, d] : m_.devices) {
-            auto b = device_bdf_.find(name);
-            if (b == device_bdf_.end()) continue;
-            const std::string& bdf = b->second;
-            const PciFunction* fn = function(bdf);
-            // The kernel's line is about the whole card: any function of the same
-            // bus:device printed it for all of them (0000:b3:00.1 speaks for b3:00.0 too).
-            std::vector<const DmesgPcieLink*> printed;
-            for (const auto& x : m_.dmesg_pcie)
-                if (x.function == bdf) printed.push_back(&x);
-            for (const auto& x : m_.dmesg_pcie)
-                if (x.function != bdf && same_card(x.function, bdf)) printed.push_back(&x);
-            if (!fn && printed.empty()) {
-                if (!m_.pci.empty())
-                    m_.warn(name, "PCI function " + bdf + " is not in the lspci output");
-                continue;
+    /// The kernel's "limited by" lines about `bdf`'s card: its own first, then those another
+    /// function of the same bus:device printed for all of them (0000:b3:00.1 speaks for b3:00.0
+    /// too).
+    std::vector<const DmesgPcieLink*> printed_for(const std::string& bdf) const {
+        std::vector<const DmesgPcieLink*> printed;
+        for (const auto& x : m_.dmesg_pcie)
+            if (x.function == bdf) printed.push_back(&x);
+        for (const auto& x : m_.dmesg_pcie)
+            if (x.function != bdf && same_card(x.function, bdf)) printed.push_back(&x);
+        return printed;
+    }
+
+    /// The function's own link from lspci. When lspci was cut before LnkCap/LnkSta (or lacks
+    /// them) the kernel's line fills them: "capable of" is the card's own capability, and the
+    /// trained link is the card's own when nothing above it limits (or the limit is on the card).
+    PcieLink lspci_link(const PciFunction& fn, const std::vector<const DmesgPcieLink*>& printed,
+                        const std::string& bdf) {
+        PcieLink own = link_of(fn, true);
+        if (!printed.empty()) {
+            const DmesgPcieLink& x = *printed[0];
+            const bool cut = !own.current_speed_gts || !own.current_width;
+            if (!own.max_speed_gts && !own.max_width) {
+                own.max_speed_gts = x.cap_speed_gts;
+                own.max_width = x.cap_width;
+                if (cut) own.source = x.source;
             }
-            if (fn) {
-                d.pcie.push_back(link_of(*fn, true));
-                // lspci cut before LnkCap/LnkSta (or without them): the kernel's line fills
-                // them: "capable of" is the card's own capability, and the trained link is the
-                // card's own when nothing above it limits (or the limit is on the card).
-                PcieLink& own = d.pcie.back();
-                if (!printed.empty()) {
-                    const DmesgPcieLink& x = *printed[0];
-                    const bool cut = !own.current_speed_gts || !own.current_width;
-                    if (!own.max_speed_gts && !own.max_width) {
-                        own.max_speed_gts = x.cap_speed_gts;
-                        own.max_width = x.cap_width;
-                        if (cut) own.source = x.source;
-                    }
-                    if (cut && (x.limited_at.empty() || same_card(x.limited_at, bdf))) {
-                        own.current_speed_gts = x.speed_gts;
-                        own.current_width = x.width;
-                        own.source = x.source;
-                    }
-                }
-                if (fn->caps_denied)
-                    m_.note(fn->file, fn->bdf +
-                                          ": lspci shows \"Capabilities: <access denied>\" "
-                                          "(run as root): link speed/width unknown");
-            } else {
-                PcieLink l;
-                l.bdf = bdf;
-                l.is_function = true;
-                l.source = printed[0]->source;
-                l.max_speed_gts = printed[0]->cap_speed_gts;
-                l.max_width = printed[0]->cap_width;
-                if (printed[0]->limited_at.empty() || same_card(printed[0]->limited_at, bdf)) {
-                    l.current_speed_gts = printed[0]->speed_gts;
-                    l.current_width = printed[0]->width;
-                }
-                d.pcie.push_back(std::move(l));
+            if (cut && (x.limited_at.empty() || same_card(x.limited_at, bdf))) {
+                own.current_speed_gts = x.speed_gts;
+                own.current_width = x.width;
+                own.source = x.source;
             }
-            // Upstream: bridge above the function's bus, then above that bridge's bus, ...
-            std::set<std::string> seen{bdf};
-            auto [domain, bus] = domain_bus(bdf);
-            for (std::string up = bridge_above(domain, bus); !up.empty() && !seen.count(up);
-                 up = bridge_above(domain, bus)) {
-                seen.insert(up);
-                if (const PciFunction* br = function(up))
-                    d.pcie.push_back(link_of(*br, false));
-                else
-                    m_.note(name, "upstream bridge " + up +
-                                      " (from lspci -t) has no lspci -vv "
-                                      "block: its link is not known");
-                bus = domain_bus(up).second;
-            }
-            // dmesg names the limiting link: add it when lspci did not show it.
-            for (const auto* x : printed) {
-                if (x->limited_at.empty() || same_card(x->limited_at, bdf)) continue;
-                const bool known =
-                    std::any_of(d.pcie.begin(), d.pcie.end(), [&](const PcieLink& l) {
-                        return l.bdf == x->limited_at && l.current_speed_gts;
-                    });
-                if (known) continue;
-                PcieLink l;
-                l.bdf = x->limited_at;
-                l.is_function = false;
-                l.source = x->source;
-                l.current_speed_gts = x->speed_gts;
-                l.current_width = x->width;
-                d.pcie.push_back(std::move(l));
-            }
-            for (auto& l : d.pcie)
-                if (!dir.empty() && !l.source.empty() && l.source.find('/') == std::string::npos)
-                    l.source = dir + "/" + l.source;
         }
+        if (fn.caps_denied)
+            m_.note(fn.file, fn.bdf +
+                                 ": lspci shows \"Capabilities: <access denied>\" "
+                                 "(run as root): link speed/width unknown");
+        return own;
+    }
+
+    /// The function's link from the kernel's first line alone (lspci does not show it).
+    static PcieLink dmesg_link(const DmesgPcieLink& x, const std::string& bdf) {
+        PcieLink l;
+        l.bdf = bdf;
+        l.is_function = true;
+        l.source = x.source;
+        l.max_speed_gts = x.cap_speed_gts;
+        l.max_width = x.cap_width;
+        if (x.limited_at.empty() || same_card(x.limited_at, bdf)) {
+            l.current_speed_gts = x.speed_gts;
+            l.current_width = x.width;
+        }
+        return l;
+    }
+
+    /// Upstream: the bridge above the function's bus, then above that bridge's bus, ...
+    void upstream_links(const std::string& name, Device& d, const std::string& bdf) {
+        std::set<std::string> seen{bdf};
+        auto [domain, bus] = domain_bus(bdf);
+        for (std::string up = bridge_above(domain, bus); !up.empty() && !seen.count(up);
+             up = bridge_above(domain, bus)) {
+            seen.insert(up);
+            if (const PciFunction* br = function(up))
+                d.pcie.push_back(link_of(*br, false));
+            else
+                m_.note(name, "upstream bridge " + up +
+                                  " (from lspci -t) has no lspci -vv "
+                                  "block: its link is not known");
+            bus = domain_bus(up).second;
+        }
+    }
+
+    /// dmesg names the limiting link: added when lspci did not show it.
+    static void limiting_links(Device& d, const std::vector<const DmesgPcieLink*>& printed,
+                               const std::string& bdf) {
+        for (const auto* x : printed) {
+            if (x->limited_at.empty() || same_card(x->limited_at, bdf)) continue;
+            const bool known = std::any_of(d.pcie.begin(), d.pcie.end(), [&](const PcieLink& l) {
+                return l.bdf == x->limited_at && l.current_speed_gts;
+            });
+            if (known) continue;
+            PcieLink l;
+            l.bdf = x->limited_at;
+            l.is_function = false;
+            l.source = x->source;
+            l.current_speed_gts = x->speed_gts;
+            l.current_width = x->width;
+            d.pcie.push_back(std::move(l));
+        }
+    }
+
+    /// The PCIe path of device `name` at `bdf`: its function, the bridges above it, the link
+    /// the kernel says limits it; sources relative to the capture folder.
+    void device_pcie(const std::string& name, Device& d, const std::string& bdf) {
+        const PciFunction* fn = function(bdf);
+        const std::vector<const DmesgPcieLink*> printed = printed_for(bdf);
+        if (!fn && printed.empty()) {
+            if (!m_.pci.empty())
+                m_.warn(name, "PCI function " + bdf + " is not in the lspci output");
+            return;
+        }
+        d.pcie.push_back(fn ? lspci_link(*fn, printed, bdf) : dmesg_link(*printed[0], bdf));
+        upstream_links(name, d, bdf);
+        limiting_links(d, printed, bdf);
+        const std::string& dir = m_.dir;
+        for (auto& l : d.pcie)
+            if (!dir.empty() && !l.source.empty() && l.source.find('/') == std::string::npos)
+                l.source = dir + "/" + l.source;
+    }
+
+    /// A downgraded bridge on no device's path: noted, as the rules never see it.
+    void note_unplaced_bridges() {
         std::set<std::string> placed;
         for (const auto& [name, d] : m_.devices)
             for (const auto& l : d.pcie) placed.insert(l.bdf);
@@ -766,6 +786,14 @@ class Merger {
                 m_.note(fn.file + ":" + std::to_string(fn.line),
                         "PCI bridge " + fn.bdf + " link is downgraded (" + link_text(fn) +
                             ") but is not on the PCIe path of any RDMA device in the capture");
+    }
+
+    void pcie() {
+        pcie_fallback();
+        for (auto& [name, d] : m_.devices)
+            if (auto b = device_bdf_.find(name); b != device_bdf_.end())
+                device_pcie(name, d, b->second);
+        note_unplaced_bridges();
     }
 
     static std::string link_text(const PciFunction& fn) {

@@ -201,13 +201,18 @@ void table_row(std::string_view s, std::size_t index, Table& t) {
     t.best_line = index;
 }
 
+/// The mpirun --timestamp-output stamp of line `i`, if any, on `e` (perftest prints no time).
+void stamp(const LogText& text, std::size_t i, LogEvent& e) {
+    if (auto t = ctime_stamp(trim(text.lines[i]))) {
+        e.clock = LogClock::local;
+        e.time_s = *t;
+    }
+}
+
 void close_table(const LogText& text, Table& t, LogRead& out) {
     if (t.open && t.best_gbps) {
         LogEvent e = make_event(text, t.best_line, "perftest", "slow_result");
-        if (auto ts = ctime_stamp(trim(text.lines[t.best_line]))) {
-            e.clock = LogClock::local;
-            e.time_s = *ts;
-        }
+        stamp(text, t.best_line, e);
         e.value = t.best_gbps;
         e.settings["bytes"] = std::to_string(t.best_bytes);
         out.events.push_back(std::move(e));
@@ -231,112 +236,135 @@ bool is_line(std::string_view line) {
     }
 }
 
-/// The mpirun --timestamp-output stamp of line `i`, if any, on `e` (perftest prints no time).
-void stamp(const LogText& text, std::size_t i, LogEvent& e) {
-    if (auto t = ctime_stamp(trim(text.lines[i]))) {
-        e.clock = LogClock::local;
-        e.time_s = *t;
+/// Where a read stands: the run and table being read, the completion error awaiting its status.
+struct Reader {
+    static constexpr std::size_t kNone = ~std::size_t{0};
+    /// Lines from "Completion with error" to its status.
+    static constexpr std::size_t kStatusWindow = 3;
+    const LogText& text;
+    LogRead& out;
+    Run run;
+    Table table;
+    std::size_t pending = kNone;  ///< the completion_error awaiting its "Failed status"
+    std::size_t pending_line = 0;
+};
+
+/// "Completion with error at client/server ..." (status on a later line, or pasted on this one)
+/// and "Couldn't connect to <endpoint>".
+void c_line(Reader& r, std::size_t i, std::string_view s) {
+    if (starts_with(s, "Completion with error at ")) {
+        LogEvent e = make_event(r.text, i, "perftest", "completion_error");
+        stamp(r.text, i, e);
+        const auto side = s.substr(25);
+        if (starts_with(side, "client")) e.direction = "send";
+        if (starts_with(side, "server")) e.direction = "recv";
+        if (s.find("Failed status") != std::string_view::npos)
+            read_failed_status(s, e);  // pasted as one line
+        else {
+            r.pending = r.out.events.size();
+            r.pending_line = i;
+        }
+        r.out.events.push_back(std::move(e));
+    } else if (starts_with(s, "Couldn't connect to ")) {
+        LogEvent e = make_event(r.text, i, "perftest", "connect_failed");
+        stamp(r.text, i, e);
+        e.peer_ip = ip_of_endpoint(token_after(s, "connect to ", true));
+        r.out.events.push_back(std::move(e));
     }
 }
 
+/// "Failed status ...": the status of the pending error completion, or one of its own.
+void f_line(Reader& r, std::size_t i, std::string_view s) {
+    if (!starts_with(s, "Failed status")) return;
+    if (r.pending != Reader::kNone && i - r.pending_line <= Reader::kStatusWindow) {
+        read_failed_status(s, r.out.events[r.pending]);
+    } else {
+        LogEvent e = make_event(r.text, i, "perftest", "completion_error");
+        stamp(r.text, i, e);
+        read_failed_status(s, e);
+        r.out.events.push_back(std::move(e));
+    }
+    r.pending = Reader::kNone;
+}
+
+/// "Dual-port ... Device : mlx5_0": a run's header, so a new run starts.
+void d_line(Reader& r, std::string_view s) {
+    if (!starts_with(s, "Dual-port")) return;
+    close_table(r.text, r.table, r.out);
+    finish_run(r.run, r.out);
+    r.run = Run(r.out.events.size());
+    Run& run = r.run;
+    run.device = std::string(token_after(s, "Device         : ", true));
+    if (run.device.empty()) {
+        const auto d = s.find("Device");
+        if (d != std::string_view::npos)
+            run.device = std::string(trim(token_after(s.substr(d), ": ", true)));
+    }
+}
+
+/// "GID index : 3", and the "GID: ..." line of the address line before it.
+void g_line(Run& run, std::string_view s) {
+    if (starts_with(s, "GID index ") || starts_with(s, "GID index:")) {
+        if (auto v = number_after(s, ": ", 10, true); v && *v < 0x10000)
+            run.gid_index = static_cast<unsigned>(*v);
+    } else if (starts_with(s, "GID: ") && run.side >= 0) {
+        auto g = gid_text(s.substr(5));
+        auto& have = run.gid[run.side];
+        if (!g.empty() && !have.empty() && have != g) run.gid_mixed[run.side] = true;
+        if (!g.empty()) have = std::move(g);
+        run.side = -1;
+    }
+}
+
+/// "local address: ... QPN 0x0123 ..." / "remote address: ...": the side and its QPN.
+void address_line(Run& run, std::string_view s) {
+    if (!starts_with(s, "local address:") && !starts_with(s, "remote address:")) return;
+    run.side = s.front() == 'l' ? 0 : 1;
+    if (auto q = u32(number_after(s, "QPN 0x", 16, false))) run.qpn[run.side].push_back(*q);
+}
+
 void read(const LogText& text, LogRead& out) {
-    constexpr std::size_t kStatusWindow = 3;  // lines from "Completion with error" to its status
-    Run run(out.events.size());
-    Table table;
-    constexpr std::size_t kNone = ~std::size_t{0};
-    std::size_t pending = kNone;  // the completion_error awaiting its "Failed status"
-    std::size_t pending_line = 0;
+    Reader r{text, out, Run(out.events.size()), Table{}};
     for (std::size_t i = 0; i < text.lines.size(); ++i) {
         const auto s = body(text.lines[i]);
         if (s.empty()) continue;
         const char c = s.front();
-        if (table.open && (is_digit(c) || c == '-')) {
+        if (r.table.open && (is_digit(c) || c == '-')) {
             if (is_digit(c))
-                table_row(s, i, table);
+                table_row(s, i, r.table);
             else
-                close_table(text, table, out);
+                close_table(text, r.table, out);
             continue;
         }
         switch (c) {
             case 'C':
-                if (starts_with(s, "Completion with error at ")) {
-                    LogEvent e = make_event(text, i, "perftest", "completion_error");
-                    stamp(text, i, e);
-                    const auto side = s.substr(25);
-                    if (starts_with(side, "client")) e.direction = "send";
-                    if (starts_with(side, "server")) e.direction = "recv";
-                    if (s.find("Failed status") != std::string_view::npos)
-                        read_failed_status(s, e);  // pasted as one line
-                    else {
-                        pending = out.events.size();
-                        pending_line = i;
-                    }
-                    out.events.push_back(std::move(e));
-                } else if (starts_with(s, "Couldn't connect to ")) {
-                    LogEvent e = make_event(text, i, "perftest", "connect_failed");
-                    stamp(text, i, e);
-                    e.peer_ip = ip_of_endpoint(token_after(s, "connect to ", true));
-                    out.events.push_back(std::move(e));
-                }
+                c_line(r, i, s);
                 break;
             case 'F':
-                if (starts_with(s, "Failed status")) {
-                    if (pending != kNone && i - pending_line <= kStatusWindow) {
-                        read_failed_status(s, out.events[pending]);
-                    } else {
-                        LogEvent e = make_event(text, i, "perftest", "completion_error");
-                        stamp(text, i, e);
-                        read_failed_status(s, e);
-                        out.events.push_back(std::move(e));
-                    }
-                    pending = kNone;
-                }
+                f_line(r, i, s);
                 break;
             case 'D':
-                if (starts_with(s, "Dual-port")) {  // a run's header: a new run starts
-                    close_table(text, table, out);
-                    finish_run(run, out);
-                    run = Run(out.events.size());
-                    run.device = std::string(token_after(s, "Device         : ", true));
-                    if (run.device.empty()) {
-                        const auto d = s.find("Device");
-                        if (d != std::string_view::npos)
-                            run.device = std::string(trim(token_after(s.substr(d), ": ", true)));
-                    }
-                }
+                d_line(r, s);
                 break;
             case 'G':
-                if (starts_with(s, "GID index ") || starts_with(s, "GID index:")) {
-                    if (auto v = number_after(s, ": ", 10, true); v && *v < 0x10000)
-                        run.gid_index = static_cast<unsigned>(*v);
-                } else if (starts_with(s, "GID: ") && run.side >= 0) {
-                    auto g = gid_text(s.substr(5));
-                    auto& have = run.gid[run.side];
-                    if (!g.empty() && !have.empty() && have != g) run.gid_mixed[run.side] = true;
-                    if (!g.empty()) have = std::move(g);
-                    run.side = -1;
-                }
+                g_line(r.run, s);
                 break;
             case 'l':
             case 'r':
-                if (starts_with(s, "local address:") || starts_with(s, "remote address:")) {
-                    run.side = c == 'l' ? 0 : 1;
-                    if (auto q = u32(number_after(s, "QPN 0x", 16, false)))
-                        run.qpn[run.side].push_back(*q);
-                }
+                address_line(r.run, s);
                 break;
             case '#':
                 if (starts_with(s, "#bytes")) {
-                    close_table(text, table, out);
-                    open_table(s, table);
+                    close_table(text, r.table, out);
+                    open_table(s, r.table);
                 }
                 break;
             default:
                 break;
         }
     }
-    close_table(text, table, out);
-    finish_run(run, out);
+    close_table(text, r.table, out);
+    finish_run(r.run, out);
 }
 
 }  // namespace perftest_detail

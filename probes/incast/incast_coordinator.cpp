@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -129,6 +130,225 @@ void sender_events(const SenderRun& s, std::vector<Event>& ev) {
     if (last) ev.push_back({last - off, s.name, "last message completed"});
 }
 
+void add_event(Run& run, std::string host, std::string text) {
+    run.events.push_back({wall_now_ms(), std::move(host), std::move(text)});
+}
+
+/// A new run of `o`: its id, the coordinator's host, the participants' names and roles.
+Run new_run(const Options& o) {
+    Run run;
+    run.options = o;
+    run.id = random_id();
+    run.coordinator_host = host_name();
+    run.receiver.name = o.receiver;
+    run.receiver.role = "receiver";
+    for (const auto& s : o.senders) {
+        run.sender_hosts.push_back({});
+        run.sender_hosts.back().name = s;
+        run.sender_hosts.back().role = "sender";
+        run.senders.push_back({});
+        run.senders.back().name = s;
+    }
+    return run;
+}
+
+/// One incast test, in the steps run_incast takes in order: hello and sampling on every
+/// participant, the senders' setup, the victim's baseline, one start, the traffic, the results.
+/// The links and the victim live as long as this object; `run` outlives it.
+class Coordinator {
+  public:
+    Coordinator(const Options& o, const std::function<void(const Live&)>& live, Run& run,
+                tcp::HostPort receiver, std::vector<tcp::HostPort> senders)
+        : o_(o), live_(live), run_(run), rhp_(std::move(receiver)), shp_(std::move(senders)) {}
+
+    /// 1. hello and sampling on every participant. Error: the receiver gave no hello.
+    Status hello() {
+        const Options& o = o_;
+        const std::uint32_t sample_max = o.pre_ms + static_cast<std::uint32_t>(o.setup_timeout_ms) +
+                                         kBaselineMaxMs + kStartMarginMs + o.duration_ms +
+                                         kResultGraceMs + o.post_ms + 30000;
+        samplers_.push_back(std::make_unique<SampleLink>(run_.receiver, rhp_, o, sample_max));
+        for (std::size_t i = 0; i < shp_.size(); ++i)
+            samplers_.push_back(
+                std::make_unique<SampleLink>(run_.sender_hosts[i], shp_[i], o, sample_max));
+        const auto hello_dl =
+            Clock::now() + std::chrono::milliseconds(2 * o.connect_timeout_ms + 1000);
+        while (Clock::now() < hello_dl && !stopping() &&
+               !std::all_of(samplers_.begin(), samplers_.end(),
+                            [](auto& l) { return l->hello_done(); }))
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (!run_.receiver.hello) {
+            for (auto& l : samplers_) l->request_stop();
+            return Error{"incast", "receiver " + o.receiver, 0,
+                         run_.receiver.error.empty() ? "no hello" : run_.receiver.error};
+        }
+        add_event(run_, run_.receiver.name,
+                  "hello: " + run_.receiver.hello->hostname + " " + run_.receiver.hello->device +
+                      ", clock offset " + std::to_string(std::lround(run_.receiver.offset_ms)) +
+                      " ms");
+        sampling_t0_ = Clock::now();
+        return ok_status();
+    }
+
+    /// 2. every sender sets up its stream; those not ready by the deadline are called off.
+    void prepare() {
+        const Options& o = o_;
+        for (std::size_t i = 0; i < shp_.size(); ++i) {
+            Prepare p{run_.id, o.receiver, o.op, o.size_bytes, o.qps, o.queue_depth, o.duration_ms};
+            links_.push_back(std::make_unique<SenderLink>(run_.senders[i], shp_[i], p, o));
+        }
+        const auto prep_dl = Clock::now() + std::chrono::milliseconds(o.setup_timeout_ms +
+                                                                      o.connect_timeout_ms + 2000);
+        auto preparing = [this] {
+            return std::any_of(links_.begin(), links_.end(),
+                               [](auto& l) { return l->state() == SenderLink::State::preparing; });
+        };
+        while (Clock::now() < prep_dl && preparing() && !stopping())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        for (std::size_t i = 0; i < links_.size(); ++i) {
+            auto st = links_[i]->state();
+            if (st == SenderLink::State::ready) {
+                ++ready_;
+                add_event(run_, run_.senders[i].name, "ready: stream to the receiver set up");
+            } else if (st == SenderLink::State::preparing) {
+                links_[i]->call_off();
+            }
+        }
+        if (ready_ > 0 && stopping()) {
+            stop_now("before the start");
+            ready_ = 0;
+        }
+    }
+
+    /// 3. the victim's baseline, while the counters cover the pre-window.
+    void baseline() {
+        victim_.emplace(o_, run_.victim, ready_ == 0);
+        Victim& victim = *victim_;
+        if (ready_ == 0) {
+            run_.notes.push_back("no sender started: nothing was sent");
+            return;
+        }
+        double secs = 0;
+        const auto base_dl = Clock::now() + std::chrono::milliseconds(kBaselineMaxMs);
+        unsigned warm = 10;
+        while (victim.alive() && run_.victim.before_us.size() < kBaselineSamples &&
+               Clock::now() < base_dl && !stopping()) {
+            victim.round(run_.victim.before_us, secs, 2 * kVictimRoundMs, warm);
+            warm = 0;
+        }
+        run_.victim.before = stats_of(run_.victim.before_us, secs);
+        if (victim.alive())
+            add_event(
+                run_, "",
+                "victim baseline: " + std::to_string(run_.victim.before_us.size()) + " samples");
+        const auto pre_end = sampling_t0_ + std::chrono::milliseconds(o_.pre_ms);
+        while (Clock::now() < pre_end && !stopping())
+            std::this_thread::sleep_for(
+                std::min<Clock::duration>(pre_end - Clock::now(), std::chrono::milliseconds(100)));
+        if (stopping()) {
+            stop_now("before the start");
+            ready_ = 0;
+        }
+    }
+
+    /// 4. one start for all ready senders.
+    void start() {
+        if (ready_ == 0) return;
+        run_.start_wall_ms = wall_now_ms() + kStartMarginMs;
+        run_.end_wall_ms = run_.start_wall_ms + o_.duration_ms;
+        for (auto& l : links_)
+            if (l->state() == SenderLink::State::ready) l->go(run_.start_wall_ms);
+        run_.events.push_back({run_.start_wall_ms, "",
+                               "start (" + std::to_string(ready_) + " of " +
+                                   std::to_string(links_.size()) + " senders)"});
+        sleep_until_wall(run_.start_wall_ms);
+    }
+
+    /// 5. traffic: victim rounds, live line; cut short by Options::stop.
+    void traffic() {
+        Victim& victim = *victim_;
+        double during_s = 0;
+        auto next_live = Clock::now();
+        while (ready_ > 0 && wall_now_ms() < run_.end_wall_ms && !stopping()) {
+            if (Clock::now() >= next_live) {
+                report_live();
+                next_live = Clock::now() + std::chrono::milliseconds(500);
+            }
+            const auto left = static_cast<int>(run_.end_wall_ms - wall_now_ms());
+            if (victim.alive() && left > 20)
+                victim.round(run_.victim.during_us, during_s, left);
+            else
+                std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp(left, 1, 100)));
+        }
+        cut_ = ready_ > 0 && stopping();
+        if (cut_) {
+            run_.end_wall_ms = std::max(run_.start_wall_ms, wall_now_ms());
+            stop_now("during the traffic");
+        } else if (ready_ > 0) {
+            report_live();
+            run_.events.push_back({run_.end_wall_ms, "", "end of the traffic"});
+        }
+        run_.victim.during = stats_of(run_.victim.during_us, during_s);
+        victim.close();
+    }
+
+    /// 6. results (each link ends by its own deadline), then the post-window, then sampling
+    /// ends; the events in time order.
+    void results() {
+        for (auto& l : links_) l->join();
+        if (ready_ > 0 && !cut_) sleep_until_wall(run_.end_wall_ms + o_.post_ms);
+        for (auto& l : samplers_) l->request_stop();
+        for (auto& l : samplers_) l->join();
+        for (const auto& s : run_.senders) sender_events(s, run_.events);
+        add_event(run_, "", "incast " + run_.id + " done");
+        std::stable_sort(run_.events.begin(), run_.events.end(),
+                         [](const Event& a, const Event& b) { return a.wall_ms < b.wall_ms; });
+    }
+
+  private:
+    bool stopping() const { return o_.stop && o_.stop->load(); }
+
+    /// Cuts the test short (Options::stop): every sender link closes, the run says when.
+    void stop_now(const char* when) {
+        for (auto& l : links_) l->call_off();
+        add_event(run_, "", std::string("stopped ") + when);
+        run_.notes.push_back(std::string("the run was stopped ") + when);
+    }
+
+    /// The live line: elapsed time, running senders' aggregate rate and errors, victim p99.
+    void report_live() {
+        if (!live_) return;
+        Live l;
+        l.duration_s = o_.duration_ms / 1000.0;
+        l.elapsed_s = std::min<double>(l.duration_s, (wall_now_ms() - run_.start_wall_ms) / 1000.0);
+        for (auto& lk : links_)
+            if (auto p = lk->latest()) {
+                ++l.running;
+                l.aggregate_gbps += gbps(p->completed_bytes, p->elapsed_s);
+                l.errors += p->errors;
+            }
+        if (!run_.victim.during_us.empty()) {
+            auto v = run_.victim.during_us;
+            std::sort(v.begin(), v.end());
+            l.victim_p99_us = nearest_rank(v, 99);
+        }
+        live_(l);
+    }
+
+    const Options& o_;
+    const std::function<void(const Live&)>& live_;
+    Run& run_;
+    const tcp::HostPort rhp_;
+    const std::vector<tcp::HostPort> shp_;
+    // Declared in the order the steps make them: destroyed in reverse, as locals were.
+    std::vector<std::unique_ptr<SampleLink>> samplers_;
+    Clock::time_point sampling_t0_;
+    std::vector<std::unique_ptr<SenderLink>> links_;
+    std::size_t ready_ = 0;
+    std::optional<Victim> victim_;
+    bool cut_ = false;
+};
+
 }  // namespace
 
 Status check_options(const Options& o) {
@@ -176,176 +396,15 @@ Result<Run> run_incast(const Options& o, const std::function<void(const Live&)>&
         if (!hp) return hp.error();
         shp.push_back(*hp);
     }
-
-    Run run;
-    run.options = o;
-    run.id = random_id();
-    run.coordinator_host = host_name();
-    run.receiver.name = o.receiver;
-    run.receiver.role = "receiver";
-    for (const auto& s : o.senders) {
-        run.sender_hosts.push_back({});
-        run.sender_hosts.back().name = s;
-        run.sender_hosts.back().role = "sender";
-        run.senders.push_back({});
-        run.senders.back().name = s;
-    }
-    auto event = [&run](std::string host, std::string text) {
-        run.events.push_back({wall_now_ms(), std::move(host), std::move(text)});
-    };
-    auto stopping = [&o] { return o.stop && o.stop->load(); };
-    // Cuts the test short (Options::stop): every sender link closes, the run says when.
-    auto stop_now = [&](std::vector<std::unique_ptr<SenderLink>>& links, const char* when) {
-        for (auto& l : links) l->call_off();
-        event("", std::string("stopped ") + when);
-        run.notes.push_back(std::string("the run was stopped ") + when);
-    };
-    event("", "incast " + run.id + " begins");
-
-    // 1. hello and sampling on every participant.
-    const std::uint32_t sample_max = o.pre_ms + static_cast<std::uint32_t>(o.setup_timeout_ms) +
-                                     kBaselineMaxMs + kStartMarginMs + o.duration_ms +
-                                     kResultGraceMs + o.post_ms + 30000;
-    std::vector<std::unique_ptr<SampleLink>> samplers;
-    samplers.push_back(std::make_unique<SampleLink>(run.receiver, *rhp, o, sample_max));
-    for (std::size_t i = 0; i < shp.size(); ++i)
-        samplers.push_back(
-            std::make_unique<SampleLink>(run.sender_hosts[i], shp[i], o, sample_max));
-    const auto hello_dl = Clock::now() + std::chrono::milliseconds(2 * o.connect_timeout_ms + 1000);
-    while (Clock::now() < hello_dl && !stopping() &&
-           !std::all_of(samplers.begin(), samplers.end(), [](auto& l) { return l->hello_done(); }))
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (!run.receiver.hello) {
-        for (auto& l : samplers) l->request_stop();
-        return Error{"incast", "receiver " + o.receiver, 0,
-                     run.receiver.error.empty() ? "no hello" : run.receiver.error};
-    }
-    event(run.receiver.name, "hello: " + run.receiver.hello->hostname + " " +
-                                 run.receiver.hello->device + ", clock offset " +
-                                 std::to_string(std::lround(run.receiver.offset_ms)) + " ms");
-    const auto sampling_t0 = Clock::now();
-
-    // 2. every sender sets up its stream.
-    std::vector<std::unique_ptr<SenderLink>> links;
-    for (std::size_t i = 0; i < shp.size(); ++i) {
-        Prepare p{run.id, o.receiver, o.op, o.size_bytes, o.qps, o.queue_depth, o.duration_ms};
-        links.push_back(std::make_unique<SenderLink>(run.senders[i], shp[i], p, o));
-    }
-    const auto prep_dl =
-        Clock::now() + std::chrono::milliseconds(o.setup_timeout_ms + o.connect_timeout_ms + 2000);
-    auto preparing = [&links] {
-        return std::any_of(links.begin(), links.end(),
-                           [](auto& l) { return l->state() == SenderLink::State::preparing; });
-    };
-    while (Clock::now() < prep_dl && preparing() && !stopping())
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::size_t ready = 0;
-    for (std::size_t i = 0; i < links.size(); ++i) {
-        auto st = links[i]->state();
-        if (st == SenderLink::State::ready) {
-            ++ready;
-            event(run.senders[i].name, "ready: stream to the receiver set up");
-        } else if (st == SenderLink::State::preparing) {
-            links[i]->call_off();
-        }
-    }
-
-    if (ready > 0 && stopping()) {
-        stop_now(links, "before the start");
-        ready = 0;
-    }
-
-    // 3. the victim's baseline, while the counters cover the pre-window.
-    Victim victim(o, run.victim, ready == 0);
-    if (ready == 0) {
-        run.notes.push_back("no sender started: nothing was sent");
-    } else {
-        double secs = 0;
-        const auto base_dl = Clock::now() + std::chrono::milliseconds(kBaselineMaxMs);
-        unsigned warm = 10;
-        while (victim.alive() && run.victim.before_us.size() < kBaselineSamples &&
-               Clock::now() < base_dl && !stopping()) {
-            victim.round(run.victim.before_us, secs, 2 * kVictimRoundMs, warm);
-            warm = 0;
-        }
-        run.victim.before = stats_of(run.victim.before_us, secs);
-        if (victim.alive())
-            event("",
-                  "victim baseline: " + std::to_string(run.victim.before_us.size()) + " samples");
-        const auto pre_end = sampling_t0 + std::chrono::milliseconds(o.pre_ms);
-        while (Clock::now() < pre_end && !stopping())
-            std::this_thread::sleep_for(
-                std::min<Clock::duration>(pre_end - Clock::now(), std::chrono::milliseconds(100)));
-        if (stopping()) {
-            stop_now(links, "before the start");
-            ready = 0;
-        }
-    }
-
-    // 4. one start for all ready senders.
-    if (ready > 0) {
-        run.start_wall_ms = wall_now_ms() + kStartMarginMs;
-        run.end_wall_ms = run.start_wall_ms + o.duration_ms;
-        for (auto& l : links)
-            if (l->state() == SenderLink::State::ready) l->go(run.start_wall_ms);
-        run.events.push_back({run.start_wall_ms, "",
-                              "start (" + std::to_string(ready) + " of " +
-                                  std::to_string(links.size()) + " senders)"});
-        sleep_until_wall(run.start_wall_ms);
-    }
-
-    // 5. traffic: victim rounds, live line.
-    auto report_live = [&] {
-        if (!live) return;
-        Live l;
-        l.duration_s = o.duration_ms / 1000.0;
-        l.elapsed_s = std::min<double>(l.duration_s, (wall_now_ms() - run.start_wall_ms) / 1000.0);
-        for (auto& lk : links)
-            if (auto p = lk->latest()) {
-                ++l.running;
-                l.aggregate_gbps += gbps(p->completed_bytes, p->elapsed_s);
-                l.errors += p->errors;
-            }
-        if (!run.victim.during_us.empty()) {
-            auto v = run.victim.during_us;
-            std::sort(v.begin(), v.end());
-            l.victim_p99_us = nearest_rank(v, 99);
-        }
-        live(l);
-    };
-    double during_s = 0;
-    auto next_live = Clock::now();
-    while (ready > 0 && wall_now_ms() < run.end_wall_ms && !stopping()) {
-        if (Clock::now() >= next_live) {
-            report_live();
-            next_live = Clock::now() + std::chrono::milliseconds(500);
-        }
-        const auto left = static_cast<int>(run.end_wall_ms - wall_now_ms());
-        if (victim.alive() && left > 20)
-            victim.round(run.victim.during_us, during_s, left);
-        else
-            std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp(left, 1, 100)));
-    }
-    const bool cut = ready > 0 && stopping();
-    if (cut) {
-        run.end_wall_ms = std::max(run.start_wall_ms, wall_now_ms());
-        stop_now(links, "during the traffic");
-    } else if (ready > 0) {
-        report_live();
-        run.events.push_back({run.end_wall_ms, "", "end of the traffic"});
-    }
-    run.victim.during = stats_of(run.victim.during_us, during_s);
-    victim.close();
-
-    // 6. results (each link ends by its own deadline), then the post-window, then sampling ends.
-    for (auto& l : links) l->join();
-    if (ready > 0 && !cut) sleep_until_wall(run.end_wall_ms + o.post_ms);
-    for (auto& l : samplers) l->request_stop();
-    for (auto& l : samplers) l->join();
-    for (const auto& s : run.senders) sender_events(s, run.events);
-    event("", "incast " + run.id + " done");
-    std::stable_sort(run.events.begin(), run.events.end(),
-                     [](const Event& a, const Event& b) { return a.wall_ms < b.wall_ms; });
+    Run run = new_run(o);
+    add_event(run, "", "incast " + run.id + " begins");
+    Coordinator c(o, live, run, *rhp, std::move(shp));
+    if (auto h = c.hello(); !h) return h.error();
+    c.prepare();
+    c.baseline();
+    c.start();
+    c.traffic();
+    c.results();
     return run;
 }
 

@@ -75,6 +75,88 @@ const char* latency_kind(ProbeOp op) {
     return op == ProbeOp::read ? "post to completion" : "half round trip";
 }
 
+namespace {
+
+/// The probe_request: our QP, buffer and port, the session's operations and largest size.
+oob::Message probe_request_of(const ProbeOptions& o, std::uint32_t ops, const RcConnection& c,
+                              const PortChoice& where, std::uint64_t buf_len,
+                              std::uint64_t max_size, unsigned qd) {
+    oob::Message req;
+    req.type = oob::Type::probe_request;
+    req.ops = ops;
+    req.qpn = c.qpn();
+    req.psn = c.psn();
+    req.gid = where.gid;
+    req.gid_index = where.gid_index;
+    req.port = where.port;
+    req.active_mtu = c.active_mtu_bytes();
+    req.rkey = c.rkey();
+    req.addr = c.addr();
+    req.buf_len = buf_len;
+    req.max_msg_size = max_size;
+    req.queue_depth = qd;
+    req.rd_atomic = c.rd_atomic();
+    req.timeout_ms = static_cast<std::uint32_t>(o.timeout_ms);
+    req.device = where.device;
+    req.hostname = host_name();
+    req.gid_type = where.gid_type;
+    return req;
+}
+
+/// The control connection to the responder. A responder lends a peer that has not proven the
+/// fabric key limits::kUnauthSessionBytes of buffers and kUnauthReadPhaseMs per READ phase
+/// (probes/responder/probe_budget.h). A probe past them proves the key first when this host
+/// holds one (the responder then serves it in its keyed pool); without a key the responder
+/// refuses it by name. Within them the probe stays unauthenticated, so a host mid key rotation
+/// keeps its mesh.
+Result<tcp::Socket> connect_responder(const ProbeOptions& o, const tcp::HostPort& hp) {
+    const bool keyed = needs_fabric_key(o) && auth::process_key() != nullptr;
+    return keyed ? auth::connect_control(hp, tcp::deadline_in(o.timeout_ms))
+                 : tcp::connect(hp, tcp::deadline_in(o.timeout_ms));
+}
+
+/// Sends `req` and takes the responder's checked probe_reply. The responder registers its own
+/// buffer before replying, which can take long under load: the reply is waited for at least
+/// kSetupTimeoutMs.
+Result<oob::Message> handshake(const tcp::Socket& sock, const oob::Message& req,
+                               const tcp::HostPort& hp, int timeout_ms) {
+    const std::string subject = "responder at " + hp.str();
+    auto dl = tcp::deadline_in(std::max(timeout_ms, kSetupTimeoutMs));
+    if (auto s = tcp::send_msg(sock, req, dl); !s)
+        return Error{"handshake", subject, 0, s.error().message()};
+    auto rep = tcp::recv_msg(sock, dl);
+    if (!rep) return Error{"handshake", subject, 0, rep.error().message()};
+    if (auto s = oob::check_probe_reply(req, *rep); !s)
+        return Error{"handshake", subject, 0, s.error().detail};
+    return std::move(*rep);
+}
+
+/// The report's header: both ends, the path MTU and the QP's settings.
+void fill_header(ProbeReport& out, const ProbeOptions& o, const tcp::HostPort& hp,
+                 const PortChoice& where, const oob::Message& rep, const RcConnection& c,
+                 unsigned qd, bool sends) {
+    out.peer = hp.str();
+    out.device = where.device;
+    out.port = where.port;
+    out.gid_index = where.gid_index;
+    out.gid = where.gid_text;
+    out.gid_type = where.gid_type;
+    out.remote_hostname = rep.hostname;
+    out.remote_device = rep.device;
+    out.remote_gid_index = rep.gid_index;
+    out.remote_gid = gid_to_string(rep.gid);
+    out.local_active_mtu_bytes = c.active_mtu_bytes();
+    out.remote_active_mtu_bytes = rep.active_mtu;
+    out.path_mtu_bytes = std::min(out.local_active_mtu_bytes, out.remote_active_mtu_bytes);
+    out.queue_depth = qd;
+    out.qp_timeout = c.qp_timeout();
+    out.qp_retry_cnt = kQpRetryCnt;
+    out.qp_rnr_retry = o.rnr_retry;
+    if (sends) out.remote_recv_depth = rep.recv_depth;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ProbeSession>> ProbeSession::open(const ProbeOptions& o) {
     auto local = [](Error e) {  // this host's side could not be set up
         e.cause = kCauseLocalSetup;
@@ -109,69 +191,16 @@ Result<std::unique_ptr<ProbeSession>> ProbeSession::open(const ProbeOptions& o) 
     ps->conn_ = std::move(*conn);
     RcConnection& c = *ps->conn_;
 
-    // A responder lends a peer that has not proven the fabric key limits::kUnauthSessionBytes
-    // of buffers and kUnauthReadPhaseMs per READ phase (probes/responder/probe_budget.h). A probe
-    // past them proves the key first when this host holds one (the responder then serves it in
-    // its keyed pool); without a key the responder refuses it by name. Within them the probe
-    // stays unauthenticated, so a host mid key rotation keeps its mesh.
-    const bool keyed = needs_fabric_key(o) && auth::process_key() != nullptr;
-    auto sock = keyed ? auth::connect_control(*hp, tcp::deadline_in(o.timeout_ms))
-                      : tcp::connect(*hp, tcp::deadline_in(o.timeout_ms));
+    auto sock = connect_responder(o, *hp);
     if (!sock) return sock.error();
     ps->sock_ = std::move(*sock);
-
-    oob::Message req;
-    req.type = oob::Type::probe_request;
-    req.ops = ops;
-    req.qpn = c.qpn();
-    req.psn = c.psn();
-    req.gid = where->gid;
-    req.gid_index = where->gid_index;
-    req.port = where->port;
-    req.active_mtu = c.active_mtu_bytes();
-    req.rkey = c.rkey();
-    req.addr = c.addr();
-    req.buf_len = buf_len;
-    req.max_msg_size = max_size;
-    req.queue_depth = qd;
-    req.rd_atomic = c.rd_atomic();
-    req.timeout_ms = static_cast<std::uint32_t>(o.timeout_ms);
-    req.device = where->device;
-    req.hostname = host_name();
-    req.gid_type = where->gid_type;
-    const std::string subject = "responder at " + hp->str();
-    // The responder registers its own buffer before replying, which can take long under load:
-    // wait for the reply at least kSetupTimeoutMs.
-    auto dl = tcp::deadline_in(std::max(o.timeout_ms, kSetupTimeoutMs));
-    if (auto s = tcp::send_msg(ps->sock_, req, dl); !s)
-        return Error{"handshake", subject, 0, s.error().message()};
-    auto rep = tcp::recv_msg(ps->sock_, dl);
-    if (!rep) return Error{"handshake", subject, 0, rep.error().message()};
-    if (auto s = oob::check_probe_reply(req, *rep); !s)
-        return Error{"handshake", subject, 0, s.error().detail};
-
-    ProbeReport& out = ps->header_;
-    out.peer = hp->str();
-    out.device = where->device;
-    out.port = where->port;
-    out.gid_index = where->gid_index;
-    out.gid = where->gid_text;
-    out.gid_type = where->gid_type;
-    out.remote_hostname = rep->hostname;
-    out.remote_device = rep->device;
-    out.remote_gid_index = rep->gid_index;
-    out.remote_gid = gid_to_string(rep->gid);
-    out.local_active_mtu_bytes = c.active_mtu_bytes();
-    out.remote_active_mtu_bytes = rep->active_mtu;
-    out.path_mtu_bytes = std::min(out.local_active_mtu_bytes, out.remote_active_mtu_bytes);
-    out.queue_depth = qd;
-    out.qp_timeout = c.qp_timeout();
-    out.qp_retry_cnt = kQpRetryCnt;
-    out.qp_rnr_retry = o.rnr_retry;
-    if (sends) out.remote_recv_depth = rep->recv_depth;
+    const oob::Message req = probe_request_of(o, ops, c, *where, buf_len, max_size, qd);
+    auto rep = handshake(ps->sock_, req, *hp, o.timeout_ms);
+    if (!rep) return rep.error();
+    fill_header(ps->header_, o, *hp, *where, *rep, c, qd, sends);
 
     const unsigned rd = std::min(c.rd_atomic(), rep->rd_atomic ? rep->rd_atomic : 1u);
-    if (auto s = c.connect({rep->qpn, rep->psn, rep->gid}, out.path_mtu_bytes, rd); !s)
+    if (auto s = c.connect({rep->qpn, rep->psn, rep->gid}, ps->header_.path_mtu_bytes, rd); !s)
         return s.error();
 
     ps->rb_ = RemoteBuffer{rep->addr, rep->rkey};

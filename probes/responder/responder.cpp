@@ -175,59 +175,19 @@ struct BudgetHold {
     }
 };
 
-/// `proven`: the peer proved the fabric key (front_door.h); otherwise its buffers come from
-/// sh.unauth_buffers and its READ phases are capped (probes/responder/probe_budget.h).
-void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh,
-                 const std::string& peer, bool proven) {
-    if (auto v = oob::check_probe_request(req); !v) {
-        log(peer, "bad probe request: " + v.error().detail);
-        send_error(s, v.error().detail);
-        return;
-    }
-    BudgetHold hold;
-    if (!proven) {
-        const auto need = oob::buffer_bytes(req.ops, req.max_msg_size, req.queue_depth);
-        if (auto refused = sh.unauth_buffers.reserve(need)) {
-            log(peer, "probe refused: " + *refused);
-            send_error(s, *refused);
-            return;
-        }
-        hold = {&sh.unauth_buffers, need};
-    }
-    // Expose only what the session's operations need.
-    // SEND only needs local write (receives land in our buffer), no remote access at all.
-    const bool sends = (req.ops & oob::kOpSend) != 0;
+/// The memory access a session's operations need, no more. SEND only needs local write
+/// (receives land in our buffer), no remote access at all.
+int access_for(std::uint32_t ops) {
     int access = 0;
-    if (req.ops & oob::kOpWrite) access |= IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-    if (req.ops & oob::kOpRead) access |= IBV_ACCESS_REMOTE_READ;
-    if (sends) access |= IBV_ACCESS_LOCAL_WRITE;
-    const auto buf_len = oob::buffer_bytes(req.ops, req.max_msg_size, req.queue_depth);
-    const unsigned recv_depth = sends ? sh.opts.recv_depth : 0;
-    auto conn = RcConnection::open({sh.where, buf_len, access, 4, std::max(1u, recv_depth)});
-    if (!conn) {
-        log(peer, "cannot set up: " + conn.error().message());
-        send_error(s, conn.error().message());
-        return;
-    }
-    RcConnection& c = **conn;
-    const unsigned path_mtu = std::min(c.active_mtu_bytes(), req.active_mtu);
-    const unsigned rd = std::min(c.rd_atomic(), std::max(req.rd_atomic, 1u));
-    // Ready to receive (RTR), with receives posted, before the client learns our QPN and can
-    // start writing or sending.
-    if (auto r = c.connect({req.qpn, req.psn, req.gid}, path_mtu, rd); !r) {
-        log(peer, r.error().message());
-        send_error(s, r.error().message());
-        return;
-    }
-    std::optional<SendSession> send;
-    if (sends) {
-        send.emplace(c, req.max_msg_size, recv_depth);
-        if (auto r = send->fill(); !r) {
-            log(peer, r.error().message());
-            send_error(s, r.error().message());
-            return;
-        }
-    }
+    if (ops & oob::kOpWrite) access |= IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+    if (ops & oob::kOpRead) access |= IBV_ACCESS_REMOTE_READ;
+    if (ops & oob::kOpSend) access |= IBV_ACCESS_LOCAL_WRITE;
+    return access;
+}
+
+/// The probe_reply: our QP, buffer and port for the client's `req`.
+oob::Message probe_reply_of(const oob::Message& req, const RcConnection& c, const Shared& sh,
+                            std::uint64_t buf_len, unsigned rd, unsigned recv_depth) {
     oob::Message rep;
     rep.type = oob::Type::probe_reply;
     rep.ops = req.ops;
@@ -247,17 +207,13 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
     rep.device = sh.where.device;
     rep.hostname = host_name();
     rep.gid_type = sh.where.gid_type;
-    if (auto r = tcp::send_msg(s, rep, tcp::deadline_in(sh.opts.handshake_timeout_ms)); !r) {
-        log(peer, "probe reply not sent: " + r.error().message());
-        return;
-    }
-    log(peer, "session " + ops_text(req.ops) + ", up to " + std::to_string(req.max_msg_size) +
-                  " B, path_mtu " + std::to_string(path_mtu) + ", client " + req.hostname + " " +
-                  req.device +
-                  (!sends ? std::string()
-                   : recv_depth == 0
-                       ? ", recv_depth 0: no receives posted, every SEND meets receiver-not-ready"
-                       : ", recv_depth " + std::to_string(recv_depth)));
+    return rep;
+}
+
+/// The session's phases until the client's bye (or an error, the client gone, a refused or bad
+/// phase); `proven` as for serve_probe.
+void serve_phases(const tcp::Socket& s, RcConnection& c, SendSession* send, const oob::Message& req,
+                  const Shared& sh, const std::string& peer, bool proven) {
     unsigned phases = 0;
     int wait_ms = sh.opts.idle_timeout_ms;
     for (;;) {
@@ -286,7 +242,7 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
                 return;
             }
         ++phases;
-        if (!serve_phase(s, c, send ? &*send : nullptr, req, *m, sh, peer)) return;
+        if (!serve_phase(s, c, send, req, *m, sh, peer)) return;
         // A READ phase runs on the client alone; each of its READs is bounded by timeout_ms, so
         // count x timeout_ms bounds the phase. Wait that long (at least the idle limit).
         wait_ms = sh.opts.idle_timeout_ms;
@@ -296,6 +252,70 @@ void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh
                 std::uint64_t(sh.opts.idle_timeout_ms), 24ull * 3600 * 1000));
     }
     log(peer, "session done, " + std::to_string(phases) + " phases");
+}
+
+/// `proven`: the peer proved the fabric key (front_door.h); otherwise its buffers come from
+/// sh.unauth_buffers and its READ phases are capped (probes/responder/probe_budget.h).
+void serve_probe(const tcp::Socket& s, const oob::Message& req, const Shared& sh,
+                 const std::string& peer, bool proven) {
+    if (auto v = oob::check_probe_request(req); !v) {
+        log(peer, "bad probe request: " + v.error().detail);
+        send_error(s, v.error().detail);
+        return;
+    }
+    BudgetHold hold;
+    if (!proven) {
+        const auto need = oob::buffer_bytes(req.ops, req.max_msg_size, req.queue_depth);
+        if (auto refused = sh.unauth_buffers.reserve(need)) {
+            log(peer, "probe refused: " + *refused);
+            send_error(s, *refused);
+            return;
+        }
+        hold = {&sh.unauth_buffers, need};
+    }
+    // Expose only what the session's operations need.
+    const bool sends = (req.ops & oob::kOpSend) != 0;
+    const int access = access_for(req.ops);
+    const auto buf_len = oob::buffer_bytes(req.ops, req.max_msg_size, req.queue_depth);
+    const unsigned recv_depth = sends ? sh.opts.recv_depth : 0;
+    auto conn = RcConnection::open({sh.where, buf_len, access, 4, std::max(1u, recv_depth)});
+    if (!conn) {
+        log(peer, "cannot set up: " + conn.error().message());
+        send_error(s, conn.error().message());
+        return;
+    }
+    RcConnection& c = **conn;
+    const unsigned path_mtu = std::min(c.active_mtu_bytes(), req.active_mtu);
+    const unsigned rd = std::min(c.rd_atomic(), std::max(req.rd_atomic, 1u));
+    // Ready to receive (RTR), with receives posted, before the client learns our QPN and can
+    // start writing or sending.
+    if (auto r = c.connect({req.qpn, req.psn, req.gid}, path_mtu, rd); !r) {
+        log(peer, r.error().message());
+        send_error(s, r.error().message());
+        return;
+    }
+    std::optional<SendSession> send;
+    if (sends) {
+        send.emplace(c, req.max_msg_size, recv_depth);
+        if (auto r = send->fill(); !r) {
+            log(peer, r.error().message());
+            send_error(s, r.error().message());
+            return;
+        }
+    }
+    const oob::Message rep = probe_reply_of(req, c, sh, buf_len, rd, recv_depth);
+    if (auto r = tcp::send_msg(s, rep, tcp::deadline_in(sh.opts.handshake_timeout_ms)); !r) {
+        log(peer, "probe reply not sent: " + r.error().message());
+        return;
+    }
+    log(peer, "session " + ops_text(req.ops) + ", up to " + std::to_string(req.max_msg_size) +
+                  " B, path_mtu " + std::to_string(path_mtu) + ", client " + req.hostname + " " +
+                  req.device +
+                  (!sends ? std::string()
+                   : recv_depth == 0
+                       ? ", recv_depth 0: no receives posted, every SEND meets receiver-not-ready"
+                       : ", recv_depth " + std::to_string(recv_depth)));
+    serve_phases(s, c, send ? &*send : nullptr, req, sh, peer, proven);
 }
 
 /// SIGHUP: the key files read again (auth/key_reload.h); a bad one keeps every key in use

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -303,36 +304,48 @@ Finding rnr_retry_finding(const SeriesStore& store, const EngineResult& result,
     return f;
 }
 
+/// Error completions on the host side, not the link: the rule and what the summary adds.
+struct HostSideStatusDef {
+    int status;
+    const char* rule;
+    const char* advice;
+};
+constexpr HostSideStatusDef kHostSideStatuses[] = {
+    {10, "job_remote_access_error",
+     "; host side, not the link: the application or its memory registration (an MR deregistered "
+     "by the peer during teardown or restart, GPU memory invalidated under peermem/dma-buf, a "
+     "wrong rkey or address)"},
+    {4, "job_local_protection_error",
+     "; host side: the local buffer is not registered for this access. With GPUDirect RDMA this "
+     "is PCIe ACS or IOMMU settings (NCCL's own hint): check ACS on the PCIe switches and "
+     "iommu=pt"},
+};
+
+/// A status without causes of its own to search: a host-side status's advice (medium), or the
+/// bare error (low).
+Finding plain_completion_finding(const ErrorGroup& g, int status) {
+    const Placed& first = g.first;
+    const std::string said = g.where + ": " + status_phrase(first.event) + g.towards + g.times;
+    for (const HostSideStatusDef& d : kHostSideStatuses) {
+        if (status != d.status) continue;
+        Finding f = log_finding(d.rule, first);
+        f.summary = said + d.advice;
+        f.confidence = "medium";
+        return f;
+    }
+    Finding f = log_finding("job_completion_error", first);
+    f.summary = said;
+    f.confidence = "low";
+    return f;
+}
+
 /// The finding of one (host, status) group of error completions.
 Finding completion_finding(const SeriesStore& store, const EngineResult& result,
                            const std::vector<Placed>& events, const ErrorGroup& g, int status) {
-    const Placed& first = g.first;
     const auto& list = g.list;
-    const std::string &towards = g.towards, &times = g.times, &where = g.where;
-    Finding f;
-    if (status == 12) {
-        f = retry_exceeded_finding(store, result, events, g);
-    } else if (status == 13) {
-        f = rnr_retry_finding(store, result, g);
-    } else if (status == 10) {
-        f = log_finding("job_remote_access_error", first);
-        f.summary = where + ": " + status_phrase(first.event) + towards + times +
-                    "; host side, not the link: the application or its memory registration "
-                    "(an MR deregistered by the peer during teardown or restart, GPU memory "
-                    "invalidated under peermem/dma-buf, a wrong rkey or address)";
-        f.confidence = "medium";
-    } else if (status == 4) {
-        f = log_finding("job_local_protection_error", first);
-        f.summary = where + ": " + status_phrase(first.event) + towards + times +
-                    "; host side: the local buffer is not registered for this access. With "
-                    "GPUDirect RDMA this is PCIe ACS or IOMMU settings (NCCL's own hint): "
-                    "check ACS on the PCIe switches and iommu=pt";
-        f.confidence = "medium";
-    } else {
-        f = log_finding("job_completion_error", first);
-        f.summary = where + ": " + status_phrase(first.event) + towards + times;
-        f.confidence = "low";
-    }
+    Finding f = status == 12   ? retry_exceeded_finding(store, result, events, g)
+                : status == 13 ? rnr_retry_finding(store, result, g)
+                               : plain_completion_finding(g, status);
     for (std::size_t i = 0; i < list.size() && i < 5; ++i)
         f.evidence.insert(f.evidence.begin() + static_cast<std::ptrdiff_t>(i),
                           line_evidence(*list[i]));
@@ -420,93 +433,126 @@ bool went_down_running(const std::vector<Placed>& events, const std::vector<cons
     return false;
 }
 
-/// Async port errors and the kernel's own findings: a link that went down, firmware command
-/// timeouts, PCIe errors.
-void kernel_findings(const SeriesStore& store, EngineResult& result,
-                     const std::vector<Placed>& events, std::size_t first_new) {
-    (void)store;
-    struct Group {
-        std::vector<const Placed*> lines;
-    };
-    std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+using KernelGroups =
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Placed*>>;
+
+/// The kernel's lines by (host, kind, netdev or device), in order.
+KernelGroups kernel_groups(const std::vector<Placed>& events) {
+    KernelGroups groups;
     for (const auto& e : events) {
         const std::string& k = e.event.kind;
         if (k == "link_down" || k == "async_event" || k == "command_timeout" ||
             k == "aer_uncorrected" || k == "aer_corrected")
-            groups[{e.host, k, e.event.netdev.empty() ? e.event.device : e.event.netdev}]
-                .lines.push_back(&e);
+            groups[{e.host, k, e.event.netdev.empty() ? e.event.device : e.event.netdev}].push_back(
+                &e);
     }
-    const auto has_finding = [&](const std::string& host, std::initializer_list<const char*> ids) {
-        return std::any_of(result.findings.begin(), result.findings.end(), [&](const Finding& f) {
-            return f.host == host && std::any_of(ids.begin(), ids.end(),
-                                                 [&](const char* id) { return f.rule_id == id; });
-        });
-    };
+    return groups;
+}
+
+/// Whether a finding from `first_new` on already cites `source` as evidence.
+bool cited_by_new_finding(const EngineResult& result, std::size_t first_new,
+                          const std::string& source) {
+    bool cited = false;
+    for (std::size_t i = first_new; i < result.findings.size(); ++i)
+        for (const auto& ev : result.findings[i].evidence) cited = cited || ev.source == source;
+    return cited;
+}
+
+/// The counters' own finding of `host`'s link (link_flap, port_not_active), if any.
+Finding* link_finding_of(EngineResult& result, const std::string& host) {
+    for (Finding& lf : result.findings)
+        if (lf.host == host && (lf.rule_id == "link_flap" || lf.rule_id == "port_not_active"))
+            return &lf;
+    return nullptr;
+}
+
+/// Cites `lines` in `f`: the first 5 as evidence, all of them in its timeline.
+void cite_lines(Finding& f, const std::vector<const Placed*>& lines, bool wall_clock) {
+    for (std::size_t i = 0; i < lines.size() && i < 5; ++i)
+        f.evidence.push_back(line_evidence(*lines[i]));
+    for (const Placed* e : lines) f.timeline.push_back(timeline_of(*e, wall_clock));
+}
+
+/// A link down or async event group: nothing when it is already evidence (cited by a job
+/// error's finding, or added to the counters' link finding), boot-time or a GID change.
+std::optional<Finding> link_event_finding(EngineResult& result, const std::vector<Placed>& events,
+                                          std::size_t first_new, const std::string& host,
+                                          const std::string& kind, const std::string& what,
+                                          const std::vector<const Placed*>& lines) {
+    const Placed& first = *lines.front();
+    const std::string n = std::to_string(lines.size());
+    if (cited_by_new_finding(result, first_new, first.event.source)) return std::nullopt;
+    if (Finding* lf = kind == "link_down" ? link_finding_of(result, host) : nullptr) {
+        cite_lines(*lf, lines, result.wall_clock);
+        std::stable_sort(lf->timeline.begin(), lf->timeline.end(),
+                         [](const TimelineEvent& a, const TimelineEvent& b) { return a.t < b.t; });
+        return std::nullopt;
+    }
+    // A port that went down during boot and never came up is not cabled or not used (the port
+    // rules judge it); a link down while running is a fault.
+    if (kind == "link_down" && !went_down_running(events, lines)) return std::nullopt;
+    if (kind == "async_event" && first.event.status_text.find("GID") != std::string::npos)
+        return std::nullopt;  // GID table changes: listed, not a fault
+    Finding f = log_finding(kind == "link_down" ? "kernel_link_down" : "job_async_event", first);
+    f.summary = kind == "link_down"
+                    ? host + " " + what + ": the kernel logged the link going down " + n +
+                          " time(s): RDMA traffic on it stalls and retries until "
+                          "it is back (check the cable, optics and the switch port)"
+                    : host + " " + what + ": the job got an RDMA async event (" +
+                          first.event.status_text + ") " + n +
+                          " time(s): the port went down or the device failed under it";
+    return f;
+}
+
+/// The kernel's own errors: the rule, how many lines make a finding, what follows the count.
+struct KernelErrorDef {
+    const char* kind;
+    const char* rule;
+    std::size_t min_lines;
+    const char* text;
+};
+constexpr KernelErrorDef kKernelErrors[] = {
+    {"command_timeout", "kernel_command_timeout", 1,
+     " firmware command timeout(s): the NIC's firmware stopped answering the driver; update the "
+     "firmware, and collect `mlxfwreset`/health data"},
+    {"aer_uncorrected", "kernel_pcie_error", 1,
+     " uncorrectable PCIe error(s) (AER): the device may have been reset under the job; check "
+     "the slot, riser and firmware"},
+    // A few corrected errors are ordinary.
+    {"aer_corrected", "kernel_pcie_corrected_errors", 10,
+     " corrected PCIe errors (AER) logged: a marginal PCIe link; watch for downtraining and "
+     "check the slot and riser"},
+};
+
+/// A firmware command timeout or PCIe error group, when it has enough lines.
+std::optional<Finding> kernel_error_finding(const std::string& host, const std::string& kind,
+                                            const std::string& what,
+                                            const std::vector<const Placed*>& lines) {
+    for (const KernelErrorDef& d : kKernelErrors) {
+        if (kind != d.kind) continue;
+        if (lines.size() < d.min_lines) return std::nullopt;
+        Finding f = log_finding(d.rule, *lines.front());
+        f.summary = host + " " + what + ": " + std::to_string(lines.size()) + d.text;
+        return f;
+    }
+    return std::nullopt;
+}
+
+/// Async port errors and the kernel's own findings: a link that went down, firmware command
+/// timeouts, PCIe errors.
+void kernel_findings(EngineResult& result, const std::vector<Placed>& events,
+                     std::size_t first_new) {
     std::vector<Finding> found;
-    for (const auto& [key, g] : groups) {
+    for (const auto& [key, lines] : kernel_groups(events)) {
         const auto& [host, kind, what] = key;
-        const Placed& first = *g.lines.front();
-        const std::string n = std::to_string(g.lines.size());
-        Finding f;
-        if (kind == "link_down" || kind == "async_event") {
-            // Already a finding of the link's (counters) or cited by a job error's: evidence.
-            bool cited = false;
-            for (std::size_t i = first_new; i < result.findings.size(); ++i)
-                for (const auto& ev : result.findings[i].evidence)
-                    cited = cited || ev.source == first.event.source;
-            if (cited) continue;
-            // The counters' own finding of the link: the kernel's lines are its evidence.
-            if (kind == "link_down" && has_finding(host, {"link_flap", "port_not_active"})) {
-                for (Finding& lf : result.findings) {
-                    if (lf.host != host ||
-                        (lf.rule_id != "link_flap" && lf.rule_id != "port_not_active"))
-                        continue;
-                    for (std::size_t i = 0; i < g.lines.size() && i < 5; ++i)
-                        lf.evidence.push_back(line_evidence(*g.lines[i]));
-                    for (const Placed* e : g.lines)
-                        lf.timeline.push_back(timeline_of(*e, result.wall_clock));
-                    std::stable_sort(
-                        lf.timeline.begin(), lf.timeline.end(),
-                        [](const TimelineEvent& a, const TimelineEvent& b) { return a.t < b.t; });
-                    break;
-                }
-                continue;
-            }
-            // A port that went down during boot and never came up is not cabled or not used
-            // (the port rules judge it); a link down while running is a fault.
-            if (kind == "link_down" && !went_down_running(events, g.lines)) continue;
-            if (kind == "async_event" && first.event.status_text.find("GID") != std::string::npos)
-                continue;  // GID table changes: listed, not a fault
-            f = log_finding(kind == "link_down" ? "kernel_link_down" : "job_async_event", first);
-            f.summary = kind == "link_down"
-                            ? host + " " + what + ": the kernel logged the link going down " + n +
-                                  " time(s): RDMA traffic on it stalls and retries until "
-                                  "it is back (check the cable, optics and the switch port)"
-                            : host + " " + what + ": the job got an RDMA async event (" +
-                                  first.event.status_text + ") " + n +
-                                  " time(s): the port went down or the device failed under it";
-        } else if (kind == "command_timeout") {
-            f = log_finding("kernel_command_timeout", first);
-            f.summary = host + " " + what + ": " + n +
-                        " firmware command timeout(s): the NIC's firmware stopped answering "
-                        "the driver; update the firmware, and collect `mlxfwreset`/health data";
-        } else if (kind == "aer_uncorrected") {
-            f = log_finding("kernel_pcie_error", first);
-            f.summary = host + " " + what + ": " + n +
-                        " uncorrectable PCIe error(s) (AER): the device may have been reset "
-                        "under the job; check the slot, riser and firmware";
-        } else {
-            if (g.lines.size() < 10) continue;  // a few corrected errors are ordinary
-            f = log_finding("kernel_pcie_corrected_errors", first);
-            f.summary = host + " " + what + ": " + n +
-                        " corrected PCIe errors (AER) logged: a marginal PCIe link; watch for "
-                        "downtraining and check the slot and riser";
-        }
-        for (std::size_t i = 0; i < g.lines.size() && i < 5; ++i)
-            f.evidence.push_back(line_evidence(*g.lines[i]));
-        for (const Placed* e : g.lines) f.timeline.push_back(timeline_of(*e, result.wall_clock));
-        f.confidence = "medium";
-        found.push_back(std::move(f));
+        std::optional<Finding> f =
+            kind == "link_down" || kind == "async_event"
+                ? link_event_finding(result, events, first_new, host, kind, what, lines)
+                : kernel_error_finding(host, kind, what, lines);
+        if (!f) continue;
+        cite_lines(*f, lines, result.wall_clock);
+        f->confidence = "medium";
+        found.push_back(std::move(*f));
     }
     for (auto& f : found) result.findings.push_back(std::move(f));
 }
@@ -544,7 +590,7 @@ void judge_log_events(const SeriesStore& store, EngineResult& result) {
     qos_findings(store, result, events);  // first: a wrong GID or class explains errors
     completion_findings(store, result, events);
     flush_findings(result, events, first_new);
-    kernel_findings(store, result, events, first_new);
+    kernel_findings(result, events, first_new);
     slow_result_findings(store, result, events);
 }
 
