@@ -13,11 +13,11 @@
 
 #include <httplib.h>
 
+#include "agent/daemon/topology_lldp.h"
+#include "agent/fabric/prom_targets.h"
 #include "agent/fleet/fleet_fetch.h"
 #include "agent/fleet/fleet_plan.h"
 #include "agent/fleet/fleet_targets.h"
-#include "agent/daemon/topology_lldp.h"
-#include "agent/fabric/prom_targets.h"
 
 BOOST_AUTO_TEST_SUITE(test_agent_fleet_sources)
 
@@ -182,7 +182,8 @@ BOOST_AUTO_TEST_CASE(the_planner_gets_the_fleet_fetched_from_a_real_http_server)
     rh::agent::AgentConfig cfg;
     cfg.mesh = mesh;
     cfg.mesh.inter_tor_peers = 1;
-    auto plan = rh::agent::plan_fleet(cfg.mesh, cfg.topology, cfg.source, got->fleet, got->self, "src");
+    auto plan =
+        rh::agent::plan_fleet(cfg.mesh, cfg.topology, cfg.source, got->fleet, got->self, "src");
     BOOST_REQUIRE_MESSAGE(static_cast<bool>(plan), (plan ? std::string() : plan.error().message()));
     const rh::MeshPlan& p = **plan;
     BOOST_TEST(p.own_tor() == "r08");
@@ -196,7 +197,8 @@ BOOST_AUTO_TEST_CASE(the_planner_gets_the_fleet_fetched_from_a_real_http_server)
     BOOST_TEST(p.fleet()[round0[1]].tor != "r08");
     // topology.tor must agree with the target's label.
     cfg.topology["tor"] = "r07";
-    auto clash = rh::agent::plan_fleet(cfg.mesh, cfg.topology, cfg.source, got->fleet, got->self, "src");
+    auto clash =
+        rh::agent::plan_fleet(cfg.mesh, cfg.topology, cfg.source, got->fleet, got->self, "src");
     BOOST_REQUIRE(!clash);
     BOOST_TEST(contains(clash.error().message(),
                         "topology.tor: \"r07\" but src puts host 127.0.0.3 in tor \"r08\""));
@@ -207,7 +209,8 @@ BOOST_AUTO_TEST_CASE(http_failures_name_the_url) {
     auto r = rh::agent::fetch_fleet(prometheus_mesh(notfound.url(), ""), 18520, {"h", {}});
     BOOST_REQUIRE(!r);
     BOOST_TEST(r.error().message() ==
-               "query " + notfound.url() + "/api/v1/targets: HTTP status 404");
+               "query " + notfound.url() +
+                   "/api/v1/targets: HTTP status 404, answer '404 page not found'");
 
     FakePrometheus big("", fixture("prometheus/targets_active.json"), 200);
     auto mesh = prometheus_mesh(big.url(), "");
@@ -218,15 +221,16 @@ BOOST_AUTO_TEST_CASE(http_failures_name_the_url) {
                                           "/api/v1/targets: the answer is over 1024 bytes "
                                           "(mesh.peers_prometheus.max_answer_bytes)");
 
-    FakePrometheus bad(
-        "",
-        R"({"status":"success","data":{"activeTargets":[{"labels":{},"health":"up","scrapeUrl":5}]}})",
-        200);
+    const std::string bad_answer =
+        R"({"status":"success","data":{"activeTargets":[{"labels":{},"health":"up","scrapeUrl":5}]}})";
+    FakePrometheus bad("", bad_answer, 200);
     r = rh::agent::fetch_fleet(prometheus_mesh(bad.url(), ""), 18520, {"h", {}});
     BOOST_REQUIRE(!r);
-    BOOST_TEST(r.error().message() == "decode " + bad.url() +
-                                          "/api/v1/targets: data.activeTargets[0].scrapeUrl: "
-                                          "expected a string");
+    // The start of the answer follows the path: what the server said, for a wrong URL too.
+    BOOST_TEST(r.error().message() ==
+               "decode " + bad.url() +
+                   "/api/v1/targets: data.activeTargets[0].scrapeUrl: expected a string, answer '" +
+                   bad_answer + "'");
 
     r = rh::agent::fetch_fleet(prometheus_mesh("http://127.0.0.1:1", ""), 18520, {"h", {}});
     BOOST_REQUIRE(!r);
