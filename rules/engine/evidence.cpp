@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/inventory/inventory.h"
 #include "rules/evidence_format.h"
 #include "store/window.h"
 
