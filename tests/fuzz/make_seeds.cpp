@@ -55,20 +55,26 @@ int reply_seeds(const std::string& dir) {
     return 0;
 }
 
-/// fuzz_peer_messages' seeds: each incast and stream message as its writer writes it (2 QPs
-/// where a message lists them).
-int message_seeds(const std::string& dir) {
-    namespace in = rh::incast;
-    namespace st = rh::stream;
-    in::Hello h;
+/// The sender's hello both seed sets start from (a ConnectX port of gpu01, RoCE v2).
+rh::incast::Hello example_hello() {
+    rh::incast::Hello h;
     h.hostname = "gpu01";
-    h.wall_ms = 1764900000000;
     h.device = "mlx5_0";
     h.port = 1;
     h.gid = "::ffff:10.0.0.1";
     h.gid_type = "RoCE v2";
     h.active_mtu = 4096;
     h.port_rate = "100 Gb/sec (4X EDR)";
+    return h;
+}
+
+/// fuzz_peer_messages' seeds: each incast and stream message as its writer writes it (2 QPs
+/// where a message lists them).
+int message_seeds(const std::string& dir) {
+    namespace in = rh::incast;
+    namespace st = rh::stream;
+    in::Hello h = example_hello();
+    h.wall_ms = 1764900000000;
     h.sampler = true;
     in::Prepare p;
     p.id = "t1";
@@ -157,14 +163,7 @@ int main(int argc, char** argv) {
         m.type = t;
         write(dir, std::string("fixed-") + oob::to_string(t), oob::encode(m));
     }
-    rh::incast::Hello h;
-    h.hostname = "gpu01";
-    h.device = "mlx5_0";
-    h.port = 1;
-    h.gid = "::ffff:10.0.0.1";
-    h.gid_type = "RoCE v2";
-    h.active_mtu = 4096;
-    h.port_rate = "100 Gb/sec (4X EDR)";
+    const rh::incast::Hello h = example_hello();
     const nlohmann::json docs[] = {
         rh::incast::to_json(h),
         {{"cmd", "inventory"}},
