@@ -1,0 +1,284 @@
+// ToR localisation from the mesh (rules group rocehealth-fabric-mesh).
+
+#include <algorithm>
+#include <set>
+
+#include "agent/fabric/fabric_parts.h"
+
+namespace rh::fabric::detail {
+
+namespace {
+
+struct PairRows {
+    std::string src_instance, dst_label, dst_tor;  ///< dst_label: the peer or "ToR T"
+    std::vector<Values> errors;
+    std::vector<std::pair<std::string, Values>> p50;  ///< (median group, values)
+    std::optional<TimeKey> bad_since;
+    std::string why;  ///< "failed" or "slow"
+    double value = 0;
+};
+
+/// The mesh's rows as pairs between ToRs, and what the medians are taken over.
+struct MeshInput {
+    std::map<std::pair<std::string, std::string>, PairRows> pairs;  // (instance, dst) -> rows
+    std::set<std::string> unknown_peers;
+    std::map<std::string, std::vector<const Values*>> groups;  // median group -> series
+    std::vector<Values> p50_store;                             // what `groups` points into
+    std::set<TimeKey> times;                                   // every time a pair has a value
+};
+
+/// Fills `m` (in place: `groups` points into `p50_store`).
+void collect_mesh(const FabricSeries& in, const Topology& topo, MeshInput& m) {
+    // Instances with per-destination-ToR rows run the topology-aware mesh (mesh.peers_file):
+    // their per-peer rows are their own ToR's peers, named by address (agent/daemon/README.md),
+    // never between ToRs, so an address there is no unknown peer worth a note.
+    std::set<std::string> tor_mesh_instances;
+    for (const auto* rows : {&in.probe_errors, &in.probe_p50_s})
+        for (const PromSeries& s : *rows)
+            if (s.labels.count("dst_tor")) tor_mesh_instances.insert(label(s.labels, "instance"));
+    // Returns the pair of a row, or nullptr when its ends' ToRs are unknown or the same.
+    auto pair_of = [&](const Labels& l) -> PairRows* {
+        const std::string inst = label(l, "instance"), src_tor = topo.tor(inst);
+        std::string dst_tor = label(l, "dst_tor"), dst = "ToR " + dst_tor;
+        if (dst_tor.empty()) {
+            std::string peer = label(l, "peer");
+            dst = peer.substr(0,
+                              peer.rfind(':') == std::string::npos ? peer.size() : peer.rfind(':'));
+            const auto it = topo.tor_of_host.find(dst);
+            if (it == topo.tor_of_host.end()) {
+                if (!peer.empty() && !tor_mesh_instances.count(inst)) m.unknown_peers.insert(peer);
+                return nullptr;
+            }
+            dst_tor = it->second;
+        }
+        if (src_tor.empty() || dst_tor.empty() || src_tor == dst_tor) return nullptr;
+        PairRows& p = m.pairs[{inst, dst}];
+        p.src_instance = inst;
+        p.dst_label = dst;
+        p.dst_tor = dst_tor;
+        return &p;
+    };
+    for (const PromSeries& s : in.probe_errors)
+        if (PairRows* p = pair_of(s.labels)) p->errors.push_back(values_of(s));
+    const auto group_of = [](const Labels& l) {
+        return (l.count("dst_tor") ? "tor/" : "peer/") + label(l, "op") + "/" +
+               label(l, "size_bytes");
+    };
+    for (const PromSeries& s : in.probe_p50_s) {
+        Values v = values_of(s);
+        for (auto it = v.begin(); it != v.end();) it = it->second < 0 ? v.erase(it) : ++it;
+        m.p50_store.push_back(v);
+        if (PairRows* p = pair_of(s.labels)) p->p50.emplace_back(group_of(s.labels), std::move(v));
+    }
+    // The fabric's median per group counts every pair, inside ToRs too (as the rule does).
+    for (std::size_t i = 0; i < in.probe_p50_s.size(); ++i)
+        m.groups[group_of(in.probe_p50_s[i].labels)].push_back(&m.p50_store[i]);
+    for (const auto& [k, p] : m.pairs) {
+        for (const Values& v : p.errors)
+            for (const auto& [t, x] : v) m.times.insert(t);
+        for (const auto& [g, v] : p.p50)
+            for (const auto& [t, x] : v) m.times.insert(t);
+    }
+}
+
+/// The fabric's median p50 per group at `t` (Prometheus' quantile(0.5)).
+std::map<std::string, double> medians_at(const MeshInput& m, TimeKey t) {
+    std::map<std::string, double> median;
+    for (const auto& [g, series] : m.groups) {
+        std::vector<double> xs;
+        for (const Values* v : series)
+            if (auto x = at(*v, t)) xs.push_back(*x);
+        if (xs.empty()) continue;
+        std::sort(xs.begin(), xs.end());
+        // Prometheus' quantile(0.5): linear interpolation between the middle ranks.
+        const double rank = 0.5 * static_cast<double>(xs.size() - 1);
+        const auto lo = static_cast<std::size_t>(std::floor(rank));
+        const std::size_t hi = std::min(lo + 1, xs.size() - 1);
+        median[g] = xs[lo] + (xs[hi] - xs[lo]) * (rank - static_cast<double>(lo));
+    }
+    return median;
+}
+
+/// The pairs at one step: (bad, count) into each ToR, of the per-destination-ToR rows out of
+/// each ToR, and over all ToRs.
+struct MeshCounts {
+    std::map<std::string, std::pair<std::size_t, std::size_t>> into;  // tor -> bad, count
+    // Per-destination-ToR rows (mesh.peers_file) by their source's ToR: bad, count.
+    std::map<std::string, std::pair<std::size_t, std::size_t>> tor_rows_out;
+    std::size_t bad_all = 0, count_all = 0;
+};
+
+/// Judges each pair at `t` (failed, or slow against its group's median), updating when it went
+/// bad, and counts them.
+MeshCounts count_pairs_at(MeshInput& m, TimeKey t, const Topology& topo,
+                          const FabricThresholds& th) {
+    const std::map<std::string, double> median = medians_at(m, t);
+    MeshCounts c;
+    for (auto& [k, p] : m.pairs) {
+        bool present = false, bad = false;
+        for (const Values& v : p.errors)
+            if (auto x = at(v, t)) {
+                present = true;
+                if (*x > 0) {
+                    bad = true;
+                    if (!p.bad_since) p.why = "failed", p.value = *x;
+                }
+            }
+        for (const auto& [g, v] : p.p50)
+            if (auto x = at(v, t)) {
+                present = true;
+                const auto it = median.find(g);
+                if (it != median.end() && *x > th.slow_vs_median * it->second) {
+                    if (!bad && !p.bad_since) p.why = "slow", p.value = *x;
+                    bad = true;
+                }
+            }
+        if (!present) continue;
+        if (bad && !p.bad_since) p.bad_since = t;
+        if (!bad) p.bad_since.reset();
+        auto& [b, n] = c.into[p.dst_tor];
+        b += bad;
+        ++n;
+        if (p.dst_label == "ToR " + p.dst_tor) {
+            auto& [ob, on] = c.tor_rows_out[topo.tor(p.src_instance)];
+            ob += bad;
+            ++on;
+        }
+        c.bad_all += bad;
+        ++c.count_all;
+    }
+    return c;
+}
+
+/// RocehealthTorProbesFailing's condition for `tor` at one step.
+bool tor_condition(const std::string& tor, const MeshCounts& c, const FabricThresholds& th) {
+    const auto& bc = c.into.at(tor);
+    const double ratio = static_cast<double>(bc.first) / static_cast<double>(bc.second);
+    const std::size_t other = c.count_all - bc.second;
+    const auto rows_out = c.tor_rows_out.find(tor);
+    const bool one_host =
+        rows_out != c.tor_rows_out.end() && static_cast<double>(rows_out->second.first) /
+                                                    static_cast<double>(rows_out->second.second) <=
+                                                th.tor_rows_out_bad_ratio;
+    return other > 0 && ratio > th.tor_bad_ratio && bc.second >= th.tor_min_pairs &&
+           static_cast<double>(c.bad_all - bc.first) / static_cast<double>(other) <=
+               th.elsewhere_vs_tor * ratio &&
+           !one_host;
+}
+
+/// The finding for `tor` when its condition has held since `since`: the pairs bad now, each
+/// with the time it went bad, are its timeline.
+Finding tor_finding(const std::string& tor, const MeshCounts& c, TimeKey since, const MeshInput& m,
+                    const Topology& topo, const FabricThresholds& th) {
+    const auto& bc = c.into.at(tor);
+    const double ratio = static_cast<double>(bc.first) / static_cast<double>(bc.second);
+    const double elsewhere =
+        static_cast<double>(c.bad_all - bc.first) / static_cast<double>(c.count_all - bc.second);
+    Finding f = make_finding("fabric_tor_probes_failing", Severity::error, "ToR " + tor, "", 0);
+    f.labels = {{"tor", tor}};
+    open_finding(f, since, std::nullopt);
+    std::vector<const PairRows*> bad_pairs;
+    for (const auto& [k2, p] : m.pairs)
+        if (p.dst_tor == tor && p.bad_since) bad_pairs.push_back(&p);
+    std::sort(bad_pairs.begin(), bad_pairs.end(),
+              [](const PairRows* a, const PairRows* b) { return *a->bad_since < *b->bad_since; });
+    for (const PairRows* p : bad_pairs) {
+        const bool failed = p->why == "failed";
+        TimelineEvent e =
+            event_at(*p->bad_since, topo.host(p->src_instance),
+                     "probes to " + p->dst_label + " (ToR " + tor + ") " +
+                         (failed ? "failed"
+                                 : "slow: p50 over " + number_text(th.slow_vs_median) +
+                                       "x the fabric's median"),
+                     failed ? number_text(p->value) : number_text(p->value * 1e6),
+                     failed ? "errors in 2 m" : "us",
+                     failed ? "rocehealth_probe_errors_total"
+                            : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
+        e.labels = {{"tor", tor}, {"peer", p->dst_label}};
+        f.timeline.push_back(std::move(e));
+    }
+    f.summary = "ToR " + tor + " (or its uplinks): " + std::to_string(bc.first) + " of " +
+                std::to_string(bc.second) +
+                " mesh probe pairs into it from other ToRs failed or were slow (" +
+                percent_text(ratio) + " %), pairs into other ToRs " + percent_text(elsewhere) +
+                " %: suspect the ToR, not its hosts";
+    f.evidence.push_back({"bad_pairs_into_tor", std::to_string(bc.first), "",
+                          "rocehealth_probe_errors_total, rocehealth_probe_latency_seconds"});
+    f.evidence.push_back(
+        {"pairs_into_tor", std::to_string(bc.second), "", "pairs from hosts of other ToRs"});
+    f.evidence.push_back({"bad_share_into_tor", percent_text(ratio), "%", ""});
+    f.evidence.push_back({"bad_share_into_other_tors", percent_text(elsewhere), "%", ""});
+    f.explanation =
+        "Most pairs into one ToR fail or are slow while pairs elsewhere are fine: a "
+        "dead host makes at most its own share bad, a ToR or its uplinks all of them "
+        "(rule RocehealthTorProbesFailing).";
+    f.confidence = "high";
+    f.confidence_reason = "the condition held for " + number_text(th.hold_s) + " s over " +
+                          std::to_string(bc.second) + " pairs";
+    return f;
+}
+
+/// Why the ToR rule had too little input to be judged ("" when it had enough): it needs at
+/// least th.tor_min_pairs pairs into one ToR from hosts under other ToRs, pairs into another
+/// ToR to compare with, over at least the rule's hold. No probe series at all is
+/// analyse_fabric's "no probe series" instead.
+std::string mesh_too_little(const FabricSeries& in, const MeshInput& m,
+                            const FabricThresholds& th) {
+    if (in.probe_errors.empty() && in.probe_p50_s.empty()) return "";
+    std::map<std::string, std::size_t> per_tor;
+    for (const auto& [k, p] : m.pairs) ++per_tor[p.dst_tor];
+    std::string most_tor;
+    std::size_t most = 0;
+    for (const auto& [tor, n] : per_tor)
+        if (n > most) most = n, most_tor = tor;
+    const double span_s = m.times.empty() ? 0 : seconds_of(*m.times.rbegin() - *m.times.begin());
+    if (most >= th.tor_min_pairs && per_tor.size() >= 2 && span_s >= th.hold_s) return "";
+    return "too little input: " + std::to_string(in.probe_errors.size() + in.probe_p50_s.size()) +
+           " probe series gave " + std::to_string(m.pairs.size()) + " pair(s) between ToRs into " +
+           std::to_string(per_tor.size()) + " ToR(s), at most " + std::to_string(most) +
+           " into one" + (most_tor.empty() ? "" : " (" + most_tor + ")") + ", over " +
+           number_text(span_s) + " s of points; the rule needs at least " +
+           std::to_string(th.tor_min_pairs) +
+           " pairs into a ToR from hosts under other ToRs, pairs into another ToR to compare "
+           "with, over at least " +
+           number_text(th.hold_s) +
+           " s (its hold). A pair counts when rocehealth_host_info names the ToRs of both ends "
+           "(peers outside --match have none)";
+}
+
+}  // namespace
+
+void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
+                  FabricResult& out) {
+    MeshInput m;
+    collect_mesh(in, topo, m);
+    std::map<std::string, HeldCondition> tor_state;
+    bool found = false;
+    for (const TimeKey t : m.times) {
+        const MeshCounts c = count_pairs_at(m, t, topo, th);
+        for (const auto& [tor, bc] : c.into) {
+            HeldCondition& st = tor_state[tor];
+            const bool fired_before = st.fired_at.has_value();
+            st.step(t, tor_condition(tor, c, th), th.hold_s);
+            if (st.fired_at && !fired_before) {
+                out.findings.push_back(tor_finding(tor, c, *st.run_start, m, topo, th));
+                found = true;
+            }
+            if (st.stopped)
+                for (Finding& f : out.findings)
+                    if (f.rule_id == "fabric_tor_probes_failing" && f.labels["tor"] == tor &&
+                        f.closed_wall_ms == 0) {
+                        f.closed_wall_ms = *st.stopped;
+                        f.closed_t = seconds_of(*st.stopped);
+                    }
+        }
+    }
+    for (const std::string& p : m.unknown_peers)
+        out.notes.push_back({"mesh peer " + p,
+                             "no rocehealth_host_info names it as its host: its pairs are left "
+                             "out of the ToR localisation"});
+    if (const std::string why = mesh_too_little(in, m, th); !why.empty() && !found)
+        out.not_judged.push_back({"fabric_tor_probes_failing", why});
+}
+
+}  // namespace rh::fabric::detail
