@@ -3,7 +3,7 @@
 // started and whom it reached, the ToR that failing mesh pairs share, and the hosts configured
 // unlike the fabric (agent/fabric/fabric_analysis.h), and prints them as `diagnose` does: the
 // same findings, timeline, text and JSON (agent/reports/fabric_report.h), plus a "fabric" object
-// {prometheus, from, to, step_s, match, requests, queries}. Options and their checks:
+// {prometheus, from, to, step_s, match, requests, sources, queries}. Options and their checks:
 // agent/cli/fabric_options.h. A long range keeps its step within the rules' windows and costs
 // more requests (fabric_queries.h plan_fabric_fetch); past --max-points the step grows and the
 // rules it outgrows are "could not judge", never healthy.
@@ -110,25 +110,52 @@ int run_fabric(const std::vector<std::string>& args) {
 
     const fabric::FabricPlan plan = fabric::plan_fabric_fetch(a.from_s, a.to_s, a.min_step_s,
                                                               a.max_points, a.limits.page_points);
-    FabricAsked asked{a.url, a.from_s, a.to_s, plan.step_s, a.match, 0, plan.requests};
+    FabricAsked asked;
+    asked.url = a.url;
+    asked.from_s = a.from_s;
+    asked.to_s = a.to_s;
+    asked.step_s = plan.step_s;
+    asked.match = a.match;
     const fabric::PromClient client(a.endpoint, a.limits);
     fabric::FabricSeries series;
+    fabric::FabricFetch got;
     if (auto st = fabric::fetch_fabric_series(client, a.match, a.from_s, a.to_s, asked.step_s,
-                                              series, asked.points);
+                                              a.source, a.limits.page_points, series, got);
         !st)
         return fail(fetch_error(st.error(), a, series));
+    asked.points = got.points;
     // At a step wider than the lookback, the instants skip data: a rule without input is then
     // "could not judge" for the step, and no points at all is not "no series".
     std::vector<Note> skipped = fabric::skipped_at_step(plan.step_s, a.max_points);
     if (asked.points == 0 && skipped.empty()) return fail(no_series(a));
 
     fabric::FabricResult fr = fabric::analyse_fabric(series);
+    // The recorded mesh counts per ToR; the rows of the ToRs it blames make their timeline.
+    if (got.mesh_source == "recorded") {
+        std::vector<std::string> blamed;
+        for (const Finding& f : fr.findings)
+            if (f.rule_id == "fabric_tor_probes_failing") blamed.push_back(f.labels.at("tor"));
+        if (!blamed.empty()) {
+            if (auto st = fabric::fetch_bad_rows(client, blamed, a.from_s, a.to_s, asked.step_s,
+                                                 a.limits.page_points, series, got);
+                !st)
+                return fail(fetch_error(st.error(), a, series));
+            fr = fabric::analyse_fabric(series);
+        }
+    }
+    asked.points = got.points;
+    asked.requests = got.requests;
+    asked.queries = got.sent;
+    asked.pause_source = got.pause_source;
+    asked.mesh_source = got.mesh_source;
+    asked.config_source = got.config_source;
     if (asked.points > 0)
         std::erase_if(skipped, [&](const Note& n) {
             return std::none_of(fr.not_judged.begin(), fr.not_judged.end(),
                                 [&](const Note& m) { return m.subject == n.subject; });
         });
     fabric::add_not_judged(fr, skipped);
+    fabric::add_not_judged(fr, got.not_judged);
     // A rule the step outgrows could have missed its fault: not judged, or found with a note
     // (one state per rule); its reason is the more precise one, so it comes last.
     fabric::add_not_judged(fr, plan.not_judged);

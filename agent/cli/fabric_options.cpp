@@ -1,12 +1,13 @@
 #include "agent/cli/fabric_options.h"
 
+#include "agent/fabric/fabric_queries.h"
 #include "agent/fabric/time_arg.h"
 
 namespace rh::cli {
 
 const char* const kFabricUsage =
     "rocehealth fabric --prometheus URL [--from T] [--to T] [--match SELECTOR] [--json] "
-    "[--out DIR] [--header 'NAME: VALUE']...";
+    "[--out DIR] [--header 'NAME: VALUE']... [--source auto|raw|recorded]";
 const char* const kFabricAbout =
     "The fabric's timeline from Prometheus: the origin of a PFC pause storm and its "
     "victims,\nthe ToR failing mesh pairs share, hosts configured unlike the fabric.\n"
@@ -16,7 +17,9 @@ const char* const kFabricAbout =
     "  Mimir                    http://mimir/prometheus  (tenant: --header 'X-Scope-OrgID: t1')\n"
     "  Thanos Query             http://thanos-query:10902\n"
     "  VictoriaMetrics          http://vm:8428\n"
-    "  VictoriaMetrics cluster  http://vmselect:8481/select/0/prometheus  (0: the tenant)";
+    "  VictoriaMetrics cluster  http://vmselect:8481/select/0/prometheus  (0: the tenant)\n"
+    "With packaging/prometheus/rocehealth-fabric-rules.yml loaded (Prometheus or vmalert),\n"
+    "each analysis reads the rules' recorded per-ToR series: a fleet's hour in seconds.";
 
 po::options_description fabric_options(FabricArgs& a) {
     po::options_description desc("options");
@@ -31,7 +34,12 @@ po::options_description fabric_options(FabricArgs& a) {
         "to", po::value(&a.to_text), "end, the same forms (default now)")(
         "match", po::value(&a.match),
         "only hosts whose rocehealth_host_info matches this selector, e.g. '{tor=\"r07\"}' or "
-        "'{fabric=\"a\"}'")("json", "print the result as JSON")(
+        "'{fabric=\"a\"}'")(
+        "source", po::value(&a.source_text),
+        "auto (default): each analysis reads the fabric rules' recorded series where the range "
+        "has them, else the agents' raw series; raw: the agents' series only; recorded: the "
+        "recorded series only (an analysis without them is not judged). --match reads raw")(
+        "json", "print the result as JSON")(
         "out", po::value(&a.out_dir), "also write fabric.json and fabric.txt into this directory")(
         "min-step", po::value(&a.min_step_s), "smallest query step in seconds (default 15)")(
         "max-points", po::value(&a.max_points),
@@ -75,6 +83,12 @@ std::optional<std::string> check_fabric_args(FabricArgs& a, const po::variables_
                fabric::rfc3339(a.to_s);
     if (!a.match.empty() && (a.match.front() != '{' || a.match.back() != '}'))
         return "--match: expected a selector in braces, e.g. '{tor=\"r07\"}'";
+    const auto source = fabric::parse_fabric_source(a.source_text);
+    if (!source) return "--source: expected auto, raw or recorded, not '" + a.source_text + "'";
+    a.source = *source;
+    if (a.source == fabric::FabricSource::recorded && !a.match.empty())
+        return "--source recorded reads the fabric-wide per-ToR series the rules record, which "
+               "--match cannot narrow: use --source raw (or auto) with --match";
     if (!(a.min_step_s >= 1 && a.min_step_s <= 86400))
         return "--min-step: expected 1 to 86400 seconds";
     if (a.max_points < 2 || a.max_points > 10000000) return "--max-points: expected 2 to 10000000";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agent/cli/options.h"
+#include "agent/fabric/fabric_queries.h"
 #include "agent/fabric/prom_client.h"
 
 namespace rh::cli {
@@ -17,7 +18,8 @@ extern const char* const kFabricAbout;
 
 /// The options as given, and what check_fabric_args derives from them.
 struct FabricArgs {
-    std::string url, from_text = "-1h", to_text = "now", match, out_dir;
+    std::string url, from_text = "-1h", to_text = "now", match, out_dir, source_text = "auto";
+    fabric::FabricSource source = fabric::FabricSource::automatic;  ///< parsed --source
     std::vector<std::string> headers;        ///< --header "NAME: VALUE", each as given
     double min_step_s = 15, timeout_s = 30;  ///< --min-step, --timeout: seconds
     /// --max-points: points per series over the whole range (memory); 50,000 keeps 30 days at

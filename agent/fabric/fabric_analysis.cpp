@@ -15,7 +15,8 @@ namespace {
 void set_data_span(const FabricSeries& in, FabricResult& out) {
     std::optional<double> first, last;
     for (const auto* v :
-         {&in.host_info, &in.pause_fraction, &in.probe_errors, &in.probe_p50_s, &in.port_config})
+         {&in.host_info, &in.pause_fraction, &in.probe_errors, &in.probe_p50_s, &in.port_config,
+          &in.pause_pairs_reporting, &in.tor_into_count, &in.config_ports})
         for (const PromSeries& s : *v)
             for (const PromPoint& p : s.points) {
                 if (std::isnan(p.value)) continue;
@@ -33,7 +34,8 @@ FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th) 
     const Topology topo = topology_of(in.host_info);
     std::set<std::string> hosts, without_info;
     for (const auto& [inst, host] : topo.host_of_instance) hosts.insert(topo.host(inst));
-    for (const auto* v : {&in.pause_fraction, &in.probe_errors, &in.probe_p50_s, &in.port_config})
+    for (const auto* v : {&in.pause_fraction, &in.probe_errors, &in.probe_p50_s, &in.port_config,
+                          &in.bad_rows, &in.config_drifting})
         for (const PromSeries& s : *v) {
             const std::string inst = label(s.labels, "instance");
             hosts.insert(topo.host(inst));
@@ -48,17 +50,17 @@ FabricResult analyse_fabric(const FabricSeries& in, const FabricThresholds& th) 
     analyse_pause(in, topo, th, out);
     analyse_mesh(in, topo, th, out);
     analyse_config(in, topo, th, out);
-    if (in.pause_fraction.empty())
+    if (in.pause_fraction.empty() && in.pause_pairs_reporting.empty())
         out.not_judged.push_back(
             {"fabric_pause_storm_origin",
              "no host exported rocehealth_pfc_pause_duration_seconds_total in the range: pause "
              "storms were not judged"});
-    if (in.probe_errors.empty() && in.probe_p50_s.empty())
+    if (in.probe_errors.empty() && in.probe_p50_s.empty() && in.tor_into_count.empty())
         out.not_judged.push_back({"fabric_tor_probes_failing",
                                   "no probe series (rocehealth_probe_errors_total, "
                                   "rocehealth_probe_latency_seconds) in the range: the mesh "
                                   "between ToRs was not judged"});
-    if (in.port_config.empty())
+    if (in.port_config.empty() && in.config_ports.empty())
         out.not_judged.push_back({"fabric_config_drift",
                                   "no port configuration series (rocehealth_netdev_mtu_bytes, "
                                   "rocehealth_pfc_enabled, ...) in the range: configuration "

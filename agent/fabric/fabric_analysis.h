@@ -33,6 +33,27 @@ struct FabricSeries {
     /// rocehealth_port_active_mtu_bytes, rocehealth_pfc_enabled{priority},
     /// rocehealth_port_trust_info{trust}, each with {instance, device, port}.
     std::vector<PromSeries> port_config;
+
+    // The recording rules' series (packaging/prometheus/rocehealth-fabric-rules.yml), the
+    // recorded source (fabric_queries.h FabricSource): what one analysis reads instead of its
+    // raw series above when they are present, so that a fleet's hour costs per ToR, not per row.
+    /// Pause: (instance, priority) pairs with both an rx and a tx share recorded at each step,
+    /// one series: count(rocehealth:pfc_pause_rx_fraction:max_rate1m and
+    /// rocehealth:pfc_pause_tx_fraction:max_rate1m). pause_fraction then holds only the nonzero
+    /// shares of those recorded series (the rest are 0: no origin, no victim).
+    std::vector<PromSeries> pause_pairs_reporting;
+    /// Mesh, per destination ToR {peer_tor}: rocehealth:probe_pairs_into_tor:bad_ratio (0..1)
+    /// and :count (pairs from hosts of other ToRs); per source ToR {tor}:
+    /// rocehealth:probe_tor_rows_out_of_tor:bad_ratio.
+    std::vector<PromSeries> tor_into_bad_ratio, tor_into_count, tor_rows_out_bad_ratio;
+    /// Mesh, the rows of rocehealth:probe_pair_bad_between_tors:2m that were bad (== 1) into
+    /// the ToRs a first pass blamed {instance, tor, peer_tor, peer | dst_tor}: the timeline.
+    std::vector<PromSeries> bad_rows;
+    /// Config: rocehealth:config_value:ports {setting, priority, value}: ports per value.
+    std::vector<PromSeries> config_ports;
+    /// Config: the rows of rocehealth:config_value:port {instance, device, port, netdev,
+    /// setting, priority, value} whose value is not their setting's majority at that step.
+    std::vector<PromSeries> config_drifting;
 };
 
 /// Thresholds, from packaging/prometheus/rocehealth-fabric-rules.yml (why each is what it is is

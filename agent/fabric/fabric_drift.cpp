@@ -102,10 +102,67 @@ Finding drift_finding(const DriftPort& pv, const std::string& host, const std::s
     return f;
 }
 
+std::string too_few_ports(std::size_t most, std::size_t need) {
+    return "too little input: at most " + std::to_string(most) +
+           " port(s) reported a setting; a port unlike the fabric needs a majority to differ "
+           "from, so at least " +
+           std::to_string(need) + " ports must report the same setting";
+}
+
+/// The recorded source: rocehealth:config_value:ports at its last step (the range's end), as
+/// (setting, priority) -> value -> ports, and that step.
+std::map<std::pair<std::string, std::string>, std::map<std::string, std::size_t>> recorded_counts(
+    const FabricSeries& in, std::set<TimeKey>& grid) {
+    for (const PromSeries& s : in.config_ports)
+        for (const auto& [t, n] : values_of(s)) grid.insert(t);
+    std::map<std::pair<std::string, std::string>, std::map<std::string, std::size_t>> counts;
+    if (grid.empty()) return counts;
+    for (const PromSeries& s : in.config_ports)
+        if (const auto n = at(values_of(s), *grid.rbegin()); n && *n >= 1)
+            counts[{label(s.labels, "setting"), label(s.labels, "priority")}]
+                  [label(s.labels, "value")] = static_cast<std::size_t>(std::llround(*n));
+    return counts;
+}
+
+/// The recorded source's drift: the rows of rocehealth:config_value:port unlike their
+/// setting's majority at the range's last step, each since the start of its run of steps
+/// (`grid`: the steps of the per-value counts). A port that drifted and came back has no
+/// point at the last step: its last value is the fabric's, as in the raw source.
+void analyse_config_recorded(const FabricSeries& in, const Topology& topo,
+                             const FabricThresholds& th, FabricResult& out) {
+    std::set<TimeKey> grid;
+    const auto counts = recorded_counts(in, grid);
+    for (const PromSeries& s : in.config_drifting) {
+        const Values v = values_of(s);
+        if (grid.empty() || !at(v, *grid.rbegin())) continue;
+        TimeKey since = *grid.rbegin();
+        for (auto it = grid.rbegin(); it != grid.rend() && at(v, *it); ++it) since = *it;
+        const std::pair<std::string, std::string> sp = {label(s.labels, "setting"),
+                                                        label(s.labels, "priority")};
+        const auto c = counts.find(sp);
+        if (c == counts.end()) continue;
+        std::size_t total = 0;
+        std::string majority;
+        for (const auto& [value, n] : c->second) total += n;
+        for (const auto& [value, n] : c->second)
+            if (static_cast<double>(n) > th.config_majority * static_cast<double>(total))
+                majority = value;
+        const DriftPort pv{label(s.labels, "instance"), label(s.labels, "device"),
+                           label(s.labels, "port"),     label(s.labels, "value"),
+                           label(s.labels, "netdev"),   since};
+        if (majority.empty() || pv.value == majority) continue;
+        const std::string share =
+            std::to_string(c->second.at(majority)) + " of " + std::to_string(total) + " ports";
+        out.findings.push_back(
+            drift_finding(pv, topo.host(pv.instance), sp.first, sp.second, majority, share));
+    }
+}
+
 }  // namespace
 
 void analyse_config(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
                     FabricResult& out) {
+    if (!in.config_ports.empty()) return analyse_config_recorded(in, topo, th, out);
     for (const auto& [sp, ports] : last_config_values(in)) {
         const auto& [setting, priority] = sp;
         std::map<std::string, std::size_t> counts;
@@ -129,20 +186,27 @@ void analyse_config(const FabricSeries& in, const Topology& topo, const FabricTh
 /// more than 1 / (1 - th.config_majority) ports (3 at a majority of half). No configuration
 /// series at all is analyse_fabric's "no port configuration series" instead.
 std::string config_too_little(const FabricSeries& in, const FabricThresholds& th) {
-    if (in.port_config.empty()) return "";
     const auto need = static_cast<std::size_t>(std::floor(1 / (1 - th.config_majority))) + 1;
+    std::size_t most = 0;
+    if (!in.config_ports.empty()) {
+        // Recorded: the most ports that reported one setting at one step.
+        std::map<std::pair<std::string, std::string>, std::map<TimeKey, double>> per_setting;
+        for (const PromSeries& s : in.config_ports)
+            for (const auto& [t, n] : values_of(s))
+                per_setting[{label(s.labels, "setting"), label(s.labels, "priority")}][t] += n;
+        for (const auto& [sp, by_t] : per_setting)
+            for (const auto& [t, n] : by_t)
+                most = std::max(most, static_cast<std::size_t>(std::llround(std::max(0.0, n))));
+        return most >= need ? "" : too_few_ports(most, need);
+    }
+    if (in.port_config.empty()) return "";
     // (series name, priority) -> its ports (instance, device, port)
     std::map<std::pair<std::string, std::string>, std::set<std::vector<std::string>>> ports;
     for (const PromSeries& s : in.port_config)
         ports[{label(s.labels, "__name__"), label(s.labels, "priority")}].insert(
             {label(s.labels, "instance"), label(s.labels, "device"), label(s.labels, "port")});
-    std::size_t most = 0;
     for (const auto& [k, p] : ports) most = std::max(most, p.size());
-    if (most >= need) return "";
-    return "too little input: at most " + std::to_string(most) +
-           " port(s) reported a setting; a port unlike the fabric needs a majority to differ "
-           "from, so at least " +
-           std::to_string(need) + " ports must report the same setting";
+    return most >= need ? "" : too_few_ports(most, need);
 }
 
 }  // namespace rh::fabric::detail

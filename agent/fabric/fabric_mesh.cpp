@@ -9,12 +9,15 @@ namespace rh::fabric::detail {
 
 namespace {
 
+/// The recorded rows' series: a pair the recording rules judged bad (failed or slow).
+constexpr const char* kRecordedBad = "rocehealth:probe_pair_bad_between_tors:2m";
+
 struct PairRows {
     std::string src_instance, dst_label, dst_tor;  ///< dst_label: the peer or "ToR T"
     std::vector<Values> errors;
     std::vector<std::pair<std::string, Values>> p50;  ///< (median group, values)
     std::optional<TimeKey> bad_since;
-    std::string why;  ///< "failed" or "slow"
+    std::string why;  ///< "failed", "slow" or kRecordedBad (the rules judged it)
     double value = 0;
 };
 
@@ -25,6 +28,9 @@ struct MeshInput {
     std::map<std::string, std::vector<const Values*>> groups;  // median group -> series
     std::vector<Values> p50_store;                             // what `groups` points into
     std::set<TimeKey> times;                                   // every time a pair has a value
+    bool recorded = false;  ///< from the recording rules' per-ToR series (collect_recorded)
+    /// The recorded source's per-ToR values: pairs into, their bad share, rows out bad share.
+    std::map<std::string, Values> into_count, into_bad_ratio, rows_out_bad_ratio;
 };
 
 /// Fills `m` (in place: `groups` points into `p50_store`).
@@ -104,7 +110,7 @@ std::map<std::string, double> medians_at(const MeshInput& m, TimeKey t) {
 struct MeshCounts {
     std::map<std::string, std::pair<std::size_t, std::size_t>> into;  // tor -> bad, count
     // Per-destination-ToR rows (mesh.peers_file) by their source's ToR: bad, count.
-    std::map<std::string, std::pair<std::size_t, std::size_t>> tor_rows_out;
+    std::map<std::string, double> tor_rows_out_ratio;
     std::size_t bad_all = 0, count_all = 0;
 };
 
@@ -114,6 +120,7 @@ MeshCounts count_pairs_at(MeshInput& m, TimeKey t, const Topology& topo,
                           const FabricThresholds& th) {
     const std::map<std::string, double> median = medians_at(m, t);
     MeshCounts c;
+    std::map<std::string, std::pair<std::size_t, std::size_t>> rows_out;  // bad, count
     for (auto& [k, p] : m.pairs) {
         bool present = false, bad = false;
         for (const Values& v : p.errors)
@@ -140,13 +147,15 @@ MeshCounts count_pairs_at(MeshInput& m, TimeKey t, const Topology& topo,
         b += bad;
         ++n;
         if (p.dst_label == "ToR " + p.dst_tor) {
-            auto& [ob, on] = c.tor_rows_out[topo.tor(p.src_instance)];
+            auto& [ob, on] = rows_out[topo.tor(p.src_instance)];
             ob += bad;
             ++on;
         }
         c.bad_all += bad;
         ++c.count_all;
     }
+    for (const auto& [tor, bc] : rows_out)
+        c.tor_rows_out_ratio[tor] = static_cast<double>(bc.first) / static_cast<double>(bc.second);
     return c;
 }
 
@@ -155,11 +164,9 @@ bool tor_condition(const std::string& tor, const MeshCounts& c, const FabricThre
     const auto& bc = c.into.at(tor);
     const double ratio = static_cast<double>(bc.first) / static_cast<double>(bc.second);
     const std::size_t other = c.count_all - bc.second;
-    const auto rows_out = c.tor_rows_out.find(tor);
+    const auto rows_out = c.tor_rows_out_ratio.find(tor);
     const bool one_host =
-        rows_out != c.tor_rows_out.end() && static_cast<double>(rows_out->second.first) /
-                                                    static_cast<double>(rows_out->second.second) <=
-                                                th.tor_rows_out_bad_ratio;
+        rows_out != c.tor_rows_out_ratio.end() && rows_out->second <= th.tor_rows_out_bad_ratio;
     return other > 0 && ratio > th.tor_bad_ratio && bc.second >= th.tor_min_pairs &&
            static_cast<double>(c.bad_all - bc.first) / static_cast<double>(other) <=
                th.elsewhere_vs_tor * ratio &&
@@ -183,17 +190,22 @@ Finding tor_finding(const std::string& tor, const MeshCounts& c, TimeKey since, 
     std::sort(bad_pairs.begin(), bad_pairs.end(),
               [](const PairRows* a, const PairRows* b) { return *a->bad_since < *b->bad_since; });
     for (const PairRows* p : bad_pairs) {
-        const bool failed = p->why == "failed";
+        const bool failed = p->why == "failed", recorded = p->why == kRecordedBad;
         TimelineEvent e =
-            event_at(*p->bad_since, topo.host(p->src_instance),
-                     "probes to " + p->dst_label + " (ToR " + tor + ") " +
-                         (failed ? "failed"
-                                 : "slow: p50 over " + number_text(th.slow_vs_median) +
-                                       "x the fabric's median"),
-                     failed ? number_text(p->value) : number_text(p->value * 1e6),
-                     failed ? "errors in 2 m" : "us",
-                     failed ? "rocehealth_probe_errors_total"
-                            : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
+            recorded ? event_at(*p->bad_since, topo.host(p->src_instance),
+                                "probes to " + p->dst_label + " (ToR " + tor +
+                                    ") failed or were slow (over " +
+                                    number_text(th.slow_vs_median) + "x the fabric's median p50)",
+                                "1", "bad in 2 m", kRecordedBad)
+                     : event_at(*p->bad_since, topo.host(p->src_instance),
+                                "probes to " + p->dst_label + " (ToR " + tor + ") " +
+                                    (failed ? "failed"
+                                            : "slow: p50 over " + number_text(th.slow_vs_median) +
+                                                  "x the fabric's median"),
+                                failed ? number_text(p->value) : number_text(p->value * 1e6),
+                                failed ? "errors in 2 m" : "us",
+                                failed ? "rocehealth_probe_errors_total"
+                                       : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
         e.labels = {{"tor", tor}, {"peer", p->dst_label}};
         f.timeline.push_back(std::move(e));
     }
@@ -203,7 +215,9 @@ Finding tor_finding(const std::string& tor, const MeshCounts& c, TimeKey since, 
                 percent_text(ratio) + " %), pairs into other ToRs " + percent_text(elsewhere) +
                 " %: suspect the ToR, not its hosts";
     f.evidence.push_back({"bad_pairs_into_tor", std::to_string(bc.first), "",
-                          "rocehealth_probe_errors_total, rocehealth_probe_latency_seconds"});
+                          m.recorded ? "rocehealth:probe_pairs_into_tor:bad_ratio x :count"
+                                     : "rocehealth_probe_errors_total, "
+                                       "rocehealth_probe_latency_seconds"});
     f.evidence.push_back(
         {"pairs_into_tor", std::to_string(bc.second), "", "pairs from hosts of other ToRs"});
     f.evidence.push_back({"bad_share_into_tor", percent_text(ratio), "%", ""});
@@ -218,32 +232,104 @@ Finding tor_finding(const std::string& tor, const MeshCounts& c, TimeKey since, 
     return f;
 }
 
-/// Why the ToR rule had too little input to be judged ("" when it had enough): it needs at
-/// least th.tor_min_pairs pairs into one ToR from hosts under other ToRs, pairs into another
-/// ToR to compare with, over at least the rule's hold. No probe series at all is
-/// analyse_fabric's "no probe series" instead.
-std::string mesh_too_little(const FabricSeries& in, const MeshInput& m,
-                            const FabricThresholds& th) {
-    if (in.probe_errors.empty() && in.probe_p50_s.empty()) return "";
-    std::map<std::string, std::size_t> per_tor;
-    for (const auto& [k, p] : m.pairs) ++per_tor[p.dst_tor];
+/// The "too little input" text, or "" when `per_tor` (pairs into each ToR from hosts under
+/// other ToRs) and `span_s` meet the rule's minimum: at least th.tor_min_pairs pairs into one
+/// ToR, pairs into another ToR to compare with, over at least the rule's hold.
+std::string mesh_minimum(const std::map<std::string, std::size_t>& per_tor, double span_s,
+                         const std::string& seen, const FabricThresholds& th) {
     std::string most_tor;
     std::size_t most = 0;
     for (const auto& [tor, n] : per_tor)
         if (n > most) most = n, most_tor = tor;
-    const double span_s = m.times.empty() ? 0 : seconds_of(*m.times.rbegin() - *m.times.begin());
     if (most >= th.tor_min_pairs && per_tor.size() >= 2 && span_s >= th.hold_s) return "";
-    return "too little input: " + std::to_string(in.probe_errors.size() + in.probe_p50_s.size()) +
-           " probe series gave " + std::to_string(m.pairs.size()) + " pair(s) between ToRs into " +
-           std::to_string(per_tor.size()) + " ToR(s), at most " + std::to_string(most) +
-           " into one" + (most_tor.empty() ? "" : " (" + most_tor + ")") + ", over " +
-           number_text(span_s) + " s of points; the rule needs at least " +
-           std::to_string(th.tor_min_pairs) +
+    return "too little input: " + seen + " into " + std::to_string(per_tor.size()) +
+           " ToR(s), at most " + std::to_string(most) + " into one" +
+           (most_tor.empty() ? "" : " (" + most_tor + ")") + ", over " + number_text(span_s) +
+           " s of points; the rule needs at least " + std::to_string(th.tor_min_pairs) +
            " pairs into a ToR from hosts under other ToRs, pairs into another ToR to compare "
            "with, over at least " +
-           number_text(th.hold_s) +
-           " s (its hold). A pair counts when rocehealth_host_info names the ToRs of both ends "
-           "(peers outside --match have none)";
+           number_text(th.hold_s) + " s (its hold)";
+}
+
+/// Why the ToR rule had too little input to be judged ("" when it had enough). No probe series
+/// at all is analyse_fabric's "no probe series" instead.
+std::string mesh_too_little(const FabricSeries& in, const MeshInput& m,
+                            const FabricThresholds& th) {
+    const double span_s = m.times.empty() ? 0 : seconds_of(*m.times.rbegin() - *m.times.begin());
+    std::map<std::string, std::size_t> per_tor;
+    if (m.recorded) {
+        // The most pairs the rules counted into each ToR at one step.
+        for (const auto& [tor, counts] : m.into_count)
+            for (const auto& [t, n] : counts)
+                per_tor[tor] = std::max(per_tor[tor], static_cast<std::size_t>(std::max(0.0, n)));
+        return mesh_minimum(per_tor, span_s,
+                            "rocehealth:probe_pairs_into_tor:count counted pairs between ToRs", th);
+    }
+    if (in.probe_errors.empty() && in.probe_p50_s.empty()) return "";
+    for (const auto& [k, p] : m.pairs) ++per_tor[p.dst_tor];
+    const std::string why = mesh_minimum(
+        per_tor, span_s,
+        std::to_string(in.probe_errors.size() + in.probe_p50_s.size()) + " probe series gave " +
+            std::to_string(m.pairs.size()) + " pair(s) between ToRs",
+        th);
+    return why.empty() ? why
+                       : why +
+                             ". A pair counts when rocehealth_host_info names the ToRs of both "
+                             "ends (peers outside --match have none)";
+}
+
+/// The recorded source (FabricSeries::tor_into_*): the steps are those of the per-ToR counts,
+/// and the pairs are the bad rows a second pass fetched (FabricSeries::bad_rows), if any.
+void collect_recorded(const FabricSeries& in, MeshInput& m) {
+    m.recorded = true;
+    const auto by_tor = [](const std::vector<PromSeries>& series, const char* tor_label,
+                           std::map<std::string, Values>& into) {
+        for (const PromSeries& s : series) {
+            Values& v = into[label(s.labels, tor_label)];
+            for (const auto& [t, x] : values_of(s)) v[t] = x;  // one fabric: one series a ToR
+        }
+    };
+    by_tor(in.tor_into_count, "peer_tor", m.into_count);
+    by_tor(in.tor_into_bad_ratio, "peer_tor", m.into_bad_ratio);
+    by_tor(in.tor_rows_out_bad_ratio, "tor", m.rows_out_bad_ratio);
+    for (const auto& [tor, v] : m.into_count)
+        for (const auto& [t, n] : v) m.times.insert(t);
+    for (const PromSeries& s : in.bad_rows) {
+        const std::string inst = label(s.labels, "instance"), dst_tor = label(s.labels, "dst_tor");
+        std::string dst = dst_tor.empty() ? label(s.labels, "peer") : "ToR " + dst_tor;
+        if (dst_tor.empty() && dst.rfind(':') != std::string::npos) dst.resize(dst.rfind(':'));
+        PairRows& p = m.pairs[{inst, dst}];
+        p.src_instance = inst;
+        p.dst_label = dst;
+        p.dst_tor = label(s.labels, "peer_tor");
+        p.why = kRecordedBad;
+        p.errors.push_back(values_of(s));
+    }
+}
+
+/// The per-ToR counts the rules recorded at `t` (bad = ratio x count, as the rules' avg is
+/// bad / count), and each recorded row's bad run: a row is bad at the steps it has a point.
+MeshCounts recorded_counts_at(MeshInput& m, TimeKey t) {
+    MeshCounts c;
+    for (const auto& [tor, counts] : m.into_count) {
+        const auto n = at(counts, t);
+        const auto r = m.into_bad_ratio.count(tor) ? at(m.into_bad_ratio.at(tor), t) : std::nullopt;
+        if (!n || *n < 1 || !r) continue;
+        const auto count = static_cast<std::size_t>(std::llround(*n));
+        const auto bad = static_cast<std::size_t>(std::llround(*r * *n));
+        c.into[tor] = {bad, count};
+        c.bad_all += bad;
+        c.count_all += count;
+    }
+    for (const auto& [tor, ratios] : m.rows_out_bad_ratio)
+        if (const auto r = at(ratios, t)) c.tor_rows_out_ratio[tor] = *r;
+    for (auto& [k, p] : m.pairs) {
+        const bool bad = std::any_of(p.errors.begin(), p.errors.end(),
+                                     [&](const Values& v) { return at(v, t).has_value(); });
+        if (bad && !p.bad_since) p.bad_since = t;
+        if (!bad) p.bad_since.reset();
+    }
+    return c;
 }
 
 }  // namespace
@@ -251,11 +337,14 @@ std::string mesh_too_little(const FabricSeries& in, const MeshInput& m,
 void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
                   FabricResult& out) {
     MeshInput m;
-    collect_mesh(in, topo, m);
+    if (in.tor_into_count.empty())
+        collect_mesh(in, topo, m);
+    else
+        collect_recorded(in, m);
     std::map<std::string, HeldCondition> tor_state;
     bool found = false;
     for (const TimeKey t : m.times) {
-        const MeshCounts c = count_pairs_at(m, t, topo, th);
+        const MeshCounts c = m.recorded ? recorded_counts_at(m, t) : count_pairs_at(m, t, topo, th);
         for (const auto& [tor, bc] : c.into) {
             HeldCondition& st = tor_state[tor];
             const bool fired_before = st.fired_at.has_value();

@@ -139,15 +139,29 @@ Finding pause_finding(const std::pair<std::string, std::string>& key, const Paus
 
 /// Why the pause rule had too little input to be judged ("" when it had enough): it needs a
 /// host's rx and tx shares (the origin sends pause while not paused itself) over at least the
-/// rule's hold. No input at all is analyse_fabric's "no host exported" instead.
+/// rule's hold. From the raw source, the pairs with both come from the shares themselves; from
+/// the recorded source (which sends only nonzero shares) from its count of pairs with both
+/// recorded. No input at all is analyse_fabric's "no host exported" instead.
 std::string pause_too_little(const FabricSeries& in, const PauseHosts& hosts,
-                             const std::set<TimeKey>& times, const FabricThresholds& th) {
-    if (in.pause_fraction.empty()) return "";
-    std::size_t both = 0;
-    for (const auto& [key, h] : hosts) both += !h.rx.empty() && !h.tx.empty();
+                             std::set<TimeKey> times, const FabricThresholds& th) {
+    std::size_t both = 0, pairs = hosts.size();
+    if (!in.pause_pairs_reporting.empty()) {
+        times.clear();
+        pairs = 0;
+        for (const PromSeries& s : in.pause_pairs_reporting)
+            for (const auto& [t, n] : values_of(s)) {
+                times.insert(t);
+                pairs = std::max(pairs, static_cast<std::size_t>(std::max(0.0, n)));
+            }
+        both = pairs;
+    } else if (in.pause_fraction.empty()) {
+        return "";
+    } else {
+        for (const auto& [key, h] : hosts) both += !h.rx.empty() && !h.tx.empty();
+    }
     const double span_s = times.empty() ? 0 : seconds_of(*times.rbegin() - *times.begin());
     if (both > 0 && span_s >= th.hold_s) return "";
-    return "too little input: pause shares of " + std::to_string(hosts.size()) +
+    return "too little input: pause shares of " + std::to_string(pairs) +
            " host/priority pair(s), " + std::to_string(both) + " with both rx and tx, over " +
            number_text(span_s) +
            " s of points; the rule needs a host's rx and tx (it sends "

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string_view>
 
 namespace rh::fabric {
 
@@ -104,25 +106,170 @@ std::vector<Note> skipped_at_step(double step_s, std::size_t max_points) {
     return out;
 }
 
-Status fetch_fabric_series(const PromClient& client, const std::string& match, double from_s,
-                           double to_s, double step_s, FabricSeries& out, std::size_t& points) {
-    for (const FabricQuery& q : fabric_queries(match, step_s)) {
-        auto r = client.query_range(q.promql, from_s, to_s, step_s);
-        if (!r) {
-            Error e = r.error();
-            e.op = q.name;
-            return e;
+std::optional<FabricSource> parse_fabric_source(const std::string& text) {
+    if (text == "auto") return FabricSource::automatic;
+    if (text == "raw") return FabricSource::raw;
+    if (text == "recorded") return FabricSource::recorded;
+    return std::nullopt;
+}
+
+std::vector<FabricQuery> recorded_queries() {
+    return {
+        {"pause_pairs_reporting",
+         "count(rocehealth:pfc_pause_rx_fraction:max_rate1m and on (fabric, instance, priority) "
+         "rocehealth:pfc_pause_tx_fraction:max_rate1m)"},
+        {"pause_fraction",
+         "label_replace(rocehealth:pfc_pause_rx_fraction:max_rate1m > 0, \"direction\", \"rx\", "
+         "\"\", \"\") or label_replace(rocehealth:pfc_pause_tx_fraction:max_rate1m > 0, "
+         "\"direction\", \"tx\", \"\", \"\")"},
+        {"tor_into_count", "rocehealth:probe_pairs_into_tor:count"},
+        {"tor_into_bad_ratio", "rocehealth:probe_pairs_into_tor:bad_ratio"},
+        {"tor_rows_out_bad_ratio", "rocehealth:probe_tor_rows_out_of_tor:bad_ratio"},
+        {"config_ports", "rocehealth:config_value:ports"},
+        {"config_drifting",
+         "rocehealth:config_value:port unless on (fabric, setting, priority, value) "
+         "rocehealth:config_value:majority"},
+    };
+}
+
+std::string promql_regex_literal(const std::string& value) {
+    std::string out;
+    for (const char c : value) {
+        // RE2 metacharacters are escaped with a backslash, itself doubled in the PromQL string.
+        if (c == '\\') {
+            out += "\\\\\\\\";  // regex \\ in a PromQL string
+            continue;
         }
-        for (const PromSeries& s : *r) points += s.points.size();
-        std::vector<PromSeries>& into = q.name == "host_info"        ? out.host_info
-                                        : q.name == "pause_fraction" ? out.pause_fraction
-                                        : q.name == "probe_errors"   ? out.probe_errors
-                                        : q.name == "probe_p50_s"    ? out.probe_p50_s
-                                                                     : out.port_config;
-        into = std::move(*r);
-        if (q.name == "host_info" && !match.empty() && out.host_info.empty()) break;
+        if (std::string_view(".+*?()|[]{}^$").find(c) != std::string_view::npos) out += "\\\\";
+        if (c == '"') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+namespace {
+
+/// The member of `out` a query of either source fills.
+std::vector<PromSeries>& member(FabricSeries& out, const std::string& name) {
+    static const std::map<std::string, std::vector<PromSeries> FabricSeries::*> members = {
+        {"host_info", &FabricSeries::host_info},
+        {"pause_fraction", &FabricSeries::pause_fraction},
+        {"probe_errors", &FabricSeries::probe_errors},
+        {"probe_p50_s", &FabricSeries::probe_p50_s},
+        {"port_config", &FabricSeries::port_config},
+        {"pause_pairs_reporting", &FabricSeries::pause_pairs_reporting},
+        {"tor_into_count", &FabricSeries::tor_into_count},
+        {"tor_into_bad_ratio", &FabricSeries::tor_into_bad_ratio},
+        {"tor_rows_out_bad_ratio", &FabricSeries::tor_rows_out_bad_ratio},
+        {"bad_rows", &FabricSeries::bad_rows},
+        {"config_ports", &FabricSeries::config_ports},
+        {"config_drifting", &FabricSeries::config_drifting},
+    };
+    return out.*members.at(name);
+}
+
+/// Sends `q` into its member of `out`, counting what it cost.
+Status run_query(const PromClient& client, const FabricQuery& q, double from_s, double to_s,
+                 double step_s, std::size_t page_points, FabricSeries& out, FabricFetch& got) {
+    got.sent.push_back(q);
+    const auto points = static_cast<std::size_t>(std::floor((to_s - from_s) / step_s)) + 1;
+    got.requests += (points + std::max<std::size_t>(page_points, 1) - 1) /
+                    std::max<std::size_t>(page_points, 1);
+    auto r = client.query_range(q.promql, from_s, to_s, step_s);
+    if (!r) {
+        Error e = r.error();
+        e.op = q.name;
+        return e;
+    }
+    for (const PromSeries& s : *r) got.points += s.points.size();
+    member(out, q.name) = std::move(*r);
+    return ok_status();
+}
+
+/// One analysis: its raw queries, its recorded ones (the first checks presence), the rule it
+/// feeds and where the source is written.
+struct Analysis {
+    std::vector<std::string> raw, recorded;
+    const char* rule;
+    std::string FabricFetch::*source;
+};
+
+const std::vector<Analysis>& analyses() {
+    static const std::vector<Analysis> all = {
+        {{"pause_fraction"},
+         {"pause_pairs_reporting", "pause_fraction"},
+         "fabric_pause_storm_origin",
+         &FabricFetch::pause_source},
+        {{"probe_errors", "probe_p50_s"},
+         {"tor_into_count", "tor_into_bad_ratio", "tor_rows_out_bad_ratio"},
+         "fabric_tor_probes_failing",
+         &FabricFetch::mesh_source},
+        {{"port_config"},
+         {"config_ports", "config_drifting"},
+         "fabric_config_drift",
+         &FabricFetch::config_source},
+    };
+    return all;
+}
+
+const FabricQuery& named(const std::vector<FabricQuery>& qs, const std::string& name) {
+    return *std::find_if(qs.begin(), qs.end(),
+                         [&](const FabricQuery& q) { return q.name == name; });
+}
+
+}  // namespace
+
+Status fetch_fabric_series(const PromClient& client, const std::string& match, double from_s,
+                           double to_s, double step_s, FabricSource source, std::size_t page_points,
+                           FabricSeries& out, FabricFetch& got) {
+    const std::vector<FabricQuery> raw = fabric_queries(match, step_s), rec = recorded_queries();
+    if (auto st =
+            run_query(client, named(raw, "host_info"), from_s, to_s, step_s, page_points, out, got);
+        !st)
+        return st;
+    if (!match.empty() && out.host_info.empty()) return ok_status();
+    // The recorded per-ToR series are fleet-wide: a --match narrows raw series only.
+    if (!match.empty()) source = FabricSource::raw;
+    for (const Analysis& a : analyses()) {
+        bool recorded = false;
+        if (source != FabricSource::raw) {
+            if (auto st = run_query(client, named(rec, a.recorded.front()), from_s, to_s, step_s,
+                                    page_points, out, got);
+                !st)
+                return st;
+            recorded = !member(out, a.recorded.front()).empty();
+        }
+        if (!recorded && source == FabricSource::recorded) {
+            got.*a.source = "recorded";
+            got.not_judged.push_back(
+                {a.rule, "--source recorded: the range has no " +
+                             named(rec, a.recorded.front()).promql +
+                             " (packaging/prometheus/rocehealth-fabric-rules.yml is not loaded, "
+                             "or was not evaluated over this range): load the rules, or use "
+                             "--source raw"});
+            continue;
+        }
+        got.*a.source = recorded ? "recorded" : "raw";
+        const std::vector<std::string>& names = recorded ? a.recorded : a.raw;
+        for (std::size_t i = recorded ? 1 : 0; i < names.size(); ++i)
+            if (auto st = run_query(client, named(recorded ? rec : raw, names[i]), from_s, to_s,
+                                    step_s, page_points, out, got);
+                !st)
+                return st;
     }
     return ok_status();
+}
+
+Status fetch_bad_rows(const PromClient& client, const std::vector<std::string>& tors, double from_s,
+                      double to_s, double step_s, std::size_t page_points, FabricSeries& out,
+                      FabricFetch& got) {
+    if (tors.empty()) return ok_status();
+    std::string alternatives;
+    for (const std::string& t : tors)
+        alternatives += (alternatives.empty() ? "" : "|") + promql_regex_literal(t);
+    const FabricQuery q{"bad_rows", "rocehealth:probe_pair_bad_between_tors:2m{peer_tor=~\"" +
+                                        alternatives + "\"} == 1"};
+    return run_query(client, q, from_s, to_s, step_s, page_points, out, got);
 }
 
 }  // namespace rh::fabric

@@ -1,8 +1,10 @@
 // The PromQL `rocehealth fabric` runs, on the agents' raw series (so it works where the fabric
-// recording rules are not loaded), and fetching them into FabricSeries.
+// recording rules are not loaded) or on the rules' recorded series (a fleet), and fetching them
+// into FabricSeries.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,11 +62,48 @@ inline constexpr double kLookbackS = 300;
 /// data.
 std::vector<Note> skipped_at_step(double step_s, std::size_t max_points);
 
-/// Runs every query of fabric_queries() into the matching member of `out`; `points` counts the
-/// points received. The first error stops (Error as PromClient::query_range; its op is set to
-/// the query's name). With a `match` that no rocehealth_host_info matches (the first query),
-/// the others are not sent: each is joined with it, so they would be empty too.
+/// Where the analyses read from. `raw`: the agents' series (fabric_queries(); any server that
+/// holds them). `recorded`: the series rocehealth-fabric-rules.yml records (recorded_queries();
+/// the rules loaded into the server or vmalert), per ToR and only the nonzero or drifting rows,
+/// so an hour of a 10,000-host fleet is a few thousand series instead of millions. `automatic`:
+/// each analysis reads its recorded series when the range has them, else its raw ones; with a
+/// --match every analysis reads raw (the recorded per-ToR series are fleet-wide).
+enum class FabricSource { automatic, raw, recorded };
+
+/// "auto", "raw", "recorded" -> the source; nullopt for anything else.
+std::optional<FabricSource> parse_fabric_source(const std::string& text);
+
+/// The recorded source's queries, by analysis: the first of each is its presence check
+/// (pause_pairs_reporting, tor_into_count, config_ports; FabricSeries names them).
+std::vector<FabricQuery> recorded_queries();
+
+/// What one fetch did: each analysis' source ("raw" or "recorded"), the queries sent in order,
+/// points received and requests made (queries x pages).
+struct FabricFetch {
+    std::string pause_source, mesh_source, config_source;
+    std::vector<FabricQuery> sent;
+    std::size_t points = 0, requests = 0;
+    /// Analyses that read nothing because `recorded` was asked and the range has no recorded
+    /// series of theirs (subject: the rule id; for add_not_judged).
+    std::vector<Note> not_judged;
+};
+
+/// Runs the queries of `source` into the matching members of `out`, pages of `page_points`
+/// points (FabricFetch::requests counts them). The first error stops (Error as
+/// PromClient::query_range; its op is set to the query's name). With a `match` that no
+/// rocehealth_host_info matches (the first query), the others are not sent: each is joined
+/// with it, so they would be empty too.
 Status fetch_fabric_series(const PromClient& client, const std::string& match, double from_s,
-                           double to_s, double step_s, FabricSeries& out, std::size_t& points);
+                           double to_s, double step_s, FabricSource source, std::size_t page_points,
+                           FabricSeries& out, FabricFetch& got);
+
+/// The recorded mesh's second pass: the bad rows into `tors` (rule fabric_tor_probes_failing's
+/// blamed ToRs) into out.bad_rows, for their timeline. Errors as fetch_fabric_series.
+Status fetch_bad_rows(const PromClient& client, const std::vector<std::string>& tors, double from_s,
+                      double to_s, double step_s, std::size_t page_points, FabricSeries& out,
+                      FabricFetch& got);
+
+/// `value` as a PromQL regex matching itself only, inside a double-quoted string literal.
+std::string promql_regex_literal(const std::string& value);
 
 }  // namespace rh::fabric

@@ -42,8 +42,7 @@ void to_json(nlohmann::json& doc, const FabricReport& r) {
     const FabricAsked& asked = r.asked;
     doc = r.diagnosis;
     nlohmann::json queries = nlohmann::json::array();
-    for (const auto& q : fabric::fabric_queries(asked.match, asked.step_s))
-        queries.push_back({{"name", q.name}, {"promql", q.promql}});
+    for (const auto& q : asked.queries) queries.push_back({{"name", q.name}, {"promql", q.promql}});
     doc["fabric"] = {
         {"prometheus", asked.url},
         {"from", fabric::rfc3339(asked.from_s)},
@@ -55,6 +54,10 @@ void to_json(nlohmann::json& doc, const FabricReport& r) {
         {"step_s", asked.step_s},
         {"match", asked.match},
         {"requests", asked.requests},
+        {"sources",
+         {{"pause", asked.pause_source},
+          {"mesh", asked.mesh_source},
+          {"config", asked.config_source}}},
         {"queries", queries}};
 }
 

@@ -6,10 +6,12 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "agent/fabric/fabric_analysis.h"
+#include "agent/fabric/fabric_queries.h"
 #include "agent/reports/diagnose_report.h"
 
 namespace rh {
@@ -23,6 +25,10 @@ struct FabricAsked {
     std::string match;
     std::size_t points = 0;
     std::size_t requests = 0;
+    /// What was sent (fabric::FabricFetch::sent) and each analysis' source ("raw" or
+    /// "recorded", "" when not asked).
+    std::vector<fabric::FabricQuery> queries;
+    std::string pause_source, mesh_source, config_source;
     /// The first and last point found (FabricResult::data_first_s/data_last_s; 0: none).
     double data_from_s = 0, data_to_s = 0;
 };
@@ -39,7 +45,8 @@ FabricReport fabric_report(const fabric::FabricResult& fr, FabricAsked asked);
 
 /// The diagnosis' JSON (its "span": the data found, else the range asked) plus "fabric":
 /// {prometheus, from, to (RFC 3339: the range asked), data_from, data_to (RFC 3339: the first
-/// and last point found, null when none), step_s, match, requests, queries [{name, promql}]}.
+/// and last point found, null when none), step_s, match, requests, sources {pause, mesh,
+/// config: "raw" | "recorded"}, queries [{name, promql}] (as sent, in order)}.
 void to_json(nlohmann::json& j, const FabricReport& r);
 
 /// diagnose's text rendering of the diagnosis, its verdict line naming this command; its

@@ -179,5 +179,30 @@ want_victims=$(jq -c '[.timeline[] | select(.rule == "fabric_pause_storm_origin"
 [ "$(recorded rocehealth:pause_storm_victim:rx_fraction)" = "$want_victims" ] ||
   fail "recorded storm victims $(recorded rocehealth:pause_storm_victim:rx_fraction), fabric's: $want_victims"
 
+# --- fabric on the rules' recorded series (--source recorded; auto picks them now) ----------
+# The series the replay recorded are what a fleet's fabric reads (per ToR, nonzero pause shares,
+# drifting ports only): the same findings as the raw series on Prometheus, the ToR's timeline
+# its bad rows, and each analysis says it read them.
+run_fabric "$vm_url" vm_rec --source recorded
+run_fabric "$vm_url" vm_auto
+[ "$vm_rec_rc" = 1 ] || fail "--source recorded: exit $vm_rec_rc, expected 1: $(cat "$work/vm_rec.err")"
+for n in vm_rec vm_auto; do
+  jq -e '.fabric.sources == {"pause": "recorded", "mesh": "recorded", "config": "recorded"}' \
+    "$work/$n.json" >/dev/null || fail "$n: sources $(jq -c .fabric.sources "$work/$n.json"), expected all recorded"
+  [ "$(jq -c "$findings" "$work/$n.json")" = "$(jq -c "$findings" "$work/prom.json")" ] ||
+    fail "$n: findings differ from Prometheus' raw ones: $(jq -c "$findings" "$work/$n.json") vs $(jq -c "$findings" "$work/prom.json")"
+  tl='[.timeline[] | [.rule, .host]] | sort'
+  [ "$(jq -c "$tl" "$work/$n.json")" = "$(jq -c "$tl" "$work/prom.json")" ] ||
+    fail "$n: timeline differs from Prometheus' raw one: $(jq -c "$tl" "$work/$n.json") vs $(jq -c "$tl" "$work/prom.json")"
+  jq -e '[.timeline[] | select(.rule == "fabric_pause_storm_origin") | .t] | . == sort' "$work/$n.json" >/dev/null ||
+    fail "$n: storm timeline not in time order"
+  jq -n -e --argjson p "$(jq -c "$opened" "$work/prom.json")" --argjson v "$(jq -c "$opened" "$work/$n.json")" \
+    '[$p | to_entries[] | ($v[.key] // 1e18) - .value | fabs <= 60] | all' >/dev/null ||
+    fail "$n: opened times more than 60 s from Prometheus' raw ones: $(jq -c "$opened" "$work/$n.json")"
+done
+jq -e '[.fabric.queries[].name] | index("bad_rows") != null and index("probe_errors") == null' \
+  "$work/vm_rec.json" >/dev/null ||
+  fail "--source recorded sent raw row queries or no bad_rows pass: $(jq -c '[.fabric.queries[].name]' "$work/vm_rec.json")"
+
 [ "$failed" = 0 ] && echo "test_fabric_vm: ok ($(jq -r '.findings | length' "$work/vm.json") findings on both engines, $(jq -r 'length' <<<"$alerts") alerts from vmalert)"
 exit "$failed"
