@@ -37,7 +37,9 @@ struct MeshInput {
 void collect_mesh(const FabricSeries& in, const Topology& topo, MeshInput& m) {
     // Instances with per-destination-ToR rows run the topology-aware mesh (mesh.peers_file):
     // their per-peer rows are their own ToR's peers, named by address (agent/daemon/README.md),
-    // never between ToRs, so an address there is no unknown peer worth a note.
+    // never between ToRs, so they make no pair (as in rocehealth:probe_pair_bad_by_tor:2m, which
+    // leaves them out before its join) and an address there is no unknown peer worth a note.
+    // They still count in the per-peer median.
     std::set<std::string> tor_mesh_instances;
     for (const auto* rows : {&in.probe_errors, &in.probe_p50_s})
         for (const PromSeries& s : *rows)
@@ -47,12 +49,13 @@ void collect_mesh(const FabricSeries& in, const Topology& topo, MeshInput& m) {
         const std::string inst = label(l, "instance"), src_tor = topo.tor(inst);
         std::string dst_tor = label(l, "dst_tor"), dst = "ToR " + dst_tor;
         if (dst_tor.empty()) {
+            if (tor_mesh_instances.count(inst)) return nullptr;
             std::string peer = label(l, "peer");
             dst = peer.substr(0,
                               peer.rfind(':') == std::string::npos ? peer.size() : peer.rfind(':'));
             const auto it = topo.tor_of_host.find(dst);
             if (it == topo.tor_of_host.end()) {
-                if (!peer.empty() && !tor_mesh_instances.count(inst)) m.unknown_peers.insert(peer);
+                if (!peer.empty()) m.unknown_peers.insert(peer);
                 return nullptr;
             }
             dst_tor = it->second;

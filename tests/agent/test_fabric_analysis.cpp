@@ -187,6 +187,23 @@ BOOST_AUTO_TEST_CASE(one_dead_host_is_not_its_tor_with_per_destination_tor_serie
     BOOST_TEST(!find(r, "fabric_tor_probes_failing"));
 }
 
+BOOST_AUTO_TEST_CASE(a_topology_aware_agents_per_peer_rows_make_no_pairs_between_tors) {
+    // The rows into r02 are fine (only its hosts' rows out fail); h1..h8 (topology-aware: they
+    // have dst_tor rows) also export per-peer rows that fail toward r02's hosts by name, as a
+    // host whose topology is wrong would. Those rows are its own ToR's peers by construction: they make no pair (the
+    // rules leave them out before their join), so r02 is not blamed on them.
+    FabricSeries in = tor_mesh([](int h, const std::string&) { return h >= 9; });
+    for (int s = 1; s <= 8; ++s)
+        for (int d : {9, 10})
+            in.probe_errors.push_back(series({{"instance", inst(s)},
+                                              {"peer", "h" + std::to_string(d) + ":18515"},
+                                              {"op", "write"}},
+                                             [](double t) { return t >= kT0 + 300 ? 2.0 : 0.0; }));
+    const FabricResult r = analyse_fabric(in);
+    BOOST_TEST(!find(r, "fabric_tor_probes_failing"));
+    BOOST_TEST(r.notes.empty());
+}
+
 BOOST_AUTO_TEST_CASE(config_drift_names_the_minority_port) {
     FabricSeries in;
     in.host_info = host_info();
