@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 
 #include "agent/cli/commands.h"
 #include "agent/cli/fabric_options.h"
@@ -88,26 +89,23 @@ bool write_out(const std::string& dir, const std::string& json_text, const Fabri
     return j.flush() && t.flush();
 }
 
-}  // namespace
+/// The message when the answers outgrew this host's memory: the query being read, and how to
+/// ask for less.
+std::string out_of_memory(const FabricArgs& a, const fabric::FabricFetch& got) {
+    return "out of memory while reading the answer to query " +
+           (got.sent.empty() ? std::string("host_info") : got.sent.back().name) + " (" +
+           std::to_string(got.points) + " points of earlier queries held" +
+           (a.match.empty() ? "" : ", with --match '" + a.match + "'") +
+           "): ask for less — the fabric rules' recorded series (load "
+           "packaging/prometheus/rocehealth-fabric-rules.yml, then --source auto or recorded "
+           "reads per ToR), a selector such as --match '{tor=\"r07\"}', or a shorter "
+           "--from/--to range";
+}
 
-int run_fabric(const std::vector<std::string>& args) {
-    FabricArgs a;
-    const auto desc = fabric_options(a);
-    po::variables_map vm;
-    if (auto exit = parse_options("fabric", kFabricUsage, kFabricAbout, args, desc, vm))
-        return *exit;
-    auto fail = [&](const std::string& error) {
-        std::cerr << "rocehealth fabric: " << error << "\n";
-        if (a.json)
-            std::cout << nlohmann::json{{"schema", 1}, {"verdict", "error"}, {"error", error}}.dump(
-                             2, ' ', false, nlohmann::json::error_handler_t::replace)
-                      << "\n";
-        return kExitCannotRun;
-    };
-    const double now_s =
-        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    if (auto e = check_fabric_args(a, vm, now_s)) return fail(*e);
-
+/// Fetches, analyses and prints for checked options `a` (exit code as run_fabric); `fail`
+/// prints an exit-2 error. `got` is filled as the fetch goes, for out_of_memory.
+template <typename Fail>
+int fetch_analyse_print(const FabricArgs& a, const Fail& fail, fabric::FabricFetch& got) {
     const fabric::FabricPlan plan = fabric::plan_fabric_fetch(a.from_s, a.to_s, a.min_step_s,
                                                               a.max_points, a.limits.page_points);
     FabricAsked asked;
@@ -118,7 +116,6 @@ int run_fabric(const std::vector<std::string>& args) {
     asked.match = a.match;
     const fabric::PromClient client(a.endpoint, a.limits);
     fabric::FabricSeries series;
-    fabric::FabricFetch got;
     if (auto st = fabric::fetch_fabric_series(client, a.match, a.from_s, a.to_s, asked.step_s,
                                               a.source, a.limits.page_points, series, got);
         !st)
@@ -168,6 +165,34 @@ int run_fabric(const std::vector<std::string>& args) {
     // Healthy only when every analysis saw input (the same rule as check, diagnose, the agent).
     if (fr.findings.empty()) return fr.not_judged.empty() ? kExitOk : kExitCannotRun;
     return kExitFindings;
+}
+
+}  // namespace
+
+int run_fabric(const std::vector<std::string>& args) {
+    FabricArgs a;
+    const auto desc = fabric_options(a);
+    po::variables_map vm;
+    if (auto exit = parse_options("fabric", kFabricUsage, kFabricAbout, args, desc, vm))
+        return *exit;
+    auto fail = [&](const std::string& error) {
+        std::cerr << "rocehealth fabric: " << error << "\n";
+        if (a.json)
+            std::cout << nlohmann::json{{"schema", 1}, {"verdict", "error"}, {"error", error}}.dump(
+                             2, ' ', false, nlohmann::json::error_handler_t::replace)
+                      << "\n";
+        return kExitCannotRun;
+    };
+    const double now_s =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (auto e = check_fabric_args(a, vm, now_s)) return fail(*e);
+
+    fabric::FabricFetch got;
+    try {
+        return fetch_analyse_print(a, fail, got);
+    } catch (const std::bad_alloc&) {
+        return fail(out_of_memory(a, got));
+    }
 }
 
 }  // namespace rh::cli

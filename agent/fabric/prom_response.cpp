@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -17,8 +18,14 @@ Error malformed(const std::string& what) {
     return Error("decode", "Prometheus answer", 0, what, kCauseMalformed);
 }
 
+/// At most about kMaxServerText bytes of a server's text: its start and its end, for the
+/// reason comes last where the text echoes the query first (VictoriaMetrics: "error when
+/// executing query=... on the time range ...: cannot ...").
 std::string clipped(const std::string& s) {
-    return s.size() <= kMaxServerText ? s : s.substr(0, kMaxServerText) + "...";
+    if (s.size() <= kMaxServerText) return s;
+    const std::size_t tail = kMaxServerText * 2 / 3;
+    return s.substr(0, kMaxServerText - tail) + " [" + std::to_string(s.size() - kMaxServerText) +
+           " bytes left out] " + s.substr(s.size() - tail);
 }
 
 /// "1.5", "NaN", "+Inf", "-Inf" (Prometheus' sample value text); nullopt for anything else.
@@ -288,6 +295,8 @@ Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t
     bool parsed = false;
     try {
         parsed = nlohmann::json::sax_parse(body, &sax);
+    } catch (const std::bad_alloc&) {
+        throw;  // out of memory is no malformed answer: the command says what to ask for less
     } catch (const std::exception&) {  // sax_parse reports through parse_error; belt and braces
         parsed = false;
     }

@@ -1,5 +1,6 @@
 #include "agent/fabric/prom_targets.h"
 
+#include <new>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -235,6 +236,8 @@ Result<std::vector<PromTarget>> decode_targets(std::string_view body, std::size_
     bool parsed = false;
     try {
         parsed = json::sax_parse(body, &sax);
+    } catch (const std::bad_alloc&) {
+        throw;  // out of memory is no malformed answer: the command says what to ask for less
     } catch (const std::exception&) {  // sax_parse reports through parse_error; belt and braces
         parsed = false;
     }

@@ -190,8 +190,8 @@ BOOST_AUTO_TEST_CASE(one_dead_host_is_not_its_tor_with_per_destination_tor_serie
 BOOST_AUTO_TEST_CASE(a_topology_aware_agents_per_peer_rows_make_no_pairs_between_tors) {
     // The rows into r02 are fine (only its hosts' rows out fail); h1..h8 (topology-aware: they
     // have dst_tor rows) also export per-peer rows that fail toward r02's hosts by name, as a
-    // host whose topology is wrong would. Those rows are its own ToR's peers by construction: they make no pair (the
-    // rules leave them out before their join), so r02 is not blamed on them.
+    // host whose topology is wrong would. Those rows are its own ToR's peers by construction: they
+    // make no pair (the rules leave them out before their join), so r02 is not blamed on them.
     FabricSeries in = tor_mesh([](int h, const std::string&) { return h >= 9; });
     for (int s = 1; s <= 8; ++s)
         for (int d : {9, 10})
@@ -370,6 +370,18 @@ BOOST_AUTO_TEST_CASE(decoder_takes_the_api_shape_only) {
     BOOST_REQUIRE(!err);
     BOOST_TEST(err.error().cause == kCausePrometheusError);
     BOOST_TEST(err.error().detail == "Prometheus error bad_data: parse error at char 3");
+    // A long error keeps its end, where VictoriaMetrics puts the reason after the echoed query.
+    const std::string query(3000, 'q');
+    const auto long_err = decode_matrix(
+        R"({"status":"error","errorType":"422","error":"error when executing query=\")" + query +
+            R"(\" on the time range: cannot select more than 5000000 unique time series"})",
+        10);
+    BOOST_REQUIRE(!long_err);
+    const std::string& d = long_err.error().detail;
+    BOOST_TEST(d.find("cannot select more than 5000000 unique time series") != std::string::npos);
+    BOOST_TEST(d.find("error when executing query=") != std::string::npos);
+    BOOST_TEST(d.find("bytes left out") != std::string::npos);
+    BOOST_TEST(d.size() < 700u);
     for (
         const char* bad :
         {"", "[]", "{\"status\":1}",

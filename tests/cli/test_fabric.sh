@@ -79,6 +79,39 @@ rc=$?
 [ -s "$work/out/fabric.json" ] && grep -q "rocehealth fabric: .*3 findings" "$work/out/fabric.txt" && grep -q fabric_pause_storm_origin "$work/out/fabric.txt" ||
   fail "--out: fabric.json/fabric.txt missing or incomplete"
 
+# Out of memory: a valid answer too large for the memory fabric may use (ulimit -v) is named,
+# with what to ask for less, never a bare std::bad_alloc or "not JSON". Skipped where the binary
+# cannot start under the limit (ASan reserves terabytes of address space).
+if (ulimit -v 500000; "$bin" fabric --help >/dev/null 2>&1); then
+  bport=$(free_port)
+  python3 - "$bport" >/dev/null 2>&1 <<'PY' &
+import http.server, sys
+class Big(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):  # 60,000 series of 240 points: about 1 GB once decoded
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        pts = ",".join('[%d,"1"]' % (1800000000 + 15 * i) for i in range(240)).encode()
+        self.wfile.write(b'{"status":"success","data":{"resultType":"matrix","result":[')
+        for i in range(60000):
+            self.wfile.write(b'%s{"metric":{"instance":"h%d:9900","tor":"r%d"},"values":[%s]}'
+                             % (b"," if i else b"", i, i // 48, pts))
+        self.wfile.write(b"]}}")
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Big).serve_forever()
+PY
+  big_pid=$!
+  wait_ready "http://127.0.0.1:$bport/" /dev/null big-answer-server >/dev/null 2>&1
+  oom=$(ulimit -v 500000; "$bin" fabric --prometheus "http://127.0.0.1:$bport" --from 1800000000 \
+    --to 1800003585 --max-series 10000000 --max-answer-bytes 17179869184 --timeout 60 2>&1)
+  rc=$?
+  kill "$big_pid" 2>/dev/null
+  [ "$rc" = 2 ] && grep -q "out of memory while reading the answer to query host_info" <<<"$oom" &&
+    grep -q -- "--source auto or recorded" <<<"$oom" ||
+    fail "out of memory: exit $rc, expected 2 naming the query and how to ask for less: $(head -c 600 <<<"$oom")"
+fi
+
 # Paged by time (15 pages of 17 points): the same findings and timeline.
 paged=$("$bin" fabric --prometheus "$url" --from "$from" --to "$to" --json --page-points 17 2>&1)
 [ "$(jq -c '[.findings, .timeline]' <<<"$paged")" = "$(jq -c '[.findings, .timeline]' <<<"$out")" ] ||
