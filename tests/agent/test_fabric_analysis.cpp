@@ -9,23 +9,15 @@
 #include "agent/fabric/prom_client.h"
 #include "agent/fabric/prom_response.h"
 #include "agent/fabric/time_arg.h"
+#include "fabric_test_series.h"
 
 BOOST_AUTO_TEST_SUITE(test_fabric_analysis)
 
 using namespace rh::fabric;
+using namespace rh::fabric::test;
 
 namespace {
 
-constexpr double kT0 = 1764763200;  // 2025-12-03T12:00:00Z
-constexpr double kStep = 15;
-
-/// A series with `value(t)` at every step of [kT0, kT0 + span_s].
-template <typename F>
-PromSeries series(rh::Labels labels, F value, double span_s = 1800) {
-    PromSeries s{std::move(labels), {}};
-    for (double t = kT0; t <= kT0 + span_s; t += kStep) s.points.push_back({t, value(t)});
-    return s;
-}
 
 std::string inst(int i) {
     return "h" + std::to_string(i) + ":9900";

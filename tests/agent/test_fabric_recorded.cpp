@@ -7,23 +7,21 @@
 
 #include "agent/fabric/fabric_analysis.h"
 #include "agent/fabric/fabric_queries.h"
+#include "fabric_test_series.h"
 
 BOOST_AUTO_TEST_SUITE(test_fabric_recorded)
 
 using namespace rh::fabric;
+using rh::fabric::test::kT0;
 
 namespace {
 
-constexpr double kT0 = 1764763200;  // 2025-12-03T12:00:00Z
 constexpr double kStep = 30;
 
-/// A series with `value(t)` (NaN: no point) at every step of [kT0, kT0 + span_s].
+/// At the recording rules' 30 s step.
 template <typename F>
 PromSeries series(rh::Labels labels, F value, double span_s = 1800) {
-    PromSeries s{std::move(labels), {}};
-    for (double t = kT0; t <= kT0 + span_s; t += kStep)
-        if (const double v = value(t); !std::isnan(v)) s.points.push_back({t, v});
-    return s;
+    return rh::fabric::test::series(std::move(labels), value, span_s, kStep);
 }
 
 /// Four ToRs r01..r04, 3 hosts each (h1..h12).
