@@ -9,6 +9,11 @@ namespace rh::fabric::detail {
 
 namespace {
 
+/// Bad pairs a ToR finding's timeline lists, the first to go bad: a dead ToR of a 10,000-host
+/// fleet fails a row from nearly every host (9,952 in bench/fabric_scale.sh), which would bury
+/// the other findings; the count and the query for all of them are in its evidence.
+constexpr std::size_t kMaxPairsListed = 20;
+
 /// The recorded rows' series: a pair the recording rules judged bad (failed or slow).
 constexpr const char* kRecordedBad = "rocehealth:probe_pair_bad_between_tors:2m";
 
@@ -192,6 +197,8 @@ Finding tor_finding(const std::string& tor, const MeshCounts& c, TimeKey since, 
         if (p.dst_tor == tor && p.bad_since) bad_pairs.push_back(&p);
     std::sort(bad_pairs.begin(), bad_pairs.end(),
               [](const PairRows* a, const PairRows* b) { return *a->bad_since < *b->bad_since; });
+    const std::size_t bad_now = bad_pairs.size();
+    if (bad_pairs.size() > kMaxPairsListed) bad_pairs.resize(kMaxPairsListed);
     for (const PairRows* p : bad_pairs) {
         const bool failed = p->why == "failed", recorded = p->why == kRecordedBad;
         TimelineEvent e =
@@ -225,6 +232,12 @@ Finding tor_finding(const std::string& tor, const MeshCounts& c, TimeKey since, 
         {"pairs_into_tor", std::to_string(bc.second), "", "pairs from hosts of other ToRs"});
     f.evidence.push_back({"bad_share_into_tor", percent_text(ratio), "%", ""});
     f.evidence.push_back({"bad_share_into_other_tors", percent_text(elsewhere), "%", ""});
+    if (bad_now > bad_pairs.size())
+        f.evidence.push_back(
+            {"pairs_in_timeline",
+             std::to_string(bad_pairs.size()) + " of " + std::to_string(bad_now), "",
+             "the first to go bad; all: rocehealth:probe_pair_bad_between_tors:2m{peer_tor=\"" +
+                 tor + "\"} == 1"});
     f.explanation =
         "Most pairs into one ToR fail or are slow while pairs elsewhere are fine: a "
         "dead host makes at most its own share bad, a ToR or its uplinks all of them "

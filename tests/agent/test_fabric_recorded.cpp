@@ -90,6 +90,29 @@ BOOST_AUTO_TEST_CASE(tor_blamed_from_recorded_ratios_and_its_rows_make_the_timel
     BOOST_TEST(!not_judged(second, "fabric_tor_probes_failing"));
 }
 
+BOOST_AUTO_TEST_CASE(a_tor_timeline_lists_the_first_pairs_to_go_bad_and_counts_the_rest) {
+    FabricSeries in;
+    in.host_info = host_info();
+    recorded_mesh(in, "r02", 600, 1.0);
+    // 30 rows into r02: 10 go bad at +600, 10 at +630, 10 at +660; all are bad when the rule
+    // fires (+720): the 20 listed are those of +600 and +630.
+    for (int i = 0; i < 30; ++i)
+        in.bad_rows.push_back(
+            series({{"instance", "x" + std::to_string(i) + ":9900"},
+                    {"dst_tor", "r02"},
+                    {"peer_tor", "r02"}},
+                   [=](double t) { return t >= kT0 + 600 + 30 * (i / 10) ? 1.0 : std::nan(""); }));
+    const FabricResult r = analyse_fabric(in);
+    const rh::Finding* f = find(r, "fabric_tor_probes_failing");
+    BOOST_REQUIRE(f);
+    BOOST_REQUIRE_EQUAL(f->timeline.size(), 20u);
+    for (const auto& e : f->timeline) BOOST_TEST(e.t <= kT0 + 630);
+    bool counted = false;
+    for (const auto& e : f->evidence)
+        if (e.name == "pairs_in_timeline") counted = e.value == "20 of 30";
+    BOOST_TEST(counted);
+}
+
 BOOST_AUTO_TEST_CASE(recorded_rows_out_of_the_tor_mostly_fine_is_one_host_not_the_tor) {
     FabricSeries in;
     in.host_info = host_info();
@@ -126,7 +149,8 @@ BOOST_AUTO_TEST_CASE(recorded_pause_without_nonzero_shares_is_judged_by_its_repo
     in.pause_pairs_reporting = {series({}, [](double) { return 12.0; })};
     in.pause_fraction = {series({{"instance", "h2:9900"}, {"priority", "3"}, {"direction", "tx"}},
                                 [](double t) { return t >= kT0 + 300 ? 0.3 : std::nan(""); })};
-    const rh::Finding* f = find(analyse_fabric(in), "fabric_pause_storm_origin");
+    const FabricResult r = analyse_fabric(in);
+    const rh::Finding* f = find(r, "fabric_pause_storm_origin");
     BOOST_REQUIRE(f);
     BOOST_TEST(f->host == "h2");
     BOOST_TEST(f->opened_t == kT0 + 300);
