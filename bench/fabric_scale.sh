@@ -134,14 +134,12 @@ series_count() {  # series_count URL: series of the hour (VictoriaMetrics: its o
     --data-urlencode "end=$end" "$1/api/v1/series" | jq '.data | length'
 }
 
-# start_prometheus [RULE_FILE...]: Prometheus on $work/prom with these rules (15 s); sets
-# prom_pid, prom_url and ready_s (seconds until it answered /-/ready).
+# start_prometheus: Prometheus on $work/prom, without rules (they are replayed and timed
+# instead); sets prom_pid, prom_url and ready_s (seconds until it answered /-/ready).
 start_prometheus() {
-  local t r files=
+  local t
   t=$(now_s)
-  for r in "$@"; do files="$files${files:+, }\"$r\""; done
-  printf 'global:\n  scrape_interval: 15s\n  evaluation_interval: 15s\nrule_files: [%s]\nscrape_configs: []\n' \
-    "$files" >"$work/prometheus.yml"
+  printf 'global:\n  scrape_interval: 15s\nscrape_configs: []\n' >"$work/prometheus.yml"
   port=$(free_port)
   prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" \
     --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$port" \
