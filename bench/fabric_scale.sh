@@ -5,30 +5,42 @@
 # VictoriaMetrics (/api/v1/import, JSON lines, streamed), and on each, in the same run:
 #   - memory per series: the server's RSS after the load, the rules and fabric / series count;
 #   - recording-rule evaluation per cycle per group (packaging/prometheus/rocehealth-fabric-rules.yml
-#     and rocehealth-alerts.yml): Prometheus' prometheus_rule_group_last_duration_seconds and
-#     vmalert's vmalert_iteration_duration_seconds (vmalert against VictoriaMetrics), over
-#     --rules-s seconds of 15 s cycles. The hour ends --ahead-s after the bench starts, so that
-#     the rules, evaluated at the wall clock, read the faults (both run from start+30m to end);
-#   - `rocehealth fabric` over the hour: wall time, peak RSS, answer bytes (its queries fetched
-#     again with curl), and whether it names the planted origin (host, priority) and failing ToR
-#     (the bench fails if not: exit 1); detection delay = finding opened - fault start (data time).
+#     and rocehealth-alerts.yml, or those of --rules DIR): on Prometheus one cycle at start+45m
+#     (both faults running) after the replay below, each rule an instant query timed by the
+#     engine (bench/rule_times.py; a Prometheus running the rules at the wall clock cannot write
+#     their results here: the backfilled blocks reach into the future, so its head takes no
+#     sample older than their end, and chained rules would read nothing); on VictoriaMetrics
+#     vmalert_iteration_duration_seconds of vmalert running the rules against it over --rules-s
+#     seconds. The hour ends --ahead-s after the bench starts, so that the rules, evaluated at
+#     the wall clock, read the faults (both run from start+30m to end);
+#   - the recording rules replayed over the whole hour, so that their series exist for it (as on
+#     a server that had run them all along): Prometheus `promtool tsdb create-blocks-from rules`,
+#     one dependency level at a time (bench/rule_levels.py; Prometheus restarted without rules
+#     to load each level's blocks), VictoriaMetrics `vmalert -replay.*` writing back; the time
+#     for the hour and per 15 s cycle;
+#   - `rocehealth fabric` over the hour, from the raw series (--source raw) and from the
+#     recorded ones (--source recorded; both only when `fabric --help` names --source): wall
+#     time, peak RSS, answer bytes (its queries fetched again with curl), and whether it names
+#     the planted origin (host, priority) and failing ToR (the bench fails if not: exit 1);
+#     detection delay = finding opened - fault start (data time).
 # Prints figures and ratios against the goals (fabric over 10,000 hosts <= 10 s on one
 # VictoriaMetrics node; each rule group <= 1 s per cycle at 1,000 hosts); never fails on a timing.
 # Usage: fabric_scale.sh ROCEHEALTH [--hosts N] [--form full|budget] [--engines prom,vm]
 #        [--step S] [--chunk HOSTS] [--rules-s S] [--ahead-s S] [--fabric-mem-gib G] [--keep DIR]
+#        [--rules DIR]   (DIR: a packaging/prometheus of another version, e.g. to time its rules)
 # e.g. nice -n 19 bench/fabric_scale.sh build/agent/rocehealth --hosts 1000
 #      nice -n 19 bench/fabric_scale.sh build/agent/rocehealth --hosts 10000 --form budget --engines vm
 set -u
 bin=$(realpath "$1")
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-rules="$here/../packaging/prometheus"
+rules=$(realpath "$here/../packaging/prometheus")
 hosts=1000 form=full engines=prom,vm step=30 chunk=100 rules_s=65 ahead_s= fabric_mem_gib=8 keep=
 while [ $# -gt 0 ]; do
   case $1 in
     --hosts) hosts=$2 ;; --form) form=$2 ;; --engines) engines=$2 ;; --step) step=$2 ;;
     --chunk) chunk=$2 ;; --rules-s) rules_s=$2 ;; --ahead-s) ahead_s=$2 ;;
-    --fabric-mem-gib) fabric_mem_gib=$2 ;; --keep) keep=$2 ;;
+    --fabric-mem-gib) fabric_mem_gib=$2 ;; --keep) keep=$2 ;; --rules) rules=$(realpath "$2") ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
@@ -66,34 +78,46 @@ results="$work/results.txt"
 : >"$results"
 say() { echo "$*"; echo "$*" >>"$results"; }
 
-# run_fabric ENGINE URL: fabric over the hour, timed; checks it names the planted faults.
+# `fabric --source raw|recorded` once the binary has it; before, one run as it always read.
+sources=none
+"$bin" fabric --help 2>&1 | grep -q -- '--source' && sources="raw recorded"
+# run_fabrics ENGINE URL: run_fabric per source.
+run_fabrics() {
+  local src
+  for src in $sources; do
+    if [ "$src" = none ]; then run_fabric "$1" "$2"; else run_fabric "$1 ($src)" "$2" --source "$src"; fi
+  done
+}
+# run_fabric NAME URL [ARGS...]: fabric over the hour, timed; checks it names the planted faults.
 run_fabric() {
   local e=$1 url=$2 rc
-  /usr/bin/time -f "%e %M" -o "$work/$e.time" bash -c "ulimit -v $((fabric_mem_gib * 1048576)); exec \"\$@\"" \
+  shift 2
+  local f="$work/fabric_${e//[^a-z]/_}"
+  /usr/bin/time -f "%e %M" -o "$f.time" bash -c "ulimit -v $((fabric_mem_gib * 1048576)); exec \"\$@\"" \
     fabric "$bin" fabric --prometheus "$url" --from "$from" --to "$end" --min-step "$step" --json \
-    --max-series 5000000 --max-answer-bytes 17179869184 --timeout 600 >"$work/$e.json" 2>"$work/$e.err"
+    --max-series 5000000 --max-answer-bytes 17179869184 --timeout 600 "$@" >"$f.json" 2>"$f.err"
   rc=$?
   local wall kib
-  wall=$(tail -1 "$work/$e.time" | cut -d' ' -f1) kib=$(tail -1 "$work/$e.time" | cut -d' ' -f2)
+  wall=$(tail -1 "$f.time" | cut -d' ' -f1) kib=$(tail -1 "$f.time" | cut -d' ' -f2)
   local bytes=0 q
   while read -r q; do
     bytes=$((bytes + $(curl -s -o /dev/null -w '%{size_download}' --data-urlencode "query=$q" \
       --data-urlencode "start=$from" --data-urlencode "end=$end" \
-      --data-urlencode "step=$(jq -r .fabric.step_s "$work/$e.json")" "$url/api/v1/query_range")))
-  done < <(jq -r '.fabric.queries[]?.promql' "$work/$e.json" 2>/dev/null)
+      --data-urlencode "step=$(jq -r .fabric.step_s "$f.json")" "$url/api/v1/query_range")))
+  done < <(jq -r '.fabric.queries[]?.promql' "$f.json" 2>/dev/null)
   local o t
   o=$(jq -r --arg h "$origin" '[.findings[] | select(.rule == "fabric_pause_storm_origin" and .host == $h
-    and .labels.priority == "3")][0].opened_t // empty' "$work/$e.json" 2>/dev/null)
+    and .labels.priority == "3")][0].opened_t // empty' "$f.json" 2>/dev/null)
   t=$(jq -r --arg t "$bad_tor" '[.findings[] | select(.rule == "fabric_tor_probes_failing" and
-    .labels.tor == $t)][0].opened_t // empty' "$work/$e.json" 2>/dev/null)
+    .labels.tor == $t)][0].opened_t // empty' "$f.json" 2>/dev/null)
   say "$e fabric: exit $rc, wall ${wall} s, peak RSS $((kib / 1024)) MiB, answer $((bytes / 1048576)) MiB," \
-    "$(jq -r '.findings | length' "$work/$e.json" 2>/dev/null) findings"
+    "$(jq -r '.findings | length' "$f.json" 2>/dev/null) findings"
   if [ -n "$o" ] && [ -n "$t" ]; then
     say "$e localised: origin $origin +$((${o%.*} - from - 600)) s after the storm began, ToR $bad_tor" \
       "+$((${t%.*} - from - 1800)) s after it failed (data time), within fabric's ${wall} s"
   else
     say "$e FAIL: fabric did not name origin $origin (opened ${o:-never}) and ToR $bad_tor (${t:-never}):" \
-      "$(head -c 600 "$work/$e.err") $(jq -c '[.findings[] | {rule, host, labels}]' "$work/$e.json" 2>/dev/null | head -c 1500)"
+      "$(head -c 600 "$f.err") $(jq -c '[.findings[] | {rule, host, labels}]' "$f.json" 2>/dev/null | head -c 1500)"
     failed=1
   fi
   goal_line "$e" "$wall"
@@ -110,6 +134,46 @@ series_count() {  # series_count URL: series of the hour (VictoriaMetrics: its o
     --data-urlencode "end=$end" "$1/api/v1/series" | jq '.data | length'
 }
 
+# start_prometheus: Prometheus on $work/prom, without rules (they are replayed and timed
+# instead); sets prom_pid, prom_url and ready_s (seconds until it answered /-/ready).
+start_prometheus() {
+  local t
+  t=$(now_s)
+  printf 'global:\n  scrape_interval: 15s\nscrape_configs: []\n' >"$work/prometheus.yml"
+  port=$(free_port)
+  prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" \
+    --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$port" \
+    --query.timeout=10m >>"$work/prometheus.log" 2>&1 &
+  prom_pid=$!  # 10 min: at 1,000 hosts on a loaded machine fabric's probe_errors outlasted 2 min
+  prom_url="http://127.0.0.1:$port"
+  for _ in $(seq 1 600); do curl -sf "$prom_url/-/ready" >/dev/null && break; sleep 1; done
+  ready_s=$(since "$t")
+}
+stop_prometheus() { kill "$prom_pid"; wait "$prom_pid" 2>/dev/null; prom_pid=; }
+cycles=$((3600 / 15))  # the rules' default interval (prometheus-scrape.yml); the mesh group's is 30 s
+# The recording rules over the hour, one dependency level at a time: each level's blocks are
+# loaded (Prometheus restarted, without rules) before the next level reads them.
+replay_prometheus() {
+  local t lv n=0 restart=0
+  t=$(now_s)
+  for lv in $(python3 "$here/rule_levels.py" "$work/levels" "$rules"/rocehealth-fabric-rules.yml "$rules"/rocehealth-alerts.yml); do
+    rm -rf "$work/replay" && mkdir -p "$work/replay"
+    promtool tsdb create-blocks-from rules --quiet --start "$from" --end "$end" --url "$prom_url" \
+      --eval-interval 15s --output-dir "$work/replay" "$lv" >"$work/replay.log" 2>&1 ||
+      { say "prom replay: promtool failed on $lv: $(tail -5 "$work/replay.log")"; failed=1; return; }
+    mv "$work"/replay/* "$work/prom/" 2>/dev/null
+    stop_prometheus
+    start_prometheus
+    restart=$(echo "$restart + $ready_s" | bc -l)
+    n=$((n + 1))
+  done
+  local total
+  total=$(echo "$(now_s) - $t - $restart" | bc -l)
+  say "prom replay: the recording rules over the hour in $(printf '%.1f' "$total") s ($n dependency levels;" \
+    "+ $(printf '%.1f' "$restart") s restarting to load each level's blocks) = $(echo "$total / $cycles" | bc -l |
+    xargs printf '%.3f') s per 15 s cycle"
+}
+
 if [[ $engines == *prom* ]]; then
   t=$(now_s)
   mkdir -p "$work/prom"
@@ -120,30 +184,21 @@ if [[ $engines == *prom* ]]; then
   done
   rm -f "$work/chunk.om"
   backfill_s=$(since "$t")
-  printf 'global:\n  scrape_interval: 15s\n  evaluation_interval: 15s\nrule_files: ["%s", "%s"]\nscrape_configs: []\n' \
-    "$rules/rocehealth-fabric-rules.yml" "$rules/rocehealth-alerts.yml" >"$work/prometheus.yml"
-  port=$(free_port)
-  t=$(now_s)
-  prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" \
-    --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$port" \
-    --query.timeout=10m >"$work/prometheus.log" 2>&1 &
-  prom_pid=$!  # 10 min: at 1,000 hosts on a loaded machine fabric's probe_errors outlasted 2 min
-  prom_url="http://127.0.0.1:$port"
-  for _ in $(seq 1 600); do curl -sf "$prom_url/-/ready" >/dev/null && break; sleep 1; done
-  say "prom: backfill ${backfill_s} s ($(du -sm "$work/prom" | cut -f1) MiB of blocks), ready in $(since "$t") s"
-  sleep "$rules_s"
-  curl -s "$prom_url/metrics" | grep -E '^prometheus_rule_group_(last_duration_seconds|iterations_total|iterations_missed_total)' \
-    >"$work/prom_rules.txt"
-  sed -n 's/^prometheus_rule_group_last_duration_seconds{rule_group="[^;]*;\([^"]*\)"} \(.*\)/\1 \2/p' "$work/prom_rules.txt" |
-    while read -r g s; do
-      say "prom rules: group $g last cycle $(printf '%.3f' "$s") s (goal 1 s at 1,000 hosts: x$(echo "$s / 1" | bc -l | xargs printf '%.2f'))"
-    done
-  say "prom rules: cycles run $(awk '/iterations_total/ {s += $2} END {print s}' "$work/prom_rules.txt"), missed $(awk '/missed_total/ {s += $2} END {print s}' "$work/prom_rules.txt")"
-  run_fabric prom "$prom_url"
+  start_prometheus
+  say "prom: backfill ${backfill_s} s ($(du -sm "$work/prom" | cut -f1) MiB of blocks), ready in $ready_s s"
   n=$(series_count "$prom_url")
   kib=$(rss_kib "$prom_pid")
-  say "prom memory: RSS $((kib / 1024)) MiB for $n series = $((kib * 1024 / (n > 0 ? n : 1))) B/series (after backfill, rules and fabric)"
-  kill "$prom_pid"; wait "$prom_pid" 2>/dev/null; prom_pid=
+  say "prom memory: RSS $((kib / 1024)) MiB for $n series = $((kib * 1024 / (n > 0 ? n : 1))) B/series (after backfill)"
+  replay_prometheus
+  python3 "$here/rule_times.py" "$prom_url" $((from + 2700)) "$rules"/rocehealth-fabric-rules.yml "$rules"/rocehealth-alerts.yml |
+    while read -r g sec nr slow slow_s; do
+      if [ "$g" = ERROR ]; then say "prom rules: $sec $nr $slow $slow_s"; continue; fi
+      say "prom rules: group $g one cycle $sec s ($nr rules, slowest $slow $slow_s s; goal 1 s at 1,000 hosts: x$(echo "$sec / 1" | bc -l | xargs printf '%.2f'))"
+    done
+  run_fabrics prom "$prom_url"
+  kib=$(rss_kib "$prom_pid")
+  say "prom memory: RSS $((kib / 1024)) MiB after the replay, a restart and fabric"
+  stop_prometheus
   [ -n "$keep" ] || rm -rf "$work/prom"
 fi
 
@@ -197,7 +252,26 @@ if [[ $engines == *vm* ]]; then
       fi
     done
   kill "$vmalert_pid"; wait "$vmalert_pid" 2>/dev/null; vmalert_pid=
-  run_fabric vm "$vm_url"
+  # The rules over the hour, written back; rulesDelay: each rule's series flushed and searchable
+  # before the next rule of its group reads them (tests/cli/test_fabric_vm.sh, 3 s at 6 hosts).
+  delay_s=5 nrules=$(cat "$rules"/rocehealth-fabric-rules.yml "$rules"/rocehealth-alerts.yml | grep -cE '^      - (record|alert):')
+  t=$(now_s)
+  vmalert -rule="$rules/rocehealth-fabric-rules.yml" -rule="$rules/rocehealth-alerts.yml" \
+    -datasource.url="$vm_url" -remoteWrite.url="$vm_url" -remoteWrite.flushInterval=100ms \
+    -evaluationInterval=15s -datasource.queryStep=15s -replay.rulesDelay=${delay_s}s \
+    -replay.timeFrom="$(date -u -d "@$from" +%Y-%m-%dT%H:%M:%SZ)" -replay.timeTo="$(date -u -d "@$end" +%Y-%m-%dT%H:%M:%SZ)" \
+    -replay.disableProgressBar >"$work/vmalert_replay.log" 2>&1 ||
+    say "vm replay: vmalert exit $?: $(tail -5 "$work/vmalert_replay.log")"
+  total=$(echo "$(now_s) - $t" | bc -l)
+  curl -sf "$vm_url/internal/force_flush" >/dev/null
+  # rulesDelay waits after a rule (at most once per rule): what is left is at least the evaluation.
+  eval_s=$(echo "t = $total - $nrules * $delay_s; if (t < 0) t = 0; t" | bc -l)
+  say "vm replay: the rules over the hour in $(printf '%.1f' "$total") s with a ${delay_s} s rulesDelay" \
+    "($nrules rules: at most $((nrules * delay_s)) s of it waiting), so >= $(printf '%.1f' "$eval_s") s evaluating" \
+    "= $(echo "$eval_s / $cycles" | bc -l | xargs printf '%.3f') s per 15 s cycle;" \
+    "$(grep -c 'replay finished' "$work/vmalert_replay.log") 'replay finished'"
+  sleep 2
+  run_fabrics vm "$vm_url"
   kib=$(rss_kib "$vm_pid")
   say "vm memory: RSS $((kib / 1024)) MiB for $n series = $((kib * 1024 / (n > 0 ? n : 1))) B/series (after import, rules and fabric; $(du -sm "$work/vm" | cut -f1) MiB on disk)"
 fi

@@ -248,6 +248,58 @@ for budget in (False, True):
         print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:")
         print(tor_series(fails, budget))
         print(checks, end="")
+# A mixed fleet: h1..h4 run the topology-aware mesh, h5 and h6 are older agents probing every
+# peer. h1 also shows a failing per-peer row toward h3 (a peers_file that puts h3 under r1 while
+# h3's host_info says r2): a topology-aware agent's per-peer rows are its own ToR's by
+# construction and never count between ToRs (the rules before 2026-12-05 counted it: 7 pairs
+# into r2, 1 bad); the older agents' per-peer rows do.
+print("""  - name: "mixed fleet: older agents' per-peer rows count between ToRs, a topology-aware agent's never"
+    interval: 15s
+    input_series:""")
+mixed = tor_series(never).split("\n")
+keep, skip = [], False
+for line in mixed:  # h5, h6 as older agents: their per-ToR rows and ToR-mate rows out
+    if line.startswith("      - series:"):
+        skip = ('instance="h5:' in line or 'instance="h6:' in line) and "host_info" not in line
+    if not skip:
+        keep.append(line)
+print("\n".join(keep))
+for src in ("h5", "h6"):
+    for dst in HOSTS:
+        if dst != src:
+            lbl = f'instance="{src}:9477",job="rocehealth",peer="{dst}"'
+            print(f"      - series: 'rocehealth_probe_errors_total{{{lbl},op=\"connect\"}}'\n"
+                  f"        values: '0x40'\n"
+                  f"      - series: 'rocehealth_probe_latency_seconds{{{lbl},op=\"write\","
+                  f"size_bytes=\"64\",quantile=\"0.5\"}}'\n        values: '{HEALTHY_S}+0x40'")
+print("""      - series: 'rocehealth_probe_errors_total{instance="h1:9477",job="rocehealth",peer="h3",op="connect"}'
+        values: '0+1x40'
+    promql_expr_test:
+      # into r1 and r2: 2 per-ToR rows + 4 older agents' pairs each; into r3: 4 per-ToR rows
+      - expr: rocehealth:probe_pairs_into_tor:count
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:count{peer_tor="r1"}'
+            value: 6
+          - labels: 'rocehealth:probe_pairs_into_tor:count{peer_tor="r2"}'
+            value: 6
+          - labels: 'rocehealth:probe_pairs_into_tor:count{peer_tor="r3"}'
+            value: 4
+      - expr: rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r2"}
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r2"}'
+            value: 0
+      # the row stays h1's own (its share of bad rows, the dashboard's worst hosts)
+      - expr: rocehealth:probe_pair_bad:2m{instance="h1:9477",peer="h3"}
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pair_bad:2m{instance="h1:9477",peer="h3"}'
+            value: 1
+    alert_rule_test:
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+""", end="")
 # The group totals, fleet-wide: r3 dead, so 4 of the 6 hosts fail one row into other ToRs (h1..h4
 # into r3) and h5, h6 fail both: 8 failures per 15 s; the healthy rows' mean stays 5 us (in ns, rounded).
 print("""  - name: "series budget: the per-group totals summed over the fleet (ToR r3 dead)"
