@@ -49,8 +49,11 @@ run_fabric() {  # run_fabric URL NAME [ARGS...]: JSON into $work/NAME.json, exit
   printf -v "${n}_rc" %s $?
 }
 run_fabric "$prom_url" prom
-run_fabric "$vm_url" vm
-run_fabric "$vm_url" vm_paged --page-points 17
+# Raw on VictoriaMetrics before the replay: a query for a recorded series that does not exist yet
+# (--source auto asks) made VictoriaMetrics 1.79 hide that series from vmalert's next rules once
+# the replay wrote it (the pause origin rule then read nothing: seen in this test, every run).
+run_fabric "$vm_url" vm --source raw
+run_fabric "$vm_url" vm_paged --page-points 17 --source raw
 [ "$prom_rc" = 1 ] && jq -e '.findings | length > 0' "$work/prom.json" >/dev/null ||
   { fail "Prometheus: exit $prom_rc, expected 1 with findings: $(cat "$work/prom.err")"; exit 1; }
 [ "$vm_rc" = 1 ] || fail "VictoriaMetrics: exit $vm_rc, expected 1: $(cat "$work/vm.err")"
