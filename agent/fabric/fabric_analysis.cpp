@@ -11,12 +11,12 @@ using namespace detail;
 
 namespace {
 
-/// The first and last point time over every series of `in` into `out`.
+/// The first and last point time over every series of `in` into `out` (not host_info: it is
+/// read at the range's end only, FabricQuery::at_end_only).
 void set_data_span(const FabricSeries& in, FabricResult& out) {
     std::optional<double> first, last;
-    for (const auto* v :
-         {&in.host_info, &in.pause_fraction, &in.probe_errors, &in.probe_p50_s, &in.port_config,
-          &in.pause_pairs_reporting, &in.tor_into_count, &in.config_ports})
+    for (const auto* v : {&in.pause_fraction, &in.probe_errors, &in.probe_p50_s, &in.port_config,
+                          &in.pause_pairs_reporting, &in.tor_into_count, &in.config_ports})
         for (const PromSeries& s : *v)
             for (const PromPoint& p : s.points) {
                 if (std::isnan(p.value)) continue;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "agent/fabric/fabric_parts.h"
+#include "agent/fabric/time_arg.h"
 
 namespace rh::fabric::detail {
 
@@ -36,6 +37,9 @@ struct MeshInput {
     bool recorded = false;  ///< from the recording rules' per-ToR series (collect_recorded)
     /// The recorded source's per-ToR values: pairs into, their bad share, rows out bad share.
     std::map<std::string, Values> into_count, into_bad_ratio, rows_out_bad_ratio;
+    /// The recorded source's steps at which a ToR had its count without its bad share or the
+    /// other way round (recorded_counts_at): the rules' writes there are incomplete.
+    std::map<std::string, std::vector<TimeKey>> incomplete;
 };
 
 /// Fills `m` (in place: `groups` points into `p50_store`).
@@ -308,8 +312,9 @@ void collect_recorded(const FabricSeries& in, MeshInput& m) {
     by_tor(in.tor_into_count, "peer_tor", m.into_count);
     by_tor(in.tor_into_bad_ratio, "peer_tor", m.into_bad_ratio);
     by_tor(in.tor_rows_out_bad_ratio, "tor", m.rows_out_bad_ratio);
-    for (const auto& [tor, v] : m.into_count)
-        for (const auto& [t, n] : v) m.times.insert(t);
+    for (const auto* per_tor : {&m.into_count, &m.into_bad_ratio})
+        for (const auto& [tor, v] : *per_tor)
+            for (const auto& [t, n] : v) m.times.insert(t);
     for (const PromSeries& s : in.bad_rows) {
         const std::string inst = label(s.labels, "instance"), dst_tor = label(s.labels, "dst_tor");
         std::string dst = dst_tor.empty() ? label(s.labels, "peer") : "ToR " + dst_tor;
@@ -330,6 +335,9 @@ MeshCounts recorded_counts_at(MeshInput& m, TimeKey t) {
     for (const auto& [tor, counts] : m.into_count) {
         const auto n = at(counts, t);
         const auto r = m.into_bad_ratio.count(tor) ? at(m.into_bad_ratio.at(tor), t) : std::nullopt;
+        // Both are written by one rule group at one evaluation: one without the other is a
+        // write that did not complete (a remote write dropped under load), not a healthy ToR.
+        if (n.has_value() != r.has_value()) m.incomplete[tor].push_back(t);
         if (!n || *n < 1 || !r) continue;
         const auto count = static_cast<std::size_t>(std::llround(*n));
         const auto bad = static_cast<std::size_t>(std::llround(*r * *n));
@@ -337,6 +345,8 @@ MeshCounts recorded_counts_at(MeshInput& m, TimeKey t) {
         c.bad_all += bad;
         c.count_all += count;
     }
+    for (const auto& [tor, ratios] : m.into_bad_ratio)  // a bad share with no count at all
+        if (!m.into_count.count(tor) && at(ratios, t)) m.incomplete[tor].push_back(t);
     for (const auto& [tor, ratios] : m.rows_out_bad_ratio)
         if (const auto r = at(ratios, t)) c.tor_rows_out_ratio[tor] = *r;
     for (auto& [k, p] : m.pairs) {
@@ -346,6 +356,28 @@ MeshCounts recorded_counts_at(MeshInput& m, TimeKey t) {
         if (!bad) p.bad_since.reset();
     }
     return c;
+}
+
+/// What the recorded source could not judge (m.incomplete), "" when its series were whole:
+/// each ToR with its steps of a count and no bad share (or the reverse), the first of them.
+std::string incomplete_text(const MeshInput& m) {
+    if (m.incomplete.empty()) return "";
+    std::string tors;
+    std::size_t listed = 0;
+    for (const auto& [tor, steps] : m.incomplete) {
+        if (listed++ == 5) {
+            tors += ", and " + std::to_string(m.incomplete.size() - 5) + " more ToR(s)";
+            break;
+        }
+        tors += (tors.empty() ? "" : ", ") + tor + " at " + std::to_string(steps.size()) + " of " +
+                std::to_string(m.times.size()) + " steps (first " +
+                rfc3339(seconds_of(steps.front())) + ")";
+    }
+    return "the recorded per-ToR series are incomplete: rocehealth:probe_pairs_into_tor:count "
+           "and :bad_ratio, written together by the mesh rule group, are not both there for " +
+           tors +
+           "; those steps of those ToRs were not judged (a rule write that was dropped, e.g. "
+           "vmalert's remote write under load). --source raw reads the agents' own rows";
 }
 
 }  // namespace
@@ -384,6 +416,15 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
                              "out of the ToR localisation"});
     if (const std::string why = mesh_too_little(in, m, th); !why.empty() && !found)
         out.not_judged.push_back({"fabric_tor_probes_failing", why});
+    else if (const std::string gaps = incomplete_text(m); !gaps.empty()) {
+        // Never healthy on a hole: not judged, or, beside a finding, a note that it may not be
+        // the only one.
+        if (found)
+            out.notes.push_back(
+                {"fabric_tor_probes_failing", "found, but may have missed other faults: " + gaps});
+        else
+            out.not_judged.push_back({"fabric_tor_probes_failing", gaps});
+    }
 }
 
 }  // namespace rh::fabric::detail

@@ -23,7 +23,7 @@ std::string whole_seconds_text(double s) {
 
 }  // namespace
 
-std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s) {
+std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s, double span_s) {
     const auto only = [&](const std::string& expr) {
         return match.empty() ? expr
                              : "(" + expr + ") and on (instance) rocehealth_host_info" + match;
@@ -31,7 +31,9 @@ std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s)
     const std::string pause_window = seconds(std::max(kPauseWindowS, step_s));
     const std::string error_window = seconds(std::max(kErrorWindowS, step_s));
     return {
-        {"host_info", "rocehealth_host_info" + match},
+        {"host_info",
+         "last_over_time(rocehealth_host_info" + match + "[" + seconds(span_s + kLookbackS) + "])",
+         true},
         {"pause_fraction", only("max by (instance, priority, direction) "
                                 "(rate(rocehealth_pfc_pause_duration_seconds_total[" +
                                 pause_window + "]))")},
@@ -172,6 +174,7 @@ std::vector<PromSeries>& member(FabricSeries& out, const std::string& name) {
 Status run_query(const PromClient& client, const FabricQuery& q, double from_s, double to_s,
                  double step_s, std::size_t page_points, FabricSeries& out, FabricFetch& got) {
     got.sent.push_back(q);
+    if (q.at_end_only) from_s = to_s;
     const auto points = static_cast<std::size_t>(std::floor((to_s - from_s) / step_s)) + 1;
     got.requests += (points + std::max<std::size_t>(page_points, 1) - 1) /
                     std::max<std::size_t>(page_points, 1);
@@ -222,7 +225,8 @@ const FabricQuery& named(const std::vector<FabricQuery>& qs, const std::string& 
 Status fetch_fabric_series(const PromClient& client, const std::string& match, double from_s,
                            double to_s, double step_s, FabricSource source, std::size_t page_points,
                            FabricSeries& out, FabricFetch& got) {
-    const std::vector<FabricQuery> raw = fabric_queries(match, step_s), rec = recorded_queries();
+    const std::vector<FabricQuery> raw = fabric_queries(match, step_s, to_s - from_s),
+                                   rec = recorded_queries();
     if (auto st =
             run_query(client, named(raw, "host_info"), from_s, to_s, step_s, page_points, out, got);
         !st)

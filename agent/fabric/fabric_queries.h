@@ -18,14 +18,21 @@ struct FabricQuery {
     std::string
         name;  ///< "host_info", "pause_fraction", "probe_errors", "probe_p50_s", "port_config"
     std::string promql;
+    /// Asked at the range's end only (one point a series): labels that hold over the range
+    /// (host_info's host and ToR), not values in time. At 10,000 hosts host_info at every
+    /// step was 22 of the 35 MiB `fabric --source recorded` read (bench/README.md).
+    bool at_end_only = false;
 };
 
 /// The queries for one run. `match`: "" or a selector in braces ({tor="r07"}, {fabric="a"}),
 /// applied to rocehealth_host_info and to every other series through `and on (instance)` with
 /// it (topology labels live on host_info only). `step_s`: the range step; the pause window is
 /// max(60 s, step) (the rules' 1 m rate), the probe-failure window max(120 s, step) (the
-/// rules' 2 m increase), so no sample between two steps is skipped.
-std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s);
+/// rules' 2 m increase), so no sample between two steps is skipped. `span_s`: the range's length;
+/// host_info is read once, as each series' last value over it and the lookback before it
+/// (at_end_only).
+std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s,
+                                        double span_s = 3600);
 
 /// The coarsest step at which the analysis judges `rule` (a FabricResult rule id) as the rules
 /// do, in seconds: the finer of its rate window (pause: the 1 m rate; probe failures: the 2 m

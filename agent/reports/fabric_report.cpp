@@ -78,6 +78,18 @@ std::string fabric_text(const FabricReport& r, bool verbose) {
         text.insert(colon,
                     std::string(" (asked: ") + secs + " from " + fabric::rfc3339(a.from_s) + ")");
     }
+    // Which series each analysis read: a recorded finding's timeline has less detail.
+    std::string read;
+    for (const auto& [what, source] :
+         {std::pair<const char*, const std::string*>{"pause", &a.pause_source},
+          {"mesh", &a.mesh_source},
+          {"config", &a.config_source}})
+        if (!source->empty())
+            read += (read.empty() ? "" : ", ") + std::string(what) + " " + *source;
+    if (const std::size_t eol = text.find('\n'); !read.empty() && eol != std::string::npos)
+        text.insert(eol + 1, "  read: " + read +
+                                 " (raw: the agents' series; recorded: the fabric rules' "
+                                 "series, --source)\n");
     return text;
 }
 

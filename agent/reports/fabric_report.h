@@ -51,7 +51,8 @@ void to_json(nlohmann::json& j, const FabricReport& r);
 
 /// diagnose's text rendering of the diagnosis, its verdict line naming this command; its
 /// "N s of data from T" is the data found, followed by "(asked: M s from T2)" when the range
-/// asked differs.
+/// asked differs, and a second line with what each analysis read ("read: pause recorded, mesh
+/// recorded, config raw") when it was asked.
 std::string fabric_text(const FabricReport& r, bool verbose);
 
 }  // namespace rh

@@ -18,7 +18,6 @@ using namespace rh::fabric::test;
 
 namespace {
 
-
 std::string inst(int i) {
     return "h" + std::to_string(i) + ":9900";
 }
@@ -464,8 +463,10 @@ BOOST_AUTO_TEST_CASE(step_and_url) {
     for (const char* bad :
          {"prom:9090", "http://", "http://:9090", "http://a:0", "http://a:x", "ftp://a"})
         BOOST_TEST(!parse_prometheus_url(bad), bad);
-    const auto qs = fabric_queries("{tor=\"r07\"}", 15);
-    BOOST_TEST(qs.front().promql == "rocehealth_host_info{tor=\"r07\"}");
+    const auto qs = fabric_queries("{tor=\"r07\"}", 15, 3600);
+    // host_info once, at the end, over the range and the lookback before it.
+    BOOST_TEST(qs.front().promql == "last_over_time(rocehealth_host_info{tor=\"r07\"}[3900s])");
+    BOOST_TEST(qs.front().at_end_only);
     BOOST_TEST(qs[1].promql.find("and on (instance) rocehealth_host_info{tor=\"r07\"}") !=
                std::string::npos);
 }

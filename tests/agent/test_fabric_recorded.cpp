@@ -7,6 +7,7 @@
 
 #include "agent/fabric/fabric_analysis.h"
 #include "agent/fabric/fabric_queries.h"
+#include "agent/fabric/time_arg.h"
 #include "fabric_test_series.h"
 
 BOOST_AUTO_TEST_SUITE(test_fabric_recorded)
@@ -120,6 +121,42 @@ BOOST_AUTO_TEST_CASE(recorded_rows_out_of_the_tor_mostly_fine_is_one_host_not_th
     const FabricResult r = analyse_fabric(in);
     BOOST_TEST(!find(r, "fabric_tor_probes_failing"));
     BOOST_TEST(!not_judged(r, "fabric_tor_probes_failing"));  // judged: healthy
+}
+
+BOOST_AUTO_TEST_CASE(a_tor_with_its_count_but_not_its_bad_share_is_not_judged_never_healthy) {
+    // The rules' write of r02's bad share was dropped from +500 (vmalert's remote write under
+    // load, seen at 1,000 hosts) while r02 went bad at +600: its count alone says nothing.
+    FabricSeries in;
+    in.host_info = host_info();
+    recorded_mesh(in, "r02", 600, 1.0);
+    for (PromSeries& s : in.tor_into_bad_ratio)
+        if (s.labels.at("peer_tor") == "r02")
+            std::erase_if(s.points, [](const PromPoint& p) { return p.t_s >= kT0 + 500; });
+    const FabricResult r = analyse_fabric(in);
+    BOOST_TEST(!find(r, "fabric_tor_probes_failing"));
+    BOOST_REQUIRE(not_judged(r, "fabric_tor_probes_failing"));
+    for (const auto& n : r.not_judged)
+        if (n.subject == "fabric_tor_probes_failing") {
+            BOOST_TEST(n.text.find("r02 at 44 of 61 steps") != std::string::npos, n.text);
+            BOOST_TEST(n.text.find(rfc3339(kT0 + 510)) != std::string::npos, n.text);
+        }
+    // The reverse (a bad share with no count) is as incomplete.
+    FabricSeries rev;
+    rev.host_info = host_info();
+    recorded_mesh(rev, "r02", 600, 1.0);
+    for (PromSeries& s : rev.tor_into_count)
+        if (s.labels.at("peer_tor") == "r03")
+            std::erase_if(s.points, [](const PromPoint& p) { return p.t_s >= kT0 + 1500; });
+    const FabricResult rr = analyse_fabric(rev);
+    // r02 is still found; r03's hole is a note that other faults may have been missed.
+    BOOST_TEST(find(rr, "fabric_tor_probes_failing"));
+    BOOST_TEST(!not_judged(rr, "fabric_tor_probes_failing"));
+    bool noted = false;
+    for (const auto& n : rr.notes)
+        noted = noted || (n.subject == "fabric_tor_probes_failing" &&
+                          n.text.find("may have missed") != std::string::npos &&
+                          n.text.find("r03 at 11 of 61 steps") != std::string::npos);
+    BOOST_TEST(noted);
 }
 
 BOOST_AUTO_TEST_CASE(recorded_mesh_below_its_minimum_is_not_judged) {

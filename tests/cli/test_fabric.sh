@@ -78,6 +78,9 @@ rc=$?
   fail "--source recorded with --match: exit $rc, expected 2 saying why: $out2"
 [ -s "$work/out/fabric.json" ] && grep -q "rocehealth fabric: .*3 findings" "$work/out/fabric.txt" && grep -q fabric_pause_storm_origin "$work/out/fabric.txt" ||
   fail "--out: fabric.json/fabric.txt missing or incomplete"
+# The text says what each analysis read, on the line after the verdict.
+sed -n 2p "$work/out/fabric.txt" | grep -q "^  read: pause raw, mesh raw, config raw " ||
+  fail "fabric.txt's second line does not say what was read: $(head -3 "$work/out/fabric.txt")"
 
 # Out of memory: a valid answer too large for the memory fabric may use (ulimit -v) is named,
 # with what to ask for less, never a bare std::bad_alloc or "not JSON". Skipped where the binary
