@@ -20,7 +20,7 @@
 #   - a failing ToR (ToR n/2): from start+30m every host's row into it fails (window errors 4,
 #     quantiles NaN) and so does every row out of its hosts into other ToRs.
 # Usage: fabric_scale_series.py --hosts N --end T [--span S] [--step S] [--form full|budget]
-#        [--format om|vmjson] [--first I --count C] | --plan
+#        [--format om|vmjson] [--first I --count C] [--only-end] | --plan
 import argparse
 import json
 import re
@@ -38,6 +38,8 @@ p.add_argument("--first", type=int, default=0, help="first host of this chunk")
 p.add_argument("--count", type=int, help="hosts in this chunk (default: the rest)")
 p.add_argument("--template", default=__file__.rsplit("/", 1)[0] + "/fabric_scale_host.metrics")
 p.add_argument("--plan", action="store_true", help="print the planted faults as JSON, nothing else")
+p.add_argument("--only-end", action="store_true",
+               help="only the sample at --end (a scrape of the fleet, bench/rule_head.sh)")
 a = p.parse_args()
 
 n, per = a.hosts, a.per_tor
@@ -56,13 +58,13 @@ if a.plan:
     sys.exit(0)
 
 start = a.end - a.span
-times = list(range(start, a.end + 1, a.step))
+times = [a.end] if a.only_end else list(range(start, a.end + 1, a.step))
 storm_from, bad_from = start + 600, start + 1800
 ms = ",".join(str(t * 1000) for t in times)
 out = sys.stdout
 om = a.format == "om"
-if om:
-    tsuffix = [f" {t}\n" for t in times]
+if om:  # a scrape (--only-end) has no timestamps: the text format's are milliseconds
+    tsuffix = ["\n"] if a.only_end else [f" {t}\n" for t in times]
 
 
 def emit(name, labels, values):
