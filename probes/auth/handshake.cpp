@@ -234,7 +234,7 @@ Status prove_to_responder(tcp::Socket& s, const FabricKey& key, tcp::Deadline dl
     const PublicKey my_share = mine.public_key();
     if (auto st = tcp::send_json(s, auth_request(cn, *to, &my_share), dl); !st) return st.error();
     auto got = tcp::recv_any(s, dl);
-    if (!got && got.error().detail.rfind("peer closed the connection after 0 of", 0) == 0)
+    if (!got && tcp::closed_between_messages(got.error()))
         return fail(
             "closed the connection without answering the handshake: a responder older than "
             "json protocol " +
@@ -332,7 +332,7 @@ Status verify_client(tcp::Socket& s, const nlohmann::json& first, const FabricKe
         return st.error();
     auto got = tcp::recv_any(s, dl);
     if (!got) {
-        if (got.error().detail.rfind("peer closed the connection after 0 of", 0) == 0)
+        if (tcp::closed_between_messages(got.error()))
             return Error{"auth", s.peer(), 0, kClientHoldsAnotherKey};
         return got.error();
     }

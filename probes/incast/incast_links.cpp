@@ -25,7 +25,7 @@ Result<nlohmann::json> expect_json(Result<tcp::Received> r, const std::string& w
                                    const char* closed = "its process ended or crashed") {
     if (!r) {
         Error e = r.error();
-        if (e.detail.rfind("peer closed the connection after 0 of", 0) == 0)
+        if (tcp::closed_between_messages(e))
             e.detail =
                 "closed the connection while we waited for " + waiting_for + " (" + closed + ")";
         else

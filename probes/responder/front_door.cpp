@@ -359,7 +359,7 @@ struct FrontDoor::Impl {
         s.set_max_frame(0);        // the protocol's own limit from now on
         auto next = tcp::recv_any(s, tcp::deadline_in(o.handshake_ms), *stop);
         if (!next) {
-            if (next.error().detail.rfind("peer closed the connection after 0 of", 0) != 0)
+            if (!tcp::closed_between_messages(next.error()))
                 log_line(peer, "no command after the key was proven: " + next.error().message());
             return;
         }

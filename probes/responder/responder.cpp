@@ -219,7 +219,7 @@ void serve_phases(const tcp::Socket& s, RcConnection& c, SendSession* send, cons
     for (;;) {
         auto m = next_message(s, wait_ms, sh.stop);
         if (!m) {
-            if (m.error().detail.rfind("peer closed the connection after 0 of", 0) == 0)
+            if (tcp::closed_between_messages(m.error()))
                 log(peer,
                     "session ended: client closed the control connection (process ended or "
                     "crashed) without bye, after " +

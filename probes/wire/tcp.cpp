@@ -311,7 +311,8 @@ Status recv_all(const Socket& s, std::span<std::byte> data, Deadline deadline) {
         if (n == 0)
             return Error{"recv", peer_of(s), 0,
                          "peer closed the connection after " + std::to_string(done) + " of " +
-                             std::to_string(data.size()) + " bytes"};
+                             std::to_string(data.size()) + " bytes",
+                         done == 0 ? kCauseClosedBeforeFirstByte : ""};
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
             if (auto w = wait_for(s.fd(), POLLIN, deadline, "recv", peer_of(s)); !w) {
@@ -402,8 +403,11 @@ Result<Received> recv_any(const Socket& s, Deadline deadline) {
                          std::to_string(s.max_frame()) + " at most"};
     std::vector<std::byte> f(*len);
     std::copy(h.begin(), h.end(), f.begin());
-    if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), frame_deadline); !r)
-        return cut_short(r.error());
+    if (auto r = recv_all(s, std::span(f).subspan(oob::kHeaderSize), frame_deadline); !r) {
+        Error e = cut_short(r.error());
+        e.cause.clear();  // the header came: a frame cut short, not a close between messages
+        return e;
+    }
     if (FrameAuth* a = s.frame_auth()) {
         // Checked before decoding: after the handshake no byte the key holder did not MAC
         // reaches a parser. A failed frame ends the connection (shutdown: the caller's next

@@ -30,7 +30,9 @@ class Socket {
     Socket() = default;
     explicit Socket(int fd) : fd_(fd) {}
     Socket(Socket&& o) noexcept
-        : fd_(o.fd_), peer_(std::move(o.peer_)), auth_(std::move(o.auth_)),
+        : fd_(o.fd_),
+          peer_(std::move(o.peer_)),
+          auth_(std::move(o.auth_)),
           max_frame_(o.max_frame_) {
         o.fd_ = -1;
     }
@@ -96,8 +98,19 @@ Result<bool> wait_readable(const Socket& s, int wait_ms);
 
 Status send_all(const Socket& s, std::span<const std::byte> data, Deadline deadline);
 /// Reads exactly data.size() bytes. A peer that closes early gives detail
-/// "peer closed the connection after N of M bytes".
+/// "peer closed the connection after N of M bytes", and cause kCauseClosedBeforeFirstByte when
+/// N is 0.
 Status recv_all(const Socket& s, std::span<std::byte> data, Deadline deadline);
+
+/// Error::cause of recv_all, and of recv_any/recv_msg, when the peer closed the connection
+/// before the first byte: between messages, the end of a connection rather than a frame cut
+/// short (a frame whose header arrived and whose body did not has no such cause).
+inline constexpr const char* kCauseClosedBeforeFirstByte = "closed_before_first_byte";
+
+/// True when `e` is a clean close between messages (kCauseClosedBeforeFirstByte).
+inline bool closed_between_messages(const Error& e) {
+    return e.cause == kCauseClosedBeforeFirstByte;
+}
 
 /// One validated protocol message (header checked before waiting for the rest). recv_msg
 /// refuses a json frame ("unexpected json frame"). On a protected socket each frame carries its
@@ -112,10 +125,10 @@ Status send_json(const Socket& s, const nlohmann::json& body, Deadline deadline)
 /// `deadline` bounds the wait for a frame to begin (ETIMEDOUT, nothing consumed: safe to call
 /// again); a frame that has begun gets at least 10 s more to finish, and one cut short is an
 /// EPROTO error after which the connection is unusable. A header announcing more than
-/// s.max_frame() bytes is an EMSGSIZE error before any of the body is read. On a protected socket the frame's MAC
-/// trailer is read and checked before the frame is decoded; a frame that fails it ("recv frame N
-/// from PEER: MAC does not verify: injected, replayed or altered ...") or has none ("... no MAC
-/// trailer ...") is an error and the connection is shut down.
+/// s.max_frame() bytes is an EMSGSIZE error before any of the body is read. On a protected socket
+/// the frame's MAC trailer is read and checked before the frame is decoded; a frame that fails it
+/// ("recv frame N from PEER: MAC does not verify: injected, replayed or altered ...") or has none
+/// ("... no MAC trailer ...") is an error and the connection is shut down.
 struct Received {
     std::optional<oob::Message> fixed;
     std::optional<nlohmann::json> json;

@@ -92,6 +92,31 @@ BOOST_AUTO_TEST_CASE(closed_peer_is_named_and_seen_during_a_phase) {
     BOOST_TEST(r.error().message().find("recv peer 127.0.0.1:" + std::to_string(port) +
                                         ": peer closed the connection") == 0u,
                r.error().message());
+    BOOST_TEST(tcp::closed_between_messages(r.error()));  // nothing of a frame had come
+}
+
+BOOST_AUTO_TEST_CASE(a_frame_cut_after_its_header_is_no_close_between_messages) {
+    // The responder, handshake and incast code end a session quietly on a close between
+    // messages; a peer gone mid-frame must still be an error they report.
+    const auto [l, port] = listen_on_free_port();
+    auto c = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(1000));
+    BOOST_REQUIRE(c.ok());
+    std::string name;
+    auto a = tcp::accept(l, 1000, name);
+    BOOST_REQUIRE(a.ok());
+    BOOST_REQUIRE(a->has_value());
+    oob::Message m;
+    m.type = oob::Type::phase_done;
+    const oob::Frame f = oob::encode(m);
+    BOOST_REQUIRE(f.size() > oob::kHeaderSize);
+    BOOST_REQUIRE(
+        tcp::send_all(**a, std::span(f).first(oob::kHeaderSize), tcp::deadline_in(1000)).ok());
+    *a = std::nullopt;
+    auto r = tcp::recv_msg(*c, tcp::deadline_in(1000));
+    BOOST_REQUIRE(!r.ok());
+    BOOST_TEST(r.error().detail.find("peer closed the connection after 0 of") == 0u,
+               r.error().detail);  // the body's read got none of its bytes ...
+    BOOST_TEST(!tcp::closed_between_messages(r.error()));  // ... but the frame had begun
 }
 
 BOOST_AUTO_TEST_CASE(old_protocol_peer_is_refused_by_name_with_both_versions) {
