@@ -29,6 +29,7 @@
 #include <string>
 
 #include "collectors/joblog/job_logs.h"
+#include "collectors/joblog/line_scan.h"
 
 namespace rh::joblog {
 
@@ -109,26 +110,6 @@ std::string pci_at(sv s) {
 
 // ---- stamps ----
 
-constexpr std::array<sv, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-std::optional<int> month_of(sv w) {
-    if (w.size() != 3) return std::nullopt;
-    for (std::size_t i = 0; i < kMonths.size(); ++i)
-        if (starts_nocase(w, kMonths[i])) return static_cast<int>(i) + 1;
-    return std::nullopt;
-}
-
-/// Days from 1970-01-01 to year-month-day (proleptic Gregorian; H. Hinnant's days_from_civil).
-long days_from_civil(long y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const long era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<long>(doe) - 719468;
-}
-
 /// "16:20:05" -> seconds of the day.
 std::optional<int> time_of_day(sv s) {
     if (s.size() != 8 || s[2] != ':' || s[5] != ':') return std::nullopt;
@@ -169,14 +150,11 @@ std::optional<double> time_of_day_frac(sv s) {
 }
 
 std::optional<double> month_day_time(sv mon, sv day, sv tod, std::optional<int> year) {
-    const auto m = month_of(mon);
+    const auto m = scan::month_number(mon);
     const auto d = number<unsigned>(day);
     const auto s = time_of_day_frac(tod);
     if (!m || !d || !s || *d < 1 || *d > 31) return std::nullopt;
-    return static_cast<double>(
-               days_from_civil(year.value_or(1970), static_cast<unsigned>(*m), *d)) *
-               86400.0 +
-           *s;
+    return static_cast<double>(scan::days_from_civil(year.value_or(1970), *m, *d)) * 86400.0 + *s;
 }
 
 /// ISO 8601 as journalctl -o short-iso / short-iso-precise and dmesg --time-format iso print
@@ -191,7 +169,7 @@ std::optional<Stamp> iso_stamp(sv w) {
     if (!y || !m || !d || !s || *m < 1 || *m > 12 || *d < 1 || *d > 31 || *y < 1970)
         return std::nullopt;
     Stamp st;
-    st.t = static_cast<double>(days_from_civil(*y, *m, *d)) * 86400.0 + *s;
+    st.t = static_cast<double>(scan::days_from_civil(*y, *m, *d)) * 86400.0 + *s;
     sv rest = w.substr(19);
     st.t += fraction(rest);
     if (rest.empty()) {
@@ -335,7 +313,8 @@ Stamp read_stamp(sv& s) {
         st.host = host;
         s = rest;
         journal = true;
-    } else if (month_of(w0)) {  // journalctl short / syslog "Jan 14 16:20:05 gpu01 kernel: "
+    } else if (scan::month_number(
+                   w0)) {  // journalctl short / syslog "Jan 14 16:20:05 gpu01 kernel: "
         const sv day = word(rest), tod = word(rest), host = word(rest), tag = word(rest);
         const auto t = month_day_time(w0, day, tod, std::nullopt);
         if (!t || tag != "kernel:") return st;

@@ -113,16 +113,27 @@ inline long long days_from_civil(long long y, unsigned m, unsigned d) {
     return era * 146097 + static_cast<long long>(doe) - 719468;
 }
 
+/// "Jan".."Dec" (any case: syslog, journalctl, ctime and kernel words) -> 1..12; nullopt for
+/// anything else, including longer words ("January").
+inline std::optional<unsigned> month_number(std::string_view w) {
+    static constexpr std::string_view kMonths = "janfebmaraprmayjunjulaugsepoctnovdec";
+    if (w.size() != 3) return std::nullopt;
+    std::string lower(w);
+    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    const auto at = kMonths.find(lower);
+    if (at == std::string_view::npos || at % 3 != 0) return std::nullopt;
+    return static_cast<unsigned>(at / 3 + 1);
+}
+
 /// A ctime() stamp at the start of `s`, "Tue Feb 27 20:11:35 2018" (mpirun --timestamp-output
 /// puts one before each line; "Sun Oct  1 ..." pads the day): seconds since the epoch as if
 /// UTC (LogClock::local: the stamp has no zone). nullopt unless the whole stamp is there.
 inline std::optional<double> ctime_stamp(std::string_view s) {
-    static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
     if (s.size() < 24 || s[3] != ' ' || s[7] != ' ' || s[10] != ' ' || s[13] != ':' ||
         s[16] != ':' || s[19] != ' ')
         return std::nullopt;
-    const auto mon = kMonths.find(s.substr(4, 3));
-    if (mon == std::string_view::npos || mon % 3 != 0) return std::nullopt;
+    const auto mon = month_number(s.substr(4, 3));
+    if (!mon) return std::nullopt;
     auto field = [&](std::size_t at, std::size_t n) -> std::optional<std::uint64_t> {
         auto f = s.substr(at, n);
         if (!f.empty() && f.front() == ' ') f.remove_prefix(1);
@@ -133,8 +144,7 @@ inline std::optional<double> ctime_stamp(std::string_view s) {
     if (!d || !h || !mi || !se || !y || *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *se > 60 ||
         *y < 1970 || *y > 9999)
         return std::nullopt;
-    const auto days = days_from_civil(
-        static_cast<long long>(*y), static_cast<unsigned>(mon / 3 + 1), static_cast<unsigned>(*d));
+    const auto days = days_from_civil(static_cast<long long>(*y), *mon, static_cast<unsigned>(*d));
     return static_cast<double>(days * 86400 + static_cast<long long>(*h * 3600 + *mi * 60 + *se));
 }
 

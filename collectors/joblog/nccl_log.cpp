@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "collectors/joblog/job_logs.h"
+#include "collectors/joblog/line_scan.h"
 #include "core/wc_status.h"
 
 namespace rh::joblog {
@@ -201,15 +202,6 @@ bool device_port(sv tok, std::string& device, unsigned& port) {
 
 // --- time stamps in the prefix -----------------------------------------------------------
 
-std::int64_t days_from_civil(int y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const int era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return static_cast<std::int64_t>(era) * 146097 + doe - 719468;
-}
-
 struct Stamp {
     double time_s = 0;
     LogClock clock = LogClock::order;
@@ -237,8 +229,8 @@ std::optional<Stamp> stamp_at(sv s, std::size_t i) {
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
     Stamp st;
     st.time_s = static_cast<double>(
-        days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
-        mi * 60 + se);
+        scan::days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
+        h * 3600 + mi * 60 + se);
     std::size_t k = i + 19;
     if (k < s.size() && (s[k] == '.' || s[k] == ',')) {
         double scale = 0.1;
@@ -266,10 +258,9 @@ std::optional<Stamp> stamp_at(sv s, std::size_t i) {
 // journalctl/syslog "Jan 14 16:20:05" at the start of the prefix: local, year unknown (counted
 // from 1970, LogEvent::year_unknown).
 std::optional<Stamp> syslog_stamp(sv s) {
-    static constexpr sv kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
     if (s.size() < 15 || s[3] != ' ') return std::nullopt;
-    const std::size_t m = kMonths.find(s.substr(0, 3));
-    if (m == npos || m % 3 != 0) return std::nullopt;
+    const auto m = scan::month_number(s.substr(0, 3));
+    if (!m) return std::nullopt;
     std::size_t k = 4;
     if (s[k] == ' ') ++k;  // "Jan  4"
     int d = 0, h, mi, se;
@@ -279,9 +270,9 @@ std::optional<Stamp> syslog_stamp(sv s) {
         !digits(s, k + 7, 2, se) || h > 23 || mi > 59 || se > 60)
         return std::nullopt;
     Stamp st;
-    st.time_s = static_cast<double>(
-        days_from_civil(1970, static_cast<unsigned>(m / 3 + 1), static_cast<unsigned>(d)) * 86400 +
-        h * 3600 + mi * 60 + se);
+    st.time_s =
+        static_cast<double>(scan::days_from_civil(1970, *m, static_cast<unsigned>(d)) * 86400 +
+                            h * 3600 + mi * 60 + se);
     st.clock = LogClock::local;
     st.year_unknown = true;
     return st;
