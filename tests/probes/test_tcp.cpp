@@ -14,6 +14,21 @@ using namespace rh;
 
 using test::listen_on_free_port;
 
+namespace {
+
+/// A connection to the listener `l` on `port` and its accepted end: (client, server).
+std::pair<tcp::Socket, tcp::Socket> connected(const tcp::Socket& l, std::uint16_t port) {
+    auto c = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(1000));
+    BOOST_REQUIRE(c.ok());
+    std::string name;
+    auto a = tcp::accept(l, 1000, name);
+    BOOST_REQUIRE(a.ok());
+    BOOST_REQUIRE(a->has_value());
+    return {std::move(*c), std::move(**a)};
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(parse_host_port) {
     auto a = tcp::parse_host_port("10.0.0.2", 18520);
     BOOST_REQUIRE(a.ok());
@@ -99,20 +114,15 @@ BOOST_AUTO_TEST_CASE(a_frame_cut_after_its_header_is_no_close_between_messages) 
     // The responder, handshake and incast code end a session quietly on a close between
     // messages; a peer gone mid-frame must still be an error they report.
     const auto [l, port] = listen_on_free_port();
-    auto c = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(1000));
-    BOOST_REQUIRE(c.ok());
-    std::string name;
-    auto a = tcp::accept(l, 1000, name);
-    BOOST_REQUIRE(a.ok());
-    BOOST_REQUIRE(a->has_value());
+    auto [c, a] = connected(l, port);
     oob::Message m;
     m.type = oob::Type::phase_done;
     const oob::Frame f = oob::encode(m);
     BOOST_REQUIRE(f.size() > oob::kHeaderSize);
     BOOST_REQUIRE(
-        tcp::send_all(**a, std::span(f).first(oob::kHeaderSize), tcp::deadline_in(1000)).ok());
-    *a = std::nullopt;
-    auto r = tcp::recv_msg(*c, tcp::deadline_in(1000));
+        tcp::send_all(a, std::span(f).first(oob::kHeaderSize), tcp::deadline_in(1000)).ok());
+    a = tcp::Socket();  // the server's end closes
+    auto r = tcp::recv_msg(c, tcp::deadline_in(1000));
     BOOST_REQUIRE(!r.ok());
     BOOST_TEST(r.error().detail.find("peer closed the connection after 0 of") == 0u,
                r.error().detail);  // the body's read got none of its bytes ...
@@ -123,19 +133,14 @@ BOOST_AUTO_TEST_CASE(old_protocol_peer_is_refused_by_name_with_both_versions) {
     // A peer of protocol 2 (FNV-1a slots) answers; its frame must be refused, not misread, and
     // the error must say who and which versions (slots would fail every checksum otherwise).
     const auto [l, port] = listen_on_free_port();
-    auto c = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(1000));
-    BOOST_REQUIRE(c.ok());
-    std::string name;
-    auto a = tcp::accept(l, 1000, name);
-    BOOST_REQUIRE(a.ok());
-    BOOST_REQUIRE(a->has_value());
+    auto [c, a] = connected(l, port);
     oob::Message m;
     m.type = oob::Type::query_reply;
     oob::Frame old = oob::encode(m);
     old[4] = std::byte{0};
     old[5] = std::byte{2};
-    BOOST_REQUIRE(tcp::send_all(**a, old, tcp::deadline_in(1000)).ok());
-    auto r = tcp::recv_msg(*c, tcp::deadline_in(1000));
+    BOOST_REQUIRE(tcp::send_all(a, old, tcp::deadline_in(1000)).ok());
+    auto r = tcp::recv_msg(c, tcp::deadline_in(1000));
     BOOST_REQUIRE(!r.ok());
     const std::string e = r.error().message();
     BOOST_TEST(e.find("peer 127.0.0.1:" + std::to_string(port)) != std::string::npos, e);
@@ -145,16 +150,12 @@ BOOST_AUTO_TEST_CASE(old_protocol_peer_is_refused_by_name_with_both_versions) {
 
     // A protocol-3 incast peer's json frame likewise (new connection: the refused frame's body
     // is still unread on the old one).
-    auto c2 = tcp::connect({"127.0.0.1", port}, tcp::deadline_in(1000));
-    BOOST_REQUIRE(c2.ok());
-    auto a2 = tcp::accept(l, 1000, name);
-    BOOST_REQUIRE(a2.ok());
-    BOOST_REQUIRE(a2->has_value());
+    auto [c2, a2] = connected(l, port);
     auto j = oob::encode_json({{"cmd", "stream_ready"}});
     BOOST_REQUIRE(j.ok());
     (*j)[5] = std::byte{3};
-    BOOST_REQUIRE(tcp::send_all(**a2, *j, tcp::deadline_in(1000)).ok());
-    auto r2 = tcp::recv_any(*c2, tcp::deadline_in(1000));
+    BOOST_REQUIRE(tcp::send_all(a2, *j, tcp::deadline_in(1000)).ok());
+    auto r2 = tcp::recv_any(c2, tcp::deadline_in(1000));
     BOOST_REQUIRE(!r2.ok());
     const std::string e2 = r2.error().message();
     BOOST_TEST(e2.find("peer 127.0.0.1:" + std::to_string(port)) != std::string::npos, e2);
