@@ -38,7 +38,7 @@ struct MeshInput {
     /// The recorded source's per-ToR values: pairs into, their bad share, rows out bad share.
     std::map<std::string, Values> into_count, into_bad_ratio, rows_out_bad_ratio;
     /// The recorded source's steps at which a ToR had its count without its bad share or the
-    /// other way round (recorded_counts_at): the rules' writes there are incomplete.
+    /// other way round (collect_recorded): the rules' writes there are incomplete.
     std::map<std::string, std::vector<TimeKey>> incomplete;
 };
 
@@ -315,6 +315,20 @@ void collect_recorded(const FabricSeries& in, MeshInput& m) {
     for (const auto* per_tor : {&m.into_count, &m.into_bad_ratio})
         for (const auto& [tor, v] : *per_tor)
             for (const auto& [t, n] : v) m.times.insert(t);
+    // Count and bad share are written by one rule group at one evaluation: one without the other
+    // at a step is a write that did not complete (a remote write dropped under load), not a
+    // healthy ToR.
+    const auto value_at = [](const std::map<std::string, Values>& per_tor, const std::string& tor,
+                             TimeKey t) {
+        const auto it = per_tor.find(tor);
+        return it != per_tor.end() && at(it->second, t).has_value();
+    };
+    for (const auto* per_tor : {&m.into_count, &m.into_bad_ratio})
+        for (const auto& [tor, v] : *per_tor)
+            if (per_tor == &m.into_count || !m.into_count.count(tor))  // each ToR once
+                for (const TimeKey t : m.times)
+                    if (value_at(m.into_count, tor, t) != value_at(m.into_bad_ratio, tor, t))
+                        m.incomplete[tor].push_back(t);
     for (const PromSeries& s : in.bad_rows) {
         const std::string inst = label(s.labels, "instance"), dst_tor = label(s.labels, "dst_tor");
         std::string dst = dst_tor.empty() ? label(s.labels, "peer") : "ToR " + dst_tor;
@@ -335,9 +349,6 @@ MeshCounts recorded_counts_at(MeshInput& m, TimeKey t) {
     for (const auto& [tor, counts] : m.into_count) {
         const auto n = at(counts, t);
         const auto r = m.into_bad_ratio.count(tor) ? at(m.into_bad_ratio.at(tor), t) : std::nullopt;
-        // Both are written by one rule group at one evaluation: one without the other is a
-        // write that did not complete (a remote write dropped under load), not a healthy ToR.
-        if (n.has_value() != r.has_value()) m.incomplete[tor].push_back(t);
         if (!n || *n < 1 || !r) continue;
         const auto count = static_cast<std::size_t>(std::llround(*n));
         const auto bad = static_cast<std::size_t>(std::llround(*r * *n));
@@ -345,8 +356,6 @@ MeshCounts recorded_counts_at(MeshInput& m, TimeKey t) {
         c.bad_all += bad;
         c.count_all += count;
     }
-    for (const auto& [tor, ratios] : m.into_bad_ratio)  // a bad share with no count at all
-        if (!m.into_count.count(tor) && at(ratios, t)) m.incomplete[tor].push_back(t);
     for (const auto& [tor, ratios] : m.rows_out_bad_ratio)
         if (const auto r = at(ratios, t)) c.tor_rows_out_ratio[tor] = *r;
     for (auto& [k, p] : m.pairs) {

@@ -116,13 +116,17 @@ inline long long days_from_civil(long long y, unsigned m, unsigned d) {
 /// "Jan".."Dec" (any case: syslog, journalctl, ctime and kernel words) -> 1..12; nullopt for
 /// anything else, including longer words ("January").
 inline std::optional<unsigned> month_number(std::string_view w) {
+    // Called on a word of every line: compared in place, no copy.
     static constexpr std::string_view kMonths = "janfebmaraprmayjunjulaugsepoctnovdec";
     if (w.size() != 3) return std::nullopt;
-    std::string lower(w);
-    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    const auto at = kMonths.find(lower);
-    if (at == std::string_view::npos || at % 3 != 0) return std::nullopt;
-    return static_cast<unsigned>(at / 3 + 1);
+    const auto lower = [](char c) {
+        return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    };
+    for (std::size_t m = 0; m < 12; ++m)
+        if (lower(w[0]) == kMonths[3 * m] && lower(w[1]) == kMonths[3 * m + 1] &&
+            lower(w[2]) == kMonths[3 * m + 2])
+            return static_cast<unsigned>(m + 1);
+    return std::nullopt;
 }
 
 /// A ctime() stamp at the start of `s`, "Tue Feb 27 20:11:35 2018" (mpirun --timestamp-output
