@@ -7,11 +7,11 @@
 # --step s (30 s: the rules' rate[1m] needs 2 samples in a window) over --span s up to --end.
 # Every host exports, as an agent with a fleet does (agent/daemon/README.md):
 #   - full form: the 8-port host's /metrics (bench/fabric_scale_host.metrics: every family the
-#     agent exports on tests/fixtures/mlx5_8port, counters growing) + the mesh budget (248);
+#     agent exports on tests/fixtures/mlx5_8port, counters growing) + the mesh budget (200);
 #   - budget form: only what the fabric rules and `rocehealth fabric` read: host_info, PFC pause
-#     time, ECN/CNP counters, netdev MTU + the mesh budget (248).
+#     time, ECN/CNP counters, netdev MTU + the mesh budget (200).
 # The mesh budget (agent/daemon/mesh_budget.h): 24 own-ToR peers and 24 other ToRs, each with 3
-# quantiles and window failures for op connect and write; per destination group (own_tor,
+# quantiles and its window failures (one gauge, any op); per destination group (own_tor,
 # other_tors) latency _sum/_count and errors for both ops.
 # Planted (the same in both forms; --plan prints them as JSON):
 #   - a pause storm on priority 3: origin (the first host of ToR 1) sends pause 30 % of the time
@@ -149,16 +149,14 @@ for i in range(a.first, last):
         base = f'{inst},peer="{host(j)}:18515"'
         for q, v in quantiles:
             emit("rocehealth_probe_latency_seconds", f'{base},op="write",size_bytes="64",quantile="{q}"', v)
-        for op in ("connect", "write"):
-            emit("rocehealth_probe_window_errors", f'{base},op="{op}"', zero)
+        emit("rocehealth_probe_window_errors", base, zero)
     for d in others:
         failing = d == bad_tor or t == bad_tor
         base = f'{inst},dst_tor="{tor(d)}"'
         for q, v in quantiles:
             emit("rocehealth_probe_tor_latency_seconds",
                  f'{base},op="write",size_bytes="64",quantile="{q}"', fail_lat if failing else v)
-        emit("rocehealth_probe_tor_window_errors", f'{base},op="connect"', fail_errs if failing else zero)
-        emit("rocehealth_probe_tor_window_errors", f'{base},op="write"', zero)
+        emit("rocehealth_probe_tor_window_errors", base, fail_errs if failing else zero)
     for g in ("own_tor", "other_tors"):
         base = f'{inst},dst_group="{g}"'
         emit("rocehealth_probe_group_latency_seconds_sum", f'{base},op="write",size_bytes="64"',

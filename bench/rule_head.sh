@@ -8,15 +8,20 @@
 # and its own prometheus_rule_group_last_duration_seconds says what each group's cycle took.
 # Printed: the scrape's size and time, head memory per series, each group's cycles (last, mean,
 # max) against the 1 s goal.
-# Usage: rule_head.sh [--hosts N] [--form budget|full] [--run-s S]   (exit 77: no prometheus)
+# Usage: rule_head.sh [--hosts N] [--form budget|full] [--run-s S] [--rules FILE] [--hold S]
+#        (--rules: fabric rules other than packaging's, e.g. an older commit's, to compare in one
+#        session; --hold: keep Prometheus up S s after the report, its URL printed, to time
+#        expressions by hand; exit 77: no prometheus)
 # e.g. bench/rule_head.sh --hosts 1000 --run-s 420
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 rules=$(realpath "$here/../packaging/prometheus")
-hosts=1000 form=budget run_s=420
+fabric_rules=$rules/rocehealth-fabric-rules.yml
+hosts=1000 form=budget run_s=420 hold_s=0
 while [ $# -gt 0 ]; do
   case $1 in
     --hosts) hosts=$2 ;; --form) form=$2 ;; --run-s) run_s=$2 ;;
+    --rules) fabric_rules=$(realpath "$2") ;; --hold) hold_s=$2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
@@ -57,7 +62,7 @@ global:
   scrape_interval: 15s
   scrape_timeout: 14s
   evaluation_interval: 15s
-rule_files: ["$rules/rocehealth-fabric-rules.yml", "$rules/rocehealth-alerts.yml"]
+rule_files: ["$fabric_rules", "$rules/rocehealth-alerts.yml"]
 scrape_configs:
   - job_name: self  # its rule group durations over time
     scrape_interval: 5s
@@ -93,8 +98,12 @@ for g in $(q 'prometheus_rule_group_last_duration_seconds{job="self"}' '.data.re
     "$g" "$mean" "$max" "$w" "$mean" "$missed"
   [ "$missed" = 0 ] || failed=1
 done
+# The mesh group's rules, each one's last evaluation (what a cycle's time is made of).
+curl -sf "$url/api/v1/rules" | jq -r '.data.groups[] | select(.name == "rocehealth-fabric-mesh") | .rules[]
+  | "  mesh rule \(.name // .record // .alert): \(.evaluationTime * 1000 | floor) ms last cycle"'
 errs=$(grep -c 'level=warn.*rule\|level=error' "$work/prometheus.log")
 echo "prometheus: $errs rule warnings/errors in its log$([ "$errs" = 0 ] || echo ": $(grep -m3 'level=warn.*rule\|level=error' "$work/prometheus.log")")"
 [ "$errs" = 0 ] || failed=1
 echo "rule_head: load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+[ "$hold_s" = 0 ] || { echo "rule_head: Prometheus at $url for $hold_s s"; sleep "$hold_s"; }
 exit "$failed"

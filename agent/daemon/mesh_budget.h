@@ -3,8 +3,8 @@
 // fleet's size — per destination group (its own ToR's peers, the other ToRs) counters that
 // recording rules sum, and latency and recent failures only for its worst destinations: at most
 // kWorstPeers own-ToR peers and kWorstTors other ToRs. With one op and one size that is at most
-// (kWorstPeers + kWorstTors) x 5 + 2 x 4 = 248 series (agent/daemon/README.md, "Series with a
-// fleet"); mesh_series_in counts them on a page.
+// (kWorstPeers + kWorstTors) x 4 (3 quantiles, 1 window-failure gauge) + 2 x 4 = 200 series
+// (agent/daemon/README.md, "Series with a fleet"); mesh_series_in counts them on a page.
 #pragma once
 
 #include <cstddef>

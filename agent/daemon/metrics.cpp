@@ -183,14 +183,18 @@ void add_probes(Exposition& ex, const ProbeMetrics& pm, bool by_tor) {
                    "set up; a failed phase's completion status is in the log and the findings)",
                {{key, row.first}, {"op", row.second}}, std::to_string(n));
     if (!pm.summarised) return;
-    for (const auto& [row, n] : pm.window_errors)
+    // One gauge per destination, any operation: the fabric rules ask whether a row failed, not
+    // how (the op is in rocehealth_probe_group_errors_total{op} and the probe_failed event), and
+    // a gauge per op doubled the series they read every cycle (bench/README.md).
+    std::map<std::string, std::uint64_t> failed;
+    for (const auto& [row, n] : pm.window_errors) failed[row.first] += n;
+    for (const auto& [dst, n] : failed)
         ex.add(by_tor ? "rocehealth_probe_tor_window_errors" : "rocehealth_probe_window_errors",
                "gauge",
-               "RDMA probe failures of the mesh " + per + " and operation in the last " +
-                   number_text(pm.window_s) +
-                   " s, of this host's worst destinations only (op \"connect\": no session "
-                   "could be set up)",
-               {{key, row.first}, {"op", row.second}}, std::to_string(n));
+               "RDMA probe failures of the mesh " + per +
+                   ", any operation (connect or a phase), in the last " + number_text(pm.window_s) +
+                   " s, of this host's worst destinations only",
+               {{key, dst}}, std::to_string(n));
     const std::string group = by_tor ? "other_tors" : "own_tor";
     const std::string gfam = "rocehealth_probe_group_latency_seconds";
     const std::string ghelp =

@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(a_planned_host_stays_within_the_budget_at_1k_10k_and_50k_ho
             BOOST_TEST(n <= kMeshSeriesBudget);
             BOOST_TEST(n >= 100u);  // not empty: the worst rows and the group totals
             BOOST_TEST(page.find("rocehealth_probe_tor_window_errors{dst_tor=\"" + p.failing_tor +
-                                 "\",op=\"connect\"} ") != std::string::npos);
+                                 "\"} ") != std::string::npos);
             BOOST_TEST(page.find("rocehealth_probe_latency_seconds{peer=\"" + p.slow_peer +
                                  "\",op=\"write\",size_bytes=\"64\",quantile=\"0.5\"} 5e-05") !=
                        std::string::npos);
@@ -127,6 +127,26 @@ BOOST_AUTO_TEST_CASE(worst_destinations_failures_first_then_slowest_unprobed_lef
     BOOST_TEST(w.total_latency.at({"write", 64}).second == 3u);
     BOOST_TEST(w.total_errors.at("write") == 1u);
     BOOST_TEST(w.total_errors.at("connect") == 1u);
+}
+
+// The window failures are one gauge per destination, whatever failed (connect or a phase): the
+// fabric rules read every row's gauge each cycle, and one per op doubled them.
+BOOST_AUTO_TEST_CASE(a_destinations_window_failures_are_one_gauge_over_its_ops) {
+    ProbeSummaries s;
+    s.configure({"a", "d"}, {"write", "read"}, {64}, 60);
+    s.add_phase("a", "write", 64, {5}, 100);
+    s.add_error("d", "connect", 90);
+    s.add_error("d", "write", 95);
+    s.add_error("d", "read", 99);
+    std::string page;
+    mesh_series(keep_worst(s.view(100), kWorstPeers), std::nullopt, &page);
+    BOOST_TEST(page.find("\nrocehealth_probe_window_errors{peer=\"d\"} 3\n") != std::string::npos);
+    BOOST_TEST(page.find("\nrocehealth_probe_window_errors{peer=\"a\"} 0\n") != std::string::npos);
+    BOOST_TEST(page.find("rocehealth_probe_window_errors{peer=\"d\",op=") == std::string::npos);
+    // Which op failed stays in the group's counters.
+    BOOST_TEST(
+        page.find("rocehealth_probe_group_errors_total{dst_group=\"own_tor\",op=\"read\"} 1") !=
+        std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()  // test_agent_mesh_budget

@@ -30,14 +30,14 @@ family("rocehealth_probe_latency_seconds", "gauge",
        [({**inst(s), "peer": f"{d}:18520", "op": "write", "size_bytes": "64", "quantile": "0.5"},
          lambda t: "5e-06") for s, d in mates])
 family("rocehealth_probe_window_errors", "gauge",
-       [({**inst(s), "peer": f"{d}:18520", "op": "connect"}, lambda t: 0) for s, d in mates])
+       [({**inst(s), "peer": f"{d}:18520"}, lambda t: 0) for s, d in mates])
 rows = [(s, d) for s in hosts for d in sorted(set(hosts.values()) - {hosts[s]})]
 failing = lambda s, d: lambda t: t >= bad_from and "r13" in (hosts[s], d)
 family("rocehealth_probe_tor_latency_seconds", "gauge",
        [({**inst(s), "dst_tor": d, "op": "write", "size_bytes": "64", "quantile": "0.5"},
          lambda t, f=failing(s, d): "NaN" if f(t) else "5e-06") for s, d in rows])
 family("rocehealth_probe_tor_window_errors", "gauge",
-       [({**inst(s), "dst_tor": d, "op": "connect"}, lambda t, f=failing(s, d): 4 if f(t) else 0)
+       [({**inst(s), "dst_tor": d}, lambda t, f=failing(s, d): 4 if f(t) else 0)
         for s, d in rows])
 port = {"device": "mlx5_0", "port": "1", "netdev": "ens1f0np0"}
 family("rocehealth_netdev_mtu_bytes", "gauge", [({**inst(h), **port}, lambda t: 9000) for h in hosts])

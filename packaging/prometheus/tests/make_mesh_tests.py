@@ -52,7 +52,7 @@ def tor_series(fails, budget=False):
 
     def errors(family, lbl, bad):
         if budget:
-            return [f"      - series: '{family.replace('errors', 'window_errors')}{{{lbl},op=\"connect\"}}'",
+            return [f"      - series: '{family.replace('errors', 'window_errors')}{{{lbl}}}'",
                     f"        values: '{'4x40' if bad else '0x40'}'"]
         return [f"      - series: '{family}_total{{{lbl},op=\"connect\"}}'",
                 f"        values: '{'0+1x40' if bad else '0x40'}'"]
