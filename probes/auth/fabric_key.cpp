@@ -4,7 +4,6 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/kdf.h>
 #include <openssl/rand.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "probes/auth/hkdf.h"
 #include "probes/auth/secret_file.h"
 
 namespace rh::auth {
@@ -65,16 +65,8 @@ std::string weak_key_reason(std::span<const std::uint8_t> bytes) {
 std::string key_fingerprint(std::span<const std::uint8_t> key) {
     static constexpr char kInfo[] = "rocehealth fabric key fingerprint v1";
     std::array<std::uint8_t, 8> out{};
-    std::size_t len = out.size();
-    EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr);
-    const bool ok = ctx && EVP_PKEY_derive_init(ctx) > 0 &&
-                    EVP_PKEY_CTX_set_hkdf_md(ctx, EVP_sha256()) > 0 &&
-                    EVP_PKEY_CTX_set1_hkdf_key(ctx, key.data(), static_cast<int>(key.size())) > 0 &&
-                    EVP_PKEY_CTX_add1_hkdf_info(ctx, reinterpret_cast<const unsigned char*>(kInfo),
-                                                sizeof kInfo - 1) > 0 &&
-                    EVP_PKEY_derive(ctx, out.data(), &len) > 0;
-    EVP_PKEY_CTX_free(ctx);
-    if (!ok) return "unavailable";
+    const auto* info = reinterpret_cast<const std::uint8_t*>(kInfo);
+    if (!hkdf_sha256(key, {}, {info, sizeof kInfo - 1}, out)) return "unavailable";
     static constexpr char kHex[] = "0123456789abcdef";
     std::string hex;
     for (const std::uint8_t b : out) {

@@ -1,13 +1,10 @@
 #include "probes/auth/handshake.h"
 
-#include <openssl/core_names.h>
-#include <openssl/kdf.h>
-#include <openssl/params.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
+#include "probes/auth/hkdf.h"
 #include "probes/auth/key_share.h"
 #include "probes/auth/known_hosts.h"
 
@@ -33,26 +30,12 @@ void append(std::vector<std::uint8_t>& t, const std::string& text) {
     t.push_back(0);
 }
 
-/// HKDF-SHA256 (RFC 5869) through OpenSSL's EVP_KDF; 32 bytes.
+/// A frame key: HKDF-SHA256 (hkdf.h), 32 bytes.
 tcp::FrameKey hkdf(std::span<const std::uint8_t> ikm, std::span<const std::uint8_t> salt,
                    std::span<const std::uint8_t> info) {
-    // Fetched once: the fetch costs more than a derivation.
-    static EVP_KDF* const kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
-    EVP_KDF_CTX* ctx = kdf ? EVP_KDF_CTX_new(kdf) : nullptr;
-    char digest[] = "SHA256";
-    const OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, const_cast<std::uint8_t*>(ikm.data()),
-                                          ikm.size()),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT,
-                                          const_cast<std::uint8_t*>(salt.data()), salt.size()),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO,
-                                          const_cast<std::uint8_t*>(info.data()), info.size()),
-        OSSL_PARAM_END};
     tcp::FrameKey out{};
-    const bool ok = ctx && EVP_KDF_derive(ctx, out.data(), out.size(), params) == 1;
-    EVP_KDF_CTX_free(ctx);
-    if (!ok) std::abort();  // libcrypto without HKDF: no connection could be protected
+    // libcrypto without HKDF: no connection could be protected.
+    if (!hkdf_sha256(ikm, salt, info, out)) std::abort();
     return out;
 }
 
