@@ -109,12 +109,18 @@ run_fabric() {
   rc=$?
   local wall kib
   wall=$(tail -1 "$f.time" | cut -d' ' -f1) kib=$(tail -1 "$f.time" | cut -d' ' -f2)
-  local bytes=0 q
-  while read -r q; do
-    bytes=$((bytes + $(curl -s -o /dev/null -w '%{size_download}' --data-urlencode "query=$q" \
-      --data-urlencode "start=$from" --data-urlencode "end=$end" \
-      --data-urlencode "step=$(jq -r .fabric.step_s "$f.json")" "$url/api/v1/query_range")))
-  done < <(jq -r '.fabric.queries[]?.promql' "$f.json" 2>/dev/null)
+  local bytes=0 q at
+  # Each query asked again as fabric sent it (its "at": over the range, or at its end only).
+  while IFS=$'\t' read -r at q; do
+    if [ "$at" = end ]; then
+      bytes=$((bytes + $(curl -s -o /dev/null -w '%{size_download}' --data-urlencode "query=$q" \
+        --data-urlencode "time=$end" "$url/api/v1/query")))
+    else
+      bytes=$((bytes + $(curl -s -o /dev/null -w '%{size_download}' --data-urlencode "query=$q" \
+        --data-urlencode "start=$from" --data-urlencode "end=$end" \
+        --data-urlencode "step=$(jq -r .fabric.step_s "$f.json")" "$url/api/v1/query_range")))
+    fi
+  done < <(jq -r '.fabric.queries[]? | [.at, .promql] | @tsv' "$f.json" 2>/dev/null)
   local o t
   o=$(jq -r --arg h "$origin" '[.findings[] | select(.rule == "fabric_pause_storm_origin" and .host == $h
     and .labels.priority == "3")][0].opened_t // empty' "$f.json" 2>/dev/null)

@@ -55,7 +55,8 @@ std::string fetch_error(const Error& e, const FabricArgs& a, const fabric::Fabri
     if (e.cause == fabric::kCauseHttpStatus || e.cause == fabric::kCauseMalformed)
         return "query " + e.op + " at " + a.url + ": " + e.detail + ". Is " + a.url +
                " the base of a Prometheus query API (" + a.url +
-               "/api/v1/query_range is asked)? Forms: Prometheus or Thanos Query "
+               "/api/v1/query_range and /api/v1/query are asked)? Forms: Prometheus or Thanos "
+               "Query "
                "http://HOST:9090, Mimir http://HOST/prometheus, VictoriaMetrics "
                "http://HOST:8428, its cluster http://vmselect:8481/select/0/prometheus "
                "(rocehealth fabric --help)";

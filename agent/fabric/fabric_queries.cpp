@@ -174,11 +174,13 @@ std::vector<PromSeries>& member(FabricSeries& out, const std::string& name) {
 Status run_query(const PromClient& client, const FabricQuery& q, double from_s, double to_s,
                  double step_s, std::size_t page_points, FabricSeries& out, FabricFetch& got) {
     got.sent.push_back(q);
-    if (q.at_end_only) from_s = to_s;
+    // At the end only: an instant query (a range of one point can come back empty: query_at).
     const auto points = static_cast<std::size_t>(std::floor((to_s - from_s) / step_s)) + 1;
-    got.requests += (points + std::max<std::size_t>(page_points, 1) - 1) /
-                    std::max<std::size_t>(page_points, 1);
-    auto r = client.query_range(q.promql, from_s, to_s, step_s);
+    got.requests += q.at_end_only ? 1
+                                  : (points + std::max<std::size_t>(page_points, 1) - 1) /
+                                        std::max<std::size_t>(page_points, 1);
+    auto r = q.at_end_only ? client.query_at(q.promql, to_s)
+                           : client.query_range(q.promql, from_s, to_s, step_s);
     if (!r) {
         Error e = r.error();
         e.op = q.name;

@@ -18,9 +18,10 @@ struct FabricQuery {
     std::string
         name;  ///< "host_info", "pause_fraction", "probe_errors", "probe_p50_s", "port_config"
     std::string promql;
-    /// Asked at the range's end only (one point a series): labels that hold over the range
-    /// (host_info's host and ToR), not values in time. At 10,000 hosts host_info at every
-    /// step was 22 of the 35 MiB `fabric --source recorded` read (bench/README.md).
+    /// Asked at the range's end only, as an instant query (PromClient::query_at; one point a
+    /// series): labels that hold over the range (host_info's host and ToR), not values in time.
+    /// At 10,000 hosts host_info at every step was 22 of the 35 MiB `fabric --source recorded`
+    /// read (bench/README.md).
     bool at_end_only = false;
 };
 

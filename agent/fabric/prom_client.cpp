@@ -106,6 +106,13 @@ Result<std::vector<PromTarget>> PromClient::active_targets(std::size_t max_targe
         ep_.scheme_host_port + ep_.path_prefix + "/api/v1/targets");
 }
 
+Result<std::vector<PromSeries>> PromClient::query_at(const std::string& promql, double t_s) const {
+    return get<std::vector<PromSeries>>(
+        "/api/v1/query", {{"query", promql}, {"time", seconds_param(t_s)}},
+        [this](const std::string& body) { return decode_vector(body, lim_.max_series); },
+        ep_.scheme_host_port + ep_.path_prefix);
+}
+
 Result<std::vector<PromSeries>> PromClient::query_range(const std::string& promql, double from_s,
                                                         double to_s, double step_s) const {
     const double page_s = step_s * static_cast<double>(lim_.page_points - 1);

@@ -62,6 +62,13 @@ class PromClient {
     Result<std::vector<PromSeries>> query_range(const std::string& promql, double from_s,
                                                 double to_s, double step_s) const;
 
+    /// Runs `promql` at one time `t_s` (UTC seconds): GET /api/v1/query, one point a series
+    /// (decode_vector). For what is read at a range's end: a query_range with start = end can be
+    /// empty where the server moves its end back (VictoriaMetrics: end > now - its
+    /// -search.latencyOffset, 30 s by default, becomes that), while an instant query there is
+    /// answered. Errors as query_range.
+    Result<std::vector<PromSeries>> query_at(const std::string& promql, double t_s) const;
+
     /// GET /api/v1/targets?state=active, decoded (decode_targets), at most `max_targets`;
     /// limits.max_answer_bytes bounds the answer. Errors as query_range, subject the URL,
     /// plus kCauseTooManyTargets.

@@ -63,15 +63,21 @@ std::string clipped_server_text(const std::string& s) {
 
 namespace {
 
-/// nlohmann's SAX events of a query_range answer, kept as they come: labels and points of each
-/// series, the status and error texts (clipped); everything else (warnings, stats, unknown
-/// keys) skipped without being stored. Memory: the series themselves, never a document tree.
-/// Returns false (parse ends) at the first fault, recorded in `fault`.
+/// nlohmann's SAX events of a query_range answer (a matrix: each series' "values") or, with
+/// `vector`, of a query answer (each series' one "value"), kept as they come: labels and points
+/// of each series, the status and error texts (clipped); everything else (warnings, stats,
+/// unknown keys) skipped without being stored. Memory: the series themselves, never a document
+/// tree. Returns false (parse ends) at the first fault, recorded in `fault`.
 class MatrixSax {
   public:
     using json = nlohmann::json;
 
-    explicit MatrixSax(std::size_t max_series) : max_series_(max_series) {}
+    MatrixSax(std::size_t max_series, bool vector)
+        : max_series_(max_series),
+          type_(vector ? "vector" : "matrix"),
+          points_key_(vector ? "value" : "values"),
+          no_points_(vector ? "a series without a \"value\" point"
+                            : "a series without a \"values\" array") {}
 
     std::vector<PromSeries> out;
     std::optional<Error> fault;
@@ -149,7 +155,7 @@ class MatrixSax {
             case Ctx::series:
                 if (key_ == "metric")
                     return fail(malformed("a series without a \"metric\" object"));
-                if (key_ == "values") return fail(malformed("a series without a \"values\" array"));
+                if (key_ == points_key_) return fail(malformed(no_points_));
                 return true;
             case Ctx::metric:
                 if (kind != Kind::string)
@@ -213,9 +219,9 @@ class MatrixSax {
                     if (result_seen) return fail(malformed("\"data.result\" appears twice"));
                     result_seen = true;
                     result_is_array = !object;
-                    if (result_type && *result_type != "matrix")
+                    if (result_type && *result_type != type_)
                         return fail(malformed("\"data.resultType\" is " + *result_type +
-                                              ", expected matrix"));
+                                              ", expected " + type_));
                     if (!object) next = Ctx::result;
                 }
                 break;
@@ -235,11 +241,16 @@ class MatrixSax {
                         return fail(malformed("a series without a \"metric\" object"));
                     has_metric_ = true;
                     next = Ctx::metric;
-                } else if (key_ == "values") {
-                    if (object || has_values_)
-                        return fail(malformed("a series without a \"values\" array"));
+                } else if (key_ == points_key_) {
+                    if (object || has_values_) return fail(malformed(no_points_));
                     has_values_ = true;
-                    next = Ctx::values;
+                    if (type_ == "vector") {  // the point itself: [unix_s, "value"]
+                        out.back().points.emplace_back();
+                        point_items_ = 0;
+                        next = Ctx::point;
+                    } else {
+                        next = Ctx::values;
+                    }
                 }
                 break;
             case Ctx::metric:
@@ -273,13 +284,15 @@ class MatrixSax {
             return fail(malformed("a point is not [unix_s, \"value\"]"));
         if (done == Ctx::series && !has_metric_)
             return fail(malformed("a series without a \"metric\" object"));
-        if (done == Ctx::series && !has_values_)
-            return fail(malformed("a series without a \"values\" array"));
+        if (done == Ctx::series && !has_values_) return fail(malformed(no_points_));
         return true;
     }
 
     std::size_t max_series_;
-    std::vector<Ctx> stack_;  ///< at most 7 deep: root data result series values point
+    const std::string type_;        ///< the resultType expected: "matrix" or "vector"
+    const std::string points_key_;  ///< "values" (matrix) or "value" (vector)
+    const std::string no_points_;   ///< the fault of a series without them
+    std::vector<Ctx> stack_;        ///< at most 7 deep: root data result series values point
     std::size_t skip_depth_ = 0;
     std::string key_;
     json::string_t* text_ = nullptr;
@@ -290,8 +303,10 @@ class MatrixSax {
 
 }  // namespace
 
-Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t max_series) {
-    MatrixSax sax(max_series);
+namespace {
+
+Result<std::vector<PromSeries>> decode(std::string_view body, std::size_t max_series, bool vector) {
+    MatrixSax sax(max_series, vector);
     bool parsed = false;
     try {
         parsed = nlohmann::json::sax_parse(body, &sax);
@@ -312,10 +327,21 @@ Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t
     if (*sax.status != "success") return malformed("\"status\" is neither success nor error");
     if (!sax.data_is_object) return malformed("no \"data\" object");
     if (!sax.result_type) return malformed("no \"data.resultType\" string");
-    if (*sax.result_type != "matrix")
-        return malformed("\"data.resultType\" is " + *sax.result_type + ", expected matrix");
+    const std::string want = vector ? "vector" : "matrix";
+    if (*sax.result_type != want)
+        return malformed("\"data.resultType\" is " + *sax.result_type + ", expected " + want);
     if (!sax.result_is_array) return malformed("no \"data.result\" array");
     return std::move(sax.out);
+}
+
+}  // namespace
+
+Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t max_series) {
+    return decode(body, max_series, false);
+}
+
+Result<std::vector<PromSeries>> decode_vector(std::string_view body, std::size_t max_series) {
+    return decode(body, max_series, true);
 }
 
 }  // namespace rh::fabric

@@ -1,6 +1,6 @@
-// The answer of Prometheus' HTTP API to /api/v1/query_range, decoded strictly. The body is
-// untrusted input (any server, any proxy in between): every field is type-checked and the
-// series count is bounded before anything is kept. Decoded as a stream (nlohmann's SAX
+// The answer of Prometheus' HTTP API to /api/v1/query_range (and /api/v1/query), decoded strictly.
+// The body is untrusted input (any server, any proxy in between): every field is type-checked and
+// the series count is bounded before anything is kept. Decoded as a stream (nlohmann's SAX
 // interface) straight into the series: no tree of the whole answer is built, so decoding costs
 // about the answer's size again, not ~7-34x (bench/README.md, rocehealth_prom_decode_bench).
 // Fuzzed by tests/fuzz/fuzz_prom_response.cpp.
@@ -56,5 +56,10 @@ std::string clipped_server_text(const std::string& s);
 /// - more than `max_series` series: kCauseTooManySeries, detail "more than N series".
 /// Never throws.
 Result<std::vector<PromSeries>> decode_matrix(std::string_view body, std::size_t max_series);
+
+/// Decodes a /api/v1/query body the same way: resultType "vector", each series with one
+/// "value": [unix_s number, "value" string] (its one point). Errors as decode_matrix's (a
+/// resultType other than vector; "a series without a \"value\" point"). Never throws.
+Result<std::vector<PromSeries>> decode_vector(std::string_view body, std::size_t max_series);
 
 }  // namespace rh::fabric

@@ -42,7 +42,11 @@ void to_json(nlohmann::json& doc, const FabricReport& r) {
     const FabricAsked& asked = r.asked;
     doc = r.diagnosis;
     nlohmann::json queries = nlohmann::json::array();
-    for (const auto& q : asked.queries) queries.push_back({{"name", q.name}, {"promql", q.promql}});
+    // "at": how it was asked, "range" (/api/v1/query_range over the range at the step) or
+    // "end" (/api/v1/query at the range's end), so that it can be asked again as sent.
+    for (const auto& q : asked.queries)
+        queries.push_back(
+            {{"name", q.name}, {"promql", q.promql}, {"at", q.at_end_only ? "end" : "range"}});
     doc["fabric"] = {
         {"prometheus", asked.url},
         {"from", fabric::rfc3339(asked.from_s)},

@@ -391,6 +391,38 @@ BOOST_AUTO_TEST_CASE(decoder_takes_the_api_shape_only) {
     BOOST_TEST(many.error().cause == kCauseTooManySeries);
 }
 
+// /api/v1/query's answer (what is read at a range's end: PromClient::query_at): a vector, one
+// "value" a series; a matrix, or a series without its point, is not that answer.
+BOOST_AUTO_TEST_CASE(the_instant_decoder_takes_a_vector_of_one_point_a_series) {
+    const auto ok = decode_vector(
+        R"({"status":"success","data":{"resultType":"vector","result":[
+            {"metric":{"host":"h1","tor":"r1"},"value":[1764763200.5,"1"]},
+            {"metric":{"host":"h2"},"value":[1764763200.5,"NaN"]}]}})",
+        10);
+    BOOST_REQUIRE(ok);
+    BOOST_REQUIRE_EQUAL(ok->size(), 2u);
+    BOOST_TEST((*ok)[0].labels.at("tor") == "r1");
+    BOOST_REQUIRE_EQUAL((*ok)[0].points.size(), 1u);
+    BOOST_TEST((*ok)[0].points[0].t_s == 1764763200.5);
+    BOOST_TEST((*ok)[0].points[0].value == 1.0);
+    BOOST_TEST(std::isnan((*ok)[1].points[0].value));
+    for (
+        const char* bad :
+        {R"({"status":"success","data":{"resultType":"matrix","result":[]}})",
+         R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{}}]}})",
+         R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"values":[[1,"1"]]}]}})",
+         R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1",2]}]}})",
+         R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":1}]}})"}) {
+        const auto r = decode_vector(bad, 10);
+        BOOST_TEST(!r, bad);
+        if (!r) BOOST_TEST(r.error().cause == kCauseMalformed, bad);
+    }
+    const auto err = decode_vector(
+        R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})", 10);
+    BOOST_REQUIRE(!err);
+    BOOST_TEST(err.error().cause == kCausePrometheusError);
+}
+
 BOOST_AUTO_TEST_CASE(time_arguments) {
     double t = 0;
     const double now = 1764763200;

@@ -54,11 +54,15 @@ run_fabric "$prom_url" prom
 # the replay wrote it (the pause origin rule then read nothing: seen in this test, every run).
 run_fabric "$vm_url" vm --source raw
 run_fabric "$vm_url" vm_paged --page-points 17 --source raw
+# A range that ends now, as a user's default does: VictoriaMetrics moves a range query's end
+# back by its -search.latencyOffset, so host_info read as a range of one point at now came back
+# empty (seen at 1,000 hosts: every host named by its instance, the ToR rule blind, silently).
+to=now run_fabric "$vm_url" vm_now --source raw
 [ "$prom_rc" = 1 ] && jq -e '.findings | length > 0' "$work/prom.json" >/dev/null ||
   { fail "Prometheus: exit $prom_rc, expected 1 with findings: $(cat "$work/prom.err")"; exit 1; }
 [ "$vm_rc" = 1 ] || fail "VictoriaMetrics: exit $vm_rc, expected 1: $(cat "$work/vm.err")"
 findings='[.findings[] | {rule, host, labels}] | sort_by(.rule, .host, (.labels | tostring))'
-for n in vm vm_paged; do
+for n in vm vm_paged vm_now; do
   [ "$(jq -c "$findings" "$work/$n.json")" = "$(jq -c "$findings" "$work/prom.json")" ] ||
     fail "$n: findings differ from Prometheus': $(jq -c "$findings" "$work/$n.json") vs $(jq -c "$findings" "$work/prom.json")"
   [ "$(jq -c '[.timeline[] | [.rule, .host]]' "$work/$n.json")" = \
@@ -119,7 +123,8 @@ for _ in $(seq 1 100); do [ -e "$work/head.ready" ] && break; sleep 0.1; done
 "$bin" fabric --prometheus "http://127.0.0.1:$hport/prometheus" --header 'X-Scope-OrgID: tenant1' \
   --header 'X-Team:  a b ' --from "$from" --to "$to" --timeout 5 >/dev/null 2>&1
 wait "$head_pid"
-grep -q $'^GET /prometheus/api/v1/query_range?.* HTTP/1.1\r$' "$work/head.txt" &&
+# The first request: host_info, an instant query at the range's end.
+grep -q $'^GET /prometheus/api/v1/query?query=last_over_time.*&time=.* HTTP/1.1\r$' "$work/head.txt" &&
   grep -q $'^X-Scope-OrgID: tenant1\r$' "$work/head.txt" && grep -q $'^X-Team: a b\r$' "$work/head.txt" ||
   fail "--header: not in the request: $(cat -A "$work/head.txt")"
 out=$("$bin" fabric --prometheus "$vm_url" --header 'Host: other' --from "$from" --to "$to" 2>&1)
