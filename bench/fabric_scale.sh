@@ -120,7 +120,7 @@ run_fabric() {
         --data-urlencode "start=$from" --data-urlencode "end=$end" \
         --data-urlencode "step=$(jq -r .fabric.step_s "$f.json")" "$url/api/v1/query_range")))
     fi
-  done < <(jq -r '.fabric.queries[]? | [.at, .promql] | @tsv' "$f.json" 2>/dev/null)
+  done < <(jq -j '.fabric.queries[]? | .at, "\t", .promql, "\n"' "$f.json" 2>/dev/null)
   local o t
   o=$(jq -r --arg h "$origin" '[.findings[] | select(.rule == "fabric_pause_storm_origin" and .host == $h
     and .labels.priority == "3")][0].opened_t // empty' "$f.json" 2>/dev/null)

@@ -127,7 +127,9 @@ struct MeshCounts {
 };
 
 /// Judges each pair at `t` (failed, or slow against its group's median), updating when it went
-/// bad, and counts them.
+/// bad, and counts them. As the rules do (rocehealth:probe_pair_bad:2m), a pair is there through
+/// its failure series (every row has one: a counter per op or the window gauge), or when it is
+/// slow; a p50 alone that is not slow makes no pair.
 MeshCounts count_pairs_at(MeshInput& m, TimeKey t, const Topology& topo,
                           const FabricThresholds& th) {
     const std::map<std::string, double> median = medians_at(m, t);
@@ -145,11 +147,10 @@ MeshCounts count_pairs_at(MeshInput& m, TimeKey t, const Topology& topo,
             }
         for (const auto& [g, v] : p.p50)
             if (auto x = at(v, t)) {
-                present = true;
                 const auto it = median.find(g);
                 if (it != median.end() && *x > th.slow_vs_median * it->second) {
                     if (!bad && !p.bad_since) p.why = "slow", p.value = *x;
-                    bad = true;
+                    bad = present = true;
                 }
             }
         if (!present) continue;

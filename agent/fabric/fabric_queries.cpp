@@ -66,7 +66,8 @@ FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std:
     plan.points_per_series = static_cast<std::size_t>(std::floor(span_s / plan.step_s)) + 1;
     const std::size_t per_page = std::max<std::size_t>(1, page_points);
     const std::size_t pages = (plan.points_per_series + per_page - 1) / per_page;
-    plan.requests = fabric_queries("", plan.step_s).size() * pages;
+    for (const FabricQuery& q : fabric_queries("", plan.step_s))
+        plan.requests += q.at_end_only ? 1 : pages;  // at the end: one instant query
     const FabricThresholds th;
     for (const char* rule : {"fabric_pause_storm_origin", "fabric_tor_probes_failing"}) {
         // A range shorter than the hold cannot show a condition held that long.

@@ -46,7 +46,8 @@ double coarsest_judged_step_s(const std::string& rule, const FabricThresholds& t
 struct FabricPlan {
     double step_s = 0;                  ///< the query step, whole seconds
     std::size_t points_per_series = 0;  ///< points of one series over the range
-    std::size_t requests = 0;           ///< query_range requests: queries x pages by time
+    /// Requests: each range query once a page by time, host_info once (an instant query).
+    std::size_t requests = 0;
     /// Rules the step is too coarse to judge (subject: rule id, text: why and what to do):
     /// no finding from them is not health (exit 2 when nothing else is found).
     std::vector<Note> not_judged;

@@ -1,6 +1,7 @@
 // A client of Prometheus' HTTP API (also served by Mimir, Thanos and VictoriaMetrics):
-// /api/v1/query_range, paged by time so that each answer stays bounded, with bounded bytes and
-// series. Requests go through bounded_get (one deadline, header and body caps, a stop flag).
+// /api/v1/query_range, paged by time so that each answer stays bounded, and /api/v1/query at one
+// time, with bounded bytes and series. Requests go through bounded_get (one deadline, header and
+// body caps, a stop flag).
 #pragma once
 
 #include <atomic>

@@ -18,7 +18,7 @@ namespace rh {
 
 /// What was asked of Prometheus: API base `url`, the range [from_s, to_s] (UTC seconds), query
 /// step (seconds), the --match selector ("" = every host), the points the answers held and the
-/// query_range requests made (queries x pages by time).
+/// requests made (range queries x pages by time, and host_info's instant query).
 struct FabricAsked {
     std::string url;
     double from_s = 0, to_s = 0, step_s = 0;

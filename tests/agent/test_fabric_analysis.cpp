@@ -178,6 +178,32 @@ BOOST_AUTO_TEST_CASE(one_dead_host_is_not_its_tor_with_per_destination_tor_serie
     BOOST_TEST(!find(r, "fabric_tor_probes_failing"));
 }
 
+BOOST_AUTO_TEST_CASE(a_p50_without_its_failure_series_makes_a_pair_only_when_slow) {
+    // As the rules (rocehealth:probe_pair_bad:2m): a row is a pair through its failure series,
+    // or when it is slow. r02 dead (8 failing rows into it); h11 and h12 (r01) show healthy p50
+    // rows into r02 without a failure series (no pair), h13 a slow one (a bad pair).
+    FabricSeries in =
+        tor_mesh([](int h, const std::string& dst) { return dst == "r02" || h >= 9; });
+    for (int h : {11, 12, 13}) {
+        in.host_info.push_back(
+            series({{"instance", inst(h)}, {"host", "h" + std::to_string(h)}, {"tor", "r01"}},
+                   [](double) { return 1.0; }));
+        in.probe_p50_s.push_back(series(
+            {{"instance", inst(h)}, {"dst_tor", "r02"}, {"op", "write"}, {"size_bytes", "64"}},
+            [=](double) { return h == 13 ? 1e-3 : 5e-6; }));
+    }
+    const FabricResult r = analyse_fabric(in);
+    const rh::Finding* f = find(r, "fabric_tor_probes_failing");
+    BOOST_REQUIRE(f);
+    const auto value = [&](const std::string& name) {
+        for (const auto& e : f->evidence)
+            if (e.name == name) return e.value;
+        return std::string("(none)");
+    };
+    BOOST_TEST(value("pairs_into_tor") == "9");
+    BOOST_TEST(value("bad_pairs_into_tor") == "9");
+}
+
 BOOST_AUTO_TEST_CASE(a_topology_aware_agents_per_peer_rows_make_no_pairs_between_tors) {
     // The rows into r02 are fine (only its hosts' rows out fail); h1..h8 (topology-aware: they
     // have dst_tor rows) also export per-peer rows that fail toward r02's hosts by name, as a
@@ -463,7 +489,8 @@ BOOST_AUTO_TEST_CASE(long_ranges_keep_a_fine_step_or_are_not_judged) {
     BOOST_TEST(month.points_per_series <= 50000u);
     BOOST_TEST(month.not_judged.empty());
     // Paged: every request within Prometheus' 11,000 points per series.
-    BOOST_TEST(month.requests == 5 * ((month.points_per_series + 249) / 250));
+    // host_info is one instant query; the 4 others a page each.
+    BOOST_TEST(month.requests == 1 + 4 * ((month.points_per_series + 249) / 250));
     // The old plan's 30 d step (11,000 points a series) was 236 s: now it is not judged.
     const FabricPlan coarse = plan_fabric_fetch(0, 30 * day, 15, 11000, 250);
     BOOST_TEST(coarse.step_s == 236);

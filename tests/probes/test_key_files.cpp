@@ -162,6 +162,12 @@ BOOST_AUTO_TEST_CASE(the_fingerprint_names_a_key_without_showing_it) {
         head += h;
     }
     BOOST_TEST(auth::key_fingerprint(a->bytes) != head);
+    // Hosts compare it (rocehealth_fabric_key_info): its value is fixed, HKDF-SHA256 of the key
+    // with no salt and info "rocehealth fabric key fingerprint v1", computed apart (Python's
+    // hmac, RFC 5869) for the key 00 01 .. 1f.
+    std::vector<std::uint8_t> k(32);
+    for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint8_t>(i);
+    BOOST_TEST(auth::key_fingerprint(k) == "d5a21ad4e049d330");
     fs::remove_all(d);
 }
 
