@@ -72,12 +72,10 @@ class MatrixSax {
   public:
     using json = nlohmann::json;
 
-    MatrixSax(std::size_t max_series, bool vector)
-        : max_series_(max_series),
-          type_(vector ? "vector" : "matrix"),
-          points_key_(vector ? "value" : "values"),
-          no_points_(vector ? "a series without a \"value\" point"
-                            : "a series without a \"values\" array") {}
+    MatrixSax(std::size_t max_series, bool vector) : max_series_(max_series), vector_(vector) {}
+
+    /// The resultType expected: "vector" or "matrix".
+    std::string_view expected_type() const { return vector_ ? "vector" : "matrix"; }
 
     std::vector<PromSeries> out;
     std::optional<Error> fault;
@@ -155,7 +153,7 @@ class MatrixSax {
             case Ctx::series:
                 if (key_ == "metric")
                     return fail(malformed("a series without a \"metric\" object"));
-                if (key_ == points_key_) return fail(malformed(no_points_));
+                if (key_ == points_key()) return fail(malformed(no_points()));
                 return true;
             case Ctx::metric:
                 if (kind != Kind::string)
@@ -219,9 +217,9 @@ class MatrixSax {
                     if (result_seen) return fail(malformed("\"data.result\" appears twice"));
                     result_seen = true;
                     result_is_array = !object;
-                    if (result_type && *result_type != type_)
+                    if (result_type && *result_type != expected_type())
                         return fail(malformed("\"data.resultType\" is " + *result_type +
-                                              ", expected " + type_));
+                                              ", expected " + std::string(expected_type())));
                     if (!object) next = Ctx::result;
                 }
                 break;
@@ -241,10 +239,10 @@ class MatrixSax {
                         return fail(malformed("a series without a \"metric\" object"));
                     has_metric_ = true;
                     next = Ctx::metric;
-                } else if (key_ == points_key_) {
-                    if (object || has_values_) return fail(malformed(no_points_));
+                } else if (key_ == points_key()) {
+                    if (object || has_values_) return fail(malformed(no_points()));
                     has_values_ = true;
-                    if (type_ == "vector") {  // the point itself: [unix_s, "value"]
+                    if (vector_) {  // the point itself: [unix_s, "value"]
                         out.back().points.emplace_back();
                         point_items_ = 0;
                         next = Ctx::point;
@@ -284,15 +282,20 @@ class MatrixSax {
             return fail(malformed("a point is not [unix_s, \"value\"]"));
         if (done == Ctx::series && !has_metric_)
             return fail(malformed("a series without a \"metric\" object"));
-        if (done == Ctx::series && !has_values_) return fail(malformed(no_points_));
+        if (done == Ctx::series && !has_values_) return fail(malformed(no_points()));
         return true;
     }
 
+    /// A series' points: "values" (matrix) or "value" (vector), and the fault without them.
+    std::string_view points_key() const { return vector_ ? "value" : "values"; }
+    std::string no_points() const {
+        return vector_ ? "a series without a \"value\" point"
+                       : "a series without a \"values\" array";
+    }
+
     std::size_t max_series_;
-    const std::string type_;        ///< the resultType expected: "matrix" or "vector"
-    const std::string points_key_;  ///< "values" (matrix) or "value" (vector)
-    const std::string no_points_;   ///< the fault of a series without them
-    std::vector<Ctx> stack_;        ///< at most 7 deep: root data result series values point
+    const bool vector_;       ///< a query answer (vector), else a query_range one (matrix)
+    std::vector<Ctx> stack_;  ///< at most 7 deep: root data result series values point
     std::size_t skip_depth_ = 0;
     std::string key_;
     json::string_t* text_ = nullptr;
@@ -327,9 +330,9 @@ Result<std::vector<PromSeries>> decode(std::string_view body, std::size_t max_se
     if (*sax.status != "success") return malformed("\"status\" is neither success nor error");
     if (!sax.data_is_object) return malformed("no \"data\" object");
     if (!sax.result_type) return malformed("no \"data.resultType\" string");
-    const std::string want = vector ? "vector" : "matrix";
-    if (*sax.result_type != want)
-        return malformed("\"data.resultType\" is " + *sax.result_type + ", expected " + want);
+    if (*sax.result_type != sax.expected_type())
+        return malformed("\"data.resultType\" is " + *sax.result_type + ", expected " +
+                         std::string(sax.expected_type()));
     if (!sax.result_is_array) return malformed("no \"data.result\" array");
     return std::move(sax.out);
 }
