@@ -24,8 +24,32 @@ rid=$(lab spawn g1 -- "$bin" responder) || fail "cannot start responder on g1"
 lab_wait_port g1 18520
 
 # --- 1. all default sizes, both ops
+# rxe's retransmit traces, summed over both guests: the Soft-RoCE stall's signature (below).
+rxe_retries() {
+  local g n sum=0
+  for g in g1 g2; do
+    for n in completer_retry_err duplicate_request out_of_seq_request rcvd_seq_err; do sum=$((sum + $(counter $g $n))); done
+  done
+  echo $sum
+}
+probe_all_sizes() {  # sets json, rc and err (the probe's stderr)
+  json=$(lab_exec g2 --timeout 900 -- "$bin" probe "$g1" --iterations "$iters" --warmup 5 --json \
+    2>"$RH_LAB_DIR/probe1.err"); rc=$?
+  err=$(cat "$RH_LAB_DIR/probe1.err"); [ -z "$err" ] || echo "$err" >&2
+}
+retries0=$(rxe_retries)
 rx0=$(counter g1 rcvd_pkts); tx0=$(counter g2 sent_pkts)
-json=$(lab_exec g2 --timeout 900 -- "$bin" probe "$g1" --iterations "$iters" --warmup 5 --json); rc=$?
+probe_all_sizes
+# Soft-RoCE (rxe 6.1) sometimes loses a packet of a large message and then neither retransmits
+# again nor fails the WR: both sides wait for the other's WRITE until the probe's deadline
+# (tests/lab/README.md; ~1 run in 30 under load). That is the emulated NIC, not
+# the probe: with its signature (a peer's message not seen, and rxe's retransmit counters
+# moved) the phase set runs once more; a second failure, or one without the signature, stands.
+if [ "$rc" != 0 ] && [[ $err == *"not seen within"* ]] && [ "$(rxe_retries)" -gt "$retries0" ]; then
+  log "Soft-RoCE stall (rxe retransmit counters +$(( $(rxe_retries) - retries0 ))): probing once more"
+  rx0=$(counter g1 rcvd_pkts); tx0=$(counter g2 sent_pkts)
+  probe_all_sizes
+fi
 echo "$json" | jq -c '.results[] | {op, size_bytes, p50_us, p99_us, checksum_errors}' >&2
 assert_eq 0 "$rc" "probe exit status"
 assert_eq 8 "$(jq '.results | length' <<<"$json")" "results (2 ops x 4 sizes)"
