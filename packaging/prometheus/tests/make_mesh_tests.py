@@ -140,6 +140,11 @@ TOR_CASES = [
     ("control: a healthy topology-aware mesh (rows between ToRs only, none bad)",
      lambda _s, _d: False,
      """    promql_expr_test:
+      # its agents' per-peer rows (ToR-mates) skip the host_info join: known as topology-aware
+      # by their counters toward other ToRs (group totals, or older agents' per-ToR counters)
+      - expr: count(rocehealth:probe_pair_bad_by_tor:2m)
+        eval_time: 5m
+        exp_samples: []
       - expr: sum(rocehealth:probe_pair_bad_between_tors:2m)
         eval_time: 5m
         exp_samples:
@@ -290,6 +295,14 @@ print("""      - series: 'rocehealth_probe_errors_total{instance="h1:9477",job="
         exp_samples:
           - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r2"}'
             value: 0
+      # only the older agents' pairs are joined with host_info (5 peers each)
+      - expr: count by (instance) (rocehealth:probe_pair_bad_by_tor:2m)
+        eval_time: 5m
+        exp_samples:
+          - labels: '{instance="h5:9477"}'
+            value: 5
+          - labels: '{instance="h6:9477"}'
+            value: 5
       # the row stays h1's own (its share of bad rows, the dashboard's worst hosts)
       - expr: rocehealth:probe_pair_bad:2m{instance="h1:9477",peer="h3"}
         eval_time: 5m
