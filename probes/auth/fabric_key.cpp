@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <mutex>
 
 #include "probes/auth/hkdf.h"
 #include "probes/auth/secret_file.h"
@@ -26,8 +26,9 @@ Error key_error(const std::string& path, int err_no, const std::string& detail) 
     return Error{"fabric key", path, err_no, detail};
 }
 
-std::mutex g_key_mutex;
-std::shared_ptr<const FabricKey> g_key;
+// Read by every control connection's thread, replaced whole on SIGHUP: an atomic shared_ptr,
+// so a reader holds the old value while a reload installs the new.
+std::atomic<std::shared_ptr<const FabricKey>> g_key;
 
 }  // namespace
 
@@ -138,13 +139,11 @@ std::vector<std::uint8_t> random_bytes(std::size_t n) {
 }
 
 std::shared_ptr<const FabricKey> process_key() {
-    std::lock_guard<std::mutex> l(g_key_mutex);
-    return g_key;
+    return g_key.load();
 }
 
 void set_process_key(std::shared_ptr<const FabricKey> key) {
-    std::lock_guard<std::mutex> l(g_key_mutex);
-    g_key = std::move(key);
+    g_key.store(std::move(key));
 }
 
 }  // namespace rh::auth

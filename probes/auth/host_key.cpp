@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <mutex>
 
 #include "probes/auth/secret_file.h"
 
@@ -41,8 +41,9 @@ std::string open_folder(const std::string& path) {
     return "";
 }
 
-std::mutex g_host_key_mutex;
-std::shared_ptr<const HostKey> g_host_key;
+// Read by every control connection's thread, replaced whole on SIGHUP: an atomic shared_ptr,
+// so a reader holds the old value while a reload installs the new.
+std::atomic<std::shared_ptr<const HostKey>> g_host_key;
 
 [[noreturn]] void host_key_crypto_failed(const char* what) {
     std::fprintf(stderr, "rocehealth: OpenSSL %s failed (libcrypto without Ed25519?)\n", what);
@@ -201,13 +202,11 @@ Result<HostKey> write_new_host_key_file(const std::string& path) {
 }
 
 std::shared_ptr<const HostKey> process_host_key() {
-    std::lock_guard<std::mutex> l(g_host_key_mutex);
-    return g_host_key;
+    return g_host_key.load();
 }
 
 void set_process_host_key(std::shared_ptr<const HostKey> key) {
-    std::lock_guard<std::mutex> l(g_host_key_mutex);
-    g_host_key = std::move(key);
+    g_host_key.store(std::move(key));
 }
 
 }  // namespace rh::auth

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
-#include <mutex>
 
 #include "probes/auth/secret_file.h"
 
@@ -14,8 +14,9 @@ namespace rh::auth {
 
 namespace {
 
-std::mutex g_known_hosts_mutex;
-std::shared_ptr<const KnownHosts> g_known_hosts;
+// Read by every control connection's thread, replaced whole on SIGHUP: an atomic shared_ptr,
+// so a reader holds the old value while a reload installs the new.
+std::atomic<std::shared_ptr<const KnownHosts>> g_known_hosts;
 
 char known_hosts_lower(char c) {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
@@ -164,13 +165,11 @@ Result<KnownHosts> load_known_hosts(const std::string& path) {
 }
 
 std::shared_ptr<const KnownHosts> process_known_hosts() {
-    std::lock_guard<std::mutex> l(g_known_hosts_mutex);
-    return g_known_hosts;
+    return g_known_hosts.load();
 }
 
 void set_process_known_hosts(std::shared_ptr<const KnownHosts> hosts) {
-    std::lock_guard<std::mutex> l(g_known_hosts_mutex);
-    g_known_hosts = std::move(hosts);
+    g_known_hosts.store(std::move(hosts));
 }
 
 }  // namespace rh::auth
