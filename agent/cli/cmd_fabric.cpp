@@ -21,6 +21,7 @@
 
 #include "agent/cli/commands.h"
 #include "agent/cli/fabric_options.h"
+#include "agent/fabric/fabric_coverage.h"
 #include "agent/fabric/fabric_queries.h"
 #include "agent/fabric/time_arg.h"
 #include "agent/reports/fabric_report.h"
@@ -154,6 +155,11 @@ int fetch_analyse_print(const FabricArgs& a, const Fail& fail, fabric::FabricFet
         });
     fabric::add_not_judged(fr, skipped);
     fabric::add_not_judged(fr, got.not_judged);
+    // Data that ends before --to, or hosts that stopped reporting: not judged since, never
+    // healthy. Prometheus' 5 min lookback and a missed scrape are no silence.
+    fabric::add_not_judged(
+        fr, fabric::coverage_gaps(series, fr, a.to_s, std::max(300.0, 2 * asked.step_s),
+                                  got.pause_source != "recorded"));
     // A rule the step outgrows could have missed its fault: not judged, or found with a note
     // (one state per rule); its reason is the more precise one, so it comes last.
     fabric::add_not_judged(fr, plan.not_judged);

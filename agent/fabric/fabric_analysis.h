@@ -94,7 +94,8 @@ struct FabricResult {
     /// Analyses that had no input in the range, or too little for their rule (subject: the rule
     /// id, text: which series were missing, or what was seen against what the rule needs:
     /// pairs into a ToR, hosts with rx and tx, ports per setting, seconds of points): they
-    /// could not have seen their fault, so no finding from them is not health. A rule is either
+    /// could not have seen their fault, so no finding from them is not health (subject "hosts":
+    /// hosts that stopped reporting, fabric_coverage.h). A rule is either
     /// here or among the findings, never both.
     std::vector<Note> not_judged;
     /// The span of the points the analysis was given (UTC seconds, first and last of any

@@ -162,6 +162,26 @@ out=$("$bin" fabric --prometheus "$url" --from $((t0 - 600)) --to "$to" --json 2
 check "data span in JSON" ".fabric.data_from == \"$from\" and .span.seconds == 3600 and
   .fabric.from != .fabric.data_from"
 
+# Data that stops before --to is not health (a new user's find: hosts silent for the last 45
+# minutes of a range said healthy, exit 0). The hour's samples end at t0+3600 (Prometheus looks
+# back 5 m after them), --to is 800 s later: each rule found says it may have missed others
+# since, the rest are not judged.
+out=$("$bin" fabric --prometheus "$url" --from $((t0 + 3000)) --to $((t0 + 4400)) --match '{host=~"h1|h2|h4|h6"}' --json 2>&1)
+rc=$?
+[ "$rc" = 1 ] || fail "data ending before --to: exit $rc, expected 1: $(head -c 2000 <<<"$out")"
+end_text="no series after $(date -u -d "@$((t0 + 3900))" +%Y-%m-%dT%H:%M:%SZ) (500 s before the range's end)"
+check "data ending before --to: drift not judged since the data's end" "[.not_judged[] |
+  select(.rule == \"fabric_config_drift\" and (.text | contains(\"$end_text\")))] | length == 1"
+check "data ending before --to: the two rules found say they may have missed faults since" "[.notes[] |
+  select(.text | contains(\"may have missed other faults: $end_text\")) | .subject] | sort ==
+  [\"fabric_pause_storm_origin\", \"fabric_tor_probes_failing\"]"
+# Hosts that stop reporting while others go on (the first hour's six, then the budget hour's
+# fleet from t1): named with their last point, not judged since.
+out=$("$bin" fabric --prometheus "$url" --from $((t0 + 3000)) --to $((t1 + 900)) --json 2>&1)
+check "silent hosts named" "[.not_judged[] | select(.rule == \"hosts\") | .text] | length == 1 and
+  (.[0] | startswith(\"hosts: h1 (last $(date -u -d "@$((t0 + 3900))" +%Y-%m-%dT%H:%M:%SZ))\") and
+  contains(\"h6 (last\") and (contains(\"g1\") | not))"
+
 # One rule, one state: at a 100 s step (coarser than the rules' 60 s) the storm is still found;
 # its rule is then found (with a note), not also "not judged".
 out=$("$bin" fabric --prometheus "$url" --from "$from" --to "$to" --min-step 100 --json -v 2>&1)
