@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <sstream>
 
 namespace rh {
 
@@ -13,6 +14,13 @@ std::string span_text(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.0f s", std::abs(s));
     return buf;
+}
+
+/// `s` as the user wrote it ("10", "2.5"), not std::to_string's "10.000000".
+std::string seconds_text(double s) {
+    std::ostringstream o;
+    o << s;
+    return o.str();
 }
 
 }  // namespace
@@ -155,12 +163,17 @@ HostSpacing host_spacing(HostGroup& g, const std::vector<BundleCapture>& caps,
             sp.time_note = "host " + g.name + ": only " + std::to_string(stamped) + " of " +
                            std::to_string(g.captures.size()) +
                            " captures have a `timestamp` file; all are spaced --interval " +
-                           std::to_string(*interval_s) + " s apart and the timestamps are not used";
+                           seconds_text(*interval_s) + " s apart and the timestamps are not used";
         }
     } else if (sp.use_zone && g.captures.size() > 1) {
         add_note("host " + g.name + ": captures spaced by their clocks in zone " + *sp.zone +
                  " (exact spacing; the wall clock is not claimed)");
     }
+    // An option the run did not use is said (a new user's find: --interval 5 beside captures
+    // 10 s apart by their `timestamp` files was ignored without a word).
+    if (g.captures.size() > 1 && sp.use_stamps && interval_s)
+        add_note("host " + g.name + ": --interval " + seconds_text(*interval_s) +
+                 " s not used: every capture has a `timestamp` file, and they space them");
     return sp;
 }
 

@@ -11,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "collectors/bundle/bundle_model.h"
@@ -320,13 +321,29 @@ std::size_t read_log_lines(const TextFile& f, std::vector<LogEvent>& events, Mod
 /// CRLF around the name (at most 253 bytes).
 constexpr std::size_t kMaxHostnameFileBytes = 4096;
 
-/// `timestamp` (file `name`): "$ date +%s" above the number is the number.
+/// `timestamp` (file `name`): "$ date +%s" above the number is the number. Two lines that are
+/// both times must agree (`date +%s; date -u` is one instant; two runs of `date` in one file are
+/// two captures, and which one the counters belong to cannot be told): else an error naming the
+/// file and both times.
 Result<double> timestamp_file(const std::string& dir, const std::string& name,
                               const std::string& text, const std::string& label) {
     std::string value = text;
+    std::optional<std::pair<std::string, double>> first_time;
     for (const auto& part : bundle::split_sections(split_lines(name, text, label)))
-        for (const auto& l : part.lines)
-            if (!bundle::trim(l).empty() && value == text) value = l;
+        for (const auto& l : part.lines) {
+            if (bundle::trim(l).empty()) continue;
+            if (value == text) value = l;
+            const auto t = bundle::parse_timestamp_text(l);
+            if (!t) continue;  // a trailing prompt or a comment: not a second time
+            if (!first_time) {
+                first_time.emplace(std::string(bundle::trim(l)), *t);
+            } else if (std::abs(*t - first_time->second) > 1) {
+                return Error{"parse", (fs::path(dir) / name).string(), 0,
+                             "two different times in it ('" + first_time->first + "' and '" +
+                                 std::string(bundle::trim(l)) +
+                                 "'): a capture has one time; give each capture its own folder"};
+            }
+        }
     return parse_timestamp(fs::path(dir) / name, value);
 }
 

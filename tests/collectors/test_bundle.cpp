@@ -422,6 +422,19 @@ BOOST_AUTO_TEST_CASE(bad_timestamp_is_an_error_naming_the_file) {
                r.error().message());
     BOOST_TEST(r.error().message().find("'yesterday'") != std::string::npos);
 
+    // Two times in one file (a new user's find: the first was used without a word): which one
+    // the counters belong to cannot be told.
+    t.write("timestamp", "1767225610\n1767225620\n");
+    const auto two = rh::import_bundle_dir(t.dir.string());
+    BOOST_TEST_REQUIRE(!two.ok());
+    BOOST_TEST(two.error().message().find((t.dir / "timestamp").string()) != std::string::npos);
+    BOOST_TEST(two.error().message().find("two different times in it ('1767225610' and "
+                                          "'1767225620')") != std::string::npos,
+               two.error().message());
+    // One instant written twice (`date +%s; date -u`) is one time.
+    t.write("timestamp", "$ date +%s; date -u\n1767225610\nThu Jan  1 00:00:10 UTC 2026\n");
+    BOOST_TEST(t.import().timestamp_s == 1767225610.0);
+
     t.write("timestamp", "1718900000.75\n");  // `date +%s.%N`-style fractions are fine
     const auto c = t.import();
     BOOST_TEST(c.timestamp_s == 1718900000.75);

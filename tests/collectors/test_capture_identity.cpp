@@ -232,6 +232,14 @@ BOOST_AUTO_TEST_CASE(timestamps_of_some_captures_only) {
     const Loaded stamped = load({a, b}, std::nullopt);
     BOOST_TEST(stamped.result.t_last - stamped.result.t_first == 30.0);
     BOOST_TEST(stamped.result.wall_clock);
+    // --interval beside them is not used, and said so.
+    const Loaded both = load({a, b}, 10.0);
+    BOOST_TEST(both.result.t_last - both.result.t_first == 30.0);
+    bool said = false;
+    for (const auto& n : both.reports[0].notes)
+        said =
+            said || contains(n, "--interval 10 s not used: every capture has a `timestamp` file");
+    BOOST_TEST(said);
 }
 
 BOOST_AUTO_TEST_CASE(three_captures_two_hosts_interleaved) {
