@@ -575,7 +575,12 @@ std::string check_http_header_at(const std::vector<HttpHeader>& headers, std::si
 }
 
 Result<HttpHeader> parse_http_header(std::string_view text) {
-    const std::string subject(text);
+    // The error names what the user gave, but not all of a 100 KB value (a new user's find).
+    constexpr std::size_t kShown = 80;
+    const std::string subject = text.size() <= kShown
+                                    ? std::string(text)
+                                    : std::string(text.substr(0, kShown)) + "... (" +
+                                          std::to_string(text.size()) + " bytes)";
     const std::size_t colon = text.find(':');
     if (colon == std::string_view::npos)
         return Error("parse", subject, 0, "expected NAME: VALUE, e.g. 'X-Scope-OrgID: tenant1'");

@@ -48,9 +48,19 @@ Result<PromEndpoint> parse_prometheus_url(const std::string& url) {
     while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
     if (authority.empty() || authority.front() == ':')
         return Error("parse", "--prometheus " + url, 0, "no host name");
-    if (authority.find_first_of("@?# ") != std::string::npos)
+    if (authority.find('@') != std::string::npos)
         return Error("parse", "--prometheus " + url, 0,
-                     "the host part holds a character a host cannot have (@, ?, #, space)");
+                     "credentials in the URL (USER:PASSWORD@) are not sent: give "
+                     "--header 'Authorization: Basic BASE64' (or Bearer TOKEN) instead");
+    if (authority.find_first_of("?# ") != std::string::npos)
+        return Error("parse", "--prometheus " + url, 0,
+                     "the host part holds a character a host cannot have (?, #, space)");
+    // The API's paths and query strings go after the prefix: a query string or fragment here
+    // would end up in front of them ("/?x=1/api/v1/query_range").
+    if (prefix.find_first_of("?# \t") != std::string::npos)
+        return Error("parse", "--prometheus " + url, 0,
+                     "the path part holds ?, # or a space: give the path prefix only "
+                     "(http://HOST:PORT/PREFIX, e.g. /prometheus or /select/0/prometheus)");
     const std::size_t colon = authority.rfind(':');
     if (colon != std::string::npos && authority.find(']') == std::string::npos) {
         const std::string port = authority.substr(colon + 1);

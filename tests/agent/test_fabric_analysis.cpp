@@ -466,6 +466,14 @@ BOOST_AUTO_TEST_CASE(time_arguments) {
     BOOST_TEST(t == 1764763200.25);
     for (const char* bad : {"", "-1x", "yesterday", "2025-13-03T12:00:00Z", "2025-12-03", "-h"})
         BOOST_TEST(parse_time_arg("--to", bad, now, t).has_value(), bad);
+    // Out of the calendar's range: said as such, naming the option (a new user's find: an
+    // overflowed year, and Prometheus' "duration out of range" for -1000000d).
+    for (const char* far : {"99999999999999999999", "-1000000d", "9999-01-01T00:00:00Z"}) {
+        const auto e = parse_time_arg("--from", far, now, t);
+        BOOST_TEST_REQUIRE(e.has_value(), far);
+        BOOST_TEST(*e ==
+                   std::string("--from: '") + far + "' is out of range (1970-01-01 to 2200-01-01)");
+    }
     BOOST_TEST(rfc3339(1764763200) == "2025-12-03T12:00:00Z");
     BOOST_TEST(rfc3339(1764763200.25) == "2025-12-03T12:00:00.250Z");
 }
@@ -519,9 +527,14 @@ BOOST_AUTO_TEST_CASE(a_range_shorter_than_the_hold_is_not_judged) {
 BOOST_AUTO_TEST_CASE(step_and_url) {
     BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->path_prefix == "/p");
     BOOST_TEST(parse_prometheus_url("http://prom:9090/p/")->scheme_host_port == "http://prom:9090");
-    for (const char* bad :
-         {"prom:9090", "http://", "http://:9090", "http://a:0", "http://a:x", "ftp://a"})
+    for (const char* bad : {"prom:9090", "http://", "http://:9090", "http://a:0", "http://a:x",
+                            "ftp://a", "http://a:9090/?x=1", "http://a:9090/p#f", "http://a?x=1"})
         BOOST_TEST(!parse_prometheus_url(bad), bad);
+    // Credentials in the URL are refused with the option that sends them (a new user's find).
+    const auto cred = parse_prometheus_url("http://user:pw@prom:9090");
+    BOOST_TEST_REQUIRE(!cred);
+    BOOST_TEST(cred.error().message().find("--header 'Authorization: Basic") != std::string::npos,
+               cred.error().message());
     const auto qs = fabric_queries("{tor=\"r07\"}", 15, 3600);
     // host_info once, at the end, over the range and the lookback before it.
     BOOST_TEST(qs.front().promql == "last_over_time(rocehealth_host_info{tor=\"r07\"}[3900s])");

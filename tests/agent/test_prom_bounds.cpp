@@ -16,9 +16,9 @@
 #include <string>
 #include <thread>
 
+#include "agent/fabric/prom_client.h"
 #include "agent/fleet/fleet_fetch.h"
 #include "agent/fleet/fleet_refresher.h"
-#include "agent/fabric/prom_client.h"
 
 BOOST_AUTO_TEST_SUITE(test_prom_bounds)
 
@@ -314,6 +314,11 @@ BOOST_AUTO_TEST_CASE(header_text_is_checked) {
         if (!h) BOOST_TEST(contains(h.error().detail, c.error), c.text << ": " << h.error().detail);
     }
     BOOST_TEST(!rh::fabric::check_http_header({"X-Big", std::string(8193, 'a')}).empty());
+    // A 100 KB value is refused, and its error shows a start, not all of it.
+    const auto big = rh::fabric::parse_http_header("X-Big: " + std::string(100000, 'a'));
+    BOOST_TEST_REQUIRE(!big);
+    BOOST_TEST(big.error().message().size() < 400u, big.error().message().size());
+    BOOST_TEST(contains(big.error().message(), "... (100007 bytes)"), big.error().message());
     // Two tenants: the server would pick one silently.
     const std::vector<rh::fabric::HttpHeader> two{{"X-Scope-OrgID", "t1"}, {"x-scope-orgid", "t2"}};
     BOOST_TEST(rh::fabric::check_http_header_at(two, 0).empty());
