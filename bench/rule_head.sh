@@ -98,9 +98,10 @@ for g in $(q 'prometheus_rule_group_last_duration_seconds{job="self"}' '.data.re
     "$g" "$mean" "$max" "$w" "$mean" "$missed"
   [ "$missed" = 0 ] || failed=1
 done
-# The mesh group's rules, each one's last evaluation (what a cycle's time is made of).
-curl -sf "$url/api/v1/rules" | jq -r '.data.groups[] | select(.name == "rocehealth-fabric-mesh") | .rules[]
-  | "  mesh rule \(.name // .record // .alert): \(.evaluationTime * 1000 | floor) ms last cycle"'
+# The mesh groups' rules, each one's last evaluation (what a cycle's time is made of).
+curl -sf "$url/api/v1/rules" | jq -r '.data.groups[] | select(.name | startswith("rocehealth-fabric-mesh"))
+  | .name as $g | .rules[]
+  | "  \($g) rule \(.name // .record // .alert): \(.evaluationTime * 1000 | floor) ms last cycle"'
 errs=$(grep -c 'level=warn.*rule\|level=error' "$work/prometheus.log")
 echo "prometheus: $errs rule warnings/errors in its log$([ "$errs" = 0 ] || echo ": $(grep -m3 'level=warn.*rule\|level=error' "$work/prometheus.log")")"
 [ "$errs" = 0 ] || failed=1

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Splits recording rules into dependency levels for bench/fabric_scale.sh: `promtool tsdb
 # create-blocks-from rules` evaluates every rule against the server's API, so a rule that reads
-# another rule's series (rocehealth:probe_pair_bad_by_tor:2m reads rocehealth:probe_pair_bad:2m)
+# another rule's series (rocehealth:probe_pair_bad_between_tors:2m reads rocehealth:probe_pair_bad:2m)
 # sees it only once that rule's blocks are loaded. Level 1: rules reading only exported series;
 # level n: rules reading a series recorded at level n-1 at most. Writes OUTDIR/level<n>.yml
 # (each group keeps its name and interval; alerting rules are left out: promtool does not

@@ -46,7 +46,7 @@ struct MeshInput {
 void collect_mesh(const FabricSeries& in, const Topology& topo, MeshInput& m) {
     // Instances with per-destination-ToR rows run the topology-aware mesh (mesh.peers_file):
     // their per-peer rows are their own ToR's peers, named by address (agent/daemon/README.md),
-    // never between ToRs, so they make no pair (as in rocehealth:probe_pair_bad_by_tor:2m, which
+    // never between ToRs, so they make no pair (as in rocehealth:probe_pair_by_tor:group, which
     // leaves them out before its join) and an address there is no unknown peer worth a note.
     // They still count in the per-peer median.
     std::set<std::string> tor_mesh_instances;

@@ -161,13 +161,23 @@ wait_until 120 count_is 'rocehealth_probe_tor_latency_seconds{quantile="0.5"} >=
 log "every host measured both other ToRs $((SECONDS - t_mesh)) s after Prometheus saw the agents"
 query 'rocehealth_probe_tor_latency_seconds{quantile="0.5"} * 1e6' | sed 's/^/  p50 us: /' >&2
 # Healthy: no bad row, no fabric alert pending or firing.
-# The mesh group runs every `interval` of the shipped file (30 s), not at the lab's 1 s global
-# one: a row seen just after a cycle is recorded one interval later, so wait two.
-mesh_interval_s=$(awk '/- name: rocehealth-fabric-mesh/ {g = 1} g && /^ *interval: [0-9]+s/ {sub(/s$/, "", $2); print $2; exit}' "$rules")
-[ -n "$mesh_interval_s" ] || fail "no interval for the rocehealth-fabric-mesh group in $rules"
-wait_until $((2 * mesh_interval_s + 5)) count_is 'rocehealth:probe_tor_pair_bad:2m' 12 ||
-  fail "the recording rules have no 12 rows within two mesh-group cycles ($((2 * mesh_interval_s)) s)"
-assert_eq 0 "$(value_of 'max(rocehealth:probe_tor_pair_bad:2m)')" "bad rows before any fault"
+# The mesh groups run every `interval` of the shipped file (the reference group, which counts
+# the rows, 60 s; the mesh group, which records the bad ones and the shares, 30 s), not at the
+# lab's 1 s global one: a row seen just after a cycle is counted one interval later, so wait two.
+interval_of() {  # interval_of GROUP: the group's interval in the rules file, in seconds
+  awk -v g="- name: $1" '$0 ~ g"$" {f = 1; next} f && /- name:/ {exit}
+    f && /^ *interval: [0-9]+[sm]$/ {n = $2 + 0; if ($2 ~ /m$/) n *= 60; print n; exit}' "$rules"
+}
+ref_interval_s=$(interval_of rocehealth-fabric-mesh-reference)
+mesh_interval_s=$(interval_of rocehealth-fabric-mesh)
+[ -n "$ref_interval_s" ] && [ -n "$mesh_interval_s" ] ||
+  fail "no interval for the rocehealth-fabric-mesh-reference or rocehealth-fabric-mesh group in $rules"
+wait_until $((2 * ref_interval_s + 5)) count_is 'sum(rocehealth:probe_pairs_into_tor:count) == 12' 1 ||
+  { query 'rocehealth:probe_pairs_into_tor:count'; fail "the recording rules have not counted 12 rows between ToRs within two reference-group cycles ($((2 * ref_interval_s)) s)"; }
+wait_until $((2 * mesh_interval_s + 5)) count_is 'rocehealth:probe_pairs_into_tor:bad_ratio' 3 ||
+  fail "the recording rules have no bad share for each of the 3 ToRs within two mesh-group cycles ($((2 * mesh_interval_s)) s)"
+assert_eq 0 "$(query 'rocehealth:probe_tor_pair_bad:2m' | wc -l)" "bad rows before any fault"
+assert_eq 0 "$(value_of 'max(rocehealth:probe_pairs_into_tor:bad_ratio)')" "bad share into a ToR before any fault"
 assert_eq 0 "$(query 'ALERTS{alertname=~"Rocehealth(TorProbesFailing|PauseStorm.*|ConfigDrift)"}' | wc -l)" \
   "fabric alerts before any fault"
 

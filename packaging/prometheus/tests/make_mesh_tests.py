@@ -142,14 +142,27 @@ TOR_CASES = [
      """    promql_expr_test:
       # its agents' per-peer rows (ToR-mates) skip the host_info join: known as topology-aware
       # by their counters toward other ToRs (group totals, or older agents' per-ToR counters)
-      - expr: count(rocehealth:probe_pair_bad_by_tor:2m)
+      - expr: count(rocehealth:probe_pair_by_tor:group)
         eval_time: 5m
         exp_samples: []
-      - expr: sum(rocehealth:probe_pair_bad_between_tors:2m)
+      # no bad row is recorded; the 12 rows between ToRs are counted, 4 into each ToR, none bad
+      - expr: count(rocehealth:probe_pair_bad_between_tors:2m)
+        eval_time: 5m
+        exp_samples: []
+      - expr: rocehealth:probe_pairs_into_tor:count
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:count{peer_tor="r1"}'
+            value: 4
+          - labels: 'rocehealth:probe_pairs_into_tor:count{peer_tor="r2"}'
+            value: 4
+          - labels: 'rocehealth:probe_pairs_into_tor:count{peer_tor="r3"}'
+            value: 4
+      - expr: sum(rocehealth:probe_pairs_into_tor:bad_ratio)
         eval_time: 5m
         exp_samples:
           - value: 0
-      - expr: count(rocehealth:probe_pair_bad_between_tors:2m)
+      - expr: sum(rocehealth:probe_tor_rows_out_of_tor:count)
         eval_time: 5m
         exp_samples:
           - value: 12
@@ -226,14 +239,23 @@ CASES = [
 """),
     ("control: a healthy fabric", never, never,
      """    promql_expr_test:
-      - expr: sum(rocehealth:probe_pair_bad_between_tors:2m)
-        eval_time: 5m
-        exp_samples:
-          - value: 0
+      # no bad pair is recorded; the 24 pairs between ToRs are counted, 8 into each ToR
       - expr: count(rocehealth:probe_pair_bad_between_tors:2m)
+        eval_time: 5m
+        exp_samples: []
+      - expr: count(rocehealth:probe_pair_between_tors:group)
         eval_time: 5m
         exp_samples:
           - value: 24
+      - expr: rocehealth:probe_pairs_into_tor:bad_ratio
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r1"}'
+            value: 0
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r2"}'
+            value: 0
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
+            value: 0
     alert_rule_test:
       - eval_time: 5m
         alertname: RocehealthTorProbesFailing
@@ -296,7 +318,7 @@ print("""      - series: 'rocehealth_probe_errors_total{instance="h1:9477",job="
           - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r2"}'
             value: 0
       # only the older agents' pairs are joined with host_info (5 peers each)
-      - expr: count by (instance) (rocehealth:probe_pair_bad_by_tor:2m)
+      - expr: count by (instance) (rocehealth:probe_pair_by_tor:group)
         eval_time: 5m
         exp_samples:
           - labels: '{instance="h5:9477"}'
