@@ -19,6 +19,17 @@ inline double monotonic_now_s() {
     return monotonic_s(std::chrono::steady_clock::now());
 }
 
+/// The latest wall time accepted from people and files, UTC seconds since the epoch
+/// (2200-01-01T00:00:00Z; with 1970 the earliest): past it a nanosecond clock (std::chrono,
+/// 2262) and the calendar overflow downstream. Read by the bundles' `timestamp` files and
+/// `fabric --from/--to`.
+inline constexpr double kLatestWallS = 7258118400;
+
+/// Whether `t_s` (UTC seconds) lies in 1970..2200 (NaN does not).
+inline bool wall_time_in_range(double t_s) {
+    return t_s >= 0 && t_s < kLatestWallS;
+}
+
 /// UTC milliseconds since the epoch, now.
 inline std::int64_t wall_now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -6,6 +6,8 @@
 #include <ctime>
 #include <regex>
 
+#include "core/clock.h"
+
 namespace rh::fabric {
 
 namespace {
@@ -15,25 +17,6 @@ bool parse_number(const std::string& s, double& out) {
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && end == s.data() + s.size() && std::isfinite(out);
 }
-
-std::optional<std::string> parse_time_text(const std::string& option, const std::string& text,
-                                           double now_s, double& out_s);
-
-}  // namespace
-
-std::optional<std::string> parse_time_arg(const std::string& option, const std::string& text,
-                                          double now_s, double& out_s) {
-    auto checked = parse_time_text(option, text, now_s, out_s);
-    // 1970..2200, as the bundles' clocks (collectors/bundle/parse_timestamp.cpp): past it a time
-    // overflows the calendar ("-219246529-01-00") and Prometheus refuses the range with its own
-    // words, not the option's (a new user's find).
-    constexpr double kLatestS = 7258118400;  // 2200-01-01T00:00:00Z
-    if (!checked && !(out_s >= 0 && out_s < kLatestS))
-        return option + ": '" + text + "' is out of range (1970-01-01 to 2200-01-01)";
-    return checked;
-}
-
-namespace {
 
 /// parse_time_arg without the range check.
 std::optional<std::string> parse_time_text(const std::string& option, const std::string& text,
@@ -88,6 +71,17 @@ std::optional<std::string> parse_time_text(const std::string& option, const std:
 }
 
 }  // namespace
+
+std::optional<std::string> parse_time_arg(const std::string& option, const std::string& text,
+                                          double now_s, double& out_s) {
+    auto checked = parse_time_text(option, text, now_s, out_s);
+    // 1970..2200, as the bundles' clocks (core/clock.h): past it a time overflows the calendar
+    // ("-219246529-01-00") and Prometheus refuses the range with its own words, not the
+    // option's (a new user's find).
+    if (!checked && !wall_time_in_range(out_s))
+        return option + ": '" + text + "' is out of range (1970-01-01 to 2200-01-01)";
+    return checked;
+}
 
 std::string rfc3339(double t_s) {
     const auto whole = static_cast<std::time_t>(std::floor(t_s));

@@ -9,6 +9,7 @@
 
 #include "collectors/bundle/bundle_model.h"
 #include "collectors/bundle/parse_clock.h"
+#include "core/clock.h"
 #include "core/sysfs.h"
 
 namespace rh::bundle {
@@ -141,10 +142,8 @@ Result<double> parse_any(std::string_view text) {
 }  // namespace
 
 Result<double> parse_timestamp_text(std::string_view text) {
-    // 1970 .. 2200: later times overflow a nanosecond clock (std::chrono, 2262) downstream.
-    constexpr double kLatestS = 7258118400;  // 2200-01-01T00:00:00Z
     auto t = parse_any(text);
-    if (t && !(*t >= 0 && *t < kLatestS))  // NaN too
+    if (t && !wall_time_in_range(*t))  // NaN too
         return Error{"", "", 0, "a time outside 1970..2200: " + quote_value(trim(text))};
     return t;
 }
