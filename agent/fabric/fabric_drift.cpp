@@ -1,6 +1,8 @@
 // Configuration drift (rules group rocehealth-fabric-config).
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -158,11 +160,43 @@ void analyse_config_recorded(const FabricSeries& in, const Topology& topo,
     }
 }
 
+/// Whether a series has a value in the range: NaN points are reads that failed (the agent
+/// exports NaN for an unreadable setting), no value to compare.
+bool has_value(const PromSeries& s) {
+    return std::any_of(s.points.begin(), s.points.end(),
+                       [](const PromPoint& p) { return !std::isnan(p.value); });
+}
+
+/// A note per drift series (and priority) with ports that reported only NaN in the range: those
+/// ports are not judged for drift, and without this a setting every port failed to read would
+/// vanish from the answer without a word (a new user's find).
+void note_unreadable(const FabricSeries& in, FabricResult& out) {
+    // (series name, priority) -> (ports with only NaN, ports)
+    std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::size_t>> n;
+    for (const PromSeries& s : in.port_config) {
+        const std::string name = label(s.labels, "__name__");
+        if (!drift_facts().count(name)) continue;
+        auto& [nan_only, all] = n[{name, label(s.labels, "priority")}];
+        ++all;
+        nan_only += has_value(s) ? 0 : 1;
+    }
+    for (const auto& [k, c] : n)
+        if (c.first > 0)
+            out.notes.push_back(
+                {k.first + (k.second.empty() ? "" : " (priority " + k.second + ")"),
+                 std::to_string(c.first) + " of " + std::to_string(c.second) +
+                     " port(s) reported only NaN in the range (the agent could not read the "
+                     "setting): " +
+                     (c.first == c.second ? "this setting was" : "those ports were") +
+                     " not judged for drift"});
+}
+
 }  // namespace
 
 void analyse_config(const FabricSeries& in, const Topology& topo, const FabricThresholds& th,
                     FabricResult& out) {
     if (!in.config_ports.empty()) return analyse_config_recorded(in, topo, th, out);
+    note_unreadable(in, out);
     for (const auto& [sp, ports] : last_config_values(in)) {
         const auto& [setting, priority] = sp;
         std::map<std::string, std::size_t> counts;
@@ -203,8 +237,9 @@ std::string config_too_little(const FabricSeries& in, const FabricThresholds& th
     // (series name, priority) -> its ports (instance, device, port)
     std::map<std::pair<std::string, std::string>, std::set<std::vector<std::string>>> ports;
     for (const PromSeries& s : in.port_config)
-        ports[{label(s.labels, "__name__"), label(s.labels, "priority")}].insert(
-            {label(s.labels, "instance"), label(s.labels, "device"), label(s.labels, "port")});
+        if (has_value(s))  // a port that reported only NaN is no port to count
+            ports[{label(s.labels, "__name__"), label(s.labels, "priority")}].insert(
+                {label(s.labels, "instance"), label(s.labels, "device"), label(s.labels, "port")});
     for (const auto& [k, p] : ports) most = std::max(most, p.size());
     return most >= need ? "" : too_few_ports(most, need);
 }

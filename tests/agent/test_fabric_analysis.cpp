@@ -334,6 +334,42 @@ BOOST_AUTO_TEST_CASE(rules_below_their_minimum_input_are_not_judged) {
     BOOST_TEST(short_why.find("over 60 s of points") != std::string::npos, short_why);
 }
 
+// A setting the agents could not read is exported as NaN: its ports are no input, and the answer
+// says so (a new user's find: every port's MTU NaN and PFC fine gave PFC's verdict and no word
+// of MTU). Three NaN-only MTU ports do not make drift judged either.
+BOOST_AUTO_TEST_CASE(a_setting_read_as_nan_is_said_not_judged) {
+    FabricSeries in;
+    in.host_info = host_info();
+    for (int h = 1; h <= 4; ++h) {
+        in.port_config.push_back(mtu(h, std::nan("")));
+        in.port_config.push_back(series({{"__name__", "rocehealth_pfc_enabled"},
+                                         {"instance", inst(h)},
+                                         {"device", "mlx5_0"},
+                                         {"port", "1"},
+                                         {"priority", "3"}},
+                                        [](double) { return 1.0; }));
+    }
+    in.port_config[2] = mtu(2, 9000);  // one port of four read its MTU
+    FabricResult r = analyse_fabric(in);
+    BOOST_TEST(r.findings.empty());
+    BOOST_TEST(not_judged_text(r, "fabric_config_drift").empty());  // PFC had 4 ports
+    std::string note;
+    for (const auto& n : r.notes)
+        if (n.subject == "rocehealth_netdev_mtu_bytes") note = n.text;
+    BOOST_TEST(note.find("3 of 4 port(s) reported only NaN") != std::string::npos, note);
+    BOOST_TEST(note.find("those ports were not judged") != std::string::npos, note);
+
+    // Only NaN MTUs and nothing else: too little input, not healthy.
+    in.port_config = {mtu(1, std::nan("")), mtu(2, std::nan("")), mtu(3, std::nan(""))};
+    r = analyse_fabric(in);
+    const std::string why = not_judged_text(r, "fabric_config_drift");
+    BOOST_TEST(why.find("at most 0 port(s)") != std::string::npos, why);
+    note.clear();
+    for (const auto& n : r.notes)
+        if (n.subject == "rocehealth_netdev_mtu_bytes") note = n.text;
+    BOOST_TEST(note.find("this setting was not judged") != std::string::npos, note);
+}
+
 // One rule, one state: a reason from outside the data (the plan's step) never makes a found
 // rule "not judged" too, and a rule not judged stays one entry, with the cause.
 BOOST_AUTO_TEST_CASE(each_rule_has_one_state) {
