@@ -189,6 +189,11 @@ struct ReadInputs {
     std::vector<BundleCapture> log_caps;   ///< folders of logs only: no host's capture
     std::vector<std::size_t> input_index;  ///< caps' index in `dirs`
     std::vector<std::size_t> log_index;    ///< log_caps' index in `dirs`
+    /// Folders with no file rocehealth reads (empty, or only other formats), beside host
+    /// captures: they join no host. As a host's capture such a folder had no clock, so the
+    /// whole host lost its spacing and every rate rule (a new user's find).
+    std::vector<BundleCapture> empty_caps;
+    std::vector<std::size_t> empty_index;  ///< empty_caps' index in `dirs`
 };
 
 Result<ReadInputs> read_inputs(const std::vector<std::string>& dirs) {
@@ -199,10 +204,23 @@ Result<ReadInputs> read_inputs(const std::vector<std::string>& dirs) {
         if (logs_only(*c)) {
             in.log_caps.push_back(std::move(*c));
             in.log_index.push_back(i);
+        } else if (c->recognized.empty()) {
+            in.empty_caps.push_back(std::move(*c));
+            in.empty_index.push_back(i);
         } else {
             in.caps.push_back(std::move(*c));
             in.input_index.push_back(i);
         }
+    }
+    // Only such folders: they stay captures, so the run says what each holds and that nothing
+    // was read, as before.
+    if (in.caps.empty()) {
+        for (std::size_t k = 0; k < in.empty_caps.size(); ++k) {
+            in.caps.push_back(std::move(in.empty_caps[k]));
+            in.input_index.push_back(in.empty_index[k]);
+        }
+        in.empty_caps.clear();
+        in.empty_index.clear();
     }
     return in;
 }
@@ -256,6 +274,17 @@ void add_capture_notes(const BundleCapture& c, InputReport& r) {
         r.warnings.push_back(c.dir + ": no file in it that rocehealth reads" +
                              std::string(c.unrecognized.empty() ? " (empty folder)" : "") +
                              "; this capture adds nothing to the diagnosis");
+}
+
+/// The report of a folder with no file rocehealth reads, beside host captures: no host.
+InputReport empty_input_report(const BundleCapture& c) {
+    InputReport r{c.dir, 0, {}, {}};
+    add_capture_notes(c, r);
+    r.warnings.back() +=
+        " (left out of the host captures: it would have cost its host the "
+        "time between captures)";
+    r.notes.push_back(r.warnings.back());
+    return r;
 }
 
 /// The report of a folder of log lines only: the hosts its lines were placed on.
@@ -362,7 +391,7 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
                                               std::optional<double> interval_s) {
     auto read = read_inputs(dirs);
     if (!read) return read.error();
-    auto& [caps, log_caps, input_index, log_index] = *read;
+    auto& [caps, log_caps, input_index, log_index, empty_caps, empty_index] = *read;
     // In-file clocks (a `date` line in UTC) stand in for a missing `timestamp` file.
     std::vector<std::vector<std::string>> time_notes(caps.size());
     apply_in_file_clocks(caps, time_notes);
@@ -403,6 +432,8 @@ Result<std::vector<InputReport>> load_bundles(SeriesStore& store,
     for (std::size_t i = 0; i < host_caps; ++i) by_input[input_index[i]] = std::move(ld.reports[i]);
     for (std::size_t k = 0; k < log_index.size(); ++k)
         by_input[log_index[k]] = log_input_report(store, caps[host_caps + k]);
+    for (std::size_t k = 0; k < empty_index.size(); ++k)
+        by_input[empty_index[k]] = empty_input_report(empty_caps[k]);
     std::vector<InputReport> out;
     for (auto& r : by_input) out.push_back(std::move(*r));
     if (!out.empty())

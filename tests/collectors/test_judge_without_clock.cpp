@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "agent/replay/inputs.h"
@@ -258,6 +259,30 @@ BOOST_AUTO_TEST_CASE(an_empty_or_unreadable_capture_folder_is_named) {
     Diagnosis d;
     diagnose(d, {a, b}, 10.0);
     BOOST_TEST(contains(d.warnings, "c1: no file in it that rocehealth reads"), d.warnings);
+}
+
+// Such a folder among a host's stamped captures joins no host: as a capture without a clock it
+// cost the host its spacing, and every rate rule said "give --interval" (a new user's find).
+BOOST_AUTO_TEST_CASE(an_empty_folder_among_stamped_captures_leaves_their_clock) {
+    Root root;
+    const std::string a = root.dir("c0"), e = root.dir("empty"), o = root.dir("other"),
+                      b = root.dir("c1");
+    write(o, "notes.txt", "nothing useful here\n");
+    for (const auto& [dir, t, rnr] : {std::tuple{a, "1796422516", 0}, {b, "1796422526", 5000}}) {
+        write(dir, "devinfo.txt", devinfo("PORT_ACTIVE (4)"));
+        write(dir, "hw.txt", hw_counters(rnr, 0));
+        write(dir, "timestamp", std::string(t) + "\n");
+    }
+    Diagnosis d;
+    diagnose(d, {a, e, o, b});
+    BOOST_TEST(not_judged(d, "no_interval").empty(), not_judged(d, "no_interval"));
+    BOOST_TEST(has_finding(d, "rnr"));
+    BOOST_REQUIRE_EQUAL(d.reports.size(), 4u);
+    BOOST_TEST(d.reports[1].hosts.empty());
+    BOOST_TEST(!d.reports[0].spacing_unknown);
+    BOOST_TEST(contains(d.warnings, e + ": no file in it that rocehealth reads (empty folder)"),
+               d.warnings);
+    BOOST_TEST(contains(d.warnings, "left out of the host captures"), d.warnings);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
