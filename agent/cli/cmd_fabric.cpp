@@ -125,7 +125,7 @@ int fetch_analyse_print(const FabricArgs& a, const Fail& fail, fabric::FabricFet
     asked.points = got.points;
     // At a step wider than the lookback, the instants skip data: a rule without input is then
     // "could not judge" for the step, and no points at all is not "no series".
-    std::vector<Note> skipped = fabric::skipped_at_step(plan.step_s, a.max_points);
+    std::vector<Note> skipped = fabric::skipped_at_step(plan.step_s, a.min_step_s, a.max_points);
     if (asked.points == 0 && skipped.empty()) return fail(no_series(a));
 
     fabric::FabricResult fr = fabric::analyse_fabric(series);

@@ -51,6 +51,18 @@ std::vector<FabricQuery> fabric_queries(const std::string& match, double step_s,
     };
 }
 
+namespace {
+
+/// What to change for a finer step: --min-step when it set the step, else the range or
+/// --max-points (a new user's find: a --min-step of 120 was told to shorten the range).
+std::string finer_step_advice(double step_s, double min_step_s, std::size_t max_points) {
+    if (std::ceil(min_step_s) >= step_s)
+        return "Lower --min-step (now " + whole_seconds_text(std::ceil(min_step_s)) + ")";
+    return "Shorten --from/--to, or raise --max-points (now " + std::to_string(max_points) + ")";
+}
+
+}  // namespace
+
 double coarsest_judged_step_s(const std::string& rule, const FabricThresholds& th) {
     if (rule == "fabric_pause_storm_origin") return std::min(kPauseWindowS, th.hold_s / 2);
     if (rule == "fabric_tor_probes_failing") return std::min(kErrorWindowS, th.hold_s / 2);
@@ -86,14 +98,13 @@ FabricPlan plan_fabric_fetch(double from_s, double to_s, double min_step_s, std:
             {rule, "the query step is " + whole_seconds_text(plan.step_s) + ", coarser than the " +
                        whole_seconds_text(coarsest) +
                        " this rule is judged at (its rate window, half its 2 m hold): a fault "
-                       "as short as the rule's alert could pass between two points. Shorten "
-                       "--from/--to, or raise --max-points (now " +
-                       std::to_string(max_points) + ")"});
+                       "as short as the rule's alert could pass between two points. " +
+                       finer_step_advice(plan.step_s, min_step_s, max_points)});
     }
     return plan;
 }
 
-std::vector<Note> skipped_at_step(double step_s, std::size_t max_points) {
+std::vector<Note> skipped_at_step(double step_s, double min_step_s, std::size_t max_points) {
     if (step_s <= kLookbackS) return {};
     std::vector<Note> out;
     for (const char* rule :
@@ -103,9 +114,8 @@ std::vector<Note> skipped_at_step(double step_s, std::size_t max_points) {
                        ": Prometheus shows a series at each step's instant only if it has a "
                        "sample in the " +
                        whole_seconds_text(kLookbackS) +
-                       " before, so data between the instants was not seen (not: no data). "
-                       "Shorten --from/--to, or raise --max-points (now " +
-                       std::to_string(max_points) + ")"});
+                       " before, so data between the instants was not seen (not: no data). " +
+                       finer_step_advice(step_s, min_step_s, max_points)});
     return out;
 }
 

@@ -68,8 +68,9 @@ inline constexpr double kLookbackS = 300;
 /// Why each rule (fabric_pause_storm_origin, fabric_tor_probes_failing, fabric_config_drift)
 /// may have had no input at `step_s` (notes as FabricPlan::not_judged): the step's instants
 /// skipped its data. Empty when the step is at most kLookbackS, for then no points means no
-/// data.
-std::vector<Note> skipped_at_step(double step_s, std::size_t max_points);
+/// data. Each note says what to change: --min-step when `min_step_s` set the step, else the range
+/// or `max_points`.
+std::vector<Note> skipped_at_step(double step_s, double min_step_s, std::size_t max_points);
 
 /// Where the analyses read from. `raw`: the agents' series (fabric_queries(); any server that
 /// holds them). `recorded`: the series rocehealth-fabric-rules.yml records (recorded_queries();

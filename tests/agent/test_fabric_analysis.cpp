@@ -386,11 +386,17 @@ BOOST_AUTO_TEST_CASE(each_rule_has_one_state) {
     BOOST_TEST(r.notes.back().subject == "fabric_tor_probes_failing");
     BOOST_TEST(r.notes.back().text.find("may have missed") != std::string::npos);
     // A step past the lookback: every rule may have had its data skipped, with the step as reason.
-    const auto unseen = skipped_at_step(25200, 2);
+    const auto unseen = skipped_at_step(25200, 15, 2);
     BOOST_REQUIRE_EQUAL(unseen.size(), 3u);
     BOOST_TEST(unseen[2].subject == "fabric_config_drift");
     BOOST_TEST(unseen[0].text.find("25200 s") != std::string::npos);
-    BOOST_TEST(skipped_at_step(300, 2).empty());
+    BOOST_TEST(unseen[0].text.find("raise --max-points (now 2)") != std::string::npos);
+    BOOST_TEST(skipped_at_step(300, 15, 2).empty());
+    // A step set by --min-step: the advice is to lower it, not to shorten the range.
+    const auto own = skipped_at_step(600, 600, 50000);
+    BOOST_REQUIRE_EQUAL(own.size(), 3u);
+    BOOST_TEST(own[0].text.find("Lower --min-step (now 600 s)") != std::string::npos, own[0].text);
+    BOOST_TEST(own[0].text.find("--max-points") == std::string::npos, own[0].text);
 }
 
 // The span of the data found, not of the range asked (a new user's find: "3600 s of data" for
@@ -546,7 +552,10 @@ BOOST_AUTO_TEST_CASE(long_ranges_keep_a_fine_step_or_are_not_judged) {
     BOOST_TEST(coarse.not_judged[0].text.find("236 s, coarser than the 60 s") != std::string::npos);
     BOOST_TEST(coarse.not_judged[0].text.find("--max-points") != std::string::npos);
     // --min-step past the windows is not judged either, whatever the range.
-    BOOST_TEST(plan_fabric_fetch(0, 3600, 61, 50000, 250).not_judged.size() == 2u);
+    const FabricPlan own = plan_fabric_fetch(0, 3600, 61, 50000, 250);
+    BOOST_REQUIRE_EQUAL(own.not_judged.size(), 2u);
+    BOOST_TEST(own.not_judged[0].text.find("Lower --min-step (now 61 s)") != std::string::npos,
+               own.not_judged[0].text);
     BOOST_TEST(plan_fabric_fetch(0, 3600, 60, 50000, 250).not_judged.empty());
 }
 
