@@ -355,3 +355,98 @@ print("""    promql_expr_test:
           - labels: '{dst_group="own_tor",op="write",size_bytes="64"}'
             value: 5000
 """, end="")
+# rocehealth_host_info twice for one (fabric, instance), or one host name under two ToRs: every
+# join to host_info must stay one-to-one (else the rule fails and records nothing, fleet-wide;
+# before 2026-12-06 each of these cases did). ToR r3 dead in each, as in the first case above.
+
+
+def r3_dead(s, d):
+    return "r3" in (HOSTS[s], HOSTS[d])
+
+
+def r3_dead_rows(h, dst_tor):
+    return "r3" in (HOSTS[h], dst_tor)
+
+
+def scraped_twice(text, instance):
+    """The series of `instance` once more, as a second scrape job's (job="rocehealth-2")."""
+    lines, out = text.split("\n"), []
+    for i in range(0, len(lines), 2):
+        out += lines[i:i + 2]
+        if f'instance="{instance}"' in lines[i]:
+            out += [lines[i].replace('job="rocehealth"', 'job="rocehealth-2"'), lines[i + 1]]
+    return "\n".join(out)
+
+
+def in_fabric(text, fabric):
+    return text.replace("{instance=", f"{{fabric=\"{fabric}\",instance=")
+
+
+R3_ALERT = """    alert_rule_test:
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+        exp_alerts:
+          - exp_labels:
+              severity: critical
+              tor: r3%s
+            exp_annotations:
+              summary: "Probes into ToR r3 fail or are slow (100%% of pairs)"
+              description: >-
+                100%% of the mesh's probe pairs from other ToRs toward hosts under ToR r3 failed
+                or had over 3x the fabric's median latency in the last 2 minutes, while pairs
+                toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
+                hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
+"""
+R3_SHARES = """    promql_expr_test:
+      - expr: rocehealth:probe_pairs_into_tor:bad_ratio
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r1"}'
+            value: 0.5
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r2"}'
+            value: 0.5
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
+            value: 1
+"""
+for name, text in (
+        ("h1 scraped by two jobs (host_info twice per instance), per-peer mesh, ToR r3 dead: "
+         "the shares and alert of one scrape", scraped_twice(series(r3_dead, never), "h1:9477")),
+        ("h1 scraped by two jobs, series budget, ToR r3 dead: the shares and alert of one scrape",
+         scraped_twice(tor_series(r3_dead_rows, True), "h1:9477"))):
+    print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:\n{text}")
+    print(R3_SHARES + R3_ALERT % "", end="")
+print("""  - name: "two fabrics with the same instance names, ToR r3 dead in fabric a only: a's alert, b healthy"
+    interval: 15s
+    input_series:""")
+print(in_fabric(series(r3_dead, never), "a"))
+print(in_fabric(tor_series(never, True), "b"))
+print("""    promql_expr_test:
+      - expr: rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{fabric="a",peer_tor="r3"}'
+            value: 1
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{fabric="b",peer_tor="r3"}'
+            value: 0
+""" + R3_ALERT % "\n              fabric: a", end="")
+# A seventh agent, h7 under r4, whose host name is h1's (a cloned image): which ToR a peer "h1"
+# is under is unknown, so the rows toward h1 are left out, not counted under either ToR.
+print("""  - name: "a cloned host name (h7 under r4 is also h1), ToR r3 dead: rows toward h1 left out, r3 found"
+    interval: 15s
+    input_series:
+      - series: 'rocehealth_host_info{instance="h7:9477",job="rocehealth",host="h1",tor="r4"}'
+        values: '1x40'""")
+print(series(r3_dead, never))
+print("""    promql_expr_test:
+      # into r1: only the 4 pairs toward h2 from r2 and r3 (2 of them, from r3, bad)
+      - expr: rocehealth:probe_pairs_into_tor:count{peer_tor="r1"}
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:count{peer_tor="r1"}'
+            value: 4
+      - expr: rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}
+        eval_time: 5m
+        exp_samples:
+          - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
+            value: 1
+""" + R3_ALERT % "", end="")
