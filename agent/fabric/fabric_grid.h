@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,12 @@ inline std::string percent_text(double share) {
 }
 
 /// Host name and ToR of each instance, from rocehealth_host_info (its last labels win).
+/// tor_of_host maps a peer's host name to its ToR; a name that agents under more than one ToR
+/// claim (a cloned image's) is in cloned_hosts instead, with those ToRs: its ToR is unknown, as
+/// in the fabric rules' peer map.
 struct Topology {
     std::map<std::string, std::string> host_of_instance, tor_of_instance, tor_of_host;
+    std::map<std::string, std::set<std::string>> cloned_hosts;
 
     std::string host(const std::string& instance) const {
         const auto it = host_of_instance.find(instance);
@@ -75,14 +80,20 @@ struct Topology {
 
 inline Topology topology_of(const std::vector<PromSeries>& host_info) {
     Topology topo;
+    std::map<std::string, std::set<std::string>> tors_of_host;
     for (const PromSeries& s : host_info) {
         const std::string inst = label(s.labels, "instance");
         if (inst.empty()) continue;
         topo.host_of_instance[inst] = label(s.labels, "host");
         topo.tor_of_instance[inst] = label(s.labels, "tor");
         if (!label(s.labels, "host").empty())
-            topo.tor_of_host[label(s.labels, "host")] = label(s.labels, "tor");
+            tors_of_host[label(s.labels, "host")].insert(label(s.labels, "tor"));
     }
+    for (auto& [host, tors] : tors_of_host)
+        if (tors.size() == 1)
+            topo.tor_of_host[host] = *tors.begin();
+        else
+            topo.cloned_hosts[host] = std::move(tors);
     return topo;
 }
 

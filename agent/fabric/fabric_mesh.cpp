@@ -31,6 +31,7 @@ struct PairRows {
 struct MeshInput {
     std::map<std::pair<std::string, std::string>, PairRows> pairs;  // (instance, dst) -> rows
     std::set<std::string> unknown_peers;
+    std::map<std::string, std::string> cloned_peers;  ///< peer -> its host name, claimed twice
     std::map<std::string, std::vector<const Values*>> groups;  // median group -> series
     std::vector<Values> p50_store;                             // what `groups` points into
     std::set<TimeKey> times;                                   // every time a pair has a value
@@ -64,7 +65,10 @@ void collect_mesh(const FabricSeries& in, const Topology& topo, MeshInput& m) {
                               peer.rfind(':') == std::string::npos ? peer.size() : peer.rfind(':'));
             const auto it = topo.tor_of_host.find(dst);
             if (it == topo.tor_of_host.end()) {
-                if (!peer.empty()) m.unknown_peers.insert(peer);
+                if (topo.cloned_hosts.count(dst))
+                    m.cloned_peers[peer] = dst;
+                else if (!peer.empty())
+                    m.unknown_peers.insert(peer);
                 return nullptr;
             }
             dst_tor = it->second;
@@ -424,6 +428,15 @@ void analyse_mesh(const FabricSeries& in, const Topology& topo, const FabricThre
         out.notes.push_back({"mesh peer " + p,
                              "no rocehealth_host_info names it as its host: its pairs are left "
                              "out of the ToR localisation"});
+    for (const auto& [peer, host] : m.cloned_peers) {
+        std::string tors;
+        for (const std::string& t : topo.cloned_hosts.at(host))
+            tors += (tors.empty() ? "" : ", ") + (t.empty() ? std::string("(none)") : t);
+        out.notes.push_back({"mesh peer " + peer,
+                             "agents under ToRs " + tors + " all name themselves " + host +
+                                 " (a cloned host name?): which ToR this peer is under is "
+                                 "unknown, so its pairs are left out of the ToR localisation"});
+    }
     if (const std::string why = mesh_too_little(in, m, th); !why.empty() && !found)
         out.not_judged.push_back({"fabric_tor_probes_failing", why});
     else if (const std::string gaps = incomplete_text(m); !gaps.empty()) {

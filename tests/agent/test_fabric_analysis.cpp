@@ -118,6 +118,24 @@ BOOST_AUTO_TEST_CASE(tor_blamed_when_most_pairs_into_it_are_bad) {
     BOOST_TEST(r.findings.size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(a_host_name_claimed_under_two_tors_maps_no_peer) {
+    // h7, under r03, also calls itself h4 (a cloned image): which ToR the peer "h4" is under
+    // is unknown, so the 3 pairs into it are left out (as in the rules' peer map), with a note
+    // naming both ToRs; r02 is still found from its other 6 pairs.
+    FabricSeries in = mesh(50e-6, 0);
+    in.host_info.push_back(series({{"instance", inst(7)}, {"host", "h4"}, {"tor", "r03"}},
+                                  [](double) { return 1.0; }));
+    const FabricResult r = analyse_fabric(in);
+    const rh::Finding* f = find(r, "fabric_tor_probes_failing");
+    BOOST_REQUIRE(f);
+    BOOST_TEST(f->labels.at("tor") == "r02");
+    BOOST_TEST(f->timeline.size() == 6u);
+    BOOST_REQUIRE_EQUAL(r.notes.size(), 1u);
+    BOOST_TEST(r.notes[0].subject == "mesh peer h4:18515");
+    BOOST_TEST(r.notes[0].text.find("ToRs r02, r03 all name themselves h4") != std::string::npos,
+               r.notes[0].text);
+}
+
 BOOST_AUTO_TEST_CASE(one_dead_host_is_not_its_tor) {
     // h6 fails every probe: 3 of 9 pairs into r02 from r01 (plus its ToR-mates', not counted).
     BOOST_TEST(!find(analyse_fabric(mesh(5e-6, 6)), "fabric_tor_probes_failing"));
