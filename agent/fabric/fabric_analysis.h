@@ -67,13 +67,8 @@ struct FabricThresholds {
     double victim_rx_fraction = 0.05;
     /// RocehealthPauseStormOrigin / RocehealthTorProbesFailing `for: 2m`.
     double hold_s = 120;
-    /// rocehealth:probe_pair_bad:2m: p50 over 3x the fabric's reference p50 (same op and
-    /// size), ...
-    double slow_vs_reference = 3;
-    /// ... its lower quartile (rocehealth:probe_latency_p50:lower_quartile): a slow ToR's rows
-    /// in and out are 2/k of the rows between k ToRs, so with 3 or 4 ToRs they would be the
-    /// median themselves.
-    double reference_quantile = 0.25;
+    /// rocehealth:probe_pair_bad:2m: p50 over 3x the fabric's median p50 (same op and size).
+    double slow_vs_median = 3;
     /// RocehealthTorProbesFailing: > 50 % of the pairs into the ToR bad, ...
     double tor_bad_ratio = 0.5;
     /// ... at least 4 such pairs, ...

@@ -21,18 +21,18 @@ constexpr const char* kRecordedBad = "rocehealth:probe_pair_bad_between_tors:2m"
 struct PairRows {
     std::string src_instance, dst_label, dst_tor;  ///< dst_label: the peer or "ToR T"
     std::vector<Values> errors;
-    std::vector<std::pair<std::string, Values>> p50;  ///< (reference group, values)
+    std::vector<std::pair<std::string, Values>> p50;  ///< (median group, values)
     std::optional<TimeKey> bad_since;
     std::string why;  ///< "failed", "slow" or kRecordedBad (the rules judged it)
     double value = 0;
 };
 
-/// The mesh's rows as pairs between ToRs, and what the reference p50s are taken over.
+/// The mesh's rows as pairs between ToRs, and what the medians are taken over.
 struct MeshInput {
     std::map<std::pair<std::string, std::string>, PairRows> pairs;  // (instance, dst) -> rows
     std::set<std::string> unknown_peers;
     std::map<std::string, std::string> cloned_peers;  ///< peer -> its host name, claimed twice
-    std::map<std::string, std::vector<const Values*>> groups;  // reference group -> series
+    std::map<std::string, std::vector<const Values*>> groups;  // median group -> series
     std::vector<Values> p50_store;                             // what `groups` points into
     std::set<TimeKey> times;                                   // every time a pair has a value
     bool recorded = false;  ///< from the recording rules' per-ToR series (collect_recorded)
@@ -49,7 +49,7 @@ void collect_mesh(const FabricSeries& in, const Topology& topo, MeshInput& m) {
     // their per-peer rows are their own ToR's peers, named by address (agent/daemon/README.md),
     // never between ToRs, so they make no pair (as in rocehealth:probe_pair_by_tor:group, which
     // leaves them out before its join) and an address there is no unknown peer worth a note.
-    // They still count in the per-peer reference.
+    // They still count in the per-peer median.
     std::set<std::string> tor_mesh_instances;
     for (const auto* rows : {&in.probe_errors, &in.probe_p50_s})
         for (const PromSeries& s : *rows)
@@ -92,7 +92,7 @@ void collect_mesh(const FabricSeries& in, const Topology& topo, MeshInput& m) {
         m.p50_store.push_back(v);
         if (PairRows* p = pair_of(s.labels)) p->p50.emplace_back(group_of(s.labels), std::move(v));
     }
-    // The fabric's reference per group counts every pair, inside ToRs too (as the rule does).
+    // The fabric's median per group counts every pair, inside ToRs too (as the rule does).
     for (std::size_t i = 0; i < in.probe_p50_s.size(); ++i)
         m.groups[group_of(in.probe_p50_s[i].labels)].push_back(&m.p50_store[i]);
     for (const auto& [k, p] : m.pairs) {
@@ -103,22 +103,22 @@ void collect_mesh(const FabricSeries& in, const Topology& topo, MeshInput& m) {
     }
 }
 
-/// The fabric's reference p50 per group at `t`: Prometheus' quantile(q) over the group's rows.
-std::map<std::string, double> references_at(const MeshInput& m, TimeKey t, double q) {
-    std::map<std::string, double> reference;
+/// The fabric's median p50 per group at `t` (Prometheus' quantile(0.5)).
+std::map<std::string, double> medians_at(const MeshInput& m, TimeKey t) {
+    std::map<std::string, double> median;
     for (const auto& [g, series] : m.groups) {
         std::vector<double> xs;
         for (const Values* v : series)
             if (auto x = at(*v, t)) xs.push_back(*x);
         if (xs.empty()) continue;
         std::sort(xs.begin(), xs.end());
-        // Prometheus' quantile(q): linear interpolation between the ranks around q.
-        const double rank = q * static_cast<double>(xs.size() - 1);
+        // Prometheus' quantile(0.5): linear interpolation between the middle ranks.
+        const double rank = 0.5 * static_cast<double>(xs.size() - 1);
         const auto lo = static_cast<std::size_t>(std::floor(rank));
         const std::size_t hi = std::min(lo + 1, xs.size() - 1);
-        reference[g] = xs[lo] + (xs[hi] - xs[lo]) * (rank - static_cast<double>(lo));
+        median[g] = xs[lo] + (xs[hi] - xs[lo]) * (rank - static_cast<double>(lo));
     }
-    return reference;
+    return median;
 }
 
 /// The pairs at one step: (bad, count) into each ToR, of the per-destination-ToR rows out of
@@ -130,13 +130,13 @@ struct MeshCounts {
     std::size_t bad_all = 0, count_all = 0;
 };
 
-/// Judges each pair at `t` (failed, or slow against its group's reference), updating when it went
+/// Judges each pair at `t` (failed, or slow against its group's median), updating when it went
 /// bad, and counts them. As the rules do (rocehealth:probe_pair_bad:2m), a pair is there through
 /// its failure series (every row has one: a counter per op or the window gauge), or when it is
 /// slow; a p50 alone that is not slow makes no pair.
 MeshCounts count_pairs_at(MeshInput& m, TimeKey t, const Topology& topo,
                           const FabricThresholds& th) {
-    const std::map<std::string, double> reference = references_at(m, t, th.reference_quantile);
+    const std::map<std::string, double> median = medians_at(m, t);
     MeshCounts c;
     std::map<std::string, std::pair<std::size_t, std::size_t>> rows_out;  // bad, count
     for (auto& [k, p] : m.pairs) {
@@ -151,8 +151,8 @@ MeshCounts count_pairs_at(MeshInput& m, TimeKey t, const Topology& topo,
             }
         for (const auto& [g, v] : p.p50)
             if (auto x = at(v, t)) {
-                const auto it = reference.find(g);
-                if (it != reference.end() && *x > th.slow_vs_reference * it->second) {
+                const auto it = median.find(g);
+                if (it != median.end() && *x > th.slow_vs_median * it->second) {
                     if (!bad && !p.bad_since) p.why = "slow", p.value = *x;
                     bad = present = true;
                 }
@@ -211,21 +211,20 @@ Finding tor_finding(const std::string& tor, const MeshCounts& c, TimeKey since, 
     for (const PairRows* p : bad_pairs) {
         const bool failed = p->why == "failed", recorded = p->why == kRecordedBad;
         TimelineEvent e =
-            recorded
-                ? event_at(*p->bad_since, topo.host(p->src_instance),
-                           "probes to " + p->dst_label + " (ToR " + tor +
-                               ") failed or were slow (over " + number_text(th.slow_vs_reference) +
-                               "x the fabric's lower-quartile p50)",
-                           "1", "bad in 2 m", kRecordedBad)
-                : event_at(*p->bad_since, topo.host(p->src_instance),
-                           "probes to " + p->dst_label + " (ToR " + tor + ") " +
-                               (failed ? "failed"
-                                       : "slow: p50 over " + number_text(th.slow_vs_reference) +
-                                             "x the fabric's lower quartile"),
-                           failed ? number_text(p->value) : number_text(p->value * 1e6),
-                           failed ? "errors in 2 m" : "us",
-                           failed ? "rocehealth_probe_errors_total"
-                                  : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
+            recorded ? event_at(*p->bad_since, topo.host(p->src_instance),
+                                "probes to " + p->dst_label + " (ToR " + tor +
+                                    ") failed or were slow (over " +
+                                    number_text(th.slow_vs_median) + "x the fabric's median p50)",
+                                "1", "bad in 2 m", kRecordedBad)
+                     : event_at(*p->bad_since, topo.host(p->src_instance),
+                                "probes to " + p->dst_label + " (ToR " + tor + ") " +
+                                    (failed ? "failed"
+                                            : "slow: p50 over " + number_text(th.slow_vs_median) +
+                                                  "x the fabric's median"),
+                                failed ? number_text(p->value) : number_text(p->value * 1e6),
+                                failed ? "errors in 2 m" : "us",
+                                failed ? "rocehealth_probe_errors_total"
+                                       : "rocehealth_probe_latency_seconds{quantile=\"0.5\"}");
         e.labels = {{"tor", tor}, {"peer", p->dst_label}};
         f.timeline.push_back(std::move(e));
     }
