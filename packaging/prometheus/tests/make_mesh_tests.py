@@ -22,7 +22,7 @@ def host_info():
         f"host=\"{h}\",tor=\"{tor}\"}}'", "        values: '1x40'")]
 
 
-def series(fails, slow):
+def series(fails, slow, slow_s=SLOW_S, healthy_s=HEALTHY_S):
     """Input series: host_info of every agent, and per pair its connect failures (one per 15 s
     when failing) and p50 write latency (NaN when failing: no sample in the window)."""
     out = host_info()
@@ -36,7 +36,7 @@ def series(fails, slow):
             out += [f"      - series: 'rocehealth_probe_errors_total{{{lbl},op=\"connect\"}}'",
                     f"        values: '{'0+1x40' if bad else '0x40'}'"]
             # NaN has no "x40" shorthand in promtool
-            lat = " ".join(["NaN"] * 41) if bad else (SLOW_S if slow(src, dst) else HEALTHY_S) + "+0x40"
+            lat = " ".join(["NaN"] * 41) if bad else (slow_s if slow(src, dst) else healthy_s) + "+0x40"
             out += [f"      - series: 'rocehealth_probe_latency_seconds{{{lbl},op=\"write\","
                     f"size_bytes=\"64\",quantile=\"0.5\"}}'",
                     f"        values: '{lat}'"]
@@ -450,3 +450,40 @@ print("""    promql_expr_test:
           - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
             value: 1
 """ + R3_ALERT % "", end="")
+# h1 moved from ToR r0 to r1 while Prometheus was down: both host_info series live for 5 minutes
+# (no stale marker). The joins take one (topk: the first in label order), not fail.
+print("""  - name: "h1's host_info under two ToRs at once (a move while Prometheus was down), ToR r3 dead: r3 found"
+    interval: 15s
+    input_series:
+      - series: 'rocehealth_host_info{instance="h1:9477",job="rocehealth",host="h1",tor="r0"}'
+        values: '1x40'""")
+print(series(r3_dead, never))
+print(R3_ALERT % "", end="")
+# Healthy configurations that must stay healthy, and a fault that must still be found in them
+# (a helper's cases against a lower-quartile reference, 2026-12-06: each of them failed there).
+# Two NIC generations: h2, h4 and h6 answer in 12 us, the others in 5 us.
+# A deep-buffer spine: pairs between ToRs take 5 us, pairs inside a ToR 1.5 us (3.3x).
+def between(s, d):
+    return HOSTS[s] != HOSTS[d]
+
+
+for name, fails, text_args, checks in (
+        ("control: two NIC generations (12 us beside 5 us) are no slow pairs",
+         never, (lambda s, d: d in ("h2", "h4", "h6"), "0.000012"), "none"),
+        ("control: a deep-buffer spine (5 us between ToRs, 1.5 us inside one) is no slow pair",
+         never, (between, "0.000005", "0.0000015"), "none"),
+        ("deep-buffer spine, ToR r3 dead: r3 found", r3_dead,
+         (between, "0.000005", "0.0000015"), "r3")):
+    print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:")
+    print(series(fails, *text_args))
+    if checks == "none":
+        print("""    promql_expr_test:
+      - expr: count(rocehealth:probe_pair_bad:2m)
+        eval_time: 5m
+        exp_samples: []
+    alert_rule_test:
+      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+""", end="")
+    else:
+        print(R3_ALERT % "", end="")
