@@ -86,6 +86,27 @@ def tor_series(fails, budget=False):
     return "\n".join(out)
 
 
+R3_ALERT_ENTRY = """      - eval_time: 5m
+        alertname: RocehealthTorProbesFailing
+        exp_alerts:
+          - exp_labels:
+              severity: critical
+              tor: r3
+            exp_annotations:
+              summary: "Probes into ToR r3 fail or are slow (100% of pairs)"
+              description: >-
+                100% of the mesh's probe pairs from other ToRs toward hosts under ToR r3 failed
+                or had over 3x the fabric's median latency in the last 2 minutes, while pairs
+                toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
+                hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
+"""
+
+
+def r3_alert(extra_labels=""):
+    """alert_rule_test entry: RocehealthTorProbesFailing fires for ToR r3 at 5m, 100 % of pairs."""
+    return R3_ALERT_ENTRY.replace("tor: r3\n", "tor: r3" + extra_labels + "\n", 1)
+
+
 TOR_CASES = [
     ("topology-aware mesh, ToR r3 dead: every row into r3 fails, and r3's rows out",
      lambda h, dst_tor: "r3" in (HOSTS[h], dst_tor),
@@ -101,20 +122,7 @@ TOR_CASES = [
           - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
             value: 1
     alert_rule_test:
-      - eval_time: 5m
-        alertname: RocehealthTorProbesFailing
-        exp_alerts:
-          - exp_labels:
-              severity: critical
-              tor: r3
-            exp_annotations:
-              summary: "Probes into ToR r3 fail or are slow (100% of pairs)"
-              description: >-
-                100% of the mesh's probe pairs from other ToRs toward hosts under ToR r3 failed
-                or had over 3x the fabric's median latency in the last 2 minutes, while pairs
-                toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
-                hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
-"""),
+""" + r3_alert()),
     ("control, topology-aware mesh: one dead host (h5) fails every row into r3 (each source "
      "probes it in the window) and its own rows out; h6's rows out are fine: no ToR alert",
      lambda h, dst_tor: dst_tor == "r3" or h == "h5",
@@ -194,37 +202,11 @@ CASES = [
     alert_rule_test:
       - eval_time: 1m
         alertname: RocehealthTorProbesFailing
-      - eval_time: 5m
-        alertname: RocehealthTorProbesFailing
-        exp_alerts:
-          - exp_labels:
-              severity: critical
-              tor: r3
-            exp_annotations:
-              summary: "Probes into ToR r3 fail or are slow (100% of pairs)"
-              description: >-
-                100% of the mesh's probe pairs from other ToRs toward hosts under ToR r3 failed
-                or had over 3x the fabric's median latency in the last 2 minutes, while pairs
-                toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
-                hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
-"""),
+""" + r3_alert()),
     ("uplink into r3 congested: pairs from other ToRs into it are 10x slower, none fails",
      never, lambda s, d: HOSTS[d] == "r3" and HOSTS[s] != "r3",
      """    alert_rule_test:
-      - eval_time: 5m
-        alertname: RocehealthTorProbesFailing
-        exp_alerts:
-          - exp_labels:
-              severity: critical
-              tor: r3
-            exp_annotations:
-              summary: "Probes into ToR r3 fail or are slow (100% of pairs)"
-              description: >-
-                100% of the mesh's probe pairs from other ToRs toward hosts under ToR r3 failed
-                or had over 3x the fabric's median latency in the last 2 minutes, while pairs
-                toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
-                hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
-"""),
+""" + r3_alert()),
     ("control: one dead host (h5) is half of r3's pairs, not more: no ToR alert",
      lambda s, d: "h5" in (s, d), never,
      """    promql_expr_test:
@@ -382,21 +364,7 @@ def in_fabric(text, fabric):
     return text.replace("{instance=", f"{{fabric=\"{fabric}\",instance=")
 
 
-R3_ALERT = """    alert_rule_test:
-      - eval_time: 5m
-        alertname: RocehealthTorProbesFailing
-        exp_alerts:
-          - exp_labels:
-              severity: critical
-              tor: r3%s
-            exp_annotations:
-              summary: "Probes into ToR r3 fail or are slow (100%% of pairs)"
-              description: >-
-                100%% of the mesh's probe pairs from other ToRs toward hosts under ToR r3 failed
-                or had over 3x the fabric's median latency in the last 2 minutes, while pairs
-                toward other ToRs are mostly fine: suspect the ToR or its uplinks, not the
-                hosts. The pairs: rocehealth:probe_pair_bad_between_tors:2m{peer_tor="r3"} == 1
-"""
+R3_ALERT = "    alert_rule_test:\n"
 R3_SHARES = """    promql_expr_test:
       - expr: rocehealth:probe_pairs_into_tor:bad_ratio
         eval_time: 5m
@@ -414,7 +382,7 @@ for name, text in (
         ("h1 scraped by two jobs, series budget, ToR r3 dead: the shares and alert of one scrape",
          scraped_twice(tor_series(r3_dead_rows, True), "h1:9477"))):
     print(f"  - name: \"{name}\"\n    interval: 15s\n    input_series:\n{text}")
-    print(R3_SHARES + R3_ALERT % "", end="")
+    print(R3_SHARES + R3_ALERT + r3_alert(), end="")
 print("""  - name: "two fabrics with the same instance names, ToR r3 dead in fabric a only: a's alert, b healthy"
     interval: 15s
     input_series:""")
@@ -428,7 +396,7 @@ print("""    promql_expr_test:
             value: 1
           - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{fabric="b",peer_tor="r3"}'
             value: 0
-""" + R3_ALERT % "\n              fabric: a", end="")
+""" + R3_ALERT + r3_alert("\n              fabric: a"), end="")
 # A seventh agent, h7 under r4, whose host name is h1's (a cloned image): which ToR a peer "h1"
 # is under is unknown, so the rows toward h1 are left out, not counted under either ToR.
 print("""  - name: "a cloned host name (h7 under r4 is also h1), ToR r3 dead: rows toward h1 left out, r3 found"
@@ -449,7 +417,7 @@ print("""    promql_expr_test:
         exp_samples:
           - labels: 'rocehealth:probe_pairs_into_tor:bad_ratio{peer_tor="r3"}'
             value: 1
-""" + R3_ALERT % "", end="")
+""" + R3_ALERT + r3_alert(), end="")
 # h1 moved from ToR r0 to r1 while Prometheus was down: both host_info series live for 5 minutes
 # (no stale marker). The joins take one (topk: the first in label order), not fail.
 print("""  - name: "h1's host_info under two ToRs at once (a move while Prometheus was down), ToR r3 dead: r3 found"
@@ -458,7 +426,7 @@ print("""  - name: "h1's host_info under two ToRs at once (a move while Promethe
       - series: 'rocehealth_host_info{instance="h1:9477",job="rocehealth",host="h1",tor="r0"}'
         values: '1x40'""")
 print(series(r3_dead, never))
-print(R3_ALERT % "", end="")
+print(R3_ALERT + r3_alert(), end="")
 # Healthy configurations that must stay healthy, and a fault that must still be found in them
 # (a helper's cases against a lower-quartile reference, 2026-12-06: each of them failed there).
 # Two NIC generations: h2, h4 and h6 answer in 12 us, the others in 5 us.
@@ -486,4 +454,4 @@ for name, fails, text_args, checks in (
         alertname: RocehealthTorProbesFailing
 """, end="")
     else:
-        print(R3_ALERT % "", end="")
+        print(R3_ALERT + r3_alert(), end="")
